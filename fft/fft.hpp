@@ -1,0 +1,96 @@
+// The FFT interface every backend implements: FFTW on the CPU, cuFFT and our own CUDA kernels
+// on the GPU. Plan once (planning may allocate, measure and build tables), execute many times
+// (execute never allocates and never synchronises the device).
+//
+// Layout: `batch` transforms of length n, contiguous (transform k starts at element k·n of
+// the input; for r2c, output transform k starts at element k·(n/2+1); the reverse for c2r).
+// Complex data is interleaved float pairs (re, im). Transforms are unnormalised, as FFTW and
+// cuFFT: forward then inverse multiplies by n.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace prism::fft {
+
+enum class Transform {
+  c2c_forward,  // complex -> complex, e^{-2πi jk/n}
+  c2c_inverse,  // complex -> complex, e^{+2πi jk/n}
+  r2c,          // real n -> complex n/2+1 (forward)
+  c2r,          // complex n/2+1 -> real n (inverse)
+};
+
+struct PlanSpec {
+  std::size_t n = 0;      // transform length, >= 1
+  std::size_t batch = 1;  // transforms per execute, >= 1
+  Transform transform = Transform::c2c_forward;
+  bool in_place = false;  // in == out at execute (r2c/c2r in place need padded real rows)
+};
+
+// Elements (floats for real data, complex pairs for complex data) of one transform's input and
+// output rows in the contiguous layout.
+std::size_t input_row_elements(const PlanSpec& spec);
+std::size_t output_row_elements(const PlanSpec& spec);
+
+// Where execute() runs: a CUDA stream for GPU backends (cudaStream_t, cast), ignored on the CPU.
+using Stream = void*;
+
+class Plan {
+ public:
+  virtual ~Plan() = default;
+  const PlanSpec& spec() const { return spec_; }
+
+  // Transforms the first `count` transforms of the batch (count <= spec().batch; buffers are
+  // always sized for the whole batch, and a backend may compute all of them). `in` and `out`
+  // are host pointers for CPU backends, device pointers for GPU backends. CPU plans may be
+  // executed from several threads at once on disjoint buffers. Never allocates.
+  virtual void execute(const void* in, void* out, std::size_t count, Stream stream = nullptr) = 0;
+  void execute(const void* in, void* out, Stream stream = nullptr) {
+    execute(in, out, spec_.batch, stream);
+  }
+
+ protected:
+  explicit Plan(PlanSpec spec) : spec_(spec) {}
+
+ private:
+  PlanSpec spec_;
+};
+
+enum class BackendKind { cpu, cuda, cufft, automatic };
+
+// "cpu", "cuda", "cufft", "auto".
+std::string_view backend_name(BackendKind kind);
+// Throws UsageError listing the choices when the name is unknown.
+BackendKind parse_backend(std::string_view name);
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  // Where its buffers live: false for host memory (CPU), true for device memory (GPU).
+  virtual bool device_memory() const = 0;
+  // Makes a plan; throws std::invalid_argument for a spec the backend cannot do.
+  virtual std::unique_ptr<Plan> plan(const PlanSpec& spec) = 0;
+  // e.g. "FFTW 3.3.10 (single precision)".
+  virtual std::string describe() const = 0;
+};
+
+// The CPU backend (FFTW, single precision).
+std::unique_ptr<Backend> make_cpu_backend();
+
+// Whether a backend kind exists in this build and on this machine (a GPU backend needs a CUDA
+// build and a device), with the reason when it does not.
+struct Availability {
+  bool available = false;
+  std::string reason;
+};
+Availability backend_availability(BackendKind kind);
+
+// The backend `kind` resolves to: automatic picks a GPU backend when one is available and the
+// CPU otherwise. Throws std::runtime_error with the reason when the requested kind is not
+// available.
+BackendKind resolve_backend(BackendKind kind);
+
+}  // namespace prism::fft

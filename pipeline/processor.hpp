@@ -1,0 +1,49 @@
+// Processor: turns blocks of samples into rows of spectra. A processor knows nothing of files
+// or devices: it sees blocks (with their absolute sample index) and writes rows into buffers
+// the pipeline hands it. Output must not depend on how the input was cut into blocks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "pipeline/block.hpp"
+#include "pipeline/spectrum_layout.hpp"
+
+namespace prism {
+
+// What a processor took in and gave out, for the run summary and the accounting checks.
+struct ProcessorCounters {
+  std::uint64_t samples_in = 0;        // samples per channel received
+  std::uint64_t frames = 0;            // STFT frames computed
+  std::uint64_t rows_out = 0;          // rows written (frames / averaging)
+  std::uint64_t tail_samples = 0;      // samples at the end that filled no complete frame
+  std::uint64_t frames_unaveraged = 0; // trailing frames that filled no complete average
+};
+
+class Processor {
+ public:
+  virtual ~Processor() = default;
+
+  // The meaning of the rows this processor writes (valid from construction on).
+  virtual const SpectrumLayout& layout() const = 0;
+
+  // The most rows one call of process() can write for a block of `block_samples` samples.
+  // The pipeline sizes its row buffers from this once, before the run.
+  virtual std::size_t max_rows_per_block(std::size_t block_samples) const = 0;
+
+  // Consumes one block (blocks arrive in order, without gaps) and writes the rows it
+  // completes into `rows` (room for max_rows_per_block(block.samples) * layout().columns
+  // floats). Returns the number of rows written. Never allocates.
+  virtual std::size_t process(const Block& block, float* rows) = 0;
+
+  // Called once at the end of input; writes any rows still pending. Returns their number.
+  virtual std::size_t finish(float* rows) = 0;
+
+  virtual ProcessorCounters counters() const = 0;
+
+  // e.g. "cpu (FFTW, 2 threads)", for the run summary.
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace prism

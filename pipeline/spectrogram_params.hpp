@@ -1,0 +1,63 @@
+// SpectrogramParams: the parameters of the short-time Fourier transform, with the names and
+// the meaning of scipy.signal.spectrogram, plus prism's decibel output and frame averaging.
+//
+//   window     hann, hamming, blackman, blackmanharris, flattop, kaiser:β, tukey:α, boxcar
+//              (periodic, as scipy.signal.get_window); default tukey:0.25 as scipy
+//   nperseg    samples per segment (frame), >= 1; default 256
+//   noverlap   samples shared by consecutive segments, 0 <= noverlap < nperseg;
+//              default nperseg / 8 (scipy's spectrogram)
+//   nfft       FFT length >= nperseg (the segment is zero-padded); default nperseg
+//   detrend    none, or constant (subtract each segment's mean); default constant
+//   scaling    density (V²/Hz) or spectrum (V²); default density
+//   mode       psd (|X|²) or magnitude (|X|); default psd
+//   decibels   output 10·log10 of power (20·log10 of magnitude), floored at kDecibelFloor
+//   average    K >= 1 consecutive frames per output row, by mean or max (peak hold);
+//              trailing frames that do not fill K are not output and are counted
+//   channel    which channel of a multi-channel stream to analyse, 0-based
+//
+// Real input gives one-sided spectra (nfft/2 + 1 bins, as scipy's return_onesided=True);
+// complex input gives two-sided spectra, centred (fftshift: the most negative frequency first).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/window.hpp"
+
+namespace prism {
+
+enum class Detrend { none, constant };
+enum class Scaling { density, spectrum };
+enum class SpectrumMode { psd, magnitude };
+enum class AverageKind { mean, max };
+
+// Power below this (1e-30, i.e. -300 dB) is shown as this, so that dB output stays finite.
+inline constexpr double kDecibelFloorPower = 1e-30;
+
+struct SpectrogramParams {
+  WindowSpec window = WindowSpec{WindowKind::tukey, 0.25};
+  std::size_t nperseg = 256;
+  std::size_t noverlap = 32;  // set by resolve_defaults when not given
+  std::size_t nfft = 256;
+  Detrend detrend = Detrend::constant;
+  Scaling scaling = Scaling::density;
+  SpectrumMode mode = SpectrumMode::psd;
+  bool decibels = false;
+  std::size_t average = 1;
+  AverageKind average_kind = AverageKind::mean;
+  unsigned channel = 0;
+
+  std::size_t hop() const { return nperseg - noverlap; }
+  // Throws UsageError naming the option when a value is out of its range.
+  void validate() const;
+  nlohmann::json to_json() const;
+};
+
+std::string to_string(Detrend);
+std::string to_string(Scaling);
+std::string to_string(SpectrumMode);
+std::string to_string(AverageKind);
+
+}  // namespace prism

@@ -1,0 +1,17 @@
+// Units of a SpectrumLayout's values, for labels and sidecars.
+#include "pipeline/spectrum_layout.hpp"
+
+namespace prism {
+
+std::string SpectrumLayout::unit() const {
+  std::string base;
+  switch (quantity) {
+    case SpectrumQuantity::power_spectral_density: base = "V**2/Hz"; break;
+    case SpectrumQuantity::power_spectrum: base = "V**2"; break;
+    case SpectrumQuantity::magnitude_density: base = "V/sqrt(Hz)"; break;
+    case SpectrumQuantity::magnitude_spectrum: base = "V"; break;
+  }
+  return decibels ? "dB re 1 " + base : base;
+}
+
+}  // namespace prism

@@ -1,0 +1,45 @@
+// SpectrumLayout: what a processor's output rows mean — one row per (averaged) frame, one
+// column per frequency bin — with everything a sink needs to label, store or plot them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/stream_info.hpp"
+
+namespace prism {
+
+enum class SpectrumQuantity {
+  power_spectral_density,  // V²/Hz   (mode psd, scaling density)
+  power_spectrum,          // V²      (mode psd, scaling spectrum)
+  magnitude_density,       // V/√Hz   (mode magnitude, scaling density)
+  magnitude_spectrum,      // V       (mode magnitude, scaling spectrum)
+};
+
+struct SpectrumLayout {
+  std::size_t columns = 0;            // values per row (frequency bins)
+  std::vector<double> frequencies;    // Hz, baseband, ascending; size == columns
+  double first_row_time = 0.0;        // s from the stream's start: centre of row 0
+  double row_interval = 0.0;          // s between consecutive rows
+  SpectrumQuantity quantity = SpectrumQuantity::power_spectral_density;
+  bool decibels = false;              // values are 10·log10(power) (20·log10 for magnitude)
+  StreamInfo stream;                  // the input the rows come from
+  nlohmann::json parameters;          // every processing parameter, by name, for sidecars
+
+  double row_time(std::uint64_t row) const {
+    return first_row_time + static_cast<double>(row) * row_interval;
+  }
+  // True for the power quantities (dB = 10·log10), false for magnitudes (dB = 20·log10).
+  bool is_power() const {
+    return quantity == SpectrumQuantity::power_spectral_density ||
+           quantity == SpectrumQuantity::power_spectrum;
+  }
+  // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", or "dB" forms of them, for labels.
+  std::string unit() const;
+};
+
+}  // namespace prism
