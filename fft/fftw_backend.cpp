@@ -1,0 +1,300 @@
+// The CPU backend of the FFT interface (fft.hpp): FFTW in single precision (fftwf).
+//
+// Each plan holds FFTW plans for ONE transform, and execute() runs them once per row through
+// FFTW's new-array interface (fftwf_execute_dft and friends). That is what makes execute()
+// thread-safe on disjoint buffers and allocation-free, and lets `count` be anything up to the
+// batch.
+//
+// Real transforms of even length n = 2m are computed as one complex FFT of length m plus a
+// pass that splits (r2c) or joins (c2r) the even and odd halves — the classic "two real
+// halves in one complex FFT" — because FFTW's own r2c codelets are far less vectorised than
+// its complex ones: FFTW_ESTIMATE's r2c of 256 points takes about 3× as long as its c2c of
+// 128. Odd lengths use FFTW's r2c and c2r directly.
+//
+// Determinism: plans are made with FFTW_ESTIMATE (no timing), so the same spec gives the same
+// algorithm in every run, and identical input gives bit-identical output. FFTW's planner
+// would also use any wisdom present in the process, so nothing in prism imports wisdom or
+// makes FFTW_MEASURE plans; all FFTW planning goes through this file.
+//
+// Alignment: FFTW may only apply a plan to arrays with the same SIMD alignment as the arrays
+// it was planned on (as fftwf_alignment_of reports it). Every FFTW plan is therefore made
+// twice: once on 64-byte-aligned scratch arrays (the fast plan) and once with FFTW_UNALIGNED
+// (valid for any float-aligned arrays). execute() picks, row by row, the fast plan when the
+// row's pointers have the planned alignment and the unaligned plan otherwise, so any buffer is
+// handled correctly. Callers that need rows to be bit-identical to each other should hand in
+// rows of equal alignment (both plans are exact to float rounding, but not to each other's).
+//
+// Thread safety of planning: FFTW's planner (and fftwf_destroy_plan) must not run in two
+// threads at once, so both are serialised by one mutex; execution needs no lock.
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fft/fft.hpp"
+
+namespace prism::fft {
+namespace {
+
+std::mutex& fftw_planner_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// "fftw-3.3.10-sse2-avx" -> "3.3.10".
+std::string fftw_version_number() {
+  std::string text = fftwf_version;
+  const std::string prefix = "fftw-";
+  if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+  if (auto dash = text.find('-'); dash != std::string::npos) text.erase(dash);
+  return text;
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using ScratchArray = std::unique_ptr<float, AlignedFree>;
+
+ScratchArray aligned_floats(std::size_t count) {
+  constexpr std::size_t kAlignment = 64;
+  std::size_t bytes = (count * sizeof(float) + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, bytes == 0 ? kAlignment : bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return ScratchArray(static_cast<float*>(p));
+}
+
+// One FFTW plan in its aligned and unaligned forms, with the alignment it was planned for.
+struct FftwPlanPair {
+  fftwf_plan aligned = nullptr;
+  fftwf_plan unaligned = nullptr;
+  int in_alignment = 0;
+  int out_alignment = 0;
+
+  fftwf_plan for_arrays(float* in, float* out) const {
+    return fftwf_alignment_of(in) == in_alignment && fftwf_alignment_of(out) == out_alignment
+               ? aligned
+               : unaligned;
+  }
+};
+
+// Splits the length-m complex FFT Z of z[j] = x[2j] + i·x[2j+1] into the spectrum X[0..m] of
+// the real x (in place; `z` holds m+1 complex values). With E = (Z[k] + conj Z[m-k])/2 and
+// O = (Z[k] - conj Z[m-k])/(2i):  X[k] = E + W^k·O  and  X[m-k] = conj(E - W^k·O),
+// W = e^{-2πi/n}; X[0] and X[m] are Re Z[0] ± Im Z[0].
+void split_half_length_spectrum(float* z, std::size_t m, const float* twiddle) {
+  const float z0r = z[0], z0i = z[1];
+  z[0] = z0r + z0i;
+  z[1] = 0.0f;
+  z[2 * m] = z0r - z0i;
+  z[2 * m + 1] = 0.0f;
+  // Pairs (k, m-k) with k < m-k; for even m the middle bin pairs with itself: X = conj Z.
+  const std::size_t pairs = (m - 1) / 2;  // k = 1 .. pairs has k < m-k
+  for (std::size_t k = 1; k <= pairs; ++k) {
+    const std::size_t j = m - k;
+    const float ar = z[2 * k], ai = z[2 * k + 1];
+    const float br = z[2 * j], bi = z[2 * j + 1];
+    const float er = 0.5f * (ar + br), ei = 0.5f * (ai - bi);
+    const float or_ = 0.5f * (ai + bi), oi = 0.5f * (br - ar);
+    const float wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
+    const float tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+    z[2 * k] = er + tr;
+    z[2 * k + 1] = ei + ti;
+    z[2 * j] = er - tr;
+    z[2 * j + 1] = ti - ei;
+  }
+  if (m % 2 == 0 && m >= 2) z[m + 1] = -z[m + 1];
+}
+
+// The inverse of the split, from the half spectrum X[0..m] to Z' = 2·(E + iO), whose inverse
+// length-m FFT is n·(x[2j] + i·x[2j+1]) — FFTW's unnormalised c2r. With
+// F = X[k] + conj X[m-k] and G = (X[k] - conj X[m-k])·conj W^k:  Z'[k] = F + iG and
+// Z'[m-k] = conj F + i·conj G. Only the real parts of X[0] and X[m] count (as in FFTW).
+// `x` and `z` may be the same array.
+void join_half_length_spectrum(const float* x, float* z, std::size_t m, const float* twiddle) {
+  const float x0 = x[0], xm = x[2 * m];
+  const std::size_t pairs = (m - 1) / 2;  // k = 1 .. pairs has k < m-k
+  for (std::size_t k = 1; k <= pairs; ++k) {
+    const std::size_t j = m - k;
+    const float ar = x[2 * k], ai = x[2 * k + 1];
+    const float br = x[2 * j], bi = x[2 * j + 1];
+    const float fr = ar + br, fi = ai - bi;
+    const float dr = ar - br, di = ai + bi;
+    const float wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
+    const float gr = dr * wr + di * wi, gi = di * wr - dr * wi;  // d · conj(w)
+    z[2 * k] = fr - gi;
+    z[2 * k + 1] = fi + gr;
+    z[2 * j] = fr + gi;
+    z[2 * j + 1] = gr - fi;
+  }
+  // For even m the middle bin pairs with itself: Z' = 2·conj X.
+  if (m % 2 == 0 && m >= 2) {
+    z[m] = 2.0f * x[m];
+    z[m + 1] = -2.0f * x[m + 1];
+  }
+  z[0] = x0 + xm;
+  z[1] = x0 - xm;
+}
+
+class FftwPlan final : public Plan {
+ public:
+  explicit FftwPlan(const PlanSpec& spec)
+      : Plan(spec),
+        in_row_floats_(input_row_elements(spec) * (spec.transform == Transform::r2c ? 1 : 2)),
+        out_row_floats_(output_row_elements(spec) * (spec.transform == Transform::c2r ? 1 : 2)),
+        half_length_(spec.transform != Transform::c2c_forward &&
+                     spec.transform != Transform::c2c_inverse && spec.n % 2 == 0) {
+    if (half_length_) {
+      const std::size_t m = spec.n / 2;
+      twiddle_.resize(2 * m);
+      for (std::size_t k = 0; k < m; ++k) {
+        const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) /
+                             static_cast<double>(spec.n);
+        twiddle_[2 * k] = static_cast<float>(std::cos(angle));
+        twiddle_[2 * k + 1] = static_cast<float>(std::sin(angle));
+      }
+    }
+    // Scratch large enough for one row in each direction (and for both when in place). With
+    // FFTW_ESTIMATE the planner does not write to these arrays.
+    std::size_t in_floats = in_row_floats_;
+    std::size_t out_floats = out_row_floats_;
+    if (spec.in_place) in_floats = out_floats = std::max(in_floats, out_floats);
+    ScratchArray in = aligned_floats(in_floats);
+    ScratchArray out = spec.in_place ? nullptr : aligned_floats(out_floats);
+    float* in_ptr = in.get();
+    float* out_ptr = spec.in_place ? in.get() : out.get();
+    // The half-length c2r runs its complex FFT in place on the output.
+    if (half_length_ && spec.transform == Transform::c2r) in_ptr = out_ptr;
+
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    plans_.aligned = make_fftw_plan(in_ptr, out_ptr, 0);
+    plans_.unaligned = make_fftw_plan(in_ptr, out_ptr, FFTW_UNALIGNED);
+    if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
+      destroy_locked();
+      throw std::invalid_argument("FFTW could not plan a transform of length " +
+                                  std::to_string(spec.n));
+    }
+    plans_.in_alignment = fftwf_alignment_of(in_ptr);
+    plans_.out_alignment = fftwf_alignment_of(out_ptr);
+  }
+
+  ~FftwPlan() override {
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    destroy_locked();
+  }
+
+  FftwPlan(const FftwPlan&) = delete;
+  FftwPlan& operator=(const FftwPlan&) = delete;
+
+  void execute(const void* in, void* out, std::size_t count, Stream) override {
+    const PlanSpec& s = spec();
+    if (count > s.batch) count = s.batch;
+    // An in-place FFTW plan must run in place and an out-of-place one out of place.
+    if (s.in_place != (in == static_cast<const void*>(out)))
+      throw std::invalid_argument(s.in_place ? "in-place FFT plan executed out of place"
+                                             : "out-of-place FFT plan executed in place");
+    // Out of place, nothing below writes to the input: FFTW's out-of-place c2c and r2c leave
+    // it alone, FFTW's c2r is planned with FFTW_PRESERVE_INPUT, and the half-length c2r
+    // reads it once into the output. So casting away const is safe.
+    auto* in_floats = const_cast<float*>(static_cast<const float*>(in));
+    auto* out_floats = static_cast<float*>(out);
+    for (std::size_t row = 0; row < count; ++row)
+      execute_row(in_floats + row * in_row_floats_, out_floats + row * out_row_floats_);
+  }
+
+ private:
+  void execute_row(float* in, float* out) const {
+    auto* cin = reinterpret_cast<fftwf_complex*>(in);
+    auto* cout = reinterpret_cast<fftwf_complex*>(out);
+    const std::size_t m = spec().n / 2;
+    switch (spec().transform) {
+      case Transform::c2c_forward:
+      case Transform::c2c_inverse: fftwf_execute_dft(plans_.for_arrays(in, out), cin, cout); return;
+      case Transform::r2c:
+        if (half_length_) {
+          fftwf_execute_dft(plans_.for_arrays(in, out), cin, cout);
+          split_half_length_spectrum(out, m, twiddle_.data());
+        } else {
+          fftwf_execute_dft_r2c(plans_.for_arrays(in, out), in, cout);
+        }
+        return;
+      case Transform::c2r:
+        if (half_length_) {
+          join_half_length_spectrum(in, out, m, twiddle_.data());
+          fftwf_execute_dft(plans_.for_arrays(out, out), cout, cout);
+        } else {
+          fftwf_execute_dft_c2r(plans_.for_arrays(in, out), cin, out);
+        }
+        return;
+    }
+  }
+
+  fftwf_plan make_fftw_plan(float* in, float* out, unsigned extra_flags) const {
+    const PlanSpec& s = spec();
+    const unsigned flags = FFTW_ESTIMATE | extra_flags;
+    auto* cin = reinterpret_cast<fftwf_complex*>(in);
+    auto* cout = reinterpret_cast<fftwf_complex*>(out);
+    if (half_length_) {
+      const int m = static_cast<int>(s.n / 2);
+      const int sign = s.transform == Transform::r2c ? FFTW_FORWARD : FFTW_BACKWARD;
+      return fftwf_plan_dft_1d(m, cin, cout, sign, flags);
+    }
+    const int n = static_cast<int>(s.n);
+    switch (s.transform) {
+      case Transform::c2c_forward: return fftwf_plan_dft_1d(n, cin, cout, FFTW_FORWARD, flags);
+      case Transform::c2c_inverse: return fftwf_plan_dft_1d(n, cin, cout, FFTW_BACKWARD, flags);
+      case Transform::r2c: return fftwf_plan_dft_r2c_1d(n, in, cout, flags);
+      case Transform::c2r:
+        // Out of place, keep the caller's (const) input intact; in place it is the output.
+        return fftwf_plan_dft_c2r_1d(n, cin, out,
+                                     flags | (s.in_place ? 0u : unsigned{FFTW_PRESERVE_INPUT}));
+    }
+    return nullptr;
+  }
+
+  void destroy_locked() {
+    if (plans_.aligned != nullptr) fftwf_destroy_plan(plans_.aligned);
+    if (plans_.unaligned != nullptr) fftwf_destroy_plan(plans_.unaligned);
+    plans_.aligned = plans_.unaligned = nullptr;
+  }
+
+  std::size_t in_row_floats_;
+  std::size_t out_row_floats_;
+  bool half_length_;             // an even-length real transform, through a complex FFT of n/2
+  std::vector<float> twiddle_;   // half_length_: e^{-2πik/n}, k < n/2, interleaved
+  FftwPlanPair plans_;
+};
+
+class FftwBackend final : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::cpu; }
+  bool device_memory() const override { return false; }
+
+  std::unique_ptr<Plan> plan(const PlanSpec& spec) override {
+    if (spec.n < 1) throw std::invalid_argument("FFT length must be at least 1");
+    if (spec.batch < 1) throw std::invalid_argument("FFT batch must be at least 1");
+    // FFTW's basic interface takes the length as an int.
+    if (spec.n > static_cast<std::size_t>(INT32_MAX / 2))
+      throw std::invalid_argument("FFT length " + std::to_string(spec.n) +
+                                  " is too large for FFTW's interface");
+    return std::make_unique<FftwPlan>(spec);
+  }
+
+  std::string describe() const override {
+    return "FFTW " + fftw_version_number() + " (single precision)";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<FftwBackend>(); }
+
+}  // namespace prism::fft

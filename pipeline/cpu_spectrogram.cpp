@@ -1,0 +1,572 @@
+// CpuSpectrogram (cpu_spectrogram.hpp): scipy.signal.spectrogram, streamed, on FFTW.
+//
+// Contents:
+//   1. small tools        aligned buffers, the channel gather, fast decibels
+//   2. Impl: set-up       tables (window, scales, frequencies), layout, scratch, workers
+//   3. Impl: one frame    load (history + block), detrend and window, FFT, detect
+//   4. Impl: one block    frames -> averaging groups -> rows, shared among the threads
+//   5. the public class
+//
+// How a block is cut into work: frame f covers samples [f·hop, f·hop + nperseg). The frames
+// a block completes are [F0, F1). Averaging groups are frames [gK, gK+K); a group is the unit
+// of work, so one thread computes all of a group's frames that lie in this block, in order.
+// A group begun in an earlier block continues from `carry_in` (its running sum or maximum);
+// a group this block cannot finish leaves its running value in `carry_out`. Accumulating in
+// frame order whichever block holds the frames keeps the rows independent of the cutting.
+#include "pipeline/cpu_spectrogram.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <semaphore>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "fft/fft.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
+#include "pipeline/window.hpp"
+
+namespace prism {
+namespace {
+
+// ---- 1. small tools ----------------------------------------------------------------------
+
+// Every per-thread buffer starts on its own cache line and has the same alignment, so FFTW
+// runs the same plan on every thread's buffers (see fft/fftw_backend.cpp) and no two threads
+// write to one cache line.
+constexpr std::size_t kBufferAlignment = 64;
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+template <typename T>
+std::unique_ptr<T[], AlignedFree> aligned_zeroed(std::size_t count) {
+  std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
+  bytes = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  void* p = std::aligned_alloc(kBufferAlignment, bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  return std::unique_ptr<T[], AlignedFree>(static_cast<T*>(p));
+}
+
+// Copies `count` samples of `sample_bytes` each, `stride` bytes apart, into a packed buffer.
+template <std::size_t SampleBytes>
+void gather_fixed(const std::byte* src, std::size_t stride, std::size_t count, std::byte* dst) {
+  for (std::size_t i = 0; i < count; ++i)
+    std::memcpy(dst + i * SampleBytes, src + i * stride, SampleBytes);
+}
+
+void gather_samples(const std::byte* src, std::size_t stride, std::size_t sample_bytes,
+                    std::size_t count, std::byte* dst) {
+  switch (sample_bytes) {
+    case 1: gather_fixed<1>(src, stride, count, dst); return;
+    case 2: gather_fixed<2>(src, stride, count, dst); return;
+    case 4: gather_fixed<4>(src, stride, count, dst); return;
+    case 8: gather_fixed<8>(src, stride, count, dst); return;
+    default:
+      for (std::size_t i = 0; i < count; ++i)
+        std::memcpy(dst + i * sample_bytes, src + i * stride, sample_bytes);
+  }
+}
+
+// multiplier·log10(max(x, floor)) for a row, in float, without a libm call per value (the
+// libm log10f costs more than the FFT it follows). log2 x = e + log2 m with m in [√½, √2)
+// taken from the float's bits, ln m from the atanh series 2s(1 + s²/3 + … + s⁸/9),
+// s = (m-1)/(m+1), |s| <= 0.172: the series' error is below 1e-9, so the result is good to a
+// few float roundings (~1e-5 dB at -300 dB). Infinity and NaN pass through unchanged.
+void decibels_in_place(float* v, std::size_t n, float multiplier, float floor) {
+  const float per_octave = multiplier * 0.30102999566398120f;  // multiplier·log10(2)
+  const float per_neper = multiplier * 0.43429448190325182f;   // multiplier·log10(e)
+  constexpr std::uint32_t kSqrtHalfBits = 0x3f3504f3u;         // bits of √½
+  for (std::size_t i = 0; i < n; ++i) {
+    const float value = v[i];
+    const float x = value < floor ? floor : value;
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    const std::uint32_t shifted = bits - kSqrtHalfBits;
+    const auto exponent = static_cast<float>(static_cast<std::int32_t>(shifted) >> 23);
+    const float m = std::bit_cast<float>((shifted & 0x007fffffu) + kSqrtHalfBits);
+    const float s = (m - 1.0f) / (m + 1.0f);
+    const float s2 = s * s;
+    float series = s2 * (1.0f / 9.0f) + (1.0f / 7.0f);
+    series = series * s2 + (1.0f / 5.0f);
+    series = series * s2 + (1.0f / 3.0f);
+    series = series * s2 + 1.0f;
+    const float ln_m = 2.0f * s * series;
+    const float db = exponent * per_octave + ln_m * per_neper;
+    // An integer select keeps the loop free of branches (so it vectorises).
+    const std::uint32_t keep_x = (bits & 0x7f800000u) == 0x7f800000u ? ~0u : 0u;
+    v[i] = std::bit_cast<float>((std::bit_cast<std::uint32_t>(db) & ~keep_x) | (bits & keep_x));
+  }
+}
+
+enum class Combine { store, add, max };
+
+// Writes |X| or |X|² of `count` complex values (interleaved) into acc, combined with what
+// acc holds according to C.
+template <Combine C, bool Magnitude>
+void detect(const float* spectrum, float* acc, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const float re = spectrum[2 * k];
+    const float im = spectrum[2 * k + 1];
+    float value = re * re + im * im;
+    if constexpr (Magnitude) value = std::sqrt(value);
+    if constexpr (C == Combine::store) acc[k] = value;
+    if constexpr (C == Combine::add) acc[k] += value;
+    if constexpr (C == Combine::max) acc[k] = acc[k] < value ? value : acc[k];
+  }
+}
+
+using DetectFunction = void (*)(const float*, float*, std::size_t);
+
+template <bool Magnitude>
+DetectFunction detect_for(Combine c) {
+  switch (c) {
+    case Combine::store: return &detect<Combine::store, Magnitude>;
+    case Combine::add: return &detect<Combine::add, Magnitude>;
+    case Combine::max: return &detect<Combine::max, Magnitude>;
+  }
+  return nullptr;
+}
+
+// A block is shared among the threads only when it holds at least this much FFT work
+// (frames · nfft): waking a worker costs some tens of microseconds.
+constexpr std::uint64_t kMinParallelWork = 1u << 16;
+
+}  // namespace
+
+// ---- 2. Impl: set-up ---------------------------------------------------------------------
+
+struct CpuSpectrogram::Impl {
+  // Per-thread buffers.
+  struct Scratch {
+    std::unique_ptr<float[], AlignedFree> frame;     // nfft·components; zero beyond nperseg
+    std::unique_ptr<float[], AlignedFree> spectrum;  // the FFT's output
+    std::unique_ptr<float[], AlignedFree> acc;       // one row of linear values
+    std::unique_ptr<std::byte[], AlignedFree> native;  // one frame of one channel, packed
+  };
+
+  // What the threads share while a block is processed (written before they are woken).
+  struct BlockJob {
+    const std::byte* data = nullptr;
+    std::uint64_t first_sample = 0;  // absolute index of the block's first sample
+    std::uint64_t first_frame = 0;   // F0
+    std::uint64_t end_frame = 0;     // F1
+    std::uint64_t end_group = 0;     // groups [F0/K, ceil(F1/K)) have frames in this block
+    std::uint64_t first_row_group = 0;  // F0/K: the group that writes rows[0]
+    std::uint64_t claim = 1;         // groups taken per claim
+    float* rows = nullptr;
+  };
+
+  // Configuration.
+  StreamInfo stream;
+  SpectrogramParams params;
+  std::size_t components = 1;  // floats per sample: 2 for complex input
+  std::size_t sample_bytes = 0;
+  std::size_t frame_bytes = 0;  // bytes of one sample of every channel
+  std::size_t channel_offset = 0;
+  std::size_t hop = 0;
+  std::size_t columns = 0;
+  bool complex_input = false;
+  std::vector<float> window;       // nperseg
+  std::vector<float> final_scale;  // columns: scaling, one-sided doubling, 1/K for mean
+  float decibel_multiplier = 10.0f;
+  float decibel_floor = 1e-30f;
+  DetectFunction detect_first = nullptr;  // first frame of a group
+  DetectFunction detect_more = nullptr;   // the group's other frames
+  SpectrumLayout layout;
+
+  std::unique_ptr<fft::Backend> backend;
+  std::unique_ptr<fft::Plan> plan;
+  std::string backend_description;
+
+  // Stream state.
+  std::unique_ptr<float[], AlignedFree> history;  // samples [history_first, samples_in)
+  std::uint64_t history_first = 0;
+  std::unique_ptr<float[], AlignedFree> carry_in;   // running value of an unfinished group
+  std::unique_ptr<float[], AlignedFree> carry_out;
+  std::atomic<std::uint64_t> samples_in{0};
+  std::atomic<std::uint64_t> frames_done{0};
+
+  // Threads: scratch[0] belongs to the calling thread, scratch[i] to workers[i-1].
+  std::vector<Scratch> scratch;
+  std::vector<std::thread> workers;
+  std::vector<std::unique_ptr<std::binary_semaphore>> wake;
+  std::counting_semaphore<> finished{0};
+  std::atomic<bool> stopping{false};
+  BlockJob job;
+  // Claimed by every thread: on a cache line of its own, away from what they only read.
+  alignas(64) std::atomic<std::uint64_t> next_group{0};
+  char next_group_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
+
+  Impl(const StreamInfo& stream_info, const SpectrogramParams& p, unsigned thread_count)
+      : stream(stream_info), params(p) {
+    params.validate();
+    if (!(stream.sample_rate > 0))
+      throw std::invalid_argument("the sample rate must be positive");
+    if (stream.channels < 1) throw std::invalid_argument("the stream has no channels");
+    if (params.channel >= stream.channels)
+      throw UsageError("--channel " + std::to_string(params.channel) +
+                       " is out of range: the input has " + std::to_string(stream.channels) +
+                       (stream.channels == 1 ? " channel" : " channels") + " (0.." +
+                       std::to_string(stream.channels - 1) + ")");
+
+    complex_input = is_complex(stream.format);
+    components = components_per_sample(stream.format);
+    sample_bytes = prism::sample_bytes(stream.format);
+    frame_bytes = stream.frame_bytes();
+    channel_offset = params.channel * sample_bytes;
+    hop = params.hop();
+    columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+
+    make_tables();
+    make_layout();
+
+    backend = fft::make_cpu_backend();
+    backend_description = backend->describe();
+    fft::PlanSpec spec;
+    spec.n = params.nfft;
+    spec.batch = 1;
+    spec.transform = complex_input ? fft::Transform::c2c_forward : fft::Transform::r2c;
+    spec.in_place = false;
+    plan = backend->plan(spec);
+
+    history = aligned_zeroed<float>(params.nperseg * components);
+    carry_in = aligned_zeroed<float>(columns);
+    carry_out = aligned_zeroed<float>(columns);
+
+    if (thread_count == 0) thread_count = std::max(1u, std::thread::hardware_concurrency());
+    scratch.resize(thread_count);
+    for (Scratch& s : scratch) {
+      s.frame = aligned_zeroed<float>(params.nfft * components);
+      s.spectrum = aligned_zeroed<float>(2 * fft::output_row_elements(spec));
+      s.acc = aligned_zeroed<float>(columns);
+      s.native = aligned_zeroed<std::byte>(params.nperseg * sample_bytes);
+    }
+    for (unsigned i = 1; i < thread_count; ++i)
+      wake.push_back(std::make_unique<std::binary_semaphore>(0));
+    for (unsigned i = 1; i < thread_count; ++i)
+      workers.emplace_back([this, i] { worker_loop(i); });
+  }
+
+  ~Impl() {
+    stopping.store(true);
+    for (auto& w : wake) w->release();
+    for (auto& t : workers) t.join();
+  }
+
+  void make_tables() {
+    const std::vector<double> w = make_window(params.window, params.nperseg);
+    window.assign(w.begin(), w.end());
+    double sum = 0, sum_squares = 0;
+    for (double v : w) {
+      sum += v;
+      sum_squares += v * v;
+    }
+    // scipy: density 1/(fs·Σw²), spectrum 1/(Σw)²; magnitude takes the square root and is
+    // not doubled; a one-sided psd doubles every bin that has a negative-frequency twin.
+    const double fs = stream.sample_rate;
+    double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares)
+                                                      : 1.0 / (sum * sum);
+    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    if (magnitude) scale = std::sqrt(scale);
+    const double averaging =
+        params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average)
+                                                 : 1.0;
+    final_scale.assign(columns, static_cast<float>(scale * averaging));
+    if (!complex_input && !magnitude) {
+      const std::size_t nfft = params.nfft;
+      const std::size_t last_doubled = nfft % 2 == 1 ? columns - 1 : columns - 2;
+      for (std::size_t k = 1; k <= last_doubled && k < columns; ++k)
+        final_scale[k] = static_cast<float>(2.0 * scale * averaging);
+    }
+    decibel_multiplier = magnitude ? 20.0f : 10.0f;
+    decibel_floor = static_cast<float>(magnitude ? std::sqrt(kDecibelFloorPower)
+                                                 : kDecibelFloorPower);
+    const Combine more = params.average_kind == AverageKind::mean ? Combine::add : Combine::max;
+    detect_first = magnitude ? detect_for<true>(Combine::store) : detect_for<false>(Combine::store);
+    detect_more = magnitude ? detect_for<true>(more) : detect_for<false>(more);
+  }
+
+  void make_layout() {
+    const double fs = stream.sample_rate;
+    const std::size_t nfft = params.nfft;
+    // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
+    const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
+    layout.columns = columns;
+    layout.frequencies.resize(columns);
+    for (std::size_t j = 0; j < columns; ++j) {
+      const auto index = complex_input ? static_cast<std::int64_t>(j) -
+                                             static_cast<std::int64_t>(nfft / 2)
+                                       : static_cast<std::int64_t>(j);
+      layout.frequencies[j] = static_cast<double>(index) * bin_width;
+    }
+    // scipy's t: frame centres (nperseg/2 + f·hop)/fs; an averaged row sits at the mean of
+    // its frames' centres.
+    const double k = static_cast<double>(params.average);
+    const double h = static_cast<double>(hop);
+    layout.first_row_time =
+        (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
+    layout.row_interval = k * h / fs;
+    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    const bool density = params.scaling == Scaling::density;
+    layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density
+                                           : SpectrumQuantity::magnitude_spectrum)
+                                : (density ? SpectrumQuantity::power_spectral_density
+                                           : SpectrumQuantity::power_spectrum);
+    layout.decibels = params.decibels;
+    layout.stream = stream;
+    layout.parameters = params.to_json();
+    layout.parameters["hop"] = hop;
+    layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
+    layout.parameters["sample_rate"] = fs;
+  }
+
+  // ---- 3. Impl: one frame ----------------------------------------------------------------
+
+  // Converts `count` samples of the analysed channel, starting at the block's sample `first`,
+  // to float.
+  void load_from_block(const std::byte* data, std::size_t first, std::size_t count, float* dst,
+                       std::byte* native) const {
+    if (count == 0) return;
+    const std::byte* src = data + first * frame_bytes + channel_offset;
+    if (stream.channels == 1) {
+      convert_to_float(stream.format, src, count * components, dst);
+      return;
+    }
+    const std::size_t chunk = params.nperseg;
+    for (std::size_t done = 0; done < count; done += chunk) {
+      const std::size_t n = std::min(chunk, count - done);
+      gather_samples(src + done * frame_bytes, frame_bytes, sample_bytes, n, native);
+      convert_to_float(stream.format, native, n * components, dst + done * components);
+    }
+  }
+
+  // The frame's samples, from the history and/or the block, into s.frame.
+  void load_frame(std::uint64_t frame, Scratch& s) const {
+    const std::uint64_t start = frame * hop;
+    float* dst = s.frame.get();
+    std::size_t from_history = 0;
+    if (start < job.first_sample) {
+      from_history = static_cast<std::size_t>(job.first_sample - start);
+      std::memcpy(dst, history.get() + (start - history_first) * components,
+                  from_history * components * sizeof(float));
+    }
+    const std::size_t block_first =
+        from_history > 0 ? 0 : static_cast<std::size_t>(start - job.first_sample);
+    load_from_block(job.data, block_first, params.nperseg - from_history,
+                    dst + from_history * components, s.native.get());
+  }
+
+  // Subtracts the segment's mean (detrend constant) and multiplies by the window, in place.
+  // The mean is summed in double over 8 fixed lanes: the order of additions is fixed by
+  // the code, not by alignment or the compiler, and the 8 lanes keep real and imaginary
+  // parts apart for complex frames.
+  void detrend_and_window(float* x) const {
+    const std::size_t n = params.nperseg;
+    const std::size_t floats = n * components;
+    float mean_re = 0.0f, mean_im = 0.0f;
+    if (params.detrend == Detrend::constant) {
+      double lanes[8] = {};
+      std::size_t i = 0;
+      for (; i + 8 <= floats; i += 8)
+        for (std::size_t j = 0; j < 8; ++j) lanes[j] += x[i + j];
+      for (; i < floats; ++i) lanes[i % 8] += x[i];
+      const double count = static_cast<double>(n);
+      if (complex_input) {
+        mean_re = static_cast<float>(((lanes[0] + lanes[2]) + (lanes[4] + lanes[6])) / count);
+        mean_im = static_cast<float>(((lanes[1] + lanes[3]) + (lanes[5] + lanes[7])) / count);
+      } else {
+        mean_re = static_cast<float>((((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+                                      ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) /
+                                     count);
+      }
+    }
+    const float* w = window.data();
+    if (complex_input) {
+      for (std::size_t i = 0; i < n; ++i) {
+        x[2 * i] = (x[2 * i] - mean_re) * w[i];
+        x[2 * i + 1] = (x[2 * i + 1] - mean_im) * w[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < n; ++i) x[i] = (x[i] - mean_re) * w[i];
+    }
+  }
+
+  // One frame's |X| or |X|², combined into s.acc; for complex input in centred order.
+  void compute_frame(std::uint64_t frame, bool first_of_group, Scratch& s) const {
+    load_frame(frame, s);
+    detrend_and_window(s.frame.get());
+    plan->execute(s.frame.get(), s.spectrum.get(), 1);
+    const DetectFunction detect_into = first_of_group ? detect_first : detect_more;
+    const float* spectrum = s.spectrum.get();
+    float* acc = s.acc.get();
+    if (complex_input) {
+      // fftshift: column j holds bin (j - nfft/2) mod nfft.
+      const std::size_t nfft = params.nfft;
+      const std::size_t negative = nfft / 2;  // bins nfft-negative .. nfft-1 come first
+      detect_into(spectrum + 2 * (nfft - negative), acc, negative);
+      detect_into(spectrum, acc + negative, nfft - negative);
+    } else {
+      detect_into(spectrum, acc, columns);
+    }
+  }
+
+  void finish_row(const float* acc, float* row) const {
+    const float* scale = final_scale.data();
+    for (std::size_t k = 0; k < columns; ++k) row[k] = acc[k] * scale[k];
+    if (params.decibels) decibels_in_place(row, columns, decibel_multiplier, decibel_floor);
+  }
+
+  // ---- 4. Impl: one block ----------------------------------------------------------------
+
+  void compute_group(std::uint64_t group, Scratch& s) const {
+    const std::uint64_t k = params.average;
+    const std::uint64_t group_first = group * k;
+    const std::uint64_t group_end = group_first + k;
+    const std::uint64_t first = std::max(group_first, job.first_frame);
+    const std::uint64_t end = std::min(group_end, job.end_frame);
+    if (first > group_first)
+      std::memcpy(s.acc.get(), carry_in.get(), columns * sizeof(float));
+    for (std::uint64_t f = first; f < end; ++f) compute_frame(f, f == group_first, s);
+    if (end == group_end)
+      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * columns);
+    else
+      std::memcpy(carry_out.get(), s.acc.get(), columns * sizeof(float));
+  }
+
+  void compute_claimed_groups(Scratch& s) {
+    for (;;) {
+      const std::uint64_t first = next_group.fetch_add(job.claim, std::memory_order_relaxed);
+      if (first >= job.end_group) return;
+      const std::uint64_t end = std::min(first + job.claim, job.end_group);
+      for (std::uint64_t g = first; g < end; ++g) compute_group(g, s);
+    }
+  }
+
+  void worker_loop(unsigned index) {
+    for (;;) {
+      wake[index - 1]->acquire();
+      if (stopping.load()) return;
+      compute_claimed_groups(scratch[index]);
+      finished.release();
+    }
+  }
+
+  std::size_t process(const Block& block, float* rows) {
+    const std::uint64_t block_first = samples_in.load(std::memory_order_relaxed);
+    const std::uint64_t block_end = block_first + block.samples;
+    const std::uint64_t nperseg = params.nperseg;
+    const std::uint64_t k = params.average;
+    const std::uint64_t f0 = frames_done.load(std::memory_order_relaxed);
+    const std::uint64_t f1 =
+        block_end >= nperseg ? std::max(f0, (block_end - nperseg) / hop + 1) : f0;
+
+    std::size_t rows_written = 0;
+    if (f1 > f0) {
+      job.data = block.data;
+      job.first_sample = block_first;
+      job.first_frame = f0;
+      job.end_frame = f1;
+      job.first_row_group = f0 / k;
+      job.end_group = (f1 + k - 1) / k;
+      job.rows = rows;
+      const std::uint64_t groups = job.end_group - job.first_row_group;
+      const std::size_t participants = scratch.size();
+      const bool share = participants > 1 && groups >= 2 &&
+                         (f1 - f0) * params.nfft >= kMinParallelWork;
+      job.claim = std::max<std::uint64_t>(1, groups / (participants * 8));
+      next_group.store(job.first_row_group, std::memory_order_relaxed);
+      if (share) {
+        for (auto& w : wake) w->release();
+        compute_claimed_groups(scratch[0]);
+        for (std::size_t i = 1; i < participants; ++i) finished.acquire();
+      } else {
+        compute_claimed_groups(scratch[0]);
+      }
+      if (f1 % k != 0) std::swap(carry_in, carry_out);
+      rows_written = static_cast<std::size_t>(f1 / k - f0 / k);
+    }
+
+    keep_history(block, block_first, block_end, f1 * hop);
+    frames_done.store(f1, std::memory_order_relaxed);
+    samples_in.store(block_end, std::memory_order_relaxed);
+    return rows_written;
+  }
+
+  // Keeps samples [next_frame_start, block_end): all that later frames need of the past.
+  void keep_history(const Block& block, std::uint64_t block_first, std::uint64_t block_end,
+                    std::uint64_t next_frame_start) {
+    float* h = history.get();
+    std::byte* native = scratch[0].native.get();
+    if (next_frame_start >= block_first) {
+      load_from_block(block.data, static_cast<std::size_t>(next_frame_start - block_first),
+                      static_cast<std::size_t>(block_end - next_frame_start), h, native);
+    } else {
+      const auto kept = static_cast<std::size_t>(block_first - next_frame_start);
+      std::memmove(h, h + (next_frame_start - history_first) * components,
+                   kept * components * sizeof(float));
+      load_from_block(block.data, 0, block.samples, h + kept * components, native);
+    }
+    history_first = next_frame_start;
+  }
+
+  std::size_t max_rows_per_block(std::size_t block_samples) const {
+    if (block_samples == 0) return 0;
+    // At most nperseg-1 samples wait from earlier blocks, so a block of b samples completes
+    // at most (b-1)/hop + 1 frames; with a group already begun they can finish one more row
+    // than frames/K rounded down.
+    const std::size_t frames = (block_samples - 1) / hop + 1;
+    return (frames + params.average - 1) / params.average;
+  }
+
+  ProcessorCounters counters() const {
+    ProcessorCounters c;
+    c.samples_in = samples_in.load(std::memory_order_relaxed);
+    c.frames = frames_done.load(std::memory_order_relaxed);
+    c.rows_out = c.frames / params.average;
+    c.frames_unaveraged = c.frames % params.average;
+    const std::uint64_t covered = c.frames == 0 ? 0 : (c.frames - 1) * hop + params.nperseg;
+    c.tail_samples = c.samples_in > covered ? c.samples_in - covered : 0;
+    return c;
+  }
+};
+
+// ---- 5. the public class -----------------------------------------------------------------
+
+CpuSpectrogram::CpuSpectrogram(const StreamInfo& stream, const SpectrogramParams& params,
+                               std::size_t /*max_block_samples*/, unsigned threads)
+    : impl_(std::make_unique<Impl>(stream, params, threads)) {}
+
+CpuSpectrogram::~CpuSpectrogram() = default;
+
+const SpectrumLayout& CpuSpectrogram::layout() const { return impl_->layout; }
+
+std::size_t CpuSpectrogram::max_rows_per_block(std::size_t block_samples) const {
+  return impl_->max_rows_per_block(block_samples);
+}
+
+std::size_t CpuSpectrogram::process(const Block& block, float* rows) {
+  return impl_->process(block, rows);
+}
+
+std::size_t CpuSpectrogram::finish(float* /*rows*/) { return 0; }
+
+ProcessorCounters CpuSpectrogram::counters() const { return impl_->counters(); }
+
+std::string CpuSpectrogram::describe() const {
+  const unsigned n = threads();
+  return "cpu: " + impl_->backend_description + ", " + std::to_string(n) +
+         (n == 1 ? " thread" : " threads");
+}
+
+unsigned CpuSpectrogram::threads() const { return static_cast<unsigned>(impl_->scratch.size()); }
+
+}  // namespace prism

@@ -10,6 +10,40 @@
 
 namespace prism {
 
+// `text` with control characters and bytes that are not valid UTF-8 written as \xNN, so that a
+// message quoting a garbage file's bytes prints as readable text.
+inline std::string printable(const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\n' && c != '\t') escape(c); else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, then continuation bytes 10xxxxxx.
+    const std::size_t length = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool valid = length != 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (valid) {
+      out.append(text, i, length);
+      i += length;
+    } else {
+      escape(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -18,7 +52,7 @@ class UsageError : public std::runtime_error {
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& path, const std::string& reason)
-      : std::runtime_error(path + ": " + reason), path_(path), reason_(reason) {}
+      : std::runtime_error(printable(path + ": " + reason)), path_(path), reason_(printable(reason)) {}
   const std::string& path() const noexcept { return path_; }
   const std::string& reason() const noexcept { return reason_; }
 

@@ -1,0 +1,76 @@
+// prism: the command line. Parses the subcommand, runs it, and turns errors into messages and
+// exit codes (see commands.hpp).
+#include <cstdio>
+#include <exception>
+#include <utility>
+#include <vector>
+#include <string>
+
+#include "apps/commands.hpp"
+#include "pipeline/errors.hpp"
+
+int main(int argc, char** argv) {
+  using namespace prism::app;
+  CLI::App app{
+      "prism: streaming spectral processing on the CPU and the GPU.\n"
+      "Turns audio, SDR recordings, raw IQ files and test signals into spectrograms.\n\n"
+      "Examples:\n"
+      "  prism spectrogram                          test signal -> spectrogram.png\n"
+      "  prism spectrogram talk.wav -o talk.png --nperseg 1024 --window hann\n"
+      "  prism spectrogram capture.sigmf-meta -o spec.npy --db\n"
+      "  prism spectrogram iq.bin --format ci16 --rate 2.4e6 -o iq.png\n"
+      "  prism info capture.sigmf-meta\n"
+      "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
+      "  prism devices",
+      "prism"};
+  app.set_version_flag("--version", std::string("prism ") + PRISM_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  const std::vector<std::pair<std::string, Runner>> runners = {
+      {"spectrogram", add_spectrogram_command(app)},
+      {"info", add_info_command(app)},
+      {"generate", add_generate_command(app)},
+      {"devices", add_devices_command(app)},
+  };
+
+  // A mistyped command would otherwise read as "a subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto& entry : runners) known = known || entry.first == argv[1];
+    if (!known) {
+      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices)\n"
+                           "Run with --help for more information.\n", prism::printable(argv[1]).c_str());
+      return kExitUsage;
+    }
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and the --help hint
+    return kExitUsage;
+  }
+
+  try {
+    for (const auto& [name, runner] : runners)
+      if (app.got_subcommand(name)) return runner();
+  } catch (const prism::UsageError& e) {
+    std::fprintf(stderr, "prism: %s\nRun with --help for more information.\n",
+                 prism::printable(e.what()).c_str());
+    return kExitUsage;
+  } catch (const prism::InputError& e) {
+    std::fprintf(stderr, "prism: %s\n", prism::printable(e.what()).c_str());
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "prism: error: %s\n", prism::printable(e.what()).c_str());
+    return kExitFailure;
+  }
+  return kExitUsage;
+}

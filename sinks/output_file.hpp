@@ -1,0 +1,71 @@
+// PartialFile: an output file written under "<path>.partial" and renamed into place when it is
+// committed, so that an interrupted or failed run never leaves a file that looks complete.
+// Every write, flush and close is checked; a failure (disk full, I/O error) throws InputError
+// naming the final path and strerror's reason. Also: the open-time check that an output's
+// directory exists and is writable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace prism {
+
+class PartialFile {
+ public:
+  explicit PartialFile(std::string final_path);
+  ~PartialFile();  // discards the partial file unless it was published
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+
+  // Creates (or truncates) the partial file. InputError when it cannot be created.
+  void open();
+  bool is_open() const { return fd_ >= 0; }
+
+  // Appends `size` bytes (buffered).
+  void write(const void* data, std::size_t size);
+  // Writes `size` bytes at `offset` (for rewriting a header); the buffer is flushed first.
+  void write_at(std::uint64_t offset, const void* data, std::size_t size);
+  // Bytes appended so far.
+  std::uint64_t size() const { return size_; }
+
+  // Flushes and closes the partial file (checked). Separate from publish() so that a sink with
+  // several files closes all of them before renaming any.
+  void close();
+  // Renames the closed partial file to the final path.
+  void publish();
+  // close() then publish().
+  void commit() {
+    close();
+    publish();
+  }
+  // Closes and removes the partial file; never throws.
+  void discard() noexcept;
+
+  const std::string& path() const { return final_path_; }
+  const std::string& partial_path() const { return partial_path_; }
+
+ private:
+  void flush_buffer();
+  void write_all(const unsigned char* data, std::size_t size);
+  [[noreturn]] void fail(const std::string& what, int error_number) const;
+
+  std::string final_path_;
+  std::string partial_path_;
+  int fd_ = -1;
+  bool created_ = false;    // a partial file exists on disk (to be removed by discard)
+  bool published_ = false;
+  std::uint64_t size_ = 0;
+  std::vector<unsigned char> buffer_;
+};
+
+// Checks, before any processing, that `path` can be created: its directory exists, is a
+// directory and is writable, and `path` is not itself a directory. Throws InputError (path and
+// reason) otherwise.
+void check_output_path(const std::string& path);
+
+// Writes a whole small file (e.g. a JSON sidecar) through a PartialFile and commits it.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace prism

@@ -1,0 +1,111 @@
+// PngSink: renders the rows as a spectrogram image (PNG, via libpng): time along x (left to
+// right), frequency along y (low at the bottom), colour from dB values, with labelled axes, a
+// colour bar and a title.
+//
+// Memory stays bounded however long the recording: the sink keeps at most 2 × the target width
+// (options.width, else 1600) time columns; when they are full, neighbouring columns are merged
+// pairwise and each column then spans twice as many rows. Merging (and the final resampling to
+// the image width) takes the mean of linear power, so the image shows average power over each
+// pixel's time span, as a longer averaging would. Frequency bins beyond the image height are
+// reduced by their maximum, so that a narrow tone never disappears between pixel rows.
+//
+// Values: dB rows are used as they are; linear rows become 10·log10 (power quantities) or
+// 20·log10 (magnitudes), floored at -300 dB. The colour range is options.db_min..db_max, each
+// automatic when not set: from the 5th percentile to the maximum of the plotted dB values.
+//
+// Size: the plot area is options.width × options.height pixels, by default rows clamped to
+// [400, 1600] × bins clamped to [400, 800]; the axes, labels and colour bar add margins around it.
+//
+// Output: "<path>.partial" renamed to <path> at finish(). finish(false) still renders what
+// arrived and adds the tEXt chunk Comment = "prism:complete=false" (true on a complete run);
+// tEXt chunks Title, Software, prism:parameters (JSON), prism:input (JSON) and prism:plot
+// (JSON: quantity, unit, rows, colour range, ...) describe the image.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/row_sink.hpp"
+#include "pipeline/spectrum_layout.hpp"
+#include "sinks/colormap.hpp"
+#include "sinks/output_file.hpp"
+#include "sinks/sink_options.hpp"
+#include "sinks/spectrogram_plot.hpp"
+
+namespace prism {
+
+class PngSink final : public RowSink {
+ public:
+  static constexpr unsigned kDefaultMaxWidth = 1600;
+  static constexpr unsigned kDefaultMaxHeight = 800;
+  // Fewer rows or bins than this are stretched, so a short or coarse spectrogram stays legible.
+  static constexpr unsigned kDefaultMinSide = 400;
+  static constexpr unsigned kMaxSize = 10000;  // largest width or height accepted
+
+  // Throws UsageError for an unknown colormap (listing the names), a width or height outside
+  // 1..kMaxSize, a non-finite dB limit or db_min >= db_max.
+  PngSink(std::string path, RowSinkOptions options);
+  ~PngSink() override;
+
+  void begin(const SpectrumLayout& layout) override;
+  void write(const float* rows, std::size_t count, std::uint64_t first_row) override;
+  void finish(bool complete) override;
+  void abort() noexcept override;
+  std::uint64_t rows_written() const override { return rows_received_; }
+  std::string describe() const override;
+
+  // Time columns held now (complete ones plus the one being filled); never more than
+  // kept_column_limit().
+  std::size_t kept_columns() const { return complete_columns_ + (partial_rows_ > 0 ? 1 : 0); }
+  std::size_t kept_column_limit() const { return column_capacity_; }
+  // Rows each complete column holds now (a power of two).
+  std::uint64_t rows_per_column() const { return rows_per_column_; }
+  // Frequency rows held per column: min(bins, plot height).
+  std::size_t kept_rows_per_column() const { return stored_height_; }
+
+  // Where the last finish() drew things (image size, plot area, ticks); empty before.
+  const PlotGeometry& geometry() const { return geometry_; }
+  // The colour range the last finish() used.
+  double used_db_min() const { return used_db_min_; }
+  double used_db_max() const { return used_db_max_; }
+
+ private:
+  float to_linear_power(float value) const;
+  void add_row(const float* row);
+  void close_partial_column();
+  void merge_columns_pairwise();
+  std::vector<float> plot_decibels(int width, int height) const;
+  std::string default_title() const;
+  void render_and_write(bool complete);
+
+  std::string path_;
+  RowSinkOptions options_;
+  const ColormapTable* colormap_ = nullptr;
+  PartialFile file_;
+  SpectrumLayout layout_;
+  bool begun_ = false;
+  bool finished_ = false;
+
+  // Frequency reduction: bin i goes to stored row bin_row_[i] (0 = lowest frequency).
+  std::vector<std::uint32_t> bin_row_;
+  std::size_t stored_height_ = 0;
+
+  // Time columns of mean linear power, column by column (stored_height_ values each).
+  std::vector<float> columns_;
+  std::size_t column_capacity_ = 0;
+  std::size_t complete_columns_ = 0;
+  std::uint64_t rows_per_column_ = 1;
+  std::vector<double> partial_sum_;  // the column being filled: sum of linear power
+  std::uint64_t partial_rows_ = 0;
+  std::vector<float> row_reduced_;   // scratch: one row reduced to pixel rows, input domain
+
+  std::optional<std::uint64_t> first_row_;
+  std::uint64_t rows_received_ = 0;
+
+  PlotGeometry geometry_;
+  double used_db_min_ = 0.0, used_db_max_ = 0.0;
+};
+
+}  // namespace prism

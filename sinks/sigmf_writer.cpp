@@ -1,0 +1,101 @@
+// SigmfWriter: a SigMF recording (.sigmf-data + .sigmf-meta), see sigmf_writer.hpp.
+#include "sinks/sigmf_writer.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/errors.hpp"
+
+namespace prism {
+
+std::string SigmfWriter::base_path(const std::string& path) {
+  const std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".sigmf-meta" || extension == ".sigmf-data" || extension == ".sigmf")
+    return path.substr(0, path.size() - extension.size());
+  return path;
+}
+
+SigmfWriter::SigmfWriter(std::string path, SampleSinkOptions options)
+    : base_(base_path(path)),
+      options_(std::move(options)),
+      data_file_(base_ + ".sigmf-data"),
+      meta_file_(base_ + ".sigmf-meta") {}
+
+SigmfWriter::~SigmfWriter() = default;  // the PartialFiles remove what was not committed
+
+std::string SigmfWriter::describe() const {
+  return meta_file_.path() + " (+ .sigmf-data)";
+}
+
+void SigmfWriter::begin(const StreamInfo& info) {
+  if (begun_) throw std::logic_error("SigmfWriter::begin called twice");
+  if (info.channels == 0) throw InputError(meta_file_.path(), "stream has no channels");
+  info_ = info;
+  data_file_.open();
+  try {
+    meta_file_.open();  // both names checked before any processing
+  } catch (...) {
+    data_file_.discard();
+    throw;
+  }
+  begun_ = true;
+}
+
+void SigmfWriter::write(const std::byte* data, std::size_t samples) {
+  if (!begun_ || finished_) throw std::logic_error("SigmfWriter::write outside begin()/finish()");
+  if (samples == 0) return;
+  if (data == nullptr) throw std::invalid_argument("SigmfWriter::write: null data");
+  data_file_.write(data, samples * info_.frame_bytes());
+  samples_written_ += samples;
+}
+
+void SigmfWriter::finish(bool complete) {
+  if (!begun_ || finished_) return;
+  try {
+    nlohmann::ordered_json global;
+    global["core:datatype"] = std::string(sigmf_datatype(info_.format));
+    global["core:sample_rate"] = info_.sample_rate;
+    global["core:version"] = "1.0.0";
+    global["core:recorder"] = "prism";
+    if (info_.channels > 1) global["core:num_channels"] = info_.channels;
+    std::string description = options_.description;
+    if (!complete) {
+      description += (description.empty() ? "" : " ");
+      description += "(interrupted: the recording ended before its input did)";
+    }
+    if (!description.empty()) global["core:description"] = description;
+
+    nlohmann::ordered_json capture;
+    capture["core:sample_start"] = 0;
+    capture["core:frequency"] = info_.center_frequency;
+    if (!info_.start_time.empty()) capture["core:datetime"] = info_.start_time;
+
+    nlohmann::ordered_json meta;
+    meta["global"] = global;
+    meta["captures"] = nlohmann::ordered_json::array({capture});
+    meta["annotations"] = nlohmann::ordered_json::array();
+    const std::string text =
+        meta.dump(4, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+
+    data_file_.close();
+    meta_file_.write(text.data(), text.size());
+    meta_file_.close();
+    data_file_.publish();
+    meta_file_.publish();
+  } catch (...) {
+    abort();
+    throw;
+  }
+  finished_ = true;
+}
+
+void SigmfWriter::abort() noexcept {
+  if (finished_) return;
+  data_file_.discard();
+  meta_file_.discard();
+  finished_ = true;
+}
+
+}  // namespace prism

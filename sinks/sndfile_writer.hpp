@@ -1,0 +1,63 @@
+// SndfileWriter: writes a real-valued stream to an audio file through libsndfile, the container
+// chosen by the extension: .wav (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24 bit), .ogg
+// (Vorbis). The sample encoding is SampleSinkOptions::subtype, by default float for f32 input
+// into WAV, PCM 24 for f32 into FLAC and PCM 16 for integer input. Integer input is written
+// without a detour through float, so i16 → PCM 16 is bit-exact.
+//
+// Complex streams are refused (UsageError): these containers have no notion of I/Q; SigMF holds
+// them. Written as "<path>.partial", renamed at finish(). Only built with libsndfile
+// (PRISM_HAVE_SNDFILE).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipeline/sample_sink.hpp"
+#include "pipeline/stream_info.hpp"
+#include "sinks/sink_options.hpp"
+
+struct sf_private_tag;  // libsndfile's SNDFILE
+
+namespace prism {
+
+class SndfileWriter final : public SampleSink {
+ public:
+  // Throws UsageError for an extension other than .wav/.flac/.ogg or an unknown subtype.
+  SndfileWriter(std::string path, SampleSinkOptions options = {});
+  ~SndfileWriter() override;
+
+  void begin(const StreamInfo& info) override;
+  void write(const std::byte* data, std::size_t samples) override;
+  void finish(bool complete) override;
+  void abort() noexcept override;
+  std::uint64_t samples_written() const override { return samples_written_; }
+  std::string describe() const override;
+
+  // The encoding begin() chose: "float", "pcm16", "pcm24" or "vorbis"; empty before begin().
+  const std::string& subtype() const { return chosen_subtype_; }
+
+  // Whether `path` has an extension this writer handles (.wav, .flac, .ogg, any case).
+  static bool handles_extension(const std::string& path);
+
+ private:
+  void check_written(std::int64_t written, std::int64_t wanted);
+  void close_file(bool keep);
+
+  enum class Container { wav, flac, ogg };
+  std::string path_;
+  std::string partial_path_;
+  SampleSinkOptions options_;
+  Container container_ = Container::wav;
+  std::string requested_subtype_;  // normalised option; empty = by format
+  std::string chosen_subtype_;
+  StreamInfo info_;
+  sf_private_tag* file_ = nullptr;
+  std::vector<short> short_scratch_;
+  std::vector<float> float_scratch_;
+  std::uint64_t samples_written_ = 0;
+  bool begun_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace prism

@@ -1,0 +1,79 @@
+// Spectrogram plot rendering: turns a grid of dB values into an RGB image with a frequency
+// axis (left), a time axis (bottom), a colour bar with dB ticks (right) and a title (top),
+// lettered with the built-in BitmapFont. Knows nothing of files or of PNG; PngSink feeds it.
+//
+// Contents: PlotInput / PlotGeometry · RgbImage · tick helpers ("nice numbers": 1, 2, 5 × 10^k)
+// and unit choice · render_spectrogram_plot.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sinks/colormap.hpp"
+
+namespace prism {
+
+struct RgbImage {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint8_t> pixels;  // RGB, rows from the top, 3 bytes per pixel
+
+  Rgb at(int x, int y) const;
+};
+
+struct SpectrogramPlotInput {
+  int width = 0;   // plot area in pixels (time)
+  int height = 0;  // plot area in pixels (frequency)
+  // width × height values in dB, column by column: decibels[x * height + p], p = 0 at the
+  // bottom (lowest frequency). Empty: no data (the plot area is drawn grey).
+  std::vector<float> decibels;
+  double db_min = -100.0;  // colour range: db_min → colormap[0], db_max → colormap[255]
+  double db_max = 0.0;
+  const ColormapTable* colormap = nullptr;
+  double frequency_low = 0.0;   // Hz at the bottom edge of the plot area (centre freq. included)
+  double frequency_high = 1.0;  // Hz at the top edge
+  double time_start = 0.0;      // s at the left edge
+  double time_end = 1.0;        // s at the right edge
+  std::string title;
+  std::string colorbar_label;   // e.g. "dB re 1 V**2/Hz"
+};
+
+struct PlotTick {
+  double value = 0.0;  // in the axis's display unit (kHz, s, dB ...)
+  int position = 0;    // image pixel: y for the frequency axis and the colour bar, x for time
+  std::string label;
+};
+
+// Where render_spectrogram_plot put things, for callers and tests.
+struct PlotGeometry {
+  int image_width = 0, image_height = 0;
+  int plot_left = 0, plot_top = 0, plot_width = 0, plot_height = 0;
+  int colorbar_left = 0, colorbar_width = 0;
+  int text_scale = 1;
+  std::string frequency_unit, time_unit;  // "kHz", "s" ...
+  std::vector<PlotTick> frequency_ticks, time_ticks, colorbar_ticks;
+};
+
+// About `target` tick values in [low, high] at a "nice" spacing (1, 2 or 5 × 10^k), the
+// spacing returned in *step. One value when the range is empty; none when it is not finite.
+std::vector<double> nice_ticks(double low, double high, int target, double* step = nullptr);
+
+// Unit for frequencies up to `max_abs_hz`: {1, "Hz"}, {1e-3, "kHz"}, {1e-6, "MHz"}, {1e-9, "GHz"}
+// (the factor multiplies Hz).
+struct AxisUnit {
+  double factor = 1.0;
+  std::string name;
+};
+AxisUnit frequency_unit(double max_abs_hz);
+// Unit for a time span: ms below 1 s, s up to 10 min, min up to 10 h, h beyond.
+AxisUnit time_unit(double span_seconds);
+
+// A tick label with as many decimals as the step needs: (2.5, 0.5) → "2.5", (2000, 1000) → "2000".
+std::string format_tick(double value, double step);
+
+// Renders the whole figure. Never throws on odd input values (empty or NaN ranges are shown as
+// they come); throws std::bad_alloc only when memory runs out.
+RgbImage render_spectrogram_plot(const SpectrogramPlotInput& input, PlotGeometry* geometry);
+
+}  // namespace prism

@@ -1,0 +1,81 @@
+// Input files for the file sources: opening with errors that name the path and the reason,
+// reads that loop until the buffer is full, and the small byte-level helpers the sources share
+// (extensions, byte order). Internal to sources/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace prism {
+
+// Owns a POSIX file descriptor; closes it on destruction.
+class FileDescriptor {
+ public:
+  FileDescriptor() = default;
+  explicit FileDescriptor(int fd) noexcept : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.release()) {}
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor();
+
+  int get() const noexcept { return fd_; }
+  bool valid() const noexcept { return fd_ >= 0; }
+  int release() noexcept {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// An opened input and what fstat said about it.
+struct OpenedInput {
+  FileDescriptor fd;
+  bool regular = false;     // a regular file: its size is its length
+  std::uint64_t size = 0;   // bytes, for regular files
+};
+
+// Opens `path` for reading. Throws InputError(path, reason) when it does not exist ("no such
+// file"), is a directory ("is a directory, not a file"), cannot be opened (strerror), or is a
+// regular file whose first byte cannot be read (strerror: catches files that open but fail on
+// read, such as /proc/self/mem, before a format parser turns the failure into a vaguer
+// message).
+OpenedInput open_input_file(const std::string& path);
+
+// Reads until `bytes` bytes are in `dst` or the input ends; retries on EINTR. Returns the
+// bytes read (fewer than asked only at the end of input). Throws InputError(name, strerror).
+std::size_t read_fully(int fd, std::byte* dst, std::size_t bytes, const std::string& name);
+
+// Like read_fully, from `offset` without moving the file position.
+std::size_t pread_fully(int fd, std::byte* dst, std::size_t bytes, std::uint64_t offset,
+                        const std::string& name);
+
+// The extension of the file name in `path`, lower case, with its dot (".wav"); empty when none.
+std::string lower_extension(std::string_view path);
+
+// True when `text` ends with `suffix`, ignoring ASCII case.
+bool ends_with_ignoring_case(std::string_view text, std::string_view suffix);
+
+// Reverses the byte order of `count` values of `width` bytes (2 or 4) in place: turns
+// big-endian samples into the little-endian ones blocks carry.
+void swap_byte_order(std::byte* data, std::size_t count, std::size_t width);
+
+// `text` with every byte outside printable ASCII written as \xNN: for quoting what a file
+// holds in a message, which must stay one line of valid text whatever the file is.
+std::string printable(std::string_view text);
+
+// Text that reads back as `value`: whole numbers in full ("2400000"), others as short as
+// possible ("0.1", "1e-09"). For messages and spec strings.
+std::string number_text(double value);
+
+// "1001 bytes is not a whole number of samples (...)": the message for inputs whose length
+// does not divide into frames, with every number a user needs to find the cause.
+std::string not_whole_samples_reason(std::uint64_t bytes, std::size_t frame_bytes,
+                                     unsigned channels, std::string_view format_name);
+
+}  // namespace prism

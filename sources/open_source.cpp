@@ -1,0 +1,201 @@
+// The source registry (see open_source.hpp): one table of source kinds, tried in order.
+#include "sources/open_source.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string_view>
+
+#include "pipeline/errors.hpp"
+#include "sources/generator.hpp"
+#include "sources/input_file.hpp"
+#include "sources/raw_file.hpp"
+#include "sources/sigmf.hpp"
+#if PRISM_HAVE_SNDFILE
+#include "sources/sndfile_source.hpp"
+#endif
+
+namespace prism {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::string_view kSoundFileExtensions[] = {
+    ".wav", ".flac", ".ogg", ".oga", ".opus", ".aif", ".aiff",
+    ".aifc", ".au", ".snd", ".caf", ".w64", ".rf64"};
+
+bool is_sound_file_path(const std::string& input) {
+  const std::string ext = lower_extension(input);
+  return std::find(std::begin(kSoundFileExtensions), std::end(kSoundFileExtensions), ext) !=
+         std::end(kSoundFileExtensions);
+}
+
+// An input that states its own format, rate and channels (SigMF, sound files, the generator)
+// takes no option that contradicts them: a user who passes one expects it to act, and it
+// cannot. Options that agree are accepted, so scripts may pass them always.
+void check_self_describing(const std::string& input, std::string_view kind, const StreamInfo& info,
+                           const SourceOptions& options) {
+  const std::string where = input + " (" + std::string(kind) + ")";
+  const std::string hint = kind == "generator"
+                               ? "; set it in the spec, e.g. gen:rate=...,format=..."
+                               : "; --format, --rate and --channels are for raw input";
+  if (options.format && *options.format != info.format)
+    throw UsageError("--format " + std::string(format_name(*options.format)) +
+                     " contradicts " + where + ", which is " +
+                     std::string(format_name(info.format)) + hint);
+  if (options.sample_rate && *options.sample_rate != info.sample_rate)
+    throw UsageError("--rate " + number_text(*options.sample_rate) + " contradicts " + where +
+                     ", which is at " + number_text(info.sample_rate) + " Hz" + hint);
+  if (options.channels != 1 && options.channels != info.channels)
+    throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + where +
+                     ", which has " + std::to_string(info.channels) + hint);
+  if (!std::isfinite(options.center_frequency))
+    throw UsageError("--center-frequency must be a finite number of Hz");
+}
+
+template <typename ConcreteSource>
+std::unique_ptr<Source> finish_self_describing(std::unique_ptr<ConcreteSource> source,
+                                               const std::string& input, std::string_view kind,
+                                               const SourceOptions& options) {
+  check_self_describing(input, kind, source->info(), options);
+  if (options.center_frequency != 0) source->set_center_frequency(options.center_frequency);
+  return source;
+}
+
+// ---- the source kinds -----------------------------------------------------------------------
+
+std::unique_ptr<Source> open_generator(const std::string& input, const SourceOptions& options) {
+  return finish_self_describing(std::make_unique<GeneratorSource>(parse_generator_spec(input)),
+                                input, "generator", options);
+}
+
+json describe_generator(const Source& source) {
+  const auto& generator = dynamic_cast<const GeneratorSource&>(source);
+  return {{"container", "generator"},
+          {"spec", generator.spec().to_string()},
+          {"description", generator.spec().describe()},
+          {"file_size", nullptr}};
+}
+
+std::unique_ptr<Source> open_stdin(const std::string&, const SourceOptions& options) {
+  return RawSource::open_stdin(options);
+}
+
+json describe_raw(const Source& source) {
+  const auto& raw = dynamic_cast<const RawSource&>(source);
+  json d = {{"container", raw.describe() == "stdin" ? "stdin" : "raw"}};
+  if (const auto size = raw.size_bytes())
+    d["file_size"] = *size;
+  else
+    d["file_size"] = nullptr;
+  return d;
+}
+
+std::unique_ptr<Source> open_sigmf(const std::string& input, const SourceOptions& options) {
+  return finish_self_describing(std::make_unique<SigmfSource>(input), input, "SigMF", options);
+}
+
+json describe_sigmf_source(const Source& source) {
+  return describe_sigmf(dynamic_cast<const SigmfSource&>(source).recording());
+}
+
+std::unique_ptr<Source> open_sound_file(const std::string& input, const SourceOptions& options) {
+#if PRISM_HAVE_SNDFILE
+  return finish_self_describing(std::make_unique<SndfileSource>(input), input, "sound file",
+                                options);
+#else
+  (void)options;
+  throw InputError(input, "is a sound file, but this prism was built without libsndfile "
+                          "(install libsndfile1-dev and rebuild)");
+#endif
+}
+
+json describe_sound_file_source(const Source& source) {
+#if PRISM_HAVE_SNDFILE
+  return describe_sound_file(dynamic_cast<const SndfileSource&>(source));
+#else
+  (void)source;
+  return json::object();
+#endif
+}
+
+std::unique_ptr<Source> open_raw_file(const std::string& input, const SourceOptions& options) {
+  return RawSource::open_file(input, options);
+}
+
+bool is_stdin(const std::string& input) { return input == "-"; }
+bool is_generator_input(const std::string& input) { return is_generator_spec(input); }
+bool any_input(const std::string&) { return true; }
+
+struct SourceKind {
+  std::string_view name;
+  bool (*matches)(const std::string& input);
+  // The input is a path to check before the source opens it (exists, not a directory,
+  // readable), so every file kind reports those problems in the same words.
+  bool check_path_first;
+  std::unique_ptr<Source> (*open)(const std::string& input, const SourceOptions& options);
+  // What `prism info` adds to describe_stream for this kind, from the opened source.
+  json (*describe)(const Source& source);
+};
+
+// The registration point: one line per source kind, tried in order; the last matches all.
+constexpr SourceKind kSourceKinds[] = {
+    {"generator", is_generator_input, false, open_generator, describe_generator},
+    {"stdin", is_stdin, false, open_stdin, describe_raw},
+    {"SigMF", is_sigmf_input, false, open_sigmf, describe_sigmf_source},
+    {"sound file", is_sound_file_path, true, open_sound_file, describe_sound_file_source},
+    {"raw", any_input, true, open_raw_file, describe_raw},
+};
+
+const SourceKind& kind_for(const std::string& input) {
+  for (const auto& kind : kSourceKinds)
+    if (kind.matches(input)) return kind;
+  return std::end(kSourceKinds)[-1];
+}
+
+}  // namespace
+
+json describe_stream(const StreamInfo& info) {
+  json d;
+  d["format"] = format_name(info.format);
+  d["channels"] = info.channels;
+  d["sample_rate"] = info.sample_rate;
+  d["center_frequency"] = info.center_frequency;
+  if (info.length) {
+    d["length_samples"] = *info.length;
+    d["duration_s"] = static_cast<double>(*info.length) / info.sample_rate;
+  } else {
+    d["length_samples"] = nullptr;
+    d["duration_s"] = nullptr;
+  }
+  if (info.start_time.empty())
+    d["start_time"] = nullptr;
+  else
+    d["start_time"] = info.start_time;
+  d["live"] = info.live;
+  return d;
+}
+
+std::string source_kind_name(const std::string& input) {
+  return std::string(kind_for(input).name);
+}
+
+std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
+  if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
+  const SourceKind& kind = kind_for(input);
+  if (kind.check_path_first) (void)open_input_file(input);
+  return kind.open(input, options);
+}
+
+json describe_input(const std::string& input, const SourceOptions& options) {
+  const SourceKind& kind = kind_for(input);
+  const std::unique_ptr<Source> source = open_source(input, options);
+  json d = kind.describe(*source);
+  // The stream's fields last: they carry what the options changed (the centre frequency).
+  d.update(describe_stream(source->info()));
+  d["input"] = input;
+  return d;
+}
+
+}  // namespace prism

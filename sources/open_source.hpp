@@ -1,0 +1,62 @@
+// The source registry: turns the CLI's INPUT argument (a path, "-", or a generator spec) into
+// a Source, and describes an input for `prism info`. Every source kind is one entry in one
+// table in open_source.cpp; adding a source is its file plus one line there.
+//
+// Dispatch, first match wins:
+//   gen, gen:...                                 the generator (sources/generator.hpp)
+//   -                                            raw samples from stdin (sources/raw_file.hpp)
+//   *.sigmf-meta, *.sigmf-data, *.sigmf, or a
+//   base name whose .sigmf-meta exists           SigMF (sources/sigmf.hpp)
+//   .wav .flac .ogg .oga .opus .aif .aiff .aifc
+//   .au .snd .caf .w64 .rf64                     sound files through libsndfile
+//   anything else                                raw samples (--format or the extension says
+//                                                the format, --rate the rate)
+// Paths are checked before dispatch: a missing path, a directory or an unreadable file is an
+// InputError naming the path.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/format.hpp"
+#include "pipeline/source.hpp"
+#include "pipeline/stream_info.hpp"
+
+namespace prism {
+
+// What the command line says about an input. Raw input needs the format (or an extension that
+// names it) and the rate. Inputs that state these themselves (SigMF, sound files, the
+// generator) reject a --format, --rate or --channels that contradicts them (UsageError); a
+// non-zero centre frequency relabels any input.
+struct SourceOptions {
+  std::optional<SampleFormat> format;
+  std::optional<double> sample_rate;  // Hz, > 0
+  unsigned channels = 1;              // interleaved channels of raw input, >= 1
+  double center_frequency = 0;        // Hz
+};
+
+// Opens `input`. Throws InputError (path and reason) for inputs that cannot be used and
+// UsageError for options that are missing or contradict the input.
+std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options);
+
+// Describes `input` without reading its samples, for `prism info`:
+//   container ("generator", "SigMF", "SigMF archive", "WAV", "FLAC", ..., "raw", "stdin"),
+//   format, channels, sample_rate, center_frequency, length_samples and duration_s (null when
+//   unknown), start_time (null when unknown), file_size (bytes, null for stdin and the
+//   generator), and what each container adds (the generator's spec, SigMF's datatype and
+//   global fields, the sound file's encoding).
+// Throws like open_source.
+nlohmann::json describe_input(const std::string& input, const SourceOptions& options);
+
+// The fields every description has, from a StreamInfo: format, channels, sample_rate,
+// center_frequency, length_samples, duration_s, start_time (null when unknown), live.
+nlohmann::json describe_stream(const StreamInfo& info);
+
+// The name of the source kind open_source would pick for `input` ("generator", "stdin",
+// "SigMF", "sound file", "raw"), without opening anything.
+std::string source_kind_name(const std::string& input);
+
+}  // namespace prism

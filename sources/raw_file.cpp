@@ -1,0 +1,207 @@
+// Raw binary samples from files and stdin (see raw_file.hpp).
+#include "sources/raw_file.hpp"
+
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "pipeline/errors.hpp"
+
+namespace prism {
+
+namespace {
+
+struct ExtensionFormat {
+  std::string_view extension;
+  SampleFormat format;
+};
+
+constexpr ExtensionFormat kRawExtensions[] = {
+    {".cf32", SampleFormat::cf32}, {".cfile", SampleFormat::cf32}, {".fc32", SampleFormat::cf32},
+    {".cs16", SampleFormat::ci16}, {".ci16", SampleFormat::ci16},  {".sc16", SampleFormat::ci16},
+    {".cs8", SampleFormat::ci8},   {".ci8", SampleFormat::ci8},    {".sc8", SampleFormat::ci8},
+    {".cu8", SampleFormat::cu8},   {".f32", SampleFormat::f32},    {".s16", SampleFormat::i16},
+    {".i16", SampleFormat::i16},   {".s8", SampleFormat::i8},      {".i8", SampleFormat::i8},
+    {".u8", SampleFormat::u8},
+};
+
+// How long a stream read waits in poll() before it looks at the interrupt flag again: the
+// longest a stop waits on a silent pipe.
+constexpr int kPollInterval_ms = 50;
+
+// The most channels an interleaved raw stream may claim; more is a typo, not a recording.
+constexpr unsigned kMaxChannels = 65536;
+
+}  // namespace
+
+std::optional<SampleFormat> raw_format_from_extension(std::string_view path) {
+  const std::string ext = lower_extension(path);
+  for (const auto& entry : kRawExtensions)
+    if (entry.extension == ext) return entry.format;
+  return std::nullopt;
+}
+
+std::string raw_extensions_help() {
+  std::string text;
+  for (const auto& entry : kRawExtensions) {
+    if (!text.empty()) text += ' ';
+    text += entry.extension;
+  }
+  return text;
+}
+
+StreamInfo raw_stream_info(const std::string& display_name, std::string_view path,
+                           const SourceOptions& options) {
+  StreamInfo info;
+  if (options.format) {
+    info.format = *options.format;
+  } else if (const auto from_extension = raw_format_from_extension(path)) {
+    info.format = *from_extension;
+  } else {
+    throw UsageError("--format is required for raw input " + display_name +
+                     " (or an extension that names it: " + raw_extensions_help() + ")");
+  }
+  if (!options.sample_rate) throw UsageError("--rate is required for raw input " + display_name);
+  if (!(*options.sample_rate > 0.0) || !std::isfinite(*options.sample_rate))
+    throw UsageError("--rate must be a number of Hz > 0 (got " +
+                     number_text(*options.sample_rate) + ") for raw input " + display_name);
+  if (options.channels < 1 || options.channels > kMaxChannels)
+    throw UsageError("--channels must be between 1 and " + std::to_string(kMaxChannels) +
+                     " (got " + std::to_string(options.channels) + ")");
+  if (!std::isfinite(options.center_frequency))
+    throw UsageError("--center-frequency must be a finite number of Hz");
+  info.sample_rate = *options.sample_rate;
+  info.channels = options.channels;
+  info.center_frequency = options.center_frequency;
+  info.live = false;
+  return info;
+}
+
+std::unique_ptr<RawSource> RawSource::open_file(const std::string& path,
+                                                const SourceOptions& options) {
+  // Options first: a missing --rate is the user's first problem, whatever the file holds.
+  StreamInfo info = raw_stream_info(path, path, options);
+  OpenedInput input = open_input_file(path);
+  return std::make_unique<RawSource>(input.fd.release(), true, path, info);
+}
+
+std::unique_ptr<RawSource> RawSource::open_stdin(const SourceOptions& options) {
+  StreamInfo info = raw_stream_info("- (stdin)", "", options);
+  return std::make_unique<RawSource>(STDIN_FILENO, false, "stdin", info);
+}
+
+RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info)
+    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), info_(std::move(info)) {
+  // Own the descriptor from here on, so a throw below does not leak it.
+  FileDescriptor guard(owns_fd_ ? fd_ : -1);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw InputError(name_, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(name_, "is a directory, not a file");
+  regular_ = S_ISREG(st.st_mode);
+  const std::size_t frame = info_.frame_bytes();
+  if (regular_) {
+    const off_t position = ::lseek(fd_, 0, SEEK_CUR);
+    const std::uint64_t start = position > 0 ? static_cast<std::uint64_t>(position) : 0;
+    const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+    total_bytes_ = size > start ? size - start : 0;
+    if (total_bytes_ % frame != 0)
+      throw InputError(name_, not_whole_samples_reason(total_bytes_, frame, info_.channels,
+                                                       format_name(info_.format)));
+    remaining_bytes_ = total_bytes_;
+    info_.length = total_bytes_ / frame;
+  } else {
+    info_.length.reset();
+    carry_.resize(frame);
+  }
+  guard.release();
+}
+
+RawSource::~RawSource() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+std::optional<std::uint64_t> RawSource::size_bytes() const {
+  if (!regular_) return std::nullopt;
+  return total_bytes_;
+}
+
+std::size_t RawSource::read(std::byte* dst, std::size_t max_samples) {
+  const std::size_t frame = info_.frame_bytes();
+  const std::size_t samples = std::min(max_samples, std::numeric_limits<std::size_t>::max() / frame);
+  const std::size_t wanted = samples * frame;
+  if (!regular_) return read_stream(dst, wanted);
+
+  const std::size_t bytes =
+      static_cast<std::size_t>(std::min<std::uint64_t>(wanted, remaining_bytes_));
+  if (bytes == 0) return 0;
+  const std::size_t got = read_fully(fd_, dst, bytes, name_);
+  if (got != bytes)
+    throw InputError(name_, "ended after " + std::to_string(total_bytes_ - remaining_bytes_ + got) +
+                                " bytes, " + std::to_string(total_bytes_) +
+                                " expected (did the file shrink while it was read?)");
+  remaining_bytes_ -= got;
+  return got / frame;
+}
+
+bool RawSource::wait_readable() {
+  pollfd pfd{fd_, POLLIN, 0};
+  while (!interrupted_.load(std::memory_order_relaxed)) {
+    const int ready = ::poll(&pfd, 1, kPollInterval_ms);
+    if (ready > 0) return true;  // data, end of input (POLLHUP) or an error: read() tells which
+    if (ready < 0 && errno != EINTR) throw InputError(name_, std::strerror(errno));
+  }
+  return false;
+}
+
+std::size_t RawSource::read_stream(std::byte* dst, std::size_t bytes) {
+  const std::size_t frame = info_.frame_bytes();
+  if (ended_) {
+    if (stray_bytes_at_end_ != 0) {
+      const std::size_t stray = stray_bytes_at_end_;
+      stray_bytes_at_end_ = 0;
+      throw InputError(name_, "input ended in the middle of a sample (" + std::to_string(stray) +
+                                  " stray bytes)");
+    }
+    return 0;
+  }
+  if (bytes == 0) return 0;
+
+  std::size_t have = std::min(carry_bytes_, bytes);
+  std::memcpy(dst, carry_.data(), have);
+  carry_bytes_ = 0;
+
+  while (have < bytes) {
+    if (!wait_readable()) break;
+    const ssize_t got = ::read(fd_, dst + have, std::min<std::size_t>(bytes - have, 0x7ffff000));
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      throw InputError(name_, std::strerror(errno));
+    }
+    if (got == 0) {
+      ended_ = true;
+      break;
+    }
+    have += static_cast<std::size_t>(got);
+  }
+
+  const std::size_t partial = have % frame;
+  if (partial != 0) {
+    if (ended_) {
+      stray_bytes_at_end_ = partial;
+      // Nothing whole to hand out first: report at once rather than after a read of 0.
+      if (have < frame) return read_stream(dst, bytes);
+    } else {
+      std::memcpy(carry_.data(), dst + have - partial, partial);
+      carry_bytes_ = partial;
+    }
+  }
+  return have / frame;
+}
+
+}  // namespace prism

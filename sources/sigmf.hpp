@@ -1,0 +1,80 @@
+// SigMF recordings (https://sigmf.org): a JSON metadata file (.sigmf-meta) beside a raw data
+// file (.sigmf-data), or both in one tar archive (.sigmf). The source accepts the path of
+// either file, the base name, or the archive.
+//
+// Read from the metadata: global core:datatype (cf32_le, ci16_le, ci8, cu8, rf32_le, ri16_le,
+// ri8, ru8, and cf32_be, rf32_be, ci16_be, ri16_be, which are byte-swapped after each read),
+// core:sample_rate (required, > 0), core:num_channels (default 1), core:dataset (a data file
+// of another name), core:metadata_only (rejected: no samples), and from captures[0]:
+// core:frequency (the centre frequency, default 0), core:datetime (the start time) and
+// core:header_bytes (bytes before the samples).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/source.hpp"
+#include "pipeline/stream_info.hpp"
+#include "sources/input_file.hpp"
+
+namespace prism {
+
+// A SigMF recording located and checked, its samples not yet read.
+struct SigmfRecording {
+  std::string meta_path;        // the .sigmf-meta, or the archive
+  std::string data_path;        // the .sigmf-data, or the archive
+  bool archive = false;         // both live in the tar archive at data_path
+  std::string meta_name;        // the meta file's name for messages (archive: "x.sigmf:rec/rec.sigmf-meta")
+  std::string data_name;        // the same for the data
+  std::uint64_t data_offset = 0;  // bytes into data_path where the samples begin
+  std::uint64_t data_bytes = 0;   // bytes of samples
+  std::string datatype;         // as the metadata spells it, e.g. "ci16_le"
+  bool big_endian = false;      // the samples need byte-swapping
+  StreamInfo info;              // format, rate, centre frequency, channels, start, length
+  nlohmann::json meta;          // the whole metadata document
+};
+
+// True when `input` names a SigMF recording by its form: it ends with .sigmf-meta,
+// .sigmf-data or .sigmf, or `input`.sigmf-meta exists.
+bool is_sigmf_input(const std::string& input);
+
+// Locates and checks the recording `path` names. Throws InputError naming the metadata or
+// data file and what is wrong: missing data file, invalid JSON (with the parser's position),
+// a missing or wrong field, an unsupported datatype (listing the supported ones), a data
+// length that is not a whole number of samples.
+SigmfRecording read_sigmf_recording(const std::string& path);
+
+// The recording described for `prism info`: container, paths, datatype, format, channels,
+// sample_rate, center_frequency, length_samples, duration_s, start_time, file_size, captures
+// and annotations counts, and the global core fields that describe it (description, author,
+// hw, recorder, version, license) where present.
+nlohmann::json describe_sigmf(const std::string& path);
+nlohmann::json describe_sigmf(const SigmfRecording& recording);
+
+// The datatypes the source reads, for messages: "cf32_le, ci16_le, ...".
+std::string sigmf_supported_datatypes();
+
+class SigmfSource final : public Source {
+ public:
+  // Throws like read_sigmf_recording.
+  explicit SigmfSource(const std::string& path);
+
+  const StreamInfo& info() const override { return recording_.info; }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  std::string describe() const override { return recording_.meta_path; }
+
+  const SigmfRecording& recording() const { return recording_; }
+
+  // Labels the stream with another centre frequency. Call before the run starts.
+  void set_center_frequency(double hz) { recording_.info.center_frequency = hz; }
+
+ private:
+  FileDescriptor data_fd_;  // before recording_: the constructor fills it while building that
+  SigmfRecording recording_;
+  std::uint64_t position_ = 0;  // bytes of samples read so far
+};
+
+}  // namespace prism

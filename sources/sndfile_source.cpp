@@ -1,0 +1,223 @@
+// Sound files through libsndfile (see sndfile_source.hpp).
+#include "sources/sndfile_source.hpp"
+
+#include <sndfile.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "pipeline/errors.hpp"
+#include "sources/open_source.hpp"
+
+namespace prism {
+
+namespace {
+
+std::string short_container_name(int major, const std::string& long_name) {
+  switch (major) {
+    case SF_FORMAT_WAV:
+    case SF_FORMAT_WAVEX: return "WAV";
+    case SF_FORMAT_RF64: return "RF64";
+    case SF_FORMAT_W64: return "W64";
+    case SF_FORMAT_FLAC: return "FLAC";
+    case SF_FORMAT_OGG: return "OGG";
+    case SF_FORMAT_AIFF: return "AIFF";
+    case SF_FORMAT_AU: return "AU";
+    case SF_FORMAT_CAF: return "CAF";
+    default: return long_name;
+  }
+}
+
+std::string format_info_name(int format) {
+  SF_FORMAT_INFO info{};
+  info.format = format;
+  if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof info) != 0 || !info.name) return {};
+  return info.name;
+}
+
+// Sizes of 2^31 - 1 and 2^32 - 1 in a header are what streaming writers put there when they
+// cannot know the length; libsndfile then reads to the end of the file, and so do we.
+bool is_unknown_length_marker(std::uint64_t declared) {
+  return declared == 0 || declared == 0x7fffffffULL || declared == 0xffffffffULL;
+}
+
+// Finds, in libsndfile's log of the header it parsed, a sample-data chunk whose declared size
+// runs past the end of the file: "data : 192000 (should be 95956)" (WAV, W64), "SSND : ..."
+// (AIFF), "Data Size : ..." (AU). Returns the reason to report, or nothing.
+std::optional<std::string> truncation_in_log(const std::string& log) {
+  std::optional<std::uint64_t> file_length;
+  std::istringstream lines(log);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(" : ");
+    if (colon == std::string::npos) continue;
+    std::string label = line.substr(0, colon);
+    label.erase(0, label.find_first_not_of(' '));
+    label.erase(label.find_last_not_of(' ') + 1);
+    const std::string rest = line.substr(colon + 3);
+    std::uint64_t number = 0;
+    try {
+      if (rest.empty() || rest[0] < '0' || rest[0] > '9') continue;
+      number = std::stoull(rest);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (label == "Length") {
+      file_length = number;
+      continue;
+    }
+    if (label != "data" && label != "SSND" && label != "Data Size") continue;
+    if (is_unknown_length_marker(number)) continue;
+    std::optional<std::uint64_t> available;
+    const auto should = rest.find("(should be ");
+    if (should != std::string::npos) {
+      try {
+        available = std::stoull(rest.substr(should + 11));
+      } catch (const std::exception&) {
+      }
+    }
+    if (available && *available < number)
+      return "truncated: the header promises " + std::to_string(number) +
+             " bytes of samples, the file holds " + std::to_string(*available);
+    if (file_length && number > *file_length)
+      return "truncated: the header promises " + std::to_string(number) +
+             " bytes of samples, the whole file is " + std::to_string(*file_length) + " bytes";
+  }
+  return std::nullopt;
+}
+
+SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
+
+}  // namespace
+
+SndfileSource::SndfileSource(const std::string& path) : path_(path) {
+  OpenedInput input = open_input_file(path);
+  if (input.regular && input.size == 0) throw InputError(path, "empty file (0 bytes)");
+  file_size_ = input.size;
+  fd_ = std::move(input.fd);
+
+  SF_INFO sfinfo{};
+  SNDFILE* const file = sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE);
+  if (!file)
+    throw InputError(path, std::string("not a sound file libsndfile can read (") +
+                               sf_strerror(nullptr) + ")");
+
+  // From here on the handle must be closed on a throw; the destructor does not run.
+  struct CloseOnThrow {
+    SNDFILE* file;
+    bool armed = true;
+    ~CloseOnThrow() {
+      if (armed) sf_close(file);
+    }
+  } close_on_throw{file};
+
+  std::string log(16384, '\0');
+  sf_command(file, SFC_GET_LOG_INFO, log.data(), static_cast<int>(log.size()));
+  log.resize(std::strlen(log.c_str()));
+  if (const auto truncated = truncation_in_log(log)) throw InputError(path, *truncated);
+
+  if (sfinfo.channels < 1 || sfinfo.samplerate < 1)
+    throw InputError(path, "the header says " + std::to_string(sfinfo.channels) +
+                               " channels at " + std::to_string(sfinfo.samplerate) +
+                               " Hz; neither can be below 1");
+
+  const int major = sfinfo.format & SF_FORMAT_TYPEMASK;
+  container_ = short_container_name(major, format_info_name(major));
+  encoding_ = format_info_name(sfinfo.format & SF_FORMAT_SUBMASK);
+
+  info_.format = SampleFormat::f32;
+  info_.sample_rate = sfinfo.samplerate;
+  info_.channels = static_cast<unsigned>(sfinfo.channels);
+  info_.live = false;
+  if (sfinfo.frames >= 0 && sfinfo.frames != SF_COUNT_MAX)
+    info_.length = static_cast<std::uint64_t>(sfinfo.frames);
+  close_on_throw.armed = false;
+  file_ = file;
+}
+
+SndfileSource::~SndfileSource() {
+  if (file_) sf_close(handle(file_));
+}
+
+std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
+  if (!pending_error_.empty()) {
+    const std::string reason = std::move(pending_error_);
+    pending_error_.clear();
+    throw InputError(path_, reason);
+  }
+  std::uint64_t wanted = max_samples;
+  if (info_.length) wanted = std::min<std::uint64_t>(wanted, *info_.length - frames_read_);
+  if (wanted == 0) return 0;
+
+  const std::size_t channels = info_.channels;
+  // libsndfile writes floats: through a bounce buffer when dst is not aligned for them.
+  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % alignof(float) == 0;
+  std::vector<float> bounce;
+  std::uint64_t done = 0;
+  while (done < wanted) {
+    const std::uint64_t ask = wanted - done;
+    float* out;
+    if (aligned) {
+      out = reinterpret_cast<float*>(dst + done * channels * sizeof(float));
+    } else {
+      bounce.resize(static_cast<std::size_t>(std::min<std::uint64_t>(ask, 65536)) * channels);
+      out = bounce.data();
+    }
+    const sf_count_t request =
+        static_cast<sf_count_t>(aligned ? ask : bounce.size() / channels);
+    const sf_count_t got = sf_readf_float(handle(file_), out, request);
+    if (got <= 0) break;
+    if (!aligned)
+      std::memcpy(dst + done * channels * sizeof(float), bounce.data(),
+                  static_cast<std::size_t>(got) * channels * sizeof(float));
+    done += static_cast<std::uint64_t>(got);
+  }
+  if constexpr (std::endian::native == std::endian::big)
+    for (std::size_t i = 0; i < done * channels; ++i)
+      std::reverse(dst + i * sizeof(float), dst + (i + 1) * sizeof(float));
+  frames_read_ += done;
+
+  if (done < wanted && info_.length) {
+    std::string reason;
+    if (sf_error(handle(file_)) != SF_ERR_NO_ERROR)
+      reason = "read failed at frame " + std::to_string(frames_read_) + " of " +
+               std::to_string(*info_.length) + " (" + sf_strerror(handle(file_)) + ")";
+    else
+      reason = "truncated: the samples end at frame " + std::to_string(frames_read_) +
+               ", the header says " + std::to_string(*info_.length);
+    if (done == 0) throw InputError(path_, reason);
+    pending_error_ = reason;  // hand out the good samples first
+  }
+  return static_cast<std::size_t>(done);
+}
+
+nlohmann::json SndfileSource::tags() const {
+  static constexpr std::pair<int, const char*> kTags[] = {
+      {SF_STR_TITLE, "title"},     {SF_STR_ARTIST, "artist"},     {SF_STR_DATE, "date"},
+      {SF_STR_COMMENT, "comment"}, {SF_STR_SOFTWARE, "software"},
+  };
+  nlohmann::json tags = nlohmann::json::object();
+  for (const auto& [id, name] : kTags)
+    if (const char* text = sf_get_string(handle(file_), id); text && *text) tags[name] = text;
+  return tags;
+}
+
+nlohmann::json describe_sound_file(const std::string& path) {
+  return describe_sound_file(SndfileSource(path));
+}
+
+nlohmann::json describe_sound_file(const SndfileSource& source) {
+  nlohmann::json d = describe_stream(source.info());
+  d["container"] = source.container();
+  d["encoding"] = source.encoding();
+  const nlohmann::json tags = source.tags();
+  for (const auto& [key, value] : tags.items()) d[key] = value;
+  d["file_size"] = source.file_size();
+  return d;
+}
+
+}  // namespace prism

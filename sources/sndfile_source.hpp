@@ -1,0 +1,68 @@
+// Sound files through libsndfile: WAV (also RF64, W64), FLAC, OGG/Vorbis and Opus, AIFF, AU,
+// CAF and the other formats libsndfile reads. Samples come out as f32, channels interleaved,
+// integers scaled to [-1, 1) the way format.hpp scales them; rate and length from the file.
+// Built only when PRISM_HAVE_SNDFILE.
+//
+// libsndfile quietly shortens a file whose header promises more samples than it holds; this
+// source reports such a file as truncated instead, so a damaged recording is never taken for
+// a complete one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/source.hpp"
+#include "pipeline/stream_info.hpp"
+#include "sources/input_file.hpp"
+
+namespace prism {
+
+class SndfileSource final : public Source {
+ public:
+  // Opens `path`. Throws InputError naming the path: missing, a directory, unreadable, empty,
+  // not a format libsndfile reads (with sf_strerror's words), or truncated.
+  explicit SndfileSource(const std::string& path);
+  ~SndfileSource() override;
+  SndfileSource(const SndfileSource&) = delete;
+  SndfileSource& operator=(const SndfileSource&) = delete;
+
+  const StreamInfo& info() const override { return info_; }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  std::string describe() const override { return path_; }
+
+  // The container in short ("WAV", "FLAC", "OGG", "AIFF", ...) and the encoding in
+  // libsndfile's words ("Signed 16 bit PCM").
+  const std::string& container() const { return container_; }
+  const std::string& encoding() const { return encoding_; }
+
+  // Bytes of the file.
+  std::uint64_t file_size() const { return file_size_; }
+
+  // The title, artist, date, comment and software strings the file carries (those present).
+  nlohmann::json tags() const;
+
+  // Labels the stream with a centre frequency. Call before the run starts.
+  void set_center_frequency(double hz) { info_.center_frequency = hz; }
+
+ private:
+  std::string path_;
+  FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile
+  void* file_ = nullptr;  // libsndfile's SNDFILE*, whose type name varies between versions
+  StreamInfo info_;
+  std::string container_;
+  std::string encoding_;
+  std::uint64_t file_size_ = 0;
+  std::uint64_t frames_read_ = 0;
+  std::string pending_error_;  // reported by the read after the one that delivered the last
+                               // good samples
+};
+
+// The sound file described for `prism info`: the common fields (describe_stream), container,
+// encoding, file_size, and the title, artist, date, comment and software strings when present.
+nlohmann::json describe_sound_file(const std::string& path);
+nlohmann::json describe_sound_file(const SndfileSource& source);
+
+}  // namespace prism

@@ -1,0 +1,88 @@
+"""Shared helpers for the command-line tests: running prism, writing inputs, loading outputs.
+
+The tests run the real `prism` binary (its path comes as the first argument) and compare what
+it writes with numpy/scipy from Debian's python3.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+PRISM = None  # set by main()
+
+
+def run_prism(*args, timeout=300, stdin=None, check=None):
+    """Runs prism with args; returns CompletedProcess (text output)."""
+    proc = subprocess.run([PRISM, *map(str, args)], capture_output=True, text=True,
+                          errors="replace", timeout=timeout, stdin=stdin)
+    if check is not None and proc.returncode != check:
+        raise AssertionError(
+            f"prism {' '.join(map(str, args))} exited {proc.returncode}, expected {check}\n"
+            f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
+    return proc
+
+
+def write_wav_float(path, rate, samples):
+    """Writes a float32 WAV (mono or [n, channels])."""
+    from scipy.io import wavfile
+    wavfile.write(path, int(rate), np.asarray(samples, dtype=np.float32))
+
+
+def write_sigmf(base, rate, samples, datatype, center=0.0, extra_global=None):
+    """Writes base.sigmf-data and base.sigmf-meta; samples already in the datatype's layout."""
+    with open(base + ".sigmf-data", "wb") as f:
+        f.write(np.ascontiguousarray(samples).tobytes())
+    meta = {"global": {"core:datatype": datatype, "core:sample_rate": rate,
+                       "core:version": "1.0.0"},
+            "captures": [{"core:sample_start": 0, "core:frequency": center}],
+            "annotations": []}
+    if extra_global:
+        meta["global"].update(extra_global)
+    with open(base + ".sigmf-meta", "w") as f:
+        json.dump(meta, f)
+
+
+def load_npy_with_sidecar(path):
+    data = np.load(path)
+    sidecar = os.path.splitext(path)[0] + ".json"
+    with open(sidecar) as f:
+        meta = json.load(f)
+    return data, meta
+
+
+def rel_l2(out, ref):
+    ref = np.asarray(ref, dtype=np.float64)
+    out = np.asarray(out, dtype=np.float64)
+    return float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-300))
+
+
+class TempDirTestCase(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="prism-test-")
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+
+def main():
+    """unittest main that takes the prism path first and ends with 'N passed, N failed'."""
+    global PRISM
+    if len(sys.argv) < 2:
+        sys.exit("usage: test.py PATH_TO_PRISM [unittest args]")
+    PRISM = os.path.abspath(sys.argv[1])
+    argv = [sys.argv[0]] + sys.argv[2:]
+    program = unittest.main(argv=argv, exit=False, verbosity=2)
+    result = program.result
+    failed = len(result.failures) + len(result.errors)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(0 if failed == 0 else 1)

@@ -1,0 +1,293 @@
+"""prism's command line as a user meets it: bad inputs and bad options give a clear message
+and the documented exit code (1 bad input, 2 usage), nothing crashes on garbage, output does
+not depend on the block size, a batch run's accounting balances, Ctrl-C leaves honest files.
+"""
+import json
+import os
+import signal
+import struct
+import subprocess
+import time
+
+import numpy as np
+
+from prism_test_util import TempDirTestCase, load_npy_with_sidecar, main, run_prism, \
+    write_sigmf, write_wav_float
+import prism_test_util
+
+
+class BadInput(TempDirTestCase):
+    """Each unusable input: exit 1, a message naming the file and what is wrong."""
+
+    def expect_input_error(self, path, *words, extra=()):
+        proc = run_prism("spectrogram", path, "-o", self.path("out.npy"), "-q", *extra)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        stem = os.path.splitext(os.path.basename(path.rstrip("/")))[0]
+        self.assertIn(stem, proc.stderr)
+        for word in words:
+            self.assertIn(word.lower(), proc.stderr.lower())
+        self.assertFalse(os.path.exists(self.path("out.npy")), "no output for a failed run")
+        self.assertFalse(os.path.exists(self.path("out.json")))
+
+    def valid_wav_bytes(self, n=4000):
+        p = self.path("valid.wav")
+        write_wav_float(p, 8000, np.random.default_rng(1).uniform(-0.5, 0.5, n))
+        with open(p, "rb") as f:
+            return f.read()
+
+    def test_empty_wav(self):
+        p = self.path("empty.wav")
+        open(p, "wb").close()
+        self.expect_input_error(p)
+
+    def test_truncated_wav(self):
+        data = self.valid_wav_bytes()
+        p = self.path("truncated.wav")
+        with open(p, "wb") as f:
+            f.write(data[: len(data) // 2])
+        self.expect_input_error(p, "truncated")
+
+    def test_garbage_wav(self):
+        p = self.path("garbage.wav")
+        with open(p, "wb") as f:
+            f.write(np.random.default_rng(2).integers(0, 256, 5000, dtype=np.uint8).tobytes())
+        self.expect_input_error(p)
+
+    def test_sigmf_missing_data_file(self):
+        base = self.path("rec")
+        write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cf32_le")
+        os.remove(base + ".sigmf-data")
+        self.expect_input_error(base + ".sigmf-meta", "rec.sigmf-data")
+
+    def test_sigmf_unknown_datatype(self):
+        base = self.path("rec")
+        write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cq7_le")
+        self.expect_input_error(base + ".sigmf-meta", "cq7_le")
+
+    def test_sigmf_wrong_json(self):
+        base = self.path("rec")
+        write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cf32_le")
+        with open(base + ".sigmf-meta", "w") as f:
+            f.write('{"global": {"core:datatype": "cf32_le", ')
+        self.expect_input_error(base + ".sigmf-meta", "json")
+
+    def test_sigmf_missing_rate(self):
+        base = self.path("rec")
+        write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cf32_le")
+        with open(base + ".sigmf-meta") as f:
+            meta = json.load(f)
+        del meta["global"]["core:sample_rate"]
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump(meta, f)
+        self.expect_input_error(base + ".sigmf-meta", "sample_rate")
+
+    def test_sigmf_data_not_whole_samples(self):
+        base = self.path("rec")
+        write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cf32_le")
+        with open(base + ".sigmf-data", "ab") as f:
+            f.write(b"\x01\x02\x03")
+        self.expect_input_error(base + ".sigmf-meta", "rec.sigmf-data", "whole")
+
+    def test_raw_not_whole_samples(self):
+        p = self.path("odd.cf32")
+        with open(p, "wb") as f:
+            f.write(b"\0" * 8 * 100 + b"\0" * 5)
+        self.expect_input_error(p, "whole", extra=["--rate", "1000"])
+
+    def test_directory(self):
+        self.expect_input_error(self.tmp + "/", "directory")
+
+    def test_missing_file(self):
+        self.expect_input_error(self.path("nope.wav"), "no such file")
+
+    def test_unreadable_file(self):
+        # Tests may run as root, where permission bits do not stop reads; /proc/self/mem
+        # opens but every read at offset 0 fails (EIO), which is what an unreadable disk does.
+        proc = run_prism("spectrogram", "/proc/self/mem", "--format", "f32", "--rate", "1000",
+                         "-o", self.path("out.npy"), "-q")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("/proc/self/mem", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("out.npy")))
+
+    def test_unwritable_output(self):
+        p = self.path("in.wav")
+        write_wav_float(p, 8000, np.zeros(1000))
+        proc = run_prism("spectrogram", p, "-o", self.path("no/such/dir/out.npy"), "-q")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("no/such/dir", proc.stderr)
+
+    def test_nothing_crashes_on_garbage(self):
+        rng = np.random.default_rng(3)
+        names = ["g.wav", "g.flac", "g.ogg", "g.sigmf-meta", "g.cf32", "g.bin"]
+        for size in (0, 1, 3, 44, 100, 4096):
+            for name in names:
+                p = self.path(name)
+                with open(p, "wb") as f:
+                    f.write(rng.integers(0, 256, size, dtype=np.uint8).tobytes())
+                if name.endswith(".sigmf-meta"):
+                    with open(self.path("g.sigmf-data"), "wb") as f:
+                        f.write(rng.integers(0, 256, size, dtype=np.uint8).tobytes())
+                proc = run_prism("spectrogram", p, "--rate", "1000", "--format", "ci16", "-o",
+                                 self.path("o.npy"), "-q")
+                with self.subTest(name=name, size=size):
+                    self.assertIn(proc.returncode, (0, 1), proc.stderr)
+                    if proc.returncode == 1:
+                        self.assertTrue(proc.stderr.startswith("prism: "), proc.stderr)
+
+
+class UsageErrors(TempDirTestCase):
+    """Bad options: exit 2, and the message names the option."""
+
+    def expect_usage_error(self, option, *args):
+        proc = run_prism(*args)
+        self.assertEqual(proc.returncode, 2, f"{args}: {proc.stderr}")
+        self.assertIn(option, proc.stderr)
+
+    def test_bad_options(self):
+        self.expect_usage_error("--nperseg", "spectrogram", "--nperseg", "abc")
+        self.expect_usage_error("--nperseg", "spectrogram", "--nperseg", "0")
+        self.expect_usage_error("--noverlap", "spectrogram", "--nperseg", "256", "--noverlap", "256")
+        self.expect_usage_error("--nfft", "spectrogram", "--nperseg", "256", "--nfft", "100")
+        self.expect_usage_error("--window", "spectrogram", "--window", "hanning-ish")
+        self.expect_usage_error("kaiser", "spectrogram", "--window", "kaiser")
+        self.expect_usage_error("--detrend", "spectrogram", "--detrend", "linear")
+        self.expect_usage_error("--scaling", "spectrogram", "--scaling", "power")
+        self.expect_usage_error("--backend", "spectrogram", "--backend", "opencl")
+        self.expect_usage_error("--average", "spectrogram", "--average", "0")
+        self.expect_usage_error("--average", "spectrogram", "--average", "4:median")
+        self.expect_usage_error("--format", "spectrogram", "x.raw", "--format", "cf128", "--rate", "1")
+        self.expect_usage_error("--db-range", "spectrogram", "--db-range", "-20:-80")
+        self.expect_usage_error("--colour", "spectrogram", "--colour", "red")
+        self.expect_usage_error("--channel", "spectrogram", "--channel", "3")
+        self.expect_usage_error("spectrogramm", "spectrogramm")
+
+    def test_raw_without_rate(self):
+        p = self.path("x.cf32")
+        np.zeros(100, np.complex64).tofile(p)
+        self.expect_usage_error("--rate", "spectrogram", p, "-o", self.path("o.npy"))
+
+    def test_unknown_output_extension(self):
+        self.expect_usage_error("out.txt", "spectrogram", "-o", self.path("out.txt"))
+
+    def test_help_teaches(self):
+        proc = run_prism("spectrogram", "--help")
+        self.assertEqual(proc.returncode, 0)
+        for word in ("--nperseg", "--noverlap", "--window", "kaiser", "gen", "--format", "Exit codes"):
+            self.assertIn(word, proc.stdout)
+
+
+class Streaming(TempDirTestCase):
+    def test_output_does_not_depend_on_block_size(self):
+        rng = np.random.default_rng(4)
+        x = (rng.uniform(-0.5, 0.5, 5000) + 1j * rng.uniform(-0.5, 0.5, 5000)).astype(np.complex64)
+        p = self.path("x.cf32")
+        x.tofile(p)
+        reference = None
+        for block in (1, 2, 7, 100, 333, 4096, 100000):
+            out = self.path(f"b{block}.npy")
+            run_prism("spectrogram", p, "--format", "cf32", "--rate", "1e6", "--nperseg", 100,
+                      "--noverlap", 37, "--nfft", 128, "--window", "kaiser:6", "--block-size",
+                      block, "-o", out, "-q", check=0)
+            with open(out, "rb") as f:
+                data = f.read()
+            if reference is None:
+                reference = data
+            self.assertEqual(data, reference, f"block size {block} changed the output")
+
+    def test_batch_accounting_balances(self):
+        p = self.path("x.wav")
+        n = 123457
+        write_wav_float(p, 48000, np.random.default_rng(5).uniform(-0.5, 0.5, n))
+        summary = self.path("summary.json")
+        run_prism("spectrogram", p, "-o", self.path("a.npy"), "-o", self.path("a.png"),
+                  "--nperseg", 500, "--noverlap", 100, "--average", "3", "--block-size", 1000,
+                  "--summary-json", summary, "-q", check=0)
+        with open(summary) as f:
+            s = json.load(f)
+        frames = (n - 500) // 400 + 1
+        self.assertEqual(s["outcome"], "completed")
+        self.assertEqual(s["samples_read"], n)
+        self.assertEqual(s["samples_processed"], n)
+        self.assertEqual(s["samples_dropped"], 0)
+        self.assertEqual(s["frames"], frames)
+        self.assertEqual(s["tail_samples"], n - ((frames - 1) * 400 + 500))
+        self.assertEqual(s["rows_out"], frames // 3)
+        self.assertEqual(s["frames_unaveraged"], frames % 3)
+        for sink in s["sinks"]:
+            self.assertEqual(sink["rows_in"], frames // 3)
+            self.assertEqual(sink["rows_written"], frames // 3)
+        self.assertEqual(s["accounting"], "balanced")
+        rows, _ = load_npy_with_sidecar(self.path("a.npy"))
+        self.assertEqual(rows.shape[0], frames // 3)
+
+    def test_stdin_input(self):
+        x = np.random.default_rng(6).integers(-2000, 2000, 20000, dtype=np.int16)
+        out = self.path("stdin.npy")
+        proc = subprocess.run([prism_test_util.PRISM, "spectrogram", "-", "--format", "i16",
+                               "--rate", "8000", "-o", out, "-q"], input=x.tobytes(),
+                              capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows, meta = load_npy_with_sidecar(out)
+        self.assertEqual(rows.shape[1], 129)
+
+    def test_ctrl_c_leaves_an_honest_partial_output(self):
+        out = self.path("endless.npy")
+        proc = subprocess.Popen([prism_test_util.PRISM, "spectrogram", "gen:duration=inf,rate=1e6,noise=0.1",
+                                 "-o", out, "--nperseg", "1024"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, stderr)
+        self.assertIn("interrupted", stdout + stderr)
+        rows, meta = load_npy_with_sidecar(out)
+        self.assertFalse(meta["complete"])
+        self.assertGreater(rows.shape[0], 0)
+        self.assertEqual(meta["rows"], rows.shape[0])
+        self.assertFalse(os.path.exists(out + ".partial"))
+
+
+class OtherCommands(TempDirTestCase):
+    def test_generate_then_info_then_spectrogram(self):
+        meta = self.path("iq.sigmf-meta")
+        run_prism("generate", "gen:rate=1e6,complex,tone=100e3@0.5,duration=0.5", "-o", meta, "-q",
+                  check=0)
+        info = run_prism("info", meta, "--json", check=0)
+        d = json.loads(info.stdout)
+        self.assertEqual(d["format"], "cf32")
+        self.assertEqual(d["sample_rate"], 1e6)
+        self.assertEqual(d["length_samples"], 500000)
+        out = self.path("iq.npy")
+        run_prism("spectrogram", meta, "-o", out, "--nperseg", 1000, "--window", "hann", "-q",
+                  check=0)
+        rows, m = load_npy_with_sidecar(out)
+        peak = np.array(m["frequencies"])[np.argmax(rows.mean(axis=0))]
+        self.assertAlmostEqual(peak, 100e3, delta=1e3)
+
+    def test_generate_wav(self):
+        wav = self.path("t.wav")
+        run_prism("generate", "gen:tone=440,duration=0.25", "-o", wav, "-q", check=0)
+        from scipy.io import wavfile
+        rate, data = wavfile.read(wav)
+        self.assertEqual(rate, 48000)
+        self.assertEqual(len(data), 12000)
+
+    def test_default_run_writes_png(self):
+        cwd = os.getcwd()
+        os.chdir(self.tmp)
+        try:
+            proc = run_prism("spectrogram", check=0)
+        finally:
+            os.chdir(cwd)
+        self.assertIn("accounting balanced", proc.stdout)
+        with open(self.path("spectrogram.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_devices(self):
+        proc = run_prism("devices", check=0)
+        self.assertIn("cpu", proc.stdout)
+        self.assertIn("GPUs:", proc.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+// Tests of the sink registry: the sink chosen for each extension, and the errors that must come
+// before any processing (unsupported extension, bad options, unusable directory).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "pipeline/errors.hpp"
+#include "sinks/npy_sink.hpp"
+#include "sinks/open_sink.hpp"
+#include "sinks/png_sink.hpp"
+#include "sinks/sigmf_writer.hpp"
+#include "sink_test_support.hpp"
+
+namespace prism {
+namespace {
+
+using test::ScratchDir;
+
+TEST(OpenSink, RowSinksByExtension) {
+  ScratchDir dir;
+  EXPECT_NE(dynamic_cast<NpySink*>(open_row_sink(dir.file("a.npy")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<NpySink*>(open_row_sink(dir.file("a.NPY")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<PngSink*>(open_row_sink(dir.file("a.png")).get()), nullptr);
+  EXPECT_TRUE(dir.names().empty()) << "opening creates nothing until begin()";
+}
+
+TEST(OpenSink, UnsupportedRowExtensionNamesPathAndChoices) {
+  try {
+    open_row_sink("out.jpg");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("out.jpg"), std::string::npos) << message;
+    EXPECT_NE(message.find(".npy"), std::string::npos) << message;
+    EXPECT_NE(message.find(".png"), std::string::npos) << message;
+  }
+}
+
+TEST(OpenSink, UnknownColormapListsTheNames) {
+  RowSinkOptions options;
+  options.colormap = "rainbow";
+  try {
+    open_row_sink("out.png", options);
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(colormap_names_help()), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(colormap_names().front(), "viridis");
+  EXPECT_EQ(colormap_names().size(), 5u);
+}
+
+TEST(OpenSink, SampleSinksByExtension) {
+  ScratchDir dir;
+  for (const char* name : {"r", "r.sigmf-meta", "r.sigmf-data", "r.sigmf"})
+    EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sample_sink(dir.file(name)).get()), nullptr) << name;
+  EXPECT_THROW(open_sample_sink(dir.file("r.txt")), UsageError);
+}
+
+TEST(OpenSink, OutputDirectoryIsCheckedAtOpen) {
+  ScratchDir dir;
+  try {
+    open_row_sink(dir.file("missing/out.png"));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), dir.file("missing/out.png"));
+  }
+  EXPECT_THROW(open_sample_sink(dir.file("missing/r")), InputError);
+  // A path that names an existing directory cannot be a file.
+  std::filesystem::create_directory(dir.path() / "d.npy");
+  EXPECT_THROW(open_row_sink(dir.file("d.npy")), InputError);
+}
+
+}  // namespace
+}  // namespace prism

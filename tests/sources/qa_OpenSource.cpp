@@ -1,0 +1,118 @@
+// Tests of the source registry (sources/open_source.hpp): which kind each input goes to, the
+// path checks every file kind shares, options against self-describing inputs, and the
+// descriptions `prism info` prints.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "pipeline/errors.hpp"
+#include "sources/generator.hpp"
+#include "sources/open_source.hpp"
+#include "sources/raw_file.hpp"
+#include "tests/sources/source_test_support.hpp"
+
+namespace prism {
+namespace {
+
+using test::error_message;
+using test::ScratchDir;
+
+TEST(OpenSource, PicksTheKindFromTheInput) {
+  EXPECT_EQ(source_kind_name("gen"), "generator");
+  EXPECT_EQ(source_kind_name("gen:tone=1000"), "generator");
+  EXPECT_EQ(source_kind_name("-"), "stdin");
+  EXPECT_EQ(source_kind_name("x.sigmf-meta"), "SigMF");
+  EXPECT_EQ(source_kind_name("x.sigmf-data"), "SigMF");
+  EXPECT_EQ(source_kind_name("x.sigmf"), "SigMF");
+  for (const char* sound : {"x.wav", "x.FLAC", "x.ogg", "x.oga", "x.aif", "x.aiff", "x.au",
+                            "x.caf", "x.w64"})
+    EXPECT_EQ(source_kind_name(sound), "sound file") << sound;
+  EXPECT_EQ(source_kind_name("x.cf32"), "raw");
+  EXPECT_EQ(source_kind_name("x.bin"), "raw");
+  EXPECT_EQ(source_kind_name("generator"), "raw");
+  EXPECT_EQ(source_kind_name("gen.wav"), "sound file");
+
+  ScratchDir dir;
+  test::write_file(dir.file("rec.sigmf-meta"), "{}");
+  EXPECT_EQ(source_kind_name(dir.file("rec")), "SigMF");  // a base name with its meta beside it
+  EXPECT_EQ(source_kind_name(dir.file("other")), "raw");
+}
+
+TEST(OpenSource, ChecksPathsBeforeDispatch) {
+  ScratchDir dir;
+  for (const char* name : {"none.wav", "none.cf32", "none"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(error_message<InputError>([&] { open_source(dir.file(name), {}); }),
+              dir.file(name) + ": no such file");
+  }
+  std::filesystem::create_directory(dir.file("d.cu8"));
+  EXPECT_EQ(error_message<InputError>([&] { open_source(dir.file("d.cu8"), {}); }),
+            dir.file("d.cu8") + ": is a directory, not a file");
+  EXPECT_EQ(error_message<InputError>([&] { open_source(dir.path().string(), {}); }),
+            dir.path().string() + ": is a directory, not a file");
+  EXPECT_CONTAINS(error_message<UsageError>([&] { open_source("", {}); }), "input is empty");
+}
+
+TEST(OpenSource, GeneratorOpensWithItsSpecAndRejectsContradictingOptions) {
+  auto source = open_source("gen:rate=8000,duration=2,tone=100", {});
+  auto* generator = dynamic_cast<GeneratorSource*>(source.get());
+  ASSERT_NE(generator, nullptr);
+  EXPECT_EQ(source->info().length, 16000u);
+  EXPECT_EQ(source->info().sample_rate, 8000);
+
+  SourceOptions rate;
+  rate.sample_rate = 48000;
+  const std::string message =
+      error_message<UsageError>([&] { open_source("gen:rate=8000,tone=100", rate); });
+  EXPECT_CONTAINS(message, "--rate 48000");
+  EXPECT_CONTAINS(message, "gen:rate=");
+
+  SourceOptions centre;
+  centre.center_frequency = 1e9;
+  EXPECT_EQ(open_source("gen", centre)->info().center_frequency, 1e9);
+
+  EXPECT_CONTAINS(error_message<UsageError>([&] { open_source("gen:bogus=1", {}); }),
+                  "unknown key 'bogus'");
+}
+
+TEST(OpenSource, RawInputNeedsFormatAndRate) {
+  ScratchDir dir;
+  test::write_file(dir.file("x.bin"), std::string(16, 'a'));
+  SourceOptions rate_only;
+  rate_only.sample_rate = 1e3;
+  EXPECT_CONTAINS(error_message<UsageError>([&] { open_source(dir.file("x.bin"), rate_only); }),
+                  "--format is required for raw input " + dir.file("x.bin"));
+  SourceOptions both = rate_only;
+  both.format = SampleFormat::ci16;
+  EXPECT_EQ(open_source(dir.file("x.bin"), both)->info().length, 4u);
+}
+
+TEST(OpenSource, DescribesEveryKindOfInput) {
+  const nlohmann::json gen = describe_input("gen:rate=1000,duration=3,tone=10", {});
+  EXPECT_EQ(gen["container"], "generator");
+  EXPECT_EQ(gen["format"], "f32");
+  EXPECT_EQ(gen["channels"], 1);
+  EXPECT_EQ(gen["sample_rate"], 1000);
+  EXPECT_EQ(gen["center_frequency"], 0);
+  EXPECT_EQ(gen["length_samples"], 3000);
+  EXPECT_EQ(gen["duration_s"], 3);
+  EXPECT_TRUE(gen["start_time"].is_null());
+  EXPECT_TRUE(gen["file_size"].is_null());
+  EXPECT_EQ(gen["spec"], parse_generator_spec("gen:rate=1000,duration=3,tone=10").to_string());
+  EXPECT_EQ(gen["input"], "gen:rate=1000,duration=3,tone=10");
+
+  const nlohmann::json endless = describe_input("gen:duration=inf", {});
+  EXPECT_TRUE(endless["length_samples"].is_null());
+  EXPECT_TRUE(endless["duration_s"].is_null());
+
+  SourceOptions raw;
+  raw.sample_rate = 1e3;
+  raw.format = SampleFormat::cf32;
+  raw.center_frequency = 5e6;
+  const nlohmann::json in = describe_input("-", raw);
+  EXPECT_EQ(in["container"], "stdin");
+  EXPECT_EQ(in["center_frequency"], 5e6);
+}
+
+}  // namespace
+}  // namespace prism
