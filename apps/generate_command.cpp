@@ -9,6 +9,7 @@
 #include "pipeline/errors.hpp"
 #include "pipeline/stop_token.hpp"
 #include "sinks/open_sink.hpp"
+#include "sources/generator.hpp"
 #include "sources/open_source.hpp"
 
 namespace prism::app {
@@ -59,6 +60,12 @@ int run_generate(const GenerateOptions& o) {
                 static_cast<unsigned long long>(sink->samples_written()),
                 std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate,
                 stop.stop_requested() ? " (interrupted: incomplete)" : "");
+  if (const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
+      generator != nullptr && generator->clipped_samples() != 0)
+    std::fprintf(stderr, "prism: warning: %llu sample values exceeded the %s range and were clipped; "
+                         "lower the amplitudes or write f32/cf32\n",
+                 static_cast<unsigned long long>(generator->clipped_samples()),
+                 std::string(format_name(info.format)).c_str());
   return stop.stop_requested() ? kExitInterrupted : kExitOk;
 }
 

@@ -56,7 +56,7 @@ Runner add_info_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "Sample format of raw input: " + format_names_help());
   cmd->add_option("--rate", o->rate, "Sample rate of raw input, Hz");
   cmd->add_option("--channels", o->channels, "Interleaved channels of raw input")->capture_default_str();
-  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency of raw input, Hz");
+  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency, Hz: labels raw input, or relabels any input");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   return [o] { return run_info(*o); };
 }

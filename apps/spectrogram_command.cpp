@@ -256,7 +256,7 @@ Runner add_spectrogram_command(CLI::App& app) {
   cmd->add_option("--channels", o->channels, "Interleaved channels of raw input")
       ->capture_default_str()
       ->group(raw);
-  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency of raw complex input, Hz")
+  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency, Hz: labels raw input, or relabels any input")
       ->group(raw);
   auto* image = "Image output";
   cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, turbo or grayscale")

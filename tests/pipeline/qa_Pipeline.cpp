@@ -188,7 +188,9 @@ TEST(Pipeline, LiveSourceCountsOverrunsInsteadOfWaiting) {
   std::uint64_t last_first = 0;
   for (std::size_t r = 0; r < sink.values.size() / 3; ++r) {
     const auto first = static_cast<std::uint64_t>(sink.values[r * 3 + 2]);
-    if (r > 0) EXPECT_GT(first, last_first);
+    if (r > 0) {
+      EXPECT_GT(first, last_first);
+    }
     last_first = first;
   }
 }
