@@ -35,6 +35,7 @@ struct SpectrogramOptions {
   bool decibels = false;
   std::string average = "1";
   unsigned channel = 0;
+  std::string integer_scale = "unit";
   std::size_t block_size = 65536;
   std::size_t blocks = 4;
   unsigned threads = 0;
@@ -87,6 +88,7 @@ SpectrogramParams make_params(const SpectrogramOptions& o) {
     else throw UsageError("--average '" + avg + "': the kind must be mean or max");
   }
   p.channel = o.channel;
+  p.integer_scale = o.integer_scale == "raw" ? IntegerScale::raw : IntegerScale::unit;
   p.validate();
   return p;
 }
@@ -240,6 +242,11 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "Average K consecutive frames per output row: K[:mean|max] (max = peak hold)")
       ->capture_default_str();
   cmd->add_option("--channel", o->channel, "Channel to analyse in a multi-channel input (0-based)")
+      ->capture_default_str();
+  cmd->add_option("--integer-scale", o->integer_scale,
+                  "Integer samples (i16, ci16, i8, u8 ..., 16-bit PCM WAV) as unit: scaled to "
+                  "[-1, 1), or raw: the stored values, as numpy/scipy.io.wavfile see them")
+      ->check(CLI::IsMember({"unit", "raw"}))
       ->capture_default_str();
   cmd->add_option("--block-size", o->block_size,
                   "Samples per block moving through the pipeline (output does not depend on it)")

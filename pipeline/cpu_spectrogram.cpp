@@ -338,14 +338,15 @@ struct CpuSpectrogram::Impl {
     if (count == 0) return;
     const std::byte* src = data + first * frame_bytes + channel_offset;
     if (stream.channels == 1) {
-      convert_to_float(stream.format, src, count * components, dst);
+      convert_to_float(stream.format, src, count * components, dst, params.integer_scale);
       return;
     }
     const std::size_t chunk = params.nperseg;
     for (std::size_t done = 0; done < count; done += chunk) {
       const std::size_t n = std::min(chunk, count - done);
       gather_samples(src + done * frame_bytes, frame_bytes, sample_bytes, n, native);
-      convert_to_float(stream.format, native, n * components, dst + done * components);
+      convert_to_float(stream.format, native, n * components, dst + done * components,
+                       params.integer_scale);
     }
   }
 

@@ -76,21 +76,24 @@ void convert_scaled(const std::byte* src, std::size_t n, float* dst, float offse
 }
 }  // namespace
 
-void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst) {
+void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
+                      IntegerScale scale) {
+  const bool unit = scale == IntegerScale::unit;
   switch (f) {
     case SampleFormat::f32:
     case SampleFormat::cf32: std::memcpy(dst, src, components * sizeof(float)); return;
     case SampleFormat::i16:
     case SampleFormat::ci16:
-      convert_scaled<std::int16_t>(src, components, dst, 0.0f, 1.0f / 32768.0f);
+      convert_scaled<std::int16_t>(src, components, dst, 0.0f, unit ? 1.0f / 32768.0f : 1.0f);
       return;
     case SampleFormat::i8:
     case SampleFormat::ci8:
-      convert_scaled<std::int8_t>(src, components, dst, 0.0f, 1.0f / 128.0f);
+      convert_scaled<std::int8_t>(src, components, dst, 0.0f, unit ? 1.0f / 128.0f : 1.0f);
       return;
     case SampleFormat::u8:
     case SampleFormat::cu8:
-      convert_scaled<std::uint8_t>(src, components, dst, 128.0f, 1.0f / 128.0f);
+      convert_scaled<std::uint8_t>(src, components, dst, unit ? 128.0f : 0.0f,
+                                   unit ? 1.0f / 128.0f : 1.0f);
       return;
   }
 }

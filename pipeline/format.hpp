@@ -58,8 +58,16 @@ std::optional<SampleFormat> parse_format(std::string_view name);
 // The list of accepted names, for error messages and --help.
 std::string format_names_help();
 
+// How integer samples become floats:
+//   unit  scaled to [-1, 1): i16 / 32768, i8 / 128, (u8 - 128) / 128 (the default);
+//   raw   the stored integer values as they are (what numpy sees from np.fromfile or
+//         scipy.io.wavfile.read), for comparisons with code that does not scale.
+// Float formats are never scaled.
+enum class IntegerScale { unit, raw };
+
 // Converts `components` scalar components from `src` (native format, little-endian) to float.
 // Complex formats stay interleaved (re, im, re, im ...).
-void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst);
+void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
+                      IntegerScale scale = IntegerScale::unit);
 
 }  // namespace prism

@@ -38,6 +38,7 @@ nlohmann::json SpectrogramParams::to_json() const {
       {"average", average},
       {"average_kind", to_string(average_kind)},
       {"channel", channel},
+      {"integer_scale", integer_scale == IntegerScale::unit ? "unit" : "raw"},
   };
 }
 

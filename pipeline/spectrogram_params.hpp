@@ -14,6 +14,7 @@
 //   average    K >= 1 consecutive frames per output row, by mean or max (peak hold);
 //              trailing frames that do not fill K are not output and are counted
 //   channel    which channel of a multi-channel stream to analyse, 0-based
+//   integer_scale  unit (integers scaled to [-1, 1)) or raw (stored values), see format.hpp
 //
 // Real input gives one-sided spectra (nfft/2 + 1 bins, as scipy's return_onesided=True);
 // complex input gives two-sided spectra, centred (fftshift: the most negative frequency first).
@@ -24,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/format.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism {
@@ -48,6 +50,7 @@ struct SpectrogramParams {
   std::size_t average = 1;
   AverageKind average_kind = AverageKind::mean;
   unsigned channel = 0;
+  IntegerScale integer_scale = IntegerScale::unit;
 
   std::size_t hop() const { return nperseg - noverlap; }
   // Throws UsageError naming the option when a value is out of its range.

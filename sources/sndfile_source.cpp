@@ -129,7 +129,8 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   container_ = short_container_name(major, format_info_name(major));
   encoding_ = format_info_name(sfinfo.format & SF_FORMAT_SUBMASK);
 
-  info_.format = SampleFormat::f32;
+  pcm16_ = (sfinfo.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16;
+  info_.format = pcm16_ ? SampleFormat::i16 : SampleFormat::f32;
   info_.sample_rate = sfinfo.samplerate;
   info_.channels = static_cast<unsigned>(sfinfo.channels);
   info_.live = false;
@@ -154,31 +155,35 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
   if (wanted == 0) return 0;
 
   const std::size_t channels = info_.channels;
-  // libsndfile writes floats: through a bounce buffer when dst is not aligned for them.
-  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % alignof(float) == 0;
-  std::vector<float> bounce;
+  const std::size_t value_bytes = pcm16_ ? sizeof(short) : sizeof(float);
+  // libsndfile writes shorts or floats: through a bounce buffer when dst is not aligned for them.
+  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % value_bytes == 0;
+  std::vector<std::byte> bounce;
   std::uint64_t done = 0;
   while (done < wanted) {
     const std::uint64_t ask = wanted - done;
-    float* out;
+    std::byte* out;
     if (aligned) {
-      out = reinterpret_cast<float*>(dst + done * channels * sizeof(float));
+      out = dst + done * channels * value_bytes;
     } else {
-      bounce.resize(static_cast<std::size_t>(std::min<std::uint64_t>(ask, 65536)) * channels);
+      bounce.resize(static_cast<std::size_t>(std::min<std::uint64_t>(ask, 65536)) * channels *
+                    value_bytes);
       out = bounce.data();
     }
     const sf_count_t request =
-        static_cast<sf_count_t>(aligned ? ask : bounce.size() / channels);
-    const sf_count_t got = sf_readf_float(handle(file_), out, request);
+        static_cast<sf_count_t>(aligned ? ask : bounce.size() / (channels * value_bytes));
+    const sf_count_t got =
+        pcm16_ ? sf_readf_short(handle(file_), reinterpret_cast<short*>(out), request)
+               : sf_readf_float(handle(file_), reinterpret_cast<float*>(out), request);
     if (got <= 0) break;
     if (!aligned)
-      std::memcpy(dst + done * channels * sizeof(float), bounce.data(),
-                  static_cast<std::size_t>(got) * channels * sizeof(float));
+      std::memcpy(dst + done * channels * value_bytes, bounce.data(),
+                  static_cast<std::size_t>(got) * channels * value_bytes);
     done += static_cast<std::uint64_t>(got);
   }
   if constexpr (std::endian::native == std::endian::big)
     for (std::size_t i = 0; i < done * channels; ++i)
-      std::reverse(dst + i * sizeof(float), dst + (i + 1) * sizeof(float));
+      std::reverse(dst + i * value_bytes, dst + (i + 1) * value_bytes);
   frames_read_ += done;
 
   if (done < wanted && info_.length) {

@@ -1,6 +1,7 @@
 // Sound files through libsndfile: WAV (also RF64, W64), FLAC, OGG/Vorbis and Opus, AIFF, AU,
-// CAF and the other formats libsndfile reads. Samples come out as f32, channels interleaved,
-// integers scaled to [-1, 1) the way format.hpp scales them; rate and length from the file.
+// CAF and the other formats libsndfile reads. 16-bit PCM comes out as i16 (exact, and what
+// scipy.io.wavfile sees); everything else as f32, integers scaled to [-1, 1) the way
+// format.hpp scales them. Channels interleaved; rate and length from the file.
 // Built only when PRISM_HAVE_SNDFILE.
 //
 // libsndfile quietly shortens a file whose header promises more samples than it holds; this
@@ -56,6 +57,7 @@ class SndfileSource final : public Source {
   std::string encoding_;
   std::uint64_t file_size_ = 0;
   std::uint64_t frames_read_ = 0;
+  bool pcm16_ = false;  // 16-bit PCM travels as i16 (exact, half the bytes of f32)
   std::string pending_error_;  // reported by the read after the one that delivered the last
                                // good samples
 };

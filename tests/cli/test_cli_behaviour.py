@@ -220,6 +220,25 @@ class Streaming(TempDirTestCase):
         rows, _ = load_npy_with_sidecar(self.path("a.npy"))
         self.assertEqual(rows.shape[0], frames // 3)
 
+    def test_memory_stays_bounded_for_an_input_100_times_the_pool(self):
+        # A 1 MiB pool (4 blocks of 65536 f32 samples) and a 100 MiB recording.
+        p = self.path("big.f32")
+        chunk = np.random.default_rng(7).uniform(-0.5, 0.5, 1 << 20).astype(np.float32)
+        with open(p, "wb") as f:
+            for _ in range(25):
+                chunk.tofile(f)
+        summary = self.path("big.json")
+        run_prism("spectrogram", p, "--format", "f32", "--rate", "48000", "--block-size", 65536,
+                  "--blocks", 4, "--nperseg", 1024, "--noverlap", 0, "-o", self.path("big.npy"),
+                  "--summary-json", summary, "-q", check=0)
+        with open(summary) as f:
+            s = json.load(f)
+        self.assertEqual(s["samples_processed"], 25 << 20)
+        self.assertEqual(s["pool_bytes"], 1 << 20)
+        self.assertEqual(s["samples_read"] * 4, 100 * s["pool_bytes"])
+        self.assertLess(s["peak_rss_bytes"], 48 << 20,
+                        "peak resident memory must not grow with the input")
+
     def test_stdin_input(self):
         x = np.random.default_rng(6).integers(-2000, 2000, 20000, dtype=np.int16)
         out = self.path("stdin.npy")

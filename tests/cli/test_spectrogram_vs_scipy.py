@@ -132,6 +132,38 @@ class SpectrogramVsScipy(TempDirTestCase):
                                                  window="hann", nperseg=256)
             self.assertLessEqual(rel_l2(rows, sxx.T), 1e-5)
 
+    def test_pcm16_wav_unit_and_raw_integer_scale(self):
+        from scipy.io import wavfile
+        fs = 22050
+        x = self.rng.integers(-20000, 20000, 40000, dtype=np.int16)
+        inp = self.path("pcm16.wav")
+        wavfile.write(inp, fs, x)
+        _, data = wavfile.read(inp)  # int16, as a scipy user loads it
+        for scale, reference_input in (("raw", data.astype(np.float64)),
+                                       ("unit", data.astype(np.float64) / 32768.0)):
+            out = self.path(f"pcm16_{scale}.npy")
+            run_prism("spectrogram", inp, "-o", out, "--integer-scale", scale, "--nperseg", 512,
+                      "-q", check=0)
+            rows, meta = load_npy_with_sidecar(out)
+            _, _, sxx = scipy.signal.spectrogram(reference_input, fs=fs, nperseg=512)
+            self.assertLessEqual(rel_l2(rows, sxx.T), 1e-5, scale)
+            self.assertEqual(meta["parameters"]["integer_scale"], scale)
+
+    def test_ci16_sigmf_raw_scale_matches_numpy_view(self):
+        from prism_test_util import write_sigmf
+        iq = self.rng.integers(-3000, 3000, (30000, 2), dtype=np.int16)
+        base = self.path("ci16")
+        write_sigmf(base, 1e6, iq, "ci16_le", center=915e6)
+        out = self.path("ci16.npy")
+        run_prism("spectrogram", base + ".sigmf-meta", "-o", out, "--integer-scale", "raw",
+                  "--nperseg", 256, "--window", "hann", "-q", check=0)
+        rows, meta = load_npy_with_sidecar(out)
+        x = iq[:, 0].astype(np.float64) + 1j * iq[:, 1].astype(np.float64)
+        _, _, sxx = scipy.signal.spectrogram(x, fs=1e6, window="hann", nperseg=256,
+                                             return_onesided=False)
+        self.assertLessEqual(rel_l2(rows, np.fft.fftshift(sxx.T, axes=1)), 1e-5)
+        self.assertEqual(meta["center_frequency"], 915e6)
+
     def test_averaging_mean_and_max(self):
         fs = 8000.0
         x = self.rng.uniform(-0.5, 0.5, 30000)

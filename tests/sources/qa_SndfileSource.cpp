@@ -66,17 +66,31 @@ TEST(SndfileSource, ReadsBackWavAndFlacSampleForSample) {
     write_sound_file(dir.file(c.name), c.format, 44100, c.channels, samples);
 
     SndfileSource source(dir.file(c.name));
-    EXPECT_EQ(source.info().format, SampleFormat::f32);
+    EXPECT_EQ(source.info().format, SampleFormat::i16) << "16-bit PCM travels as i16";
     EXPECT_EQ(source.info().sample_rate, 44100);
     EXPECT_EQ(source.info().channels, static_cast<unsigned>(c.channels));
     EXPECT_EQ(source.info().length, 10007u);
     EXPECT_EQ(source.container(), c.container);
     EXPECT_EQ(source.encoding(), "Signed 16 bit PCM");
-    const auto floats = as_floats(read_all(source, 1000));
-    ASSERT_EQ(floats.size(), samples.size());
+    const auto bytes = read_all(source, 1000);
+    ASSERT_EQ(bytes.size(), samples.size() * sizeof(short));
+    std::vector<float> floats(samples.size());
+    convert_to_float(SampleFormat::i16, bytes.data(), floats.size(), floats.data());
     for (std::size_t i = 0; i < samples.size(); ++i)
       ASSERT_EQ(floats[i], samples[i] / 32768.0f) << "at " << i;
   }
+}
+
+TEST(SndfileSource, OtherEncodingsComeOutAsScaledFloats) {
+  ScratchDir dir;
+  const auto samples = test_samples(2000, 1);
+  write_sound_file(dir.file("a24.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_24, 8000, 1, samples);
+  SndfileSource source(dir.file("a24.wav"));
+  EXPECT_EQ(source.info().format, SampleFormat::f32);
+  const auto floats = as_floats(read_all(source, 300));
+  ASSERT_EQ(floats.size(), samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    ASSERT_EQ(floats[i], samples[i] / 32768.0f) << "at " << i;
 }
 
 TEST(SndfileSource, ChunkedReadsMatchOneRead) {
@@ -95,7 +109,7 @@ TEST(SndfileSource, UnalignedBufferGetsTheSameSamples) {
   SndfileSource aligned(dir.file("a.wav"));
   const auto expected = read_all(aligned, 500);
   SndfileSource source(dir.file("a.wav"));
-  std::vector<std::byte> buffer(500 * 4 + 1);
+  std::vector<std::byte> buffer(500 * 2 + 1);
   ASSERT_EQ(source.read(buffer.data() + 1, 500), 500u);
   EXPECT_EQ(std::memcmp(buffer.data() + 1, expected.data(), expected.size()), 0);
 }
@@ -111,7 +125,7 @@ TEST(SndfileSource, StreamedWavWithUnknownLengthMarkerIsNotTruncated) {
   std::memset(bytes.data() + 40, 0xff, 4);
   test::write_file(dir.file("streamed.wav"), bytes);
   SndfileSource source(dir.file("streamed.wav"));
-  EXPECT_EQ(read_all(source, 256).size(), 1000u * 4);
+  EXPECT_EQ(read_all(source, 256).size(), 1000u * sizeof(short));
 }
 
 TEST(SndfileSource, DescribesTheFile) {
@@ -120,7 +134,7 @@ TEST(SndfileSource, DescribesTheFile) {
                    test_samples(4800, 2));
   const nlohmann::json d = describe_sound_file(dir.file("a.flac"));
   EXPECT_EQ(d["container"], "FLAC");
-  EXPECT_EQ(d["format"], "f32");
+  EXPECT_EQ(d["format"], "i16");
   EXPECT_EQ(d["channels"], 2);
   EXPECT_EQ(d["sample_rate"], 48000);
   EXPECT_EQ(d["length_samples"], 4800);
@@ -236,7 +250,7 @@ TEST(SndfileSource, OpenSourceDispatchesByExtensionAndChecksOptions) {
   const std::string message =
       error_message<UsageError>([&] { open_source(dir.file("A.WAV"), wrong_format); });
   EXPECT_CONTAINS(message, "--format ci16");
-  EXPECT_CONTAINS(message, "which is f32");
+  EXPECT_CONTAINS(message, "which is i16");
 
   const nlohmann::json d = describe_input(dir.file("A.WAV"), {});
   EXPECT_EQ(d["container"], "WAV");
