@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
       "  prism spectrogram iq.bin --format ci16 --rate 2.4e6 -o iq.png\n"
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
-      "  prism devices",
+      "  prism devices\n"
+      "  prism view audio:                          live waterfall of the default audio input",
       "prism"};
   app.set_version_flag("--version", std::string("prism ") + PRISM_VERSION);
   app.require_subcommand(1);
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
       {"info", add_info_command(app)},
       {"generate", add_generate_command(app)},
       {"devices", add_devices_command(app)},
+      {"view", add_view_command(app)},
   };
 
   // A mistyped command would otherwise read as "a subcommand is required".
@@ -39,7 +41,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto& entry : runners) known = known || entry.first == argv[1];
     if (!known) {
-      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices)\n"
+      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view)\n"
                            "Run with --help for more information.\n", prism::printable(argv[1]).c_str());
       return kExitUsage;
     }

@@ -245,7 +245,8 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         dispatch(batch, rows);
         if (config.on_progress)
           config.on_progress({samples_done, info.length,
-                              std::chrono::duration<double>(Clock::now() - start).count()});
+                              std::chrono::duration<double>(Clock::now() - start).count(),
+                              samples_dropped.load(std::memory_order_relaxed)});
         if (stop.stop_requested()) break;
       }
     } catch (...) {

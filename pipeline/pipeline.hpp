@@ -30,6 +30,9 @@ struct ProgressUpdate {
   std::uint64_t samples_done = 0;               // processed, per channel
   std::optional<std::uint64_t> samples_total;   // when the source knows its length
   double elapsed_seconds = 0.0;
+  // Live input only: samples dropped so far because no block was free (the source's own
+  // drops are Source::dropped_samples()). Lets a live display show overruns while running.
+  std::uint64_t samples_dropped = 0;
 };
 
 struct PipelineConfig {

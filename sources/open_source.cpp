@@ -14,6 +14,9 @@
 #if PRISM_HAVE_SNDFILE
 #include "sources/sndfile_source.hpp"
 #endif
+#if PRISM_HAVE_PORTAUDIO
+#include "sources/portaudio_source.hpp"
+#endif
 
 namespace prism {
 
@@ -124,6 +127,28 @@ std::unique_ptr<Source> open_raw_file(const std::string& input, const SourceOpti
   return RawSource::open_file(input, options);
 }
 
+// audio: inputs (sources/portaudio_source.hpp); without PortAudio they say why they fail.
+bool is_audio_device_input(const std::string& input) {
+  return input == "audio" || input.rfind("audio:", 0) == 0;
+}
+
+std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
+#if PRISM_HAVE_PORTAUDIO
+  if (options.format && *options.format != SampleFormat::f32)
+    throw UsageError("--format " + std::string(format_name(*options.format)) + " contradicts " +
+                     input + ": audio devices deliver f32");
+  return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels);
+#else
+  (void)options;
+  throw InputError(input, "is an audio device, but this prism was built without PortAudio "
+                          "(install portaudio19-dev and rebuild)");
+#endif
+}
+
+json describe_audio_device(const Source& source) {
+  return {{"container", "audio device"}, {"device", source.describe()}, {"file_size", nullptr}};
+}
+
 bool is_stdin(const std::string& input) { return input == "-"; }
 bool is_generator_input(const std::string& input) { return is_generator_spec(input); }
 bool any_input(const std::string&) { return true; }
@@ -142,6 +167,7 @@ struct SourceKind {
 // The registration point: one line per source kind, tried in order; the last matches all.
 constexpr SourceKind kSourceKinds[] = {
     {"generator", is_generator_input, false, open_generator, describe_generator},
+    {"audio device", is_audio_device_input, false, open_audio_device, describe_audio_device},
     {"stdin", is_stdin, false, open_stdin, describe_raw},
     {"SigMF", is_sigmf_input, false, open_sigmf, describe_sigmf_source},
     {"sound file", is_sound_file_path, true, open_sound_file, describe_sound_file_source},

@@ -1,0 +1,211 @@
+// prism view: the live spectrogram viewer (gui/). Parses the options into ViewSettings on top of
+// the saved ones, opens the input and runs the window. Without GLFW/ImGui in the build it says
+// what to install.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "apps/commands.hpp"
+#include "pipeline/errors.hpp"
+#include "sources/open_source.hpp"
+
+#if PRISM_HAVE_VIEWER
+#include "gui/viewer.hpp"
+#endif
+#if PRISM_HAVE_PORTAUDIO
+#include "sources/portaudio_source.hpp"
+#endif
+
+namespace prism::app {
+
+namespace {
+
+struct ViewOptions {
+  std::string input = "gen:duration=inf";
+  // input
+  std::string format;
+  std::optional<double> rate;
+  unsigned channels = 0;  // 0: the input's own (audio: up to 2)
+  double center_frequency = 0.0;
+  unsigned audio_block = 0;
+  // settings (unset: the saved value, else the default)
+  std::optional<std::size_t> fft_size;
+  std::optional<std::string> window;
+  std::optional<double> overlap;
+  std::optional<unsigned> channel;
+  std::optional<double> averaging;
+  std::optional<bool> peak_hold, min_hold, loop;
+  std::optional<double> hold_decay;
+  std::optional<std::string> db_range;
+  std::optional<std::string> colormap;
+  std::optional<double> lines_per_second;
+  std::optional<std::string> speed;
+  std::optional<std::string> frequency_range;
+  // window and headless use
+  std::string size = "1280x800";
+  long frames = 0;
+  std::string screenshot;
+  std::string report;
+  std::string script;
+  double fps = 60;
+  bool auto_range = false;
+  std::string config;
+  bool no_config = false;
+};
+
+std::pair<double, double> parse_pair(const std::string& text, const std::string& option, char separator) {
+  const std::size_t at = text.find(separator);
+  try {
+    if (at == std::string::npos) throw std::invalid_argument("no separator");
+    std::size_t used_a = 0, used_b = 0;
+    const std::string a = text.substr(0, at), b = text.substr(at + 1);
+    const double x = std::stod(a, &used_a), y = std::stod(b, &used_b);
+    if (used_a != a.size() || used_b != b.size()) throw std::invalid_argument("junk");
+    return {x, y};
+  } catch (const std::exception&) {
+    throw UsageError(option + " '" + text + "': expected A" + separator + "B, two numbers");
+  }
+}
+
+#if PRISM_HAVE_VIEWER
+int run_view(const ViewOptions& o) {
+  view::ViewerOptions viewer;
+  viewer.config_path = o.no_config ? std::string() : (o.config.empty() ? view::default_config_path() : o.config);
+  if (!viewer.config_path.empty()) view::load_settings_file(viewer.config_path, viewer.settings);
+
+  view::ViewSettings& s = viewer.settings;
+  if (o.fft_size) s.fft_size = *o.fft_size;
+  if (o.window) {
+    try {
+      (void)parse_window(*o.window);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--window: ") + e.what());
+    }
+    s.window = *o.window;
+  }
+  if (o.overlap) s.overlap = *o.overlap;
+  if (o.channel) s.channel = *o.channel;
+  if (o.averaging) s.averaging_s = *o.averaging;
+  if (o.peak_hold) s.peak_hold = *o.peak_hold;
+  if (o.min_hold) s.min_hold = *o.min_hold;
+  if (o.hold_decay) s.hold_decay_db_per_s = *o.hold_decay;
+  if (o.db_range) std::tie(s.db_min, s.db_max) = parse_pair(*o.db_range, "--db-range", ':');
+  if (o.colormap) s.colormap = *o.colormap;
+  if (o.lines_per_second) s.lines_per_second = *o.lines_per_second;
+  if (o.loop) s.loop = *o.loop;
+  if (o.speed) {
+    if (*o.speed == "max") s.speed = 0;
+    else s.speed = parse_pair(*o.speed + "x0", "--speed", 'x').first;
+  }
+  if (o.frequency_range) {
+    const auto [low, high] = parse_pair(*o.frequency_range, "--frequency-range", ':');
+    // Given as on the axis (centre frequency included); kept as baseband.
+    s.view_low_hz = low - o.center_frequency;
+    s.view_high_hz = high - o.center_frequency;
+  }
+  s.validate();
+
+  const auto [width, height] = parse_pair(o.size, "--size", 'x');
+  if (width < 640 || height < 400 || width > 8192 || height > 8192)
+    throw UsageError("--size " + o.size + ": the window must be between 640x400 and 8192x8192");
+  viewer.width = static_cast<int>(width);
+  viewer.height = static_cast<int>(height);
+  if (o.frames < 0) throw UsageError("--frames must be >= 0");
+  viewer.frames = o.frames;
+  if (!o.screenshot.empty() && o.frames == 0)
+    throw UsageError("--screenshot needs --frames N: the picture is saved after frame N");
+  viewer.screenshot_path = o.screenshot;
+  viewer.report_path = o.report;
+  if (!o.script.empty()) viewer.script = view::load_script(o.script);
+  viewer.max_fps = o.fps;
+  viewer.auto_range_at_start = o.auto_range;
+  viewer.title = "prism view: " + o.input;
+
+  SourceOptions source_options;
+  if (!o.format.empty()) {
+    const auto format = parse_format(o.format);
+    if (!format) throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
+    source_options.format = *format;
+  }
+  source_options.sample_rate = o.rate;
+  source_options.channels = o.channels == 0 ? 1 : o.channels;
+  source_options.center_frequency = o.center_frequency;
+  const std::string input = o.input;
+  view::ViewEngine::SourceFactory open = [input, source_options, o]() -> std::unique_ptr<Source> {
+#if PRISM_HAVE_PORTAUDIO
+    if (is_audio_input(input)) {
+      PortAudioInputOptions audio;
+      audio.device = input.size() > 6 ? input.substr(6) : std::string();
+      audio.sample_rate = o.rate.value_or(0.0);
+      audio.channels = o.channels;
+      audio.block_frames = o.audio_block;
+      return std::make_unique<PortAudioSource>(audio);
+    }
+#endif
+    return open_source(input, source_options);
+  };
+  // Open once here, so that a bad input is reported before a window appears.
+  { (void)open(); }
+  return view::run_viewer(open, viewer);
+}
+#endif
+
+}  // namespace
+
+Runner add_view_command(CLI::App& app) {
+  auto o = std::make_shared<ViewOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "view",
+      "Open the live spectrogram viewer: a spectrum above a scrolling waterfall, on an audio "
+      "device, a file or the test signal. Settings persist in $XDG_CONFIG_HOME/prism/view.json.");
+  cmd->footer(
+      "INPUT: audio: (default input device), audio:NAME or audio:INDEX (see prism devices), a file "
+      "(WAV/FLAC, SigMF, raw with --format/--rate), or the generator (gen:..., the default: an "
+      "endless test signal).\n"
+      "Keys: space pause/play, A auto range, F freeze, R reset zoom; wheel zooms, drag pans, "
+      "right-click sets markers A/B.\n"
+      "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
+  cmd->add_option("input", o->input, "audio:[NAME|INDEX], a file, or gen[:KEY=VALUE,...]")->capture_default_str();
+  cmd->add_option("--format", o->format, "Sample format of raw input");
+  cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices: the rate to ask for)");
+  cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]");
+  cmd->add_option("--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis");
+  cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]");
+  cmd->add_option("--fft-size", o->fft_size, "FFT size, 256 ... 1048576 [default: 4096]");
+  cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");
+  cmd->add_option("--overlap", o->overlap, "Overlap of consecutive frames, 0 ... 0.95 [default: 0.5]");
+  cmd->add_option("--channel", o->channel, "Channel shown (0-based) [default: 0]");
+  cmd->add_option("--averaging", o->averaging, "Exponential averaging time constant in s, 0 = off");
+  cmd->add_option("--peak-hold", o->peak_hold, "Show the peak-hold trace (true/false)");
+  cmd->add_option("--min-hold", o->min_hold, "Show the min-hold trace (true/false)");
+  cmd->add_option("--hold-decay", o->hold_decay, "How fast the held traces fall back, dB/s [default: 10]");
+  cmd->add_option("--db-range", o->db_range, "Colour and plot range MIN:MAX in dB [default: -120:-20]");
+  cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, turbo or grayscale");
+  cmd->add_option("--lines-per-second", o->lines_per_second, "Waterfall lines per second, 1 ... 10000 [default: 50]");
+  cmd->add_option("--speed", o->speed, "Playback speed of files: 1, 2, 10 ... or max [default: 1]");
+  cmd->add_option("--loop", o->loop, "Loop files at their end (true/false) [default: true]");
+  cmd->add_option("--frequency-range", o->frequency_range, "Zoom to LOW:HIGH Hz (as on the axis)");
+  cmd->add_option("--size", o->size, "Window size WIDTHxHEIGHT")->capture_default_str();
+  cmd->add_option("--frames", o->frames, "Render N frames, then exit (0 = until the window closes)");
+  cmd->add_option("--screenshot", o->screenshot, "Save the window after the last frame as PNG (needs --frames)");
+  cmd->add_option("--report", o->report, "Write a JSON report at exit: layout, axis ticks, status, frame times");
+  cmd->add_option("--script", o->script, "JSON list of {\"frame\"|\"time_s\": ..., \"set\": {settings}} steps");
+  cmd->add_option("--fps", o->fps, "Frame rate cap (0 = none)")->capture_default_str();
+  cmd->add_flag("--auto-range", o->auto_range, "Set the dB range from the signal after half a second");
+  cmd->add_option("--config", o->config, "Settings file [default: $XDG_CONFIG_HOME/prism/view.json]");
+  cmd->add_flag("--no-config", o->no_config, "Neither read nor save the settings file");
+  return [o]() -> int {
+#if PRISM_HAVE_VIEWER
+    return run_view(*o);
+#else
+    std::fprintf(stderr,
+                 "prism: view is not in this build: GLFW or Dear ImGui was not found when it was "
+                 "configured (install libglfw3-dev libimgui-dev libstb-dev, e.g. with "
+                 "scripts/install-deps, and rebuild)\n");
+    return kExitFailure;
+#endif
+  };
+}
+
+}  // namespace prism::app

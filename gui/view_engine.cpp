@@ -1,0 +1,407 @@
+// ViewEngine (see view_engine.hpp). Sections: PlaybackSource (pacing, pause, seek, loop) ·
+// DisplayRowSink (reduce, average, thin, push) · the engine thread.
+#include "gui/view_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "pipeline/cpu_spectrogram.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/pipeline.hpp"
+#include "pipeline/row_sink.hpp"
+#include "pipeline/spectrogram_params.hpp"
+
+namespace prism::view {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- PlaybackSource ----------------------------------------------------------------------------
+// Wraps the input. Live inputs pass straight through (their device sets the pace); files and
+// the generator are paced to the wall clock times the speed.
+class PlaybackSource final : public Source {
+ public:
+  explicit PlaybackSource(ViewEngine::SourceFactory open) : open_(std::move(open)), inner_(open_()) {
+    info_ = inner_->info();
+  }
+
+  const StreamInfo& info() const override { return info_; }
+  std::string describe() const override { return inner_->describe(); }
+  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
+
+  void interrupt() override {
+    interrupts_.fetch_add(1, std::memory_order_acq_rel);
+    inner_->interrupt();
+  }
+
+  std::size_t read(std::byte* dst, std::size_t max_samples) override {
+    if (info_.live) {
+      const std::size_t n = inner_->read(dst, max_samples);
+      position_ += n;
+      return n;
+    }
+    const std::uint64_t interrupts_at_entry = interrupts_.load(std::memory_order_acquire);
+    while (true) {
+      if (interrupts_.load(std::memory_order_acquire) != interrupts_at_entry) return 0;
+      const double speed = speed_.load(std::memory_order_relaxed);
+      const bool paused = paused_.load(std::memory_order_relaxed);
+      if (paused || speed != pace_speed_) rebase(speed);
+      if (paused) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      std::size_t allowed = max_samples;
+      if (speed > 0) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - pace_start_).count();
+        const double due = static_cast<double>(pace_position_) + elapsed * info_.sample_rate * speed;
+        const double ahead = static_cast<double>(position_.load(std::memory_order_relaxed)) - due;
+        if (ahead >= 0) {
+          const double wait_s = std::min(0.005, (ahead + 1) / (info_.sample_rate * speed));
+          std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
+          continue;
+        }
+        allowed = static_cast<std::size_t>(std::min<double>(static_cast<double>(max_samples), std::ceil(-ahead)));
+      }
+      const std::size_t n = inner_->read(dst, std::max<std::size_t>(allowed, 1));
+      position_ += n;
+      return n;
+    }
+  }
+
+  // Between pipeline runs only (the engine thread): reopen and read up to `sample`.
+  void seek(std::uint64_t sample) {
+    inner_ = open_();
+    position_ = 0;
+    std::vector<std::byte> scratch(std::size_t{1} << 20);
+    const std::size_t chunk = scratch.size() / std::max<std::size_t>(info_.frame_bytes(), 1);
+    while (position_ < sample) {
+      const std::size_t n = inner_->read(scratch.data(), std::min<std::uint64_t>(chunk, sample - position_.load()));
+      if (n == 0) break;
+      position_ += n;
+    }
+    rebase(speed_.load());
+  }
+
+  std::uint64_t position() const { return position_.load(std::memory_order_relaxed); }
+  void set_speed(double speed) { speed_.store(speed, std::memory_order_relaxed); }
+  void set_paused(bool paused) { paused_.store(paused, std::memory_order_relaxed); }
+  bool paused() const { return paused_.load(std::memory_order_relaxed); }
+
+ private:
+  void rebase(double speed) {
+    pace_speed_ = speed;
+    pace_start_ = Clock::now();
+    pace_position_ = position_.load(std::memory_order_relaxed);
+  }
+
+  ViewEngine::SourceFactory open_;
+  std::unique_ptr<Source> inner_;
+  StreamInfo info_;
+  std::atomic<std::uint64_t> interrupts_{0};
+  std::atomic<double> speed_{1.0};
+  std::atomic<bool> paused_{false};
+  std::atomic<std::uint64_t> position_{0};  // samples per channel read; the UI shows it
+  // Pacing state, touched by the source thread only (and by seek between runs).
+  double pace_speed_ = -1;
+  Clock::time_point pace_start_ = Clock::now();
+  std::uint64_t pace_position_ = 0;
+};
+
+// ---- DisplayRowSink ----------------------------------------------------------------------------
+// Runs on the pipeline's sink thread. Rows arrive in dB; lines leave in dB.
+class DisplayRowSink final : public RowSink {
+ public:
+  DisplayRowSink(std::shared_ptr<DisplaySession> session, double time_offset_s,
+                 const std::atomic<double>& lines_per_second, const std::atomic<double>& averaging_s,
+                 std::atomic<std::uint64_t>& spectra)
+      : session_(std::move(session)), time_offset_s_(time_offset_s), lines_per_second_(lines_per_second),
+        averaging_s_(averaging_s), spectra_(spectra) {}
+
+  void begin(const SpectrumLayout& layout) override {
+    layout_ = layout;
+    const std::size_t bins = layout.columns, columns = session_->format.columns;
+    column_of_bin_.resize(bins);
+    for (std::size_t b = 0; b < bins; ++b) column_of_bin_[b] = static_cast<std::uint32_t>(b * columns / bins);
+    reduced_.assign(columns, 0.0f);
+    sum_.assign(columns, 0.0);
+    average_.assign(columns, 0.0);
+    line_.assign(columns, 0.0f);
+  }
+
+  void write(const float* rows, std::size_t count, std::uint64_t first_row) override {
+    const std::size_t bins = layout_.columns, columns = reduced_.size();
+    const double row_interval = layout_.row_interval;
+    for (std::size_t r = 0; r < count; ++r) {
+      const float* row = rows + r * bins;
+      std::fill(reduced_.begin(), reduced_.end(), -std::numeric_limits<float>::infinity());
+      for (std::size_t b = 0; b < bins; ++b) {
+        float& slot = reduced_[column_of_bin_[b]];
+        slot = std::max(slot, row[b]);
+      }
+      // Linear power, summed over the rows that make one line (a mean, so noise stays noise).
+      for (std::size_t c = 0; c < columns; ++c) sum_[c] += std::pow(10.0, reduced_[c] / 10.0);
+      ++rows_in_line_;
+      line_credit_ += row_interval * lines_per_second_.load(std::memory_order_relaxed);
+      ++rows_written_;
+      spectra_.fetch_add(1, std::memory_order_relaxed);
+      if (line_credit_ < 1.0) continue;
+      line_credit_ = std::min(line_credit_ - 1.0, 1.0);
+
+      const double tau = averaging_s_.load(std::memory_order_relaxed);
+      const double line_span = static_cast<double>(rows_in_line_) * row_interval;
+      const double alpha = (tau > 0 && have_average_) ? 1.0 - std::exp(-line_span / tau) : 1.0;
+      for (std::size_t c = 0; c < columns; ++c) {
+        const double mean = sum_[c] / static_cast<double>(rows_in_line_);
+        average_[c] += alpha * (mean - average_[c]);
+        line_[c] = static_cast<float>(10.0 * std::log10(std::max(average_[c], 1e-30)));
+        sum_[c] = 0.0;
+      }
+      have_average_ = true;
+      rows_in_line_ = 0;
+      session_->queue.push(line_.data(), time_offset_s_ + layout_.row_time(first_row + r));
+    }
+  }
+
+  void finish(bool) override {}
+  void abort() noexcept override {}
+  std::uint64_t rows_written() const override { return rows_written_; }
+  std::string describe() const override { return "the viewer"; }
+
+ private:
+  std::shared_ptr<DisplaySession> session_;
+  double time_offset_s_;
+  const std::atomic<double>& lines_per_second_;
+  const std::atomic<double>& averaging_s_;
+  std::atomic<std::uint64_t>& spectra_;
+  SpectrumLayout layout_;
+  std::vector<std::uint32_t> column_of_bin_;
+  std::vector<float> reduced_, line_;
+  std::vector<double> sum_, average_;
+  std::size_t rows_in_line_ = 0;
+  double line_credit_ = 1.0;  // the first row makes a line at once
+  bool have_average_ = false;
+  std::uint64_t rows_written_ = 0;
+};
+
+}  // namespace
+
+// ---- the engine ----------------------------------------------------------------------------------
+
+struct ViewEngine::Impl {
+  std::unique_ptr<PlaybackSource> source;
+  std::size_t max_columns = 0;
+
+  mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
+  ViewSettings settings;
+  std::optional<double> seek_request_s;
+  bool restart_requested = false;
+  std::shared_ptr<DisplaySession> session;
+  std::string processor_description;
+  std::string error;
+  StopToken* current_stop = nullptr;
+
+  std::atomic<double> lines_per_second{50};
+  std::atomic<double> averaging_s{0};
+  std::atomic<bool> quit{false};
+  std::atomic<bool> ended{false};
+  std::atomic<std::uint64_t> samples_before_run{0}, samples_in_run{0};
+  std::atomic<std::uint64_t> pipeline_dropped_before_run{0}, pipeline_dropped_in_run{0};
+  std::atomic<std::uint64_t> spectra{0};
+  std::atomic<std::uint64_t> skipped_before_session{0};
+  std::atomic<std::uint64_t> generation{0};
+  std::thread thread;
+
+  void run();
+  void request_restart() {
+    restart_requested = true;
+    if (current_stop != nullptr) current_stop->request_stop();
+  }
+};
+
+ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->source = std::make_unique<PlaybackSource>(std::move(open));
+  impl_->max_columns = std::max<std::size_t>(max_display_columns, 16);
+  impl_->settings = settings;
+  impl_->lines_per_second = settings.lines_per_second;
+  impl_->averaging_s = settings.averaging_s;
+  impl_->source->set_speed(settings.speed);
+  impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+ViewEngine::~ViewEngine() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->quit = true;
+    if (impl_->current_stop != nullptr) impl_->current_stop->request_stop();
+  }
+  impl_->thread.join();
+}
+
+const StreamInfo& ViewEngine::stream() const { return impl_->source->info(); }
+
+void ViewEngine::apply(const ViewSettings& settings) {
+  std::lock_guard lock(impl_->mutex);
+  const bool restart = settings.processing_differs(impl_->settings);
+  const bool loop_switched_on = settings.loop && !impl_->settings.loop;
+  impl_->settings = settings;
+  impl_->lines_per_second = settings.lines_per_second;
+  impl_->averaging_s = settings.averaging_s;
+  impl_->source->set_speed(settings.speed);
+  if (restart) impl_->request_restart();
+  if (loop_switched_on && impl_->ended) impl_->seek_request_s = 0.0;
+}
+
+void ViewEngine::set_paused(bool paused) { impl_->source->set_paused(paused); }
+bool ViewEngine::paused() const { return impl_->source->paused(); }
+
+void ViewEngine::seek(double seconds) {
+  if (impl_->source->info().live) return;
+  std::lock_guard lock(impl_->mutex);
+  impl_->seek_request_s = std::max(0.0, seconds);
+  impl_->request_restart();
+}
+
+std::shared_ptr<DisplaySession> ViewEngine::session() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->session;
+}
+
+EngineStatus ViewEngine::status() const {
+  EngineStatus s;
+  const Impl& e = *impl_;
+  const StreamInfo& info = e.source->info();
+  s.samples_received = e.samples_before_run + e.samples_in_run;
+  s.spectra_computed = e.spectra;
+  s.overrun_samples = e.pipeline_dropped_before_run + e.pipeline_dropped_in_run + e.source->dropped_samples();
+  s.live = info.live;
+  s.ended = e.ended;
+  s.source = e.source->describe();
+  if (info.length) s.duration_s = static_cast<double>(*info.length) / info.sample_rate;
+  std::lock_guard lock(e.mutex);
+  s.display_rows_skipped = e.skipped_before_session + (e.session ? e.session->queue.skipped() : 0);
+  s.position_s = static_cast<double>(e.source->position()) / info.sample_rate;
+  s.processor = e.processor_description;
+  s.error = e.error;
+  return s;
+}
+
+void ViewEngine::Impl::run() {
+  const StreamInfo info = source->info();
+  while (!quit) {
+    ViewSettings snapshot;
+    std::optional<double> seek_to;
+    {
+      std::lock_guard lock(mutex);
+      snapshot = settings;
+      seek_to = seek_request_s;
+      seek_request_s.reset();
+      restart_requested = false;
+    }
+    if (seek_to) {
+      const double length_s = info.length ? static_cast<double>(*info.length) / info.sample_rate
+                                          : std::numeric_limits<double>::infinity();
+      source->seek(static_cast<std::uint64_t>(std::min(*seek_to, length_s) * info.sample_rate));
+      ended = false;
+    }
+    if (ended) {  // a file that ended without loop: wait for a seek or for loop to be switched on
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+
+    SpectrogramParams params;
+    params.window = parse_window(snapshot.window);
+    params.nperseg = params.nfft = snapshot.fft_size;
+    params.noverlap = std::min<std::size_t>(static_cast<std::size_t>(std::llround(snapshot.overlap * snapshot.fft_size)),
+                                            snapshot.fft_size - 1);
+    params.detrend = Detrend::none;  // a viewer shows DC as it is
+    params.decibels = true;
+    params.channel = std::min(snapshot.channel, info.channels - 1);
+
+    const double block_seconds = snapshot.speed == 0 ? 0.05 : 0.01;
+    const std::size_t block_samples = std::clamp<std::size_t>(
+        static_cast<std::size_t>(info.sample_rate * block_seconds), 256, std::size_t{1} << 18);
+    // Two cores shared with the render thread: the processing takes all but one.
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = hardware > 2 ? hardware - 1 : 1;
+
+    std::unique_ptr<CpuSpectrogram> processor;
+    try {
+      processor = std::make_unique<CpuSpectrogram>(info, params, block_samples, threads);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      error = std::string("cannot set up the spectrogram: ") + e.what();
+      ended = true;
+      continue;
+    }
+    const SpectrumLayout& layout = processor->layout();
+
+    DisplayFormat format;
+    format.generation = ++generation;
+    format.fft_bins = layout.columns;
+    format.columns = std::min(layout.columns, max_columns);
+    const double bin_width = layout.columns > 1 ? layout.frequencies[1] - layout.frequencies[0]
+                                                : info.sample_rate / static_cast<double>(params.nfft);
+    format.frequency_low = layout.frequencies.front() - bin_width / 2;
+    format.frequency_high = layout.frequencies.back() + bin_width / 2;
+    format.center_frequency = info.center_frequency;
+    format.sample_rate = info.sample_rate;
+    format.fft_rate = info.sample_rate / static_cast<double>(params.hop());
+    format.fft_size = params.nfft;
+    format.window = params.window.to_string();
+    format.overlap = static_cast<double>(params.noverlap) / static_cast<double>(params.nperseg);
+    format.channel = params.channel;
+    format.channels = info.channels;
+    format.unit = layout.unit();
+    // Room for about a second of lines, within 64 MiB.
+    const std::size_t capacity = std::clamp<std::size_t>(
+        (std::size_t{16} << 20) / std::max<std::size_t>(format.columns, 1), 16,
+        std::max<std::size_t>(16, static_cast<std::size_t>(snapshot.lines_per_second) + 16));
+    auto next_session = std::make_shared<DisplaySession>(format, capacity);
+
+    const double time_offset_s = static_cast<double>(source->position()) / info.sample_rate;
+    DisplayRowSink sink(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
+    StopToken stop;
+    {
+      std::lock_guard lock(mutex);
+      if (session) skipped_before_session += session->queue.skipped();
+      session = next_session;
+      processor_description = processor->describe();
+      error.clear();
+      if (quit || restart_requested) continue;
+      current_stop = &stop;
+    }
+    PipelineConfig config;
+    config.block_samples = block_samples;
+    config.block_count = info.live ? 8 : 4;
+    config.on_progress = [this](const ProgressUpdate& u) {
+      samples_in_run.store(u.samples_done, std::memory_order_relaxed);
+      pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);
+    };
+    const std::uint64_t source_dropped_before = source->dropped_samples();
+    const RunReport report = run_pipeline(*source, *processor, {&sink}, config, stop);
+    {
+      std::lock_guard lock(mutex);
+      current_stop = nullptr;
+      samples_before_run += report.samples_read;
+      samples_in_run = 0;
+      const std::uint64_t source_dropped = source->dropped_samples() - source_dropped_before;
+      pipeline_dropped_before_run += report.samples_dropped - std::min(report.samples_dropped, source_dropped);
+      pipeline_dropped_in_run = 0;
+      if (report.outcome == RunOutcome::failed) {
+        error = report.error;
+        ended = true;
+      } else if (report.outcome == RunOutcome::completed) {
+        // The input ended by itself.
+        if (settings.loop && !info.live) seek_request_s = 0.0;
+        else ended = true;
+      }
+    }
+  }
+}
+
+}  // namespace prism::view

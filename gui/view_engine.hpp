@@ -1,0 +1,75 @@
+// ViewEngine: the processing side of `prism view`. It owns the input, runs the CPU pipeline
+// (run_pipeline with CpuSpectrogram) on its own thread and turns spectra into display rows:
+// reduced to at most a texture row's width, averaged (exponential, with a time constant) and
+// thinned to the lines per second asked for. Rows go to the render thread through the
+// session's DisplayRowQueue; the render thread reads the rest (status, session) without
+// waiting on the processing.
+//
+// Changing FFT size, window, overlap or channel ends the current pipeline run and starts a new
+// one on the same input (a new DisplaySession); a live input keeps running meanwhile, and what
+// its ring cannot hold in that moment is counted as overrun.
+//
+// Files and the generator play at real time (times the speed; 0 = as fast as possible), can be
+// paused, sought (the input is reopened and read up to the position) and looped.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "gui/display_rows.hpp"
+#include "gui/view_settings.hpp"
+#include "pipeline/source.hpp"
+#include "pipeline/stop_token.hpp"
+
+namespace prism::view {
+
+struct EngineStatus {
+  std::uint64_t samples_received = 0;     // per channel, since the start
+  std::uint64_t spectra_computed = 0;     // FFT frames, since the start
+  std::uint64_t overrun_samples = 0;      // live input dropped (device ring + no free block)
+  std::uint64_t display_rows_skipped = 0; // rows the render thread had no room for
+  double position_s = 0;                  // playback position in the input
+  std::optional<double> duration_s;       // files: their length
+  bool ended = false;                     // the input ended (and does not loop)
+  bool live = false;
+  std::string processor;                  // "cpu: FFTW 3.3.10 ..., 1 thread"
+  std::string source;                     // the input's description
+  std::string error;                      // what stopped the processing, when it failed
+};
+
+class ViewEngine {
+ public:
+  using SourceFactory = std::function<std::unique_ptr<Source>()>;
+
+  // open: opens the input; called once now (errors propagate to the caller) and again to loop
+  //   or seek a file. max_display_columns: the widest row the display takes (its texture limit).
+  ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns);
+  ~ViewEngine();  // stops the processing and joins its thread
+  ViewEngine(const ViewEngine&) = delete;
+  ViewEngine& operator=(const ViewEngine&) = delete;
+
+  const StreamInfo& stream() const;
+
+  // New settings from the UI: processing changes restart the pipeline; display and playback
+  // changes act at once.
+  void apply(const ViewSettings& settings);
+  void set_paused(bool paused);
+  bool paused() const;
+  // Files and the generator: continue from `seconds` (clamped to the input).
+  void seek(double seconds);
+
+  // The session whose rows the display shows now (null before the first starts).
+  std::shared_ptr<DisplaySession> session() const;
+  EngineStatus status() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace prism::view

@@ -1,0 +1,163 @@
+// ViewSettings: validation, JSON, the config file and scripts (see view_settings.hpp).
+#include "gui/view_settings.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/errors.hpp"
+#include "sinks/colormap.hpp"
+
+namespace prism::view {
+
+using json = nlohmann::json;
+
+void ViewSettings::validate() const {
+  if (fft_size < kMinFftSize || fft_size > kMaxFftSize)
+    throw UsageError("fft_size " + std::to_string(fft_size) + " is out of range [256, 1048576]");
+  (void)parse_window(window);
+  if (!(overlap >= 0.0 && overlap <= 0.95))
+    throw UsageError("overlap " + std::to_string(overlap) + " is out of range [0, 0.95]");
+  if (!(averaging_s >= 0.0 && averaging_s <= 3600.0))
+    throw UsageError("averaging_s must be in [0, 3600] seconds");
+  if (!(hold_decay_db_per_s >= 0.0 && std::isfinite(hold_decay_db_per_s)))
+    throw UsageError("hold_decay_db_per_s must be a finite number >= 0");
+  if (!(std::isfinite(db_min) && std::isfinite(db_max) && db_min < db_max))
+    throw UsageError("the dB range needs finite db_min < db_max");
+  if (find_colormap(colormap) == nullptr)
+    throw UsageError("colormap '" + colormap + "' is unknown (known: " + colormap_names_help() + ")");
+  if (!(lines_per_second >= 1.0 && lines_per_second <= 10000.0))
+    throw UsageError("lines_per_second must be in [1, 10000]");
+  if (!(speed >= 0.0 && std::isfinite(speed))) throw UsageError("speed must be >= 0 (0 = as fast as possible)");
+  if (view_low_hz && view_high_hz && !(*view_low_hz < *view_high_hz))
+    throw UsageError("the frequency view needs view_low_hz < view_high_hz");
+}
+
+json ViewSettings::to_json() const {
+  json j = {{"fft_size", fft_size},
+            {"window", window},
+            {"overlap", overlap},
+            {"channel", channel},
+            {"averaging_s", averaging_s},
+            {"peak_hold", peak_hold},
+            {"min_hold", min_hold},
+            {"hold_decay_db_per_s", hold_decay_db_per_s},
+            {"db_min", db_min},
+            {"db_max", db_max},
+            {"colormap", colormap},
+            {"lines_per_second", lines_per_second},
+            {"speed", speed},
+            {"loop", loop}};
+  j["view_low_hz"] = view_low_hz ? json(*view_low_hz) : json(nullptr);
+  j["view_high_hz"] = view_high_hz ? json(*view_high_hz) : json(nullptr);
+  return j;
+}
+
+void ViewSettings::apply_json(const json& j, const std::string& where, std::vector<std::string>* unknown) {
+  if (!j.is_object()) throw UsageError(where + ": settings must be a JSON object");
+  ViewSettings next = *this;
+  for (const auto& [key, value] : j.items()) {
+    try {
+      if (key == "fft_size") next.fft_size = value.get<std::size_t>();
+      else if (key == "window") next.window = value.get<std::string>();
+      else if (key == "overlap") next.overlap = value.get<double>();
+      else if (key == "channel") next.channel = value.get<unsigned>();
+      else if (key == "averaging_s") next.averaging_s = value.get<double>();
+      else if (key == "peak_hold") next.peak_hold = value.get<bool>();
+      else if (key == "min_hold") next.min_hold = value.get<bool>();
+      else if (key == "hold_decay_db_per_s") next.hold_decay_db_per_s = value.get<double>();
+      else if (key == "db_min") next.db_min = value.get<double>();
+      else if (key == "db_max") next.db_max = value.get<double>();
+      else if (key == "colormap") next.colormap = value.get<std::string>();
+      else if (key == "lines_per_second") next.lines_per_second = value.get<double>();
+      else if (key == "speed") next.speed = value.get<double>();
+      else if (key == "loop") next.loop = value.get<bool>();
+      else if (key == "view_low_hz")
+        next.view_low_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
+      else if (key == "view_high_hz")
+        next.view_high_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
+      else if (unknown != nullptr) unknown->push_back(key);
+    } catch (const json::exception& e) {
+      throw UsageError(where + ": '" + key + "' has the wrong type (" + value.dump() + ")");
+    }
+  }
+  try {
+    next.validate();
+  } catch (const UsageError& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+  *this = next;
+}
+
+bool ViewSettings::processing_differs(const ViewSettings& o) const {
+  return fft_size != o.fft_size || window != o.window || overlap != o.overlap || channel != o.channel;
+}
+
+std::string default_config_path() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0')
+    return std::string(xdg) + "/prism/view.json";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.config/prism/view.json";
+  return {};
+}
+
+bool load_settings_file(const std::string& path, ViewSettings& settings) {
+  std::ifstream in(path);
+  if (!in) return false;
+  try {
+    const json j = json::parse(in);
+    std::vector<std::string> unknown;
+    settings.apply_json(j, path, &unknown);
+    for (const auto& key : unknown)
+      std::fprintf(stderr, "prism view: %s: ignoring the unknown setting '%s'\n", path.c_str(), key.c_str());
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "prism view: ignoring the settings in %s: %s\n", path.c_str(), e.what());
+    return false;
+  }
+}
+
+std::string save_settings_file(const std::string& path, const ViewSettings& settings) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) return path + ": cannot create its folder: " + ec.message();
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary);
+    out << settings.to_json().dump(2) << "\n";
+    if (!out) return temporary + ": cannot write";
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) return path + ": cannot replace: " + ec.message();
+  return {};
+}
+
+std::vector<ScriptStep> load_script(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot open the script");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw InputError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  if (!j.is_array()) throw InputError(path, "a script is a JSON array of {\"frame\"|\"time_s\", \"set\"} steps");
+  std::vector<ScriptStep> steps;
+  for (const json& step : j) {
+    ScriptStep s;
+    if (!step.is_object() || !step.contains("set") || !step["set"].is_object())
+      throw InputError(path, "each step needs \"set\": {...}: " + step.dump());
+    if (step.contains("frame")) s.frame = step["frame"].get<long>();
+    else if (step.contains("time_s")) s.time_s = step["time_s"].get<double>();
+    else throw InputError(path, "each step needs \"frame\" or \"time_s\": " + step.dump());
+    s.set = step["set"];
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+}  // namespace prism::view

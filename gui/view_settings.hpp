@@ -1,0 +1,80 @@
+// ViewSettings: everything the user can set in `prism view` — processing (FFT size, window,
+// overlap, channel), display (averaging, holds, dB range, colormap, lines per second, zoom)
+// and playback (speed, loop). One struct, read from and written to a small JSON file so that
+// settings persist between runs, and changed by the command line and by scripted settings
+// files (tests, demos) with the same keys.
+//
+// Config file: $XDG_CONFIG_HOME/prism/view.json (else ~/.config/prism/view.json). Keys are the
+// field names below; unknown keys are ignored with a warning, so old files keep working.
+//
+// Script file (--script): a JSON array of steps, each {"frame": N, "set": {KEY: VALUE, ...}}
+// or {"time_s": T, "set": {...}}: the settings applied when the viewer reaches render frame N,
+// or T seconds after it started.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/window.hpp"
+
+namespace prism::view {
+
+inline constexpr std::size_t kMinFftSize = 256;
+inline constexpr std::size_t kMaxFftSize = std::size_t{1} << 20;
+
+struct ViewSettings {
+  // processing (a change restarts the processing with the new parameters)
+  std::size_t fft_size = 4096;        // 256 ... 1M (any size; powers of two are fastest)
+  std::string window = "hann";        // as --window of prism spectrogram
+  double overlap = 0.5;               // fraction of a frame shared with the next, [0, 0.95]
+  unsigned channel = 0;               // which channel of a multi-channel input
+  // display
+  double averaging_s = 0.0;           // exponential averaging time constant; 0 = off
+  bool peak_hold = false;
+  bool min_hold = false;
+  double hold_decay_db_per_s = 10.0;  // how fast the held traces fall back
+  double db_min = -120.0;
+  double db_max = -20.0;
+  std::string colormap = "viridis";
+  double lines_per_second = 50.0;     // waterfall rows per second, >= 1 (the most it shows)
+  std::optional<double> view_low_hz;  // frequency zoom (baseband Hz); unset = whole band
+  std::optional<double> view_high_hz;
+  // playback of files and the generator
+  double speed = 1.0;                 // 1, 2, 10 ... ; 0 = as fast as possible
+  bool loop = true;
+
+  // Throws UsageError naming the key when a value is out of range.
+  void validate() const;
+  nlohmann::json to_json() const;
+  // Applies the keys present in `j` (others keep their values). Throws UsageError for a bad
+  // value or type, naming `where` and the key; unknown keys go to *unknown when given.
+  void apply_json(const nlohmann::json& j, const std::string& where,
+                  std::vector<std::string>* unknown = nullptr);
+
+  // Whether the processing must restart to go from `other` to this.
+  bool processing_differs(const ViewSettings& other) const;
+};
+
+// $XDG_CONFIG_HOME/prism/view.json, or ~/.config/prism/view.json; empty when neither is known.
+std::string default_config_path();
+
+// Loads `path` onto `settings`. A missing file is not an error (returns false); a broken one
+// is reported on stderr and ignored (returns false), so a bad config never stops the viewer.
+bool load_settings_file(const std::string& path, ViewSettings& settings);
+// Writes atomically (temporary file, rename). Returns an error text, empty on success.
+std::string save_settings_file(const std::string& path, const ViewSettings& settings);
+
+struct ScriptStep {
+  std::optional<long> frame;
+  std::optional<double> time_s;
+  nlohmann::json set;
+};
+
+// Reads a script file. Throws InputError (path and reason) when it cannot be read or parsed.
+std::vector<ScriptStep> load_script(const std::string& path);
+
+}  // namespace prism::view

@@ -1,0 +1,973 @@
+// The viewer window (see viewer.hpp).
+//
+// Contents:
+//   Window and GL set-up ......... GLFW window, ImGui, font, texture limits
+//   DisplayState ................. what the render thread keeps: texture, newest line, holds,
+//                                  a host copy of the history for the cursor readout
+//   Layout ....................... where the plots go in the window
+//   Drawing ...................... axes, spectrum traces, markers, colour bar labels, status
+//   Controls ..................... the control panel
+//   Frame loop ................... rows in, script steps, input, render, screenshot, report
+//
+// Threads: this file runs on the main (render) thread only. It reads rows from the session's
+// lock-free queue and the engine's status; it never waits on the processing.
+#include "gui/viewer.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <png.h>
+
+#include "gui/gl_api.hpp"
+#include "gui/waterfall_renderer.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/stop_token.hpp"
+#include "sinks/colormap.hpp"
+#include "sinks/spectrogram_plot.hpp"
+
+namespace prism::view {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+constexpr std::size_t kHistoryRows = 1024;      // waterfall lines kept (texture height)
+constexpr std::size_t kMaxTextureColumns = 16384;
+constexpr float kPanelWidth = 290.0f;
+constexpr float kStatusHeight = 44.0f;  // two lines: the input and parameters, the counters
+
+const std::vector<std::size_t>& fft_size_choices() {
+  static const std::vector<std::size_t> sizes = [] {
+    std::vector<std::size_t> v;
+    for (std::size_t n = kMinFftSize; n <= kMaxFftSize; n *= 2) v.push_back(n);
+    return v;
+  }();
+  return sizes;
+}
+
+// A heading in the control panel (ImGui 1.86 has no SeparatorText).
+void section_heading(const char* name) {
+  ImGui::Spacing();
+  ImGui::TextColored(ImVec4(0.62f, 0.66f, 0.74f, 1.0f), "%s", name);
+  ImGui::Separator();
+}
+
+std::string glfw_error_text;
+void on_glfw_error(int, const char* description) { glfw_error_text = description ? description : "?"; }
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+std::string si_count(double value) {
+  char text[32];
+  if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G", value / 1e9);
+  else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f M", value / 1e6);
+  else if (value >= 1e3) std::snprintf(text, sizeof text, "%.1f k", value / 1e3);
+  else std::snprintf(text, sizeof text, "%.0f ", value);
+  return text;
+}
+
+std::string frequency_text(double hz) {
+  const AxisUnit unit = frequency_unit(std::abs(hz));
+  char text[48];
+  std::snprintf(text, sizeof text, "%.4g %s", hz * unit.factor, unit.name.c_str());
+  return text;
+}
+
+// Writes the framebuffer (RGB, rows bottom-up as OpenGL reads them) to a PNG.
+void write_png(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
+  const std::string temporary = path + ".partial";
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) throw InputError(path, "cannot create the screenshot");
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(file);
+    std::remove(temporary.c_str());
+    throw InputError(path, "cannot write the screenshot (libpng error)");
+  }
+  png_init_io(png, file);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8, PNG_COLOR_TYPE_RGB,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_compression_level(png, 9);
+  png_write_info(png, info);
+  for (int y = height - 1; y >= 0; --y)
+    png_write_row(png, const_cast<png_bytep>(rgb.data() + static_cast<std::size_t>(y) * width * 3));
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  const bool closed = std::fclose(file) == 0;
+  if (!closed || std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw InputError(path, "cannot write the screenshot");
+}
+
+// ---- DisplayState --------------------------------------------------------------------------------
+
+struct DisplayState {
+  std::shared_ptr<DisplaySession> session;
+  std::uint64_t generation = 0;
+  WaterfallTexture texture;
+  std::vector<float> history;          // host copy of the texture's rows (cursor readout)
+  std::vector<double> history_times;   // stream time of each ring row
+  std::vector<float> latest, peak, minimum;
+  bool have_line = false;
+  std::uint64_t lines = 0;
+  std::vector<float> upload;           // rows taken this frame, uploaded in one call
+
+  std::size_t columns() const { return session ? session->format.columns : 0; }
+
+  void start(std::shared_ptr<DisplaySession> next) {
+    session = std::move(next);
+    generation = session->format.generation;
+    const std::size_t c = session->format.columns;
+    texture.reset(c, kHistoryRows);
+    history.assign(c * kHistoryRows, -300.0f);
+    history_times.assign(kHistoryRows, 0.0);
+    latest.assign(c, -300.0f);
+    peak.assign(c, -300.0f);
+    minimum.assign(c, 300.0f);
+    have_line = false;
+  }
+
+  // Takes every line waiting in the queue. Frozen: takes them and drops them, so the
+  // processing never sees a full queue because the picture is frozen.
+  void take_rows(bool frozen) {
+    if (!session) return;
+    const std::size_t c = columns();
+    upload.clear();
+    double time_s = 0;
+    while (const float* row = session->queue.front(&time_s)) {
+      if (!frozen) {
+        const std::size_t ring_row = (texture.head() + upload.size() / c) % kHistoryRows;
+        std::copy(row, row + c, history.begin() + static_cast<std::ptrdiff_t>(ring_row * c));
+        history_times[ring_row] = time_s;
+        upload.insert(upload.end(), row, row + c);
+        std::copy(row, row + c, latest.begin());
+        for (std::size_t i = 0; i < c; ++i) {
+          peak[i] = std::max(peak[i], row[i]);
+          minimum[i] = std::min(minimum[i], row[i]);
+        }
+        have_line = true;
+        ++lines;
+      }
+      session->queue.release();
+      if (upload.size() / c >= kHistoryRows) break;  // a full history per frame is plenty
+    }
+    texture.upload_rows(upload.data(), upload.size() / std::max<std::size_t>(c, 1));
+  }
+
+  void decay_holds(double seconds, double db_per_s) {
+    const float fall = static_cast<float>(seconds * db_per_s);
+    for (std::size_t i = 0; i < latest.size(); ++i) {
+      peak[i] = std::max(latest[i], peak[i] - fall);
+      minimum[i] = std::min(latest[i], minimum[i] + fall);
+    }
+  }
+
+  // The value `age` lines back at column c (for the cursor readout).
+  float history_value(std::size_t age, std::size_t c, double* time_s) const {
+    const std::size_t row = (texture.head() + kHistoryRows - 1 - age) % kHistoryRows;
+    if (time_s) *time_s = history_times[row];
+    return history[row * columns() + c];
+  }
+};
+
+// ---- Layout --------------------------------------------------------------------------------------
+
+struct Rect {
+  float x = 0, y = 0, w = 0, h = 0;  // screen pixels, origin top left
+  bool contains(ImVec2 p) const { return p.x >= x && p.x < x + w && p.y >= y && p.y < y + h; }
+  json to_json() const { return {{"x", x}, {"y", y}, {"width", w}, {"height", h}}; }
+};
+
+struct Layout {
+  Rect spectrum, waterfall, colorbar, frequency_axis, status;
+};
+
+Layout compute_layout(float width, float height) {
+  Layout l;
+  const float left = kPanelWidth + 70.0f;
+  const float right = width - 90.0f;
+  const float top = 14.0f;
+  const float bottom = height - kStatusHeight - 10.0f;
+  const float plots = std::max(bottom - top, 60.0f);
+  const float spectrum_h = std::floor(plots * 0.30f);
+  const float axis_h = 28.0f;
+  l.spectrum = {left, top, std::max(right - left, 10.0f), spectrum_h};
+  l.frequency_axis = {left, top + spectrum_h, l.spectrum.w, axis_h};
+  l.waterfall = {left, top + spectrum_h + axis_h, l.spectrum.w, std::max(plots - spectrum_h - axis_h, 10.0f)};
+  l.colorbar = {right + 16.0f, l.waterfall.y, 16.0f, l.waterfall.h};
+  l.status = {0, height - kStatusHeight, width, kStatusHeight};
+  return l;
+}
+
+// ---- The viewer ----------------------------------------------------------------------------------
+
+struct FrequencyView {
+  double low = 0, high = 1;  // baseband Hz shown across the plots
+};
+
+struct Marker {
+  bool set = false;
+  double frequency = 0;  // baseband Hz
+};
+
+class Viewer {
+ public:
+  Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options);
+  ~Viewer();
+  int run();
+
+ private:
+  void apply_settings(const ViewSettings& next);
+  void run_script(long frame, double elapsed_s);
+  void handle_new_session();
+  FrequencyView frequency_view() const;
+  double x_of(double hz, const Rect& r) const;
+  double hz_at(float x, const Rect& r) const;
+  double y_of_db(double db, const Rect& r) const;
+  void auto_range();
+  void build_frame(const Layout& layout, double frame_seconds);
+  void draw_axes(ImDrawList* draw, const Layout& layout);
+  void draw_spectrum(ImDrawList* draw, const Rect& r);
+  void draw_markers_and_cursor(ImDrawList* draw, const Layout& layout);
+  void handle_plot_mouse(const Layout& layout);
+  void draw_controls();
+  void draw_status(const Layout& layout);
+  void render_gl(const Layout& layout);
+  json report_json(const Layout& layout) const;
+
+  ViewerOptions options_;
+  ViewSettings settings_;
+  GLFWwindow* window_ = nullptr;
+  std::unique_ptr<WaterfallRenderer> renderer_;
+  std::unique_ptr<DisplayState> display_;
+  std::unique_ptr<ViewEngine> engine_;
+  std::size_t max_columns_ = 0;
+  std::string gl_renderer_;
+
+  bool frozen_ = false;
+  bool seeking_ = false;
+  float seek_value_ = 0;
+  Marker markers_[2];
+  int next_marker_ = 0;
+  std::size_t script_next_ = 0;
+  bool drag_active_ = false;
+  std::string cursor_text_;
+  std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
+
+  // rates for the status line, measured over about a second
+  Clock::time_point rate_since_ = Clock::now();
+  std::uint64_t rate_samples_ = 0, rate_spectra_ = 0;
+  long rate_frames_ = 0;
+  double input_rate_ = 0, fft_rate_ = 0, fps_ = 0;
+  std::vector<double> frame_ms_;
+};
+
+Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
+    : options_(options), settings_(options.settings) {
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit())
+    throw std::runtime_error("cannot open a window: " + glfw_error_text +
+                             " (no display? for headless use run under xvfb-run)");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+  window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+  if (window_ == nullptr) {
+    glfwTerminate();
+    throw std::runtime_error("cannot open a window with OpenGL 3.3 core: " + glfw_error_text);
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(1);
+  if (const auto* name = glGetString(GL_RENDERER)) gl_renderer_ = reinterpret_cast<const char*>(name);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // prism keeps its own settings file
+  const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  if (std::FILE* f = std::fopen(font, "rb")) {
+    std::fclose(f);
+    io.Fonts->AddFontFromFileTTF(font, 15.0f);
+  }
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 0;
+  style.FrameRounding = 3;
+  style.ItemSpacing = ImVec2(6, 5);
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  GLint max_texture = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  max_columns_ = std::min<std::size_t>(kMaxTextureColumns, static_cast<std::size_t>(std::max(max_texture, 1024)));
+  renderer_ = std::make_unique<WaterfallRenderer>();
+  renderer_->set_colormap(*find_colormap(settings_.colormap));
+  display_ = std::make_unique<DisplayState>();
+  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_);
+}
+
+Viewer::~Viewer() {
+  engine_.reset();  // stop the processing first: it does not touch GL, but the window goes next
+  display_.reset();
+  renderer_.reset();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+void Viewer::apply_settings(const ViewSettings& next) {
+  if (next.colormap != settings_.colormap) renderer_->set_colormap(*find_colormap(next.colormap));
+  settings_ = next;
+  engine_->apply(settings_);
+}
+
+void Viewer::run_script(long frame, double elapsed_s) {
+  while (script_next_ < options_.script.size()) {
+    const ScriptStep& step = options_.script[script_next_];
+    const bool due = step.frame ? frame >= *step.frame : elapsed_s >= step.time_s.value_or(0);
+    if (!due) break;
+    ViewSettings next = settings_;
+    try {
+      next.apply_json(step.set, "script step " + std::to_string(script_next_ + 1));
+      apply_settings(next);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "prism view: %s\n", e.what());
+    }
+    ++script_next_;
+  }
+}
+
+void Viewer::handle_new_session() {
+  auto session = engine_->session();
+  if (session && session->format.generation != display_->generation) {
+    display_->start(session);
+    // A zoom outside the new band (another input or channel) falls back to the whole band.
+    const FrequencyView v = frequency_view();
+    if (v.high <= session->format.frequency_low || v.low >= session->format.frequency_high) {
+      settings_.view_low_hz.reset();
+      settings_.view_high_hz.reset();
+    }
+  }
+}
+
+FrequencyView Viewer::frequency_view() const {
+  FrequencyView v;
+  if (display_->session) {
+    v.low = display_->session->format.frequency_low;
+    v.high = display_->session->format.frequency_high;
+  } else {
+    v.low = 0;
+    v.high = engine_->stream().sample_rate / 2;
+  }
+  if (settings_.view_low_hz && settings_.view_high_hz && *settings_.view_low_hz < *settings_.view_high_hz) {
+    v.low = *settings_.view_low_hz;
+    v.high = *settings_.view_high_hz;
+  }
+  return v;
+}
+
+double Viewer::x_of(double hz, const Rect& r) const {
+  const FrequencyView v = frequency_view();
+  return r.x + (hz - v.low) / (v.high - v.low) * r.w;
+}
+
+double Viewer::hz_at(float x, const Rect& r) const {
+  const FrequencyView v = frequency_view();
+  return v.low + (x - r.x) / r.w * (v.high - v.low);
+}
+
+double Viewer::y_of_db(double db, const Rect& r) const {
+  const double t = (db - settings_.db_min) / (settings_.db_max - settings_.db_min);
+  return r.y + r.h - std::clamp(t, 0.0, 1.0) * r.h;
+}
+
+void Viewer::auto_range() {
+  if (!display_->have_line) return;
+  std::vector<float> values = display_->latest;
+  values.erase(std::remove_if(values.begin(), values.end(), [](float v) { return !(v > -299.0f); }), values.end());
+  if (values.empty()) return;
+  std::sort(values.begin(), values.end());
+  const double floor_db = values[values.size() / 10];
+  const double peak_db = values.back();
+  settings_.db_min = std::floor((floor_db - 10.0) / 5.0) * 5.0;
+  settings_.db_max = std::max(settings_.db_min + 10.0, std::ceil((peak_db + 5.0) / 5.0) * 5.0);
+}
+
+void Viewer::draw_axes(ImDrawList* draw, const Layout& layout) {
+  const ImU32 text = IM_COL32(215, 218, 225, 255);
+  const ImU32 dim = IM_COL32(150, 155, 165, 255);
+  const ImU32 grid = IM_COL32(255, 255, 255, 28);
+  const ImU32 tick = IM_COL32(200, 200, 210, 255);
+  const float font = ImGui::GetFontSize();
+
+  // Frequency: the strip between the spectrum and the waterfall, labels in the unit the band needs.
+  const FrequencyView v = frequency_view();
+  const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
+  const AxisUnit unit = frequency_unit(std::max(std::abs(v.low + centre), std::abs(v.high + centre)));
+  double step = 1;
+  const int target = std::max(2, static_cast<int>(layout.frequency_axis.w / 110));
+  const std::vector<double> ticks = nice_ticks((v.low + centre) * unit.factor, (v.high + centre) * unit.factor, target, &step);
+  axis_ticks_.clear();
+  const Rect& fa = layout.frequency_axis;
+  for (double t : ticks) {
+    const double hz = t / unit.factor - centre;
+    const float x = static_cast<float>(std::round(x_of(hz, fa)));
+    if (x < fa.x - 0.5f || x > fa.x + fa.w + 0.5f) continue;
+    const std::string label = format_tick(t, step);
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    draw->AddLine(ImVec2(x, fa.y), ImVec2(x, fa.y + 5), tick);
+    draw->AddLine(ImVec2(x, layout.spectrum.y), ImVec2(x, layout.spectrum.y + layout.spectrum.h), grid);
+    draw->AddText(ImVec2(std::clamp(x - w / 2, fa.x - w / 2, fa.x + fa.w - w / 2), fa.y + 6), text, label.c_str());
+    axis_ticks_.push_back({{"hz", hz + centre}, {"x", x}, {"label", label}});
+  }
+  draw->AddText(ImVec2(fa.x - 62, fa.y + 6), dim, unit.name.c_str());
+
+  // dB axis of the spectrum.
+  const Rect& s = layout.spectrum;
+  double db_step = 10;
+  for (double db : nice_ticks(settings_.db_min, settings_.db_max, std::max(2, static_cast<int>(s.h / 34)), &db_step)) {
+    const float y = static_cast<float>(std::round(y_of_db(db, s)));
+    const std::string label = format_tick(db, db_step);
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    draw->AddLine(ImVec2(s.x - 5, y), ImVec2(s.x, y), tick);
+    draw->AddLine(ImVec2(s.x, y), ImVec2(s.x + s.w, y), grid);
+    draw->AddText(ImVec2(s.x - 9 - w, y - font / 2), text, label.c_str());
+  }
+  draw->AddText(ImVec2(s.x - 62, s.y - 2), dim, "dB");
+
+  // Time axis of the waterfall: stream time of the lines, newest at the top.
+  const Rect& wf = layout.waterfall;
+  const WaterfallTexture& tex = display_->texture;
+  const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
+  const std::size_t shown = std::min(visible, tex.filled());
+  if (shown >= 2) {
+    double newest = 0, oldest = 0;
+    display_->history_value(0, 0, &newest);
+    display_->history_value(shown - 1, 0, &oldest);
+    const double per_row = (newest - oldest) / static_cast<double>(shown - 1);
+    if (per_row > 0) {
+      const AxisUnit tu = time_unit(std::max(newest, 1e-3));
+      double t_step = 1;
+      // Ticks only where there are lines: stream time of the oldest shown to the newest.
+      const double visible_oldest = oldest;
+      for (double t : nice_ticks(visible_oldest * tu.factor, newest * tu.factor,
+                                 std::max(2, static_cast<int>(wf.h / 60)), &t_step)) {
+        const double age_rows = (newest - t / tu.factor) / per_row;
+        const float y = static_cast<float>(std::round(wf.y + age_rows / static_cast<double>(visible) * wf.h));
+        if (y < wf.y || y > wf.y + wf.h) continue;
+        const std::string label = format_tick(t, t_step) + " " + tu.name;
+        const float w = ImGui::CalcTextSize(label.c_str()).x;
+        draw->AddLine(ImVec2(wf.x - 5, y), ImVec2(wf.x, y), tick);
+        draw->AddText(ImVec2(wf.x - 9 - w, y - font / 2), text, label.c_str());
+      }
+    }
+  }
+
+  // Colour bar labels.
+  const Rect& cb = layout.colorbar;
+  for (double db : nice_ticks(settings_.db_min, settings_.db_max, std::max(2, static_cast<int>(cb.h / 50)), &db_step)) {
+    const float y = static_cast<float>(std::round(cb.y + cb.h - (db - settings_.db_min) / (settings_.db_max - settings_.db_min) * cb.h));
+    draw->AddLine(ImVec2(cb.x + cb.w, y), ImVec2(cb.x + cb.w + 4, y), tick);
+    draw->AddText(ImVec2(cb.x + cb.w + 7, y - font / 2), text, format_tick(db, db_step).c_str());
+  }
+  draw->AddText(ImVec2(cb.x - 2, cb.y - font - 4), dim, "dB");
+
+  // Frames around the plots.
+  const ImU32 frame = IM_COL32(110, 115, 125, 255);
+  for (const Rect* r : {&layout.spectrum, &layout.waterfall, &layout.colorbar})
+    draw->AddRect(ImVec2(r->x - 1, r->y - 1), ImVec2(r->x + r->w + 1, r->y + r->h + 1), frame);
+}
+
+void Viewer::draw_spectrum(ImDrawList* draw, const Rect& r) {
+  draw->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(16, 17, 22, 255));
+  if (!display_->have_line || !display_->session) return;
+  const DisplayFormat& f = display_->session->format;
+  const std::size_t columns = f.columns;
+  const int pixels = static_cast<int>(r.w);
+  std::vector<ImVec2> points(static_cast<std::size_t>(pixels));
+  auto trace = [&](const std::vector<float>& values, ImU32 colour, float thickness, bool fill) {
+    for (int px = 0; px < pixels; ++px) {
+      const double hz0 = hz_at(r.x + static_cast<float>(px), r), hz1 = hz_at(r.x + static_cast<float>(px + 1), r);
+      const double span = f.frequency_high - f.frequency_low;
+      auto c0 = static_cast<long>(std::floor((hz0 - f.frequency_low) / span * static_cast<double>(columns)));
+      auto c1 = static_cast<long>(std::ceil((hz1 - f.frequency_low) / span * static_cast<double>(columns)));
+      c0 = std::clamp<long>(c0, 0, static_cast<long>(columns) - 1);
+      c1 = std::clamp<long>(c1, c0 + 1, static_cast<long>(columns));
+      float v = -1e30f;
+      for (long c = c0; c < c1; ++c) v = std::max(v, values[static_cast<std::size_t>(c)]);
+      points[static_cast<std::size_t>(px)] = ImVec2(r.x + static_cast<float>(px) + 0.5f, static_cast<float>(y_of_db(v, r)));
+    }
+    if (fill)
+      for (int px = 0; px < pixels; ++px)
+        draw->AddLine(points[static_cast<std::size_t>(px)], ImVec2(points[static_cast<std::size_t>(px)].x, r.y + r.h),
+                      IM_COL32(90, 170, 255, 40));
+    draw->AddPolyline(points.data(), pixels, colour, ImDrawFlags_None, thickness);
+  };
+  draw->PushClipRect(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), true);
+  if (settings_.min_hold) trace(display_->minimum, IM_COL32(120, 200, 255, 200), 1.0f, false);
+  if (settings_.peak_hold) trace(display_->peak, IM_COL32(255, 170, 60, 220), 1.0f, false);
+  trace(display_->latest, IM_COL32(235, 240, 255, 255), 1.3f, true);
+  draw->PopClipRect();
+}
+
+void Viewer::handle_plot_mouse(const Layout& layout) {
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mouse = io.MousePos;
+  const Rect& s = layout.spectrum;
+  const Rect& wf = layout.waterfall;
+  const Rect plots{s.x, s.y, s.w, wf.y + wf.h - s.y};
+  const bool over = plots.contains(mouse) && !io.WantCaptureMouse;
+  if (!display_->session) return;
+  const DisplayFormat& f = display_->session->format;
+  const FrequencyView v = frequency_view();
+  auto set_view = [&](double low, double high) {
+    const double full = f.frequency_high - f.frequency_low;
+    const double min_span = full / static_cast<double>(std::max<std::size_t>(f.columns, 1)) * 8;
+    double span = std::clamp(high - low, min_span, full);
+    low = std::clamp(low, f.frequency_low, f.frequency_high - span);
+    if (span >= full * 0.9999) {
+      settings_.view_low_hz.reset();
+      settings_.view_high_hz.reset();
+    } else {
+      settings_.view_low_hz = low;
+      settings_.view_high_hz = low + span;
+    }
+  };
+  if (over && io.MouseWheel != 0) {  // zoom around the cursor
+    const double at = hz_at(mouse.x, s);
+    const double factor = std::pow(0.8, io.MouseWheel);
+    set_view(at - (at - v.low) * factor, at + (v.high - at) * factor);
+  }
+  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) drag_active_ = true;
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) drag_active_ = false;
+  if (drag_active_ && io.MouseDelta.x != 0) {  // pan
+    const double shift = -io.MouseDelta.x / s.w * (v.high - v.low);
+    set_view(v.low + shift, v.high + shift);
+  }
+  if (over && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) set_view(f.frequency_low, f.frequency_high);
+  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+    markers_[next_marker_] = {true, hz_at(mouse.x, s)};
+    next_marker_ = 1 - next_marker_;
+  }
+  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Middle)) markers_[0] = markers_[1] = {};
+
+  cursor_text_.clear();
+  if (over && display_->have_line) {
+    const double hz = hz_at(mouse.x, s);
+    const auto column = static_cast<std::size_t>(std::clamp(
+        (hz - f.frequency_low) / (f.frequency_high - f.frequency_low) * static_cast<double>(f.columns), 0.0,
+        static_cast<double>(f.columns - 1)));
+    char text[160];
+    if (wf.contains(mouse)) {
+      const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
+      const auto age = static_cast<std::size_t>((mouse.y - wf.y) / wf.h * static_cast<float>(visible));
+      if (age < display_->texture.filled()) {
+        double t = 0;
+        const float level = display_->history_value(age, column, &t);
+        std::snprintf(text, sizeof text, "cursor  %s   %.3f s   %.1f dB", frequency_text(hz + f.center_frequency).c_str(), t, level);
+        cursor_text_ = text;
+      }
+    } else {
+      std::snprintf(text, sizeof text, "cursor  %s   %.1f dB (now)", frequency_text(hz + f.center_frequency).c_str(),
+                    display_->latest[column]);
+      cursor_text_ = text;
+    }
+  }
+}
+
+void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
+  const Rect& s = layout.spectrum;
+  const Rect& wf = layout.waterfall;
+  if (!display_->session) return;
+  const DisplayFormat& f = display_->session->format;
+  const ImU32 colours[2] = {IM_COL32(255, 90, 90, 255), IM_COL32(90, 255, 140, 255)};
+  const char* names[2] = {"A", "B"};
+  float level[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    if (!markers_[i].set) continue;
+    const auto column = static_cast<std::size_t>(std::clamp(
+        (markers_[i].frequency - f.frequency_low) / (f.frequency_high - f.frequency_low) * static_cast<double>(f.columns),
+        0.0, static_cast<double>(f.columns - 1)));
+    level[i] = display_->latest.empty() ? 0.0f : display_->latest[column];
+    const float x = static_cast<float>(x_of(markers_[i].frequency, s));
+    if (x < s.x || x > s.x + s.w) continue;
+    draw->AddLine(ImVec2(x, s.y), ImVec2(x, wf.y + wf.h), colours[i], 1.0f);
+    draw->AddText(ImVec2(x + 3, s.y + 2), colours[i], names[i]);
+  }
+  std::string text;
+  char line[200];
+  for (int i = 0; i < 2; ++i)
+    if (markers_[i].set) {
+      std::snprintf(line, sizeof line, "%s %s %.1f dB   ", names[i], frequency_text(markers_[i].frequency + f.center_frequency).c_str(), level[i]);
+      text += line;
+    }
+  if (markers_[0].set && markers_[1].set) {
+    std::snprintf(line, sizeof line, "B-A %s %+.1f dB", frequency_text(markers_[1].frequency - markers_[0].frequency).c_str(),
+                  level[1] - level[0]);
+    text += line;
+  }
+  const float font = ImGui::GetFontSize();
+  if (!text.empty()) draw->AddText(ImVec2(s.x + 8, s.y + 4), IM_COL32(230, 230, 230, 255), text.c_str());
+  if (!cursor_text_.empty()) {
+    const float w = ImGui::CalcTextSize(cursor_text_.c_str()).x;
+    draw->AddText(ImVec2(s.x + s.w - w - 8, s.y + 4), IM_COL32(255, 240, 160, 255), cursor_text_.c_str());
+  }
+  (void)font;
+}
+
+void Viewer::draw_controls() {
+  ViewSettings next = settings_;
+  const StreamInfo& stream = engine_->stream();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - kStatusHeight));
+  ImGui::Begin("controls", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                        ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
+  ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1.0f), "prism view");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", engine_->status().live ? "live" : "playback");
+  ImGui::PushItemWidth(150);
+
+  section_heading("Processing");
+  const auto& sizes = fft_size_choices();
+  std::size_t size_index = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] <= next.fft_size) size_index = i;
+  if (ImGui::BeginCombo("FFT size", std::to_string(next.fft_size).c_str())) {
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (ImGui::Selectable(std::to_string(sizes[i]).c_str(), i == size_index)) next.fft_size = sizes[i];
+    ImGui::EndCombo();
+  }
+  static const char* windows[] = {"hann", "hamming", "blackman", "blackmanharris", "flattop", "kaiser:8.6", "boxcar"};
+  if (ImGui::BeginCombo("window", next.window.c_str())) {
+    for (const char* w : windows)
+      if (ImGui::Selectable(w, next.window == w)) next.window = w;
+    ImGui::EndCombo();
+  }
+  float overlap_percent = static_cast<float>(next.overlap * 100);
+  if (ImGui::SliderFloat("overlap", &overlap_percent, 0, 95, "%.0f %%")) next.overlap = std::round(overlap_percent) / 100.0;
+  if (stream.channels > 1) {
+    int channel = static_cast<int>(next.channel);
+    if (ImGui::SliderInt("channel", &channel, 0, static_cast<int>(stream.channels) - 1))
+      next.channel = static_cast<unsigned>(channel);
+  }
+  float averaging = static_cast<float>(next.averaging_s);
+  if (ImGui::SliderFloat("averaging", &averaging, 0, 10, averaging == 0 ? "off" : "%.2f s", ImGuiSliderFlags_Logarithmic))
+    next.averaging_s = averaging;
+  float lines = static_cast<float>(next.lines_per_second);
+  if (ImGui::SliderFloat("lines/s", &lines, 1, 1000, "%.0f", ImGuiSliderFlags_Logarithmic)) next.lines_per_second = lines;
+
+  section_heading("Display");
+  if (ImGui::BeginCombo("colormap", next.colormap.c_str())) {
+    for (const std::string& name : colormap_names())
+      if (ImGui::Selectable(name.c_str(), next.colormap == name)) next.colormap = name;
+    ImGui::EndCombo();
+  }
+  float range[2] = {static_cast<float>(next.db_min), static_cast<float>(next.db_max)};
+  if (ImGui::DragFloat2("dB range", range, 0.5f, -300, 300, "%.0f") && range[0] < range[1]) {
+    next.db_min = range[0];
+    next.db_max = range[1];
+  }
+  if (ImGui::Button("Auto range (A)")) {
+    settings_ = next;
+    auto_range();
+    next = settings_;
+  }
+  ImGui::Checkbox("peak hold", &next.peak_hold);
+  ImGui::SameLine();
+  ImGui::Checkbox("min hold", &next.min_hold);
+  float decay = static_cast<float>(next.hold_decay_db_per_s);
+  if (ImGui::SliderFloat("hold decay", &decay, 0, 60, "%.0f dB/s")) next.hold_decay_db_per_s = decay;
+  ImGui::Checkbox("freeze display (F)", &frozen_);
+  if (ImGui::Button("Reset zoom (R)")) {
+    next.view_low_hz.reset();
+    next.view_high_hz.reset();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Clear markers")) markers_[0] = markers_[1] = {};
+
+  const EngineStatus status = engine_->status();
+  if (!status.live) {
+    section_heading("Playback");
+    const bool paused = engine_->paused();
+    if (ImGui::Button(paused ? "Play (space)" : "Pause (space)")) engine_->set_paused(!paused);
+    ImGui::SameLine();
+    ImGui::Checkbox("loop", &next.loop);
+    const double speeds[] = {1, 2, 10, 0};
+    const char* speed_names[] = {"1x", "2x", "10x", "max"};
+    for (int i = 0; i < 4; ++i) {
+      if (i > 0) ImGui::SameLine();
+      if (ImGui::RadioButton(speed_names[i], next.speed == speeds[i])) next.speed = speeds[i];
+    }
+    if (status.duration_s) {
+      // Seek once the slider is let go: every seek restarts the processing.
+      float position = seeking_ ? seek_value_ : static_cast<float>(status.position_s);
+      if (ImGui::SliderFloat("seek", &position, 0, static_cast<float>(*status.duration_s), "%.1f s")) seek_value_ = position;
+      seeking_ = ImGui::IsItemActive();
+      if (ImGui::IsItemDeactivatedAfterEdit()) engine_->seek(seek_value_);
+    }
+  }
+  ImGui::PopItemWidth();
+
+  section_heading("Help");
+  ImGui::TextDisabled("wheel: zoom   drag: pan\ndouble-click: whole band\nright-click: markers A/B\nmiddle-click: clear markers");
+
+  // Keyboard shortcuts (when no text field has the keyboard).
+  if (!ImGui::GetIO().WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space)) && !status.live) engine_->set_paused(!engine_->paused());
+    if (ImGui::IsKeyPressed('A')) {
+      settings_ = next;
+      auto_range();
+      next = settings_;
+    }
+    if (ImGui::IsKeyPressed('F')) frozen_ = !frozen_;
+    if (ImGui::IsKeyPressed('R')) {
+      next.view_low_hz.reset();
+      next.view_high_hz.reset();
+    }
+  }
+  ImGui::End();
+  try {
+    next.validate();
+    if (next.to_json() != settings_.to_json()) apply_settings(next);
+  } catch (const UsageError&) {
+    // A half-typed value: keep the last valid settings.
+  }
+}
+
+void Viewer::draw_status(const Layout& layout) {
+  const EngineStatus s = engine_->status();
+  const auto now = Clock::now();
+  const double since = std::chrono::duration<double>(now - rate_since_).count();
+  if (since >= 1.0) {
+    input_rate_ = static_cast<double>(s.samples_received - rate_samples_) / since;
+    fft_rate_ = static_cast<double>(s.spectra_computed - rate_spectra_) / since;
+    fps_ = static_cast<double>(rate_frames_) / since;
+    rate_samples_ = s.samples_received;
+    rate_spectra_ = s.spectra_computed;
+    rate_frames_ = 0;
+    rate_since_ = now;
+  }
+  ++rate_frames_;
+  char text[640];
+  std::string position;
+  if (!s.live) {
+    char p[96];
+    if (s.duration_s) std::snprintf(p, sizeof p, "  |  %.1f / %.1f s%s", s.position_s, *s.duration_s, engine_->paused() ? " (paused)" : "");
+    else std::snprintf(p, sizeof p, "  |  %.1f s%s", s.position_s, engine_->paused() ? " (paused)" : "");
+    position = p;
+  }
+  std::snprintf(text, sizeof text,
+                "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples  |  "
+                "display rows skipped %llu%s%s",
+                si_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), si_count(static_cast<double>(s.samples_received)).c_str(),
+                static_cast<unsigned long long>(s.overrun_samples),
+                static_cast<unsigned long long>(s.display_rows_skipped), position.c_str(), frozen_ ? "  |  FROZEN" : "");
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const Rect& r = layout.status;
+  draw->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(30, 33, 40, 255));
+  draw->AddText(ImVec2(r.x + 8, r.y + 24), s.overrun_samples ? IM_COL32(255, 190, 120, 255) : IM_COL32(200, 205, 215, 255), text);
+  if (!s.error.empty())
+    draw->AddText(ImVec2(layout.spectrum.x + 8, layout.spectrum.y + 24), IM_COL32(255, 110, 110, 255), ("error: " + s.error).c_str());
+  // The input's name and the processing parameters, above the colour bar's labels.
+  if (display_->session) {
+    const DisplayFormat& f = display_->session->format;
+    char info[320];
+    std::snprintf(info, sizeof info, "%s  |  %.6g Hz, ch %u/%u  |  N %zu  %s  %.0f %% overlap  |  %.3g Hz/bin",
+                  s.source.c_str(), f.sample_rate, f.channel + 1, f.channels, f.fft_size, f.window.c_str(),
+                  f.overlap * 100, f.sample_rate / static_cast<double>(f.fft_size));
+    draw->AddText(ImVec2(r.x + 8, r.y + 4), IM_COL32(150, 155, 165, 255), info);
+  }
+}
+
+void Viewer::render_gl(const Layout& layout) {
+  int fb_w = 0, fb_h = 0, win_w = 0, win_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  glfwGetWindowSize(window_, &win_w, &win_h);
+  const float sx = win_w > 0 ? static_cast<float>(fb_w) / static_cast<float>(win_w) : 1.0f;
+  const float sy = win_h > 0 ? static_cast<float>(fb_h) / static_cast<float>(win_h) : 1.0f;
+  auto to_gl = [&](const Rect& r) {
+    GlRect g;
+    g.x = static_cast<int>(std::lround(r.x * sx));
+    g.width = static_cast<int>(std::lround(r.w * sx));
+    g.height = static_cast<int>(std::lround(r.h * sy));
+    g.y = fb_h - static_cast<int>(std::lround(r.y * sy)) - g.height;
+    return g;
+  };
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.11f, 0.12f, 0.14f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (display_->session) {
+    const DisplayFormat& f = display_->session->format;
+    const FrequencyView v = frequency_view();
+    const double span = f.frequency_high - f.frequency_low;
+    const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(layout.waterfall.h));
+    renderer_->draw_waterfall(display_->texture, to_gl(layout.waterfall), (v.low - f.frequency_low) / span,
+                              (v.high - f.frequency_low) / span, visible, static_cast<float>(settings_.db_min),
+                              static_cast<float>(settings_.db_max));
+  }
+  renderer_->draw_colorbar(to_gl(layout.colorbar));
+  glViewport(0, 0, fb_w, fb_h);
+}
+
+json Viewer::report_json(const Layout& layout) const {
+  const EngineStatus s = engine_->status();
+  json j;
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  j["framebuffer"] = {{"width", fb_w}, {"height", fb_h}};
+  j["spectrum"] = layout.spectrum.to_json();
+  j["waterfall"] = layout.waterfall.to_json();
+  j["colorbar"] = layout.colorbar.to_json();
+  j["frequency_axis"] = layout.frequency_axis.to_json();
+  j["frequency_ticks"] = axis_ticks_;
+  const FrequencyView v = frequency_view();
+  const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
+  j["frequency_view_hz"] = {v.low + centre, v.high + centre};
+  j["settings"] = settings_.to_json();
+  j["gl_renderer"] = gl_renderer_;
+  j["status"] = {{"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
+                 {"overrun_samples", s.overrun_samples}, {"display_rows_skipped", s.display_rows_skipped},
+                 {"processor", s.processor}, {"source", s.source}, {"error", s.error},
+                 {"input_rate", input_rate_}, {"fft_rate", fft_rate_}, {"fps", fps_}};
+  j["display_lines"] = display_->lines;
+  if (display_->session && display_->have_line) {
+    const DisplayFormat& f = display_->session->format;
+    const auto peak = static_cast<std::size_t>(std::max_element(display_->latest.begin(), display_->latest.end()) -
+                                               display_->latest.begin());
+    const double hz = f.frequency_low + (static_cast<double>(peak) + 0.5) / static_cast<double>(f.columns) *
+                                            (f.frequency_high - f.frequency_low);
+    j["spectrum_peak"] = {{"hz", hz + f.center_frequency}, {"db", display_->latest[peak]},
+                          {"bin_hz", (f.frequency_high - f.frequency_low) / static_cast<double>(f.columns)}};
+    j["display_format"] = {{"columns", f.columns}, {"fft_bins", f.fft_bins}, {"fft_size", f.fft_size},
+                           {"frequency_low", f.frequency_low + centre}, {"frequency_high", f.frequency_high + centre}};
+  }
+  if (!frame_ms_.empty()) {
+    std::vector<double> sorted = frame_ms_;
+    std::sort(sorted.begin(), sorted.end());
+    j["frame_ms"] = {{"mean", std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size())},
+                     {"median", sorted[sorted.size() / 2]},
+                     {"p95", sorted[sorted.size() * 95 / 100]},
+                     {"max", sorted.back()}};
+  }
+  return j;
+}
+
+int Viewer::run() {
+  StopToken stop;
+  InterruptGuard guard(stop);
+  const auto start = Clock::now();
+  const double start_cpu = process_cpu_seconds();
+  auto last = start;
+  bool auto_ranged = false;
+  long frame = 0;
+  Layout layout;
+  while (!glfwWindowShouldClose(window_) && !stop.stop_requested()) {
+    const auto frame_start = Clock::now();
+    const double dt = std::chrono::duration<double>(frame_start - last).count();
+    last = frame_start;
+    glfwPollEvents();
+    run_script(frame, std::chrono::duration<double>(frame_start - start).count());
+    handle_new_session();
+    display_->take_rows(frozen_);
+    if (!frozen_) display_->decay_holds(dt, settings_.hold_decay_db_per_s);
+    if (options_.auto_range_at_start && !auto_ranged && std::chrono::duration<double>(frame_start - start).count() > 0.5 &&
+        display_->have_line) {
+      auto_range();
+      engine_->apply(settings_);
+      auto_ranged = true;
+    }
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    const ImVec2 size = ImGui::GetIO().DisplaySize;
+    layout = compute_layout(size.x, size.y);
+    draw_controls();
+    handle_plot_mouse(layout);
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    draw_spectrum(draw, layout.spectrum);
+    draw_axes(draw, layout);
+    draw_markers_and_cursor(draw, layout);
+    draw_status(layout);
+    ImGui::Render();
+
+    render_gl(layout);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frame;
+    const bool last_frame = options_.frames > 0 && frame >= options_.frames;
+    if (last_frame && !options_.screenshot_path.empty()) {
+      int fb_w = 0, fb_h = 0;
+      glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+      std::vector<unsigned char> pixels(static_cast<std::size_t>(fb_w) * fb_h * 3);
+      glPixelStorei(GL_PACK_ALIGNMENT, 1);
+      glReadBuffer(GL_BACK);
+      glReadPixels(0, 0, fb_w, fb_h, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+      write_png(options_.screenshot_path, fb_w, fb_h, pixels);
+    }
+    glfwSwapBuffers(window_);
+    glFinish();  // count the GPU's (llvmpipe's) work in the frame time
+    frame_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count());
+    if (frame_ms_.size() > 100000) frame_ms_.erase(frame_ms_.begin(), frame_ms_.begin() + 50000);
+    if (last_frame) break;
+    if (options_.max_fps > 0) {  // cap the rate: swap intervals do nothing on Xvfb
+      const auto next = frame_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / options_.max_fps));
+      std::this_thread::sleep_until(next);
+    }
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  const double cpu = process_cpu_seconds() - start_cpu;
+
+  if (!options_.config_path.empty()) {
+    const std::string error = save_settings_file(options_.config_path, settings_);
+    if (!error.empty()) std::fprintf(stderr, "prism view: settings not saved: %s\n", error.c_str());
+  }
+  if (!options_.report_path.empty()) {
+    json report = report_json(layout);
+    report["frames"] = frame;
+    report["wall_seconds"] = wall;
+    report["cpu_seconds"] = cpu;
+    report["cpu_percent"] = wall > 0 ? 100.0 * cpu / wall : 0.0;
+    std::ofstream out(options_.report_path);
+    out << report.dump(2) << "\n";
+    if (!out) std::fprintf(stderr, "prism view: cannot write the report %s\n", options_.report_path.c_str());
+  }
+  const EngineStatus s = engine_->status();
+  if (!s.error.empty()) {
+    std::fprintf(stderr, "prism view: %s\n", s.error.c_str());
+    return 1;
+  }
+  return InterruptGuard::interrupted() ? 130 : 0;
+}
+
+}  // namespace
+
+int run_viewer(ViewEngine::SourceFactory open, const ViewerOptions& options) {
+  Viewer viewer(std::move(open), options);
+  return viewer.run();
+}
+
+}  // namespace prism::view

@@ -1,0 +1,279 @@
+// PortAudioSource and the audio device helpers (see portaudio_source.hpp).
+#include "sources/portaudio_source.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include <portaudio.h>
+
+#include "pipeline/errors.hpp"
+#include "sources/input_file.hpp"
+
+namespace prism {
+
+namespace {
+
+// Runs `f` with stderr sent to /dev/null: ALSA and JACK print pages of probing messages while
+// PortAudio initialises, which would bury prism's own output.
+template <typename F>
+auto with_quiet_stderr(F&& f) {
+  std::fflush(stderr);
+  const int saved = dup(STDERR_FILENO);
+  const int null_fd = open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
+  auto result = f();
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+  }
+  if (null_fd >= 0) close(null_fd);
+  return result;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string device_list_text(AudioDirection direction) {
+  std::ostringstream out;
+  bool any = false;
+  for (const AudioDeviceEntry& d : list_audio_devices()) {
+    const int channels = direction == AudioDirection::input ? d.max_input_channels : d.max_output_channels;
+    if (channels <= 0) continue;
+    out << (any ? ", " : "") << "[" << d.index << "] " << d.name << " (" << d.host_api << ")";
+    any = true;
+  }
+  return any ? out.str() : std::string("none");
+}
+
+}  // namespace
+
+PortAudioSession::PortAudioSession() {
+  const PaError err = with_quiet_stderr([] { return Pa_Initialize(); });
+  if (err != paNoError) throw InputError("audio", std::string("PortAudio cannot start: ") + Pa_GetErrorText(err));
+}
+
+PortAudioSession::~PortAudioSession() { Pa_Terminate(); }
+
+std::vector<AudioDeviceEntry> list_audio_devices() {
+  std::vector<AudioDeviceEntry> devices;
+  const int count = Pa_GetDeviceCount();
+  const PaDeviceIndex default_in = Pa_GetDefaultInputDevice();
+  const PaDeviceIndex default_out = Pa_GetDefaultOutputDevice();
+  for (int i = 0; i < count; ++i) {
+    const PaDeviceInfo* info = Pa_GetDeviceInfo(i);
+    if (info == nullptr) continue;
+    const PaHostApiInfo* api = Pa_GetHostApiInfo(info->hostApi);
+    devices.push_back({i, info->name ? info->name : "?", api ? api->name : "?",
+                       info->maxInputChannels, info->maxOutputChannels, info->defaultSampleRate,
+                       i == default_in, i == default_out});
+  }
+  return devices;
+}
+
+bool is_audio_input(std::string_view input) {
+  return input == "audio" || input.substr(0, 6) == "audio:";
+}
+
+int find_audio_device(std::string_view selector, AudioDirection direction) {
+  const bool want_input = direction == AudioDirection::input;
+  const std::string where = "audio:" + std::string(selector);
+  const std::vector<AudioDeviceEntry> devices = list_audio_devices();
+  auto usable = [&](const AudioDeviceEntry& d) {
+    return (want_input ? d.max_input_channels : d.max_output_channels) > 0;
+  };
+  const char* what = want_input ? "input" : "output";
+
+  if (selector.empty()) {
+    // A running JACK server is the user's explicit choice of audio system: prefer it.
+    const PaHostApiIndex jack = Pa_HostApiTypeIdToHostApiIndex(paJACK);
+    if (jack >= 0) {
+      const PaHostApiInfo* api = Pa_GetHostApiInfo(jack);
+      const PaDeviceIndex d = want_input ? api->defaultInputDevice : api->defaultOutputDevice;
+      if (d >= 0) return d;
+    }
+    const PaDeviceIndex d = want_input ? Pa_GetDefaultInputDevice() : Pa_GetDefaultOutputDevice();
+    if (d >= 0) return d;
+    for (const auto& entry : devices)
+      if (usable(entry)) return entry.index;
+    throw InputError(where, std::string("no audio ") + what + " device found (PortAudio sees: " +
+                                device_list_text(direction) + ")");
+  }
+
+  const std::string text(selector);
+  if (std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    const int index = std::stoi(text);
+    for (const auto& entry : devices) {
+      if (entry.index != index) continue;
+      if (!usable(entry))
+        throw InputError(where, "device [" + text + "] " + entry.name + " has no " + what +
+                                    " channels (" + what + " devices: " + device_list_text(direction) + ")");
+      return index;
+    }
+    throw InputError(where, "there is no audio device with index " + text + " (" + what +
+                                " devices: " + device_list_text(direction) + ")");
+  }
+  const std::string wanted = lower(text);
+  for (const auto& entry : devices)
+    if (usable(entry) && lower(entry.name).find(wanted) != std::string::npos) return entry.index;
+  throw InputError(where, std::string("no audio ") + what + " device has '" + text +
+                              "' in its name (" + what + " devices: " + device_list_text(direction) + ")");
+}
+
+// ---- the input stream ------------------------------------------------------------------------
+
+struct PortAudioSource::Impl {
+  PortAudioSession session;
+  PaStream* stream = nullptr;
+  unsigned channels = 1;
+  std::string description;
+
+  // The ring: the callback writes, read() reads. Positions count floats since the start and
+  // only grow; each side owns one of them.
+  std::vector<float> ring;
+  std::atomic<std::uint64_t> write_position{0};
+  std::atomic<std::uint64_t> read_position{0};
+  std::atomic<std::uint64_t> overflow_frames{0};
+  std::atomic<std::uint64_t> captured_frames{0};
+  // interrupt() counts up; a read() that sees the count change while it waits returns 0. A
+  // count, not a flag, so that an interrupt with no read waiting is not left over for the
+  // next run on this source.
+  std::atomic<std::uint64_t> interrupts{0};
+
+  static int callback(const void* input, void*, unsigned long frames,
+                      const PaStreamCallbackTimeInfo*, PaStreamCallbackFlags flags, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    self->captured_frames.fetch_add(frames, std::memory_order_relaxed);
+    (void)flags;  // paInputOverflow: the host dropped data before us; PortAudio does not say how much
+    if (input == nullptr) return paContinue;
+    const std::size_t values = frames * self->channels;
+    const std::uint64_t w = self->write_position.load(std::memory_order_relaxed);
+    const std::uint64_t r = self->read_position.load(std::memory_order_acquire);
+    const std::size_t capacity = self->ring.size();
+    if (w - r + values > capacity) {  // no room: drop this whole callback's worth, counted
+      self->overflow_frames.fetch_add(frames, std::memory_order_relaxed);
+      return paContinue;
+    }
+    const auto* src = static_cast<const float*>(input);
+    const std::size_t start = w % capacity;
+    const std::size_t first = std::min(values, capacity - start);
+    std::memcpy(self->ring.data() + start, src, first * sizeof(float));
+    if (first < values) std::memcpy(self->ring.data(), src + first, (values - first) * sizeof(float));
+    self->write_position.store(w + values, std::memory_order_release);
+    return paContinue;
+  }
+};
+
+PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(std::make_unique<Impl>()) {
+  const std::string where = "audio:" + options.device;
+  const int device = find_audio_device(options.device, AudioDirection::input);
+  const PaDeviceInfo* dev = Pa_GetDeviceInfo(device);
+  const PaHostApiInfo* api = Pa_GetHostApiInfo(dev->hostApi);
+  const unsigned channels = options.channels != 0
+                                ? options.channels
+                                : static_cast<unsigned>(std::min(2, dev->maxInputChannels));
+  if (static_cast<int>(channels) > dev->maxInputChannels)
+    throw InputError(where, "device [" + std::to_string(device) + "] " + dev->name + " has " +
+                                std::to_string(dev->maxInputChannels) + " input channel(s), " +
+                                std::to_string(channels) + " requested");
+  const double rate = options.sample_rate > 0 ? options.sample_rate : dev->defaultSampleRate;
+  if (!(rate > 0)) throw InputError(where, "the device reports no sample rate; give --rate");
+
+  PaStreamParameters in{};
+  in.device = device;
+  in.channelCount = static_cast<int>(channels);
+  in.sampleFormat = paFloat32;
+  in.suggestedLatency = dev->defaultLowInputLatency;
+  const PaError supported = Pa_IsFormatSupported(&in, nullptr, rate);
+  if (supported != paFormatIsSupported)
+    throw InputError(where, "device [" + std::to_string(device) + "] " + dev->name + " does not take " +
+                                std::to_string(channels) + " channel(s) at " + number_text(rate) +
+                                " Hz: " + Pa_GetErrorText(supported));
+
+  impl_->channels = channels;
+  const auto ring_frames = static_cast<std::size_t>(std::max(1.0, options.ring_seconds) * rate);
+  impl_->ring.assign(ring_frames * channels, 0.0f);
+  const unsigned long block = options.block_frames != 0 ? options.block_frames : paFramesPerBufferUnspecified;
+  PaError err = with_quiet_stderr([&] {
+    return Pa_OpenStream(&impl_->stream, &in, nullptr, rate, block, paNoFlag, &Impl::callback, impl_.get());
+  });
+  if (err != paNoError)
+    throw InputError(where, std::string("cannot open device [") + std::to_string(device) + "] " +
+                                dev->name + ": " + Pa_GetErrorText(err));
+  err = Pa_StartStream(impl_->stream);
+  if (err != paNoError) {
+    Pa_CloseStream(impl_->stream);
+    throw InputError(where, std::string("cannot start device [") + std::to_string(device) + "] " +
+                                dev->name + ": " + Pa_GetErrorText(err));
+  }
+
+  info_.format = SampleFormat::f32;
+  info_.sample_rate = rate;
+  info_.channels = channels;
+  info_.live = true;
+  impl_->description = "audio:[" + std::to_string(device) + "] " + dev->name + " (" +
+                       (api ? api->name : "?") + "), " + std::to_string(channels) + " ch @ " +
+                       number_text(rate) + " Hz";
+}
+
+PortAudioSource::~PortAudioSource() {
+  if (impl_->stream != nullptr) {
+    Pa_StopStream(impl_->stream);
+    Pa_CloseStream(impl_->stream);
+  }
+}
+
+std::size_t PortAudioSource::read(std::byte* dst, std::size_t max_samples) {
+  Impl& s = *impl_;
+  const std::size_t capacity = s.ring.size();
+  const std::uint64_t interrupts_at_entry = s.interrupts.load(std::memory_order_acquire);
+  while (true) {
+    if (s.interrupts.load(std::memory_order_acquire) != interrupts_at_entry) return 0;
+    const std::uint64_t r = s.read_position.load(std::memory_order_relaxed);
+    const std::uint64_t w = s.write_position.load(std::memory_order_acquire);
+    const std::size_t frames = std::min<std::uint64_t>((w - r) / s.channels, max_samples);
+    if (frames == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    const std::size_t values = frames * s.channels;
+    const std::size_t start = r % capacity;
+    const std::size_t first = std::min(values, capacity - start);
+    std::memcpy(dst, s.ring.data() + start, first * sizeof(float));
+    if (first < values)
+      std::memcpy(dst + first * sizeof(float), s.ring.data(), (values - first) * sizeof(float));
+    s.read_position.store(r + values, std::memory_order_release);
+    return frames;
+  }
+}
+
+void PortAudioSource::interrupt() { impl_->interrupts.fetch_add(1, std::memory_order_acq_rel); }
+
+std::uint64_t PortAudioSource::dropped_samples() const {
+  return impl_->overflow_frames.load(std::memory_order_relaxed);
+}
+
+std::uint64_t PortAudioSource::samples_captured() const {
+  return impl_->captured_frames.load(std::memory_order_relaxed);
+}
+
+std::string PortAudioSource::describe() const { return impl_->description; }
+
+std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels) {
+  PortAudioInputOptions options;
+  options.device = input.size() > 6 ? input.substr(6) : std::string();
+  options.sample_rate = sample_rate;
+  options.channels = channels;
+  return std::make_unique<PortAudioSource>(options);
+}
+
+}  // namespace prism
