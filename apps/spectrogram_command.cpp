@@ -17,6 +17,9 @@
 #include "pipeline/spectrogram_params.hpp"
 #include "sinks/open_sink.hpp"
 #include "sources/open_source.hpp"
+#if PRISM_HAVE_CUDA
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+#endif
 
 namespace prism::app {
 
@@ -40,6 +43,8 @@ struct SpectrogramOptions {
   std::size_t blocks = 4;
   unsigned threads = 0;
   std::string backend = "auto";
+  int device = 0;             // CUDA device for the GPU backends
+  std::size_t in_flight = 2;  // blocks in flight on the GPU backends
   // raw input
   std::string format;
   std::optional<double> rate;
@@ -111,11 +116,43 @@ std::pair<std::optional<double>, std::optional<double>> parse_db_range(const std
   }
 }
 
+// The processor for the requested backend. GPU backends get the CUDA engine (and a pinned pool,
+// through `memory`); with auto, a GPU that cannot be set up leaves a note and the CPU runs.
+std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const SpectrogramParams& params,
+                                          const StreamInfo& stream, fft::BackendKind requested,
+                                          HostMemoryKind& memory) {
+  if (requested != fft::BackendKind::cpu) {
+#if PRISM_HAVE_CUDA
+    cuda::CudaEngineOptions engine;
+    engine.device = o.device;
+    engine.blocks_in_flight = o.in_flight;
+    // auto takes the cufft path: the fused kernel is not yet the faster one (bench/RESULTS.md).
+    engine.path = requested == fft::BackendKind::cuda ? cuda::TransformPath::fused
+                                                      : cuda::TransformPath::cufft;
+    try {
+      auto processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, o.block_size, engine);
+      memory = HostMemoryKind::cuda_pinned;
+      return processor;
+    } catch (const cuda::CudaError& e) {
+      if (requested != fft::BackendKind::automatic)
+        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
+      if (!o.quiet)
+        std::fprintf(stderr, "prism: note: --backend auto: the GPU engine is not available (%s); using the CPU backend\n",
+                     e.what());
+    }
+#else
+    fft::resolve_backend(requested);  // auto gives the CPU; cuda/cufft throw the reason
+#endif
+  }
+  return std::make_unique<CpuSpectrogram>(stream, params, o.block_size, o.threads);
+}
+
 int run_spectrogram(const SpectrogramOptions& o) {
   const SpectrogramParams params = make_params(o);
   const fft::BackendKind requested = fft::parse_backend(o.backend);
   if (o.block_size == 0) throw UsageError("--block-size must be at least 1 sample");
   if (o.blocks < 2) throw UsageError("--blocks must be at least 2 (one filling, one in work)");
+  if (o.in_flight < 1) throw UsageError("--in-flight must be at least 1");
 
   SourceOptions source_options;
   if (!o.format.empty()) {
@@ -140,11 +177,10 @@ int run_spectrogram(const SpectrogramOptions& o) {
                      " is out of range: the input has " + std::to_string(source->info().channels) +
                      " channel(s)");
 
-  const fft::BackendKind backend = fft::resolve_backend(requested);
-  if (backend != fft::BackendKind::cpu)
-    throw std::runtime_error("the " + std::string(fft::backend_name(backend)) +
-                             " spectrogram engine is not in this build yet; use --backend cpu");
-  CpuSpectrogram processor(source->info(), params, o.block_size, o.threads);
+  HostMemoryKind memory = HostMemoryKind::page_aligned;
+  const std::unique_ptr<Processor> processor_object =
+      make_processor(o, params, source->info(), requested, memory);
+  Processor& processor = *processor_object;
 
   std::vector<std::string> outputs = o.outputs;
   if (outputs.empty()) outputs.push_back("spectrogram.png");
@@ -163,6 +199,7 @@ int run_spectrogram(const SpectrogramOptions& o) {
   PipelineConfig config;
   config.block_samples = o.block_size;
   config.block_count = o.blocks;
+  config.memory = memory;
   config.on_progress = [&bar](const ProgressUpdate& u) {
     bar.update(u.samples_done, u.samples_total, u.elapsed_seconds);
   };
@@ -255,6 +292,11 @@ Runner add_spectrogram_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "CPU worker threads [default: all cores]");
   cmd->add_option("--backend", o->backend, "cpu, cuda (prism's kernels), cufft, or auto (GPU if present)")
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device for the GPU backends (0-based)")->capture_default_str();
+  cmd->add_option("--in-flight", o->in_flight,
+                  "Blocks in flight on the GPU backends: copies of one block overlap the work on "
+                  "the others (rows come out this many blocks later)")
       ->capture_default_str();
   auto* raw = "Raw input";
   cmd->add_option("--format", o->format, "Sample format of raw input: " + format_names_help())

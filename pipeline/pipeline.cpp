@@ -115,6 +115,9 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
   const std::size_t block_samples = config.block_samples;
   const std::size_t columns = processor.layout().columns;
   const std::size_t max_rows = processor.max_rows_per_block(block_samples);
+  // Blocks the processor keeps after process() returns (see Processor::blocks_in_flight): the
+  // pool holds them on top of block_count, so the source is never starved by them.
+  const std::size_t in_flight = processor.blocks_in_flight();
   ErrorSlot error;
 
   auto finish_report = [&](RunOutcome outcome) {
@@ -134,8 +137,8 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
   try {
     if (block_samples == 0) throw std::invalid_argument("the block size must be at least 1 sample");
     if (config.block_count < 2) throw std::invalid_argument("the pool needs at least 2 blocks");
-    pool = std::make_unique<BlockPool>(config.block_count, block_samples * info.frame_bytes(),
-                                       config.memory);
+    pool = std::make_unique<BlockPool>(config.block_count + in_flight,
+                                       block_samples * info.frame_bytes(), config.memory);
     batches = std::vector<RowBatch>(std::max<std::size_t>(config.row_buffer_count, 1));
     for (RowBatch& batch : batches) batch.values.assign(std::max<std::size_t>(max_rows, 1) * columns, 0.0f);
     if (live) overrun_scratch.resize(block_samples * info.frame_bytes());
@@ -156,7 +159,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     return finish_report(RunOutcome::failed);
   }
 
-  Queue<Block*> filled(config.block_count + 1);
+  Queue<Block*> filled(config.block_count + in_flight + 1);
   Queue<RowBatch*> free_batches(batches.size());
   for (RowBatch& batch : batches) free_batches.enqueue(&batch);
   std::vector<std::unique_ptr<Queue<RowBatch*>>> sink_queues;
@@ -205,6 +208,18 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
   std::thread processing_thread([&] {
     std::uint64_t next_row = 0;
     std::uint64_t samples_done = 0;
+    // The blocks the processor still reads, oldest first (a ring of in_flight + 1 entries).
+    std::vector<Block*> held(in_flight + 1, nullptr);
+    std::size_t held_first = 0, held_count = 0;
+    auto hold = [&](Block* block) {
+      held[(held_first + held_count) % held.size()] = block;
+      ++held_count;
+    };
+    auto release_oldest = [&] {
+      pool->release(held[held_first]);
+      held_first = (held_first + 1) % held.size();
+      --held_count;
+    };
     auto dispatch = [&](RowBatch* batch, std::size_t rows) {
       if (rows == 0 || sinks.empty()) {
         free_batches.enqueue(batch);
@@ -234,14 +249,23 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
           if (block != nullptr) pool->release(block);
           break;
         }
-        if (block == nullptr) {  // end of input
+        if (block == nullptr) {  // end of input: the blocks in flight, then the pending rows
+          std::size_t drained = 0;
+          while (processor.drain(batch->values.data(), drained)) {
+            if (held_count > 0) release_oldest();
+            dispatch(batch, drained);
+            batch = take_batch();
+            if (batch == nullptr) break;
+          }
+          if (batch == nullptr) break;
           dispatch(batch, processor.finish(batch->values.data()));
           processing_completed = true;
           break;
         }
         const std::size_t rows = processor.process(*block, batch->values.data());
         samples_done += block->samples;
-        pool->release(block);
+        hold(block);
+        if (held_count > in_flight) release_oldest();
         dispatch(batch, rows);
         if (config.on_progress)
           config.on_progress({samples_done, info.length,
@@ -252,6 +276,10 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     } catch (...) {
       error.set("processing", current_exception_text());
       stop.request_stop();
+    }
+    if (held_count > 0) {  // stopped early with blocks in flight
+      processor.cancel();
+      while (held_count > 0) release_oldest();
     }
     for (auto& queue : sink_queues) queue->enqueue(nullptr);  // every sink thread ends
   });

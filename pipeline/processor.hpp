@@ -40,6 +40,26 @@ class Processor {
   // Called once at the end of input; writes any rows still pending. Returns their number.
   virtual std::size_t finish(float* rows) = 0;
 
+  // Blocks in flight: a processor that overlaps the transfer of one block with the work on
+  // earlier ones (a GPU engine) keeps using up to k = blocks_in_flight() blocks after process()
+  // returns. Then process() of block i writes the rows of block i-k (a latency of k blocks),
+  // and once it returns the processor reads no block but the last k it was given; the pipeline
+  // keeps those out of the pool (it sizes the pool k blocks larger). The default, 0: a block is
+  // free again as soon as process() returns.
+  virtual std::size_t blocks_in_flight() const { return 0; }
+
+  // At the end of input, before finish(): writes the rows of the oldest block still in flight
+  // (room as for process()) and returns true, after which that block is no longer read; returns
+  // false when no block is left in flight. The pipeline calls it until it returns false.
+  virtual bool drain(float* /*rows*/, std::size_t& rows_written) {
+    rows_written = 0;
+    return false;
+  }
+
+  // When a run stops early (interrupted or failed): abandons the work in flight. After it
+  // returns the processor reads no block (the pipeline may free the pool). Never throws.
+  virtual void cancel() noexcept {}
+
   virtual ProcessorCounters counters() const = 0;
 
   // e.g. "cpu (FFTW, 2 threads)", for the run summary.

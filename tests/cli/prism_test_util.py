@@ -15,8 +15,15 @@ import numpy as np
 PRISM = None  # set by main()
 
 
+# PRISM_TEST_BACKEND=cuda|cufft|cpu: every `prism spectrogram` run gets --backend with it, so the
+# same tests hold the GPU backends to scipy (main() skips, exit 77, when it is not available).
+BACKEND = os.environ.get("PRISM_TEST_BACKEND", "")
+
+
 def run_prism(*args, timeout=300, stdin=None, check=None):
     """Runs prism with args; returns CompletedProcess (text output)."""
+    if BACKEND and args and args[0] == "spectrogram":
+        args = (*args, "--backend", BACKEND)
     proc = subprocess.run([PRISM, *map(str, args)], capture_output=True, text=True,
                           errors="replace", timeout=timeout, stdin=stdin)
     if check is not None and proc.returncode != check:
@@ -78,6 +85,15 @@ def main():
     if len(sys.argv) < 2:
         sys.exit("usage: test.py PATH_TO_PRISM [unittest args]")
     PRISM = os.path.abspath(sys.argv[1])
+    if BACKEND:
+        with tempfile.TemporaryDirectory(prefix="prism-backend-") as tmp:
+            probe = run_prism("spectrogram", "gen:duration=0.1", "-o", os.path.join(tmp, "p.npy"), "-q")
+        if probe.returncode != 0:
+            if any(s in probe.stderr for s in ("not available", "no CUDA device", "cannot run this build")):
+                print(f"SKIP: --backend {BACKEND}: {probe.stderr.strip()}")
+                sys.exit(77)
+            sys.exit(f"--backend {BACKEND} fails: {probe.stderr.strip()}")
+        print(f"backend: {BACKEND}")
     argv = [sys.argv[0]] + sys.argv[2:]
     program = unittest.main(argv=argv, exit=False, verbosity=2)
     result = program.result

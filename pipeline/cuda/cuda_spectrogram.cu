@@ -1,0 +1,734 @@
+// CudaSpectrogram (cuda_spectrogram.hpp): the host side of the CUDA streaming engine —
+// device set-up, buffers, cuFFT plan, graph capture, and the per-block submit / retire cycle.
+//
+// Contents:
+//   1. checked calls and device probing
+//   2. Impl: set-up        tables and layout (as CpuSpectrogram), buffers, streams, graphs
+//   3. Impl: one block     descriptor, H2D, graph replay, D2H; retiring the oldest block
+//   4. the public class
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
+#include "pipeline/errors.hpp"
+#include "pipeline/window.hpp"
+
+namespace prism::cuda {
+namespace {
+
+// ---- 1. checked calls and device probing -----------------------------------------------------
+
+std::string bytes_text(std::size_t bytes) {
+  char text[64];
+  if (bytes >= (std::size_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+void check(cudaError_t status, const std::string& call, int device) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a non-sticky error so that the clean-up calls can run
+  throw CudaError(call + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
+                  ", device " + std::to_string(device) + ")");
+}
+
+const char* cufft_result_name(cufftResult r) {
+  switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED (out of device memory)";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    default: return "cuFFT error";
+  }
+}
+
+void check_cufft(cufftResult status, const std::string& call, int device) {
+  if (status == CUFFT_SUCCESS) return;
+  throw CudaError(call + ": " + cufft_result_name(status) + " (code " +
+                  std::to_string(static_cast<int>(status)) + ", device " +
+                  std::to_string(device) + ")");
+}
+
+int format_code(SampleFormat f) {
+  switch (f) {
+    case SampleFormat::f32: return device::f32;
+    case SampleFormat::cf32: return device::cf32;
+    case SampleFormat::i16: return device::i16;
+    case SampleFormat::ci16: return device::ci16;
+    case SampleFormat::i8: return device::i8;
+    case SampleFormat::ci8: return device::ci8;
+    case SampleFormat::u8: return device::u8;
+    case SampleFormat::cu8: return device::cu8;
+  }
+  return device::f32;
+}
+
+// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation.
+long long injected_fault_block() {
+  const char* text = std::getenv("PRISM_CUDA_FAULT");
+  if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;
+  return std::atoll(text + 6);
+}
+
+}  // namespace
+
+bool fused_path_supports(const SpectrogramParams& p) {
+  const std::size_t n = p.nfft;
+  return n >= kFusedMinNfft && n <= kFusedMaxNfft && (n & (n - 1)) == 0;
+}
+
+std::string DeviceInfo::describe() const {
+  if (!usable) return "no usable CUDA device: " + reason;
+  char text[256];
+  std::snprintf(text, sizeof text, "%s (device %d, sm_%d%d, %s)", name.c_str(), index,
+                compute_major, compute_minor, bytes_text(total_bytes).c_str());
+  return text;
+}
+
+DeviceInfo probe_device(int index) {
+  DeviceInfo info;
+  info.index = index;
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    // No driver (cudaErrorInsufficientDriver on a machine without a GPU) or no device.
+    const bool absent = status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver;
+    info.reason = std::string(absent ? "no CUDA device is present (" : "(") + "cudaGetDeviceCount: " +
+                  cudaGetErrorString(status) + ")";
+    cudaGetLastError();
+    return info;
+  }
+  if (count == 0) {
+    info.reason = "no CUDA device is present";
+    return info;
+  }
+  if (index < 0 || index >= count) {
+    info.reason = "--device " + std::to_string(index) + " does not exist (devices 0.." +
+                  std::to_string(count - 1) + ")";
+    return info;
+  }
+  cudaDeviceProp prop{};
+  status = cudaGetDeviceProperties(&prop, index);
+  if (status != cudaSuccess) {
+    info.reason = std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(status);
+    return info;
+  }
+  info.name = prop.name;
+  info.total_bytes = prop.totalGlobalMem;
+  info.compute_major = prop.major;
+  info.compute_minor = prop.minor;
+  // Can this build's kernels run here? (they are compiled for one architecture)
+  cudaFuncAttributes attributes{};
+  status = cudaSetDevice(index);
+  if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, device::history_kernel);
+  if (status != cudaSuccess) {
+    info.reason = info.name + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+                  ") cannot run this build's kernels: " + cudaGetErrorString(status);
+    cudaGetLastError();
+    return info;
+  }
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) info.free_bytes = free_bytes;
+  info.usable = true;
+  return info;
+}
+
+// ---- 2. Impl: set-up ---------------------------------------------------------------------------
+
+struct CudaSpectrogram::Impl {
+  StreamInfo stream;
+  SpectrogramParams params;
+  CudaEngineOptions options;
+  DeviceInfo device_info;
+  int device = 0;
+  SpectrumLayout layout;
+  device::EngineConstants k{};
+  TransformPath path = TransformPath::cufft;
+  std::size_t max_block_samples = 0;
+  std::size_t max_frames = 0;      // frames one block can complete
+  std::size_t max_rows = 0;        // rows one block can complete
+  std::size_t chunks = 1;          // FFT batches per block (cufft path)
+  std::size_t slots = 0;           // k + 1
+  std::size_t history_floats = 0;  // one history buffer
+  std::size_t hop = 0;
+  std::size_t columns = 0;
+
+  // Device memory.
+  std::vector<unsigned char*> raw;  // per slot: one block in its native format
+  std::vector<float*> rows_device;  // per slot: the block's rows
+  device::BlockDescriptor* descriptors_device = nullptr;  // per slot
+  float* history = nullptr;         // two buffers of history_floats
+  float* carry = nullptr;           // two rows
+  float* window = nullptr;
+  float* column_scale = nullptr;
+  float2* twiddles = nullptr;
+  float* frames = nullptr;          // cufft path: one chunk of frames
+  float2* spectrum = nullptr;       // cufft path: their transforms
+  void* fft_work = nullptr;
+  std::size_t device_bytes = 0;
+
+  // Pinned host memory.
+  device::BlockDescriptor* descriptors_host = nullptr;  // per slot
+  std::vector<float*> rows_host;                         // per slot
+  std::size_t host_bytes = 0;
+
+  cudaStream_t h2d = nullptr, compute = nullptr, d2h = nullptr;
+  std::vector<cudaEvent_t> h2d_done, compute_done, d2h_done;
+  cufftHandle plan = 0;
+  bool plan_made = false;
+  std::vector<cudaGraphExec_t> graphs;
+  bool graph_in_use = false;
+  std::string graph_note;
+
+  // Stream state (host).
+  std::atomic<std::uint64_t> samples_in{0};
+  std::atomic<std::uint64_t> frames_done{0};
+  std::uint64_t history_first = 0;
+  int history_parity = 0;
+  int carry_parity = 0;
+  std::uint64_t submitted = 0;  // blocks given to process()
+  std::size_t in_flight = 0;    // submitted, not yet retired
+  std::vector<std::size_t> slot_rows;
+  long long fault_block = -1;
+
+  Impl(const StreamInfo& s, const SpectrogramParams& p, std::size_t max_block, const CudaEngineOptions& o)
+      : stream(s), params(p), options(o), max_block_samples(max_block) {
+    params.validate();
+    if (!(stream.sample_rate > 0)) throw std::invalid_argument("the sample rate must be positive");
+    if (stream.channels < 1) throw std::invalid_argument("the stream has no channels");
+    if (params.channel >= stream.channels)
+      throw UsageError("--channel " + std::to_string(params.channel) + " is out of range: the input has " +
+                       std::to_string(stream.channels) + " channel(s)");
+    if (max_block_samples == 0) throw std::invalid_argument("the block size must be at least 1 sample");
+    if (options.blocks_in_flight < 1) throw UsageError("blocks in flight must be at least 1");
+    device_info = probe_device(options.device);
+    if (!device_info.usable) throw CudaError(device_info.reason);
+    device = options.device;
+    check(cudaSetDevice(device), "cudaSetDevice", device);
+    fault_block = injected_fault_block();
+
+    const bool complex_input = is_complex(stream.format);
+    hop = params.hop();
+    columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+    path = options.path == TransformPath::fused && fused_path_supports(params) ? TransformPath::fused
+                                                                               : TransformPath::cufft;
+    make_constants(complex_input);
+    make_layout(complex_input);
+
+    max_frames = (max_block_samples - 1) / hop + 1;
+    max_rows = (max_frames + params.average - 1) / params.average;
+    slots = options.blocks_in_flight + 1;
+    slot_rows.assign(slots, 0);
+    const std::size_t components = complex_input ? 2 : 1;
+    history_floats = params.nperseg * components;
+    // One FFT batch holds at most ~16 Mi floats of frames (64 MiB), so memory is bounded for
+    // any hop; a block with more frames runs several batches.
+    const std::size_t frame_floats = params.nfft * components;
+    const std::size_t chunk_frames =
+        std::max<std::size_t>(1, std::min(max_frames, (std::size_t{1} << 24) / frame_floats));
+    chunks = path == TransformPath::fused ? 1 : (max_frames + chunk_frames - 1) / chunk_frames;
+    k.chunk_frames = static_cast<unsigned>(path == TransformPath::fused ? max_frames : chunk_frames);
+    k.spectrum_stride = static_cast<int>(complex_input ? params.nfft : params.nfft / 2 + 1);
+
+    try {
+      allocate_and_upload(complex_input, chunk_frames);
+      capture_graphs();
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
+  ~Impl() { release(); }
+
+  void make_constants(bool complex_input) {
+    k.format = format_code(stream.format);
+    k.complex_input = complex_input ? 1 : 0;
+    k.channels = static_cast<int>(stream.channels);
+    k.channel = static_cast<int>(params.channel);
+    k.sample_bytes = static_cast<int>(sample_bytes(stream.format));
+    k.frame_bytes = static_cast<int>(stream.frame_bytes());
+    const bool unit = params.integer_scale == IntegerScale::unit;
+    switch (stream.format) {
+      case SampleFormat::i16:
+      case SampleFormat::ci16: k.scale = unit ? 1.0f / 32768.0f : 1.0f; break;
+      case SampleFormat::i8:
+      case SampleFormat::ci8: k.scale = unit ? 1.0f / 128.0f : 1.0f; break;
+      case SampleFormat::u8:
+      case SampleFormat::cu8:
+        k.scale = unit ? 1.0f / 128.0f : 1.0f;
+        k.offset = unit ? 128.0f : 0.0f;
+        break;
+      default: break;
+    }
+    k.nperseg = static_cast<int>(params.nperseg);
+    k.hop = static_cast<int>(params.hop());
+    k.nfft = static_cast<int>(params.nfft);
+    k.columns = static_cast<int>(columns);
+    k.average = static_cast<int>(params.average);
+    k.average_max = params.average_kind == AverageKind::max ? 1 : 0;
+    k.magnitude = params.mode == SpectrumMode::magnitude ? 1 : 0;
+    k.decibels = params.decibels ? 1 : 0;
+    k.detrend = params.detrend == Detrend::constant ? 1 : 0;
+    k.decibel_multiplier = k.magnitude ? 20.0f : 10.0f;
+    k.decibel_floor = static_cast<float>(k.magnitude ? std::sqrt(kDecibelFloorPower) : kDecibelFloorPower);
+  }
+
+  // As CpuSpectrogram: scipy's scaling, one-sided doubling, 1/K for mean; frequencies and times.
+  std::vector<float> column_scales(bool complex_input, const std::vector<double>& w) const {
+    double sum = 0, sum_squares = 0;
+    for (double v : w) {
+      sum += v;
+      sum_squares += v * v;
+    }
+    const double fs = stream.sample_rate;
+    double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
+    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    if (magnitude) scale = std::sqrt(scale);
+    const double averaging =
+        params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
+    std::vector<float> result(columns, static_cast<float>(scale * averaging));
+    if (!complex_input && !magnitude) {
+      const std::size_t nfft = params.nfft;
+      const std::size_t last_doubled = nfft % 2 == 1 ? columns - 1 : columns - 2;
+      for (std::size_t c = 1; c <= last_doubled && c < columns; ++c)
+        result[c] = static_cast<float>(2.0 * scale * averaging);
+    }
+    return result;
+  }
+
+  void make_layout(bool complex_input) {
+    const double fs = stream.sample_rate;
+    const std::size_t nfft = params.nfft;
+    const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
+    layout.columns = columns;
+    layout.frequencies.resize(columns);
+    for (std::size_t j = 0; j < columns; ++j) {
+      const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
+                                       : static_cast<std::int64_t>(j);
+      layout.frequencies[j] = static_cast<double>(index) * bin_width;
+    }
+    const double kk = static_cast<double>(params.average);
+    const double h = static_cast<double>(hop);
+    layout.first_row_time = (static_cast<double>(params.nperseg) / 2.0 + (kk - 1.0) * h / 2.0) / fs;
+    layout.row_interval = kk * h / fs;
+    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    const bool density = params.scaling == Scaling::density;
+    layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum)
+                                : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
+    layout.decibels = params.decibels;
+    layout.stream = stream;
+    layout.parameters = params.to_json();
+    layout.parameters["hop"] = hop;
+    layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
+    layout.parameters["sample_rate"] = fs;
+  }
+
+  template <typename T>
+  T* device_alloc(std::size_t count, const char* what) {
+    void* p = nullptr;
+    const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
+    check(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ", " + bytes_text(bytes) + ")", device);
+    device_bytes += bytes;
+    return static_cast<T*>(p);
+  }
+
+  template <typename T>
+  T* pinned_alloc(std::size_t count, const char* what) {
+    void* p = nullptr;
+    const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
+    check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault),
+          std::string("cudaHostAlloc (") + what + ", " + bytes_text(bytes) + ")", device);
+    host_bytes += bytes;
+    return static_cast<T*>(p);
+  }
+
+  void allocate_and_upload(bool complex_input, std::size_t chunk_frames) {
+    check(cudaStreamCreateWithFlags(&h2d, cudaStreamNonBlocking), "cudaStreamCreate (H2D)", device);
+    check(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (compute)", device);
+    check(cudaStreamCreateWithFlags(&d2h, cudaStreamNonBlocking), "cudaStreamCreate (D2H)", device);
+    for (auto* events : {&h2d_done, &compute_done, &d2h_done}) {
+      events->assign(slots, nullptr);
+      for (cudaEvent_t& e : *events)
+        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate", device);
+    }
+    const std::size_t block_bytes = max_block_samples * stream.frame_bytes();
+    for (std::size_t s = 0; s < slots; ++s) {
+      raw.push_back(device_alloc<unsigned char>(block_bytes, "raw block"));
+      rows_device.push_back(device_alloc<float>(max_rows * columns, "rows"));
+      rows_host.push_back(pinned_alloc<float>(max_rows * columns, "pinned rows"));
+    }
+    descriptors_device = device_alloc<device::BlockDescriptor>(slots, "block descriptors");
+    descriptors_host = pinned_alloc<device::BlockDescriptor>(slots, "pinned block descriptors");
+    history = device_alloc<float>(2 * history_floats, "history");
+    check(cudaMemset(history, 0, 2 * history_floats * sizeof(float)), "cudaMemset (history)", device);
+    carry = device_alloc<float>(2 * columns, "carry");
+    check(cudaMemset(carry, 0, 2 * columns * sizeof(float)), "cudaMemset (carry)", device);
+
+    const std::vector<double> w = make_window(params.window, params.nperseg);
+    const std::vector<float> window_host(w.begin(), w.end());
+    window = device_alloc<float>(params.nperseg, "window");
+    check(cudaMemcpy(window, window_host.data(), params.nperseg * sizeof(float), cudaMemcpyHostToDevice),
+          "cudaMemcpy (window)", device);
+    const std::vector<float> scale_host = column_scales(complex_input, w);
+    column_scale = device_alloc<float>(columns, "column scales");
+    check(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
+          "cudaMemcpy (column scales)", device);
+
+    if (path == TransformPath::fused) {
+      const std::size_t n = params.nfft;
+      std::vector<float2> table(n / 2);
+      for (std::size_t i = 0; i < n / 2; ++i) {
+        const double angle = -2.0 * M_PI * static_cast<double>(i) / static_cast<double>(n);
+        table[i] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+      }
+      twiddles = device_alloc<float2>(n / 2, "twiddles");
+      check(cudaMemcpy(twiddles, table.data(), table.size() * sizeof(float2), cudaMemcpyHostToDevice),
+            "cudaMemcpy (twiddles)", device);
+      const int shared = static_cast<int>(n * sizeof(float2));
+      check(cudaFuncSetAttribute(device::fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared),
+            "cudaFuncSetAttribute (fused kernel shared memory)", device);
+    } else {
+      const std::size_t components = complex_input ? 2 : 1;
+      frames = device_alloc<float>(chunk_frames * params.nfft * components, "frames");
+      check(cudaMemset(frames, 0, chunk_frames * params.nfft * components * sizeof(float)),
+            "cudaMemset (frames)", device);
+      spectrum = device_alloc<float2>(chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
+      int n = static_cast<int>(params.nfft);
+      int out_n = k.spectrum_stride;
+      const cufftType type = complex_input ? CUFFT_C2C : CUFFT_R2C;
+      check_cufft(cufftCreate(&plan), "cufftCreate", device);
+      plan_made = true;
+      check_cufft(cufftSetAutoAllocation(plan, 0), "cufftSetAutoAllocation", device);
+      std::size_t work_bytes = 0;
+      check_cufft(cufftMakePlanMany(plan, 1, &n, nullptr, 1, n, nullptr, 1, out_n, type,
+                                    static_cast<int>(chunk_frames), &work_bytes),
+                  "cufftMakePlanMany (nfft " + std::to_string(n) + ", batch " + std::to_string(chunk_frames) + ")",
+                  device);
+      fft_work = device_alloc<unsigned char>(work_bytes, "cuFFT work area");
+      check_cufft(cufftSetWorkArea(plan, fft_work), "cufftSetWorkArea", device);
+      check_cufft(cufftSetStream(plan, compute), "cufftSetStream", device);
+    }
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (set-up)", device);
+  }
+
+  // The per-block work for slot s, launched on the compute stream.
+  void launch_block_work(std::size_t s) {
+    const device::BlockDescriptor* d = descriptors_device + s;
+    const int history_int = static_cast<int>(history_floats);
+    if (path == TransformPath::fused) {
+      const unsigned groups = static_cast<unsigned>(max_frames / params.average + 2);
+      device::fused_kernel<<<groups, device::kFusedThreads, params.nfft * sizeof(float2), compute>>>(
+          k, d, raw[s], history, history_int, window, twiddles, column_scale, carry, rows_device[s]);
+      check(cudaGetLastError(), "fused_kernel launch", device);
+    } else {
+      const bool complex_input = k.complex_input != 0;
+      const unsigned column_tiles = static_cast<unsigned>((columns + 255) / 256);
+      const unsigned groups = static_cast<unsigned>(k.chunk_frames / params.average + 2);
+      for (std::size_t c = 0; c < chunks; ++c) {
+        device::frame_kernel<<<k.chunk_frames, 256, 0, compute>>>(k, d, raw[s], history, history_int, window,
+                                                                 frames, static_cast<unsigned>(c));
+        check(cudaGetLastError(), "frame_kernel launch", device);
+        if (complex_input)
+          check_cufft(cufftExecC2C(plan, reinterpret_cast<cufftComplex*>(frames),
+                                   reinterpret_cast<cufftComplex*>(spectrum), CUFFT_FORWARD),
+                      "cufftExecC2C", device);
+        else
+          check_cufft(cufftExecR2C(plan, frames, reinterpret_cast<cufftComplex*>(spectrum)), "cufftExecR2C",
+                      device);
+        device::detect_kernel<<<dim3(groups, column_tiles), 256, 0, compute>>>(
+            k, d, spectrum, column_scale, carry, rows_device[s], static_cast<unsigned>(c));
+        check(cudaGetLastError(), "detect_kernel launch", device);
+      }
+    }
+    const unsigned history_tiles = static_cast<unsigned>((params.nperseg + 255) / 256);
+    device::history_kernel<<<history_tiles, 256, 0, compute>>>(k, d, raw[s], history, history_int);
+    check(cudaGetLastError(), "history_kernel launch", device);
+  }
+
+  // One graph per slot (its buffers differ); if capture is refused, the kernels are launched
+  // directly and describe() says so.
+  void capture_graphs() {
+    if (!options.use_graph) {
+      graph_note = "direct launches";
+      return;
+    }
+    graphs.assign(slots, nullptr);
+    for (std::size_t s = 0; s < slots; ++s) {
+      cudaGraph_t graph = nullptr;
+      check(cudaStreamBeginCapture(compute, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", device);
+      try {
+        launch_block_work(s);
+      } catch (const CudaError& e) {
+        cudaStreamEndCapture(compute, &graph);
+        if (graph != nullptr) cudaGraphDestroy(graph);
+        cudaGetLastError();
+        graph_note = std::string("direct launches (graph capture refused: ") + e.what() + ")";
+        destroy_graphs();
+        return;
+      }
+      check(cudaStreamEndCapture(compute, &graph), "cudaStreamEndCapture", device);
+      const cudaError_t status = cudaGraphInstantiate(&graphs[s], graph, 0);
+      cudaGraphDestroy(graph);
+      check(status, "cudaGraphInstantiate", device);
+    }
+    graph_in_use = true;
+    graph_note = "one CUDA graph per block";
+  }
+
+  void destroy_graphs() {
+    for (cudaGraphExec_t& g : graphs)
+      if (g != nullptr) cudaGraphExecDestroy(g);
+    graphs.clear();
+    graph_in_use = false;
+  }
+
+  void release() noexcept {
+    cudaSetDevice(device);
+    for (cudaStream_t st : {h2d, compute, d2h})
+      if (st != nullptr) cudaStreamSynchronize(st);
+    destroy_graphs();
+    if (plan_made) cufftDestroy(plan);
+    plan_made = false;
+    for (auto* events : {&h2d_done, &compute_done, &d2h_done}) {
+      for (cudaEvent_t e : *events)
+        if (e != nullptr) cudaEventDestroy(e);
+      events->clear();
+    }
+    for (cudaStream_t* st : {&h2d, &compute, &d2h}) {
+      if (*st != nullptr) cudaStreamDestroy(*st);
+      *st = nullptr;
+    }
+    for (unsigned char* p : raw) cudaFree(p);
+    for (float* p : rows_device) cudaFree(p);
+    for (float* p : rows_host) cudaFreeHost(p);
+    raw.clear();
+    rows_device.clear();
+    rows_host.clear();
+    for (void* p : {static_cast<void*>(descriptors_device), static_cast<void*>(history), static_cast<void*>(carry),
+                    static_cast<void*>(window), static_cast<void*>(column_scale), static_cast<void*>(twiddles),
+                    static_cast<void*>(frames), static_cast<void*>(spectrum), fft_work})
+      if (p != nullptr) cudaFree(p);
+    descriptors_device = nullptr;
+    history = carry = window = column_scale = frames = nullptr;
+    twiddles = spectrum = nullptr;
+    fft_work = nullptr;
+    if (descriptors_host != nullptr) cudaFreeHost(descriptors_host);
+    descriptors_host = nullptr;
+  }
+
+  // ---- 3. Impl: one block ----------------------------------------------------------------
+
+  std::size_t process(const Block& block, float* out_rows) {
+    const float* staged = nullptr;
+    const std::size_t rows = submit(block, staged);
+    if (rows > 0) std::memcpy(out_rows, staged, rows * columns * sizeof(float));
+    return rows;
+  }
+
+  // Submits a block; when k are already in flight, retires the oldest and points `staged` at
+  // its rows in pinned staging.
+  std::size_t submit(const Block& block, const float*& staged) {
+    if (block.samples > max_block_samples)
+      throw std::invalid_argument("a block of " + std::to_string(block.samples) +
+                                  " samples exceeds the engine's maximum of " + std::to_string(max_block_samples));
+    check(cudaSetDevice(device), "cudaSetDevice", device);  // the calling thread may be new
+    if (fault_block >= 0 && submitted == static_cast<std::uint64_t>(fault_block))
+      device_alloc<unsigned char>(std::size_t{1} << 50, "fault injected by PRISM_CUDA_FAULT");
+
+    const std::size_t s = submitted % slots;
+    const std::uint64_t block_first = samples_in.load(std::memory_order_relaxed);
+    const std::uint64_t block_end = block_first + block.samples;
+    const std::uint64_t nperseg = params.nperseg;
+    const std::uint64_t K = params.average;
+    const std::uint64_t f0 = frames_done.load(std::memory_order_relaxed);
+    const std::uint64_t f1 = block_end >= nperseg ? std::max(f0, (block_end - nperseg) / hop + 1) : f0;
+
+    device::BlockDescriptor& d = descriptors_host[s];
+    d.block_first = block_first;
+    d.block_samples = block.samples;
+    d.first_frame = f0;
+    d.end_frame = f1;
+    d.history_first = history_first;
+    d.next_history_first = f1 * hop;
+    d.history_parity = history_parity;
+    d.carry_parity = carry_parity;
+
+    check(cudaMemcpyAsync(raw[s], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice, h2d),
+          "cudaMemcpyAsync (block to device)", device);
+    check(cudaMemcpyAsync(descriptors_device + s, &d, sizeof d, cudaMemcpyHostToDevice, h2d),
+          "cudaMemcpyAsync (descriptor to device)", device);
+    check(cudaEventRecord(h2d_done[s], h2d), "cudaEventRecord (H2D)", device);
+    check(cudaStreamWaitEvent(compute, h2d_done[s], 0), "cudaStreamWaitEvent (compute after H2D)", device);
+    if (graph_in_use)
+      check(cudaGraphLaunch(graphs[s], compute), "cudaGraphLaunch", device);
+    else
+      launch_block_work(s);
+    check(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
+    check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
+    const std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
+    if (rows > 0)
+      check(cudaMemcpyAsync(rows_host[s], rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
+                            d2h),
+            "cudaMemcpyAsync (rows to host)", device);
+    check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+    slot_rows[s] = rows;
+
+    // The host's copy of the stream state, as the kernels will leave it.
+    const std::size_t chunks_run =
+        f1 > f0 ? static_cast<std::size_t>((f1 - f0 + k.chunk_frames - 1) / k.chunk_frames) : 0;
+    carry_parity ^= static_cast<int>(chunks_run & 1u);
+    history_parity ^= 1;
+    history_first = f1 * hop;
+    frames_done.store(f1, std::memory_order_relaxed);
+    samples_in.store(block_end, std::memory_order_relaxed);
+    ++submitted;
+    ++in_flight;
+    if (in_flight > options.blocks_in_flight) return retire_oldest(staged);
+    return 0;
+  }
+
+  // Waits for the oldest block's rows (the only blocking call of a block's cycle).
+  std::size_t retire_oldest(const float*& staged) {
+    const std::size_t s = (submitted - in_flight) % slots;
+    check(cudaEventSynchronize(d2h_done[s]),
+          "cudaEventSynchronize (block " + std::to_string(submitted - in_flight) + ")", device);
+    staged = rows_host[s];
+    --in_flight;
+    return slot_rows[s];
+  }
+
+  bool drain(float* out_rows, std::size_t& rows_written) {
+    rows_written = 0;
+    if (in_flight == 0) return false;
+    check(cudaSetDevice(device), "cudaSetDevice", device);
+    const float* staged = nullptr;
+    rows_written = retire_oldest(staged);
+    if (rows_written > 0) std::memcpy(out_rows, staged, rows_written * columns * sizeof(float));
+    return true;
+  }
+
+  double time_block_work_ms(const Block& block, int repetitions) {
+    check(cudaSetDevice(device), "cudaSetDevice", device);
+    device::BlockDescriptor& d = descriptors_host[0];
+    const std::uint64_t nperseg = params.nperseg;
+    d = device::BlockDescriptor{};
+    d.block_samples = block.samples;
+    d.end_frame = block.samples >= nperseg ? (block.samples - nperseg) / hop + 1 : 0;
+    d.next_history_first = d.end_frame * hop;
+    check(cudaMemcpy(raw[0], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice),
+          "cudaMemcpy (benchmark block)", device);
+    check(cudaMemcpy(descriptors_device, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy (descriptor)", device);
+    cudaEvent_t start = nullptr, stop = nullptr;
+    check(cudaEventCreate(&start), "cudaEventCreate", device);
+    check(cudaEventCreate(&stop), "cudaEventCreate", device);
+    std::vector<float> times;
+    for (int r = 0; r < repetitions + 2; ++r) {  // two warm-up replays
+      check(cudaEventRecord(start, compute), "cudaEventRecord", device);
+      if (graph_in_use) check(cudaGraphLaunch(graphs[0], compute), "cudaGraphLaunch", device);
+      else launch_block_work(0);
+      check(cudaEventRecord(stop, compute), "cudaEventRecord", device);
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize (benchmark)", device);
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime", device);
+      if (r >= 2) times.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(times.begin(), times.end());
+    return times.empty() ? 0.0 : times[times.size() / 2];
+  }
+
+  void cancel() noexcept {
+    cudaSetDevice(device);
+    for (cudaStream_t st : {h2d, compute, d2h})
+      if (st != nullptr) cudaStreamSynchronize(st);
+    in_flight = 0;
+  }
+
+  ProcessorCounters counters() const {
+    ProcessorCounters c;
+    c.samples_in = samples_in.load(std::memory_order_relaxed);
+    c.frames = frames_done.load(std::memory_order_relaxed);
+    c.rows_out = c.frames / params.average;
+    c.frames_unaveraged = c.frames % params.average;
+    const std::uint64_t covered = c.frames == 0 ? 0 : (c.frames - 1) * hop + params.nperseg;
+    c.tail_samples = c.samples_in > covered ? c.samples_in - covered : 0;
+    return c;
+  }
+
+  std::string describe() const {
+    int cufft_version = 0;
+    cufftGetVersion(&cufft_version);
+    std::string text = path == TransformPath::fused
+                           ? "cuda: fused kernel (convert, frame, window, shared-memory FFT, detect)"
+                           : "cufft: cuFFT " + std::to_string(cufft_version) + " with conversion/framing and detector kernels";
+    if (options.path == TransformPath::fused && path != TransformPath::fused)
+      text = "cuda: nfft " + std::to_string(params.nfft) + " is outside the fused kernel (power of two " +
+             std::to_string(kFusedMinNfft) + ".." + std::to_string(kFusedMaxNfft) + "), so " + text;
+    return text + "; " + device_info.describe() + "; " + std::to_string(options.blocks_in_flight) +
+           " blocks in flight, " + graph_note + "; device memory " + bytes_text(device_bytes) + ", pinned staging " +
+           bytes_text(host_bytes);
+  }
+};
+
+// ---- 4. the public class -------------------------------------------------------------------------
+
+CudaSpectrogram::CudaSpectrogram(const StreamInfo& stream, const SpectrogramParams& params,
+                                 std::size_t max_block_samples, const CudaEngineOptions& options)
+    : impl_(std::make_unique<Impl>(stream, params, max_block_samples, options)) {}
+
+CudaSpectrogram::~CudaSpectrogram() = default;
+
+const SpectrumLayout& CudaSpectrogram::layout() const { return impl_->layout; }
+
+std::size_t CudaSpectrogram::max_rows_per_block(std::size_t block_samples) const {
+  if (block_samples == 0) return 0;
+  const std::size_t frames = (block_samples - 1) / impl_->hop + 1;
+  return (frames + impl_->params.average - 1) / impl_->params.average;
+}
+
+std::size_t CudaSpectrogram::process(const Block& block, float* rows) { return impl_->process(block, rows); }
+std::size_t CudaSpectrogram::process_borrowed(const Block& block, const float*& rows) {
+  return impl_->submit(block, rows);
+}
+bool CudaSpectrogram::drain_borrowed(const float*& rows, std::size_t& rows_written) {
+  rows_written = 0;
+  if (impl_->in_flight == 0) return false;
+  check(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
+  rows_written = impl_->retire_oldest(rows);
+  return true;
+}
+double CudaSpectrogram::time_block_work_ms(const Block& block, int repetitions) {
+  return impl_->time_block_work_ms(block, repetitions);
+}
+std::size_t CudaSpectrogram::finish(float* /*rows*/) { return 0; }
+std::size_t CudaSpectrogram::blocks_in_flight() const { return impl_->options.blocks_in_flight; }
+bool CudaSpectrogram::drain(float* rows, std::size_t& rows_written) { return impl_->drain(rows, rows_written); }
+void CudaSpectrogram::cancel() noexcept { impl_->cancel(); }
+ProcessorCounters CudaSpectrogram::counters() const { return impl_->counters(); }
+std::string CudaSpectrogram::describe() const { return impl_->describe(); }
+std::size_t CudaSpectrogram::device_bytes() const { return impl_->device_bytes; }
+std::size_t CudaSpectrogram::host_bytes() const { return impl_->host_bytes; }
+TransformPath CudaSpectrogram::path() const { return impl_->path; }
+bool CudaSpectrogram::graph_in_use() const { return impl_->graph_in_use; }
+const DeviceInfo& CudaSpectrogram::device() const { return impl_->device_info; }
+
+}  // namespace prism::cuda

@@ -1,0 +1,349 @@
+// The device side of CudaSpectrogram (cuda_spectrogram.hpp): the per-block descriptor, sample
+// conversion from every SampleFormat, and the kernels of both transform paths.
+//
+// Contents:
+//   1. constants and the block descriptor
+//   2. fetching one sample (history or raw block, converted on the device)
+//   3. cufft path: frame kernel (convert, detrend, window) and detect kernel
+//   4. fused path: one kernel per frame group with a shared-memory FFT
+//   5. history kernel (both paths)
+//
+// Frame f covers samples [f·hop, f·hop + nperseg). A block completes frames [f0, f1); frames
+// are grouped by K for averaging, group g = frames [gK, gK+K). A group begun in an earlier
+// block (or chunk) continues from the carry buffer; the carry is double-buffered by parity so
+// that the CTA that reads the old running value never races the CTA that writes the new one.
+#pragma once
+
+#include <cstdint>
+
+namespace prism::cuda::device {
+
+// ---- 1. constants and the block descriptor ------------------------------------------------
+
+enum FormatCode : int { f32 = 0, cf32, i16, ci16, i8, ci8, u8, cu8 };
+
+// Everything fixed for the life of an engine.
+struct EngineConstants {
+  int format = 0;
+  int complex_input = 0;
+  int channels = 1;
+  int channel = 0;
+  int sample_bytes = 4;
+  int frame_bytes = 4;
+  float offset = 0.0f;  // integer zero point (128 for u8 with unit scale)
+  float scale = 1.0f;   // integer scale (1/32768 for i16 with unit scale)
+  int nperseg = 0;
+  int hop = 0;
+  int nfft = 0;
+  int columns = 0;
+  int average = 1;
+  int average_max = 0;  // 1: peak hold, 0: mean
+  int magnitude = 0;
+  int decibels = 0;
+  int detrend = 1;
+  float decibel_multiplier = 10.0f;
+  float decibel_floor = 1e-30f;
+  unsigned chunk_frames = 1;      // frames per FFT batch (cufft path)
+  int spectrum_stride = 0;        // complex values per frame in the spectrum buffer
+};
+
+// What varies per block; written by the host into pinned memory and copied with the block.
+struct BlockDescriptor {
+  unsigned long long block_first = 0;    // absolute index of the block's first sample
+  unsigned long long block_samples = 0;
+  unsigned long long first_frame = 0;    // f0
+  unsigned long long end_frame = 0;      // f1
+  unsigned long long history_first = 0;  // absolute index of the current history's sample 0
+  unsigned long long next_history_first = 0;  // f1·hop: where the next history starts
+  int history_parity = 0;  // current history: buffer [parity]; the next goes to [1-parity]
+  int carry_parity = 0;    // running group value to read: carry [parity] (per chunk, see below)
+  int padding[2] = {0, 0};
+};
+
+// ---- 2. fetching one sample -------------------------------------------------------------------
+
+__device__ __forceinline__ float2 convert_sample(const EngineConstants& k,
+                                                 const unsigned char* raw,
+                                                 unsigned long long index) {
+  const unsigned char* p =
+      raw + index * static_cast<unsigned long long>(k.frame_bytes) + k.channel * k.sample_bytes;
+  float re = 0.0f, im = 0.0f;
+  switch (k.format) {
+    case f32: re = *reinterpret_cast<const float*>(p); break;
+    case cf32:
+      re = reinterpret_cast<const float*>(p)[0];
+      im = reinterpret_cast<const float*>(p)[1];
+      break;
+    case i16: re = static_cast<float>(*reinterpret_cast<const short*>(p)); break;
+    case ci16:
+      re = static_cast<float>(reinterpret_cast<const short*>(p)[0]);
+      im = static_cast<float>(reinterpret_cast<const short*>(p)[1]);
+      break;
+    case i8: re = static_cast<float>(static_cast<signed char>(p[0])); break;
+    case ci8:
+      re = static_cast<float>(static_cast<signed char>(p[0]));
+      im = static_cast<float>(static_cast<signed char>(p[1]));
+      break;
+    case u8: re = static_cast<float>(p[0]); break;
+    case cu8:
+      re = static_cast<float>(p[0]);
+      im = static_cast<float>(p[1]);
+      break;
+  }
+  if (k.format != f32 && k.format != cf32) {  // as convert_to_float: (v - offset) · scale
+    re = (re - k.offset) * k.scale;
+    if (k.complex_input) im = (im - k.offset) * k.scale;
+  }
+  return make_float2(re, im);
+}
+
+// Sample `s` (absolute index) of the analysed channel: from the history when it precedes the
+// block, else converted from the raw block.
+__device__ __forceinline__ float2 fetch_sample(const EngineConstants& k, const BlockDescriptor& d,
+                                               const unsigned char* raw, const float* history,
+                                               unsigned long long s) {
+  if (s < d.block_first) {
+    const unsigned long long i = s - d.history_first;
+    return k.complex_input ? make_float2(history[2 * i], history[2 * i + 1])
+                           : make_float2(history[i], 0.0f);
+  }
+  return convert_sample(k, raw, s - d.block_first);
+}
+
+// Sum of a double over the CTA (blockDim.x a multiple of 32, at most 1024); every thread gets it.
+__device__ __forceinline__ double block_sum(double v, double* scratch32) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __syncthreads();  // scratch32 may still be read from a previous call
+  if (lane == 0) scratch32[warp] = v;
+  __syncthreads();
+  const int warps = blockDim.x >> 5;
+  double total = 0.0;
+  for (int w = 0; w < warps; ++w) total += scratch32[w];  // fixed order: same on every thread
+  return total;
+}
+
+__device__ __forceinline__ float detect_value(const EngineConstants& k, float re, float im) {
+  const float power = re * re + im * im;
+  return k.magnitude ? sqrtf(power) : power;
+}
+
+__device__ __forceinline__ float combine(const EngineConstants& k, float acc, float value) {
+  return k.average_max ? (acc < value ? value : acc) : acc + value;
+}
+
+__device__ __forceinline__ float final_value(const EngineConstants& k, float acc, float scale) {
+  float v = acc * scale;
+  if (k.decibels && !isnan(v) && !isinf(v))
+    v = k.decibel_multiplier * log10f(v < k.decibel_floor ? k.decibel_floor : v);
+  return v;
+}
+
+// The FFT bin shown in column `c`: complex input is centred (fftshift).
+__device__ __forceinline__ int column_bin(const EngineConstants& k, int c) {
+  return k.complex_input ? (c + k.nfft - k.nfft / 2) % k.nfft : c;
+}
+
+// ---- 3. cufft path ----------------------------------------------------------------------------
+
+// One CTA per frame of chunk `chunk`: the frame's samples, mean removed, windowed, zero-padded
+// to nfft, into frames[local frame] (real: nfft floats; complex: nfft interleaved pairs).
+__global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor,
+                             const unsigned char* raw, const float* history_pair,
+                             int history_floats, const float* window, float* frames,
+                             unsigned chunk) {
+  __shared__ double scratch[32];
+  const BlockDescriptor d = *descriptor;
+  const unsigned long long local = static_cast<unsigned long long>(chunk) * k.chunk_frames + blockIdx.x;
+  const unsigned long long f = d.first_frame + local;
+  if (f >= d.end_frame) return;
+  const float* history = history_pair + d.history_parity * history_floats;
+  const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
+  float mean_re = 0.0f, mean_im = 0.0f;
+  if (k.detrend) {
+    double sum_re = 0.0, sum_im = 0.0;
+    for (int j = threadIdx.x; j < k.nperseg; j += blockDim.x) {
+      const float2 x = fetch_sample(k, d, raw, history, start + j);
+      sum_re += x.x;
+      sum_im += x.y;
+    }
+    sum_re = block_sum(sum_re, scratch);
+    sum_im = block_sum(sum_im, scratch);
+    mean_re = static_cast<float>(sum_re / k.nperseg);
+    mean_im = static_cast<float>(sum_im / k.nperseg);
+  }
+  float* out = frames + static_cast<unsigned long long>(blockIdx.x) * k.nfft * (k.complex_input ? 2 : 1);
+  for (int j = threadIdx.x; j < k.nfft; j += blockDim.x) {
+    float2 v = make_float2(0.0f, 0.0f);
+    if (j < k.nperseg) {
+      const float2 x = fetch_sample(k, d, raw, history, start + j);
+      const float w = window[j];
+      v = make_float2((x.x - mean_re) * w, (x.y - mean_im) * w);
+    }
+    if (k.complex_input) {
+      reinterpret_cast<float2*>(out)[j] = v;
+    } else {
+      out[j] = v.x;
+    }
+  }
+}
+
+// Grid (groups, column tiles): the groups of chunk `chunk`, their frames combined in frame
+// order, complete groups scaled into rows (row = group - f0/K), an unfinished one into the carry.
+__global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descriptor,
+                              const float2* spectrum, const float* column_scale,
+                              float* carry_pair, float* rows, unsigned chunk) {
+  const BlockDescriptor d = *descriptor;
+  const unsigned long long c0 = d.first_frame + static_cast<unsigned long long>(chunk) * k.chunk_frames;
+  if (c0 >= d.end_frame) return;
+  const unsigned long long c1 = min(c0 + k.chunk_frames, d.end_frame);
+  const unsigned long long K = k.average;
+  const unsigned long long g = c0 / K + blockIdx.x;
+  const unsigned long long group_first = g * K;
+  if (group_first >= c1) return;
+  const int col = blockIdx.y * blockDim.x + threadIdx.x;
+  if (col >= k.columns) return;
+  const unsigned long long first = max(group_first, c0);
+  const unsigned long long end = min(group_first + K, c1);
+  const int read_parity = d.carry_parity ^ static_cast<int>(chunk & 1u);
+  float acc = first > group_first ? carry_pair[read_parity * k.columns + col] : 0.0f;
+  const int bin = column_bin(k, col);
+  for (unsigned long long f = first; f < end; ++f) {
+    const float2 x = spectrum[(f - c0) * k.spectrum_stride + bin];
+    const float v = detect_value(k, x.x, x.y);
+    acc = f == group_first ? v : combine(k, acc, v);
+  }
+  if (end == group_first + K)
+    rows[(g - d.first_frame / K) * k.columns + col] = final_value(k, acc, column_scale[col]);
+  else
+    carry_pair[(read_parity ^ 1) * k.columns + col] = acc;
+}
+
+// ---- 4. fused path ----------------------------------------------------------------------------
+
+constexpr int kFusedThreads = 256;
+constexpr int kFusedMaxColumnsPerThread = 4096 / kFusedThreads;
+
+__device__ __forceinline__ unsigned reverse_bits(unsigned v, int bits) {
+  return __brev(v) >> (32 - bits);
+}
+
+// One CTA per averaging group touched by the block: for each of its frames here, the samples are
+// loaded in bit-reversed order into shared memory (nfft complex values), detrended and windowed;
+// an in-place radix-2 FFT follows (twiddles e^{-2πik/nfft} from a table made in double on the
+// host), and each thread combines the columns it owns into registers. Only final rows (or the
+// carry) are written. Real input is transformed as complex with a zero imaginary part.
+__global__ void __launch_bounds__(kFusedThreads)
+fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigned char* raw,
+             const float* history_pair, int history_floats, const float* window,
+             const float2* twiddles, const float* column_scale, float* carry_pair, float* rows) {
+  extern __shared__ float2 x[];  // nfft values
+  __shared__ double scratch[32];
+  const BlockDescriptor d = *descriptor;
+  if (d.first_frame >= d.end_frame) return;
+  const unsigned long long K = k.average;
+  const unsigned long long g = d.first_frame / K + blockIdx.x;
+  const unsigned long long group_first = g * K;
+  if (group_first >= d.end_frame) return;
+  const unsigned long long first = max(group_first, d.first_frame);
+  const unsigned long long end = min(group_first + K, d.end_frame);
+  const float* history = history_pair + d.history_parity * history_floats;
+  const int n = k.nfft;
+  const int log2n = __ffs(n) - 1;
+
+  float acc[kFusedMaxColumnsPerThread];
+  const int read_parity = d.carry_parity;
+#pragma unroll
+  for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
+    const int col = threadIdx.x + i * kFusedThreads;
+    acc[i] = (first > group_first && col < k.columns) ? carry_pair[read_parity * k.columns + col] : 0.0f;
+  }
+
+  for (unsigned long long f = first; f < end; ++f) {
+    const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
+    double sum_re = 0.0, sum_im = 0.0;
+    for (int j = threadIdx.x; j < n; j += kFusedThreads) {
+      float2 v = make_float2(0.0f, 0.0f);
+      if (j < k.nperseg) {
+        v = fetch_sample(k, d, raw, history, start + j);
+        sum_re += v.x;
+        sum_im += v.y;
+      }
+      x[reverse_bits(j, log2n)] = v;
+    }
+    float mean_re = 0.0f, mean_im = 0.0f;
+    if (k.detrend) {
+      sum_re = block_sum(sum_re, scratch);
+      sum_im = block_sum(sum_im, scratch);
+      mean_re = static_cast<float>(sum_re / k.nperseg);
+      mean_im = static_cast<float>(sum_im / k.nperseg);
+    }
+    __syncthreads();
+    for (int p = threadIdx.x; p < n; p += kFusedThreads) {
+      const int j = reverse_bits(p, log2n);
+      if (j < k.nperseg) {
+        const float w = window[j];
+        const float2 v = x[p];
+        x[p] = make_float2((v.x - mean_re) * w, (v.y - mean_im) * w);
+      }
+    }
+    __syncthreads();
+    for (int half = 1, stride = n / 2; half < n; half <<= 1, stride >>= 1) {
+      for (int b = threadIdx.x; b < n / 2; b += kFusedThreads) {
+        const int pos = b & (half - 1);
+        const int i = ((b - pos) << 1) + pos;
+        const float2 w = twiddles[pos * stride];
+        const float2 u = x[i];
+        const float2 t = x[i + half];
+        const float2 v = make_float2(t.x * w.x - t.y * w.y, t.x * w.y + t.y * w.x);
+        x[i] = make_float2(u.x + v.x, u.y + v.y);
+        x[i + half] = make_float2(u.x - v.x, u.y - v.y);
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
+      const int col = threadIdx.x + i * kFusedThreads;
+      if (col < k.columns) {
+        const float2 X = x[column_bin(k, col)];
+        const float v = detect_value(k, X.x, X.y);
+        acc[i] = f == group_first ? v : combine(k, acc[i], v);
+      }
+    }
+    __syncthreads();  // x is reloaded by the next frame
+  }
+  const bool complete = end == group_first + K;
+#pragma unroll
+  for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
+    const int col = threadIdx.x + i * kFusedThreads;
+    if (col >= k.columns) continue;
+    if (complete)
+      rows[(g - d.first_frame / K) * k.columns + col] = final_value(k, acc[i], column_scale[col]);
+    else
+      carry_pair[(read_parity ^ 1) * k.columns + col] = acc[i];
+  }
+}
+
+// ---- 5. history kernel ----------------------------------------------------------------------
+
+// The samples later frames still need, [next_history_first, block end), into the other history
+// buffer (converted; from the old history or the block).
+__global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor,
+                               const unsigned char* raw, float* history_pair, int history_floats) {
+  const BlockDescriptor d = *descriptor;
+  const unsigned long long block_end = d.block_first + d.block_samples;
+  const unsigned long long count = block_end - d.next_history_first;
+  const unsigned long long t = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const float* old_history = history_pair + d.history_parity * history_floats;
+  float* new_history = history_pair + (d.history_parity ^ 1) * history_floats;
+  const float2 v = fetch_sample(k, d, raw, old_history, d.next_history_first + t);
+  if (k.complex_input) {
+    new_history[2 * t] = v.x;
+    new_history[2 * t + 1] = v.y;
+  } else {
+    new_history[t] = v.x;
+  }
+}
+
+}  // namespace prism::cuda::device
