@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/input_options.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/open_source.hpp"
 
@@ -14,10 +15,7 @@ namespace {
 
 struct InfoOptions {
   std::string input;
-  std::string format;
-  std::optional<double> rate;
-  unsigned channels = 1;
-  double center_frequency = 0.0;
+  InputOptions raw;
   bool json = false;
 };
 
@@ -29,17 +27,7 @@ void print_text(const nlohmann::json& description) {
 }
 
 int run_info(const InfoOptions& o) {
-  SourceOptions options;
-  if (!o.format.empty()) {
-    const auto format = parse_format(o.format);
-    if (!format)
-      throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
-    options.format = *format;
-  }
-  options.sample_rate = o.rate;
-  options.channels = o.channels;
-  options.center_frequency = o.center_frequency;
-  const nlohmann::json description = describe_input(o.input, options);
+  const nlohmann::json description = describe_input(o.input, to_source_options(o.raw));
   if (o.json) std::printf("%s\n", description.dump(2).c_str());
   else print_text(description);
   return kExitOk;
@@ -53,10 +41,7 @@ Runner add_info_command(CLI::App& app) {
       "info", "Describe what an input holds: container, sample format, channels, sample rate, "
               "centre frequency, length and start time.");
   cmd->add_option("input", o->input, "Input file (WAV/FLAC/OGG, SigMF, raw) or gen[:...]")->required();
-  cmd->add_option("--format", o->format, "Sample format of raw input: " + format_names_help());
-  cmd->add_option("--rate", o->rate, "Sample rate of raw input, Hz");
-  cmd->add_option("--channels", o->channels, "Interleaved channels of raw input")->capture_default_str();
-  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency, Hz: labels raw input, or relabels any input");
+  add_input_options(*cmd, o->raw);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   return [o] { return run_info(*o); };
 }

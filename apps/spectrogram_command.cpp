@@ -1,5 +1,6 @@
 // prism spectrogram: any input -> short-time Fourier transform -> .npy / .png outputs.
 // Option names and defaults follow scipy.signal.spectrogram, so its users feel at home.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "apps/input_options.hpp"
 #include "apps/progress_bar.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/cpu_spectrogram.hpp"
@@ -39,17 +41,14 @@ struct SpectrogramOptions {
   std::string average = "1";
   unsigned channel = 0;
   std::string integer_scale = "unit";
-  std::size_t block_size = 65536;
+  std::optional<std::size_t> block_size;  // default: chosen by choose_block_samples
   std::size_t blocks = 4;
   unsigned threads = 0;
   std::string backend = "auto";
   int device = 0;             // CUDA device for the GPU backends
   std::size_t in_flight = 2;  // blocks in flight on the GPU backends
   // raw input
-  std::string format;
-  std::optional<double> rate;
-  unsigned channels = 1;
-  double center_frequency = 0.0;
+  InputOptions raw;
   // image
   std::string colormap = "viridis";
   std::string db_range;
@@ -119,8 +118,12 @@ std::pair<std::optional<double>, std::optional<double>> parse_db_range(const std
 // The processor for the requested backend. GPU backends get the CUDA engine (and a pinned pool,
 // through `memory`); with auto, a GPU that cannot be set up leaves a note and the CPU runs.
 std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const SpectrogramParams& params,
-                                          const StreamInfo& stream, fft::BackendKind requested,
-                                          HostMemoryKind& memory) {
+                                          const StreamInfo& stream, std::size_t block_samples,
+                                          fft::BackendKind requested, HostMemoryKind& memory) {
+  // auto on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
+  if (requested == fft::BackendKind::automatic &&
+      !fft::backend_availability(fft::BackendKind::cufft).available)
+    requested = fft::BackendKind::cpu;
   if (requested != fft::BackendKind::cpu) {
 #if PRISM_HAVE_CUDA
     cuda::CudaEngineOptions engine;
@@ -130,7 +133,7 @@ std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const Spe
     engine.path = requested == fft::BackendKind::cuda ? cuda::TransformPath::fused
                                                       : cuda::TransformPath::cufft;
     try {
-      auto processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, o.block_size, engine);
+      auto processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, block_samples, engine);
       memory = HostMemoryKind::cuda_pinned;
       return processor;
     } catch (const cuda::CudaError& e) {
@@ -144,26 +147,32 @@ std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const Spe
     fft::resolve_backend(requested);  // auto gives the CPU; cuda/cufft throw the reason
 #endif
   }
-  return std::make_unique<CpuSpectrogram>(stream, params, o.block_size, o.threads);
+  return std::make_unique<CpuSpectrogram>(stream, params, block_samples, o.threads);
+}
+
+// The block size when none is given: 64 Ki samples, smaller when the rows of a block would make
+// the row buffers large (a huge nfft), so that memory stays modest; never below one hop, which
+// keeps a block worth at least one row.
+std::size_t choose_block_samples(const SpectrogramOptions& o, const SpectrogramParams& params,
+                                 const StreamInfo& stream) {
+  if (o.block_size) return *o.block_size;
+  constexpr std::size_t kDefault = 65536;
+  constexpr std::size_t kRowBudgetBytes = 64u << 20;  // all row buffers together
+  const std::size_t columns = is_complex(stream.format) ? params.nfft : params.nfft / 2 + 1;
+  const std::size_t row_bytes = columns * sizeof(float) * PipelineConfig{}.row_buffer_count;
+  const std::size_t rows = std::max<std::size_t>(kRowBudgetBytes / row_bytes, 2);
+  const std::size_t hop = params.hop() * params.average;
+  return std::clamp<std::size_t>((rows - 1) * hop, std::min(hop, kDefault), kDefault);
 }
 
 int run_spectrogram(const SpectrogramOptions& o) {
   const SpectrogramParams params = make_params(o);
   const fft::BackendKind requested = fft::parse_backend(o.backend);
-  if (o.block_size == 0) throw UsageError("--block-size must be at least 1 sample");
+  if (o.block_size && *o.block_size == 0) throw UsageError("--block-size must be at least 1 sample");
   if (o.blocks < 2) throw UsageError("--blocks must be at least 2 (one filling, one in work)");
   if (o.in_flight < 1) throw UsageError("--in-flight must be at least 1");
 
-  SourceOptions source_options;
-  if (!o.format.empty()) {
-    const auto format = parse_format(o.format);
-    if (!format)
-      throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
-    source_options.format = *format;
-  }
-  source_options.sample_rate = o.rate;
-  source_options.channels = o.channels;
-  source_options.center_frequency = o.center_frequency;
+  const SourceOptions source_options = to_source_options(o.raw);
 
   RowSinkOptions sink_options;
   sink_options.colormap = o.colormap;
@@ -178,8 +187,9 @@ int run_spectrogram(const SpectrogramOptions& o) {
                      " channel(s)");
 
   HostMemoryKind memory = HostMemoryKind::page_aligned;
+  const std::size_t block_samples = choose_block_samples(o, params, source->info());
   const std::unique_ptr<Processor> processor_object =
-      make_processor(o, params, source->info(), requested, memory);
+      make_processor(o, params, source->info(), block_samples, requested, memory);
   Processor& processor = *processor_object;
 
   std::vector<std::string> outputs = o.outputs;
@@ -197,7 +207,7 @@ int run_spectrogram(const SpectrogramOptions& o) {
   const bool show_progress = !o.quiet && ProgressBar::stderr_is_terminal();
   ProgressBar bar("samples", show_progress);
   PipelineConfig config;
-  config.block_samples = o.block_size;
+  config.block_samples = block_samples;
   config.block_count = o.blocks;
   config.memory = memory;
   config.on_progress = [&bar](const ProgressUpdate& u) {
@@ -286,8 +296,8 @@ Runner add_spectrogram_command(CLI::App& app) {
       ->check(CLI::IsMember({"unit", "raw"}))
       ->capture_default_str();
   cmd->add_option("--block-size", o->block_size,
-                  "Samples per block moving through the pipeline (output does not depend on it)")
-      ->capture_default_str();
+                  "Samples per block moving through the pipeline; the output does not depend on "
+                  "it [default: 65536, less for a huge --nfft]");
   cmd->add_option("--blocks", o->blocks, "Blocks in the pool (bounds memory)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU worker threads [default: all cores]");
   cmd->add_option("--backend", o->backend, "cpu, cuda (prism's kernels), cufft, or auto (GPU if present)")
@@ -298,15 +308,7 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "Blocks in flight on the GPU backends: copies of one block overlap the work on "
                   "the others (rows come out this many blocks later)")
       ->capture_default_str();
-  auto* raw = "Raw input";
-  cmd->add_option("--format", o->format, "Sample format of raw input: " + format_names_help())
-      ->group(raw);
-  cmd->add_option("--rate", o->rate, "Sample rate of raw input, Hz")->group(raw);
-  cmd->add_option("--channels", o->channels, "Interleaved channels of raw input")
-      ->capture_default_str()
-      ->group(raw);
-  cmd->add_option("--center-freq", o->center_frequency, "Centre frequency, Hz: labels raw input, or relabels any input")
-      ->group(raw);
+  add_input_options(*cmd, o->raw);
   auto* image = "Image output";
   cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, turbo or grayscale")
       ->capture_default_str()

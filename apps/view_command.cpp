@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/input_options.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/open_source.hpp"
 
@@ -122,15 +123,8 @@ int run_view(const ViewOptions& o) {
   viewer.auto_range_at_start = o.auto_range;
   viewer.title = "prism view: " + o.input;
 
-  SourceOptions source_options;
-  if (!o.format.empty()) {
-    const auto format = parse_format(o.format);
-    if (!format) throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
-    source_options.format = *format;
-  }
-  source_options.sample_rate = o.rate;
-  source_options.channels = o.channels == 0 ? 1 : o.channels;
-  source_options.center_frequency = o.center_frequency;
+  SourceOptions source_options = to_source_options(
+      {o.format, o.rate, o.channels == 0 ? 1u : o.channels, o.center_frequency});
   const std::string input = o.input;
   view::ViewEngine::SourceFactory open = [input, source_options, o]() -> std::unique_ptr<Source> {
 #if PRISM_HAVE_PORTAUDIO
@@ -170,7 +164,7 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "Sample format of raw input");
   cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices: the rate to ask for)");
   cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]");
-  cmd->add_option("--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis");
+  cmd->add_option("--center-freq,--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis");
   cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]");
   cmd->add_option("--fft-size", o->fft_size, "FFT size, 256 ... 1048576 [default: 4096]");
   cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");

@@ -1,0 +1,34 @@
+// Shared input options (see input_options.hpp).
+#include "apps/input_options.hpp"
+
+#include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
+
+namespace prism::app {
+
+void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group) {
+  cmd.add_option("--format", o.format, "Sample format of raw input: " + format_names_help())->group(group);
+  cmd.add_option("--rate", o.rate, "Sample rate of raw input, Hz")->group(group);
+  cmd.add_option("--channels", o.channels, "Interleaved channels of raw input")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--center-freq,--center-frequency", o.center_frequency,
+                 "Centre frequency, Hz: labels raw input, or relabels any input")
+      ->group(group);
+}
+
+SourceOptions to_source_options(const InputOptions& o) {
+  SourceOptions options;
+  if (!o.format.empty()) {
+    const auto format = parse_format(o.format);
+    if (!format)
+      throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
+    options.format = *format;
+  }
+  options.sample_rate = o.rate;
+  options.channels = o.channels;
+  options.center_frequency = o.center_frequency;
+  return options;
+}
+
+}  // namespace prism::app
