@@ -270,7 +270,7 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "Output file(s), by extension: .png (image), .npy (float32 rows x bins, with a "
                   ".json sidecar). Repeat for several. Default: spectrogram.png");
   cmd->add_option("--window", o->window,
-                  "Window NAME[:PARAM]: " + window_names_help() + " (e.g. kaiser:8.6, tukey:0.25)")
+                  "Window NAME[:PARAM]: " + window_names_help())
       ->capture_default_str();
   cmd->add_option("--nperseg", o->nperseg, "Samples per segment (frame)")->capture_default_str();
   cmd->add_option("--noverlap", o->noverlap, "Samples shared by consecutive segments [default: nperseg/8]");

@@ -12,6 +12,10 @@
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 
+#if PRISM_HAVE_CUDA
+#include "fft/cuda/cuda_backends.hpp"
+#endif
+
 namespace prism::fft {
 
 // ---- 1. row sizes ------------------------------------------------------------------------
@@ -60,12 +64,7 @@ BackendKind parse_backend(std::string_view name) {
 
 // ---- 3. availability ---------------------------------------------------------------------
 
-// Whether a CUDA device can be used, from the CUDA backends (fft/cuda/cuda_backends.hpp,
-// defined in fft/cuda/cuda_backend.cu next to make_cuda_backend). Declared weak here so that
-// prism_fft links without them: when the CUDA backends are not linked into the program, the
-// address is null and they are reported as not built. Both GPU backends need the same thing,
-// a usable device.
-[[gnu::weak]] Availability cuda_device_availability();
+// Both GPU backends need the same thing, a usable device; fft/cuda says whether there is one.
 
 Availability backend_availability(BackendKind kind) {
   switch (kind) {
@@ -73,8 +72,7 @@ Availability backend_availability(BackendKind kind) {
     case BackendKind::cuda:
     case BackendKind::cufft:
 #if PRISM_HAVE_CUDA
-      if (&cuda_device_availability != nullptr) return cuda_device_availability();
-      return {false, "not available: the CUDA backends are not built yet"};
+      return cuda_device_availability();
 #else
       return {false,
               "not available: this build has no CUDA support (no CUDA compiler was found "

@@ -1,0 +1,266 @@
+// fft_bench: our CUDA FFT beside cuFFT on the same device buffers, plus a device-to-device copy
+// as the bandwidth ceiling, following DESIGN.md: CUDA events around each execution, warm-up,
+// median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan creation outside the
+// timed region, fresh random input in [-0.5, 0.5) for every length. Prints GB/s (one read of
+// the input and one write of the output), GFLOP/s (5 N log2 N complex, 2.5 N log2 N real) and
+// the ratio to cuFFT; --tune also times planner candidates per length (the tuning mode).
+//
+//   fft_bench [--csv FILE] [--tune] [--runs N]
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/fft_plan.hpp"
+
+namespace {
+
+using prism::fft::PlanSpec;
+using prism::fft::Transform;
+
+#define CHECK_CUDA(call)                                                                   \
+  do {                                                                                     \
+    const cudaError_t status_ = (call);                                                    \
+    if (status_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                    \
+                   cudaGetErrorString(status_));                                           \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+#define CHECK_CUFFT(call)                                                                  \
+  do {                                                                                     \
+    const cufftResult status_ = (call);                                                    \
+    if (status_ != CUFFT_SUCCESS) {                                                        \
+      std::fprintf(stderr, "%s:%d %s: cufftResult %d\n", __FILE__, __LINE__, #call,        \
+                   static_cast<int>(status_));                                             \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+constexpr std::size_t kHalfWorkingSet = std::size_t{512} << 20;  // bytes per buffer
+
+// Uniform floats in [-0.5, 0.5) from a per-element hash (no generator state to carry).
+__global__ void fill_random(float* data, std::size_t count, unsigned long long seed) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  data[i] = static_cast<float>(x >> 40) * (1.0f / 16777216.0f) - 0.5f;
+}
+
+template <class Fn>
+double median_ms(Fn&& fn, int runs, cudaEvent_t start, cudaEvent_t stop) {
+  for (int i = 0; i < 3; ++i) fn();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> times;
+  for (int i = 0; i < runs; ++i) {
+    CHECK_CUDA(cudaEventRecord(start));
+    fn();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  CHECK_CUDA(cudaGetLastError());
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct Row {
+  std::string kind;
+  std::size_t n;
+  std::size_t batch;
+  double ours_ms;
+  double cufft_ms;
+  double bytes;
+  double flops;
+  double max_diff;
+  std::string algorithm;
+};
+
+double relative_difference(const float* a, const float* b, std::size_t count) {
+  double d2 = 0.0;
+  double r2 = 0.0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    d2 += d * d;
+    r2 += static_cast<double>(b[i]) * b[i];
+  }
+  return r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string csv_path;
+  bool tune = false;
+  int runs = 25;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--tune")) tune = true;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(20, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20]\n");
+      return 2;
+    }
+  }
+  int device = 0;
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDevice(&device));
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  int cufft_version = 0;
+  cufftGetVersion(&cufft_version);
+  std::printf("device: %s, %d SMs, L2 %d MB; cuFFT %d; runs %d (median)\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, cufft_version, runs);
+
+  const std::size_t buffer_bytes = kHalfWorkingSet + (std::size_t{16} << 20);
+  float* d_in = nullptr;
+  float* d_out = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_in, buffer_bytes));
+  CHECK_CUDA(cudaMalloc(&d_out, buffer_bytes));
+  cudaEvent_t start;
+  cudaEvent_t stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+
+  CHECK_CUDA(cudaMemset(d_in, 0x3c, buffer_bytes));
+  const double copy_ms = median_ms(
+      [&] { CHECK_CUDA(cudaMemcpyAsync(d_out, d_in, kHalfWorkingSet, cudaMemcpyDeviceToDevice)); },
+      runs, start, stop);
+  const double copy_gbs = 2.0 * kHalfWorkingSet / (copy_ms * 1e-3) / 1e9;
+  std::printf("device-to-device copy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n\n",
+              kHalfWorkingSet >> 20, copy_ms, copy_gbs);
+
+  std::vector<std::size_t> sizes;
+  for (int e = 8; e <= 24; ++e) sizes.push_back(std::size_t{1} << e);
+  for (std::size_t n : {1000, 1920, 4095, 4097, 10007, 48000, 65537}) sizes.push_back(n);
+
+  auto ours_backend = prism::fft::make_cuda_backend();
+  std::vector<Row> rows;
+  unsigned long long seed = 12345;
+  std::vector<float> host_ours;
+  std::vector<float> host_cufft;
+
+  std::printf("%-4s %9s %7s | %9s %8s %8s | %9s %8s | %6s | %9s | %s\n", "kind", "n", "batch",
+              "ours ms", "GB/s", "GFLOP/s", "cuFFT ms", "GB/s", "ratio", "diff", "our algorithm");
+  for (const char* kind : {"c2c", "r2c"}) {
+    const bool real = !std::strcmp(kind, "r2c");
+    for (std::size_t n : sizes) {
+      const std::size_t in_row_bytes = real ? n * sizeof(float) : n * 2 * sizeof(float);
+      const std::size_t out_row_bytes = real ? (n / 2 + 1) * 2 * sizeof(float) : n * 2 * sizeof(float);
+      const std::size_t batch = std::max<std::size_t>(1, kHalfWorkingSet / in_row_bytes);
+      if (batch * out_row_bytes > buffer_bytes) continue;
+      const PlanSpec spec{n, batch, real ? Transform::r2c : Transform::c2c_forward, false};
+
+      const std::size_t in_floats = batch * in_row_bytes / sizeof(float);
+      fill_random<<<static_cast<unsigned>((in_floats + 255) / 256), 256>>>(d_in, in_floats, seed++);
+      CHECK_CUDA(cudaGetLastError());
+
+      auto ours = ours_backend->plan(spec);
+      cufftHandle handle;
+      int n_int = static_cast<int>(n);
+      CHECK_CUFFT(cufftPlanMany(&handle, 1, &n_int, nullptr, 1, 0, nullptr, 1, 0,
+                                real ? CUFFT_R2C : CUFFT_C2C, static_cast<int>(batch)));
+      auto run_cufft = [&] {
+        if (real) {
+          CHECK_CUFFT(cufftExecR2C(handle, d_in, reinterpret_cast<cufftComplex*>(d_out)));
+        } else {
+          CHECK_CUFFT(cufftExecC2C(handle, reinterpret_cast<cufftComplex*>(d_in),
+                                   reinterpret_cast<cufftComplex*>(d_out), CUFFT_FORWARD));
+        }
+      };
+      auto run_ours = [&] { ours->execute(d_in, d_out, nullptr); };
+
+      // Same result as cuFFT on the first rows (a broken kernel must not look fast).
+      const std::size_t check_floats = std::min<std::size_t>(batch * out_row_bytes, std::size_t{8} << 20) / sizeof(float);
+      host_ours.resize(check_floats);
+      host_cufft.resize(check_floats);
+      CHECK_CUDA(cudaMemset(d_out, 0xFF, batch * out_row_bytes));
+      run_ours();
+      CHECK_CUDA(cudaMemcpy(host_ours.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
+      run_cufft();
+      CHECK_CUDA(cudaMemcpy(host_cufft.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
+      const double diff = relative_difference(host_ours.data(), host_cufft.data(), check_floats);
+
+      Row row;
+      row.kind = kind;
+      row.n = n;
+      row.batch = batch;
+      row.ours_ms = median_ms(run_ours, runs, start, stop);
+      row.cufft_ms = median_ms(run_cufft, runs, start, stop);
+      row.bytes = static_cast<double>(batch) * (in_row_bytes + out_row_bytes);
+      row.flops = (real ? 2.5 : 5.0) * n * std::log2(static_cast<double>(n)) * batch;
+      row.max_diff = diff;
+      row.algorithm = prism::fft::gpu::describe_cuda_plan(spec);
+      CHECK_CUFFT(cufftDestroy(handle));
+      ours.reset();
+      rows.push_back(row);
+      std::printf("%-4s %9zu %7zu | %9.3f %8.0f %8.0f | %9.3f %8.0f | %6.2f | %9.2e | %s\n",
+                  kind, n, batch, row.ours_ms, row.bytes / (row.ours_ms * 1e6),
+                  row.flops / (row.ours_ms * 1e6), row.cufft_ms, row.bytes / (row.cufft_ms * 1e6),
+                  row.cufft_ms / row.ours_ms, diff, row.algorithm.c_str());
+      std::fflush(stdout);
+
+      if (tune) {
+        // Tuning mode: candidate blockings of the planner, timed on the same buffers.
+        struct Candidate {
+          const char* name;
+          prism::fft::gpu::PlannerOptions options;
+        };
+        std::vector<Candidate> candidates;
+        for (int single : {1024, 2048, 4096, 8192, 16384}) {
+          prism::fft::gpu::PlannerOptions o;
+          o.single_elements_per_block = single;
+          candidates.push_back({"single", o});
+        }
+        if (prism::fft::gpu::describe_cuda_plan(spec).rfind("stockham", 0) != 0) {
+          for (int column : {2048, 4096, 16384}) {
+            for (int rows_per : {2048, 4096, 16384}) {
+              prism::fft::gpu::PlannerOptions o;
+              o.column_elements_per_block = column;
+              o.row_elements_per_block = rows_per;
+              candidates.push_back({"column/row", o});
+            }
+          }
+        }
+        for (const Candidate& c : candidates) {
+          auto plan = prism::fft::gpu::make_cuda_plan(spec, c.options);
+          const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
+          std::printf("    tune %-10s single=%5d column=%5d row=%5d : %8.3f ms %8.0f GB/s\n", c.name,
+                      c.options.single_elements_per_block, c.options.column_elements_per_block,
+                      c.options.row_elements_per_block, ms, row.bytes / (ms * 1e6));
+        }
+      }
+    }
+  }
+
+  std::printf("\ncopy %.0f GB/s; ours / copy and ratio to cuFFT per row above\n", copy_gbs);
+  if (!csv_path.empty()) {
+    if (FILE* f = std::fopen(csv_path.c_str(), "w")) {
+      std::fprintf(f, "kind,n,batch,ours_ms,ours_gbs,ours_gflops,cufft_ms,cufft_gbs,ratio,copy_gbs,diff_vs_cufft,algorithm\n");
+      for (const Row& r : rows) {
+        std::fprintf(f, "%s,%zu,%zu,%.5f,%.1f,%.1f,%.5f,%.1f,%.3f,%.1f,%.3e,\"%s\"\n", r.kind.c_str(), r.n,
+                     r.batch, r.ours_ms, r.bytes / (r.ours_ms * 1e6), r.flops / (r.ours_ms * 1e6),
+                     r.cufft_ms, r.bytes / (r.cufft_ms * 1e6), r.cufft_ms / r.ours_ms, copy_gbs,
+                     r.max_diff, r.algorithm.c_str());
+      }
+      std::fclose(f);
+    }
+  }
+  cudaFree(d_in);
+  cudaFree(d_out);
+  return 0;
+}

@@ -1,0 +1,32 @@
+// The GPU backends of the FFT interface (fft.hpp): ours (Stockham / four-step / Bluestein
+// kernels in fft/cuda) and the cuFFT wrapper used for comparison and as the fallback. Buffers
+// given to execute() are device pointers; execute() runs on the given CUDA stream and neither
+// allocates nor synchronises.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "fft/fft.hpp"
+
+namespace prism::fft {
+
+// Our kernels. Lengths beyond what the planner covers go to a cuFFT plan.
+std::unique_ptr<Backend> make_cuda_backend();
+// cuFFT, single precision.
+std::unique_ptr<Backend> make_cufft_backend();
+
+// Whether a CUDA device can be used by this process, with the reason when it cannot
+// (cudaGetDeviceCount failing, or no device).
+Availability cuda_device_availability();
+
+namespace gpu {
+// Launches a plan layout's passes directly (tests and the benchmark use this to compare
+// planner options on the same buffers).
+struct PlannerOptions;
+std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions& options);
+// Human-readable description of the algorithm our planner picks for spec.
+std::string describe_cuda_plan(const PlanSpec& spec);
+}  // namespace gpu
+
+}  // namespace prism::fft

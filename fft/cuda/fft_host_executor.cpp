@@ -1,0 +1,164 @@
+// Host executor of our CUDA FFT plans (see fft_host_executor.hpp). Each transform of a pass is
+// run on its own: what a thread block does with its shared memory is done here on a local
+// buffer, and the read-all / barrier / write-all of a GPU stage becomes a ping-pong between two
+// buffers, which computes the same values.
+#include "fft/cuda/fft_host_executor.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace prism::fft::gpu {
+namespace {
+
+template <int R>
+void host_stage(const StageDesc& st, int n, const Cf* twiddles, const std::vector<Cf>& from,
+                std::vector<Cf>& to) {
+  Cf v[R];
+  for (int j = 0; j < n / R; ++j) {
+    stage_compute<R>(st, n, j, twiddles, [&](int i) { return from[static_cast<std::size_t>(i)]; },
+                     v);
+    stage_store<R>(st, j, v, [&](int i, Cf value) { to[static_cast<std::size_t>(i)] = value; });
+  }
+}
+
+void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& other) {
+  for (int s = 0; s < p.num_stages; ++s) {
+    const StageDesc& st = p.stages[s];
+    switch (st.radix) {
+      case 2: host_stage<2>(st, p.n, p.stage_tw, data, other); break;
+      case 3: host_stage<3>(st, p.n, p.stage_tw, data, other); break;
+      case 4: host_stage<4>(st, p.n, p.stage_tw, data, other); break;
+      case 5: host_stage<5>(st, p.n, p.stage_tw, data, other); break;
+      case 7: host_stage<7>(st, p.n, p.stage_tw, data, other); break;
+      case 8: host_stage<8>(st, p.n, p.stage_tw, data, other); break;
+      case 11: host_stage<11>(st, p.n, p.stage_tw, data, other); break;
+      case 13: host_stage<13>(st, p.n, p.stage_tw, data, other); break;
+      case 16: host_stage<16>(st, p.n, p.stage_tw, data, other); break;
+      default: break;
+    }
+    data.swap(other);
+  }
+}
+
+void host_transform(const PassDesc& p, const void* src, void* dst, long long outer,
+                    long long inner, std::vector<Cf>& data, std::vector<Cf>& other) {
+  data.assign(static_cast<std::size_t>(p.smem_elems), Cf{0.0f, 0.0f});
+  other.assign(static_cast<std::size_t>(p.smem_elems), Cf{0.0f, 0.0f});
+  for (int i = 0; i < p.load_n; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, inner, i);
+
+  if (p.real_step == RealStep::c2r_pre) {
+    const int h = p.n;
+    data[0].im = 0.0f;
+    data[static_cast<std::size_t>(h)].im = 0.0f;
+    for (int k = 0; 2 * k <= h; ++k) {
+      const Cf x_k = data[static_cast<std::size_t>(k)];
+      const Cf x_hk = data[static_cast<std::size_t>(h - k)];
+      data[static_cast<std::size_t>(k)] = conj(c2r_pre_value(x_k, x_hk, p.real_tw[k]));
+      if (k > 0 && 2 * k != h) {
+        data[static_cast<std::size_t>(h - k)] = conj(c2r_pre_value(x_hk, x_k, p.real_tw[h - k]));
+      }
+    }
+  }
+
+  host_stages(p, data, other);
+  if (p.mid_conv) {
+    for (int k = 0; k < p.n; ++k) {
+      data[static_cast<std::size_t>(k)] =
+          conj(cmul(data[static_cast<std::size_t>(k)], p.conv[inner * p.conv_inner_dist + k]));
+    }
+    host_stages(p, data, other);
+  }
+
+  for (int k = 0; k < p.store_n; ++k) {
+    Cf v;
+    if (p.real_step == RealStep::r2c_post) {
+      const int h = p.n;
+      v = r2c_post_value(data[static_cast<std::size_t>(k % h)],
+                         data[static_cast<std::size_t>((h - k) % h)], p.real_tw[k]);
+    } else {
+      v = data[static_cast<std::size_t>(k)];
+    }
+    store_element(p, dst, outer, inner, k, v);
+  }
+}
+
+void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size_t count) {
+  const Cf* in = static_cast<const Cf*>(src);
+  Cf* out = static_cast<Cf*>(dst);
+  const int h = r.h;
+  for (std::size_t row = 0; row < count; ++row) {
+    const Cf* x = in + static_cast<long long>(row) * r.in_row_dist;
+    Cf* y = out + static_cast<long long>(row) * r.out_row_dist;
+    if (r.c2r) {
+      for (int k = 0; k < h; ++k) {
+        Cf x_k = x[k];
+        Cf x_hk = x[h - k];
+        if (k == 0) {
+          x_k.im = 0.0f;
+          x_hk.im = 0.0f;
+        }
+        y[k] = conj(c2r_pre_value(x_k, x_hk, r.real_tw[k]));
+      }
+    } else {
+      // In place: each pair (k, h-k) is read before either is written.
+      for (int k = 0; 2 * k <= h; ++k) {
+        const Cf z_k = x[k];
+        const Cf z_hk = x[(h - k) % h];
+        if (k == 0) {
+          y[0] = r2c_post_value(z_k, z_k, r.real_tw[0]);
+          y[h] = r2c_post_value(z_k, z_k, r.real_tw[h]);
+        } else {
+          y[k] = r2c_post_value(z_k, z_hk, r.real_tw[k]);
+          if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, r.real_tw[h - k]);
+        }
+      }
+    }
+  }
+}
+
+const Cf* table_or_null(const PlanLayout& layout, int id) {
+  return id < 0 ? nullptr : layout.tables[static_cast<std::size_t>(id)].data();
+}
+
+}  // namespace
+
+void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t count) {
+  std::vector<Cf> scratch(static_cast<std::size_t>(layout.scratch_row) * count);
+  auto resolve = [&](BufferRef ref) -> void* {
+    switch (ref) {
+      case BufferRef::input: return const_cast<void*>(in);
+      case BufferRef::output: return out;
+      case BufferRef::scratch: return scratch.data();
+    }
+    return nullptr;
+  };
+  std::vector<Cf> data;
+  std::vector<Cf> other;
+  for (const Step& step : layout.steps) {
+    const void* src = resolve(step.src);
+    void* dst = resolve(step.dst);
+    if (step.kind == Step::Kind::real_rows) {
+      RealRowsDesc r = step.rows;
+      r.real_tw = table_or_null(layout, step.real_tw);
+      host_real_rows(r, src, dst, count);
+      continue;
+    }
+    PassDesc p = step.pass;
+    p.stage_tw = table_or_null(layout, step.stage_tw);
+    p.pass_tw = table_or_null(layout, step.pass_tw);
+    p.chirp = table_or_null(layout, step.chirp);
+    p.conv = table_or_null(layout, step.conv);
+    p.real_tw = table_or_null(layout, step.real_tw);
+    const long long outer_count = p.inner_is_batch ? 1 : static_cast<long long>(count);
+    const long long inner_count = p.inner_is_batch ? static_cast<long long>(count) : p.inner_count;
+    // A pass reading and writing the same buffer (in place) must read a whole transform before
+    // writing it, as each GPU block does; host_transform loads everything first.
+    for (long long outer = 0; outer < outer_count; ++outer) {
+      for (long long inner = 0; inner < inner_count; ++inner) {
+        host_transform(p, src, dst, outer, inner, data, other);
+      }
+    }
+  }
+}
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,15 @@
+// Runs a PlanLayout on the host, pass by pass and stage by stage, with the same index maps,
+// tables, butterflies and load/store rules as the CUDA kernels. It exists so that CI machines
+// without a GPU check every plan shape the GPU runs against a double-precision reference.
+#pragma once
+
+#include <cstddef>
+
+#include "fft/cuda/fft_plan.hpp"
+
+namespace prism::fft::gpu {
+
+// `in` and `out` are host buffers in the layout of fft.hpp for `count` transforms.
+void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t count);
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,370 @@
+// The shape of one FFT kernel launch ("pass") and everything both executors need to run it:
+// factorisation into radices, the Stockham stage index maps and twiddle indices, the Bluestein
+// chirp index, and the load / store rules of a pass (layouts, zero padding, real and Hermitian
+// rows, chirp and twiddle multiplies, the real-FFT pre/post-processing). All __host__ __device__:
+// the CUDA kernel and the host executor call these same functions, so the CPU tests check the
+// exact index maps and arithmetic the GPU runs.
+//
+// Sections: factorisation · Stockham stage maps · Bluestein chirp index · pass description ·
+// element loads and stores · real-FFT pre/post-processing.
+#pragma once
+
+#include <cstdint>
+
+#include "fft/cuda/fft_butterflies.hpp"
+#include "fft/cuda/fft_complex.hpp"
+
+namespace prism::fft::gpu {
+
+// ---- factorisation ---------------------------------------------------------------------------
+
+inline constexpr int kMaxStages = 32;
+// Largest FFT one thread block holds in shared memory (two float planes, padded: ~135 KB).
+inline constexpr int kMaxSinglePass = 16384;
+// Elements per thread per stage: a stage of radix R gives each thread ceil(16/R) butterflies,
+// so register use is about the same for every radix.
+inline constexpr int kElementsPerThread = 16;
+inline constexpr int kMaxThreadsPerBlock = 1024;
+
+// Splits n into the radices {16, 8, 4, 2, 3, 5, 7, 11, 13}. The power of two becomes 16s with
+// one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
+// mean fewer exchanges through shared memory. Returns the number of radices written, or -1 when
+// n has a prime factor above 13 (or needs more than max_out radices).
+PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
+  if (n < 1) return -1;
+  int count = 0;
+  int twos = 0;
+  while (n % 2 == 0) {
+    n /= 2;
+    ++twos;
+  }
+  int sixteens = twos / 4;
+  int rest = twos % 4;
+  int tail[3] = {0, 0, 0};
+  int tail_count = 0;
+  if (rest == 1) {
+    if (sixteens > 0) {
+      --sixteens;
+      tail[tail_count++] = 8;
+      tail[tail_count++] = 4;
+    } else {
+      tail[tail_count++] = 2;
+    }
+  } else if (rest == 2) {
+    if (sixteens > 0) {
+      --sixteens;
+      tail[tail_count++] = 8;
+      tail[tail_count++] = 8;
+    } else {
+      tail[tail_count++] = 4;
+    }
+  } else if (rest == 3) {
+    tail[tail_count++] = 8;
+  }
+  for (int i = 0; i < sixteens; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = 16;
+  }
+  for (int i = 0; i < tail_count; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = tail[i];
+  }
+  const int odd_primes[5] = {3, 5, 7, 11, 13};
+  for (int p : odd_primes) {
+    while (n % p == 0) {
+      if (count >= max_out) return -1;
+      radices[count++] = p;
+      n /= p;
+    }
+  }
+  return n == 1 ? count : -1;
+}
+
+// The radices of n as a value, for lengths fixed at compile time.
+struct RadixList {
+  int radix[kMaxStages] = {};
+  int count = 0;
+};
+PRISM_HD constexpr RadixList radix_list(long long n) {
+  RadixList list;
+  list.count = factorize(n, list.radix, kMaxStages);
+  return list;
+}
+
+// ---- Stockham stage maps ---------------------------------------------------------------------
+// Stage s of radix R after sub-transforms of length ns (the product of the earlier radices):
+// butterfly j (0 <= j < n/R) reads x[j + r*n/R], multiplies input r by w_{ns*R}^{r*k} with
+// k = j mod ns, takes the R-point DFT and writes output r to (j - k)*R + k + r*ns. After the
+// last stage the result is in natural order (autosort: no bit reversal).
+//
+// Twiddles: each stage after the first has its own table, w_{ns*R}^{r*k} at [k*R + r], so the
+// R twiddles of a butterfly are one contiguous run (16-byte loads, one cache line for R = 16)
+// and every value is exact (rounded once from double), with no powers formed in float.
+
+struct StageDesc {
+  int radix = 1;
+  int ns = 1;         // length of the sub-transforms already done
+  int tw_offset = 0;  // where this stage's table starts in the pass's twiddle table
+};
+
+// Offset of stage `stage`'s twiddles; stage_twiddle_offset(radices, count) is the table size.
+// Each stage's part is rounded up to an even count so that every run starts 16-byte aligned.
+PRISM_HD constexpr int stage_twiddle_offset(const int* radices, int stage) {
+  int offset = 0;
+  int ns = 1;
+  for (int t = 0; t < stage; ++t) {
+    if (t > 0) offset += (ns * radices[t] + 1) & ~1;
+    ns *= radices[t];
+  }
+  return offset;
+}
+
+PRISM_HD int stage_input_index(int n_over_radix, int j, int r) { return j + r * n_over_radix; }
+PRISM_HD int stage_output_index(const StageDesc& st, int j, int r) {
+  const int k = j % st.ns;
+  return (j - k) * st.radix + k + r * st.ns;
+}
+// Index into the pass's twiddle table of the twiddle for input r of butterfly j.
+PRISM_HD int stage_twiddle_index(const StageDesc& st, int j, int r) {
+  return st.tw_offset + (j % st.ns) * st.radix + r;
+}
+
+// Shared-memory address of element i: one pad word every 32 so that the strided exchanges of
+// power-of-two stages fall in distinct banks.
+PRISM_HD int smem_pad(int i) { return i + (i >> 5); }
+
+// Reads a constant table entry through the read-only cache on the device.
+PRISM_HD Cf load_table(const Cf* table, long long i) {
+#if defined(__CUDA_ARCH__)
+  const float2 v = __ldg(reinterpret_cast<const float2*>(table) + i);
+  return Cf{v.x, v.y};
+#else
+  return table[i];
+#endif
+}
+
+// The R twiddles of one butterfly (w[0] = 1 is loaded too, to keep the 16-byte alignment).
+template <int R>
+PRISM_HD void load_stage_twiddles(const Cf* table, int base, Cf* w) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (R % 2 == 0) {
+    const float4* runs = reinterpret_cast<const float4*>(table + base);
+    PRISM_UNROLL
+    for (int q = 0; q < R / 2; ++q) {
+      const float4 t = __ldg(runs + q);
+      w[2 * q] = Cf{t.x, t.y};
+      w[2 * q + 1] = Cf{t.z, t.w};
+    }
+  } else {
+    PRISM_UNROLL
+    for (int r = 0; r < R; ++r) w[r] = load_table(table, base + r);
+  }
+#else
+  for (int r = 0; r < R; ++r) w[r] = load_table(table, base + r);
+#endif
+}
+
+// Reads the R inputs of butterfly j, applies the stage twiddles and the R-point DFT.
+template <int R, class Read>
+PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddles, Read read,
+                            Cf* v) {
+  const int n_over_radix = n / R;
+  PRISM_UNROLL
+  for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n_over_radix, j, r));
+  if (st.ns > 1) {
+    Cf w[R];
+    load_stage_twiddles<R>(twiddles, stage_twiddle_index(st, j, 0), w);
+    PRISM_UNROLL
+    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], w[r]);
+  }
+  Butterfly<R>::run(v);
+}
+
+template <int R, class Write>
+PRISM_HD void stage_store(const StageDesc& st, int j, const Cf* v, Write write) {
+PRISM_UNROLL
+  for (int r = 0; r < R; ++r) write(stage_output_index(st, j, r), v[r]);
+}
+
+// ---- Bluestein chirp index -------------------------------------------------------------------
+// chirp[j] = exp(-pi*i*j^2/n) = exp(-pi*i*(j^2 mod 2n)/n): the reduction is done on integers,
+// exactly, so the angle keeps full precision for large j (j^2 overflows float long before).
+PRISM_HD unsigned long long chirp_index(unsigned long long j, unsigned long long n) {
+  return (j * j) % (2ull * n);
+}
+
+// ---- pass description ------------------------------------------------------------------------
+
+enum class LoadKind : int {
+  complex_row,    // interleaved complex elements
+  real_row,       // floats, imaginary part zero
+  hermitian_row,  // n/2+1 complex values of a Hermitian spectrum, expanded to n on load
+};
+enum class StoreKind : int { complex_row, real_row };
+enum class RealStep : int {
+  none,
+  r2c_post,  // after the stages: half-length spectrum Z -> real-input spectrum X (h+1 values)
+  c2r_pre,   // before the stages: X (h+1 values) -> conj(2Z) of the half-length inverse
+};
+enum class StoreTwiddle : int { none, forward, conjugate };
+
+// Element (outer, inner, i) lives at outer*outer_dist + inner*inner_dist + i*elem_stride,
+// counted in complex elements, or floats for real rows.
+struct IoLayout {
+  long long outer_dist = 0;
+  long long inner_dist = 0;
+  long long elem_stride = 1;
+};
+
+// One launch: `outer x inner` independent FFTs of length n, `per_block` consecutive inner
+// indices per thread block. The runtime batch count is the inner count (plain batched passes)
+// or the outer count (passes of a four-step or Bluestein decomposition, whose inner index runs
+// over the columns or rows of one transform).
+struct PassDesc {
+  int n = 1;
+  int num_stages = 0;
+  StageDesc stages[kMaxStages];
+  bool power_of_two_radices = true;  // only 16/8/4/2 (selects the kernel variant)
+  int per_block = 1;
+  int threads = 32;
+  int smem_stride = 1;  // floats between the transforms of a block in each shared plane (odd)
+  int smem_elems = 1;   // elements per transform held in shared memory
+  bool inner_is_batch = true;
+  long long inner_count = 1;  // used when !inner_is_batch
+
+  // Loading: element i of transform (outer, inner) is logical input index
+  // inner*lin_inner + i*lin_elem of the whole transform being computed.
+  LoadKind load_kind = LoadKind::complex_row;
+  IoLayout in;
+  int load_n = 1;
+  long long lin_inner = 0;
+  long long lin_elem = 1;
+  long long n_valid = 0;          // logical indices >= n_valid load as zero (when load_chirp)
+  long long herm_n = 0;           // full length of the Hermitian row
+  long long herm_row_dist = 0;    // complex elements between Hermitian rows
+  bool load_conj_raw = false;     // conjugate what was read (inverse transforms)
+  bool load_chirp = false;        // multiply by chirp[logical] (Bluestein)
+  bool load_conj = false;         // conjugate after the chirp (inverse of an inner FFT)
+
+  // Storing: element k of transform (outer, inner) is logical output index
+  // inner*lout_inner + k*lout_elem; indices >= n_keep are not stored.
+  StoreKind store_kind = StoreKind::complex_row;
+  IoLayout out;
+  int store_n = 1;
+  long long lout_inner = 0;
+  long long lout_elem = 1;
+  long long n_keep = 0;
+  bool store_conj = false;        // undo the conjugation of an inverse inner FFT
+  StoreTwiddle store_twiddle = StoreTwiddle::none;  // times w_M^{inner*k} (four-step)
+  bool store_chirp = false;       // times chirp[logical] (Bluestein)
+  bool store_conj_final = false;  // conjugate the result (inverse transforms)
+
+  RealStep real_step = RealStep::none;
+  // Bluestein convolution inside one block: after the stages, multiply by
+  // conv[inner*conv_inner_dist + k], conjugate, and run the stages again.
+  bool mid_conv = false;
+  long long conv_inner_dist = 0;
+
+  const Cf* stage_tw = nullptr;  // the stages' twiddle tables (see StageDesc)
+  const Cf* pass_tw = nullptr;   // w_M^t for the four-step twiddle
+  const Cf* chirp = nullptr;
+  const Cf* conv = nullptr;
+  const Cf* real_tw = nullptr;   // w_{2h}^k, k <= h
+};
+
+// Real-FFT pre/post-processing as its own pass, for lengths whose half-length transform does
+// not fit one block (its partner elements k and h-k then live in different blocks).
+struct RealRowsDesc {
+  bool c2r = false;            // false: r2c post-processing in place on the output rows
+  int h = 1;                   // half length n/2
+  long long in_row_dist = 0;   // complex elements
+  long long out_row_dist = 0;  // complex elements
+  const Cf* real_tw = nullptr;
+};
+
+// ---- element loads and stores ----------------------------------------------------------------
+
+PRISM_HD Cf load_element(const PassDesc& p, const void* src, long long outer, long long inner,
+                         int i) {
+  const long long logical = inner * p.lin_inner + static_cast<long long>(i) * p.lin_elem;
+  if (p.load_chirp && logical >= p.n_valid) return Cf{0.0f, 0.0f};
+  Cf v;
+  if (p.load_kind == LoadKind::hermitian_row) {
+    const long long row = p.inner_is_batch ? inner : outer;
+    const bool mirrored = 2 * logical > p.herm_n;
+    const long long s = mirrored ? p.herm_n - logical : logical;
+    v = static_cast<const Cf*>(src)[row * p.herm_row_dist + s];
+    // The imaginary parts of X[0] and X[n/2] are ignored, as FFTW and cuFFT do.
+    if (s == 0 || 2 * s == p.herm_n) v.im = 0.0f;
+    if (mirrored) v = conj(v);
+  } else {
+    const long long addr = outer * p.in.outer_dist + inner * p.in.inner_dist +
+                           static_cast<long long>(i) * p.in.elem_stride;
+    if (p.load_kind == LoadKind::real_row) {
+      v = Cf{static_cast<const float*>(src)[addr], 0.0f};
+    } else {
+      v = static_cast<const Cf*>(src)[addr];
+    }
+  }
+  if (p.load_conj_raw) v = conj(v);
+  if (p.load_chirp) v = cmul(v, load_table(p.chirp, logical));
+  if (p.load_conj) v = conj(v);
+  return v;
+}
+
+// Logical output index of element k; stores of indices >= n_keep are dropped (truncation of
+// the r2c half spectrum and of the Bluestein convolution).
+PRISM_HD long long store_logical(const PassDesc& p, long long inner, int k) {
+  return inner * p.lout_inner + static_cast<long long>(k) * p.lout_elem;
+}
+
+// The multiplies and conjugations applied on the way out, in their fixed order.
+PRISM_HD Cf store_value(const PassDesc& p, long long inner, int k, Cf v) {
+  if (p.store_conj) v = conj(v);
+  if (p.store_twiddle != StoreTwiddle::none) {
+    const Cf w = load_table(p.pass_tw, inner * k);
+    v = p.store_twiddle == StoreTwiddle::forward ? cmul(v, w) : cmul_conj(v, w);
+  }
+  if (p.store_chirp) v = cmul(v, load_table(p.chirp, store_logical(p, inner, k)));
+  if (p.store_conj_final) v = conj(v);
+  return v;
+}
+
+PRISM_HD long long store_address(const PassDesc& p, long long outer, long long inner, int k) {
+  return outer * p.out.outer_dist + inner * p.out.inner_dist +
+         static_cast<long long>(k) * p.out.elem_stride;
+}
+
+PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long long inner, int k,
+                            Cf v) {
+  if (store_logical(p, inner, k) >= p.n_keep) return;
+  v = store_value(p, inner, k, v);
+  const long long addr = store_address(p, outer, inner, k);
+  if (p.store_kind == StoreKind::real_row) {
+    static_cast<float*>(dst)[addr] = v.re;
+  } else {
+    static_cast<Cf*>(dst)[addr] = v;
+  }
+}
+
+// ---- real-FFT pre/post-processing ------------------------------------------------------------
+// A real row x of even length n = 2h read as h complex values z[j] = x[2j] + i x[2j+1] has
+// Z = E + iO, where E and O are the spectra of the even and odd samples; X[k] = E[k] + w^k O[k]
+// with w = exp(-2 pi i / n).
+
+// X[k] from Z[k mod h], Z[(h-k) mod h] and w^k.
+PRISM_HD Cf r2c_post_value(Cf z_k, Cf z_h_minus_k, Cf w_k) {
+  const Cf partner = conj(z_h_minus_k);
+  const Cf even = (z_k + partner) * 0.5f;
+  const Cf odd = mul_neg_i(z_k - partner) * 0.5f;
+  return even + cmul(w_k, odd);
+}
+
+// 2Z[k] = (X[k] + conj X[h-k]) + i conj(w^k) (X[k] - conj X[h-k]): the half-length inverse FFT
+// of 2Z gives n times the interleaved real row, the unnormalised c2r result.
+PRISM_HD Cf c2r_pre_value(Cf x_k, Cf x_h_minus_k, Cf w_k) {
+  const Cf partner = conj(x_h_minus_k);
+  return (x_k + partner) + mul_i(cmul_conj(x_k - partner, w_k));
+}
+
+}  // namespace prism::fft::gpu

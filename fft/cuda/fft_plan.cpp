@@ -1,0 +1,697 @@
+// The planner of our CUDA FFT (see fft_plan.hpp): chooses the algorithm, fills the pass
+// descriptions and builds the twiddle, chirp and convolution tables in double precision.
+#include "fft/cuda/fft_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <complex>
+#include <stdexcept>
+#include <string>
+
+namespace prism::fft::gpu {
+namespace {
+
+constexpr long long kNoLimit = LLONG_MAX;
+constexpr long long kMaxSharedBytes = 227 * 1024;
+
+using cd = std::complex<double>;
+
+// exp(-2 pi i t / n) in double precision. The quadrant is split off with exact integer
+// arithmetic (4t = q*n + rem) and applied by exact swaps and negations, so the trigonometry only
+// sees angles in [0, pi/2).
+cd unit_root_double(long long t, long long n) {
+  t %= n;
+  const long long quadrant = (4 * t) / n;
+  const long long rem = 4 * t - quadrant * n;
+  const double angle = 2.0 * 3.14159265358979323846 * static_cast<double>(rem) /
+                       (4.0 * static_cast<double>(n));
+  const double c = std::cos(angle);
+  const double s = std::sin(angle);
+  double x = c;
+  double y = s;
+  switch (quadrant) {
+    case 0: break;
+    case 1: x = -s; y = c; break;
+    case 2: x = -c; y = -s; break;
+    default: x = s; y = -c; break;
+  }
+  return cd(x, -y);  // forward roots turn clockwise
+}
+
+std::vector<cd> unit_roots_double(long long n) {
+  std::vector<cd> w(static_cast<std::size_t>(n));
+  for (long long t = 0; t < n; ++t) {
+    w[static_cast<std::size_t>(t)] = unit_root_double(t, n);
+  }
+  return w;
+}
+
+// Double-precision forward DFT of a smooth length by the same Stockham maps as the kernels
+// (naive R-point DFTs inside); used only at planning time for the Bluestein spectrum.
+void fft_double_inplace(std::vector<cd>& data) {
+  const long long n = static_cast<long long>(data.size());
+  int coarse[64];
+  const int coarse_count = factorize(n, coarse, 64);
+  if (coarse_count < 0) throw std::logic_error("fft_double_inplace: length not smooth");
+  // Naive R-point DFTs cost R multiplies per output: radix 4 and 2 are cheaper than 16 and 8.
+  int radices[128];
+  int count = 0;
+  for (int s = 0; s < coarse_count; ++s) {
+    if (coarse[s] == 16) {
+      radices[count++] = 4;
+      radices[count++] = 4;
+    } else if (coarse[s] == 8) {
+      radices[count++] = 4;
+      radices[count++] = 2;
+    } else {
+      radices[count++] = coarse[s];
+    }
+  }
+  const std::vector<cd> w = unit_roots_double(n);
+  std::vector<cd> other(data.size());
+  long long ns = 1;
+  for (int s = 0; s < count; ++s) {
+    const int radix = radices[s];
+    const long long n_over_radix = n / radix;
+    const long long tw_step = n / (ns * radix);
+    // The R-point DFT matrix of this radix, w_R^{rq} = w_n^{(rq mod R) * n/R}.
+    double matrix_re[16][16];
+    double matrix_im[16][16];
+    for (int q = 0; q < radix; ++q) {
+      for (int r = 0; r < radix; ++r) {
+        const cd value = w[static_cast<std::size_t>(((r * q) % radix) * (n / radix))];
+        matrix_re[q][r] = value.real();
+        matrix_im[q][r] = value.imag();
+      }
+    }
+    double v_re[16];
+    double v_im[16];
+    for (long long j = 0; j < n_over_radix; ++j) {
+      const long long k = j % ns;
+      for (int r = 0; r < radix; ++r) {
+        const cd x = data[static_cast<std::size_t>(j + r * n_over_radix)];
+        const cd t = w[static_cast<std::size_t>(r * k * tw_step)];
+        v_re[r] = x.real() * t.real() - x.imag() * t.imag();
+        v_im[r] = x.real() * t.imag() + x.imag() * t.real();
+      }
+      const long long base = (j - k) * radix + k;
+      for (int q = 0; q < radix; ++q) {
+        double acc_re = 0.0;
+        double acc_im = 0.0;
+        for (int r = 0; r < radix; ++r) {
+          acc_re += v_re[r] * matrix_re[q][r] - v_im[r] * matrix_im[q][r];
+          acc_im += v_re[r] * matrix_im[q][r] + v_im[r] * matrix_re[q][r];
+        }
+        other[static_cast<std::size_t>(base + q * ns)] = cd(acc_re, acc_im);
+      }
+    }
+    data.swap(other);
+    ns *= radix;
+  }
+}
+
+bool is_smooth(long long n) {
+  int radices[64];
+  return factorize(n, radices, 64) >= 0;
+}
+
+// Threads a block of `per_block` transforms of length n needs: each thread takes
+// ceil(16/R) butterflies of a radix-R stage.
+long long block_threads(const int* radices, int count, long long n, long long per_block) {
+  long long threads = 32;
+  for (int s = 0; s < count; ++s) {
+    const long long radix = radices[s];
+    const long long per_thread = (kElementsPerThread + radix - 1) / radix;
+    const long long butterflies = per_block * n / radix;
+    threads = std::max(threads, (butterflies + per_thread - 1) / per_thread);
+  }
+  return (threads + 31) / 32 * 32;
+}
+
+bool power_of_two_radices(const int* radices, int count) {
+  for (int s = 0; s < count; ++s) {
+    if (radices[s] != 2 && radices[s] != 4 && radices[s] != 8 && radices[s] != 16) return false;
+  }
+  return true;
+}
+
+// Whether one transform of length n fits one thread block.
+bool fits_single_pass(long long n) {
+  if (n > kMaxSinglePass) return false;
+  int radices[kMaxStages];
+  const int count = factorize(n, radices, kMaxStages);
+  if (count < 0) return false;
+  return block_threads(radices, count, n, 1) <= kMaxThreadsPerBlock;
+}
+
+// Four-step split n = n1 * n2 with n1 <= n2, both single-pass lengths, n1 as close to sqrt(n)
+// as possible (balanced passes keep both transposed accesses in long contiguous segments).
+bool four_step_split(long long n, int& n1, int& n2) {
+  long long best = 0;
+  for (long long d = 1; d <= kMaxSinglePass && d * d <= n; ++d) {
+    if (n % d == 0 && fits_single_pass(d) && fits_single_pass(n / d)) best = d;
+  }
+  if (best == 0) return false;
+  n1 = static_cast<int>(best);
+  n2 = static_cast<int>(n / best);
+  return true;
+}
+
+// Smallest 2^a 3^b 5^c 7^d >= target that one block holds (single_pass) or that the four-step
+// runs; LLONG_MAX when there is none.
+long long smooth_at_least(long long target, bool single_pass) {
+  long long best = LLONG_MAX;
+  for (long long p2 = 1; p2 < 2 * target + 2; p2 *= 2) {
+    for (long long p3 = p2; p3 < 2 * target + 2; p3 *= 3) {
+      for (long long p5 = p3; p5 < 2 * target + 2; p5 *= 5) {
+        for (long long p7 = p5; p7 < 2 * target + 2; p7 *= 7) {
+          if (p7 < target || p7 >= best) continue;
+          if (single_pass ? fits_single_pass(p7) : is_direct_length(p7)) best = p7;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+struct Endpoint {
+  BufferRef buffer = BufferRef::input;
+  LoadKind load_kind = LoadKind::complex_row;
+  StoreKind store_kind = StoreKind::complex_row;
+  long long row_dist = 0;
+  long long herm_n = 0;
+  long long keep = kNoLimit;
+  bool conj = false;
+};
+
+class Builder {
+ public:
+  Builder(PlanLayout& layout, const PlannerOptions& options) : layout_(layout), options_(options) {}
+
+  int add_table(std::vector<Cf> table) {
+    layout_.tables.push_back(std::move(table));
+    return static_cast<int>(layout_.tables.size()) - 1;
+  }
+
+  int roots_table(long long n) {
+    auto found = std::find_if(roots_.begin(), roots_.end(),
+                              [n](const auto& entry) { return entry.first == n; });
+    if (found != roots_.end()) return found->second;
+    const int id = add_table(unit_roots(n, n));
+    roots_.emplace_back(n, id);
+    return id;
+  }
+
+  // The stages' twiddle tables of a length (see StageDesc), shared by the passes of that length.
+  int stage_table(int n, const int* radices, int count) {
+    auto found = std::find_if(stage_tables_.begin(), stage_tables_.end(),
+                              [n](const auto& entry) { return entry.first == n; });
+    if (found != stage_tables_.end()) return found->second;
+    std::vector<Cf> table(static_cast<std::size_t>(std::max(1, stage_twiddle_offset(radices, count))),
+                          Cf{0.0f, 0.0f});
+    long long ns = 1;
+    for (int s = 0; s < count; ++s) {
+      const long long radix = radices[s];
+      if (s > 0) {
+        const int offset = stage_twiddle_offset(radices, s);
+        for (long long k = 0; k < ns; ++k) {
+          for (long long r = 0; r < radix; ++r) {
+            const cd w = unit_root_double(r * k, ns * radix);
+            table[static_cast<std::size_t>(offset + k * radix + r)] =
+                Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+          }
+        }
+      }
+      ns *= radix;
+    }
+    const int id = add_table(std::move(table));
+    stage_tables_.emplace_back(n, id);
+    return id;
+  }
+
+  // Fills the stages of a pass of length n and binds its twiddle table.
+  void set_stages(Step& step, int n) {
+    PassDesc& p = step.pass;
+    p.n = n;
+    int radices[kMaxStages];
+    const int count = factorize(n, radices, kMaxStages);
+    if (count < 0) throw std::logic_error("set_stages: length not smooth");
+    p.num_stages = count;
+    p.power_of_two_radices = power_of_two_radices(radices, count);
+    int ns = 1;
+    for (int s = 0; s < count; ++s) {
+      p.stages[s].radix = radices[s];
+      p.stages[s].ns = ns;
+      p.stages[s].tw_offset = stage_twiddle_offset(radices, s);
+      ns *= radices[s];
+    }
+    step.stage_tw = stage_table(n, radices, count);
+    if (!stage_summary_.empty()) stage_summary_ += " | ";
+    for (int s = 0; s < count; ++s) {
+      if (s > 0) stage_summary_ += 'x';
+      stage_summary_ += std::to_string(radices[s]);
+    }
+    if (count == 0) stage_summary_ += "1";
+  }
+
+  // Chooses transforms per block and threads: enough elements per block to keep the memory
+  // system busy, at most 1024 threads, and shared memory within the per-block limit.
+  static void configure_block(PassDesc& p, int target_elements, long long max_per_block) {
+    const int held = std::max(p.n, p.smem_elems);
+    int stride = smem_pad(held - 1) + 1;
+    if (stride % 2 == 0) ++stride;  // odd stride: the same element of different transforms
+                                    // falls in different banks
+    p.smem_stride = stride;
+    long long per_block = std::max<long long>(1, target_elements / std::max(1, p.n));
+    per_block = std::min(per_block, std::max<long long>(1, max_per_block));
+    int radices[kMaxStages];
+    for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
+    const long long limit = kMaxThreadsPerBlock;
+    for (; per_block >= 1; --per_block) {
+      const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
+      const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
+      if (threads <= limit && shared <= kMaxSharedBytes) {
+        p.per_block = static_cast<int>(per_block);
+        p.threads = static_cast<int>(threads);
+        return;
+      }
+    }
+    throw std::invalid_argument("configure_block: length " + std::to_string(p.n) +
+                                " does not fit one thread block");
+  }
+
+  void set_load(PassDesc& p, const Endpoint& in, IoLayout layout, long long lin_inner,
+                long long lin_elem) {
+    p.load_kind = in.load_kind;
+    p.in = layout;
+    p.lin_inner = lin_inner;
+    p.lin_elem = lin_elem;
+    p.herm_n = in.herm_n;
+    p.herm_row_dist = in.row_dist;
+    p.load_conj_raw = in.conj;
+  }
+
+  void set_store(PassDesc& p, const Endpoint& out, IoLayout layout, long long lout_inner,
+                 long long lout_elem) {
+    p.store_kind = out.store_kind;
+    p.out = layout;
+    p.lout_inner = lout_inner;
+    p.lout_elem = lout_elem;
+    p.n_keep = out.keep;
+    p.store_conj_final = out.conj;
+  }
+
+  // One Stockham pass over plain batched rows.
+  Step& single_pass(long long n, const Endpoint& in, const Endpoint& out) {
+    Step step;
+    set_stages(step, static_cast<int>(n));
+    PassDesc& p = step.pass;
+    p.smem_elems = p.n;
+    p.inner_is_batch = true;
+    set_load(p, in, IoLayout{0, in.row_dist, 1}, 0, 1);
+    p.load_n = p.n;
+    set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
+    p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
+    step.src = in.buffer;
+    step.dst = out.buffer;
+    layout_.steps.push_back(step);
+    return layout_.steps.back();
+  }
+
+  void four_step(long long n, int n1, int n2, const Endpoint& in, const Endpoint& out) {
+    layout_.scratch_row = std::max(layout_.scratch_row, n);
+    const int twiddles = roots_table(n);
+    {  // columns: length n1 over n2 columns, times w_n^{column * k1} on the way out
+      Step step;
+      set_stages(step, n1);
+      PassDesc& p = step.pass;
+      p.smem_elems = n1;
+      p.inner_is_batch = false;
+      p.inner_count = n2;
+      set_load(p, in, IoLayout{in.row_dist, 1, n2}, 1, n2);
+      p.load_n = n1;
+      p.store_kind = StoreKind::complex_row;
+      p.out = IoLayout{n, 1, n2};
+      p.store_n = n1;
+      p.n_keep = kNoLimit;
+      p.store_twiddle = StoreTwiddle::forward;
+      step.pass_tw = twiddles;
+      step.src = in.buffer;
+      step.dst = BufferRef::scratch;
+      configure_block(p, options_.column_elements_per_block, n2);
+      layout_.steps.push_back(step);
+    }
+    {  // rows: length n2 over n1 rows, stored transposed: X[k1 + n1*k2]
+      Step step;
+      set_stages(step, n2);
+      PassDesc& p = step.pass;
+      p.smem_elems = n2;
+      p.inner_is_batch = false;
+      p.inner_count = n1;
+      p.load_kind = LoadKind::complex_row;
+      p.in = IoLayout{n, n2, 1};
+      p.load_n = n2;
+      set_store(p, out, IoLayout{out.row_dist, 1, n1}, 1, n1);
+      p.store_n = n2;
+      step.src = BufferRef::scratch;
+      step.dst = out.buffer;
+      configure_block(p, options_.row_elements_per_block, n1);
+      layout_.steps.push_back(step);
+    }
+    algorithm_ = "four-step " + std::to_string(n1) + "x" + std::to_string(n2);
+  }
+
+  // Convolution spectrum of the Bluestein chirp: FFT_m(conj chirp, wrapped) / m.
+  std::vector<cd> bluestein_spectrum(long long n, long long m, const std::vector<cd>& chirp) {
+    std::vector<cd> b(static_cast<std::size_t>(m), cd(0.0, 0.0));
+    for (long long j = 0; j < n; ++j) {
+      b[static_cast<std::size_t>(j)] = std::conj(chirp[static_cast<std::size_t>(j)]);
+      if (j > 0) b[static_cast<std::size_t>(m - j)] = std::conj(chirp[static_cast<std::size_t>(j)]);
+    }
+    fft_double_inplace(b);
+    for (auto& value : b) value /= static_cast<double>(m);
+    return b;
+  }
+
+  void bluestein(long long n, const Endpoint& in, const Endpoint& out) {
+    // One pass when some smooth length >= 2n-1 fits a block, else the smallest smooth length
+    // with a four-step split.
+    long long m = smooth_at_least(2 * n - 1, true);
+    if (m == LLONG_MAX) m = smooth_at_least(2 * n - 1, false);
+    if (m == LLONG_MAX) throw std::invalid_argument("bluestein: length too large");
+    std::vector<cd> chirp(static_cast<std::size_t>(n));
+    for (long long j = 0; j < n; ++j) {
+      // exp(-pi i (j^2 mod 2n) / n) = exp(-2 pi i idx / 2n)
+      chirp[static_cast<std::size_t>(j)] =
+          unit_root_double(static_cast<long long>(chirp_index(j, n)), 2 * n);
+    }
+    const std::vector<cd> spectrum = bluestein_spectrum(n, m, chirp);
+    std::vector<Cf> chirp_f(chirp.size());
+    for (std::size_t j = 0; j < chirp.size(); ++j) {
+      chirp_f[j] = Cf{static_cast<float>(chirp[j].real()), static_cast<float>(chirp[j].imag())};
+    }
+    const int chirp_id = add_table(std::move(chirp_f));
+    const long long keep = std::min(n, out.keep);
+    layout_.scratch_row = std::max(layout_.scratch_row, m);
+
+    if (fits_single_pass(m)) {
+      std::vector<Cf> conv(static_cast<std::size_t>(m));
+      for (long long k = 0; k < m; ++k) {
+        conv[static_cast<std::size_t>(k)] =
+            Cf{static_cast<float>(spectrum[static_cast<std::size_t>(k)].real()),
+               static_cast<float>(spectrum[static_cast<std::size_t>(k)].imag())};
+      }
+      Step step;
+      set_stages(step, static_cast<int>(m));
+      PassDesc& p = step.pass;
+      p.smem_elems = p.n;
+      p.inner_is_batch = true;
+      set_load(p, in, IoLayout{0, in.row_dist, 1}, 0, 1);
+      p.load_n = p.n;
+      p.load_chirp = true;
+      p.n_valid = n;
+      p.mid_conv = true;
+      p.conv_inner_dist = 0;
+      set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
+      p.n_keep = keep;
+      p.store_n = static_cast<int>(keep);
+      p.store_conj = true;
+      p.store_chirp = true;
+      step.chirp = chirp_id;
+      step.conv = add_table(std::move(conv));
+      step.src = in.buffer;
+      step.dst = out.buffer;
+      configure_block(p, options_.single_elements_per_block, 1 << 20);
+      layout_.steps.push_back(step);
+      algorithm_ = "bluestein m=" + std::to_string(m) + " (one pass)";
+      return;
+    }
+
+    int m1 = 0;
+    int m2 = 0;
+    if (!four_step_split(m, m1, m2)) throw std::invalid_argument("bluestein: no split");
+    // The spectrum in the order the row pass holds it: row k1, element k2 is X[k1 + m1*k2].
+    std::vector<Cf> conv(static_cast<std::size_t>(m));
+    for (long long k1 = 0; k1 < m1; ++k1) {
+      for (long long k2 = 0; k2 < m2; ++k2) {
+        const cd value = spectrum[static_cast<std::size_t>(k1 + m1 * k2)];
+        conv[static_cast<std::size_t>(k1 * m2 + k2)] =
+            Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
+      }
+    }
+    const int conv_id = add_table(std::move(conv));
+    const int twiddles = roots_table(m);
+    {  // columns: chirp and zero padding on load, forward twiddle on store
+      Step step;
+      set_stages(step, m1);
+      PassDesc& p = step.pass;
+      p.smem_elems = m1;
+      p.inner_is_batch = false;
+      p.inner_count = m2;
+      set_load(p, in, IoLayout{in.row_dist, 1, m2}, 1, m2);
+      p.load_n = m1;
+      p.load_chirp = true;
+      p.n_valid = n;
+      p.store_kind = StoreKind::complex_row;
+      p.out = IoLayout{m, 1, m2};
+      p.store_n = m1;
+      p.n_keep = kNoLimit;
+      p.store_twiddle = StoreTwiddle::forward;
+      step.chirp = chirp_id;
+      step.pass_tw = twiddles;
+      step.src = in.buffer;
+      step.dst = BufferRef::scratch;
+      configure_block(p, options_.column_elements_per_block, m2);
+      layout_.steps.push_back(step);
+    }
+    {  // rows, in place: forward FFT, spectrum multiply, inverse FFT, inverse twiddle
+      Step step;
+      set_stages(step, m2);
+      PassDesc& p = step.pass;
+      p.smem_elems = m2;
+      p.inner_is_batch = false;
+      p.inner_count = m1;
+      p.load_kind = LoadKind::complex_row;
+      p.in = IoLayout{m, m2, 1};
+      p.load_n = m2;
+      p.mid_conv = true;
+      p.conv_inner_dist = m2;
+      p.store_kind = StoreKind::complex_row;
+      p.out = IoLayout{m, m2, 1};
+      p.store_n = m2;
+      p.n_keep = kNoLimit;
+      p.store_conj = true;
+      p.store_twiddle = StoreTwiddle::conjugate;
+      step.conv = conv_id;
+      step.pass_tw = twiddles;
+      step.src = BufferRef::scratch;
+      step.dst = BufferRef::scratch;
+      configure_block(p, options_.single_elements_per_block, m1);
+      layout_.steps.push_back(step);
+    }
+    {  // columns: inverse FFT, chirp, keep the first n
+      Step step;
+      set_stages(step, m1);
+      PassDesc& p = step.pass;
+      p.smem_elems = m1;
+      p.inner_is_batch = false;
+      p.inner_count = m2;
+      p.load_kind = LoadKind::complex_row;
+      p.in = IoLayout{m, 1, m2};
+      p.load_n = m1;
+      p.load_conj = true;
+      set_store(p, out, IoLayout{out.row_dist, 1, m2}, 1, m2);
+      p.n_keep = keep;
+      p.store_n = m1;
+      p.store_conj = true;
+      p.store_chirp = true;
+      step.chirp = chirp_id;
+      step.src = BufferRef::scratch;
+      step.dst = out.buffer;
+      configure_block(p, options_.column_elements_per_block, m2);
+      layout_.steps.push_back(step);
+    }
+    algorithm_ = "bluestein m=" + std::to_string(m) + " (" + std::to_string(m1) + "x" +
+                 std::to_string(m2) + ", three passes)";
+  }
+
+  void complex_transform(long long n, const Endpoint& in, const Endpoint& out) {
+    int n1 = 0;
+    int n2 = 0;
+    if (fits_single_pass(n)) {
+      Step& step = single_pass(n, in, out);
+      configure_block(step.pass, options_.single_elements_per_block, 1 << 20);
+      algorithm_ = "stockham";
+    } else if (is_smooth(n) && four_step_split(n, n1, n2)) {
+      four_step(n, n1, n2, in, out);
+    } else {
+      bluestein(n, in, out);
+    }
+  }
+
+  std::string summary() const { return algorithm_ + " [" + stage_summary_ + "]"; }
+  void name_algorithm(std::string algorithm) { algorithm_ = std::move(algorithm); }
+  const std::string& algorithm() const { return algorithm_; }
+
+ private:
+  PlanLayout& layout_;
+  const PlannerOptions& options_;
+  std::vector<std::pair<long long, int>> roots_;
+  std::vector<std::pair<long long, int>> stage_tables_;
+  std::string algorithm_;
+  std::string stage_summary_;
+};
+
+}  // namespace
+
+std::vector<Cf> unit_roots(long long n, long long count) {
+  std::vector<Cf> w(static_cast<std::size_t>(count));
+  for (long long t = 0; t < count; ++t) {
+    const cd value = unit_root_double(t, n);
+    w[static_cast<std::size_t>(t)] = Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
+  }
+  return w;
+}
+
+bool is_direct_length(long long n) {
+  if (!is_smooth(n)) return false;
+  if (fits_single_pass(n)) return true;
+  int n1 = 0;
+  int n2 = 0;
+  return four_step_split(n, n1, n2);
+}
+
+long long input_row_length(const PlanSpec& spec) {
+  const long long n = static_cast<long long>(spec.n);
+  switch (spec.transform) {
+    case Transform::r2c: return spec.in_place ? 2 * (n / 2 + 1) : n;
+    case Transform::c2r: return n / 2 + 1;
+    default: return n;
+  }
+}
+
+long long output_row_length(const PlanSpec& spec) {
+  const long long n = static_cast<long long>(spec.n);
+  switch (spec.transform) {
+    case Transform::r2c: return n / 2 + 1;
+    case Transform::c2r: return spec.in_place ? 2 * (n / 2 + 1) : n;
+    default: return n;
+  }
+}
+
+PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options) {
+  if (spec.n == 0) throw std::invalid_argument("FFT length must be at least 1");
+  if (spec.batch == 0) throw std::invalid_argument("FFT batch must be at least 1");
+  if (static_cast<long long>(spec.n) > kMaxPlannedLength) {
+    throw std::invalid_argument("FFT length " + std::to_string(spec.n) + " above the supported " +
+                                std::to_string(kMaxPlannedLength));
+  }
+  PlanLayout layout;
+  layout.spec = spec;
+  layout.in_row = input_row_length(spec);
+  layout.out_row = output_row_length(spec);
+  Builder builder(layout, options);
+  const long long n = static_cast<long long>(spec.n);
+
+  Endpoint in;
+  in.buffer = BufferRef::input;
+  in.row_dist = layout.in_row;
+  Endpoint out;
+  out.buffer = BufferRef::output;
+  out.row_dist = layout.out_row;
+
+  switch (spec.transform) {
+    case Transform::c2c_forward:
+    case Transform::c2c_inverse: {
+      const bool inverse = spec.transform == Transform::c2c_inverse;
+      in.conj = inverse;
+      out.conj = inverse;
+      out.keep = n;
+      builder.complex_transform(n, in, out);
+      break;
+    }
+    case Transform::r2c: {
+      const long long h = n / 2;
+      if (n % 2 == 0 && is_direct_length(h)) {
+        // The real row read as h complex values.
+        in.load_kind = LoadKind::complex_row;
+        in.row_dist = layout.in_row / 2;
+        const int real_tw = builder.add_table(unit_roots(n, h + 1));
+        if (fits_single_pass(h)) {
+          Step& step = builder.single_pass(h, in, out);
+          PassDesc& p = step.pass;
+          p.real_step = RealStep::r2c_post;
+          p.store_n = static_cast<int>(h + 1);
+          p.n_keep = h + 1;
+          step.real_tw = real_tw;
+          Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
+          builder.name_algorithm("stockham, real via half length");
+        } else {
+          out.keep = h;
+          builder.complex_transform(h, in, out);
+          builder.name_algorithm(builder.algorithm() + ", real via half length + rows pass");
+          Step rows;
+          rows.kind = Step::Kind::real_rows;
+          rows.rows = RealRowsDesc{false, static_cast<int>(h), layout.out_row, layout.out_row,
+                                   nullptr};
+          rows.real_tw = real_tw;
+          rows.src = BufferRef::output;
+          rows.dst = BufferRef::output;
+          layout.steps.push_back(rows);
+        }
+      } else {
+        in.load_kind = LoadKind::real_row;
+        out.keep = n / 2 + 1;
+        builder.complex_transform(n, in, out);
+      }
+      break;
+    }
+    case Transform::c2r: {
+      const long long h = n / 2;
+      if (n % 2 == 0 && is_direct_length(h)) {
+        const int real_tw = builder.add_table(unit_roots(n, h + 1));
+        out.store_kind = StoreKind::complex_row;
+        out.row_dist = layout.out_row / 2;
+        out.keep = h;
+        out.conj = true;
+        if (fits_single_pass(h)) {
+          Step& step = builder.single_pass(h, in, out);
+          PassDesc& p = step.pass;
+          p.real_step = RealStep::c2r_pre;
+          p.load_n = static_cast<int>(h + 1);
+          p.smem_elems = static_cast<int>(h + 1);
+          step.real_tw = real_tw;
+          Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
+          builder.name_algorithm("stockham, real via half length");
+        } else {
+          Step rows;
+          rows.kind = Step::Kind::real_rows;
+          rows.rows = RealRowsDesc{true, static_cast<int>(h), layout.in_row, h, nullptr};
+          rows.real_tw = real_tw;
+          rows.src = BufferRef::input;
+          rows.dst = BufferRef::scratch;
+          layout.steps.push_back(rows);
+          layout.scratch_row = std::max(layout.scratch_row, h);
+          Endpoint staged;
+          staged.buffer = BufferRef::scratch;
+          staged.row_dist = h;
+          builder.complex_transform(h, staged, out);
+          builder.name_algorithm("rows pass + " + builder.algorithm() + ", real via half length");
+        }
+      } else {
+        in.load_kind = LoadKind::hermitian_row;
+        in.herm_n = n;
+        in.conj = true;
+        out.store_kind = StoreKind::real_row;
+        out.keep = n;
+        builder.complex_transform(n, in, out);
+      }
+      break;
+    }
+  }
+  layout.algorithm = builder.summary();
+  return layout;
+}
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,77 @@
+// The planner of our CUDA FFT: turns a PlanSpec into a PlanLayout, the list of passes (kernel
+// launches) with their tables. Host-only C++ (no CUDA needed), so the same layout is executed by
+// the CUDA backend (tables uploaded to the device) and by the host executor in the CPU tests.
+//
+// Algorithms, by length:
+//  - every prime factor <= 13 and n <= kMaxSinglePass: one Stockham pass in shared memory;
+//  - larger smooth n = n1*n2: four-step, column pass with the twiddle fused into its store, row
+//    pass with the transpose fused into its store;
+//  - otherwise Bluestein with a smooth convolution length m >= 2n-1: one pass when m fits a
+//    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
+//    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
+//  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
+//    fused into the pass (or one extra pass over the rows for half-lengths above one block); odd
+//    n through the complex algorithms with real loads or Hermitian expansion fused in.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/fft_pass.hpp"
+#include "fft/fft.hpp"
+
+namespace prism::fft::gpu {
+
+enum class BufferRef { input, output, scratch };
+
+struct Step {
+  enum class Kind { fft_pass, real_rows };
+  Kind kind = Kind::fft_pass;
+  PassDesc pass;
+  RealRowsDesc rows;
+  BufferRef src = BufferRef::input;
+  BufferRef dst = BufferRef::output;
+  // Indices into PlanLayout::tables (-1: none); bound to host or device pointers at execution.
+  int stage_tw = -1;
+  int pass_tw = -1;
+  int chirp = -1;
+  int conv = -1;
+  int real_tw = -1;
+};
+
+// Tunable choices of the planner (the tuning mode measures candidates of these).
+struct PlannerOptions {
+  int single_elements_per_block = 4096;  // plain batched passes: transforms per block = this / n
+  int column_elements_per_block = 8192;  // four-step column passes (strided loads and stores)
+  int row_elements_per_block = 8192;     // four-step row passes (transposed stores)
+};
+
+struct PlanLayout {
+  PlanSpec spec;
+  long long in_row = 0;       // elements between input rows (floats for real rows)
+  long long out_row = 0;      // elements between output rows
+  long long scratch_row = 0;  // complex scratch elements per transform
+  std::vector<Step> steps;
+  std::vector<std::vector<Cf>> tables;
+  std::string algorithm;      // human-readable summary, e.g. "stockham 16x16x16"
+};
+
+// Elements of one input / output row in the contiguous layout of fft.hpp (in-place r2c/c2r use
+// padded real rows of 2*(n/2+1) floats, as FFTW and cuFFT).
+long long input_row_length(const PlanSpec& spec);
+long long output_row_length(const PlanSpec& spec);
+
+// Throws std::invalid_argument for n = 0, batch = 0, or n beyond what the planner supports.
+PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options = {});
+
+// Largest supported length (four-step of two single passes, or Bluestein on top of it).
+inline constexpr long long kMaxPlannedLength = 1ll << 27;
+
+// Whether n is computed without Bluestein (every prime factor <= 13 and a split exists).
+bool is_direct_length(long long n);
+
+// exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
+std::vector<Cf> unit_roots(long long n, long long count);
+
+}  // namespace prism::fft::gpu

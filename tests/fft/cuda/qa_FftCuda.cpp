@@ -1,0 +1,254 @@
+// GPU accuracy tests of our CUDA FFT beside cuFFT: fresh random input in [-0.5, 0.5), output
+// poisoned with NaN before each run, relative L2 error against FFTW in double precision. Sweeps
+// every length 2..4096 and 200 random lengths up to 10^6 (plus the powers of two to 2^24 and the
+// benchmark's odd lengths), c2c forward / inverse, r2c, c2r, and prints the worst error per
+// class beside cuFFT's on the same input. Exits with 77 (ctest SKIP) when no device is usable.
+// PRISM_FFT_QUICK=1 shortens the sweeps (lengths 2..64 and every power of two, 20 random
+// lengths) for quick checks during kernel work.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/fft_plan.hpp"
+#include "tests/fft/cuda/fft_reference.hpp"
+
+namespace prism::fft {
+namespace {
+
+constexpr double kCorrectness = 1e-6;  // anything above is a wrong result, not rounding
+
+bool quick_mode() {
+  const char* value = std::getenv("PRISM_FFT_QUICK");
+  return value && *value && *value != '0';
+}
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+long long floats_in(const PlanSpec& spec) {
+  const long long len = gpu::input_row_length(spec);
+  return spec.transform == Transform::r2c ? len : 2 * len;
+}
+long long floats_out(const PlanSpec& spec) {
+  const long long len = gpu::output_row_length(spec);
+  return spec.transform == Transform::c2r ? len : 2 * len;
+}
+
+std::string length_class(std::size_t n) {
+  const bool pow2 = (n & (n - 1)) == 0;
+  if (pow2 && n <= 65536) return "pow2 <= 2^16";
+  if (pow2) return "pow2 2^17..2^26";
+  if (!gpu::is_direct_length(static_cast<long long>(n))) return "bluestein";
+  return "smooth (2,3,5,7,11,13)";
+}
+
+struct ClassResult {
+  int sizes = 0;
+  double ours = 0.0;
+  double cufft = 0.0;
+  std::size_t ours_worst_n = 0;
+  int above_cufft = 0;  // sizes where ours > 1.1 * cuFFT
+};
+std::map<std::string, ClassResult>& results() {
+  static std::map<std::string, ClassResult> table;
+  return table;
+}
+
+struct DeviceBuffers {
+  float* in = nullptr;
+  float* out = nullptr;
+  std::size_t in_bytes = 0;
+  std::size_t out_bytes = 0;
+  ~DeviceBuffers() {
+    cudaFree(in);
+    cudaFree(out);
+  }
+};
+
+// Runs `plan` on the input (already on the device), returns the output rows on the host.
+std::vector<float> run_on_device(Plan& plan, const std::vector<float>& input, DeviceBuffers& buf,
+                                 cudaStream_t stream) {
+  const PlanSpec& spec = plan.spec();
+  EXPECT_EQ(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  float* out = spec.in_place ? buf.in : buf.out;
+  if (!spec.in_place) {
+    EXPECT_EQ(cudaMemset(buf.out, 0xFF, buf.out_bytes), cudaSuccess);  // NaN
+  }
+  plan.execute(buf.in, out, stream);
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<float> result(spec.in_place ? buf.in_bytes / sizeof(float) : buf.out_bytes / sizeof(float));
+  EXPECT_EQ(cudaMemcpy(result.data(), out, result.size() * sizeof(float), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return result;
+}
+
+struct Errors {
+  double ours = 0.0;
+  double cufft = 0.0;
+};
+
+Errors measure(const PlanSpec& spec, std::mt19937_64& rng, Backend& ours_backend,
+               Backend& cufft_backend, cudaStream_t stream) {
+  const long long in_floats = floats_in(spec);
+  const long long out_floats = floats_out(spec);
+  const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+  DeviceBuffers buf;
+  buf.in_bytes = static_cast<std::size_t>(in_floats) * spec.batch * sizeof(float);
+  buf.out_bytes = static_cast<std::size_t>(out_floats) * spec.batch * sizeof(float);
+  EXPECT_EQ(cudaMalloc(&buf.in, buf.in_bytes), cudaSuccess);
+  if (!spec.in_place) {
+    EXPECT_EQ(cudaMalloc(&buf.out, buf.out_bytes), cudaSuccess);
+  }
+
+  auto ours_plan = ours_backend.plan(spec);
+  const std::vector<float> ours = run_on_device(*ours_plan, input, buf, stream);
+  ours_plan.reset();
+  auto cufft_plan = cufft_backend.plan(spec);
+  const std::vector<float> theirs = run_on_device(*cufft_plan, input, buf, stream);
+  cufft_plan.reset();
+
+  Errors worst;
+  const std::size_t row_out = static_cast<std::size_t>(out_floats);
+  for (std::size_t row = 0; row < spec.batch; ++row) {
+    const std::vector<double> ref =
+        test::reference_row(spec, input.data() + row * static_cast<std::size_t>(in_floats));
+    test::ErrorSum a;
+    a.add(ours.data() + row * row_out, ref);
+    test::ErrorSum b;
+    b.add(theirs.data() + row * row_out, ref);
+    worst.ours = std::max(worst.ours, a.relative());
+    worst.cufft = std::max(worst.cufft, b.relative());
+  }
+  return worst;
+}
+
+class FftCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ours_ = make_cuda_backend();
+    cufft_ = make_cufft_backend();
+    CUDA_OK(cudaStreamCreate(&stream_));
+  }
+  void TearDown() override { cudaStreamDestroy(stream_); }
+
+  void check(const PlanSpec& spec, std::mt19937_64& rng) {
+    const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
+    const std::string key = length_class(spec.n) + " | " + test::transform_name(spec.transform);
+    ClassResult& r = results()[key];
+    ++r.sizes;
+    if (e.ours > r.ours) {
+      r.ours = e.ours;
+      r.ours_worst_n = spec.n;
+    }
+    r.cufft = std::max(r.cufft, e.cufft);
+    if (e.ours > 1.1 * e.cufft) ++r.above_cufft;
+    EXPECT_LE(e.ours, kCorrectness) << test::transform_name(spec.transform) << " n=" << spec.n
+                                    << " batch=" << spec.batch << (spec.in_place ? " in place " : " ")
+                                    << gpu::describe_cuda_plan(spec);
+  }
+
+  std::unique_ptr<Backend> ours_;
+  std::unique_ptr<Backend> cufft_;
+  cudaStream_t stream_ = nullptr;
+};
+
+constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_inverse,
+                                        Transform::r2c, Transform::c2r};
+
+TEST_F(FftCuda, AllLengthsUpTo4096) {
+  std::mt19937_64 rng(1);
+  const bool quick = quick_mode();
+  for (std::size_t n = 2; n <= 4096; ++n) {
+    if (quick && n > 64 && (n & (n - 1)) != 0) continue;
+    for (Transform t : kAllTransforms) {
+      check(PlanSpec{n, 3, t, n % 16 == 7}, rng);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST_F(FftCuda, RandomLengthsUpToOneMillion) {
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> log_size(std::log(4097.0), std::log(1.0e6));
+  const int count = quick_mode() ? 20 : 200;
+  for (int i = 0; i < count; ++i) {
+    const auto n = static_cast<std::size_t>(std::exp(log_size(rng)));
+    for (Transform t : kAllTransforms) {
+      check(PlanSpec{n, 1, t, i % 9 == 4}, rng);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST_F(FftCuda, PowersOfTwoAndBenchmarkLengths) {
+  std::mt19937_64 rng(3);
+  std::vector<std::size_t> sizes = {1000, 1920, 4095, 4097, 10007, 48000, 65537, 1000003};
+  for (int e = 13; e <= 24; ++e) sizes.push_back(std::size_t{1} << e);
+  for (std::size_t n : sizes) {
+    for (Transform t : kAllTransforms) {
+      check(PlanSpec{n, n <= 65536 ? 4u : 1u, t, false}, rng);
+      if (HasFailure()) return;
+    }
+  }
+  check(PlanSpec{std::size_t{1} << 26, 1, Transform::c2c_forward, false}, rng);
+}
+
+// Fewer rows than the plan's batch, on a stream: the first `count` rows are right.
+TEST_F(FftCuda, PartialBatchOnStream) {
+  std::mt19937_64 rng(4);
+  const PlanSpec spec{1024, 8, Transform::c2c_forward, false};
+  const std::vector<float> input = test::make_input(spec, 2 * 1024, 8, rng);
+  DeviceBuffers buf;
+  buf.in_bytes = input.size() * sizeof(float);
+  buf.out_bytes = buf.in_bytes;
+  CUDA_OK(cudaMalloc(&buf.in, buf.in_bytes));
+  CUDA_OK(cudaMalloc(&buf.out, buf.out_bytes));
+  CUDA_OK(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice));
+  auto plan = ours_->plan(spec);
+  plan->execute(buf.in, buf.out, 3, stream_);
+  CUDA_OK(cudaStreamSynchronize(stream_));
+  std::vector<float> out(input.size());
+  CUDA_OK(cudaMemcpy(out.data(), buf.out, buf.out_bytes, cudaMemcpyDeviceToHost));
+  for (std::size_t row = 0; row < 3; ++row) {
+    test::ErrorSum e;
+    e.add(out.data() + row * 2048, test::reference_row(spec, input.data() + row * 2048));
+    EXPECT_LE(e.relative(), 2e-7);
+  }
+}
+
+void print_results() {
+  std::printf("\n%-24s | %-12s | %5s | %-10s | %-9s | %-10s | %s\n", "length class", "transform",
+              "sizes", "ours worst", "at n", "cuFFT worst", "sizes ours > 1.1x cuFFT");
+  for (const auto& [key, r] : results()) {
+    const auto bar = key.find(" | ");
+    std::printf("%-24s | %-12s | %5d | %10.3g | %9zu | %11.3g | %d\n", key.substr(0, bar).c_str(),
+                key.substr(bar + 3).c_str(), r.sizes, r.ours, r.ours_worst_n, r.cufft, r.above_cufft);
+  }
+}
+
+}  // namespace
+}  // namespace prism::fft
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  const cudaError_t status = cudaGetDeviceCount(&devices);
+  if (status != cudaSuccess || devices == 0) {
+    std::printf("qa_FftCuda: skipped: %s\n",
+                status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rc = RUN_ALL_TESTS();
+  prism::fft::print_results();
+  return rc;
+}

@@ -1,0 +1,199 @@
+// CPU-only checks of our CUDA FFT's plans: factorisation, Stockham index maps, the Bluestein
+// chirp index, and every plan shape run by the host executor (the same passes, tables and
+// butterflies as the kernels) against FFTW in double precision. Runs in CI without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "fft/cuda/fft_host_executor.hpp"
+#include "fft/cuda/fft_plan.hpp"
+#include "tests/fft/cuda/fft_reference.hpp"
+
+namespace prism::fft {
+namespace {
+
+using gpu::PlanLayout;
+
+constexpr double kHostTolerance = 1e-6;
+
+long long floats_per_input_row(const PlanSpec& spec) {
+  const long long len = gpu::input_row_length(spec);
+  return spec.transform == Transform::r2c ? len : 2 * len;
+}
+long long floats_per_output_row(const PlanSpec& spec) {
+  const long long len = gpu::output_row_length(spec);
+  return spec.transform == Transform::c2r ? len : 2 * len;
+}
+
+// Runs one plan on the host executor with poisoned output and returns the worst relative L2
+// error over the rows.
+double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr) {
+  const PlanLayout layout = gpu::make_plan_layout(spec);
+  if (algorithm) *algorithm = layout.algorithm;
+  const long long in_floats = floats_per_input_row(spec);
+  const long long out_floats = floats_per_output_row(spec);
+  std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+  const std::vector<float> pristine = input;
+  std::vector<float> output;
+  const float* result = nullptr;
+  if (spec.in_place) {
+    EXPECT_EQ(in_floats, out_floats);
+    gpu::execute_on_host(layout, input.data(), input.data(), spec.batch);
+    result = input.data();
+  } else {
+    output.assign(static_cast<std::size_t>(out_floats) * spec.batch,
+                  std::numeric_limits<float>::quiet_NaN());
+    gpu::execute_on_host(layout, input.data(), output.data(), spec.batch);
+    result = output.data();
+    EXPECT_EQ(input, pristine) << "input modified, n=" << spec.n;
+  }
+  double worst = 0.0;
+  for (std::size_t row = 0; row < spec.batch; ++row) {
+    const std::vector<double> ref =
+        test::reference_row(spec, pristine.data() + row * static_cast<std::size_t>(in_floats));
+    test::ErrorSum sum;
+    sum.add(result + row * static_cast<std::size_t>(out_floats), ref);
+    worst = std::max(worst, sum.relative());
+  }
+  return worst;
+}
+
+constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_inverse,
+                                        Transform::r2c, Transform::c2r};
+
+TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
+  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 11, 13, 16};
+  int radices[gpu::kMaxStages];
+  for (long long n = 1; n <= 200000; ++n) {
+    const int count = gpu::factorize(n, radices, gpu::kMaxStages);
+    long long m = n;
+    for (long long p : {2, 3, 5, 7, 11, 13}) {
+      while (m % p == 0) m /= p;
+    }
+    if (m != 1) {
+      EXPECT_EQ(count, -1) << n;
+      continue;
+    }
+    ASSERT_GE(count, 0) << n;
+    long long product = 1;
+    int twos = 0;
+    for (int i = 0; i < count; ++i) {
+      EXPECT_TRUE(allowed.count(radices[i])) << n;
+      product *= radices[i];
+      if (radices[i] == 2) ++twos;
+    }
+    EXPECT_EQ(product, n);
+    EXPECT_LE(twos, 1) << n;
+  }
+}
+
+TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
+  for (int n : {2, 12, 64, 360, 1000, 4096, 4095, 6561, 15015, 16384}) {
+    int radices[gpu::kMaxStages];
+    const int count = gpu::factorize(n, radices, gpu::kMaxStages);
+    ASSERT_GT(count, 0);
+    int ns = 1;
+    const int table_size = gpu::stage_twiddle_offset(radices, count);
+    for (int s = 0; s < count; ++s) {
+      gpu::StageDesc st{radices[s], ns, gpu::stage_twiddle_offset(radices, s)};
+      std::vector<int> hits(static_cast<std::size_t>(n), 0);
+      std::vector<int> read(static_cast<std::size_t>(n), 0);
+      for (int j = 0; j < n / st.radix; ++j) {
+        for (int r = 0; r < st.radix; ++r) {
+          ++hits[static_cast<std::size_t>(gpu::stage_output_index(st, j, r))];
+          ++read[static_cast<std::size_t>(gpu::stage_input_index(n / st.radix, j, r))];
+          if (s > 0) {
+            EXPECT_LT(gpu::stage_twiddle_index(st, j, r), table_size);
+            if (st.radix % 2 == 0) {
+              EXPECT_EQ(gpu::stage_twiddle_index(st, j, 0) % 2, 0);
+            }
+          }
+        }
+      }
+      EXPECT_TRUE(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; })) << n;
+      EXPECT_TRUE(std::all_of(read.begin(), read.end(), [](int h) { return h == 1; })) << n;
+      ns *= radices[s];
+    }
+  }
+}
+
+TEST(FftPlanHost, ChirpIndexIsExactForLargeLengths) {
+  for (unsigned long long n : {1000003ull, 134217727ull}) {
+    for (unsigned long long j : {0ull, 1ull, 12345ull, n / 2, n - 1}) {
+      const unsigned __int128 exact = (static_cast<unsigned __int128>(j) * j) % (2 * n);
+      EXPECT_EQ(gpu::chirp_index(j, n), static_cast<unsigned long long>(exact));
+    }
+  }
+}
+
+TEST(FftPlanHost, AlgorithmChoice) {
+  EXPECT_NE(gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}).algorithm.find("stockham"),
+            std::string::npos);
+  EXPECT_NE(gpu::make_plan_layout({1 << 20, 1, Transform::c2c_forward, false}).algorithm.find("four-step"),
+            std::string::npos);
+  EXPECT_NE(gpu::make_plan_layout({4097, 1, Transform::c2c_forward, false}).algorithm.find("one pass"),
+            std::string::npos);
+  EXPECT_NE(gpu::make_plan_layout({65537, 1, Transform::c2c_forward, false}).algorithm.find("three passes"),
+            std::string::npos);
+  EXPECT_THROW(gpu::make_plan_layout({0, 1, Transform::c2c_forward, false}), std::invalid_argument);
+}
+
+class FftPlanHostSweep : public ::testing::TestWithParam<Transform> {};
+
+// Every length 1..4096; every eighth length with two rows per batch, every sixteenth in place.
+TEST_P(FftPlanHostSweep, AllLengthsUpTo4096) {
+  const Transform transform = GetParam();
+  std::mt19937_64 rng(4096 + static_cast<int>(transform));
+  double worst = 0.0;
+  for (std::size_t n = transform == Transform::c2r ? 2 : 1; n <= 4096; ++n) {
+    PlanSpec spec{n, n % 8 == 3 ? 2u : 1u, transform, n % 16 == 5};
+    const double err = host_error(spec, rng);
+    worst = std::max(worst, err);
+    ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n
+                                   << (spec.in_place ? " in place" : "");
+  }
+  std::printf("worst host-executor error, n <= 4096, %-12s %.3g\n",
+              test::transform_name(transform), worst);
+}
+
+// 150 random lengths (log-uniform in 4097 .. 2^18), plus lengths that pick each multi-pass
+// plan shape (four-step, Bluestein in one and in three passes, real rows pass).
+TEST_P(FftPlanHostSweep, LargerLengths) {
+  const Transform transform = GetParam();
+  std::mt19937_64 rng(20261121 + static_cast<int>(transform));
+  std::vector<std::size_t> sizes = {16384, 16385, 32768, 65536, 65537, 1 << 17, 48000, 10007,
+                                    3 * 3 * 5 * 7 * 11 * 13 * 2, 131071, 1 << 20, 1000003};
+  std::uniform_real_distribution<double> log_size(std::log(4097.0), std::log(262144.0));
+  for (int i = 0; i < 150; ++i) sizes.push_back(static_cast<std::size_t>(std::exp(log_size(rng))));
+  double worst = 0.0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    PlanSpec spec{sizes[i], 1, transform, i % 7 == 3};
+    std::string algorithm;
+    const double err = host_error(spec, rng, &algorithm);
+    worst = std::max(worst, err);
+    ASSERT_LE(err, kHostTolerance) << test::transform_name(spec.transform) << " n=" << spec.n
+                                   << (spec.in_place ? " in place " : " ") << algorithm;
+  }
+  std::printf("worst host-executor error, n > 4096,  %-12s %.3g\n",
+              test::transform_name(transform), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTransforms, FftPlanHostSweep, ::testing::ValuesIn(kAllTransforms),
+                         [](const auto& info) { return std::string(test::transform_name(info.param)); });
+
+// One very large length through the four-step path (4096 x 4096).
+TEST(FftPlanHost, FourStepSixteenMillion) {
+  std::mt19937_64 rng(24);
+  const double err = host_error(PlanSpec{1u << 24, 1, Transform::c2c_forward, false}, rng);
+  EXPECT_LE(err, kHostTolerance);
+  std::printf("host-executor error, n = 2^24 c2c_forward %.3g\n", err);
+}
+
+}  // namespace
+}  // namespace prism::fft
