@@ -12,6 +12,7 @@
 // Threads: this file runs on the main (render) thread only. It reads rows from the session's
 // lock-free queue and the engine's status; it never waits on the processing.
 #include "gui/viewer.hpp"
+#include "pipeline/run_summary.hpp"
 
 #include <sys/resource.h>
 
@@ -75,15 +76,6 @@ double process_cpu_seconds() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-}
-
-std::string si_count(double value) {
-  char text[32];
-  if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G", value / 1e9);
-  else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f M", value / 1e6);
-  else if (value >= 1e3) std::snprintf(text, sizeof text, "%.1f k", value / 1e3);
-  else std::snprintf(text, sizeof text, "%.0f ", value);
-  return text;
 }
 
 std::string frequency_text(double hz) {
@@ -783,7 +775,7 @@ void Viewer::draw_status(const Layout& layout) {
   std::snprintf(text, sizeof text,
                 "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples  |  "
                 "display rows skipped %llu%s%s",
-                si_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), si_count(static_cast<double>(s.samples_received)).c_str(),
+                format_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), format_count(static_cast<double>(s.samples_received)).c_str(),
                 static_cast<unsigned long long>(s.overrun_samples),
                 static_cast<unsigned long long>(s.display_rows_skipped), position.c_str(), frozen_ ? "  |  FROZEN" : "");
   ImDrawList* draw = ImGui::GetForegroundDrawList();

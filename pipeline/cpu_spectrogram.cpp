@@ -520,23 +520,12 @@ struct CpuSpectrogram::Impl {
   }
 
   std::size_t max_rows_per_block(std::size_t block_samples) const {
-    if (block_samples == 0) return 0;
-    // At most nperseg-1 samples wait from earlier blocks, so a block of b samples completes
-    // at most (b-1)/hop + 1 frames; with a group already begun they can finish one more row
-    // than frames/K rounded down.
-    const std::size_t frames = (block_samples - 1) / hop + 1;
-    return (frames + params.average - 1) / params.average;
+    return spectrogram_max_rows_per_block(params, block_samples);
   }
 
   ProcessorCounters counters() const {
-    ProcessorCounters c;
-    c.samples_in = samples_in.load(std::memory_order_relaxed);
-    c.frames = frames_done.load(std::memory_order_relaxed);
-    c.rows_out = c.frames / params.average;
-    c.frames_unaveraged = c.frames % params.average;
-    const std::uint64_t covered = c.frames == 0 ? 0 : (c.frames - 1) * hop + params.nperseg;
-    c.tail_samples = c.samples_in > covered ? c.samples_in - covered : 0;
-    return c;
+    return spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
+                                frames_done.load(std::memory_order_relaxed));
   }
 };
 

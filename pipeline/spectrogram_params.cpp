@@ -42,6 +42,24 @@ nlohmann::json SpectrogramParams::to_json() const {
   };
 }
 
+ProcessorCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in,
+                                       std::uint64_t frames) {
+  ProcessorCounters c;
+  c.samples_in = samples_in;
+  c.frames = frames;
+  c.rows_out = frames / params.average;
+  c.frames_unaveraged = frames % params.average;
+  const std::uint64_t covered = frames == 0 ? 0 : (frames - 1) * params.hop() + params.nperseg;
+  c.tail_samples = samples_in > covered ? samples_in - covered : 0;
+  return c;
+}
+
+std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std::size_t block_samples) {
+  if (block_samples == 0) return 0;
+  const std::size_t frames = (block_samples - 1) / params.hop() + 1;
+  return (frames + params.average - 1) / params.average;
+}
+
 std::string to_string(Detrend d) {
   switch (d) {
     case Detrend::none: return "none";

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/format.hpp"
+#include "pipeline/processor.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism {
@@ -57,6 +58,14 @@ struct SpectrogramParams {
   void validate() const;
   nlohmann::json to_json() const;
 };
+
+// What every spectrogram processor (CPU or GPU) reports: rows, unaveraged frames and the tail
+// follow from the samples taken in and the frames computed.
+ProcessorCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in,
+                                       std::uint64_t frames);
+// The most rows a block of `block_samples` samples can complete: at most (b-1)/hop + 1 frames,
+// and with an average already begun, one more row than frames/K rounded down.
+std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std::size_t block_samples);
 
 std::string to_string(Detrend);
 std::string to_string(Scaling);

@@ -664,14 +664,8 @@ struct CudaSpectrogram::Impl {
   }
 
   ProcessorCounters counters() const {
-    ProcessorCounters c;
-    c.samples_in = samples_in.load(std::memory_order_relaxed);
-    c.frames = frames_done.load(std::memory_order_relaxed);
-    c.rows_out = c.frames / params.average;
-    c.frames_unaveraged = c.frames % params.average;
-    const std::uint64_t covered = c.frames == 0 ? 0 : (c.frames - 1) * hop + params.nperseg;
-    c.tail_samples = c.samples_in > covered ? c.samples_in - covered : 0;
-    return c;
+    return spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
+                                frames_done.load(std::memory_order_relaxed));
   }
 
   std::string describe() const {
@@ -700,9 +694,7 @@ CudaSpectrogram::~CudaSpectrogram() = default;
 const SpectrumLayout& CudaSpectrogram::layout() const { return impl_->layout; }
 
 std::size_t CudaSpectrogram::max_rows_per_block(std::size_t block_samples) const {
-  if (block_samples == 0) return 0;
-  const std::size_t frames = (block_samples - 1) / impl_->hop + 1;
-  return (frames + impl_->params.average - 1) / impl_->params.average;
+  return spectrogram_max_rows_per_block(impl_->params, block_samples);
 }
 
 std::size_t CudaSpectrogram::process(const Block& block, float* rows) { return impl_->process(block, rows); }
