@@ -19,10 +19,22 @@ struct InfoOptions {
   bool json = false;
 };
 
+// The common fields first, in the order a person reads them; then what the container adds.
 void print_text(const nlohmann::json& description) {
-  for (const auto& [key, value] : description.items()) {
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  static const char* const kFirst[] = {"input",        "container",      "format",
+                                       "channels",     "sample_rate",    "center_frequency",
+                                       "length_samples", "duration_s",   "start_time",
+                                       "file_size",    "live"};
+  auto print = [](const std::string& key, const nlohmann::json& value) {
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     std::printf("%-18s %s\n", (key + ":").c_str(), text.c_str());
+  };
+  for (const char* key : kFirst)
+    if (description.contains(key)) print(key, description[key]);
+  for (const auto& [key, value] : description.items()) {
+    bool shown = false;
+    for (const char* first : kFirst) shown = shown || key == first;
+    if (!shown) print(key, value);
   }
 }
 
