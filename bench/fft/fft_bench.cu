@@ -5,7 +5,7 @@
 // the input and one write of the output), GFLOP/s (5 N log2 N complex, 2.5 N log2 N real) and
 // the ratio to cuFFT; --tune also times planner candidates per length (the tuning mode).
 //
-//   fft_bench [--csv FILE] [--tune] [--runs N]
+//   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...]   (--sizes: only these lengths)
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -108,12 +108,18 @@ int main(int argc, char** argv) {
   std::string csv_path;
   bool tune = false;
   int runs = 25;
+  std::vector<std::size_t> only_sizes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(20, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      for (char* item = std::strtok(argv[++i], ","); item; item = std::strtok(nullptr, ",")) {
+        only_sizes.push_back(static_cast<std::size_t>(std::strtoull(item, nullptr, 10)));
+      }
+    }
     else {
-      std::fprintf(stderr, "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20]\n");
+      std::fprintf(stderr, "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...]\n");
       return 2;
     }
   }
@@ -147,6 +153,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
   for (int e = 8; e <= 24; ++e) sizes.push_back(std::size_t{1} << e);
   for (std::size_t n : {1000, 1920, 4095, 4097, 10007, 48000, 65537}) sizes.push_back(n);
+  if (!only_sizes.empty()) sizes = only_sizes;
 
   auto ours_backend = prism::fft::make_cuda_backend();
   std::vector<Row> rows;

@@ -85,7 +85,12 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
   }
 }
 
-template <int kN, int R, int kNs, int kTwiddleOffset, bool kFromGlobal, bool kToGlobal>
+// kRealPost (last stage of a half-length r2c pass, kToGlobal false): after the exchange, each
+// thread turns its own outputs Z[j + r*kNs], still in registers, into X[k] of the real-input
+// spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
+// (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
+template <int kN, int R, int kNs, int kTwiddleOffset, bool kFromGlobal, bool kToGlobal,
+          bool kRealPost = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
   constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
@@ -138,19 +143,46 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
     }
   }
   if constexpr (!kToGlobal) __syncthreads();
+  if constexpr (kRealPost) {
+    static_assert(!kToGlobal && kNs * R == kN, "the real post-processing follows the last stage");
+    const Cf* real_tw = io.pass->real_tw;
+#pragma unroll
+    for (int q = 0; q < kPerThread; ++q) {
+      const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+      if (idx < total) {
+        const int b = idx / kPerTransform;
+        const int j = idx - b * kPerTransform;
+        Cf* row = io.out + b * io.out_dist;
+        const long long inner = io.inner0 + b;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int k = j + r * kNs;
+          const Cf partner = s.read(b, k == 0 ? 0 : kN - k);
+          row[k] = store_value(*io.pass, inner, k,
+                               r2c_post_value(v[q][r], partner, load_table(real_tw, k)));
+        }
+        if (j == 0) {
+          row[kN] = store_value(*io.pass, inner, kN,
+                                r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN)));
+        }
+      }
+    }
+  }
 }
 
-template <int kN, int kStage, int kNs, bool kDirectLoad, bool kDirectStore>
+template <int kN, int kStage, int kNs, bool kDirectLoad, bool kDirectStore, bool kRealPost = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
                                              const DirectIo& io) {
   constexpr RadixList kRadices = radix_list(kN);
   if constexpr (kStage < kRadices.count) {
     constexpr int R = kRadices.radix[kStage];
+    constexpr bool kLast = kStage == kRadices.count - 1;
     constexpr bool kFromGlobal = kDirectLoad && kStage == 0;
-    constexpr bool kToGlobal = kDirectStore && kStage == kRadices.count - 1;
-    fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage), kFromGlobal, kToGlobal>(
-        twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kDirectLoad, kDirectStore>(twiddles, s, nb, io);
+    constexpr bool kToGlobal = kDirectStore && kLast;
+    fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage), kFromGlobal, kToGlobal,
+                kRealPost && kLast>(twiddles, s, nb, io);
+    fixed_stages<kN, kStage + 1, kNs * R, kDirectLoad, kDirectStore, kRealPost>(twiddles, s, nb,
+                                                                                 io);
   }
 }
 
@@ -322,19 +354,26 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
     } else {
       const bool row_major = p.out.elem_stride == 1 || p.inner_is_batch;
       if (p.real_step == RealStep::r2c_post && row_major && p.inner_is_batch) {
-        // Real-input spectrum of plain rows: X[k] from Z[k] and Z[h-k], h+1 values per row
-        // (a compile-time divisor for the fixed lengths).
+        // Real-input spectrum of plain rows, h+1 values per row. Each thread takes the pair
+        // (k, h-k) of one row: X[k] and X[h-k] are both made of Z[k] and Z[h-k], so each shared
+        // value is read once (k = 0 also writes X[h] from Z[0]; k = h/2 pairs with itself).
+        // A compile-time divisor for the fixed lengths.
         const int h = (kLength > 0 && p.n == kLength) ? kLength : p.n;
-        const int per_row = h + 1;
+        const int pairs = h / 2 + 1;
         Cf* rows = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
-        for (int e = tid; e < nb * per_row; e += threads) {
-          const int b = e / per_row;
-          const int k = e - b * per_row;
-          const int a = k == h ? 0 : k;
-          const int partner = k == 0 ? 0 : h - a;
-          const Cf v = r2c_post_value(s.read(b, a), s.read(b, partner == h ? 0 : partner),
-                                      load_table(p.real_tw, k));
-          rows[b * p.out.inner_dist + k] = store_value(p, inner0 + b, k, v);
+        for (int e = tid; e < nb * pairs; e += threads) {
+          const int b = e / pairs;
+          const int k = e - b * pairs;
+          const int partner = k == 0 ? h : h - k;  // X index paired with k
+          const Cf z_k = s.read(b, k == h ? 0 : k);
+          const Cf z_partner = s.read(b, partner == h ? 0 : partner);
+          Cf* row = rows + b * p.out.inner_dist;
+          row[k] = store_value(p, inner0 + b, k,
+                               r2c_post_value(z_k, z_partner, load_table(p.real_tw, k)));
+          if (partner != k) {
+            row[partner] = store_value(p, inner0 + b, partner,
+                                       r2c_post_value(z_partner, z_k, load_table(p.real_tw, partner)));
+          }
         }
         return;
       }
@@ -366,12 +405,25 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
 
 // ---- the pass kernel -------------------------------------------------------------------------
 
-// Every variant is held to 64 registers per thread (blocks of up to 1024 threads), so a
-// multiprocessor runs 1024 threads at once. kLength > 0: the pass length is fixed at compile
-// time (power-of-two lengths); 0: any length, stages looked up at run time, with the odd radices
-// compiled in only when kPowerOfTwoOnly is false.
+// Blocks per multiprocessor the fixed-length kernels (blocks of up to 512 threads) are compiled
+// for, which sets their register budget. Measured on the H200 (bench/RESULTS.md): 64 registers
+// (4 resident blocks of 256 threads) beat 80 registers without spills (3 blocks) by 3-5 % at
+// 512-4096 and 128 registers (2 blocks) by up to 25 %; for 8192, 2 blocks of 512 threads with
+// 64 registers (some spills) beat 1 block with 128 registers by 18 %: resident blocks hide the
+// global-memory latency of each other's first and last stages. Overridable (-D) for timing.
+#ifndef PRISM_FFT_MIN_BLOCKS_512
+#define PRISM_FFT_MIN_BLOCKS_512 2
+#endif
+constexpr int pass_min_blocks(int max_threads) {
+  return max_threads == 512 ? PRISM_FFT_MIN_BLOCKS_512 : 1;
+}
+
+// kLength > 0: the pass length is fixed at compile time (power-of-two lengths); 0: any length,
+// stages looked up at run time, with the odd radices compiled in only when kPowerOfTwoOnly is
+// false. The block-size bound is pass_max_threads (the planner keeps to it).
 template <bool kPowerOfTwoOnly, int kLength>
-__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+__global__ void __launch_bounds__(pass_max_threads(kLength, kLength > 0),
+                                  pass_min_blocks(pass_max_threads(kLength, kLength > 0)))
     fft_pass_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
   extern __shared__ float shared[];
   const int per_block = p.per_block;
@@ -413,6 +465,17 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
         io.out_stride = p.out.elem_stride;
         io.out_columns = out_columns;
         fixed_stages<kLength, 0, 1, true, true>(p.stage_tw, s, nb, io);
+        return;
+      }
+      // Half-length r2c of plain rows: the post-processing follows the last stage directly.
+      const bool direct_real_post =
+          p.real_step == RealStep::r2c_post && p.inner_is_batch && out_rows &&
+          p.store_kind == StoreKind::complex_row && !p.store_chirp && p.store_n == kLength + 1 &&
+          store_logical(p, inner0 + nb - 1, kLength) < p.n_keep;
+      if (direct_real_post) {
+        io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        io.out_dist = p.out.inner_dist;
+        fixed_stages<kLength, 0, 1, true, false, true>(p.stage_tw, s, nb, io);
         return;
       }
       fixed_stages<kLength, 0, 1, true, false>(p.stage_tw, s, nb, io);

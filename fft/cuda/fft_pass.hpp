@@ -25,11 +25,23 @@ inline constexpr int kMaxSinglePass = 16384;
 // so register use is about the same for every radix.
 inline constexpr int kElementsPerThread = 16;
 inline constexpr int kMaxThreadsPerBlock = 1024;
+// Largest block the kernel of a pass of length n may be launched with (the planner keeps to
+// it). The fixed power-of-two kernels up to 8192 are compiled for blocks of up to 512 threads and
+// two blocks per multiprocessor, 64 registers per thread: single passes run 256 threads (4096
+// elements) per block, 4 blocks per multiprocessor, and the four-step passes keep blocks of 512
+// threads (8192 elements), whose transposed accesses need that many columns side by side. 16384
+// and the run-time stage loop allow blocks of 1024 threads.
+PRISM_HD constexpr int pass_max_threads(long long n, bool power_of_two_radices) {
+  return (power_of_two_radices && n >= 2 && n <= 8192) ? 512 : kMaxThreadsPerBlock;
+}
 
 // Splits n into the radices {16, 8, 4, 2, 3, 5, 7, 11, 13}. The power of two becomes 16s with
 // one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
-// mean fewer exchanges through shared memory. Returns the number of radices written, or -1 when
-// n has a prime factor above 13 (or needs more than max_out radices).
+// mean fewer exchanges through shared memory. An odd power 2^(4a+1) >= 512 ends in 8x8x8 rather
+// than 16x8x4 (same number of stages): the radix-4 stage, four butterflies per thread, made the
+// 64-register kernels spill (512: 640 bytes per thread, 8192: 920), and 8192 ran 12 % slower.
+// Returns the number of radices written, or -1 when n has a prime factor above 13 (or needs
+// more than max_out radices).
 PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   if (n < 1) return -1;
   int count = 0;
@@ -43,7 +55,12 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   int tail[3] = {0, 0, 0};
   int tail_count = 0;
   if (rest == 1) {
-    if (sixteens > 0) {
+    if (sixteens > 1) {
+      sixteens -= 2;
+      tail[tail_count++] = 8;
+      tail[tail_count++] = 8;
+      tail[tail_count++] = 8;
+    } else if (sixteens > 0) {
       --sixteens;
       tail[tail_count++] = 8;
       tail[tail_count++] = 4;
@@ -97,9 +114,12 @@ PRISM_HD constexpr RadixList radix_list(long long n) {
 // k = j mod ns, takes the R-point DFT and writes output r to (j - k)*R + k + r*ns. After the
 // last stage the result is in natural order (autosort: no bit reversal).
 //
-// Twiddles: each stage after the first has its own table, w_{ns*R}^{r*k} at [k*R + r], so the
-// R twiddles of a butterfly are one contiguous run (16-byte loads, one cache line for R = 16)
-// and every value is exact (rounded once from double), with no powers formed in float.
+// Twiddles: each stage after the first has its own table, w_{ns*R}^{r*k} at [r*ns + k]: for a
+// fixed input r, the butterflies j of neighbouring threads (k = j mod ns consecutive) read
+// consecutive entries, so a warp's twiddle load is one or two cache lines (with the R entries of
+// a butterfly contiguous instead, each warp-wide load touches up to 32 lines and the L1 serves
+// it in as many passes). Every value is exact (rounded once from double), with no powers formed
+// in float.
 
 struct StageDesc {
   int radix = 1;
@@ -108,7 +128,7 @@ struct StageDesc {
 };
 
 // Offset of stage `stage`'s twiddles; stage_twiddle_offset(radices, count) is the table size.
-// Each stage's part is rounded up to an even count so that every run starts 16-byte aligned.
+// Each stage's part is rounded up to an even count (16-byte aligned starts).
 PRISM_HD constexpr int stage_twiddle_offset(const int* radices, int stage) {
   int offset = 0;
   int ns = 1;
@@ -126,11 +146,11 @@ PRISM_HD int stage_output_index(const StageDesc& st, int j, int r) {
 }
 // Index into the pass's twiddle table of the twiddle for input r of butterfly j.
 PRISM_HD int stage_twiddle_index(const StageDesc& st, int j, int r) {
-  return st.tw_offset + (j % st.ns) * st.radix + r;
+  return st.tw_offset + r * st.ns + (j % st.ns);
 }
 
 // Shared-memory address of element i: one pad word every 32 so that the strided exchanges of
-// power-of-two stages fall in distinct banks.
+// power-of-two stages fall in distinct banks (one every 16 measured the same on the H200).
 PRISM_HD int smem_pad(int i) { return i + (i >> 5); }
 
 // Reads a constant table entry through the read-only cache on the device.
@@ -143,27 +163,6 @@ PRISM_HD Cf load_table(const Cf* table, long long i) {
 #endif
 }
 
-// The R twiddles of one butterfly (w[0] = 1 is loaded too, to keep the 16-byte alignment).
-template <int R>
-PRISM_HD void load_stage_twiddles(const Cf* table, int base, Cf* w) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (R % 2 == 0) {
-    const float4* runs = reinterpret_cast<const float4*>(table + base);
-    PRISM_UNROLL
-    for (int q = 0; q < R / 2; ++q) {
-      const float4 t = __ldg(runs + q);
-      w[2 * q] = Cf{t.x, t.y};
-      w[2 * q + 1] = Cf{t.z, t.w};
-    }
-  } else {
-    PRISM_UNROLL
-    for (int r = 0; r < R; ++r) w[r] = load_table(table, base + r);
-  }
-#else
-  for (int r = 0; r < R; ++r) w[r] = load_table(table, base + r);
-#endif
-}
-
 // Reads the R inputs of butterfly j, applies the stage twiddles and the R-point DFT.
 template <int R, class Read>
 PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddles, Read read,
@@ -172,10 +171,9 @@ PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddle
   PRISM_UNROLL
   for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n_over_radix, j, r));
   if (st.ns > 1) {
-    Cf w[R];
-    load_stage_twiddles<R>(twiddles, stage_twiddle_index(st, j, 0), w);
+    const int base = stage_twiddle_index(st, j, 0);
     PRISM_UNROLL
-    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], w[r]);
+    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], load_table(twiddles, base + r * st.ns));
   }
   Butterfly<R>::run(v);
 }

@@ -218,7 +218,7 @@ class Builder {
         for (long long k = 0; k < ns; ++k) {
           for (long long r = 0; r < radix; ++r) {
             const cd w = unit_root_double(r * k, ns * radix);
-            table[static_cast<std::size_t>(offset + k * radix + r)] =
+            table[static_cast<std::size_t>(offset + r * ns + k)] =
                 Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
           }
         }
@@ -267,7 +267,7 @@ class Builder {
     per_block = std::min(per_block, std::max<long long>(1, max_per_block));
     int radices[kMaxStages];
     for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
-    const long long limit = kMaxThreadsPerBlock;
+    const long long limit = pass_max_threads(p.n, p.power_of_two_radices);
     for (; per_block >= 1; --per_block) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
