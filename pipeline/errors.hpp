@@ -7,12 +7,13 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace prism {
 
-// `text` with control characters and bytes that are not valid UTF-8 written as \xNN, so that a
-// message quoting a garbage file's bytes prints as readable text.
-inline std::string printable(const std::string& text) {
+// `text` with control characters (newlines too) and bytes that are not valid UTF-8 written as
+// \xNN, so that a message quoting a garbage file's bytes stays one line of readable text.
+inline std::string printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
@@ -24,7 +25,7 @@ inline std::string printable(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
-      if (c < 0x20 && c != '\n' && c != '\t') escape(c); else out += static_cast<char>(c);
+      if (c < 0x20 || c == 0x7f) escape(c); else out += static_cast<char>(c);
       ++i;
       continue;
     }

@@ -124,23 +124,6 @@ void swap_byte_order(std::byte* data, std::size_t count, std::size_t width) {
   for (std::size_t i = 0; i < count; ++i) std::reverse(data + i * width, data + (i + 1) * width);
 }
 
-std::string printable(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string clean;
-  clean.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      clean += c;
-    } else {
-      clean += "\\x";
-      clean += kHex[byte >> 4];
-      clean += kHex[byte & 15];
-    }
-  }
-  return clean;
-}
-
 std::string number_text(double value) {
   // Whole numbers in full ("2400000", not "2.4e+06"): rates and frequencies read better so.
   if (std::abs(value) < 1e15 && value == std::trunc(value))

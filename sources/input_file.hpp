@@ -65,10 +65,6 @@ bool ends_with_ignoring_case(std::string_view text, std::string_view suffix);
 // big-endian samples into the little-endian ones blocks carry.
 void swap_byte_order(std::byte* data, std::size_t count, std::size_t width);
 
-// `text` with every byte outside printable ASCII written as \xNN: for quoting what a file
-// holds in a message, which must stay one line of valid text whatever the file is.
-std::string printable(std::string_view text);
-
 // Text that reads back as `value`: whole numbers in full ("2400000"), others as short as
 // possible ("0.1", "1e-09"). For messages and spec strings.
 std::string number_text(double value);

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
@@ -38,10 +39,11 @@ std::string bytes_text(std::size_t bytes) {
   return text;
 }
 
-void check(cudaError_t status, const std::string& call, int device) {
+// `call` is a view so that the checks on the per-block path build no string unless they fail.
+void check(cudaError_t status, std::string_view call, int device) {
   if (status == cudaSuccess) return;
   cudaGetLastError();  // clear a non-sticky error so that the clean-up calls can run
-  throw CudaError(call + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
+  throw CudaError(std::string(call) + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
                   ", device " + std::to_string(device) + ")");
 }
 
@@ -59,9 +61,9 @@ const char* cufft_result_name(cufftResult r) {
   }
 }
 
-void check_cufft(cufftResult status, const std::string& call, int device) {
+void check_cufft(cufftResult status, std::string_view call, int device) {
   if (status == CUFFT_SUCCESS) return;
-  throw CudaError(call + ": " + cufft_result_name(status) + " (code " +
+  throw CudaError(std::string(call) + ": " + cufft_result_name(status) + " (code " +
                   std::to_string(static_cast<int>(status)) + ", device " +
                   std::to_string(device) + ")");
 }
@@ -608,8 +610,9 @@ struct CudaSpectrogram::Impl {
   // Waits for the oldest block's rows (the only blocking call of a block's cycle).
   std::size_t retire_oldest(const float*& staged) {
     const std::size_t s = (submitted - in_flight) % slots;
-    check(cudaEventSynchronize(d2h_done[s]),
-          "cudaEventSynchronize (block " + std::to_string(submitted - in_flight) + ")", device);
+    const cudaError_t status = cudaEventSynchronize(d2h_done[s]);
+    if (status != cudaSuccess)
+      check(status, "cudaEventSynchronize (block " + std::to_string(submitted - in_flight) + ")", device);
     staged = rows_host[s];
     --in_flight;
     return slot_rows[s];
