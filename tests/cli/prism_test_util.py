@@ -97,8 +97,11 @@ def main():
     argv = [sys.argv[0]] + sys.argv[2:]
     program = unittest.main(argv=argv, exit=False, verbosity=2)
     result = program.result
-    failed = len(result.failures) + len(result.errors)
-    skipped = len(result.skipped)
+    # A failing subTest is reported once per subtest: count each test method once.
+    def method_id(test):
+        return getattr(test, "test_case", test).id()
+    failed = len({method_id(t) for t, _ in result.failures + result.errors})
+    skipped = len({method_id(t) for t, _ in result.skipped})
     passed = result.testsRun - failed - skipped
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     sys.exit(0 if failed == 0 else 1)
