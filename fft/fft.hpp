@@ -51,6 +51,9 @@ class Plan {
     execute(in, out, spec_.batch, stream);
   }
 
+  // Device memory the plan holds (tables, scratch, work areas); 0 for CPU plans.
+  virtual std::size_t device_bytes() const { return 0; }
+
  protected:
   explicit Plan(PlanSpec spec) : spec_(spec) {}
 

@@ -681,6 +681,7 @@ class CudaFftPlan final : public Plan {
     for (const auto& table : layout_.tables) total += table.size() + 1;
     try {
       check(cudaMalloc(&table_memory_, std::max<std::size_t>(1, total) * sizeof(Cf)), "cudaMalloc");
+      device_bytes_ = std::max<std::size_t>(1, total) * sizeof(Cf);
       std::vector<Cf> staged;
       staged.reserve(total);
       for (const auto& table : layout_.tables) {
@@ -694,6 +695,7 @@ class CudaFftPlan final : public Plan {
         check(cudaMalloc(&scratch_, static_cast<std::size_t>(layout_.scratch_row) * spec.batch *
                                         sizeof(Cf)),
               "cudaMalloc scratch");
+        device_bytes_ += static_cast<std::size_t>(layout_.scratch_row) * spec.batch * sizeof(Cf);
       }
     } catch (...) {
       release();
@@ -710,6 +712,7 @@ class CudaFftPlan final : public Plan {
     }
   }
   ~CudaFftPlan() override { release(); }
+  std::size_t device_bytes() const override { return device_bytes_; }
 
   void execute(const void* in, void* out, std::size_t count, Stream stream) override {
     count = std::min(count, spec().batch);
@@ -759,6 +762,7 @@ class CudaFftPlan final : public Plan {
   Cf* table_memory_ = nullptr;
   std::vector<Cf*> tables_;
   Cf* scratch_ = nullptr;
+  std::size_t device_bytes_ = 0;
 };
 
 class CudaBackend final : public Backend {

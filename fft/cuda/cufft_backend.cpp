@@ -45,15 +45,19 @@ class CufftPlan final : public Plan {
     check_cufft(cufftPlanMany(&plan_, 1, &n, &in_row, 1, in_row, &out_row, 1, out_row, type,
                               static_cast<int>(spec.batch)),
                 "cufftPlanMany");
+    std::size_t work = 0;
+    if (cufftGetSize(plan_, &work) == CUFFT_SUCCESS) device_bytes_ = work;
     if (spec.transform == Transform::c2r && !spec.in_place) {
       const std::size_t bytes = gpu::input_row_length(spec) * spec.batch * 2 * sizeof(float);
       const cudaError_t status = cudaMalloc(&input_copy_, bytes);
+      device_bytes_ += bytes;
       if (status != cudaSuccess) {
         cufftDestroy(plan_);
         check_cuda(status, "cudaMalloc");
       }
     }
   }
+  std::size_t device_bytes() const override { return device_bytes_; }
   ~CufftPlan() override {
     cufftDestroy(plan_);
     if (input_copy_) cudaFree(input_copy_);
@@ -89,6 +93,7 @@ class CufftPlan final : public Plan {
  private:
   cufftHandle plan_ = 0;
   void* input_copy_ = nullptr;
+  std::size_t device_bytes_ = 0;
 };
 
 class CufftBackend final : public Backend {

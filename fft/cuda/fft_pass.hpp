@@ -151,7 +151,7 @@ PRISM_HD int stage_twiddle_index(const StageDesc& st, int j, int r) {
 
 // Shared-memory address of element i: one pad word every 32 so that the strided exchanges of
 // power-of-two stages fall in distinct banks (one every 16 measured the same on the H200).
-PRISM_HD int smem_pad(int i) { return i + (i >> 5); }
+PRISM_HD constexpr int smem_pad(int i) { return i + (i >> 5); }
 
 // Reads a constant table entry through the read-only cache on the device.
 PRISM_HD Cf load_table(const Cf* table, long long i) {

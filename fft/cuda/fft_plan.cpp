@@ -208,24 +208,7 @@ class Builder {
     auto found = std::find_if(stage_tables_.begin(), stage_tables_.end(),
                               [n](const auto& entry) { return entry.first == n; });
     if (found != stage_tables_.end()) return found->second;
-    std::vector<Cf> table(static_cast<std::size_t>(std::max(1, stage_twiddle_offset(radices, count))),
-                          Cf{0.0f, 0.0f});
-    long long ns = 1;
-    for (int s = 0; s < count; ++s) {
-      const long long radix = radices[s];
-      if (s > 0) {
-        const int offset = stage_twiddle_offset(radices, s);
-        for (long long k = 0; k < ns; ++k) {
-          for (long long r = 0; r < radix; ++r) {
-            const cd w = unit_root_double(r * k, ns * radix);
-            table[static_cast<std::size_t>(offset + r * ns + k)] =
-                Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
-          }
-        }
-      }
-      ns *= radix;
-    }
-    const int id = add_table(std::move(table));
+    const int id = add_table(stage_twiddle_table(radices, count));
     stage_tables_.emplace_back(n, id);
     return id;
   }
@@ -544,6 +527,34 @@ class Builder {
 };
 
 }  // namespace
+
+std::vector<Cf> stage_twiddle_table(const int* radices, int count) {
+  std::vector<Cf> table(static_cast<std::size_t>(std::max(1, stage_twiddle_offset(radices, count))),
+                        Cf{0.0f, 0.0f});
+  long long ns = 1;
+  for (int s = 0; s < count; ++s) {
+    const long long radix = radices[s];
+    if (s > 0) {
+      const int offset = stage_twiddle_offset(radices, s);
+      for (long long k = 0; k < ns; ++k) {
+        for (long long r = 0; r < radix; ++r) {
+          const cd w = unit_root_double(r * k, ns * radix);
+          table[static_cast<std::size_t>(offset + r * ns + k)] =
+              Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+        }
+      }
+    }
+    ns *= radix;
+  }
+  return table;
+}
+
+std::vector<Cf> stage_twiddle_table(long long n) {
+  int radices[kMaxStages];
+  const int count = factorize(n, radices, kMaxStages);
+  if (count < 0) throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above 13");
+  return stage_twiddle_table(radices, count);
+}
 
 std::vector<Cf> unit_roots(long long n, long long count) {
   std::vector<Cf> w(static_cast<std::size_t>(count));

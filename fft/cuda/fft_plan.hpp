@@ -71,6 +71,12 @@ inline constexpr long long kMaxPlannedLength = 1ll << 27;
 // Whether n is computed without Bluestein (every prime factor <= 13 and a split exists).
 bool is_direct_length(long long n);
 
+// The stages' twiddle table of a single pass of length n (see StageDesc), as the planner builds
+// it; throws std::invalid_argument when n is not smooth. Kernels of our own that run the fixed
+// stages of a length (fft_team.cuh) upload this table.
+std::vector<Cf> stage_twiddle_table(long long n);
+std::vector<Cf> stage_twiddle_table(const int* radices, int count);
+
 // exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
 std::vector<Cf> unit_roots(long long n, long long count);
 

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/fft_plan.hpp"
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
 #include "pipeline/errors.hpp"
 #include "pipeline/window.hpp"
@@ -91,10 +93,63 @@ long long injected_fault_block() {
 
 }  // namespace
 
-bool fused_path_supports(const SpectrogramParams& p) {
+bool fused_path_supports(const SpectrogramParams& p, bool complex_input) {
   const std::size_t n = p.nfft;
-  return n >= kFusedMinNfft && n <= kFusedMaxNfft && (n & (n - 1)) == 0;
+  return n >= kFusedMinNfft && n <= (complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) &&
+         (n & (n - 1)) == 0;
 }
+
+namespace {
+
+// The fused kernel of one team length: its function, CTA size and shared memory.
+struct FusedKernel {
+  const void* function = nullptr;
+  int threads = 0;
+  int teams = 0;  // transforms side by side in one CTA
+  int shared_bytes = 0;
+  void (*launch)(dim3 grid, cudaStream_t stream, const device::EngineConstants& k,
+                 const device::BlockDescriptor* d, const unsigned char* raw, const float* history,
+                 int history_floats, const float* window, const fft::gpu::Cf* stage_twiddles,
+                 const fft::gpu::Cf* real_twiddles, const float* column_scale, float* carry,
+                 float* rows) = nullptr;
+};
+
+template <int kN, bool kReal>
+FusedKernel fused_kernel_of() {
+  FusedKernel f;
+  f.function = reinterpret_cast<const void*>(&device::fused_kernel<kN, kReal>);
+  f.threads = device::fused_cta_threads<kN>();
+  f.teams = device::fused_teams<kN>();
+  f.shared_bytes = device::fused_shared_bytes<kN>();
+  f.launch = [](dim3 grid, cudaStream_t stream, const device::EngineConstants& k, const device::BlockDescriptor* d,
+                const unsigned char* raw, const float* history, int history_floats, const float* window,
+                const fft::gpu::Cf* stage_twiddles, const fft::gpu::Cf* real_twiddles, const float* column_scale,
+                float* carry, float* rows) {
+    device::fused_kernel<kN, kReal><<<grid, device::fused_cta_threads<kN>(), device::fused_shared_bytes<kN>(), stream>>>(
+        k, d, raw, history, history_floats, window, stage_twiddles, real_twiddles, column_scale, carry, rows);
+  };
+  return f;
+}
+
+// The team length kN: nfft for complex input, nfft/2 (pairs of samples) for real input.
+template <bool kReal>
+FusedKernel fused_kernel_for(int team_length) {
+  switch (team_length) {
+    case 32: if constexpr (kReal) return fused_kernel_of<32, kReal>(); else break;
+    case 64: return fused_kernel_of<64, kReal>();
+    case 128: return fused_kernel_of<128, kReal>();
+    case 256: return fused_kernel_of<256, kReal>();
+    case 512: return fused_kernel_of<512, kReal>();
+    case 1024: return fused_kernel_of<1024, kReal>();
+    case 2048: return fused_kernel_of<2048, kReal>();
+    case 4096: return fused_kernel_of<4096, kReal>();
+    case 8192: return fused_kernel_of<8192, kReal>();
+    default: break;
+  }
+  return FusedKernel{};
+}
+
+}  // namespace
 
 std::string DeviceInfo::describe() const {
   if (!usable) return "no usable CUDA device: " + reason;
@@ -180,7 +235,9 @@ struct CudaSpectrogram::Impl {
   float* carry = nullptr;           // two rows
   float* window = nullptr;
   float* column_scale = nullptr;
-  float2* twiddles = nullptr;
+  fft::gpu::Cf* stage_twiddles = nullptr;  // fused path: the team FFT's tables
+  fft::gpu::Cf* real_twiddles = nullptr;
+  FusedKernel fused;
   float* frames = nullptr;          // cufft path: one chunk of frames
   float2* spectrum = nullptr;       // cufft path: their transforms
   void* fft_work = nullptr;
@@ -195,6 +252,8 @@ struct CudaSpectrogram::Impl {
   std::vector<cudaEvent_t> h2d_done, compute_done, d2h_done;
   cufftHandle plan = 0;
   bool plan_made = false;
+  std::unique_ptr<fft::Backend> prism_backend;  // prism path: our FFT library
+  std::unique_ptr<fft::Plan> prism_plan;
   std::vector<cudaGraphExec_t> graphs;
   bool graph_in_use = false;
   std::string graph_note;
@@ -229,8 +288,8 @@ struct CudaSpectrogram::Impl {
     const bool complex_input = is_complex(stream.format);
     hop = params.hop();
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
-    path = options.path == TransformPath::fused && fused_path_supports(params) ? TransformPath::fused
-                                                                               : TransformPath::cufft;
+    path = options.path;
+    if (path == TransformPath::fused && !fused_path_supports(params, complex_input)) path = TransformPath::prism;
     make_constants(complex_input);
     make_layout(complex_input);
 
@@ -395,17 +454,22 @@ struct CudaSpectrogram::Impl {
           "cudaMemcpy (column scales)", device);
 
     if (path == TransformPath::fused) {
-      const std::size_t n = params.nfft;
-      std::vector<float2> table(n / 2);
-      for (std::size_t i = 0; i < n / 2; ++i) {
-        const double angle = -2.0 * M_PI * static_cast<double>(i) / static_cast<double>(n);
-        table[i] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+      const int team_length = static_cast<int>(complex_input ? params.nfft : params.nfft / 2);
+      fused = complex_input ? fused_kernel_for<false>(team_length) : fused_kernel_for<true>(team_length);
+      if (fused.function == nullptr) throw std::logic_error("no fused kernel for nfft " + std::to_string(params.nfft));
+      const std::vector<fft::gpu::Cf> stage_table = fft::gpu::stage_twiddle_table(team_length);
+      stage_twiddles = device_alloc<fft::gpu::Cf>(stage_table.size(), "FFT stage twiddles");
+      check(cudaMemcpy(stage_twiddles, stage_table.data(), stage_table.size() * sizeof(fft::gpu::Cf),
+                       cudaMemcpyHostToDevice),
+            "cudaMemcpy (FFT stage twiddles)", device);
+      if (!complex_input) {
+        const std::vector<fft::gpu::Cf> real_table = fft::gpu::unit_roots(2ll * team_length, team_length + 1);
+        real_twiddles = device_alloc<fft::gpu::Cf>(real_table.size(), "real-FFT twiddles");
+        check(cudaMemcpy(real_twiddles, real_table.data(), real_table.size() * sizeof(fft::gpu::Cf),
+                         cudaMemcpyHostToDevice),
+              "cudaMemcpy (real-FFT twiddles)", device);
       }
-      twiddles = device_alloc<float2>(n / 2, "twiddles");
-      check(cudaMemcpy(twiddles, table.data(), table.size() * sizeof(float2), cudaMemcpyHostToDevice),
-            "cudaMemcpy (twiddles)", device);
-      const int shared = static_cast<int>(n * sizeof(float2));
-      check(cudaFuncSetAttribute(device::fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared),
+      check(cudaFuncSetAttribute(fused.function, cudaFuncAttributeMaxDynamicSharedMemorySize, fused.shared_bytes),
             "cudaFuncSetAttribute (fused kernel shared memory)", device);
     } else {
       const std::size_t components = complex_input ? 2 : 1;
@@ -413,20 +477,35 @@ struct CudaSpectrogram::Impl {
       check(cudaMemset(frames, 0, chunk_frames * params.nfft * components * sizeof(float)),
             "cudaMemset (frames)", device);
       spectrum = device_alloc<float2>(chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
-      int n = static_cast<int>(params.nfft);
-      int out_n = k.spectrum_stride;
-      const cufftType type = complex_input ? CUFFT_C2C : CUFFT_R2C;
-      check_cufft(cufftCreate(&plan), "cufftCreate", device);
-      plan_made = true;
-      check_cufft(cufftSetAutoAllocation(plan, 0), "cufftSetAutoAllocation", device);
-      std::size_t work_bytes = 0;
-      check_cufft(cufftMakePlanMany(plan, 1, &n, nullptr, 1, n, nullptr, 1, out_n, type,
-                                    static_cast<int>(chunk_frames), &work_bytes),
-                  "cufftMakePlanMany (nfft " + std::to_string(n) + ", batch " + std::to_string(chunk_frames) + ")",
-                  device);
-      fft_work = device_alloc<unsigned char>(work_bytes, "cuFFT work area");
-      check_cufft(cufftSetWorkArea(plan, fft_work), "cufftSetWorkArea", device);
-      check_cufft(cufftSetStream(plan, compute), "cufftSetStream", device);
+      if (path == TransformPath::prism) {
+        fft::PlanSpec spec;
+        spec.n = params.nfft;
+        spec.batch = chunk_frames;
+        spec.transform = complex_input ? fft::Transform::c2c_forward : fft::Transform::r2c;
+        try {
+          prism_backend = fft::make_cuda_backend();
+          prism_plan = prism_backend->plan(spec);
+        } catch (const std::exception& e) {
+          throw CudaError(std::string("our FFT plan (nfft ") + std::to_string(params.nfft) + ", batch " +
+                          std::to_string(chunk_frames) + "): " + e.what() + " (device " + std::to_string(device) + ")");
+        }
+        device_bytes += prism_plan->device_bytes();
+      } else {
+        int n = static_cast<int>(params.nfft);
+        int out_n = k.spectrum_stride;
+        const cufftType type = complex_input ? CUFFT_C2C : CUFFT_R2C;
+        check_cufft(cufftCreate(&plan), "cufftCreate", device);
+        plan_made = true;
+        check_cufft(cufftSetAutoAllocation(plan, 0), "cufftSetAutoAllocation", device);
+        std::size_t work_bytes = 0;
+        check_cufft(cufftMakePlanMany(plan, 1, &n, nullptr, 1, n, nullptr, 1, out_n, type,
+                                      static_cast<int>(chunk_frames), &work_bytes),
+                    "cufftMakePlanMany (nfft " + std::to_string(n) + ", batch " + std::to_string(chunk_frames) + ")",
+                    device);
+        fft_work = device_alloc<unsigned char>(work_bytes, "cuFFT work area");
+        check_cufft(cufftSetWorkArea(plan, fft_work), "cufftSetWorkArea", device);
+        check_cufft(cufftSetStream(plan, compute), "cufftSetStream", device);
+      }
     }
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (set-up)", device);
   }
@@ -437,8 +516,8 @@ struct CudaSpectrogram::Impl {
     const int history_int = static_cast<int>(history_floats);
     if (path == TransformPath::fused) {
       const unsigned groups = static_cast<unsigned>(max_frames / params.average + 2);
-      device::fused_kernel<<<groups, device::kFusedThreads, params.nfft * sizeof(float2), compute>>>(
-          k, d, raw[s], history, history_int, window, twiddles, column_scale, carry, rows_device[s]);
+      fused.launch(dim3((groups + fused.teams - 1) / fused.teams), compute, k, d, raw[s], history, history_int,
+                   window, stage_twiddles, real_twiddles, column_scale, carry, rows_device[s]);
       check(cudaGetLastError(), "fused_kernel launch", device);
     } else {
       const bool complex_input = k.complex_input != 0;
@@ -448,13 +527,20 @@ struct CudaSpectrogram::Impl {
         device::frame_kernel<<<k.chunk_frames, 256, 0, compute>>>(k, d, raw[s], history, history_int, window,
                                                                  frames, static_cast<unsigned>(c));
         check(cudaGetLastError(), "frame_kernel launch", device);
-        if (complex_input)
+        if (prism_plan) {
+          try {
+            prism_plan->execute(frames, spectrum, k.chunk_frames, compute);
+          } catch (const std::exception& e) {
+            throw CudaError(std::string("our FFT: ") + e.what() + " (device " + std::to_string(device) + ")");
+          }
+        } else if (complex_input) {
           check_cufft(cufftExecC2C(plan, reinterpret_cast<cufftComplex*>(frames),
                                    reinterpret_cast<cufftComplex*>(spectrum), CUFFT_FORWARD),
                       "cufftExecC2C", device);
-        else
+        } else {
           check_cufft(cufftExecR2C(plan, frames, reinterpret_cast<cufftComplex*>(spectrum)), "cufftExecR2C",
                       device);
+        }
         device::detect_kernel<<<dim3(groups, column_tiles), 256, 0, compute>>>(
             k, d, spectrum, column_scale, carry, rows_device[s], static_cast<unsigned>(c));
         check(cudaGetLastError(), "detect_kernel launch", device);
@@ -509,6 +595,8 @@ struct CudaSpectrogram::Impl {
     destroy_graphs();
     if (plan_made) cufftDestroy(plan);
     plan_made = false;
+    prism_plan.reset();
+    prism_backend.reset();
     for (auto* events : {&h2d_done, &compute_done, &d2h_done}) {
       for (cudaEvent_t e : *events)
         if (e != nullptr) cudaEventDestroy(e);
@@ -525,12 +613,13 @@ struct CudaSpectrogram::Impl {
     rows_device.clear();
     rows_host.clear();
     for (void* p : {static_cast<void*>(descriptors_device), static_cast<void*>(history), static_cast<void*>(carry),
-                    static_cast<void*>(window), static_cast<void*>(column_scale), static_cast<void*>(twiddles),
+                    static_cast<void*>(window), static_cast<void*>(column_scale), static_cast<void*>(stage_twiddles), static_cast<void*>(real_twiddles),
                     static_cast<void*>(frames), static_cast<void*>(spectrum), fft_work})
       if (p != nullptr) cudaFree(p);
     descriptors_device = nullptr;
     history = carry = window = column_scale = frames = nullptr;
-    twiddles = spectrum = nullptr;
+    spectrum = nullptr;
+    stage_twiddles = real_twiddles = nullptr;
     fft_work = nullptr;
     if (descriptors_host != nullptr) cudaFreeHost(descriptors_host);
     descriptors_host = nullptr;
@@ -674,12 +763,22 @@ struct CudaSpectrogram::Impl {
   std::string describe() const {
     int cufft_version = 0;
     cufftGetVersion(&cufft_version);
-    std::string text = path == TransformPath::fused
-                           ? "cuda: fused kernel (convert, frame, window, shared-memory FFT, detect)"
-                           : "cufft: cuFFT " + std::to_string(cufft_version) + " with conversion/framing and detector kernels";
-    if (options.path == TransformPath::fused && path != TransformPath::fused)
-      text = "cuda: nfft " + std::to_string(params.nfft) + " is outside the fused kernel (power of two " +
-             std::to_string(kFusedMinNfft) + ".." + std::to_string(kFusedMaxNfft) + "), so " + text;
+    std::string text;
+    switch (path) {
+      case TransformPath::fused:
+        text = "cuda: one fused kernel per block (convert, frame, window, our Stockham FFT, detect)";
+        break;
+      case TransformPath::prism:
+        text = "cuda: our FFT (" + fft::gpu::describe_cuda_plan(prism_plan->spec()) +
+               ") between the framing and detector kernels";
+        if (options.path == TransformPath::fused)
+          text += " (the fused kernel takes power-of-two nfft " + std::to_string(kFusedMinNfft) + ".." +
+                  std::to_string(k.complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) + ")";
+        break;
+      case TransformPath::cufft:
+        text = "cufft: cuFFT " + std::to_string(cufft_version) + " between the framing and detector kernels";
+        break;
+    }
     return text + "; " + device_info.describe() + "; " + std::to_string(options.blocks_in_flight) +
            " blocks in flight, " + graph_note + "; device memory " + bytes_text(device_bytes) + ", pinned staging " +
            bytes_text(host_bytes);

@@ -18,10 +18,13 @@
 // captured graph is the same for every block, the last short one included.
 //
 // Transform paths:
-//   cufft  convert/frame kernel -> cuFFT (R2C or C2C, batched) -> detect kernel;
-//   fused  one kernel per frame group: convert, frame, detrend, window, a shared-memory FFT
-//          and the detector, writing only final rows (power-of-two nfft in
-//          [kFusedMinNfft, kFusedMaxNfft]); other sizes use the cufft path.
+//   fused  one kernel per block: convert, frame, detrend, window, our Stockham FFT (TeamFft of
+//          fft/cuda/fft_team.cuh, the framing as its prologue) and the detector with averaging
+//          as its epilogue, writing only final rows (power-of-two nfft, kFusedMinNfft up to
+//          kFusedMaxRealNfft for real input, kFusedMaxComplexNfft for complex input);
+//   prism  framing kernel -> our FFT library's plan (any nfft) -> detector kernel; what
+//          --backend cuda runs where the fused kernel does not reach;
+//   cufft  framing kernel -> cuFFT (R2C or C2C, batched) -> detector kernel (--backend cufft).
 //
 // Memory is sized from the parameters and the block size only: device buffers, cuFFT's work
 // area and pinned staging are allocated here and reported by device_bytes() / host_bytes().
@@ -50,13 +53,14 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class TransformPath { cufft, fused };
+enum class TransformPath { cufft, prism, fused };
 
 inline constexpr std::size_t kFusedMinNfft = 64;
-inline constexpr std::size_t kFusedMaxNfft = 4096;
+inline constexpr std::size_t kFusedMaxRealNfft = 16384;
+inline constexpr std::size_t kFusedMaxComplexNfft = 8192;
 
-// Whether the fused path covers these parameters (otherwise the cufft path runs).
-bool fused_path_supports(const SpectrogramParams& params);
+// Whether the fused path covers these parameters (otherwise the prism path runs).
+bool fused_path_supports(const SpectrogramParams& params, bool complex_input);
 
 struct DeviceInfo {
   bool usable = false;
@@ -116,7 +120,7 @@ class CudaSpectrogram final : public Processor {
 
   std::size_t device_bytes() const;  // device memory this engine allocated (cuFFT's included)
   std::size_t host_bytes() const;    // pinned host staging this engine allocated
-  TransformPath path() const;        // the path that runs (fused falls back to cufft)
+  TransformPath path() const;        // the path that runs (fused falls back to prism)
   bool graph_in_use() const;
   const DeviceInfo& device() const;
 

@@ -5,7 +5,7 @@
 //   1. constants and the block descriptor
 //   2. fetching one sample (history or raw block, converted on the device)
 //   3. cufft path: frame kernel (convert, detrend, window) and detect kernel
-//   4. fused path: one kernel per frame group with a shared-memory FFT
+//   4. fused path: one kernel, our team FFT with the framing and the detector as its hooks
 //   5. history kernel (both paths)
 //
 // Frame f covers samples [f·hop, f·hop + nperseg). A block completes frames [f0, f1); frames
@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "fft/cuda/fft_team.cuh"
 
 namespace prism::cuda::device {
 
@@ -220,107 +222,137 @@ __global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descript
 }
 
 // ---- 4. fused path ----------------------------------------------------------------------------
+// One kernel does a block's whole work: each team of threads (TeamFft, our Stockham stages with
+// fusion hooks) takes one averaging group; for each of the group's frames in this block the
+// prologue fetches the samples (history or raw block, converted from the native format),
+// removes the mean and applies the window, straight into the FFT's registers; the epilogue
+// detects each output and combines it into a per-thread running value, and only final rows (or
+// the carry of an unfinished group) reach global memory. Real input of nfft = 2·kN runs as the
+// kN-point complex FFT of sample pairs with the r2c post-processing fused in.
 
-constexpr int kFusedThreads = 256;
-constexpr int kFusedMaxColumnsPerThread = 4096 / kFusedThreads;
+using fft::gpu::Cf;
+using fft::gpu::TeamFft;
 
-__device__ __forceinline__ unsigned reverse_bits(unsigned v, int bits) {
-  return __brev(v) >> (32 - bits);
+constexpr int kFusedCtaThreads = 256;
+
+template <int kN>
+__host__ __device__ constexpr int fused_teams() {
+  return TeamFft<kN>::kThreads >= kFusedCtaThreads ? 1 : kFusedCtaThreads / TeamFft<kN>::kThreads;
+}
+template <int kN>
+__host__ __device__ constexpr int fused_cta_threads() {
+  return fused_teams<kN>() * TeamFft<kN>::kThreads;
+}
+template <int kN>
+__host__ __device__ constexpr int fused_shared_bytes() {
+  return fused_teams<kN>() * TeamFft<kN>::kSharedFloats * static_cast<int>(sizeof(float));
 }
 
-// One CTA per averaging group touched by the block: for each of its frames here, the samples are
-// loaded in bit-reversed order into shared memory (nfft complex values), detrended and windowed;
-// an in-place radix-2 FFT follows (twiddles e^{-2πik/nfft} from a table made in double on the
-// host), and each thread combines the columns it owns into registers. Only final rows (or the
-// carry) are written. Real input is transformed as complex with a zero imaginary part.
-__global__ void __launch_bounds__(kFusedThreads)
+template <int kN, bool kReal>
+__global__ void __launch_bounds__(fused_cta_threads<kN>())
 fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigned char* raw,
              const float* history_pair, int history_floats, const float* window,
-             const float2* twiddles, const float* column_scale, float* carry_pair, float* rows) {
-  extern __shared__ float2 x[];  // nfft values
+             const Cf* stage_twiddles, const Cf* real_twiddles, const float* column_scale,
+             float* carry_pair, float* rows) {
+  using Fft = TeamFft<kN>;
+  constexpr int kTeams = fused_teams<kN>();
+  constexpr int kSlots = kReal ? Fft::kRealOutputs : Fft::kOutputs;
+  extern __shared__ float shared[];
   __shared__ double scratch[32];
   const BlockDescriptor d = *descriptor;
   if (d.first_frame >= d.end_frame) return;
   const unsigned long long K = k.average;
-  const unsigned long long g = d.first_frame / K + blockIdx.x;
+  const unsigned long long cta_group = d.first_frame / K + static_cast<unsigned long long>(blockIdx.x) * kTeams;
+  if (cta_group * K >= d.end_frame) return;  // the same for every thread of the CTA
+  // The frames within a group that some team of this CTA has here: [t_lo, t_hi). Every team
+  // runs them all (the stages synchronise the CTA), computing only its own.
+  unsigned long long t_lo = K, t_hi = 0;
+  for (int t = 0; t < kTeams; ++t) {
+    const unsigned long long gf = (cta_group + t) * K;
+    if (gf >= d.end_frame) break;
+    t_lo = min(t_lo, max(gf, d.first_frame) - gf);
+    t_hi = max(t_hi, min(gf + K, d.end_frame) - gf);
+  }
+  const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
+  const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
+  const unsigned long long g = cta_group + team;
   const unsigned long long group_first = g * K;
-  if (group_first >= d.end_frame) return;
   const unsigned long long first = max(group_first, d.first_frame);
-  const unsigned long long end = min(group_first + K, d.end_frame);
+  const unsigned long long end = min(group_first + K, d.end_frame);  // <= first: an idle team
   const float* history = history_pair + d.history_parity * history_floats;
-  const int n = k.nfft;
-  const int log2n = __ffs(n) - 1;
+  const fft::gpu::TeamPlanes planes = Fft::planes(shared, team);
+  const int nperseg = k.nperseg;
 
-  float acc[kFusedMaxColumnsPerThread];
+  float acc[kSlots];
   const int read_parity = d.carry_parity;
+  const bool continues = first > group_first && first < end;
 #pragma unroll
-  for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
-    const int col = threadIdx.x + i * kFusedThreads;
-    acc[i] = (first > group_first && col < k.columns) ? carry_pair[read_parity * k.columns + col] : 0.0f;
+  for (int slot = 0; slot < kSlots; ++slot) {
+    const int bin = Fft::output_index(lane, slot);
+    const int col = kReal ? bin : (bin ^ (kN / 2));  // complex input is centred (fftshift)
+    acc[slot] = (continues && bin <= kN && col < k.columns) ? carry_pair[read_parity * k.columns + col] : 0.0f;
   }
 
-  for (unsigned long long f = first; f < end; ++f) {
+  for (unsigned long long t = t_lo; t < t_hi; ++t) {
+    const unsigned long long f = group_first + t;
+    const bool valid = f >= first && f < end;
     const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
-    double sum_re = 0.0, sum_im = 0.0;
-    for (int j = threadIdx.x; j < n; j += kFusedThreads) {
-      float2 v = make_float2(0.0f, 0.0f);
-      if (j < k.nperseg) {
-        v = fetch_sample(k, d, raw, history, start + j);
-        sum_re += v.x;
-        sum_im += v.y;
+    Fft fft;
+    fft.load(lane, [&](int i) {
+      Cf x{0.0f, 0.0f};
+      if (!valid) return x;
+      if constexpr (kReal) {
+        if (2 * i < nperseg) x.re = fetch_sample(k, d, raw, history, start + 2 * i).x;
+        if (2 * i + 1 < nperseg) x.im = fetch_sample(k, d, raw, history, start + 2 * i + 1).x;
+      } else if (i < nperseg) {
+        const float2 v = fetch_sample(k, d, raw, history, start + i);
+        x = Cf{v.x, v.y};
       }
-      x[reverse_bits(j, log2n)] = v;
-    }
+      return x;
+    });
     float mean_re = 0.0f, mean_im = 0.0f;
     if (k.detrend) {
-      sum_re = block_sum(sum_re, scratch);
-      sum_im = block_sum(sum_im, scratch);
-      mean_re = static_cast<float>(sum_re / k.nperseg);
-      mean_im = static_cast<float>(sum_im / k.nperseg);
-    }
-    __syncthreads();
-    for (int p = threadIdx.x; p < n; p += kFusedThreads) {
-      const int j = reverse_bits(p, log2n);
-      if (j < k.nperseg) {
-        const float w = window[j];
-        const float2 v = x[p];
-        x[p] = make_float2((v.x - mean_re) * w, (v.y - mean_im) * w);
+      double sum_re = 0.0, sum_im = 0.0;
+      fft.for_each_input(lane, [&](int, Cf& x) {
+        sum_re += x.re;
+        sum_im += x.im;
+      });
+      if constexpr (kReal) {
+        mean_re = mean_im = static_cast<float>(fft::gpu::team_sum<Fft::kThreads>(sum_re + sum_im, scratch) / nperseg);
+      } else {
+        mean_re = static_cast<float>(fft::gpu::team_sum<Fft::kThreads>(sum_re, scratch) / nperseg);
+        mean_im = static_cast<float>(fft::gpu::team_sum<Fft::kThreads>(sum_im, scratch) / nperseg);
       }
     }
-    __syncthreads();
-    for (int half = 1, stride = n / 2; half < n; half <<= 1, stride >>= 1) {
-      for (int b = threadIdx.x; b < n / 2; b += kFusedThreads) {
-        const int pos = b & (half - 1);
-        const int i = ((b - pos) << 1) + pos;
-        const float2 w = twiddles[pos * stride];
-        const float2 u = x[i];
-        const float2 t = x[i + half];
-        const float2 v = make_float2(t.x * w.x - t.y * w.y, t.x * w.y + t.y * w.x);
-        x[i] = make_float2(u.x + v.x, u.y + v.y);
-        x[i + half] = make_float2(u.x - v.x, u.y - v.y);
+    fft.for_each_input(lane, [&](int i, Cf& x) {
+      if constexpr (kReal) {
+        x.re = 2 * i < nperseg ? (x.re - mean_re) * window[2 * i] : 0.0f;
+        x.im = 2 * i + 1 < nperseg ? (x.im - mean_im) * window[2 * i + 1] : 0.0f;
+      } else if (i < nperseg) {
+        const float w = window[i];
+        x = Cf{(x.re - mean_re) * w, (x.im - mean_im) * w};
       }
-      __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
-      const int col = threadIdx.x + i * kFusedThreads;
-      if (col < k.columns) {
-        const float2 X = x[column_bin(k, col)];
-        const float v = detect_value(k, X.x, X.y);
-        acc[i] = f == group_first ? v : combine(k, acc[i], v);
-      }
-    }
-    __syncthreads();  // x is reloaded by the next frame
+    });
+    auto accumulate = [&](int slot, int, Cf X) {
+      if (!valid) return;
+      const float v = detect_value(k, X.re, X.im);
+      acc[slot] = f == group_first ? v : combine(k, acc[slot], v);
+    };
+    if constexpr (kReal) fft.run_real(planes, stage_twiddles, real_twiddles, lane, accumulate);
+    else fft.run(planes, stage_twiddles, lane, accumulate);
   }
+
+  if (!(first < end)) return;
   const bool complete = end == group_first + K;
 #pragma unroll
-  for (int i = 0; i < kFusedMaxColumnsPerThread; ++i) {
-    const int col = threadIdx.x + i * kFusedThreads;
-    if (col >= k.columns) continue;
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (kReal && slot == Fft::kOutputs && lane != 0) continue;
+    const int bin = Fft::output_index(lane, slot);
+    const int col = kReal ? bin : (bin ^ (kN / 2));
     if (complete)
-      rows[(g - d.first_frame / K) * k.columns + col] = final_value(k, acc[i], column_scale[col]);
+      rows[(g - d.first_frame / K) * k.columns + col] = final_value(k, acc[slot], column_scale[col]);
     else
-      carry_pair[(read_parity ^ 1) * k.columns + col] = acc[i];
+      carry_pair[(read_parity ^ 1) * k.columns + col] = acc[slot];
   }
 }
 

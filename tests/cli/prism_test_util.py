@@ -39,6 +39,35 @@ def write_wav_float(path, rate, samples):
     wavfile.write(path, int(rate), np.asarray(samples, dtype=np.float32))
 
 
+_READS_WAV = None
+
+
+def prism_reads_wav():
+    """Whether this prism was built with libsndfile (the GPU machine's build may lack it)."""
+    global _READS_WAV
+    if _READS_WAV is None:
+        with tempfile.TemporaryDirectory(prefix="prism-probe-") as d:
+            probe = os.path.join(d, "probe.wav")
+            write_wav_float(probe, 8000, np.zeros(16))
+            proc = subprocess.run([PRISM, "info", probe], capture_output=True, text=True,
+                                  errors="replace", timeout=60)
+            _READS_WAV = "without libsndfile" not in proc.stderr
+    return _READS_WAV
+
+
+def float_input(path, rate, samples):
+    """Writes float samples ([n] or [n, channels]) as a WAV file, or as raw f32 where prism was
+    built without libsndfile; returns the command-line arguments that name the input."""
+    if prism_reads_wav():
+        write_wav_float(path, rate, samples)
+        return [path]
+    x = np.asarray(samples, dtype=np.float32)
+    raw = os.path.splitext(path)[0] + ".f32"
+    x.tofile(raw)
+    channels = 1 if x.ndim == 1 else x.shape[1]
+    return [raw, "--format", "f32", "--rate", repr(float(rate)), "--channels", str(channels)]
+
+
 def write_sigmf(base, rate, samples, datatype, center=0.0, extra_global=None):
     """Writes base.sigmf-data and base.sigmf-meta; samples already in the datatype's layout."""
     with open(base + ".sigmf-data", "wb") as f:

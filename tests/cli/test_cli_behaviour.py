@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from prism_test_util import TempDirTestCase, load_npy_with_sidecar, main, run_prism, \
+from prism_test_util import TempDirTestCase, float_input, load_npy_with_sidecar, main, run_prism, \
     write_sigmf, write_wav_float
 import prism_test_util
 
@@ -195,11 +195,10 @@ class Streaming(TempDirTestCase):
             self.assertEqual(data, reference, f"block size {block} changed the output")
 
     def test_batch_accounting_balances(self):
-        p = self.path("x.wav")
         n = 123457
-        write_wav_float(p, 48000, np.random.default_rng(5).uniform(-0.5, 0.5, n))
+        inp = float_input(self.path("x.wav"), 48000, np.random.default_rng(5).uniform(-0.5, 0.5, n))
         summary = self.path("summary.json")
-        run_prism("spectrogram", p, "-o", self.path("a.npy"), "-o", self.path("a.png"),
+        run_prism("spectrogram", *inp, "-o", self.path("a.npy"), "-o", self.path("a.png"),
                   "--nperseg", 500, "--noverlap", 100, "--average", "3", "--block-size", 1000,
                   "--summary-json", summary, "-q", check=0)
         with open(summary) as f:

@@ -1,7 +1,7 @@
 // qa_CudaSpectrogram: the CUDA streaming engine against the CPU reference (CpuSpectrogram, which
 // the CLI tests hold to scipy) — every sample format, real and complex input, several channels,
-// overlaps, zero padding, detrend, scaling, mode, dB and K-frame averaging, through both
-// transform paths, for several block sizes and numbers of blocks in flight; the pipeline run
+// overlaps, zero padding, detrend, scaling, mode, dB and K-frame averaging, through the three
+// transform paths (the fused kernel's rows bit-identical for every block size), for several block sizes and numbers of blocks in flight; the pipeline run
 // with blocks in flight (rows in order, accounting balanced); and an injected CUDA failure
 // (a clear error, the sinks aborted, no output presented as complete).
 //
@@ -140,6 +140,9 @@ const std::vector<Case>& cases() {
       {SampleFormat::cu8, 2, 4096, 2048, 4096, Detrend::constant, Scaling::density, SpectrumMode::psd, true, 2, AverageKind::max, "hann"},
       {SampleFormat::cf32, 1, 255, 200, 255, Detrend::constant, Scaling::density, SpectrumMode::magnitude, true, 1, AverageKind::mean, "tukey:0.5"},
       {SampleFormat::f32, 1, 8192, 4096, 8192, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 1, AverageKind::mean, "hann"},
+      {SampleFormat::cf32, 1, 8192, 6000, 8192, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 2, AverageKind::mean, "hann"},
+      {SampleFormat::f32, 2, 16000, 8000, 16384, Detrend::none, Scaling::spectrum, SpectrumMode::magnitude, true, 1, AverageKind::mean, "hamming"},
+      {SampleFormat::f32, 1, 32, 16, 32, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 3, AverageKind::mean, "hann"},
   };
   return list;
 }
@@ -201,11 +204,17 @@ TEST_P(CudaSpectrogramTest, MatchesTheCpuForEveryCaseBlockSizeAndBlocksInFlight)
         const std::string where = label + ", block " + std::to_string(block) + ", in flight " +
                                   std::to_string(in_flight) + ": " + gpu.describe();
         expect_close(rows, reference, c.decibels, where);
+        if (GetParam() != TransformPath::cufft) {
+          const bool fused = cuda::fused_path_supports(params, is_complex(c.format));
+          EXPECT_EQ(gpu.path(), fused && GetParam() == TransformPath::fused ? TransformPath::fused : TransformPath::prism)
+              << where;
+        }
         const ProcessorCounters a = gpu.counters(), b = cpu.counters();
         EXPECT_EQ(a.samples_in, b.samples_in) << where;
         EXPECT_EQ(a.rows_out, b.rows_out) << where;
         EXPECT_EQ(a.tail_samples, b.tail_samples) << where;
         if (first.empty()) first = rows;
+        else if (GetParam() == TransformPath::fused) EXPECT_EQ(rows, first) << where << " (against the first block size)";
         else expect_close(rows, first, c.decibels, where + " (against the first block size)");
       }
     }
@@ -228,9 +237,14 @@ TEST_P(CudaSpectrogramTest, BlocksInFlightDoNotChangeABit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, CudaSpectrogramTest,
-                         ::testing::Values(TransformPath::cufft, TransformPath::fused),
+                         ::testing::Values(TransformPath::cufft, TransformPath::prism, TransformPath::fused),
                          [](const auto& info) {
-                           return std::string(info.param == TransformPath::cufft ? "cufft" : "fused");
+                           switch (info.param) {
+                             case TransformPath::cufft: return std::string("cufft");
+                             case TransformPath::prism: return std::string("prism");
+                             case TransformPath::fused: break;
+                           }
+                           return std::string("fused");
                          });
 
 // ---- the pipeline with blocks in flight ------------------------------------------------------

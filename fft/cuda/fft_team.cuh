@@ -1,0 +1,210 @@
+// Team FFT with fusion hooks: one power-of-two FFT of length kN computed by a team of kN/16
+// threads inside a caller's kernel, with the caller's prologue (what to load for element i:
+// convert, window, zero-pad) and epilogue (what to do with output k: scale, |X|², dB, multiply by
+// a filter spectrum, accumulate) compiled into the same kernel. Nothing of the transform goes
+// through global memory: the input arrives in registers from the prologue, the stages exchange
+// through shared memory, the outputs leave in registers to the epilogue.
+//
+// The stages are the planner's: radix_list(kN) (16s, then 8 or 4), the Stockham index maps and
+// the per-stage twiddle table of fft_pass.hpp (stage_twiddle_table(kN) on the host), so the
+// arithmetic is the one the CPU tests check stage by stage. Shared memory holds the team's
+// transform as two float planes with a pad word every 32 elements (no bank conflicts on the
+// power-of-two strides). A real transform of length 2·kN runs as the complex transform of the
+// kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last stage.
+//
+// Use (every thread of the CTA, teams side by side, all of the same kN, since the stages
+// synchronise the whole CTA):
+//   TeamFft<kN> fft;
+//   fft.load(lane, [&](int i) { return element i; });          // prologue, into registers
+//   fft.for_each_input(lane, [&](int i, Cf& x) { ... });       // optional, e.g. detrend
+//   fft.run(planes, stage_twiddles, lane, [&](int slot, int k, Cf X) { ... });      // complex
+//   fft.run_real(planes, stage_twiddles, real_twiddles, lane, [&](int slot, int k, Cf X) {...});
+// `slot` numbers the thread's outputs (0..kOutputs-1, kRealOutputs with the extra X[kN] of
+// real transforms); the same slot always carries the same k, so epilogues may keep per-slot
+// state in registers across transforms (running averages). output_index(lane, slot) gives k.
+#pragma once
+
+#include "fft/cuda/fft_pass.hpp"
+
+namespace prism::fft::gpu {
+
+// One team's planes in shared memory.
+struct TeamPlanes {
+  float* re;
+  float* im;
+  __device__ __forceinline__ Cf read(int i) const {
+    const int a = smem_pad(i);
+    return Cf{re[a], im[a]};
+  }
+  __device__ __forceinline__ void write(int i, Cf v) const {
+    const int a = smem_pad(i);
+    re[a] = v.re;
+    im[a] = v.im;
+  }
+};
+
+template <int kN>
+struct TeamFft {
+  static_assert(kN >= 32 && kN <= 16384 && (kN & (kN - 1)) == 0,
+                "team FFTs are powers of two from 32 to 16384");
+  static constexpr RadixList kRadices = radix_list(kN);
+  static constexpr int kStages = kRadices.count;
+  static constexpr int kThreads = kN / kElementsPerThread;  // threads per team
+  static constexpr int kFirstRadix = kRadices.radix[0];
+  static constexpr int kLastRadix = kRadices.radix[kStages - 1];
+  static constexpr int kOutputs = kElementsPerThread;  // outputs per thread, complex transform
+  static constexpr int kRealOutputs = kOutputs + 1;    // real transform: X[kN] on lane 0 too
+  // Floats of one plane (odd, so that teams side by side fall in different banks).
+  static constexpr int kPlaneFloats = (smem_pad(kN - 1) + 1) | 1;
+  static constexpr int kSharedFloats = 2 * kPlaneFloats;
+
+  static __device__ __forceinline__ TeamPlanes planes(float* shared, int team) {
+    float* base = shared + team * kSharedFloats;
+    return TeamPlanes{base, base + kPlaneFloats};
+  }
+
+  // Output index k carried by `slot` of thread `lane` (the last stage's map with ns = kN/R).
+  static __host__ __device__ __forceinline__ constexpr int output_index(int lane, int slot) {
+    if (slot == kOutputs) return kN;
+    const int q = slot / kLastRadix;
+    const int r = slot - q * kLastRadix;
+    return lane + q * kThreads + r * (kN / kLastRadix);
+  }
+
+  Cf v[kElementsPerThread / kFirstRadix][kFirstRadix];  // the first stage's inputs
+
+  template <class Load>
+  __device__ __forceinline__ void load(int lane, Load&& element) {
+#pragma unroll
+    for (int q = 0; q < kElementsPerThread / kFirstRadix; ++q) {
+      const int j = lane + q * kThreads;
+#pragma unroll
+      for (int r = 0; r < kFirstRadix; ++r) v[q][r] = element(j + r * (kN / kFirstRadix));
+    }
+  }
+
+  template <class Visit>
+  __device__ __forceinline__ void for_each_input(int lane, Visit&& visit) {
+#pragma unroll
+    for (int q = 0; q < kElementsPerThread / kFirstRadix; ++q) {
+      const int j = lane + q * kThreads;
+#pragma unroll
+      for (int r = 0; r < kFirstRadix; ++r) visit(j + r * (kN / kFirstRadix), v[q][r]);
+    }
+  }
+
+  template <class Store>
+  __device__ __forceinline__ void run(TeamPlanes s, const Cf* twiddles, int lane, Store&& store) {
+    constexpr int R = kLastRadix;
+    Cf out[kElementsPerThread / R][R];
+    stages(s, twiddles, lane, out);
+#pragma unroll
+    for (int q = 0; q < kElementsPerThread / R; ++q) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) store(q * R + r, output_index(lane, q * R + r), out[q][r]);
+    }
+  }
+
+  // Real input of length 2·kN (loaded as pairs): stores X[k], k = 0..kN.
+  template <class Store>
+  __device__ __forceinline__ void run_real(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
+                                           int lane, Store&& store) {
+    constexpr int R = kLastRadix;
+    Cf z[kElementsPerThread / R][R];
+    stages(s, twiddles, lane, z);
+    __syncthreads();  // every thread has read the planes of the last stage
+#pragma unroll
+    for (int q = 0; q < kElementsPerThread / R; ++q) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) s.write(output_index(lane, q * R + r), z[q][r]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < kElementsPerThread / R; ++q) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int k = output_index(lane, q * R + r);
+        const Cf partner = s.read(k == 0 ? 0 : kN - k);
+        store(q * R + r, k, r2c_post_value(z[q][r], partner, load_table(real_twiddles, k)));
+      }
+    }
+    if (lane == 0) store(kOutputs, kN, r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN)));
+  }
+
+ private:
+  // First stage from the registers (ns = 1: no twiddles), middle stages through shared memory,
+  // the last stage's outputs left in `out`.
+  template <int R>
+  __device__ __forceinline__ void stages(TeamPlanes s, const Cf* twiddles, int lane,
+                                         Cf (&out)[kElementsPerThread / R][R]) {
+    constexpr int P = kElementsPerThread / kFirstRadix;
+#pragma unroll
+    for (int q = 0; q < P; ++q) Butterfly<kFirstRadix>::run(v[q]);
+    __syncthreads();  // the planes' previous use (an earlier transform) is over
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      const int j = lane + q * kThreads;
+#pragma unroll
+      for (int r = 0; r < kFirstRadix; ++r) s.write(j * kFirstRadix + r, v[q][r]);
+    }
+    __syncthreads();
+    later_stages<1, kFirstRadix>(s, twiddles, lane, out);
+  }
+
+  template <int kStage, int kNs, int RL>
+  __device__ __forceinline__ void later_stages(TeamPlanes s, const Cf* twiddles, int lane,
+                                               Cf (&out)[kElementsPerThread / RL][RL]) {
+    constexpr int R = kRadices.radix[kStage];
+    constexpr int P = kElementsPerThread / R;
+    constexpr StageDesc kStageDesc{R, kNs, stage_twiddle_offset(kRadices.radix, kStage)};
+    if constexpr (kStage == kStages - 1) {
+#pragma unroll
+      for (int q = 0; q < P; ++q) {
+        const int j = lane + q * kThreads;
+        stage_compute<R>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, out[q]);
+      }
+    } else {
+      Cf w[P][R];
+#pragma unroll
+      for (int q = 0; q < P; ++q) {
+        const int j = lane + q * kThreads;
+        stage_compute<R>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, w[q]);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int q = 0; q < P; ++q) {
+        const int j = lane + q * kThreads;
+        stage_store<R>(kStageDesc, j, w[q], [&](int i, Cf x) { s.write(i, x); });
+      }
+      __syncthreads();
+      later_stages<kStage + 1, kNs * R>(s, twiddles, lane, out);
+    }
+  }
+};
+
+// Sum over a team of T threads (T a power of two; teams of fewer than 32 threads share a warp,
+// larger teams are whole warps), in a fixed order so that the result does not vary from run to
+// run. Every thread of the CTA calls it; scratch holds one double per warp of the CTA.
+template <int T>
+__device__ __forceinline__ double team_sum(double value, double* scratch) {
+  if constexpr (T <= 32) {
+#pragma unroll
+    for (int o = T / 2; o > 0; o >>= 1) value += __shfl_xor_sync(0xffffffffu, value, o);
+    return value;
+  } else {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) value += __shfl_xor_sync(0xffffffffu, value, o);
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    __syncthreads();  // scratch may still be read by a previous call
+    if ((threadIdx.x & 31) == 0) scratch[warp] = value;
+    __syncthreads();
+    constexpr int kWarps = T / 32;
+    const int first = warp / kWarps * kWarps;
+    double total = 0.0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) total += scratch[first + w];
+    return total;
+  }
+}
+
+}  // namespace prism::fft::gpu
