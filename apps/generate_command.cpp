@@ -1,6 +1,8 @@
-// prism generate: write the built-in test signal to a WAV/FLAC file or a SigMF recording.
+// prism generate: write the built-in test signal to a WAV/FLAC file or a SigMF recording, or
+// play it on an audio device (-o audio:).
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +13,22 @@
 #include "sinks/open_sink.hpp"
 #include "sources/generator.hpp"
 #include "sources/open_source.hpp"
+#if PRISM_HAVE_PORTAUDIO
+#include "sinks/portaudio_sink.hpp"
+#endif
 
 namespace prism::app {
 
 namespace {
+
+// Playback counts the times the device ran dry (gaps in the sound); files have no such thing.
+std::optional<std::uint64_t> playback_underflows(const SampleSink& sink) {
+#if PRISM_HAVE_PORTAUDIO
+  if (const auto* audio = dynamic_cast<const PortAudioSink*>(&sink)) return audio->underflows();
+#endif
+  (void)sink;
+  return std::nullopt;
+}
 
 struct GenerateOptions {
   std::string spec = "gen";
@@ -27,9 +41,10 @@ int run_generate(const GenerateOptions& o) {
     throw UsageError("the signal must be a generator spec, gen[:KEY=VALUE,...]; got '" + o.spec + "'");
   std::unique_ptr<Source> source = open_source(o.spec, SourceOptions{});
   const StreamInfo& info = source->info();
-  if (!info.length)
-    throw UsageError("'" + o.spec + "' is endless; give a duration (e.g. duration=10) to write a file");
   std::unique_ptr<SampleSink> sink = open_sample_sink(o.output, SampleSinkOptions{});
+  // Playback may go on until Ctrl-C; a file needs an end.
+  if (!info.length && !playback_underflows(*sink))
+    throw UsageError("'" + o.spec + "' is endless; give a duration (e.g. duration=10) to write a file");
   sink->begin(info);
 
   const std::size_t chunk = 65536;
@@ -55,11 +70,18 @@ int run_generate(const GenerateOptions& o) {
     sink->abort();
     throw;
   }
-  if (!o.quiet)
-    std::printf("wrote %s: %llu samples, %s, %u channel(s), %g Hz%s\n", sink->describe().c_str(),
-                static_cast<unsigned long long>(sink->samples_written()),
+  const std::optional<std::uint64_t> underflows = playback_underflows(*sink);
+  if (!o.quiet) {
+    const std::string underflow_text =
+        underflows ? ", " + std::to_string(*underflows) + " underflow(s)" : std::string();
+    std::printf("%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n", underflows ? "played" : "wrote",
+                sink->describe().c_str(), static_cast<unsigned long long>(sink->samples_written()),
                 std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate,
-                stop.stop_requested() ? " (interrupted: incomplete)" : "");
+                underflow_text.c_str(), stop.stop_requested() ? " (interrupted: incomplete)" : "");
+  }
+  if (underflows && *underflows != 0)
+    std::fprintf(stderr, "prism: warning: the audio device ran dry %llu time(s): the sound has gaps\n",
+                 static_cast<unsigned long long>(*underflows));
   if (const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
       generator != nullptr && generator->clipped_samples() != 0)
     std::fprintf(stderr, "prism: warning: %llu sample values exceeded the %s range and were clipped; "
@@ -74,15 +96,18 @@ int run_generate(const GenerateOptions& o) {
 Runner add_generate_command(CLI::App& app) {
   auto o = std::make_shared<GenerateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "generate", "Write a test signal (tones, chirp, noise; real or complex) to a file.");
+      "generate", "Write a test signal (tones, chirp, noise; real or complex) to a file, or play it.");
   cmd->footer(
       "SIGNAL is gen[:KEY=VALUE,...] with keys rate, duration, tone=F[@A] (repeatable), "
       "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, i16, ci16).\n"
       "The output's extension picks the container: .wav/.flac (real signals), "
-      ".sigmf-meta (any, SigMF recording).\n"
-      "Example: prism generate gen:rate=1e6,complex,tone=100e3,noise=0.01,duration=2 -o iq.sigmf-meta");
+      ".sigmf-meta (any, SigMF recording). -o audio: plays a real signal on the default audio "
+      "output at the device's pace (JACK's when a JACK server runs); audio:NAME or audio:INDEX "
+      "picks another (prism devices); duration=inf plays until Ctrl-C.\n"
+      "Example: prism generate gen:rate=1e6,complex,tone=100e3,noise=0.01,duration=2 -o iq.sigmf-meta\n"
+      "Example: prism generate gen:tone=440,duration=3 -o audio:");
   cmd->add_option("signal", o->spec, "Generator spec")->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Output file (.wav, .flac, .sigmf-meta)")->required();
+  cmd->add_option("-o,--output", o->output, "Output file (.wav, .flac, .sigmf-meta), or audio:[NAME|INDEX] to play it")->required();
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar and no summary line");
   return [o] { return run_generate(*o); };
 }

@@ -13,6 +13,9 @@
 #if PRISM_HAVE_SNDFILE
 #include "sinks/sndfile_writer.hpp"
 #endif
+#if PRISM_HAVE_PORTAUDIO
+#include "sinks/portaudio_sink.hpp"
+#endif
 
 namespace prism {
 namespace {
@@ -30,11 +33,15 @@ std::string row_sink_extensions_help() { return ".npy (array + .json sidecar), .
 
 std::string sample_sink_extensions_help() {
 #if PRISM_HAVE_SNDFILE
-  return ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg";
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg";
 #else
-  return ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF); WAV/FLAC/OGG need a build "
-         "with libsndfile";
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF); WAV/FLAC/OGG need a "
+                     "build with libsndfile";
 #endif
+#if PRISM_HAVE_PORTAUDIO
+  help += "; audio:[NAME|INDEX] plays through an audio device";
+#endif
+  return help;
 }
 
 std::unique_ptr<RowSink> open_row_sink(const std::string& path, const RowSinkOptions& options) {
@@ -54,6 +61,16 @@ std::unique_ptr<RowSink> open_row_sink(const std::string& path, const RowSinkOpt
 
 std::unique_ptr<SampleSink> open_sample_sink(const std::string& path,
                                              const SampleSinkOptions& options) {
+  // "audio:" is a device, not a file: no extension, no directory to check. The device itself
+  // is opened at begin(), when the stream's rate and channel count are known.
+  if (path == "audio" || path.rfind("audio:", 0) == 0) {
+#if PRISM_HAVE_PORTAUDIO
+    return std::make_unique<PortAudioSink>(path.size() > 6 ? path.substr(6) : std::string());
+#else
+    throw UsageError(path + ": this prism was built without PortAudio, so it cannot play audio "
+                            "(install portaudio19-dev and rebuild)");
+#endif
+  }
   const std::string e = lowercase_extension(path);
   if (e.empty() || e == ".sigmf-meta" || e == ".sigmf-data" || e == ".sigmf") {
     auto sink = std::make_unique<SigmfWriter>(path, options);

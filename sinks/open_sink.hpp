@@ -1,10 +1,11 @@
-// The sink registry: opens the right file sink for an output path, by its extension. The CLI
-// calls these while parsing its command line, so that a wrong extension, an unknown colormap or
-// an unwritable directory is reported before any processing starts.
+// The sink registry: opens the right sink for an output path, by its extension (or audio:).
+// The CLI calls these while parsing its command line, so that a wrong extension, an unknown
+// colormap or an unwritable directory is reported before any processing starts.
 //
 //   rows (spectrogram):  .npy → NpySink (+ .json sidecar);  .png → PngSink
 //   samples:             .sigmf-meta, .sigmf-data, .sigmf or no extension → SigmfWriter;
-//                        .wav, .flac, .ogg → SndfileWriter (when built with libsndfile)
+//                        .wav, .flac, .ogg → SndfileWriter (when built with libsndfile);
+//                        audio:[NAME|INDEX] → PortAudioSink, playback (when built with PortAudio)
 #pragma once
 
 #include <memory>

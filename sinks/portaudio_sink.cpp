@@ -1,22 +1,69 @@
-// PortAudioSink (see portaudio_sink.hpp).
+// PortAudioSink (see portaudio_sink.hpp): the ring, the device callback, pacing and draining.
 #include "sinks/portaudio_sink.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <portaudio.h>
 
 #include "pipeline/errors.hpp"
+#include "sources/input_file.hpp"
 #include "sources/portaudio_source.hpp"
 
 namespace prism {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// A device that takes nothing for this long is gone (JACK server stopped, device unplugged).
+constexpr auto kStallLimit = std::chrono::seconds(2);
+
+}  // namespace
+
 struct PortAudioSink::Impl {
   PortAudioSession session;
   PaStream* stream = nullptr;
+  bool started = false;
+  std::size_t channels = 1;
+
+  // The ring: write() fills it, the callback empties it. Positions count floats since the start
+  // and only grow; each side owns one of them.
+  std::vector<float> ring;
+  std::atomic<std::uint64_t> write_position{0};
+  std::atomic<std::uint64_t> read_position{0};
+  // Set by finish(): the ring running dry now is the end of the sound, not an underflow.
+  std::atomic<bool> draining{false};
+  std::atomic<std::uint64_t> underflows{0};
+
+  static int callback(const void*, void* output, unsigned long frames, const PaStreamCallbackTimeInfo*,
+                      PaStreamCallbackFlags flags, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    auto* out = static_cast<float*>(output);
+    const std::size_t wanted = frames * self->channels;
+    const std::uint64_t r = self->read_position.load(std::memory_order_relaxed);
+    const std::uint64_t w = self->write_position.load(std::memory_order_acquire);
+    // Whole frames only: write() may have stored part of a frame so far, and taking it would
+    // shift every later frame's channels.
+    const std::size_t available = static_cast<std::size_t>((w - r) / self->channels * self->channels);
+    const std::size_t n = std::min(wanted, available);
+    const std::size_t capacity = self->ring.size();
+    const std::size_t start = r % capacity;
+    const std::size_t first = std::min(n, capacity - start);
+    std::memcpy(out, self->ring.data() + start, first * sizeof(float));
+    if (first < n) std::memcpy(out + first, self->ring.data(), (n - first) * sizeof(float));
+    if (n < wanted) std::fill(out + n, out + wanted, 0.0f);
+    self->read_position.store(r + n, std::memory_order_release);
+    const bool ran_dry = n < wanted && !self->draining.load(std::memory_order_acquire);
+    if (ran_dry || (flags & paOutputUnderflow) != 0) self->underflows.fetch_add(1, std::memory_order_relaxed);
+    return paContinue;
+  }
 };
 
-PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer)
-    : device_(std::move(device)), frames_per_buffer_(frames_per_buffer) {}
+PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer, double ring_seconds)
+    : device_(std::move(device)), frames_per_buffer_(frames_per_buffer), ring_seconds_(ring_seconds) {}
 
 PortAudioSink::~PortAudioSink() { close(); }
 
@@ -32,6 +79,11 @@ void PortAudioSink::begin(const StreamInfo& info) {
     throw InputError(where, "device [" + std::to_string(device) + "] " + dev->name + " has " +
                                 std::to_string(dev->maxOutputChannels) + " output channel(s), the stream " +
                                 std::to_string(info.channels));
+  impl_->channels = info.channels;
+  const std::size_t ring_frames = std::max<std::size_t>(
+      {static_cast<std::size_t>(ring_seconds_ * info.sample_rate), std::size_t{8} * frames_per_buffer_, 4096});
+  impl_->ring.assign(ring_frames * info.channels, 0.0f);
+
   PaStreamParameters out{};
   out.device = device;
   out.channelCount = static_cast<int>(info.channels);
@@ -39,25 +91,49 @@ void PortAudioSink::begin(const StreamInfo& info) {
   out.suggestedLatency = dev->defaultHighOutputLatency;
   const PaError err = Pa_OpenStream(&impl_->stream, nullptr, &out, info.sample_rate,
                                     frames_per_buffer_ ? frames_per_buffer_ : paFramesPerBufferUnspecified,
-                                    paNoFlag, nullptr, nullptr);
+                                    paNoFlag, &Impl::callback, impl_.get());
   if (err != paNoError) {
     impl_->stream = nullptr;
     throw InputError(where, "cannot open device [" + std::to_string(device) + "] " + dev->name +
                                 " for " + std::to_string(info.channels) + " channel(s) at " +
-                                std::to_string(info.sample_rate) + " Hz: " + Pa_GetErrorText(err));
+                                number_text(info.sample_rate) + " Hz: " + Pa_GetErrorText(err));
   }
-  const PaError started = Pa_StartStream(impl_->stream);
-  if (started != paNoError)
-    throw InputError(where, std::string("cannot start playback: ") + Pa_GetErrorText(started));
   info_ = info;
   const PaHostApiInfo* api = Pa_GetHostApiInfo(dev->hostApi);
   description_ = "audio:[" + std::to_string(device) + "] " + dev->name + " (" + (api ? api->name : "?") + ")";
 }
 
+void PortAudioSink::start_stream() {
+  const PaError started = Pa_StartStream(impl_->stream);
+  if (started != paNoError)
+    throw InputError("audio:" + device_, std::string("cannot start playback: ") + Pa_GetErrorText(started));
+  impl_->started = true;
+}
+
+void PortAudioSink::wait_for_room_or_drain(std::uint64_t position) {
+  std::uint64_t last_read = impl_->read_position.load(std::memory_order_acquire);
+  auto last_progress = Clock::now();
+  while (true) {
+    const std::uint64_t r = impl_->read_position.load(std::memory_order_acquire);
+    if (r >= position) return;
+    const auto now = Clock::now();
+    if (r != last_read) {
+      last_read = r;
+      last_progress = now;
+    } else if (now - last_progress > kStallLimit) {
+      throw InputError("audio:" + device_, "the device stopped taking samples (" +
+                                                std::string(Pa_IsStreamActive(impl_->stream) == 1 ? "stream active"
+                                                                                                 : "stream stopped") +
+                                                ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 void PortAudioSink::write(const std::byte* data, std::size_t samples) {
   if (!impl_ || impl_->stream == nullptr) throw std::logic_error("PortAudioSink::write before begin");
   const std::size_t values = samples * info_.channels;
-  const float* frames = reinterpret_cast<const float*>(data);
+  const float* floats = reinterpret_cast<const float*>(data);
   if (info_.format == SampleFormat::i16) {
     converted_.resize(values);
     for (std::size_t i = 0; i < values; ++i) {
@@ -65,23 +141,53 @@ void PortAudioSink::write(const std::byte* data, std::size_t samples) {
       std::memcpy(&v, data + 2 * i, 2);
       converted_[i] = static_cast<float>(v) / 32768.0f;
     }
-    frames = converted_.data();
+    floats = converted_.data();
   }
-  const PaError err = Pa_WriteStream(impl_->stream, frames, static_cast<unsigned long>(samples));
-  if (err == paOutputUnderflowed)
-    ++underflows_;
-  else if (err != paNoError)
-    throw InputError("audio:" + device_, std::string("playback failed: ") + Pa_GetErrorText(err));
+  Impl& s = *impl_;
+  const std::size_t capacity = s.ring.size();
+  std::size_t done = 0;
+  while (done < values) {
+    const std::uint64_t w = s.write_position.load(std::memory_order_relaxed);
+    const std::uint64_t r = s.read_position.load(std::memory_order_acquire);
+    const std::size_t room = capacity - static_cast<std::size_t>(w - r);
+    if (room == 0) {
+      if (!s.started) {
+        start_stream();  // the ring is full: enough queued that playback starts without a gap
+        continue;
+      }
+      wait_for_room_or_drain(w - capacity + capacity / 4);  // a quarter free, not a sample at a time
+      continue;
+    }
+    const std::size_t n = std::min(room, values - done);
+    const std::size_t start = w % capacity;
+    const std::size_t first = std::min(n, capacity - start);
+    std::memcpy(s.ring.data() + start, floats + done, first * sizeof(float));
+    if (first < n) std::memcpy(s.ring.data(), floats + done + first, (n - first) * sizeof(float));
+    s.write_position.store(w + n, std::memory_order_release);
+    done += n;
+  }
   written_ += samples;
 }
 
 void PortAudioSink::finish(bool) {
-  if (impl_ && impl_->stream != nullptr) Pa_StopStream(impl_->stream);  // plays out what is queued
+  if (!impl_ || impl_->stream == nullptr) return;
+  impl_->draining.store(true, std::memory_order_release);
+  const std::uint64_t end = impl_->write_position.load(std::memory_order_relaxed);
+  if (end > 0) {
+    try {
+      if (!impl_->started) start_stream();  // a sound shorter than the ring
+      wait_for_room_or_drain(end);
+    } catch (...) {
+      abort();
+      throw;
+    }
+  }
+  if (impl_->started) Pa_StopStream(impl_->stream);  // returns once the host has played its buffers
   close();
 }
 
 void PortAudioSink::abort() noexcept {
-  if (impl_ && impl_->stream != nullptr) Pa_AbortStream(impl_->stream);
+  if (impl_ && impl_->stream != nullptr && impl_->started) Pa_AbortStream(impl_->stream);
   close();
 }
 
@@ -90,7 +196,11 @@ void PortAudioSink::close() noexcept {
     Pa_CloseStream(impl_->stream);
     impl_->stream = nullptr;
   }
-  impl_.reset();
+  // The counters outlive the stream: the summary reads them after finish().
+}
+
+std::uint64_t PortAudioSink::underflows() const {
+  return impl_ ? impl_->underflows.load(std::memory_order_relaxed) : 0;
 }
 
 std::string PortAudioSink::describe() const {

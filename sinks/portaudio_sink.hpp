@@ -1,11 +1,20 @@
-// PortAudioSink: audio playback through PortAudio, as a SampleSink. It takes f32, i16 or real
-// generator output of any rate the device accepts, converts to float and writes with PortAudio's
-// blocking API (the sink's thread waits for the device, which paces the caller at real time).
+// PortAudioSink: audio playback through PortAudio, as a SampleSink (`prism generate ... -o
+// audio:`). It takes real f32 or i16 samples at any rate and channel count the device accepts.
 //
 // Output spec: "audio:" (default output; JACK's when a JACK server runs), "audio:NAME" (name
 // fragment) or "audio:INDEX", as for input (sources/portaudio_source.hpp).
 //
-// Underflows (the device ran dry because write() came late) are counted, not fatal.
+// Callback mode, not PortAudio's blocking API: PortAudio 19.6's JACK blocking layer assumes two
+// channels per frame whatever the stream has, so a mono Pa_WriteStream through JACK reads past
+// the caller's buffer and writes past its own (heap corruption). Here write() converts to float
+// and puts the samples into a single-producer single-consumer ring, waiting while the ring is
+// full, so the caller is paced by the device at real time. PortAudio's callback takes them out on
+// its real-time thread, never locking or allocating; when the ring runs dry before finish() it
+// plays silence and counts an underflow. The stream starts once the ring is full (or at finish()
+// for short sounds), so playback does not begin with an underflow.
+//
+// Underflows (the device ran dry because write() came late, or the host reported an output
+// underflow) are counted, not fatal. A device that stops taking samples for 2 s is an error.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +29,17 @@ namespace prism {
 class PortAudioSink final : public SampleSink {
  public:
   // device: "" (default), a name fragment or an index. frames_per_buffer: 0 = PortAudio's choice.
-  explicit PortAudioSink(std::string device, unsigned frames_per_buffer = 0);
+  // ring_seconds: how much audio write() may queue ahead of the device.
+  explicit PortAudioSink(std::string device, unsigned frames_per_buffer = 0, double ring_seconds = 0.25);
   ~PortAudioSink() override;
   PortAudioSink(const PortAudioSink&) = delete;
   PortAudioSink& operator=(const PortAudioSink&) = delete;
 
-  // Opens and starts the stream. Throws InputError ("audio:NAME: reason") when the device is
-  // missing or refuses the stream; UsageError for complex or 8-bit formats.
+  // Opens the stream (started by the first write that fills the ring). Throws InputError
+  // ("audio:NAME: reason") when the device is missing or refuses the stream; UsageError for
+  // complex or 8-bit formats.
   void begin(const StreamInfo& info) override;
+  // Waits while the ring is full. Throws InputError when the device stops taking samples.
   void write(const std::byte* data, std::size_t samples) override;
   // Lets the queued audio play out, then closes the stream.
   void finish(bool complete) override;
@@ -35,20 +47,25 @@ class PortAudioSink final : public SampleSink {
   std::uint64_t samples_written() const override { return written_; }
   std::string describe() const override;
 
-  // Times the device ran dry between writes (PortAudio's output underflow reports).
-  std::uint64_t underflows() const { return underflows_; }
+  // Times the device ran dry before the end (silence played in between), whether prism's ring
+  // was empty or the host reported an output underflow.
+  std::uint64_t underflows() const;
 
  private:
+  void start_stream();
+  // Waits until the callback has taken everything up to `position` (floats), or throws when it
+  // makes no progress for 2 s.
+  void wait_for_room_or_drain(std::uint64_t position);
   void close() noexcept;
 
   std::string device_;
   unsigned frames_per_buffer_ = 0;
+  double ring_seconds_ = 0.25;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   StreamInfo info_;
   std::vector<float> converted_;
   std::uint64_t written_ = 0;
-  std::uint64_t underflows_ = 0;
   std::string description_;
 };
 

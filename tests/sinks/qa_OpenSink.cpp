@@ -9,6 +9,9 @@
 #include "sinks/open_sink.hpp"
 #include "sinks/png_sink.hpp"
 #include "sinks/sigmf_writer.hpp"
+#if PRISM_HAVE_PORTAUDIO
+#include "sinks/portaudio_sink.hpp"
+#endif
 #include "sink_test_support.hpp"
 
 namespace prism {
@@ -54,6 +57,29 @@ TEST(OpenSink, SampleSinksByExtension) {
   for (const char* name : {"r", "r.sigmf-meta", "r.sigmf-data", "r.sigmf"})
     EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sample_sink(dir.file(name)).get()), nullptr) << name;
   EXPECT_THROW(open_sample_sink(dir.file("r.txt")), UsageError);
+}
+
+// audio: names a playback device, not a file: no extension is looked at, nothing is created,
+// and the device is only opened at begin() (tests/audio plays through it with a real server).
+TEST(OpenSink, AudioSpecIsPlayback) {
+  ScratchDir dir;
+#if PRISM_HAVE_PORTAUDIO
+  for (const char* spec : {"audio", "audio:", "audio:system", "audio:3", "audio:x.wav"}) {
+    const auto sink = open_sample_sink(spec);
+    EXPECT_NE(dynamic_cast<PortAudioSink*>(sink.get()), nullptr) << spec;
+  }
+  EXPECT_EQ(open_sample_sink("audio:system")->describe(), "audio:system");
+  EXPECT_NE(sample_sink_extensions_help().find("audio:"), std::string::npos);
+#else
+  try {
+    open_sample_sink("audio:");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("PortAudio"), std::string::npos) << e.what();
+  }
+#endif
+  // A file whose name merely contains "audio" is still a file.
+  EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sample_sink(dir.file("audio.sigmf-meta")).get()), nullptr);
 }
 
 TEST(OpenSink, OutputDirectoryIsCheckedAtOpen) {

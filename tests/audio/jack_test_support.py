@@ -1,0 +1,101 @@
+"""Helpers for the audio tests: a private JACK server with the dummy driver, its ports, stopping.
+
+The server gets a name of its own (JACK_DEFAULT_SERVER), so that a JACK server of the machine's
+user is left alone and tests running in parallel do not meet. Where jackd or one of the JACK
+example clients cannot run, the test is skipped (exit 77, ctest SKIP) with the reason: it never
+passes without having heard anything.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gui"))
+from view_test_support import SKIP  # noqa: E402
+
+RATE = 48000
+
+
+def skip(reason):
+    print(f"SKIP: {reason}")
+    sys.exit(SKIP)
+
+
+def require_tools(*tools):
+    for tool in tools:
+        if shutil.which(tool) is None:
+            skip(f"{tool} is not installed (scripts/install-deps installs jackd2, xvfb and xdotool)")
+
+
+def stop(proc, signal_first=None):
+    """Ends a process the test started: `signal_first` (e.g. SIGINT) or SIGTERM, then SIGKILL."""
+    if proc is None or proc.poll() is not None:
+        return
+    if signal_first is not None:
+        proc.send_signal(signal_first)
+    else:
+        proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class JackServer:
+    """`jackd --no-realtime -d dummy` at RATE under a private server name; stopped on exit.
+    monitor=True adds the ports system:monitor_N, which carry what is played to system:playback_N
+    (a recorder can listen there before the player exists)."""
+
+    def __init__(self, period=1024, monitor=False):
+        self.period = period
+        self.monitor = monitor
+        self.env = dict(os.environ)
+        self.env["JACK_NO_AUDIO_RESERVATION"] = "1"  # no D-Bus device reservation in a container
+        self.env["JACK_DEFAULT_SERVER"] = f"prism_test_{os.getpid()}"
+        self.proc = None
+
+    def __enter__(self):
+        require_tools("jackd", "jack_lsp", "jack_connect")
+        driver = ["-d", "dummy", "-r", str(RATE), "-p", str(self.period)] + (["-m"] if self.monitor else [])
+        self.proc = subprocess.Popen(["jackd", "--no-realtime", *driver], env=self.env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(100):
+            if self.proc.poll() is not None or self.ports():
+                break
+            time.sleep(0.1)
+        if self.proc.poll() is not None or not self.ports():
+            log = self.proc.stdout.read() if self.proc.poll() is not None else ""
+            self.__exit__()
+            skip("jackd -d dummy did not start: " + (log.strip().splitlines() or ["no output"])[-1])
+        return self
+
+    def __exit__(self, *exc):
+        stop(self.proc)
+
+    def client_env(self, base=None):
+        """`base` (default: this process's environment) with the variables that reach this server."""
+        env = dict(os.environ if base is None else base)
+        env.update({k: self.env[k] for k in ("JACK_NO_AUDIO_RESERVATION", "JACK_DEFAULT_SERVER")})
+        return env
+
+    def ports(self):
+        out = subprocess.run(["jack_lsp"], env=self.env, capture_output=True, text=True, timeout=10)
+        return out.stdout.split() if out.returncode == 0 else []
+
+    def wait_for_ports(self, predicate, timeout_s, while_running=None):
+        """The ports `predicate` accepts, once there are any (an empty list after timeout_s, or
+        when `while_running` has exited)."""
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            found = [p for p in self.ports() if predicate(p)]
+            if found:
+                return found
+            if while_running is not None and while_running.poll() is not None:
+                return []
+            time.sleep(0.05)
+        return []
+
+    def connect(self, source, destination):
+        return subprocess.run(["jack_connect", source, destination], env=self.env).returncode == 0
