@@ -3,7 +3,8 @@
 // median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan creation outside the
 // timed region, fresh random input in [-0.5, 0.5) for every length. Prints GB/s (one read of
 // the input and one write of the output), GFLOP/s (5 N log2 N complex, 2.5 N log2 N real) and
-// the ratio to cuFFT; --tune also times planner candidates per length (the tuning mode).
+// the ratio to cuFFT; --tune also times the planner's candidates per length (fft_wisdom.hpp,
+// planner_candidates; prism fft-tune measures the same list and records the winners).
 //
 //   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...]   (--sizes: only these lengths)
 #include <cuda_runtime.h>
@@ -20,6 +21,7 @@
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_wisdom.hpp"
 
 namespace {
 
@@ -222,33 +224,14 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
 
       if (tune) {
-        // Tuning mode: candidate blockings of the planner, timed on the same buffers.
-        struct Candidate {
-          const char* name;
-          prism::fft::gpu::PlannerOptions options;
-        };
-        std::vector<Candidate> candidates;
-        for (int single : {1024, 2048, 4096, 8192, 16384}) {
-          prism::fft::gpu::PlannerOptions o;
-          o.single_elements_per_block = single;
-          candidates.push_back({"single", o});
-        }
-        if (prism::fft::gpu::describe_cuda_plan(spec).rfind("stockham", 0) != 0) {
-          for (int column : {2048, 4096, 16384}) {
-            for (int rows_per : {2048, 4096, 16384}) {
-              prism::fft::gpu::PlannerOptions o;
-              o.column_elements_per_block = column;
-              o.row_elements_per_block = rows_per;
-              candidates.push_back({"column/row", o});
-            }
-          }
-        }
-        for (const Candidate& c : candidates) {
-          auto plan = prism::fft::gpu::make_cuda_plan(spec, c.options);
+        // Tuning mode: the planner's candidates (the list prism fft-tune measures), timed on the
+        // same buffers; the first is the default.
+        for (const prism::fft::gpu::PlannerOptions& options : prism::fft::gpu::planner_candidates(spec)) {
+          auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
           const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
-          std::printf("    tune %-10s single=%5d column=%5d row=%5d : %8.3f ms %8.0f GB/s\n", c.name,
-                      c.options.single_elements_per_block, c.options.column_elements_per_block,
-                      c.options.row_elements_per_block, ms, row.bytes / (ms * 1e6));
+          std::printf("    tune single=%5d column=%5d row=%5d : %8.3f ms %8.0f GB/s\n",
+                      options.single_elements_per_block, options.column_elements_per_block,
+                      options.row_elements_per_block, ms, row.bytes / (ms * 1e6));
         }
       }
     }

@@ -1,0 +1,133 @@
+// GPU checks of the tuning mode (fft/cuda/fft_tune.hpp): tuning two small lengths measures every
+// candidate (none rejected: each blocking computes the default plan's result), the winner is
+// written to the wisdom file named by PRISM_FFT_WISDOM, and planner_options_for() reads it back
+// for the current device. Exits with 77 (ctest SKIP) when no device is usable.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "fft/cuda/fft_tune.hpp"
+#include "fft/cuda/fft_wisdom.hpp"
+
+namespace prism::fft::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+PlanSpec spec_of(std::size_t n, std::size_t batch, Transform transform) {
+  PlanSpec spec;
+  spec.n = n;
+  spec.batch = batch;
+  spec.transform = transform;
+  return spec;
+}
+
+class TuneOnDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = fs::temp_directory_path() / ("qa_FftTune_" + std::to_string(::getpid()));
+    fs::remove_all(directory_);
+    wisdom_path_ = (directory_ / "cache" / "fft-wisdom.json").string();
+    ::setenv("PRISM_FFT_WISDOM", wisdom_path_.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("PRISM_FFT_WISDOM");
+    fs::remove_all(directory_);
+  }
+  fs::path directory_;
+  std::string wisdom_path_;
+};
+
+TEST_F(TuneOnDevice, TwoLengthsAreMeasuredWrittenAndReadBackAtPlanTime) {
+  const PlanSpec specs[] = {spec_of(256, 4096, Transform::c2c_forward), spec_of(1024, 1024, Transform::r2c)};
+  const DeviceId device = cuda_device_id(0);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+
+  Wisdom tuned;
+  for (const PlanSpec& spec : specs) {
+    SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
+    std::size_t progress_calls = 0;
+    TuneSettings settings;
+    settings.runs = 20;
+    settings.progress = [&](std::size_t candidate, std::size_t) { EXPECT_EQ(candidate, progress_calls++); };
+    const WisdomEntry entry = tune(spec, 0, settings);
+
+    EXPECT_TRUE(entry.key == wisdom_key(device, spec));
+    EXPECT_EQ(entry.batch, spec.batch);
+    const std::vector<PlannerOptions> candidates = planner_candidates(spec);
+    ASSERT_EQ(entry.candidates.size(), candidates.size());
+    EXPECT_EQ(progress_calls, candidates.size());
+    ASSERT_GE(entry.candidates.size(), 2u) << "nothing was compared";
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const CandidateTime& c = entry.candidates[i];
+      EXPECT_TRUE(same_options(c.options, candidates[i]));
+      EXPECT_TRUE(c.rejected.empty()) << describe(c.options) << ": " << c.rejected;
+      EXPECT_TRUE(std::isfinite(c.median_ms) && c.median_ms > 0.0) << describe(c.options);
+    }
+    EXPECT_DOUBLE_EQ(entry.default_ms, entry.candidates.front().median_ms);
+    EXPECT_GT(entry.best_ms, 0.0);
+    EXPECT_LE(entry.best_ms, entry.default_ms);
+    std::printf("  %s n=%zu batch %zu: default %.4f ms, best %.4f ms (%s)\n",
+                std::string(transform_name(spec.transform)).c_str(), spec.n, spec.batch,
+                entry.default_ms, entry.best_ms, describe(entry.best).c_str());
+    tuned.record(entry);
+  }
+  update_wisdom_file(default_wisdom_path(), tuned);
+  ASSERT_EQ(default_wisdom_path(), wisdom_path_);
+
+  const Wisdom loaded = Wisdom::load(wisdom_path_);
+  ASSERT_EQ(loaded.entries().size(), 2u);
+  for (const PlanSpec& spec : specs) {
+    const WisdomEntry* written = loaded.find(wisdom_key(device, spec));
+    ASSERT_NE(written, nullptr) << spec.n;
+    EXPECT_TRUE(same_options(written->best, tuned.find(wisdom_key(device, spec))->best));
+    EXPECT_TRUE(same_options(planner_options_for(spec), written->best)) << spec.n;
+  }
+
+  // The winner is usually the default; an entry whose best is not tells the lookup apart from
+  // the fallback. It holds for this device only.
+  PlannerOptions marked;
+  marked.single_elements_per_block = 1024;
+  marked.column_elements_per_block = 2048;
+  marked.row_elements_per_block = 16384;
+  WisdomEntry other = *loaded.find(wisdom_key(device, specs[0]));
+  other.key.n = 512;
+  other.best = marked;
+  WisdomEntry elsewhere = other;
+  elsewhere.key.n = 2048;
+  elsewhere.key.device.name += " (another chip)";
+  Wisdom extra;
+  extra.record(other);
+  extra.record(elsewhere);
+  update_wisdom_file(wisdom_path_, extra);
+  EXPECT_TRUE(same_options(planner_options_for(spec_of(512, 4096, Transform::c2c_forward)), marked));
+  EXPECT_TRUE(same_options(planner_options_for(spec_of(2048, 4096, Transform::c2c_forward)),
+                           PlannerOptions{}));
+  EXPECT_EQ(Wisdom::load(wisdom_path_).entries().size(), 4u);
+}
+
+TEST_F(TuneOnDevice, LengthsBeyondThePlannerAreRefused) {
+  EXPECT_THROW(tune(spec_of(static_cast<std::size_t>(kMaxPlannedLength) * 2, 1, Transform::c2c_forward), 0),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace prism::fft::gpu
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  const cudaError_t status = cudaGetDeviceCount(&devices);
+  if (status != cudaSuccess || devices == 0) {
+    std::printf("qa_FftTune: skipped: %s\n",
+                status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,469 @@
+// CPU checks of the FFT wisdom file (fft/cuda/fft_wisdom.hpp): round trip of every field,
+// merging, keys that tell devices, transforms, lengths and batch classes apart, the nearest
+// batch class at plan time, the file's default location and its environment override, errors
+// that name the path (corrupt file, unwritable directory), and the tuning candidate list. No GPU.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_wisdom.hpp"
+
+namespace prism::fft::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+const DeviceId kH200{"NVIDIA H200", 9, 0};
+const DeviceId kL4{"NVIDIA L4", 8, 9};
+
+class WisdomFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = fs::temp_directory_path() /
+                 ("qa_FftWisdom_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(directory_);
+    fs::create_directories(directory_);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::permissions(directory_, fs::perms::owner_all, fs::perm_options::add, ignored);
+    for (const auto& entry : fs::recursive_directory_iterator(directory_, ignored))
+      fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(directory_, ignored);
+  }
+  std::string path(const std::string& name) const { return (directory_ / name).string(); }
+
+  fs::path directory_;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+PlanSpec spec_of(std::size_t n, std::size_t batch, Transform transform) {
+  PlanSpec spec;
+  spec.n = n;
+  spec.batch = batch;
+  spec.transform = transform;
+  return spec;
+}
+
+PlannerOptions options_of(int single, int column, int row) {
+  PlannerOptions o;
+  o.single_elements_per_block = single;
+  o.column_elements_per_block = column;
+  o.row_elements_per_block = row;
+  return o;
+}
+
+WisdomEntry entry_of(const DeviceId& device, const PlanSpec& spec, const PlannerOptions& best,
+                     double best_ms = 0.5) {
+  WisdomEntry e;
+  e.key = wisdom_key(device, spec);
+  e.batch = spec.batch;
+  e.best = best;
+  e.best_ms = best_ms;
+  e.default_ms = 0.75;
+  CandidateTime by_default;
+  by_default.median_ms = 0.75;
+  CandidateTime winner;
+  winner.options = best;
+  winner.median_ms = best_ms;
+  CandidateTime wrong;
+  wrong.options = options_of(1024, 2048, 2048);
+  wrong.rejected = "output differs from the default plan's (relative L2 3.00e-01)";
+  e.candidates = {by_default, winner, wrong};
+  e.tuned_at = "2025-01-31T12:00:00Z";
+  e.prism_version = "0.1.0";
+  return e;
+}
+
+void expect_same_options(const PlannerOptions& actual, const PlannerOptions& expected) {
+  EXPECT_TRUE(same_options(actual, expected))
+      << "got " << describe(actual) << ", expected " << describe(expected);
+}
+
+// Sets (or, with nullopt, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value->c_str(), 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// ---- keys -----------------------------------------------------------------------------------
+
+TEST(WisdomKeys, BatchClassCountsPointsInPowersOfFour) {
+  EXPECT_EQ(batch_class(spec_of(1024, 1, Transform::c2c_forward)), 5);   // 2^10
+  EXPECT_EQ(batch_class(spec_of(1024, 2, Transform::c2c_forward)), 5);   // 2^11
+  EXPECT_EQ(batch_class(spec_of(1024, 4, Transform::c2c_forward)), 6);   // 2^12
+  EXPECT_EQ(batch_class(spec_of(4096, 1, Transform::r2c)), 6);
+  EXPECT_EQ(batch_class(spec_of(1000, 1000, Transform::r2c)), 9);        // ~2^19.9
+  EXPECT_EQ(batch_class(spec_of(1, 1, Transform::r2c)), 0);
+  EXPECT_EQ(batch_class(spec_of(std::size_t{1} << 27, std::size_t{1} << 62, Transform::r2c)), 31);
+}
+
+TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
+  const PlanSpec base = spec_of(4096, 4096, Transform::r2c);
+  Wisdom wisdom;
+  const PlannerOptions a = options_of(1024, 8192, 8192);
+  const PlannerOptions b = options_of(2048, 8192, 8192);
+  const PlannerOptions c = options_of(8192, 8192, 8192);
+  const PlannerOptions d = options_of(16384, 8192, 8192);
+  const PlannerOptions e = options_of(4096, 2048, 2048);
+  const PlannerOptions f = options_of(4096, 4096, 4096);
+  wisdom.record(entry_of(kH200, base, a));
+  wisdom.record(entry_of(kL4, base, b));
+  wisdom.record(entry_of(DeviceId{"NVIDIA H200", 9, 1}, base, c));  // same name, other chip
+  wisdom.record(entry_of(kH200, spec_of(4096, 4096, Transform::c2r), d));
+  wisdom.record(entry_of(kH200, spec_of(2048, 4096, Transform::r2c), e));
+  wisdom.record(entry_of(kH200, spec_of(4096, 4, Transform::r2c), f));
+  ASSERT_EQ(wisdom.entries().size(), 6u);
+
+  auto best = [&](const DeviceId& device, const PlanSpec& spec) {
+    const WisdomEntry* found = wisdom.find(wisdom_key(device, spec));
+    EXPECT_NE(found, nullptr);
+    return found ? found->best : PlannerOptions{};
+  };
+  expect_same_options(best(kH200, base), a);
+  expect_same_options(best(kL4, base), b);
+  expect_same_options(best(DeviceId{"NVIDIA H200", 9, 1}, base), c);
+  expect_same_options(best(kH200, spec_of(4096, 4096, Transform::c2r)), d);
+  expect_same_options(best(kH200, spec_of(2048, 4096, Transform::r2c)), e);
+  expect_same_options(best(kH200, spec_of(4096, 4, Transform::r2c)), f);
+  EXPECT_EQ(wisdom.find(wisdom_key(kH200, spec_of(4096, 4096, Transform::c2c_forward))), nullptr);
+  EXPECT_EQ(wisdom.find(wisdom_key(DeviceId{"NVIDIA H100", 9, 0}, base)), nullptr);
+}
+
+TEST(WisdomKeys, NearestBatchClassOfTheSameDeviceTransformAndLength) {
+  Wisdom wisdom;
+  const PlannerOptions small = options_of(1024, 8192, 8192);
+  const PlannerOptions large = options_of(16384, 8192, 8192);
+  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::c2c_forward), small));         // class 5
+  wisdom.record(entry_of(kH200, spec_of(1024, 1 << 14, Transform::c2c_forward), large));   // class 12
+  // Classes 6 and 11 are nearer 5 and 12; class 8 is 3 from 5 and 4 from 12.
+  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 4, Transform::c2c_forward))->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 1 << 12, Transform::c2c_forward))->best, large);
+  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 1 << 6, Transform::c2c_forward))->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, std::size_t{1} << 40, Transform::c2c_forward))->best, large);
+  // A tie goes to the larger class: class 8 is 2 from classes 6 and 10.
+  Wisdom tie;
+  tie.record(entry_of(kH200, spec_of(4096, 1, Transform::r2c), small));        // class 6
+  tie.record(entry_of(kH200, spec_of(4096, 1 << 8, Transform::r2c), large));   // class 10
+  expect_same_options(tie.find_nearest(kH200, spec_of(4096, 1 << 4, Transform::r2c))->best, large);
+  EXPECT_EQ(wisdom.find_nearest(kL4, spec_of(1024, 1, Transform::c2c_forward)), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, spec_of(1024, 1, Transform::c2c_inverse)), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, spec_of(2048, 1, Transform::c2c_forward)), nullptr);
+}
+
+// ---- the file -------------------------------------------------------------------------------
+
+TEST_F(WisdomFile, RoundTripKeepsEveryField) {
+  Wisdom wisdom;
+  const WisdomEntry original = entry_of(kH200, spec_of(4096, 4096, Transform::c2r),
+                                        options_of(2048, 4096, 16384), 0.125);
+  wisdom.record(original);
+  wisdom.record(entry_of(kL4, spec_of(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192)));
+  const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
+  wisdom.save(file);
+
+  const Wisdom loaded = Wisdom::load(file);
+  ASSERT_EQ(loaded.entries().size(), 2u);
+  const WisdomEntry* e = loaded.find(original.key);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->key.device.name, "NVIDIA H200");
+  EXPECT_EQ(e->key.device.major, 9);
+  EXPECT_EQ(e->key.device.minor, 0);
+  EXPECT_EQ(e->key.transform, Transform::c2r);
+  EXPECT_EQ(e->key.n, 4096u);
+  EXPECT_EQ(e->key.batch_class, batch_class(spec_of(4096, 4096, Transform::c2r)));
+  EXPECT_EQ(e->batch, 4096u);
+  expect_same_options(e->best, options_of(2048, 4096, 16384));
+  EXPECT_DOUBLE_EQ(e->best_ms, 0.125);
+  EXPECT_DOUBLE_EQ(e->default_ms, 0.75);
+  ASSERT_EQ(e->candidates.size(), 3u);
+  expect_same_options(e->candidates[1].options, options_of(2048, 4096, 16384));
+  EXPECT_DOUBLE_EQ(e->candidates[1].median_ms, 0.125);
+  EXPECT_TRUE(e->candidates[1].rejected.empty());
+  EXPECT_EQ(e->candidates[2].rejected, original.candidates[2].rejected);
+  EXPECT_EQ(e->tuned_at, "2025-01-31T12:00:00Z");
+  EXPECT_EQ(e->prism_version, "0.1.0");
+  EXPECT_EQ(loaded.to_text(), wisdom.to_text());
+
+  const std::string text = read_text(file);
+  EXPECT_NE(text.find("\"format\": \"prism-fft-wisdom\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"compute_capability\": \"9.0\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"transform\": \"c2r\""), std::string::npos) << text;
+}
+
+TEST_F(WisdomFile, MissingFileIsEmptyAndSavingLeavesNoTemporaryFiles) {
+  EXPECT_TRUE(Wisdom::load(path("never-written.json")).entries().empty());
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, spec_of(256, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.save(path("w.json"));
+  wisdom.save(path("w.json"));  // over an existing file
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(directory_)) names.insert(entry.path().filename().string());
+  EXPECT_EQ(names, std::set<std::string>{"w.json"});
+  struct stat status {};
+  ASSERT_EQ(::stat(path("w.json").c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0644u);
+}
+
+TEST_F(WisdomFile, MergeReplacesSameKeysAndKeepsTheRest) {
+  const PlanSpec a = spec_of(1024, 64, Transform::c2c_forward);
+  const PlanSpec b = spec_of(2048, 64, Transform::c2c_forward);
+  const PlanSpec c = spec_of(4096, 64, Transform::r2c);
+  Wisdom old_wisdom;
+  old_wisdom.record(entry_of(kH200, a, options_of(1024, 8192, 8192)));
+  old_wisdom.record(entry_of(kH200, b, options_of(2048, 8192, 8192)));
+  Wisdom newer;
+  newer.record(entry_of(kH200, b, options_of(16384, 8192, 8192)));
+  newer.record(entry_of(kH200, c, options_of(8192, 8192, 8192)));
+
+  Wisdom merged = old_wisdom;
+  merged.merge(newer);
+  ASSERT_EQ(merged.entries().size(), 3u);
+  expect_same_options(merged.find(wisdom_key(kH200, a))->best, options_of(1024, 8192, 8192));
+  expect_same_options(merged.find(wisdom_key(kH200, b))->best, options_of(16384, 8192, 8192));
+  expect_same_options(merged.find(wisdom_key(kH200, c))->best, options_of(8192, 8192, 8192));
+
+  // The same through the file, as two tuning runs write it.
+  const std::string file = path("fft-wisdom.json");
+  update_wisdom_file(file, old_wisdom);
+  const Wisdom written = update_wisdom_file(file, newer);
+  const Wisdom loaded = Wisdom::load(file);
+  EXPECT_EQ(loaded.to_text(), merged.to_text());
+  EXPECT_EQ(written.to_text(), merged.to_text());
+}
+
+TEST_F(WisdomFile, LookupFollowsTheFileAndFallsBackToDefaults) {
+  const std::string file = path("fft-wisdom.json");
+  const PlanSpec tuned = spec_of(1024, 1 << 13, Transform::r2c);
+  // No file: the defaults.
+  expect_same_options(lookup_planner_options(kH200, tuned, file), PlannerOptions{});
+  expect_same_options(lookup_planner_options(kH200, tuned, ""), PlannerOptions{});
+
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, tuned, options_of(1024, 8192, 8192)));
+  update_wisdom_file(file, wisdom);
+  expect_same_options(lookup_planner_options(kH200, tuned, file), options_of(1024, 8192, 8192));
+  // Another batch of the same length: the nearest class tuned.
+  expect_same_options(lookup_planner_options(kH200, spec_of(1024, 1, Transform::r2c), file),
+                      options_of(1024, 8192, 8192));
+  // Not tuned: another device, transform or length.
+  expect_same_options(lookup_planner_options(kL4, tuned, file), PlannerOptions{});
+  expect_same_options(lookup_planner_options(kH200, spec_of(1024, 1 << 13, Transform::c2r), file),
+                      PlannerOptions{});
+  expect_same_options(lookup_planner_options(kH200, spec_of(512, 1 << 13, Transform::r2c), file),
+                      PlannerOptions{});
+
+  // A new tuning run replaces the file: the next plan sees it (the cache follows the file).
+  Wisdom retuned;
+  retuned.record(entry_of(kH200, tuned, options_of(16384, 8192, 8192)));
+  update_wisdom_file(file, retuned);
+  expect_same_options(lookup_planner_options(kH200, tuned, file), options_of(16384, 8192, 8192));
+}
+
+TEST(WisdomPath, EnvironmentOverrideThenXdgCacheThenHome) {
+  {
+    ScopedEnv wisdom("PRISM_FFT_WISDOM", "/somewhere/mine.json");
+    ScopedEnv cache("XDG_CACHE_HOME", "/xdg");
+    ScopedEnv home("HOME", "/home/user");
+    EXPECT_EQ(default_wisdom_path(), "/somewhere/mine.json");
+  }
+  {
+    ScopedEnv wisdom("PRISM_FFT_WISDOM", std::nullopt);
+    ScopedEnv cache("XDG_CACHE_HOME", "/xdg");
+    ScopedEnv home("HOME", "/home/user");
+    EXPECT_EQ(default_wisdom_path(), "/xdg/prism/fft-wisdom.json");
+  }
+  {
+    ScopedEnv wisdom("PRISM_FFT_WISDOM", "");  // empty counts as unset
+    ScopedEnv cache("XDG_CACHE_HOME", "relative/ignored");
+    ScopedEnv home("HOME", "/home/user");
+    EXPECT_EQ(default_wisdom_path(), "/home/user/.cache/prism/fft-wisdom.json");
+  }
+  {
+    ScopedEnv wisdom("PRISM_FFT_WISDOM", std::nullopt);
+    ScopedEnv cache("XDG_CACHE_HOME", std::nullopt);
+    ScopedEnv home("HOME", std::nullopt);
+    EXPECT_EQ(default_wisdom_path(), "");
+  }
+}
+
+// Loading must fail with a WisdomError whose message names the file and contains `reason`.
+void expect_load_error(const std::string& file, const std::string& reason) {
+  try {
+    Wisdom::load(file);
+    ADD_FAILURE() << file << " loaded, expected an error about: " << reason;
+  } catch (const WisdomError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.path(), file);
+    EXPECT_NE(message.find(file), std::string::npos) << message;
+    EXPECT_NE(message.find(reason), std::string::npos) << message;
+  }
+}
+
+TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
+  Wisdom valid;
+  valid.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  const std::string good = valid.to_text();
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+  };
+  const struct {
+    const char* name;
+    std::string text;
+    const char* reason;
+  } cases[] = {
+      {"truncated.json", good.substr(0, good.size() / 2), "not valid JSON"},
+      {"empty.json", "", "not valid JSON"},
+      {"other.json", "{\"entries\": []}", "not a prism FFT wisdom file"},
+      {"array.json", "[1, 2]", "not a prism FFT wisdom file"},
+      {"newer.json", replaced("\"version\": 1", "\"version\": 2"), "version 2"},
+      {"no-entries.json", "{\"format\": \"prism-fft-wisdom\", \"version\": 1}", "\"entries\""},
+      {"bad-n.json", replaced("\"n\": 1024", "\"n\": -3"), "entry 1: \"n\" must be a positive integer"},
+      {"bad-kind.json", replaced("\"transform\": \"r2c\"", "\"transform\": \"dct\""), "unknown \"transform\" \"dct\""},
+      {"bad-cc.json", replaced("\"compute_capability\": \"9.0\"", "\"compute_capability\": \"nine\""),
+       "compute_capability"},
+      {"bad-options.json",
+       replaced("\"single_elements_per_block\": 1024", "\"single_elements_per_block\": \"many\""),
+       "single_elements_per_block"},
+      {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string file = path(c.name);
+    write_text(file, c.text);
+    expect_load_error(file, c.reason);
+  }
+  // Unreadable: a directory where the file should be.
+  fs::create_directories(path("a-directory.json"));
+  expect_load_error(path("a-directory.json"), "not a regular file");
+}
+
+TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
+  const std::string file = path("fft-wisdom.json");
+  Wisdom wisdom;
+  const PlanSpec spec = spec_of(2048, 8, Transform::c2c_forward);
+  wisdom.record(entry_of(kH200, spec, options_of(1024, 8192, 8192)));
+  wisdom.save(file);
+  expect_same_options(lookup_planner_options(kH200, spec, file), options_of(1024, 8192, 8192));
+
+  write_text(file, "{ not json");
+  ::testing::internal::CaptureStderr();
+  const PlannerOptions first = lookup_planner_options(kH200, spec, file);
+  const PlannerOptions second = lookup_planner_options(kH200, spec, file);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  expect_same_options(first, PlannerOptions{});
+  expect_same_options(second, PlannerOptions{});
+  EXPECT_NE(warnings.find("warning"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find(file), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
+}
+
+// Saving must fail with a WisdomError naming the file, and leave what was there alone.
+void expect_save_error(const Wisdom& wisdom, const std::string& file, const std::string& reason) {
+  for (bool through_update : {false, true}) {
+    try {
+      if (through_update) update_wisdom_file(file, wisdom);
+      else wisdom.save(file);
+      ADD_FAILURE() << file << " written, expected an error about: " << reason;
+    } catch (const WisdomError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(file), std::string::npos) << message;
+      EXPECT_NE(message.find(reason), std::string::npos) << message;
+    }
+  }
+}
+
+TEST_F(WisdomFile, UnwritableDirectoryErrorNamesThePath) {
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  // The directory cannot exist: a regular file is in its place.
+  write_text(path("plain-file"), "x");
+  expect_save_error(wisdom, path("plain-file/prism/fft-wisdom.json"), "cannot create the directory");
+  EXPECT_EQ(read_text(path("plain-file")), "x");
+}
+
+TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
+  const std::string file = path("locked/fft-wisdom.json");
+  Wisdom old_wisdom;
+  old_wisdom.record(entry_of(kL4, spec_of(512, 1, Transform::r2c), options_of(2048, 8192, 8192)));
+  old_wisdom.save(file);
+  const std::string before = read_text(file);
+  fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  expect_save_error(wisdom, file, "Permission denied");
+  EXPECT_EQ(read_text(file), before);
+}
+
+// ---- candidates -----------------------------------------------------------------------------
+
+TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
+  for (const PlanSpec& spec : {spec_of(1024, 64, Transform::c2c_forward), spec_of(4096, 8, Transform::r2c),
+                               spec_of(1 << 18, 2, Transform::c2c_forward), spec_of(10007, 2, Transform::c2r)}) {
+    SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
+    const std::vector<PlannerOptions> candidates = planner_candidates(spec);
+    ASSERT_FALSE(candidates.empty());
+    expect_same_options(candidates.front(), PlannerOptions{});
+    EXPECT_GE(candidates.size(), 2u) << "nothing to choose from";
+    std::set<std::string> launches;
+    for (const PlannerOptions& options : candidates) {
+      const PlanLayout layout = make_plan_layout(spec, options);
+      std::string blocking;
+      for (const Step& step : layout.steps)
+        blocking += std::to_string(step.pass.per_block) + "/" + std::to_string(step.pass.threads) + " ";
+      EXPECT_TRUE(launches.insert(blocking).second) << describe(options) << " plans " << blocking
+                                                    << "as an earlier candidate does";
+    }
+  }
+  // One single pass: the four-step options change nothing, so only the single-pass blocking varies.
+  for (const PlannerOptions& options : planner_candidates(spec_of(1024, 64, Transform::c2c_forward))) {
+    EXPECT_EQ(options.column_elements_per_block, PlannerOptions{}.column_elements_per_block);
+    EXPECT_EQ(options.row_elements_per_block, PlannerOptions{}.row_elements_per_block);
+  }
+  // A four-step length varies the column and row passes.
+  bool varies_columns = false;
+  for (const PlannerOptions& options : planner_candidates(spec_of(1 << 18, 2, Transform::c2c_forward)))
+    varies_columns = varies_columns || options.column_elements_per_block != PlannerOptions{}.column_elements_per_block;
+  EXPECT_TRUE(varies_columns);
+}
+
+}  // namespace
+}  // namespace prism::fft::gpu
