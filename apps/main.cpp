@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
       "  prism devices\n"
+      "  prism fft-tune                             tune the CUDA FFT for this GPU (wisdom file)\n"
       "  prism view audio:                          live waterfall of the default audio input",
       "prism"};
   app.set_version_flag("--version", std::string("prism ") + PRISM_VERSION);
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
       {"generate", add_generate_command(app)},
       {"devices", add_devices_command(app)},
       {"view", add_view_command(app)},
+      {"fft-tune", add_fft_tune_command(app)},
   };
 
   // A mistyped command would otherwise read as "a subcommand is required".
@@ -41,7 +43,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto& entry : runners) known = known || entry.first == argv[1];
     if (!known) {
-      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view)\n"
+      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view, fft-tune)\n"
                            "Run with --help for more information.\n", prism::printable(argv[1]).c_str());
       return kExitUsage;
     }
