@@ -129,9 +129,10 @@ std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const Spe
     cuda::CudaEngineOptions engine;
     engine.device = o.device;
     engine.blocks_in_flight = o.in_flight;
-    // auto takes the cufft path: the fused kernel is not yet the faster one (bench/RESULTS.md).
-    engine.path = requested == fft::BackendKind::cuda ? cuda::TransformPath::fused
-                                                      : cuda::TransformPath::cufft;
+    // cuda and auto run our kernels: the fused kernel where it reaches, else our FFT library
+    // between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
+    engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft
+                                                       : cuda::TransformPath::fused;
     try {
       auto processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, block_samples, engine);
       memory = HostMemoryKind::cuda_pinned;

@@ -23,6 +23,7 @@
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_tune.hpp"
 
 namespace prism::fft {
 namespace gpu {
@@ -774,7 +775,8 @@ class CudaBackend final : public Backend {
       if (!cufft_) cufft_ = make_cufft_backend();
       return cufft_->plan(spec);
     }
-    return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec));
+    // The wisdom file's winner for this device and length, where `prism fft-tune` measured one.
+    return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, planner_options_for(spec)));
   }
   std::string describe() const override {
     int device = 0;
@@ -796,7 +798,9 @@ std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions&
   return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, options));
 }
 
-std::string describe_cuda_plan(const PlanSpec& spec) { return make_plan_layout(spec).algorithm; }
+std::string describe_cuda_plan(const PlanSpec& spec) {
+  return make_plan_layout(spec, planner_options_for(spec)).algorithm;
+}
 
 }  // namespace gpu
 

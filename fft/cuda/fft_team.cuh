@@ -19,9 +19,12 @@
 //   fft.for_each_input(lane, [&](int i, Cf& x) { ... });       // optional, e.g. detrend
 //   fft.run(planes, stage_twiddles, lane, [&](int slot, int k, Cf X) { ... });      // complex
 //   fft.run_real(planes, stage_twiddles, real_twiddles, lane, [&](int slot, int k, Cf X) {...});
-// `slot` numbers the thread's outputs (0..kOutputs-1, kRealOutputs with the extra X[kN] of
-// real transforms); the same slot always carries the same k, so epilogues may keep per-slot
-// state in registers across transforms (running averages). output_index(lane, slot) gives k.
+// or run_into / run_real_into, which leave the outputs in an array for the caller's own
+// unrolled epilogue. `slot` numbers the thread's outputs (0..kOutputs-1, kRealOutputs with the
+// extra X[kN] of real transforms); the same slot always carries the same k, so epilogues may
+// keep per-slot state in registers across transforms (running averages; index such state with
+// constants only: an array that a functor captures and indexes ends up in local memory).
+// output_index(lane, slot) gives k.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -93,22 +96,23 @@ struct TeamFft {
     }
   }
 
-  template <class Store>
-  __device__ __forceinline__ void run(TeamPlanes s, const Cf* twiddles, int lane, Store&& store) {
+  // The outputs of slot 0..kOutputs-1 into `out` (registers, when the caller indexes it with
+  // constants, e.g. in an unrolled loop).
+  __device__ __forceinline__ void run_into(TeamPlanes s, const Cf* twiddles, int lane, Cf (&out)[kOutputs]) {
     constexpr int R = kLastRadix;
-    Cf out[kElementsPerThread / R][R];
-    stages(s, twiddles, lane, out);
+    Cf z[kElementsPerThread / R][R];
+    stages(s, twiddles, lane, z);
 #pragma unroll
     for (int q = 0; q < kElementsPerThread / R; ++q) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) store(q * R + r, output_index(lane, q * R + r), out[q][r]);
+      for (int r = 0; r < R; ++r) out[q * R + r] = z[q][r];
     }
   }
 
-  // Real input of length 2·kN (loaded as pairs): stores X[k], k = 0..kN.
-  template <class Store>
-  __device__ __forceinline__ void run_real(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
-                                           int lane, Store&& store) {
+  // Real input of length 2·kN (loaded as pairs): X[k], k = 0..kN, into `out` (slot kOutputs,
+  // X[kN], on lane 0 only).
+  __device__ __forceinline__ void run_real_into(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
+                                                int lane, Cf (&out)[kRealOutputs]) {
     constexpr int R = kLastRadix;
     Cf z[kElementsPerThread / R][R];
     stages(s, twiddles, lane, z);
@@ -125,10 +129,29 @@ struct TeamFft {
       for (int r = 0; r < R; ++r) {
         const int k = output_index(lane, q * R + r);
         const Cf partner = s.read(k == 0 ? 0 : kN - k);
-        store(q * R + r, k, r2c_post_value(z[q][r], partner, load_table(real_twiddles, k)));
+        out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
       }
     }
-    if (lane == 0) store(kOutputs, kN, r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN)));
+    out[kOutputs] = r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN));
+  }
+
+  // The same with an epilogue functor store(slot, k, X) called for each output.
+  template <class Store>
+  __device__ __forceinline__ void run(TeamPlanes s, const Cf* twiddles, int lane, Store&& store) {
+    Cf out[kOutputs];
+    run_into(s, twiddles, lane, out);
+#pragma unroll
+    for (int slot = 0; slot < kOutputs; ++slot) store(slot, output_index(lane, slot), out[slot]);
+  }
+
+  template <class Store>
+  __device__ __forceinline__ void run_real(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
+                                           int lane, Store&& store) {
+    Cf out[kRealOutputs];
+    run_real_into(s, twiddles, real_twiddles, lane, out);
+#pragma unroll
+    for (int slot = 0; slot < kOutputs; ++slot) store(slot, output_index(lane, slot), out[slot]);
+    if (lane == 0) store(kOutputs, kN, out[kOutputs]);
   }
 
  private:

@@ -444,9 +444,11 @@ struct CudaSpectrogram::Impl {
     check(cudaMemset(carry, 0, 2 * columns * sizeof(float)), "cudaMemset (carry)", device);
 
     const std::vector<double> w = make_window(params.window, params.nperseg);
-    const std::vector<float> window_host(w.begin(), w.end());
-    window = device_alloc<float>(params.nperseg, "window");
-    check(cudaMemcpy(window, window_host.data(), params.nperseg * sizeof(float), cudaMemcpyHostToDevice),
+    // Zero beyond nperseg up to nfft: the fused kernel windows whole pairs without a bound check.
+    std::vector<float> window_host(std::max(params.nperseg, params.nfft) + 1, 0.0f);
+    std::copy(w.begin(), w.end(), window_host.begin());
+    window = device_alloc<float>(window_host.size(), "window");
+    check(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
           "cudaMemcpy (window)", device);
     const std::vector<float> scale_host = column_scales(complex_input, w);
     column_scale = device_alloc<float>(columns, "column scales");

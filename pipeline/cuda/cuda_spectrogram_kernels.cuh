@@ -136,8 +136,11 @@ __device__ __forceinline__ float combine(const EngineConstants& k, float acc, fl
 
 __device__ __forceinline__ float final_value(const EngineConstants& k, float acc, float scale) {
   float v = acc * scale;
+  // multiplier·log10(x) as (multiplier·log10 2)·log2(x) on the special-function unit: its
+  // absolute error (~1e-6 dB) is far below what a display or the CPU comparison resolves, and
+  // the accurate log10f costs as much as the FFT's arithmetic per output.
   if (k.decibels && !isnan(v) && !isinf(v))
-    v = k.decibel_multiplier * log10f(v < k.decibel_floor ? k.decibel_floor : v);
+    v = (k.decibel_multiplier * 0.30102999566398120f) * __log2f(v < k.decibel_floor ? k.decibel_floor : v);
   return v;
 }
 
@@ -243,13 +246,25 @@ template <int kN>
 __host__ __device__ constexpr int fused_cta_threads() {
   return fused_teams<kN>() * TeamFft<kN>::kThreads;
 }
+// Per team: the FFT's planes, then the running values of the group's kN + 1 columns (kept in
+// shared memory rather than registers: registers hold the transform, and a kernel that also
+// kept the columns there would spill or run fewer CTAs).
+template <int kN>
+__host__ __device__ constexpr int fused_team_floats() {
+  return TeamFft<kN>::kSharedFloats + ((kN + 2) | 1);
+}
 template <int kN>
 __host__ __device__ constexpr int fused_shared_bytes() {
-  return fused_teams<kN>() * TeamFft<kN>::kSharedFloats * static_cast<int>(sizeof(float));
+  return fused_teams<kN>() * fused_team_floats<kN>() * static_cast<int>(sizeof(float));
 }
 
+// Registers per thread are capped so that this many CTAs fit on a multiprocessor.
+#ifndef PRISM_FUSED_MIN_CTAS
+#define PRISM_FUSED_MIN_CTAS 3
+#endif
+
 template <int kN, bool kReal>
-__global__ void __launch_bounds__(fused_cta_threads<kN>())
+__global__ void __launch_bounds__(fused_cta_threads<kN>(), PRISM_FUSED_MIN_CTAS)
 fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigned char* raw,
              const float* history_pair, int history_floats, const float* window,
              const Cf* stage_twiddles, const Cf* real_twiddles, const float* column_scale,
@@ -280,31 +295,52 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigne
   const unsigned long long first = max(group_first, d.first_frame);
   const unsigned long long end = min(group_first + K, d.end_frame);  // <= first: an idle team
   const float* history = history_pair + d.history_parity * history_floats;
-  const fft::gpu::TeamPlanes planes = Fft::planes(shared, team);
+  float* team_shared = shared + team * fused_team_floats<kN>();
+  const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
+  float* acc = team_shared + Fft::kSharedFloats;  // [column]: each thread its own columns
   const int nperseg = k.nperseg;
-
-  float acc[kSlots];
-  const int read_parity = d.carry_parity;
-  const bool continues = first > group_first && first < end;
-#pragma unroll
-  for (int slot = 0; slot < kSlots; ++slot) {
+  const unsigned long long row = g - d.first_frame / K;
+  // Column of slot `slot` (complex input is centred: fftshift); -1 where the slot is unused.
+  auto column_of = [&](int slot) {
+    if (kReal && slot == Fft::kOutputs && lane != 0) return -1;
     const int bin = Fft::output_index(lane, slot);
-    const int col = kReal ? bin : (bin ^ (kN / 2));  // complex input is centred (fftshift)
-    acc[slot] = (continues && bin <= kN && col < k.columns) ? carry_pair[read_parity * k.columns + col] : 0.0f;
+    return kReal ? bin : (bin ^ (kN / 2));
+  };
+
+  const int read_parity = d.carry_parity;
+  if (first > group_first && first < end) {
+#pragma unroll
+    for (int slot = 0; slot < kSlots; ++slot) {
+      const int col = column_of(slot);
+      if (col >= 0) acc[col] = carry_pair[read_parity * k.columns + col];
+    }
   }
 
   for (unsigned long long t = t_lo; t < t_hi; ++t) {
     const unsigned long long f = group_first + t;
     const bool valid = f >= first && f < end;
     const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
+    // Frames wholly inside the block of mono f32 / cf32 input read their samples straight
+    // from the block as 8-byte pairs; any other frame fetches sample by sample (history, other
+    // formats and channels, converted on the way).
+    const bool in_block = start >= d.block_first;
+    const bool direct = k.channels == 1 && in_block &&
+                        (kReal ? k.format == f32 && (start - d.block_first) % 2 == 0 && nperseg % 2 == 0
+                               : k.format == cf32);
+    const float2* pairs = reinterpret_cast<const float2*>(raw) + (in_block ? (start - d.block_first) / (kReal ? 2 : 1) : 0);
+    const int valid_pairs = kReal ? (nperseg + 1) / 2 : nperseg;
     Fft fft;
     fft.load(lane, [&](int i) {
       Cf x{0.0f, 0.0f};
-      if (!valid) return x;
+      if (!valid || i >= valid_pairs) return x;
+      if (direct) {
+        const float2 v = pairs[i];
+        return Cf{v.x, v.y};
+      }
       if constexpr (kReal) {
-        if (2 * i < nperseg) x.re = fetch_sample(k, d, raw, history, start + 2 * i).x;
+        x.re = fetch_sample(k, d, raw, history, start + 2 * i).x;
         if (2 * i + 1 < nperseg) x.im = fetch_sample(k, d, raw, history, start + 2 * i + 1).x;
-      } else if (i < nperseg) {
+      } else {
         const float2 v = fetch_sample(k, d, raw, history, start + i);
         x = Cf{v.x, v.y};
       }
@@ -324,35 +360,48 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigne
         mean_im = static_cast<float>(fft::gpu::team_sum<Fft::kThreads>(sum_im, scratch) / nperseg);
       }
     }
+    // The window is zero from nperseg to nfft, which also zero-pads the detrended frame.
     fft.for_each_input(lane, [&](int i, Cf& x) {
       if constexpr (kReal) {
-        x.re = 2 * i < nperseg ? (x.re - mean_re) * window[2 * i] : 0.0f;
-        x.im = 2 * i + 1 < nperseg ? (x.im - mean_im) * window[2 * i + 1] : 0.0f;
-      } else if (i < nperseg) {
+        const float2 w = reinterpret_cast<const float2*>(window)[i];
+        x = Cf{(x.re - mean_re) * w.x, (x.im - mean_im) * w.y};
+      } else {
         const float w = window[i];
         x = Cf{(x.re - mean_re) * w, (x.im - mean_im) * w};
       }
     });
-    auto accumulate = [&](int slot, int, Cf X) {
-      if (!valid) return;
-      const float v = detect_value(k, X.re, X.im);
-      acc[slot] = f == group_first ? v : combine(k, acc[slot], v);
-    };
-    if constexpr (kReal) fft.run_real(planes, stage_twiddles, real_twiddles, lane, accumulate);
-    else fft.run(planes, stage_twiddles, lane, accumulate);
+    Cf X[kSlots];
+    if constexpr (kReal) fft.run_real_into(planes, stage_twiddles, real_twiddles, lane, X);
+    else fft.run_into(planes, stage_twiddles, lane, X);
+    if (valid && K == 1) {  // the frame is its group: its row, directly
+#pragma unroll
+      for (int slot = 0; slot < kSlots; ++slot) {
+        const int col = column_of(slot);
+        if (col >= 0)
+          rows[row * k.columns + col] = final_value(k, detect_value(k, X[slot].re, X[slot].im), column_scale[col]);
+      }
+    } else if (valid) {
+      const bool first_of_group = f == group_first;
+#pragma unroll
+      for (int slot = 0; slot < kSlots; ++slot) {
+        const int col = column_of(slot);
+        if (col < 0) continue;
+        const float v = detect_value(k, X[slot].re, X[slot].im);
+        acc[col] = first_of_group ? v : combine(k, acc[col], v);
+      }
+    }
   }
 
-  if (!(first < end)) return;
+  if (!(first < end) || K == 1) return;
   const bool complete = end == group_first + K;
 #pragma unroll
   for (int slot = 0; slot < kSlots; ++slot) {
-    if (kReal && slot == Fft::kOutputs && lane != 0) continue;
-    const int bin = Fft::output_index(lane, slot);
-    const int col = kReal ? bin : (bin ^ (kN / 2));
+    const int col = column_of(slot);
+    if (col < 0) continue;
     if (complete)
-      rows[(g - d.first_frame / K) * k.columns + col] = final_value(k, acc[slot], column_scale[col]);
+      rows[row * k.columns + col] = final_value(k, acc[col], column_scale[col]);
     else
-      carry_pair[(read_parity ^ 1) * k.columns + col] = acc[slot];
+      carry_pair[(read_parity ^ 1) * k.columns + col] = acc[col];
   }
 }
 
