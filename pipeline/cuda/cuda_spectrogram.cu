@@ -191,6 +191,7 @@ DeviceInfo probe_device(int index) {
   info.total_bytes = prop.totalGlobalMem;
   info.compute_major = prop.major;
   info.compute_minor = prop.minor;
+  info.multiprocessors = prop.multiProcessorCount;
   // Can this build's kernels run here? (they are compiled for one architecture)
   cudaFuncAttributes attributes{};
   status = cudaSetDevice(index);
@@ -218,6 +219,7 @@ struct CudaSpectrogram::Impl {
   SpectrumLayout layout;
   device::EngineConstants k{};
   TransformPath path = TransformPath::cufft;
+  std::string path_note;  // why the fused path was not taken, when it was asked for
   std::size_t max_block_samples = 0;
   std::size_t max_frames = 0;      // frames one block can complete
   std::size_t max_rows = 0;        // rows one block can complete
@@ -294,6 +296,17 @@ struct CudaSpectrogram::Impl {
     make_layout(complex_input);
 
     max_frames = (max_block_samples - 1) / hop + 1;
+    // The fused kernel gives each averaging group to one team of threads, which runs the
+    // group's frames one after another: with long averages a block holds too few groups to
+    // fill the device, and the unfused path (every frame in parallel, then the averaging
+    // across columns) is faster. Two groups per multiprocessor are enough.
+    const std::size_t groups = max_frames / params.average;
+    if (path == TransformPath::fused && params.average > 1 && !options.force_fused &&
+        groups < std::min<std::size_t>(max_frames, 2 * static_cast<std::size_t>(device_info.multiprocessors))) {
+      path = TransformPath::prism;
+      path_note = "averages of " + std::to_string(params.average) + " frames leave " + std::to_string(groups) +
+                  " rows per block, too few for the fused kernel";
+    }
     max_rows = (max_frames + params.average - 1) / params.average;
     slots = options.blocks_in_flight + 1;
     slot_rows.assign(slots, 0);
@@ -774,8 +787,8 @@ struct CudaSpectrogram::Impl {
         text = "cuda: our FFT (" + fft::gpu::describe_cuda_plan(prism_plan->spec()) +
                ") between the framing and detector kernels";
         if (options.path == TransformPath::fused)
-          text += " (the fused kernel takes power-of-two nfft " + std::to_string(kFusedMinNfft) + ".." +
-                  std::to_string(k.complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) + ")";
+          text += " (" + (path_note.empty() ? "the fused kernel takes power-of-two nfft " + std::to_string(kFusedMinNfft) + ".." +
+                  std::to_string(k.complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) : path_note) + ")";
         break;
       case TransformPath::cufft:
         text = "cufft: cuFFT " + std::to_string(cufft_version) + " between the framing and detector kernels";

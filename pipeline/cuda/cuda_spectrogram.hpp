@@ -70,6 +70,7 @@ struct DeviceInfo {
   std::size_t total_bytes = 0;
   std::size_t free_bytes = 0;
   int compute_major = 0, compute_minor = 0;
+  int multiprocessors = 0;
   std::string describe() const;  // "NVIDIA H200 (device 0, sm_90, 139.8 GiB)"
 };
 
@@ -82,6 +83,9 @@ struct CudaEngineOptions {
   TransformPath path = TransformPath::cufft;
   std::size_t blocks_in_flight = 2;  // k >= 1
   bool use_graph = true;             // capture the per-block work once and replay it
+  // Take the fused kernel wherever it reaches, even where long averages leave too few rows per
+  // block to fill the device and the unfused path would be faster (tests use this).
+  bool force_fused = false;
 };
 
 class CudaSpectrogram final : public Processor {

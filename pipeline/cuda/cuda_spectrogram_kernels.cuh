@@ -258,13 +258,20 @@ __host__ __device__ constexpr int fused_shared_bytes() {
   return fused_teams<kN>() * fused_team_floats<kN>() * static_cast<int>(sizeof(float));
 }
 
-// Registers per thread are capped so that this many CTAs fit on a multiprocessor.
+// Registers per thread are capped so that this many CTAs of 256 threads (proportionally fewer
+// of larger CTAs) fit on a multiprocessor: 3 measured fastest for nfft 4096 (80 registers;
+// 2 CTAs at 128 registers and 4 at 64, which spills, were 15 % slower).
 #ifndef PRISM_FUSED_MIN_CTAS
 #define PRISM_FUSED_MIN_CTAS 3
 #endif
+template <int kN>
+__host__ __device__ constexpr int fused_min_ctas() {
+  const int ctas = PRISM_FUSED_MIN_CTAS * kFusedCtaThreads / fused_cta_threads<kN>();
+  return ctas > 0 ? ctas : 1;
+}
 
 template <int kN, bool kReal>
-__global__ void __launch_bounds__(fused_cta_threads<kN>(), PRISM_FUSED_MIN_CTAS)
+__global__ void __launch_bounds__(fused_cta_threads<kN>(), fused_min_ctas<kN>())
 fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigned char* raw,
              const float* history_pair, int history_floats, const float* window,
              const Cf* stage_twiddles, const Cf* real_twiddles, const float* column_scale,

@@ -199,6 +199,7 @@ TEST_P(CudaSpectrogramTest, MatchesTheCpuForEveryCaseBlockSizeAndBlocksInFlight)
         CudaEngineOptions options;
         options.path = GetParam();
         options.blocks_in_flight = in_flight;
+        options.force_fused = true;  // the fused kernel's averaging too, with few rows per block
         CudaSpectrogram gpu(stream, params, block, options);
         const std::vector<float> rows = run_blocks(gpu, input, stream.frame_bytes(), block);
         const std::string where = label + ", block " + std::to_string(block) + ", in flight " +
@@ -246,6 +247,20 @@ INSTANTIATE_TEST_SUITE_P(Paths, CudaSpectrogramTest,
                            }
                            return std::string("fused");
                          });
+
+TEST(CudaEngine, LongAveragesLeavingFewRowsPerBlockTakeTheUnfusedPath) {
+  const Case& c = cases()[1];  // cf32, nfft 256
+  SpectrogramParams params = params_of(c);
+  params.average = 64;
+  CudaEngineOptions options;
+  options.path = TransformPath::fused;
+  CudaSpectrogram gpu(stream_of(c), params, 4096, options);
+  EXPECT_EQ(gpu.path(), TransformPath::prism);
+  EXPECT_NE(gpu.describe().find("too few for the fused kernel"), std::string::npos) << gpu.describe();
+  params.average = 1;
+  CudaSpectrogram unaveraged(stream_of(c), params, 4096, options);
+  EXPECT_EQ(unaveraged.path(), TransformPath::fused) << unaveraged.describe();
+}
 
 // ---- the pipeline with blocks in flight ------------------------------------------------------
 
