@@ -21,10 +21,15 @@ namespace prism::app {
 
 namespace {
 
-// Playback counts the times the device ran dry (gaps in the sound); files have no such thing.
-std::optional<std::uint64_t> playback_underflows(const SampleSink& sink) {
+// Playback counts the times the device ran dry because prism was late, and the xruns the audio
+// system reported (gaps or glitches in the sound); files have no such thing.
+struct PlaybackCounts {
+  std::uint64_t underflows = 0, host_xruns = 0;
+};
+std::optional<PlaybackCounts> playback_counts(const SampleSink& sink) {
 #if PRISM_HAVE_PORTAUDIO
-  if (const auto* audio = dynamic_cast<const PortAudioSink*>(&sink)) return audio->underflows();
+  if (const auto* audio = dynamic_cast<const PortAudioSink*>(&sink))
+    return PlaybackCounts{audio->underflows(), audio->host_underflows()};
 #endif
   (void)sink;
   return std::nullopt;
@@ -43,7 +48,7 @@ int run_generate(const GenerateOptions& o) {
   const StreamInfo& info = source->info();
   std::unique_ptr<SampleSink> sink = open_sample_sink(o.output, SampleSinkOptions{});
   // Playback may go on until Ctrl-C; a file needs an end.
-  if (!info.length && !playback_underflows(*sink))
+  if (!info.length && !playback_counts(*sink))
     throw UsageError("'" + o.spec + "' is endless; give a duration (e.g. duration=10) to write a file");
   sink->begin(info);
 
@@ -70,18 +75,22 @@ int run_generate(const GenerateOptions& o) {
     sink->abort();
     throw;
   }
-  const std::optional<std::uint64_t> underflows = playback_underflows(*sink);
+  const std::optional<PlaybackCounts> playback = playback_counts(*sink);
   if (!o.quiet) {
-    const std::string underflow_text =
-        underflows ? ", " + std::to_string(*underflows) + " underflow(s)" : std::string();
-    std::printf("%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n", underflows ? "played" : "wrote",
+    std::string playback_text;
+    if (playback) {
+      playback_text = ", " + std::to_string(playback->underflows) + " underflow(s)";
+      if (playback->host_xruns != 0)
+        playback_text += ", " + std::to_string(playback->host_xruns) + " xrun(s) reported by the audio system";
+    }
+    std::printf("%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n", playback ? "played" : "wrote",
                 sink->describe().c_str(), static_cast<unsigned long long>(sink->samples_written()),
                 std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate,
-                underflow_text.c_str(), stop.stop_requested() ? " (interrupted: incomplete)" : "");
+                playback_text.c_str(), stop.stop_requested() ? " (interrupted: incomplete)" : "");
   }
-  if (underflows && *underflows != 0)
-    std::fprintf(stderr, "prism: warning: the audio device ran dry %llu time(s): the sound has gaps\n",
-                 static_cast<unsigned long long>(*underflows));
+  if (playback && playback->underflows != 0)
+    std::fprintf(stderr, "prism: warning: the audio device ran dry %llu time(s) waiting for prism: the sound "
+                         "has gaps\n", static_cast<unsigned long long>(playback->underflows));
   if (const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
       generator != nullptr && generator->clipped_samples() != 0)
     std::fprintf(stderr, "prism: warning: %llu sample values exceeded the %s range and were clipped; "

@@ -37,6 +37,7 @@ struct PortAudioSink::Impl {
   // Set by finish(): the ring running dry now is the end of the sound, not an underflow.
   std::atomic<bool> draining{false};
   std::atomic<std::uint64_t> underflows{0};
+  std::atomic<std::uint64_t> host_underflows{0};
 
   static int callback(const void*, void* output, unsigned long frames, const PaStreamCallbackTimeInfo*,
                       PaStreamCallbackFlags flags, void* user) {
@@ -56,8 +57,9 @@ struct PortAudioSink::Impl {
     if (first < n) std::memcpy(out + first, self->ring.data(), (n - first) * sizeof(float));
     if (n < wanted) std::fill(out + n, out + wanted, 0.0f);
     self->read_position.store(r + n, std::memory_order_release);
-    const bool ran_dry = n < wanted && !self->draining.load(std::memory_order_acquire);
-    if (ran_dry || (flags & paOutputUnderflow) != 0) self->underflows.fetch_add(1, std::memory_order_relaxed);
+    if (n < wanted && !self->draining.load(std::memory_order_acquire))
+      self->underflows.fetch_add(1, std::memory_order_relaxed);
+    if ((flags & paOutputUnderflow) != 0) self->host_underflows.fetch_add(1, std::memory_order_relaxed);
     return paContinue;
   }
 };
@@ -201,6 +203,10 @@ void PortAudioSink::close() noexcept {
 
 std::uint64_t PortAudioSink::underflows() const {
   return impl_ ? impl_->underflows.load(std::memory_order_relaxed) : 0;
+}
+
+std::uint64_t PortAudioSink::host_underflows() const {
+  return impl_ ? impl_->host_underflows.load(std::memory_order_relaxed) : 0;
 }
 
 std::string PortAudioSink::describe() const {

@@ -13,8 +13,9 @@
 // plays silence and counts an underflow. The stream starts once the ring is full (or at finish()
 // for short sounds), so playback does not begin with an underflow.
 //
-// Underflows (the device ran dry because write() came late, or the host reported an output
-// underflow) are counted, not fatal. A device that stops taking samples for 2 s is an error.
+// Underflows (the device ran dry because write() came late) are counted, not fatal; so are the
+// xruns the audio system reports of its own (PortAudio's output underflow flag: with JACK, any
+// client anywhere missing a cycle). A device that stops taking samples for 2 s is an error.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +48,12 @@ class PortAudioSink final : public SampleSink {
   std::uint64_t samples_written() const override { return written_; }
   std::string describe() const override;
 
-  // Times the device ran dry before the end (silence played in between), whether prism's ring
-  // was empty or the host reported an output underflow.
+  // Times the device ran dry before the end because prism's ring was empty (silence played in
+  // between): write() came late.
   std::uint64_t underflows() const;
+  // Callbacks that came with PortAudio's output underflow flag: the host audio system missed a
+  // deadline (an ALSA underrun, a JACK xrun), whoever's fault it was.
+  std::uint64_t host_underflows() const;
 
  private:
   void start_stream();

@@ -12,6 +12,9 @@ system:playback_1 by itself; the test connects it to prism view's inputs as well
     at 997 Hz, the level and the phase of every 10 ms block stay those of the first block.
     Silence where the device ran dry shows as a level drop and a longer sound, lost samples as a
     shorter one (and a phase jump), a wrong rate as a phase drift.
+prism's own underflow count must be 0 always. An attempt in which the JACK server reported xruns
+(a cycle missed anywhere in the graph, e.g. on a loaded machine) cannot give a sample-exact
+recording, so it is repeated, three attempts at most; if none is clean the test fails.
 Exits 77 (ctest SKIP) with the reason when jackd, jack_rec or Xvfb cannot run here.
 
 Usage: test_playback_jack.py PRISM
@@ -83,17 +86,18 @@ def check_recording(path):
     return measured
 
 
-def main(prism):
-    require_tools("jack_rec", "Xvfb")
-    tmp = tempfile.TemporaryDirectory()
+def play_and_listen(prism, tmp):
+    """One attempt: returns a line saying what was measured, or None when the JACK server
+    reported xruns (a cycle missed somewhere in the graph, e.g. on a loaded machine: the
+    recording cannot be sample-exact then, whatever prism did). Raises AssertionError on a fault."""
     view = play = rec = None
     with JackServer(monitor=True) as jack, Xvfb() as xvfb:
         try:
-            view_env = jack.client_env(xvfb.env(tmp.name))
-            report = os.path.join(tmp.name, "view.json")
-            view = subprocess.Popen([prism, "view", "audio:", "--no-config", "--fps", "30", "--report", report],
+            view_env = jack.client_env(xvfb.env(tmp))
+            report = os.path.join(tmp, "view.json")
+            view = subprocess.Popen([prism, "view", "audio:", "--no-config", "--fps", "15", "--report", report],
                                     env=view_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            recording = os.path.join(tmp.name, "heard.wav")
+            recording = os.path.join(tmp, "heard.wav")
             rec = subprocess.Popen(["jack_rec", "-f", recording, "-d", str(DURATION_S + 4), "-b", "16",
                                     "system:monitor_1"],
                                    env=jack.client_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -126,7 +130,8 @@ def main(prism):
             assert play.returncode == 0, f"prism generate -o audio: exited {play.returncode}: {err}"
             assert "played audio:" in out and "JACK" in out, f"not played through JACK: {out}"
             assert f"{DURATION_S * RATE} samples" in out, f"not every sample was played: {out}"
-            assert "0 underflow(s)" in out, f"the device ran dry: {out}"
+            # prism's own count: never excused by the machine's load.
+            assert "0 underflow(s)" in out, f"the device ran dry waiting for prism: {out}"
             assert played_s >= DURATION_S - 0.2, f"{DURATION_S} s of sound played in {played_s:.2f} s: not at real time"
 
             r = load_json(report)
@@ -140,15 +145,31 @@ def main(prism):
 
             rec_output, _ = rec.communicate(timeout=DURATION_S + 20)
             assert rec.returncode == 0, f"jack_rec exited {rec.returncode}: {rec_output}"
+            if "xrun(s) reported by the audio system" in out:
+                return None
             measured = check_recording(recording)
             assert abs(measured - TONE_HZ) < 0.01, f"recorded tone at {measured} Hz"
-            print(f"OK: {DURATION_S} s of {TONE_HZ:g} Hz played in {played_s:.2f} s, heard by prism view "
-                  f"(peak {peak['hz']:.1f} Hz) and recorded whole ({measured:.4f} Hz, no gap)")
+            return (f"{DURATION_S} s of {TONE_HZ:g} Hz played in {played_s:.2f} s, heard by prism view "
+                    f"(peak {peak['hz']:.1f} Hz) and recorded whole ({measured:.4f} Hz, no gap)")
         finally:
             stop(view, signal.SIGINT)
             stop(play)
             stop(rec)
-            tmp.cleanup()
+
+
+def main(prism):
+    require_tools("jack_rec", "Xvfb")
+    attempts = 3
+    for attempt in range(1, attempts + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = play_and_listen(prism, tmp)
+        if result is not None:
+            print(f"OK (attempt {attempt}): {result}")
+            return
+        print(f"attempt {attempt}: the JACK server reported xruns (the machine is busy), so the recording "
+              f"cannot be checked sample by sample; again")
+    raise AssertionError(f"JACK reported xruns in all {attempts} attempts: the recording was never clean "
+                         f"enough to check (run this test on a quieter machine)")
 
 
 if __name__ == "__main__":
