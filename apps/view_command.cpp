@@ -114,8 +114,6 @@ int run_view(const ViewOptions& o) {
   viewer.height = static_cast<int>(height);
   if (o.frames < 0) throw UsageError("--frames must be >= 0");
   viewer.frames = o.frames;
-  if (!o.screenshot.empty() && o.frames == 0)
-    throw UsageError("--screenshot needs --frames N: the picture is saved after frame N");
   viewer.screenshot_path = o.screenshot;
   viewer.report_path = o.report;
   if (!o.script.empty()) viewer.script = view::load_script(o.script);
@@ -157,8 +155,10 @@ Runner add_view_command(CLI::App& app) {
       "INPUT: audio: (default input device), audio:NAME or audio:INDEX (see prism devices), a file "
       "(WAV/FLAC, SigMF, raw with --format/--rate), or the generator (gen:..., the default: an "
       "endless test signal).\n"
-      "Keys: space pause/play, A auto range, F freeze, R reset zoom; wheel zooms, drag pans, "
-      "right-click sets markers A/B.\n"
+      "Keys: space pause/play, A auto range, F freeze, R reset zoom. Mouse over the plots: wheel "
+      "zooms around the cursor, drag pans, double-click shows the whole band, right-click sets "
+      "markers A/B (levels and B-A difference shown), middle-click clears them. Zoom and pan "
+      "persist with the other settings.\n"
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
   cmd->add_option("input", o->input, "audio:[NAME|INDEX], a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   cmd->add_option("--format", o->format, "Sample format of raw input");
@@ -182,8 +182,8 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("--frequency-range", o->frequency_range, "Zoom to LOW:HIGH Hz (as on the axis)");
   cmd->add_option("--size", o->size, "Window size WIDTHxHEIGHT")->capture_default_str();
   cmd->add_option("--frames", o->frames, "Render N frames, then exit (0 = until the window closes)");
-  cmd->add_option("--screenshot", o->screenshot, "Save the window after the last frame as PNG (needs --frames)");
-  cmd->add_option("--report", o->report, "Write a JSON report at exit: layout, axis ticks, status, frame times");
+  cmd->add_option("--screenshot", o->screenshot, "Save the window as PNG when the viewer ends: after --frames N, Ctrl-C or closing the window");
+  cmd->add_option("--report", o->report, "Write a JSON report at exit: layout, axis ticks, settings, status, playback position, markers, cursor readout, where the controls are, frame times");
   cmd->add_option("--script", o->script, "JSON list of {\"frame\"|\"time_s\": ..., \"set\": {settings}} steps");
   cmd->add_option("--fps", o->fps, "Frame rate cap (0 = none)")->capture_default_str();
   cmd->add_flag("--auto-range", o->auto_range, "Set the dB range from the signal after half a second");

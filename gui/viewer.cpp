@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -223,6 +224,18 @@ struct Marker {
   double frequency = 0;  // baseband Hz
 };
 
+// What the markers show: each set marker's frequency (on the axis, centre frequency applied)
+// and level in the newest line, and B-A when both are set. Drawn over the spectrum and written
+// to the report.
+struct MarkerReadout {
+  struct Point {
+    double hz = 0, db = 0;
+  };
+  std::optional<Point> marker[2];
+  std::optional<Point> difference;  // B-A
+  std::string text;
+};
+
 class Viewer {
  public:
   Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options);
@@ -243,6 +256,8 @@ class Viewer {
   void draw_spectrum(ImDrawList* draw, const Rect& r);
   void draw_markers_and_cursor(ImDrawList* draw, const Layout& layout);
   void handle_plot_mouse(const Layout& layout);
+  MarkerReadout marker_readout() const;
+  void remember_control(const char* name, float frame_width = 0);
   void draw_controls();
   void draw_status(const Layout& layout);
   void render_gl(const Layout& layout);
@@ -266,6 +281,7 @@ class Viewer {
   bool drag_active_ = false;
   std::string cursor_text_;
   std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
+  json control_rects_;            // where the panel's controls were drawn, for the report
 
   // rates for the status line, measured over about a second
   Clock::time_point rate_since_ = Clock::now();
@@ -595,43 +611,57 @@ void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
   const Rect& s = layout.spectrum;
   const Rect& wf = layout.waterfall;
   if (!display_->session) return;
-  const DisplayFormat& f = display_->session->format;
   const ImU32 colours[2] = {IM_COL32(255, 90, 90, 255), IM_COL32(90, 255, 140, 255)};
   const char* names[2] = {"A", "B"};
-  float level[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     if (!markers_[i].set) continue;
-    const auto column = static_cast<std::size_t>(std::clamp(
-        (markers_[i].frequency - f.frequency_low) / (f.frequency_high - f.frequency_low) * static_cast<double>(f.columns),
-        0.0, static_cast<double>(f.columns - 1)));
-    level[i] = display_->latest.empty() ? 0.0f : display_->latest[column];
     const float x = static_cast<float>(x_of(markers_[i].frequency, s));
     if (x < s.x || x > s.x + s.w) continue;
     draw->AddLine(ImVec2(x, s.y), ImVec2(x, wf.y + wf.h), colours[i], 1.0f);
     draw->AddText(ImVec2(x + 3, s.y + 2), colours[i], names[i]);
   }
-  std::string text;
-  char line[200];
-  for (int i = 0; i < 2; ++i)
-    if (markers_[i].set) {
-      std::snprintf(line, sizeof line, "%s %s %.1f dB   ", names[i], frequency_text(markers_[i].frequency + f.center_frequency).c_str(), level[i]);
-      text += line;
-    }
-  if (markers_[0].set && markers_[1].set) {
-    std::snprintf(line, sizeof line, "B-A %s %+.1f dB", frequency_text(markers_[1].frequency - markers_[0].frequency).c_str(),
-                  level[1] - level[0]);
-    text += line;
-  }
-  const float font = ImGui::GetFontSize();
-  if (!text.empty()) draw->AddText(ImVec2(s.x + 8, s.y + 4), IM_COL32(230, 230, 230, 255), text.c_str());
+  const MarkerReadout readout = marker_readout();
+  if (!readout.text.empty()) draw->AddText(ImVec2(s.x + 8, s.y + 4), IM_COL32(230, 230, 230, 255), readout.text.c_str());
   if (!cursor_text_.empty()) {
     const float w = ImGui::CalcTextSize(cursor_text_.c_str()).x;
     draw->AddText(ImVec2(s.x + s.w - w - 8, s.y + 4), IM_COL32(255, 240, 160, 255), cursor_text_.c_str());
   }
-  (void)font;
+}
+
+MarkerReadout Viewer::marker_readout() const {
+  MarkerReadout r;
+  if (!display_->session) return r;
+  const DisplayFormat& f = display_->session->format;
+  const char* names[2] = {"A", "B"};
+  char line[200];
+  for (int i = 0; i < 2; ++i) {
+    if (!markers_[i].set) continue;
+    const auto column = static_cast<std::size_t>(std::clamp(
+        (markers_[i].frequency - f.frequency_low) / (f.frequency_high - f.frequency_low) * static_cast<double>(f.columns),
+        0.0, static_cast<double>(f.columns - 1)));
+    const double level = display_->latest.empty() ? 0.0 : display_->latest[column];
+    r.marker[i] = MarkerReadout::Point{markers_[i].frequency + f.center_frequency, level};
+    std::snprintf(line, sizeof line, "%s %s %.1f dB   ", names[i], frequency_text(r.marker[i]->hz).c_str(), level);
+    r.text += line;
+  }
+  if (r.marker[0] && r.marker[1]) {
+    r.difference = MarkerReadout::Point{r.marker[1]->hz - r.marker[0]->hz, r.marker[1]->db - r.marker[0]->db};
+    std::snprintf(line, sizeof line, "B-A %s %+.1f dB", frequency_text(r.difference->hz).c_str(), r.difference->db);
+    r.text += line;
+  }
+  return r;
+}
+
+// Notes where the last widget was drawn (screen pixels), so that the report can say where each
+// control is: scripts and tests that drive the viewer with real mouse events click there.
+// frame_width: a slider's frame without its label (ImGui's item rectangle includes the label).
+void Viewer::remember_control(const char* name, float frame_width) {
+  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+  control_rects_[name] = Rect{min.x, min.y, frame_width > 0 ? frame_width : max.x - min.x, max.y - min.y}.to_json();
 }
 
 void Viewer::draw_controls() {
+  control_rects_ = json::object();
   ViewSettings next = settings_;
   const StreamInfo& stream = engine_->stream();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -688,36 +718,45 @@ void Viewer::draw_controls() {
     auto_range();
     next = settings_;
   }
+  remember_control("auto_range");
   ImGui::Checkbox("peak hold", &next.peak_hold);
   ImGui::SameLine();
   ImGui::Checkbox("min hold", &next.min_hold);
   float decay = static_cast<float>(next.hold_decay_db_per_s);
   if (ImGui::SliderFloat("hold decay", &decay, 0, 60, "%.0f dB/s")) next.hold_decay_db_per_s = decay;
   ImGui::Checkbox("freeze display (F)", &frozen_);
+  remember_control("freeze");
   if (ImGui::Button("Reset zoom (R)")) {
     next.view_low_hz.reset();
     next.view_high_hz.reset();
   }
+  remember_control("reset_zoom");
   ImGui::SameLine();
   if (ImGui::Button("Clear markers")) markers_[0] = markers_[1] = {};
+  remember_control("clear_markers");
 
   const EngineStatus status = engine_->status();
   if (!status.live) {
     section_heading("Playback");
     const bool paused = engine_->paused();
     if (ImGui::Button(paused ? "Play (space)" : "Pause (space)")) engine_->set_paused(!paused);
+    remember_control("pause");
     ImGui::SameLine();
     ImGui::Checkbox("loop", &next.loop);
+    remember_control("loop");
     const double speeds[] = {1, 2, 10, 0};
     const char* speed_names[] = {"1x", "2x", "10x", "max"};
     for (int i = 0; i < 4; ++i) {
       if (i > 0) ImGui::SameLine();
       if (ImGui::RadioButton(speed_names[i], next.speed == speeds[i])) next.speed = speeds[i];
+      remember_control((std::string("speed_") + speed_names[i]).c_str());
     }
     if (status.duration_s) {
       // Seek once the slider is let go: every seek restarts the processing.
       float position = seeking_ ? seek_value_ : static_cast<float>(status.position_s);
+      const float slider_width = ImGui::CalcItemWidth();
       if (ImGui::SliderFloat("seek", &position, 0, static_cast<float>(*status.duration_s), "%.1f s")) seek_value_ = position;
+      remember_control("seek", slider_width);
       seeking_ = ImGui::IsItemActive();
       if (ImGui::IsItemDeactivatedAfterEdit()) engine_->seek(seek_value_);
     }
@@ -845,6 +884,16 @@ json Viewer::report_json(const Layout& layout) const {
                  {"overrun_samples", s.overrun_samples}, {"display_rows_skipped", s.display_rows_skipped},
                  {"processor", s.processor}, {"source", s.source}, {"error", s.error},
                  {"input_rate", input_rate_}, {"fft_rate", fft_rate_}, {"fps", fps_}};
+  j["playback"] = {{"live", s.live}, {"paused", engine_->paused()}, {"position_s", s.position_s},
+                   {"duration_s", s.duration_s ? json(*s.duration_s) : json(nullptr)}, {"ended", s.ended}};
+  j["controls"] = control_rects_;
+  const MarkerReadout readout = marker_readout();
+  auto point = [](const std::optional<MarkerReadout::Point>& p) {
+    return p ? json{{"hz", p->hz}, {"db", p->db}} : json(nullptr);
+  };
+  j["markers"] = {{"A", point(readout.marker[0])}, {"B", point(readout.marker[1])},
+                  {"B-A", point(readout.difference)}, {"text", readout.text}};
+  j["cursor"] = cursor_text_;
   j["display_lines"] = display_->lines;
   if (display_->session && display_->have_line) {
     const DisplayFormat& f = display_->session->format;
@@ -877,11 +926,14 @@ int Viewer::run() {
   bool auto_ranged = false;
   long frame = 0;
   Layout layout;
-  while (!glfwWindowShouldClose(window_) && !stop.stop_requested()) {
+  while (true) {
     const auto frame_start = Clock::now();
     const double dt = std::chrono::duration<double>(frame_start - last).count();
     last = frame_start;
     glfwPollEvents();
+    // Ctrl-C or the window closed: this frame is still drawn, as the last one, so that the
+    // screenshot and the report show the state the viewer ended in.
+    const bool closing = glfwWindowShouldClose(window_) || stop.stop_requested();
     run_script(frame, std::chrono::duration<double>(frame_start - start).count());
     handle_new_session();
     display_->take_rows(frozen_);
@@ -910,7 +962,7 @@ int Viewer::run() {
     render_gl(layout);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame;
-    const bool last_frame = options_.frames > 0 && frame >= options_.frames;
+    const bool last_frame = closing || (options_.frames > 0 && frame >= options_.frames);
     if (last_frame && !options_.screenshot_path.empty()) {
       int fb_w = 0, fb_h = 0;
       glfwGetFramebufferSize(window_, &fb_w, &fb_h);

@@ -1,7 +1,7 @@
 // The viewer window of `prism view`: GLFW + OpenGL 3.3 core + Dear ImGui. A spectrum plot above
 // a scrolling waterfall, shared frequency axis, time axis, colour bar, a control panel and a
 // status line; the same renderer draws on screen and, for tests and the README, headless under
-// Xvfb, saving the window to a PNG after N frames.
+// Xvfb, saving the window to a PNG after N frames (or when the viewer is closed).
 #pragma once
 
 #include <string>
@@ -17,8 +17,9 @@ struct ViewerOptions {
   std::string config_path;           // where settings persist; empty: nowhere
   int width = 1280, height = 800;    // window size in screen pixels
   long frames = 0;                   // render this many frames, then exit; 0 = until closed
-  std::string screenshot_path;       // PNG of the last frame (with frames > 0)
-  std::string report_path;           // JSON: layout, axis ticks, status, frame times
+  std::string screenshot_path;       // PNG of the last frame (after `frames`, Ctrl-C or closing)
+  std::string report_path;           // JSON at exit: layout, axis ticks, status, playback,
+                                     // markers, control positions, frame times
   std::vector<ScriptStep> script;    // settings to apply at given frames or times
   double max_fps = 60;               // frame rate cap (software GL would otherwise spin)
   bool auto_range_at_start = false;  // set the dB range from the signal after 0.5 s

@@ -17,26 +17,12 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from view_test_support import Xvfb, load_json, read_png_rgb, run_view  # noqa: E402
+from view_test_support import Xvfb, load_json, read_png_rgb, run_view, waterfall_columns, x_of  # noqa: E402
 
 PRISM = None
 NO_DATA_RGB = (18, 18, 23)  # the waterfall's colour where no line has arrived yet
 TONES = [3000.0, 9000.0, 15000.0]
 SIGNAL = "gen:rate=48000,duration=inf," + ",".join(f"tone={f:g}@0.5" for f in TONES) + ",noise=0.001"
-
-
-def waterfall_columns(image, report, rows=20):
-    """Mean luminance of each x column over the newest `rows` lines of the waterfall."""
-    wf = report["waterfall"]
-    x0, y0, w = int(round(wf["x"])), int(round(wf["y"])), int(round(wf["width"]))
-    top = image[y0 + 1:y0 + 1 + rows, x0:x0 + w].astype(float)
-    return x0, (0.299 * top[..., 0] + 0.587 * top[..., 1] + 0.114 * top[..., 2]).mean(axis=0)
-
-
-def x_of(hz, report):
-    wf = report["waterfall"]
-    low, high = report["frequency_view_hz"]
-    return wf["x"] + (hz - low) / (high - low) * wf["width"]
 
 
 class ViewUnderXvfb(unittest.TestCase):

@@ -1,10 +1,12 @@
-"""Helpers for the viewer tests: a private Xvfb server, running `prism view`, reading PNGs.
+"""Helpers for the viewer tests: a private Xvfb server, running `prism view`, driving it with
+real X input events (xdotool), reading PNGs and finding the waterfall's bright columns.
 
 The tests start the real components themselves: Xvfb (with Mesa's llvmpipe for OpenGL) on a
 free display number, then the real `prism` binary on that display.
 """
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -57,6 +59,97 @@ class Xvfb:
         return env
 
 
+class InteractiveView:
+    """`prism view ARGS` running on an Xvfb display, driven by real X input events through
+    xdotool (XTEST: the pointer moves, buttons and the wheel are pressed as by a person).
+    Coordinates are window pixels, as the report's layout gives them. close() ends the viewer
+    with SIGINT (Ctrl-C), which still draws a last frame, saves the screenshot and the report
+    and writes the settings file."""
+
+    SETTLE_S = 0.25  # after each action: several frames at the viewer's 60 fps cap
+
+    def __init__(self, prism, env, *args):
+        self.env = env
+        self.started = time.time()
+        self.proc = subprocess.Popen([prism, "view", *map(str, args)], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, errors="replace")
+        # The window, once mapped (GLFW sets _NET_WM_PID).
+        found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(self.proc.pid)],
+                               env=env, capture_output=True, text=True, timeout=60)
+        if found.returncode != 0 or not found.stdout.split():
+            self.proc.kill()
+            raise AssertionError(f"no window of prism view appeared: {self.proc.communicate()[0]}")
+        self.window = found.stdout.split()[0]
+
+    def xdotool(self, *args):
+        subprocess.run(["xdotool", *map(str, args)], env=self.env, check=True, timeout=20)
+        time.sleep(self.SETTLE_S)
+
+    def move(self, x, y):
+        self.xdotool("mousemove", "--window", self.window, int(round(x)), int(round(y)))
+
+    def click(self, button, repeat=1):
+        """button: 1 left, 2 middle, 3 right, 4 wheel up, 5 wheel down. Repeated clicks come
+        150 ms apart: in different frames even under load, and a double click for ImGui (which
+        takes two presses within 0.3 s)."""
+        self.xdotool("click", "--repeat", repeat, "--delay", 150, button)
+
+    def click_at(self, x, y, button=1):
+        self.move(x, y)
+        self.click(button)
+
+    def drag(self, x0, y0, x1, y1):
+        self.move(x0, y0)
+        self.xdotool("mousedown", 1)
+        self.move(x1, y1)
+        self.xdotool("mouseup", 1)
+
+    def close(self):
+        """Ctrl-C; returns the viewer's output. Fails unless it ended as Ctrl-C should (130)."""
+        self.proc.send_signal(signal.SIGINT)
+        output, _ = self.proc.communicate(timeout=30)
+        if self.proc.returncode != 130:
+            raise AssertionError(f"prism view ended with {self.proc.returncode} on Ctrl-C: {output}")
+        return output
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        """A viewer still running here was left by a failing step: it goes without a report."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def require_xdotool():
+    for tool in ("Xvfb", "xdotool"):
+        if shutil.which(tool) is None:
+            print(f"SKIP: {tool} is not installed (scripts/install-deps installs xvfb and xdotool)")
+            sys.exit(SKIP)
+
+
+def waterfall_columns(image, report, rows=20):
+    """Mean luminance of each x column over the newest `rows` lines of the waterfall."""
+    wf = report["waterfall"]
+    x0, y0, w = int(round(wf["x"])), int(round(wf["y"])), int(round(wf["width"]))
+    top = image[y0 + 1:y0 + 1 + rows, x0:x0 + w].astype(float)
+    return x0, (0.299 * top[..., 0] + 0.587 * top[..., 1] + 0.114 * top[..., 2]).mean(axis=0)
+
+
+def bright_columns(image, report, margin=80):
+    """The x of every waterfall column brighter than the median by `margin`."""
+    x0, lum = waterfall_columns(image, report)
+    return (np.flatnonzero(lum > np.median(lum) + margin) + x0).tolist()
+
+
+def x_of(hz, report):
+    """Where the report's frequency view puts `hz` (axis Hz) across the waterfall."""
+    wf = report["waterfall"]
+    low, high = report["frequency_view_hz"]
+    return wf["x"] + (hz - low) / (high - low) * wf["width"]
+
+
 def run_view(prism, env, *args, timeout=300):
     proc = subprocess.run([prism, "view", *map(str, args)], env=env, capture_output=True, text=True,
                           errors="replace", timeout=timeout)
@@ -72,7 +165,19 @@ def load_json(path):
 
 
 def read_png_rgb(path):
-    """Decodes an 8-bit RGB (colour type 2), non-interlaced PNG into an array [height, width, 3]."""
+    """Decodes an 8-bit RGB (colour type 2), non-interlaced PNG into an array [height, width, 3].
+    With Pillow (python3-pil) in a few milliseconds; without it in pure Python, several seconds
+    per window-sized screenshot (libpng's Paeth and Average filters go byte by byte)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return read_png_rgb_python(path)
+    with Image.open(path) as image:
+        assert image.mode == "RGB", f"{path}: unsupported PNG layout ({image.mode})"
+        return np.asarray(image, dtype=np.int32)
+
+
+def read_png_rgb_python(path):
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
