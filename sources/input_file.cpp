@@ -97,6 +97,86 @@ std::size_t pread_fully(int fd, std::byte* dst, std::size_t bytes, std::uint64_t
   return done;
 }
 
+unsigned ParallelFileReader::default_threads() {
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return std::clamp(hardware / 2, 1u, 4u);
+}
+
+ParallelFileReader::ParallelFileReader(int fd, std::string name, unsigned threads, std::size_t min_part)
+    : fd_(fd), name_(std::move(name)), threads_(std::max(threads, 1u)), min_part_(std::max<std::size_t>(min_part, 1)) {}
+
+ParallelFileReader::~ParallelFileReader() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  start_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ParallelFileReader::run_part(Part& part) noexcept {
+  try {
+    part.got = pread_fully(fd_, part.dst, part.bytes, part.offset, name_);
+  } catch (...) {
+    part.error = std::current_exception();
+  }
+}
+
+void ParallelFileReader::work(std::size_t index) {
+  std::uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock lock(mutex_);
+    start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    if (stopping_) return;
+    seen = generation_;
+    const bool mine = index + 1 < active_parts_;
+    lock.unlock();
+    if (!mine) continue;
+    run_part(parts_[index + 1]);
+    lock.lock();
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+
+std::size_t ParallelFileReader::read_at(std::byte* dst, std::size_t bytes, std::uint64_t offset) {
+  const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(threads_, bytes / min_part_));
+  if (count <= 1) return pread_fully(fd_, dst, bytes, offset, name_);
+  if (workers_.empty()) {
+    parts_.resize(threads_);
+    for (std::size_t i = 0; i + 1 < threads_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  // Equal parts on 4096-byte boundaries (page-aligned copies); the last takes the rest.
+  const std::size_t share = bytes / count / 4096 * 4096;
+  for (std::size_t i = 0; i < count; ++i) {
+    Part& part = parts_[i];
+    part = Part{};
+    part.dst = dst + i * share;
+    part.offset = offset + i * share;
+    part.bytes = i + 1 < count ? share : bytes - i * share;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    active_parts_ = count;
+    pending_ = count - 1;
+    ++generation_;
+  }
+  start_.notify_all();
+  run_part(parts_[0]);
+  {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (parts_[i].error) std::rethrow_exception(parts_[i].error);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    total += parts_[i].got;
+    if (parts_[i].got < parts_[i].bytes) break;
+  }
+  return total;
+}
+
 std::string lower_extension(std::string_view path) {
   const auto slash = path.find_last_of('/');
   const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);

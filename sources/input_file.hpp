@@ -1,12 +1,18 @@
 // Input files for the file sources: opening with errors that name the path and the reason,
-// reads that loop until the buffer is full, and the small byte-level helpers the sources share
-// (extensions, byte order). Internal to sources/.
+// reads that loop until the buffer is full (also several threads at once on one large range),
+// and the small byte-level helpers the sources share (extensions, byte order). Internal to
+// sources/.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace prism {
 
@@ -54,6 +60,52 @@ std::size_t read_fully(int fd, std::byte* dst, std::size_t bytes, const std::str
 // Like read_fully, from `offset` without moving the file position.
 std::size_t pread_fully(int fd, std::byte* dst, std::size_t bytes, std::uint64_t offset,
                         const std::string& name);
+
+// Reads large ranges of a regular file as parts side by side, each by its own thread (pread
+// on disjoint ranges). One thread copying out of the page cache moves about 10 GB/s, less than
+// the GPU engine takes; parts of at least `min_part` bytes keep the threads' hand-over small
+// against the copy. Worker threads start with the first read that splits. Not for concurrent
+// use: one caller at a time.
+class ParallelFileReader {
+ public:
+  // Threads that read at once by default: half the hardware threads, at most 4 (1: no workers).
+  static unsigned default_threads();
+  static constexpr std::size_t kDefaultMinPart = std::size_t{4} << 20;
+
+  ParallelFileReader(int fd, std::string name, unsigned threads = default_threads(),
+                     std::size_t min_part = kDefaultMinPart);
+  ~ParallelFileReader();
+  ParallelFileReader(const ParallelFileReader&) = delete;
+  ParallelFileReader& operator=(const ParallelFileReader&) = delete;
+
+  // As pread_fully: the bytes read, fewer than asked only at the end of the file (counted up
+  // to the first part that came up short). Throws InputError(name, strerror).
+  std::size_t read_at(std::byte* dst, std::size_t bytes, std::uint64_t offset);
+
+ private:
+  struct Part {
+    std::byte* dst = nullptr;
+    std::size_t bytes = 0;
+    std::uint64_t offset = 0;
+    std::size_t got = 0;
+    std::exception_ptr error;
+  };
+  void run_part(Part& part) noexcept;
+  void work(std::size_t index);
+
+  int fd_;
+  std::string name_;
+  unsigned threads_;
+  std::size_t min_part_;
+  std::vector<std::thread> workers_;  // worker i reads parts_[i + 1]
+  std::vector<Part> parts_;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  std::uint64_t generation_ = 0;  // one per split read
+  std::size_t active_parts_ = 0;  // parts of this generation, the caller's included
+  std::size_t pending_ = 0;       // worker parts not finished
+  bool stopping_ = false;
+};
 
 // The extension of the file name in `path`, lower case, with its dot (".wav"); empty when none.
 std::string lower_extension(std::string_view path);

@@ -109,12 +109,14 @@ RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info)
     const off_t position = ::lseek(fd_, 0, SEEK_CUR);
     const std::uint64_t start = position > 0 ? static_cast<std::uint64_t>(position) : 0;
     const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+    start_offset_ = start;
     total_bytes_ = size > start ? size - start : 0;
     if (total_bytes_ % frame != 0)
       throw InputError(name_, not_whole_samples_reason(total_bytes_, frame, info_.channels,
                                                        format_name(info_.format)));
     remaining_bytes_ = total_bytes_;
     info_.length = total_bytes_ / frame;
+    reader_ = std::make_unique<ParallelFileReader>(fd_, name_);
   } else {
     info_.length.reset();
     carry_.resize(frame);
@@ -140,7 +142,7 @@ std::size_t RawSource::read(std::byte* dst, std::size_t max_samples) {
   const std::size_t bytes =
       static_cast<std::size_t>(std::min<std::uint64_t>(wanted, remaining_bytes_));
   if (bytes == 0) return 0;
-  const std::size_t got = read_fully(fd_, dst, bytes, name_);
+  const std::size_t got = reader_->read_at(dst, bytes, start_offset_ + (total_bytes_ - remaining_bytes_));
   if (got != bytes)
     throw InputError(name_, "ended after " + std::to_string(total_bytes_ - remaining_bytes_ + got) +
                                 " bytes, " + std::to_string(total_bytes_) +

@@ -81,6 +81,8 @@ class RawSource final : public Source {
   bool regular_ = false;
   std::uint64_t remaining_bytes_ = 0;  // regular files: bytes still to read
   std::uint64_t total_bytes_ = 0;      // regular files: bytes from the start position
+  std::uint64_t start_offset_ = 0;     // regular files: where the samples start
+  std::unique_ptr<ParallelFileReader> reader_;  // regular files
   // Streams: bytes of a sample cut by interrupt(), put in front of the next read.
   std::vector<std::byte> carry_;
   std::size_t carry_bytes_ = 0;

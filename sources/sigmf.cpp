@@ -428,7 +428,7 @@ SigmfRecording read_sigmf_recording(const std::string& path) {
 }
 
 SigmfSource::SigmfSource(const std::string& path)
-    : recording_(open_recording(path, &data_fd_)) {}
+    : recording_(open_recording(path, &data_fd_)), reader_(data_fd_.get(), recording_.data_name) {}
 
 std::size_t SigmfSource::read(std::byte* dst, std::size_t max_samples) {
   const std::size_t frame = recording_.info.frame_bytes();
@@ -437,8 +437,7 @@ std::size_t SigmfSource::read(std::byte* dst, std::size_t max_samples) {
       static_cast<std::size_t>(std::min<std::uint64_t>(max_samples, remaining_samples)) * frame;
   if (bytes == 0) return 0;
   const std::size_t got =
-      pread_fully(data_fd_.get(), dst, bytes, recording_.data_offset + position_,
-                  recording_.data_name);
+      reader_.read_at(dst, bytes, recording_.data_offset + position_);
   if (got != bytes)
     throw InputError(recording_.data_name,
                      "ended after " + std::to_string(position_ + got) + " bytes of samples, " +

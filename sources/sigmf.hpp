@@ -75,6 +75,7 @@ class SigmfSource final : public Source {
   FileDescriptor data_fd_;  // before recording_: the constructor fills it while building that
   SigmfRecording recording_;
   std::uint64_t position_ = 0;  // bytes of samples read so far
+  ParallelFileReader reader_;   // of data_fd_
 };
 
 }  // namespace prism
