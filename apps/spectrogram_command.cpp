@@ -12,16 +12,13 @@
 #include "apps/input_options.hpp"
 #include "apps/progress_bar.hpp"
 #include "fft/fft.hpp"
-#include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/pipeline.hpp"
+#include "pipeline/processor_factory.hpp"
 #include "pipeline/run_summary.hpp"
 #include "pipeline/spectrogram_params.hpp"
 #include "sinks/open_sink.hpp"
 #include "sources/open_source.hpp"
-#if PRISM_HAVE_CUDA
-#include "pipeline/cuda/cuda_spectrogram.hpp"
-#endif
 
 namespace prism::app {
 
@@ -115,42 +112,6 @@ std::pair<std::optional<double>, std::optional<double>> parse_db_range(const std
   }
 }
 
-// The processor for the requested backend. GPU backends get the CUDA engine (and a pinned pool,
-// through `memory`); with auto, a GPU that cannot be set up leaves a note and the CPU runs.
-std::unique_ptr<Processor> make_processor(const SpectrogramOptions& o, const SpectrogramParams& params,
-                                          const StreamInfo& stream, std::size_t block_samples,
-                                          fft::BackendKind requested, HostMemoryKind& memory) {
-  // auto on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
-  if (requested == fft::BackendKind::automatic &&
-      !fft::backend_availability(fft::BackendKind::cufft).available)
-    requested = fft::BackendKind::cpu;
-  if (requested != fft::BackendKind::cpu) {
-#if PRISM_HAVE_CUDA
-    cuda::CudaEngineOptions engine;
-    engine.device = o.device;
-    engine.blocks_in_flight = o.in_flight;
-    // cuda and auto run our kernels: the fused kernel where it reaches, else our FFT library
-    // between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
-    engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft
-                                                       : cuda::TransformPath::fused;
-    try {
-      auto processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, block_samples, engine);
-      memory = HostMemoryKind::cuda_pinned;
-      return processor;
-    } catch (const cuda::CudaError& e) {
-      if (requested != fft::BackendKind::automatic)
-        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
-      if (!o.quiet)
-        std::fprintf(stderr, "prism: note: --backend auto: the GPU engine is not available (%s); using the CPU backend\n",
-                     e.what());
-    }
-#else
-    fft::resolve_backend(requested);  // auto gives the CPU; cuda/cufft throw the reason
-#endif
-  }
-  return std::make_unique<CpuSpectrogram>(stream, params, block_samples, o.threads);
-}
-
 // The block size when none is given: 64 Ki samples, smaller when the rows of a block would make
 // the row buffers large (a huge nfft), so that memory stays modest; never below one hop, which
 // keeps a block worth at least one row.
@@ -187,11 +148,16 @@ int run_spectrogram(const SpectrogramOptions& o) {
                      " is out of range: the input has " + std::to_string(source->info().channels) +
                      " channel(s)");
 
-  HostMemoryKind memory = HostMemoryKind::page_aligned;
   const std::size_t block_samples = choose_block_samples(o, params, source->info());
-  const std::unique_ptr<Processor> processor_object =
-      make_processor(o, params, source->info(), block_samples, requested, memory);
-  Processor& processor = *processor_object;
+  ProcessorChoice choice;
+  choice.backend = requested;
+  choice.device = o.device;
+  choice.in_flight = o.in_flight;
+  choice.cpu_threads = o.threads;
+  MadeProcessor made = make_spectrogram_processor(choice, params, source->info(), block_samples);
+  if (!made.note.empty() && !o.quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
+  const HostMemoryKind memory = made.memory;
+  Processor& processor = *made.processor;
 
   std::vector<std::string> outputs = o.outputs;
   if (outputs.empty()) outputs.push_back("spectrogram.png");

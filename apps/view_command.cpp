@@ -8,6 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/input_options.hpp"
+#include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/open_source.hpp"
 
@@ -53,6 +54,9 @@ struct ViewOptions {
   bool auto_range = false;
   std::string config;
   bool no_config = false;
+  // processing
+  std::string backend = "auto";
+  int device = 0;
 };
 
 std::pair<double, double> parse_pair(const std::string& text, const std::string& option, char separator) {
@@ -120,6 +124,14 @@ int run_view(const ViewOptions& o) {
   viewer.max_fps = o.fps;
   viewer.auto_range_at_start = o.auto_range;
   viewer.title = "prism view: " + o.input;
+  viewer.processing.backend = fft::parse_backend(o.backend);
+  viewer.processing.device = o.device;
+  // An explicit GPU backend that cannot run here is reported before a window opens.
+  if (viewer.processing.backend != fft::BackendKind::cpu && viewer.processing.backend != fft::BackendKind::automatic) {
+    const fft::Availability available = fft::backend_availability(viewer.processing.backend);
+    if (!available.available)
+      throw std::runtime_error("--backend " + o.backend + ": " + available.reason);
+  }
 
   SourceOptions source_options = to_source_options(
       {o.format, o.rate, o.channels == 0 ? 1u : o.channels, o.center_frequency});
@@ -187,6 +199,11 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("--script", o->script, "JSON list of {\"frame\"|\"time_s\": ..., \"set\": {settings}} steps");
   cmd->add_option("--fps", o->fps, "Frame rate cap (0 = none)")->capture_default_str();
   cmd->add_flag("--auto-range", o->auto_range, "Set the dB range from the signal after half a second");
+  cmd->add_option("--backend", o->backend,
+                  "Spectrogram backend: cpu, cuda (the CUDA engine on prism's kernels), cufft, or auto "
+                  "(the GPU when one can be set up, else the CPU)")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device for the GPU backends (0-based)")->capture_default_str();
   cmd->add_option("--config", o->config, "Settings file [default: $XDG_CONFIG_HOME/prism/view.json]");
   cmd->add_flag("--no-config", o->no_config, "Neither read nor save the settings file");
   return [o]() -> int {

@@ -8,7 +8,6 @@
 #include <limits>
 #include <vector>
 
-#include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/row_sink.hpp"
@@ -194,6 +193,7 @@ class DisplayRowSink final : public RowSink {
 struct ViewEngine::Impl {
   std::unique_ptr<PlaybackSource> source;
   std::size_t max_columns = 0;
+  ProcessorChoice processing;
 
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
@@ -222,8 +222,10 @@ struct ViewEngine::Impl {
   }
 };
 
-ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns)
+ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
+                       const ProcessorChoice& processing)
     : impl_(std::make_unique<Impl>()) {
+  impl_->processing = processing;
   impl_->source = std::make_unique<PlaybackSource>(std::move(open));
   impl_->max_columns = std::max<std::size_t>(max_display_columns, 16);
   impl_->settings = settings;
@@ -325,19 +327,21 @@ void ViewEngine::Impl::run() {
     const double block_seconds = snapshot.speed == 0 ? 0.05 : 0.01;
     const std::size_t block_samples = std::clamp<std::size_t>(
         static_cast<std::size_t>(info.sample_rate * block_seconds), 256, std::size_t{1} << 18);
-    // Two cores shared with the render thread: the processing takes all but one.
+    // The CPU backend shares the cores with the render thread: it takes all but one.
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threads = hardware > 2 ? hardware - 1 : 1;
+    ProcessorChoice choice = processing;
+    choice.cpu_threads = hardware > 2 ? hardware - 1 : 1;
 
-    std::unique_ptr<CpuSpectrogram> processor;
+    MadeProcessor made;
     try {
-      processor = std::make_unique<CpuSpectrogram>(info, params, block_samples, threads);
+      made = make_spectrogram_processor(choice, params, info, block_samples);
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex);
       error = std::string("cannot set up the spectrogram: ") + e.what();
       ended = true;
       continue;
     }
+    Processor* processor = made.processor.get();
     const SpectrumLayout& layout = processor->layout();
 
     DisplayFormat format;
@@ -370,7 +374,7 @@ void ViewEngine::Impl::run() {
       std::lock_guard lock(mutex);
       if (session) skipped_before_session += session->queue.skipped();
       session = next_session;
-      processor_description = processor->describe();
+      processor_description = processor->describe() + (made.note.empty() ? "" : " (" + made.note + ")");
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;
@@ -378,6 +382,7 @@ void ViewEngine::Impl::run() {
     PipelineConfig config;
     config.block_samples = block_samples;
     config.block_count = info.live ? 8 : 4;
+    config.memory = made.memory;
     config.on_progress = [this](const ProgressUpdate& u) {
       samples_in_run.store(u.samples_done, std::memory_order_relaxed);
       pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);

@@ -1,5 +1,6 @@
-// ViewEngine: the processing side of `prism view`. It owns the input, runs the CPU pipeline
-// (run_pipeline with CpuSpectrogram) on its own thread and turns spectra into display rows:
+// ViewEngine: the processing side of `prism view`. It owns the input, runs the pipeline
+// (run_pipeline with the spectrogram processor of the chosen backend: the CPU, or the CUDA
+// streaming engine) on its own thread and turns spectra into display rows:
 // reduced to at most a texture row's width, averaged (exponential, with a time constant) and
 // thinned to the lines per second asked for. Rows go to the render thread through the
 // session's DisplayRowQueue; the render thread reads the rest (status, session) without
@@ -23,6 +24,7 @@
 
 #include "gui/display_rows.hpp"
 #include "gui/view_settings.hpp"
+#include "pipeline/processor_factory.hpp"
 #include "pipeline/source.hpp"
 #include "pipeline/stop_token.hpp"
 
@@ -37,7 +39,7 @@ struct EngineStatus {
   std::optional<double> duration_s;       // files: their length
   bool ended = false;                     // the input ended (and does not loop)
   bool live = false;
-  std::string processor;                  // "cpu: FFTW 3.3.10 ..., 1 thread"
+  std::string processor;                  // "cpu: FFTW 3.3.10 ..., 1 thread", or the GPU engine's
   std::string source;                     // the input's description
   std::string error;                      // what stopped the processing, when it failed
 };
@@ -48,7 +50,9 @@ class ViewEngine {
 
   // open: opens the input; called once now (errors propagate to the caller) and again to loop
   //   or seek a file. max_display_columns: the widest row the display takes (its texture limit).
-  ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns);
+  // processing: the backend (automatic: the GPU when one can be set up, else the CPU).
+  ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
+             const ProcessorChoice& processing = {});
   ~ViewEngine();  // stops the processing and joins its thread
   ViewEngine(const ViewEngine&) = delete;
   ViewEngine& operator=(const ViewEngine&) = delete;

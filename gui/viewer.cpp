@@ -333,7 +333,7 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   renderer_ = std::make_unique<WaterfallRenderer>();
   renderer_->set_colormap(*find_colormap(settings_.colormap));
   display_ = std::make_unique<DisplayState>();
-  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_);
+  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing);
 }
 
 Viewer::~Viewer() {

@@ -10,6 +10,8 @@ Usage: test_view_xvfb.py PRISM
 """
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -99,6 +101,19 @@ class ViewUnderXvfb(unittest.TestCase):
         for f in TONES:
             x = int(round(x_of(f, report))) - x0
             self.assertGreater(lum[max(x - 1, 0):x + 2].max(), np.median(lum) + 80, f"tone {f} Hz not bright")
+
+    def test_a_backend_that_cannot_run_is_refused_before_a_window_opens(self):
+        proc = subprocess.run([PRISM, "view", "--backend", "nope", "--frames", "1"], env=self.env,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("unknown --backend 'nope'", proc.stderr)
+        devices = subprocess.run([PRISM, "devices"], capture_output=True, text=True, timeout=60)
+        if re.search(r"^\s*cuda\s+available", devices.stdout, re.M):
+            self.skipTest("a CUDA device is usable here")
+        proc = subprocess.run([PRISM, "view", "--backend", "cuda", "--frames", "1"], env=self.env,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("--backend cuda: no usable CUDA device", proc.stderr)
 
 
 if __name__ == "__main__":
