@@ -168,6 +168,7 @@ struct ThroughputResult {
   double seconds = 0;
   bool balanced = false;    // samples in = samples covered by frames + tail; rows counted
   TransformPath path = TransformPath::cufft;  // the path that ran
+  double work_ms = 0;       // device time of one block's work alone (fresh engine, median of 10)
 };
 
 // Streams `seconds` of blocks (cycling through a ring of pinned blocks of random data) through
@@ -237,6 +238,13 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   ThroughputResult r;
   r.seconds = elapsed;
   r.path = engine.path();
+  if (!naive) {  // what the kernels of one block cost with no copies beside them
+    CudaSpectrogram fresh(stream, params_for(n, half_overlap), block_samples, options);
+    Block b;
+    b.data = static_cast<std::byte*>(blocks[0]);
+    b.samples = block_samples;
+    r.work_ms = fresh.time_block_work_ms(b, 10);
+  }
   // The warm-up blocks retired before timing started are counted in `rows` too; the timed
   // figure uses blocks submitted inside the window (the drained ones included).
   r.gbps = static_cast<double>((submitted - first_timed) * block_bytes) / elapsed / 1e9;
@@ -459,6 +467,10 @@ int main(int argc, char** argv) {
                                    (half ? " overlap 50% " : " overlap 0 ") + path_name(r.path) +
                                    (r.balanced ? "" : " ACCOUNTING MISMATCH");
           record("throughput", name, r.gbps, "GB/s", limits.h2d);
+          // Beside it: the block's H2D copy time at the limit (ratio: kernels / copy).
+          const double block_bytes = static_cast<double>(std::size_t{1} << 22) * (format == SampleFormat::cf32 ? 8 : 4);
+          record("throughput", "  kernels of one block alone (limit: its H2D copy)", r.work_ms, "ms",
+                 block_bytes / (limits.h2d * 1e9) * 1e3);
         }
       }
       const ThroughputResult naive = stream_through(format, n, true, seconds / 2, TransformPath::cufft, true);
