@@ -1,6 +1,7 @@
 // The threaded CPU run (see pipeline.hpp): threads, queues, accounting and the clean stop.
 #include "pipeline/pipeline.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -24,7 +25,11 @@ using Clock = std::chrono::steady_clock;
 // A buffer of rows travelling from the processing thread to every sink; it goes back to the
 // free queue when the last sink is done with it.
 struct RowBatch {
-  std::vector<float> values;  // sized once: max rows per block × columns
+  // Sized once: max rows per block × columns; pinned with a GPU processor, whose rows then come
+  // back into it by DMA.
+  HostBuffer memory;
+  float* values = nullptr;
+  std::size_t count = 0;
   std::size_t rows = 0;
   std::uint64_t first_row = 0;
   std::atomic<int> pending_sinks{0};
@@ -140,14 +145,19 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     pool = std::make_unique<BlockPool>(config.block_count + in_flight,
                                        block_samples * info.frame_bytes(), config.memory);
     batches = std::vector<RowBatch>(std::max<std::size_t>(config.row_buffer_count, 1));
-    for (RowBatch& batch : batches) batch.values.assign(std::max<std::size_t>(max_rows, 1) * columns, 0.0f);
+    for (RowBatch& batch : batches) {
+      batch.count = std::max<std::size_t>(max_rows, 1) * columns;
+      batch.memory = allocate_host(batch.count * sizeof(float), config.memory);
+      batch.values = reinterpret_cast<float*>(batch.memory.get());
+      std::fill_n(batch.values, batch.count, 0.0f);
+    }
     if (live) overrun_scratch.resize(block_samples * info.frame_bytes());
   } catch (...) {
     error.set("setup", current_exception_text());
     return finish_report(RunOutcome::failed);
   }
   report.pool_bytes = pool->total_bytes();
-  report.row_buffer_bytes = batches.size() * batches[0].values.size() * sizeof(float);
+  report.row_buffer_bytes = batches.size() * batches[0].count * sizeof(float);
 
   // Open every sink before a sample moves, so a bad output path fails fast.
   std::size_t begun = 0;
@@ -251,18 +261,18 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         }
         if (block == nullptr) {  // end of input: the blocks in flight, then the pending rows
           std::size_t drained = 0;
-          while (processor.drain(batch->values.data(), drained)) {
+          while (processor.drain(batch->values, drained)) {
             if (held_count > 0) release_oldest();
             dispatch(batch, drained);
             batch = take_batch();
             if (batch == nullptr) break;
           }
           if (batch == nullptr) break;
-          dispatch(batch, processor.finish(batch->values.data()));
+          dispatch(batch, processor.finish(batch->values));
           processing_completed = true;
           break;
         }
-        const std::size_t rows = processor.process(*block, batch->values.data());
+        const std::size_t rows = processor.process(*block, batch->values);
         samples_done += block->samples;
         hold(block);
         if (held_count > in_flight) release_oldest();
@@ -294,7 +304,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         if (batch == nullptr) break;
         if (!failed) {
           try {
-            sinks[i]->write(batch->values.data(), batch->rows, batch->first_row);
+            sinks[i]->write(batch->values, batch->rows, batch->first_row);
             sink_rows_in[i] += batch->rows;
           } catch (...) {
             error.set("output " + sinks[i]->describe(), current_exception_text());

@@ -269,6 +269,9 @@ struct CudaSpectrogram::Impl {
   std::uint64_t submitted = 0;  // blocks given to process()
   std::size_t in_flight = 0;    // submitted, not yet retired
   std::vector<std::size_t> slot_rows;
+  // Per slot: whether its rows still wait on the device for the caller's buffer (process(): one
+  // DMA straight into it when it is retired) rather than in pinned staging (process_borrowed()).
+  std::vector<char> slot_deferred;
   long long fault_block = -1;
 
   Impl(const StreamInfo& s, const SpectrogramParams& p, std::size_t max_block, const CudaEngineOptions& o)
@@ -310,6 +313,7 @@ struct CudaSpectrogram::Impl {
     max_rows = (max_frames + params.average - 1) / params.average;
     slots = options.blocks_in_flight + 1;
     slot_rows.assign(slots, 0);
+    slot_deferred.assign(slots, 0);
     const std::size_t components = complex_input ? 2 : 1;
     history_floats = params.nperseg * components;
     // One FFT batch holds at most ~16 Mi floats of frames (64 MiB), so memory is bounded for
@@ -642,16 +646,24 @@ struct CudaSpectrogram::Impl {
 
   // ---- 3. Impl: one block ----------------------------------------------------------------
 
+  // The rows of block i-k come back by one DMA from the device straight into `out_rows` (pinned
+  // memory, as the pipeline's row buffers are with a GPU processor, makes it a direct copy).
   std::size_t process(const Block& block, float* out_rows) {
-    const float* staged = nullptr;
-    const std::size_t rows = submit(block, staged);
-    if (rows > 0) std::memcpy(out_rows, staged, rows * columns * sizeof(float));
-    return rows;
+    submit(block, true);
+    if (in_flight <= options.blocks_in_flight) return 0;
+    const float* rows = nullptr;
+    return retire_oldest(out_rows, rows);
   }
 
-  // Submits a block; when k are already in flight, retires the oldest and points `staged` at
-  // its rows in pinned staging.
-  std::size_t submit(const Block& block, const float*& staged) {
+  std::size_t process_borrowed(const Block& block, const float*& rows) {
+    submit(block, false);
+    if (in_flight <= options.blocks_in_flight) return 0;
+    return retire_oldest(nullptr, rows);
+  }
+
+  // Submits a block. deferred: its rows stay on the device until it is retired (then copied
+  // into the caller's buffer); otherwise they are copied into pinned staging at once.
+  void submit(const Block& block, bool deferred) {
     if (block.samples > max_block_samples)
       throw std::invalid_argument("a block of " + std::to_string(block.samples) +
                                   " samples exceeds the engine's maximum of " + std::to_string(max_block_samples));
@@ -690,12 +702,15 @@ struct CudaSpectrogram::Impl {
     check(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
     check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
     const std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
-    if (rows > 0)
-      check(cudaMemcpyAsync(rows_host[s], rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
-                            d2h),
-            "cudaMemcpyAsync (rows to host)", device);
-    check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+    if (!deferred) {
+      if (rows > 0)
+        check(cudaMemcpyAsync(rows_host[s], rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
+                              d2h),
+              "cudaMemcpyAsync (rows to host)", device);
+      check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+    }
     slot_rows[s] = rows;
+    slot_deferred[s] = deferred ? 1 : 0;
 
     // The host's copy of the stream state, as the kernels will leave it.
     const std::size_t chunks_run =
@@ -707,28 +722,40 @@ struct CudaSpectrogram::Impl {
     samples_in.store(block_end, std::memory_order_relaxed);
     ++submitted;
     ++in_flight;
-    if (in_flight > options.blocks_in_flight) return retire_oldest(staged);
-    return 0;
   }
 
-  // Waits for the oldest block's rows (the only blocking call of a block's cycle).
-  std::size_t retire_oldest(const float*& staged) {
+  // Waits for the oldest block's rows (the only blocking call of a block's cycle) and returns
+  // their count. dest: copy them there (null: leave them in pinned staging); `rows` points at
+  // where they are.
+  std::size_t retire_oldest(float* dest, const float*& rows) {
     const std::size_t s = (submitted - in_flight) % slots;
-    const cudaError_t status = cudaEventSynchronize(d2h_done[s]);
-    if (status != cudaSuccess)
-      check(status, "cudaEventSynchronize (block " + std::to_string(submitted - in_flight) + ")", device);
-    staged = rows_host[s];
+    const std::size_t count = slot_rows[s];
+    const std::size_t bytes = count * columns * sizeof(float);
+    const std::string_view wait = "cudaEventSynchronize (rows of the oldest block)";
+    if (slot_deferred[s]) {
+      float* target = dest != nullptr ? dest : rows_host[s];
+      check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
+      if (count > 0)
+        check(cudaMemcpyAsync(target, rows_device[s], bytes, cudaMemcpyDeviceToHost, d2h),
+              "cudaMemcpyAsync (rows to host)", device);
+      check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+      check(cudaEventSynchronize(d2h_done[s]), wait, device);
+      rows = target;
+    } else {
+      check(cudaEventSynchronize(d2h_done[s]), wait, device);
+      rows = rows_host[s];
+      if (dest != nullptr && count > 0) std::memcpy(dest, rows, bytes);
+    }
     --in_flight;
-    return slot_rows[s];
+    return count;
   }
 
   bool drain(float* out_rows, std::size_t& rows_written) {
     rows_written = 0;
     if (in_flight == 0) return false;
     check(cudaSetDevice(device), "cudaSetDevice", device);
-    const float* staged = nullptr;
-    rows_written = retire_oldest(staged);
-    if (rows_written > 0) std::memcpy(out_rows, staged, rows_written * columns * sizeof(float));
+    const float* rows = nullptr;
+    rows_written = retire_oldest(out_rows, rows);
     return true;
   }
 
@@ -816,13 +843,13 @@ std::size_t CudaSpectrogram::max_rows_per_block(std::size_t block_samples) const
 
 std::size_t CudaSpectrogram::process(const Block& block, float* rows) { return impl_->process(block, rows); }
 std::size_t CudaSpectrogram::process_borrowed(const Block& block, const float*& rows) {
-  return impl_->submit(block, rows);
+  return impl_->process_borrowed(block, rows);
 }
 bool CudaSpectrogram::drain_borrowed(const float*& rows, std::size_t& rows_written) {
   rows_written = 0;
   if (impl_->in_flight == 0) return false;
   check(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
-  rows_written = impl_->retire_oldest(rows);
+  rows_written = impl_->retire_oldest(nullptr, rows);
   return true;
 }
 double CudaSpectrogram::time_block_work_ms(const Block& block, int repetitions) {

@@ -8,10 +8,13 @@
 //                     the per-block work, one CUDA graph per slot               [compute stream]
 //                       convert + frame (history on the device) + detrend + window,
 //                       FFT, detect + average (carried across blocks) + scale + dB
-//                     D2H of the finished rows into pinned staging             [D2H stream]
-//                     then waits for block i-k's D2H (the only blocking call) and copies
-//                     its rows out: rows come out k blocks late, in order.
-//   drain()           the same wait for each block still in flight, oldest first.
+//                     then retires block i-k: once its work is done, one DMA of its rows
+//                     straight into the caller's buffer [D2H stream] and the wait for it (the
+//                     only blocking call): rows come out k blocks late, in order. The
+//                     pipeline's row buffers are pinned with a GPU processor, so no host copy.
+//   process_borrowed  the same, but block i's rows go to pinned staging as soon as its work
+//                     is done, and block i-k's are read there in place.
+//   drain()           the same retirement for each block still in flight, oldest first.
 // Streams are ordered by events; nothing is allocated and the device is never synchronised as
 // a whole after construction. Every varying quantity of a block (its first sample, its frames,
 // which history buffer is current) is in a small descriptor copied with the block, so the
