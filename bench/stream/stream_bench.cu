@@ -172,10 +172,11 @@ struct ThroughputResult {
 };
 
 // Streams `seconds` of blocks (cycling through a ring of pinned blocks of random data) through
-// the engine; the rows stay in the engine's pinned staging (process_borrowed) or, on the naive
-// path, are copied into pageable memory.
+// the engine; the rows stay in the engine's pinned staging (process_borrowed), or with
+// into_caller come by DMA into a pinned buffer of the caller at retirement (process(), as the
+// pipeline runs it), or on the naive path are copied into pageable memory.
 ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds,
-                                TransformPath path, bool naive) {
+                                TransformPath path, bool naive, bool into_caller = false) {
   StreamInfo stream;
   stream.format = format;
   stream.sample_rate = 1e6;
@@ -208,6 +209,10 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   }
   const std::vector<void*>& blocks = cached.blocks;
   std::vector<float> rows_out(naive ? engine.max_rows_per_block(block_samples) * engine.layout().columns : 0);
+  float* pinned_rows = nullptr;
+  if (into_caller)
+    CHECK(cudaHostAlloc(&pinned_rows, engine.max_rows_per_block(block_samples) * engine.layout().columns * sizeof(float),
+                        cudaHostAllocDefault));
   std::uint64_t rows = 0, submitted = 0;
   auto submit = [&](std::size_t i) {
     Block b;
@@ -216,6 +221,8 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
     b.first_sample = submitted * block_samples;
     if (naive) {
       rows += engine.process(b, rows_out.data());
+    } else if (into_caller) {
+      rows += engine.process(b, pinned_rows);
     } else {
       const float* staged = nullptr;
       rows += engine.process_borrowed(b, staged);
@@ -238,6 +245,7 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   ThroughputResult r;
   r.seconds = elapsed;
   r.path = engine.path();
+  if (pinned_rows != nullptr) cudaFreeHost(pinned_rows);
   if (!naive) {  // what the kernels of one block cost with no copies beside them
     CudaSpectrogram fresh(stream, params_for(n, half_overlap), block_samples, options);
     Block b;
@@ -477,6 +485,11 @@ int main(int argc, char** argv) {
                  block_bytes / (limits.h2d * 1e9) * 1e3);
         }
       }
+      const ThroughputResult piped = stream_through(format, n, true, seconds, TransformPath::fused, false, true);
+      record("throughput", std::string(prism::format_name(format)) + " N=" + std::to_string(n) + " overlap 50% " +
+                               path_name(piped.path) + ", process() into pinned rows (as the pipeline)" +
+                               (piped.balanced ? "" : " ACCOUNTING MISMATCH"),
+             piped.gbps, "GB/s", limits.h2d);
       const ThroughputResult naive = stream_through(format, n, true, seconds / 2, TransformPath::cufft, true);
       record("throughput", std::string(prism::format_name(format)) + " N=" + std::to_string(n) +
                                " overlap 50% naive (pageable, 1 in flight, no graph)" +
