@@ -144,7 +144,9 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     if (config.block_count < 2) throw std::invalid_argument("the pool needs at least 2 blocks");
     pool = std::make_unique<BlockPool>(config.block_count + in_flight,
                                        block_samples * info.frame_bytes(), config.memory);
-    batches = std::vector<RowBatch>(std::max<std::size_t>(config.row_buffer_count, 1));
+    // A processor that names the row buffers at submission holds one per block in flight.
+    const std::size_t named = processor.rows_named_at_submit() ? in_flight : 0;
+    batches = std::vector<RowBatch>(std::max<std::size_t>(config.row_buffer_count, 1) + named);
     for (RowBatch& batch : batches) {
       batch.count = std::max<std::size_t>(max_rows, 1) * columns;
       batch.memory = allocate_host(batch.count * sizeof(float), config.memory);
@@ -230,6 +232,20 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
       held_first = (held_first + 1) % held.size();
       --held_count;
     };
+    // With rows named at submission: the row batch of each block in flight, oldest first.
+    const bool named = processor.rows_named_at_submit();
+    std::vector<RowBatch*> named_batches(in_flight + 1, nullptr);
+    std::size_t named_first = 0, named_count = 0;
+    auto name_batch = [&](RowBatch* batch) {
+      named_batches[(named_first + named_count) % named_batches.size()] = batch;
+      ++named_count;
+    };
+    auto oldest_named = [&] {
+      RowBatch* batch = named_batches[named_first];
+      named_first = (named_first + 1) % named_batches.size();
+      --named_count;
+      return batch;
+    };
     auto dispatch = [&](RowBatch* batch, std::size_t rows) {
       if (rows == 0 || sinks.empty()) {
         free_batches.enqueue(batch);
@@ -259,6 +275,16 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
           if (block != nullptr) pool->release(block);
           break;
         }
+        if (block == nullptr && named) {  // end of input: the blocks in flight, then the pending rows
+          std::size_t drained = 0;
+          while (processor.retire(drained)) {
+            if (held_count > 0) release_oldest();
+            if (named_count > 0) dispatch(oldest_named(), drained);
+          }
+          dispatch(batch, processor.finish(batch->values));
+          processing_completed = true;
+          break;
+        }
         if (block == nullptr) {  // end of input: the blocks in flight, then the pending rows
           std::size_t drained = 0;
           while (processor.drain(batch->values, drained)) {
@@ -272,11 +298,16 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
           processing_completed = true;
           break;
         }
-        const std::size_t rows = processor.process(*block, batch->values);
+        if (named) {
+          const std::size_t rows = processor.submit(*block, batch->values);
+          name_batch(batch);
+          if (named_count > in_flight) dispatch(oldest_named(), rows);
+        } else {
+          dispatch(batch, processor.process(*block, batch->values));
+        }
         samples_done += block->samples;
         hold(block);
         if (held_count > in_flight) release_oldest();
-        dispatch(batch, rows);
         if (config.on_progress)
           config.on_progress({samples_done, info.length,
                               std::chrono::duration<double>(Clock::now() - start).count(),

@@ -56,6 +56,22 @@ class Processor {
     return false;
   }
 
+  // Rows named at submission, for processors with blocks in flight (a GPU engine whose rows of
+  // block i can start their copy to the host as soon as they exist): when this returns true
+  // the pipeline calls submit() and retire() instead of process() and drain(). submit() takes
+  // block i and the buffer for block i's own rows (room as for process()), and returns the
+  // number of rows of block i-k, which are in the buffer named with block i-k by then (0 while
+  // fewer than k+1 blocks were submitted). retire(), at the end of input before finish(),
+  // returns true with the row count of the oldest block still in flight (its rows in its
+  // named buffer), false when none is left. A named buffer is the processor's to write until
+  // its block is retired.
+  virtual bool rows_named_at_submit() const { return false; }
+  virtual std::size_t submit(const Block& block, float* rows) { return process(block, rows); }
+  virtual bool retire(std::size_t& rows_written) {
+    rows_written = 0;
+    return false;
+  }
+
   // When a run stops early (interrupted or failed): abandons the work in flight. After it
   // returns the processor reads no block (the pipeline may free the pool). Never throws.
   virtual void cancel() noexcept {}

@@ -173,8 +173,8 @@ struct ThroughputResult {
 
 // Streams `seconds` of blocks (cycling through a ring of pinned blocks of random data) through
 // the engine; the rows stay in the engine's pinned staging (process_borrowed), or with
-// into_caller come by DMA into a pinned buffer of the caller at retirement (process(), as the
-// pipeline runs it), or on the naive path are copied into pageable memory.
+// into_caller go by DMA into pinned row buffers the caller names with each block (submit(), as
+// the pipeline runs it), or on the naive path are copied into pageable memory.
 ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds,
                                 TransformPath path, bool naive, bool into_caller = false) {
   StreamInfo stream;
@@ -209,9 +209,10 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   }
   const std::vector<void*>& blocks = cached.blocks;
   std::vector<float> rows_out(naive ? engine.max_rows_per_block(block_samples) * engine.layout().columns : 0);
-  float* pinned_rows = nullptr;
-  if (into_caller)
-    CHECK(cudaHostAlloc(&pinned_rows, engine.max_rows_per_block(block_samples) * engine.layout().columns * sizeof(float),
+  // With into_caller: one pinned row buffer per block in flight, and one more.
+  std::vector<float*> pinned_rows(into_caller ? options.blocks_in_flight + 1 : 0, nullptr);
+  for (float*& p : pinned_rows)
+    CHECK(cudaHostAlloc(&p, engine.max_rows_per_block(block_samples) * engine.layout().columns * sizeof(float),
                         cudaHostAllocDefault));
   std::uint64_t rows = 0, submitted = 0;
   auto submit = [&](std::size_t i) {
@@ -222,7 +223,7 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
     if (naive) {
       rows += engine.process(b, rows_out.data());
     } else if (into_caller) {
-      rows += engine.process(b, pinned_rows);
+      rows += engine.submit(b, pinned_rows[submitted % pinned_rows.size()]);
     } else {
       const float* staged = nullptr;
       rows += engine.process_borrowed(b, staged);
@@ -245,7 +246,7 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   ThroughputResult r;
   r.seconds = elapsed;
   r.path = engine.path();
-  if (pinned_rows != nullptr) cudaFreeHost(pinned_rows);
+  for (float* p : pinned_rows) cudaFreeHost(p);
   if (!naive) {  // what the kernels of one block cost with no copies beside them
     CudaSpectrogram fresh(stream, params_for(n, half_overlap), block_samples, options);
     Block b;
@@ -354,7 +355,8 @@ const char* path_name(TransformPath path) {
 // ---- latency -----------------------------------------------------------------------------------
 
 // borrowed: the rows stay in the engine's pinned staging (a sink that reads them in place);
-// otherwise they come by DMA into the caller's pinned buffer, as with the pipeline's process().
+// otherwise they come by DMA into the pinned buffer the caller named with the block (submit(),
+// as the pipeline does).
 void latency(std::size_t block_bytes, TransformPath path, int count, bool borrowed) {
   StreamInfo stream;
   stream.format = SampleFormat::cf32;
@@ -367,10 +369,11 @@ void latency(std::size_t block_bytes, TransformPath path, int count, bool borrow
   void* data = nullptr;
   CHECK(cudaHostAlloc(&data, block_bytes, cudaHostAllocDefault));
   fill_format(SampleFormat::cf32, data, samples, 3);
-  // The caller's row buffer is pinned, as the pipeline's are with a GPU processor.
+  // The caller's row buffers are pinned, as the pipeline's are with a GPU processor; one per
+  // block in flight and one more, named with each block (submit()).
   const std::size_t row_floats = engine.max_rows_per_block(samples) * engine.layout().columns + 1;
-  float* rows = nullptr;
-  CHECK(cudaHostAlloc(&rows, row_floats * sizeof(float), cudaHostAllocDefault));
+  float* rows[2] = {nullptr, nullptr};
+  for (float*& p : rows) CHECK(cudaHostAlloc(&p, row_floats * sizeof(float), cudaHostAllocDefault));
   std::vector<double> us;
   for (int i = 0; i < count + 10; ++i) {
     Block b;
@@ -385,8 +388,8 @@ void latency(std::size_t block_bytes, TransformPath path, int count, bool borrow
       while (engine.drain_borrowed(staged, got)) {
       }
     } else {
-      engine.process(b, rows);
-      while (engine.drain(rows, got)) {
+      engine.submit(b, rows[i % 2]);
+      while (engine.retire(got)) {
       }
     }
     const auto t1 = Clock::now();
@@ -397,7 +400,7 @@ void latency(std::size_t block_bytes, TransformPath path, int count, bool borrow
                            (borrowed ? ", rows read in place" : ", rows into the caller's buffer");
   record("latency", name + " p50", percentile(us, 0.5), "us");
   record("latency", name + " p99", percentile(us, 0.99), "us");
-  cudaFreeHost(rows);
+  for (float* p : rows) cudaFreeHost(p);
   cudaFreeHost(data);
 }
 
@@ -487,7 +490,7 @@ int main(int argc, char** argv) {
       }
       const ThroughputResult piped = stream_through(format, n, true, seconds, TransformPath::fused, false, true);
       record("throughput", std::string(prism::format_name(format)) + " N=" + std::to_string(n) + " overlap 50% " +
-                               path_name(piped.path) + ", process() into pinned rows (as the pipeline)" +
+                               path_name(piped.path) + ", submit() into named pinned rows (as the pipeline)" +
                                (piped.balanced ? "" : " ACCOUNTING MISMATCH"),
              piped.gbps, "GB/s", limits.h2d);
       const ThroughputResult naive = stream_through(format, n, true, seconds / 2, TransformPath::cufft, true);

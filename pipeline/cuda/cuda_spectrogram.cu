@@ -270,8 +270,10 @@ struct CudaSpectrogram::Impl {
   std::size_t in_flight = 0;    // submitted, not yet retired
   std::vector<std::size_t> slot_rows;
   // Per slot: whether its rows still wait on the device for the caller's buffer (process(): one
-  // DMA straight into it when it is retired) rather than in pinned staging (process_borrowed()).
+  // DMA straight into it when it is retired), or else where their copy was queued at submission
+  // (pinned staging for process_borrowed(), the named buffer for submit()).
   std::vector<char> slot_deferred;
+  std::vector<float*> slot_destination;
   long long fault_block = -1;
 
   Impl(const StreamInfo& s, const SpectrogramParams& p, std::size_t max_block, const CudaEngineOptions& o)
@@ -314,6 +316,7 @@ struct CudaSpectrogram::Impl {
     slots = options.blocks_in_flight + 1;
     slot_rows.assign(slots, 0);
     slot_deferred.assign(slots, 0);
+    slot_destination.assign(slots, nullptr);
     const std::size_t components = complex_input ? 2 : 1;
     history_floats = params.nperseg * components;
     // One FFT batch holds at most ~16 Mi floats of frames (64 MiB), so memory is bounded for
@@ -649,21 +652,32 @@ struct CudaSpectrogram::Impl {
   // The rows of block i-k come back by one DMA from the device straight into `out_rows` (pinned
   // memory, as the pipeline's row buffers are with a GPU processor, makes it a direct copy).
   std::size_t process(const Block& block, float* out_rows) {
-    submit(block, true);
+    submit(block, nullptr);
     if (in_flight <= options.blocks_in_flight) return 0;
     const float* rows = nullptr;
     return retire_oldest(out_rows, rows);
   }
 
   std::size_t process_borrowed(const Block& block, const float*& rows) {
-    submit(block, false);
+    submit(block, rows_host[submitted % slots]);
     if (in_flight <= options.blocks_in_flight) return 0;
     return retire_oldest(nullptr, rows);
   }
 
-  // Submits a block. deferred: its rows stay on the device until it is retired (then copied
-  // into the caller's buffer); otherwise they are copied into pinned staging at once.
-  void submit(const Block& block, bool deferred) {
+  // Rows named at submission (the pipeline's way): block i's rows are queued for their buffer
+  // as soon as its work is queued.
+  std::size_t submit_named(const Block& block, float* rows_of_block) {
+    submit(block, rows_of_block);
+    if (in_flight <= options.blocks_in_flight) return 0;
+    const float* rows = nullptr;
+    return retire_oldest(nullptr, rows);
+  }
+
+  // Submits a block. destination: where its rows are copied as soon as its work is done (pinned
+  // staging or a buffer the caller named); null: they stay on the device until the block is
+  // retired, then go into the buffer the retiring call gives.
+  void submit(const Block& block, float* destination) {
+    const bool deferred = destination == nullptr;
     if (block.samples > max_block_samples)
       throw std::invalid_argument("a block of " + std::to_string(block.samples) +
                                   " samples exceeds the engine's maximum of " + std::to_string(max_block_samples));
@@ -704,13 +718,14 @@ struct CudaSpectrogram::Impl {
     const std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
     if (!deferred) {
       if (rows > 0)
-        check(cudaMemcpyAsync(rows_host[s], rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
+        check(cudaMemcpyAsync(destination, rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
                               d2h),
               "cudaMemcpyAsync (rows to host)", device);
       check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
     }
     slot_rows[s] = rows;
     slot_deferred[s] = deferred ? 1 : 0;
+    slot_destination[s] = destination;
 
     // The host's copy of the stream state, as the kernels will leave it.
     const std::size_t chunks_run =
@@ -743,8 +758,8 @@ struct CudaSpectrogram::Impl {
       rows = target;
     } else {
       check(cudaEventSynchronize(d2h_done[s]), wait, device);
-      rows = rows_host[s];
-      if (dest != nullptr && count > 0) std::memcpy(dest, rows, bytes);
+      rows = slot_destination[s];
+      if (dest != nullptr && dest != rows && count > 0) std::memcpy(dest, rows, bytes);
     }
     --in_flight;
     return count;
@@ -856,6 +871,16 @@ double CudaSpectrogram::time_block_work_ms(const Block& block, int repetitions) 
   return impl_->time_block_work_ms(block, repetitions);
 }
 std::size_t CudaSpectrogram::finish(float* /*rows*/) { return 0; }
+bool CudaSpectrogram::rows_named_at_submit() const { return true; }
+std::size_t CudaSpectrogram::submit(const Block& block, float* rows) { return impl_->submit_named(block, rows); }
+bool CudaSpectrogram::retire(std::size_t& rows_written) {
+  rows_written = 0;
+  if (impl_->in_flight == 0) return false;
+  check(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
+  const float* rows = nullptr;
+  rows_written = impl_->retire_oldest(nullptr, rows);
+  return true;
+}
 std::size_t CudaSpectrogram::blocks_in_flight() const { return impl_->options.blocks_in_flight; }
 bool CudaSpectrogram::drain(float* rows, std::size_t& rows_written) { return impl_->drain(rows, rows_written); }
 void CudaSpectrogram::cancel() noexcept { impl_->cancel(); }

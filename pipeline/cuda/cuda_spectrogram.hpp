@@ -4,17 +4,21 @@
 // and any number of blocks in flight. Plain C++ header: no CUDA types leak to its users.
 //
 // How a block moves (k = blocks in flight, k+1 device slots):
-//   process(block i)  H2D of the raw block (native format) and its descriptor  [copy stream]
+//   submit(block i, its row buffer)   (the pipeline's way, Processor::submit)
+//                     H2D of the raw block (native format) and its descriptor  [copy stream]
 //                     the per-block work, one CUDA graph per slot               [compute stream]
 //                       convert + frame (history on the device) + detrend + window,
 //                       FFT, detect + average (carried across blocks) + scale + dB
-//                     then retires block i-k: once its work is done, one DMA of its rows
-//                     straight into the caller's buffer [D2H stream] and the wait for it (the
-//                     only blocking call): rows come out k blocks late, in order. The
-//                     pipeline's row buffers are pinned with a GPU processor, so no host copy.
-//   process_borrowed  the same, but block i's rows go to pinned staging as soon as its work
-//                     is done, and block i-k's are read there in place.
-//   drain()           the same retirement for each block still in flight, oldest first.
+//                     D2H of the finished rows into the buffer named with the block [D2H stream]
+//                     then waits for block i-k's D2H (the only blocking call): rows come out
+//                     k blocks late, in order. The pipeline's row buffers are pinned with a GPU
+//                     processor, so the D2H is a DMA that overlaps the next blocks.
+//   process_borrowed  the same with the engine's pinned staging as the row buffer, read in
+//                     place.
+//   process(block i, rows)  the rows of block i-k into `rows`: they stay on the device until
+//                     then and come by one DMA at retirement (no CPU copy; no overlap of that
+//                     D2H with the next block's copies).
+//   retire() / drain()  the same retirement for each block still in flight, oldest first.
 // Streams are ordered by events; nothing is allocated and the device is never synchronised as
 // a whole after construction. Every varying quantity of a block (its first sample, its frames,
 // which history buffer is current) is in a small descriptor copied with the block, so the
@@ -110,6 +114,11 @@ class CudaSpectrogram final : public Processor {
   std::size_t finish(float* rows) override;
   std::size_t blocks_in_flight() const override;
   bool drain(float* rows, std::size_t& rows_written) override;
+  // The pipeline's way: block i's rows are copied into `rows` as soon as its work is done
+  // (pinned memory makes that a DMA that overlaps the next blocks); see Processor::submit.
+  bool rows_named_at_submit() const override;
+  std::size_t submit(const Block& block, float* rows) override;
+  bool retire(std::size_t& rows_written) override;
   void cancel() noexcept override;
   ProcessorCounters counters() const override;
   std::string describe() const override;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -102,6 +103,78 @@ class BlockSumProcessor : public Processor {
   std::uint64_t fail_after_;
 };
 
+// BlockSumProcessor's rows with k blocks in flight, the way a GPU engine returns them: block i's
+// row comes out k calls later, computed only then from the block's samples (so a block the
+// pipeline gave back to the pool too early shows up as a wrong sum). With rows named at
+// submission the row is written into the buffer named with the block, and only at retirement
+// (so rows handed to the sinks before then show up as stale).
+class InFlightSumProcessor : public Processor {
+ public:
+  InFlightSumProcessor(std::size_t k, bool named) : k_(k), named_(named) {
+    layout_.columns = 3;
+    layout_.frequencies = {0, 1, 2};
+    layout_.row_interval = 1;
+  }
+  const SpectrumLayout& layout() const override { return layout_; }
+  std::size_t max_rows_per_block(std::size_t) const override { return 1; }
+  std::size_t blocks_in_flight() const override { return k_; }
+  bool rows_named_at_submit() const override { return named_; }
+
+  std::size_t process(const Block& block, float* rows) override {
+    EXPECT_FALSE(named_) << "process() called on a processor that names rows at submission";
+    queue_.push_back({block, nullptr});
+    if (queue_.size() <= k_) return 0;
+    return retire_into(rows);
+  }
+  bool drain(float* rows, std::size_t& rows_written) override {
+    rows_written = 0;
+    if (queue_.empty()) return false;
+    rows_written = retire_into(rows);
+    return true;
+  }
+  std::size_t submit(const Block& block, float* rows) override {
+    EXPECT_TRUE(named_) << "submit() called on a processor that does not name rows at submission";
+    queue_.push_back({block, rows});
+    if (queue_.size() <= k_) return 0;
+    return retire_into(nullptr);
+  }
+  bool retire(std::size_t& rows_written) override {
+    rows_written = 0;
+    if (queue_.empty()) return false;
+    rows_written = retire_into(nullptr);
+    return true;
+  }
+  std::size_t finish(float*) override { return 0; }
+  ProcessorCounters counters() const override { return counters_; }
+  std::string describe() const override { return "in-flight block sum"; }
+
+ private:
+  struct Pending {
+    Block block;
+    float* named_rows;
+  };
+  std::size_t retire_into(float* rows) {
+    const Pending p = queue_.front();
+    queue_.pop_front();
+    float* out = named_ ? p.named_rows : rows;
+    const auto* samples = reinterpret_cast<const float*>(p.block.data);
+    double sum = 0;
+    for (std::size_t i = 0; i < p.block.samples; ++i) sum += samples[i];
+    out[0] = static_cast<float>(sum);
+    out[1] = static_cast<float>(p.block.samples);
+    out[2] = static_cast<float>(p.block.first_sample);
+    counters_.samples_in += p.block.samples;
+    ++counters_.frames;
+    ++counters_.rows_out;
+    return 1;
+  }
+  SpectrumLayout layout_;
+  ProcessorCounters counters_;
+  std::size_t k_;
+  bool named_;
+  std::deque<Pending> queue_;
+};
+
 // Keeps what it is given and how it ended.
 class RecordingSink : public RowSink {
  public:
@@ -159,6 +232,35 @@ TEST(Pipeline, BatchRunBalancesExactlyAndKeepsOrder) {
     }
     EXPECT_EQ(count, static_cast<double>(length));
     EXPECT_NEAR(total, static_cast<double>(length) * (length - 1) / 2, 1e-6 * total);
+  }
+}
+
+TEST(Pipeline, BlocksInFlightComeOutInOrderWithRowsReturnedOrNamedAtSubmission) {
+  const std::uint64_t length = 20'011;
+  for (bool named : {false, true}) {
+    for (std::size_t k : {1, 2, 3}) {
+      for (std::size_t row_buffers : {1, 2}) {
+        const std::string where = std::string(named ? "named" : "returned") + ", k " + std::to_string(k) +
+                                  ", " + std::to_string(row_buffers) + " row buffers";
+        RampSource source(length);
+        InFlightSumProcessor processor(k, named);
+        RecordingSink sink;
+        StopToken stop;
+        PipelineConfig config = small_config(100, 2);
+        config.row_buffer_count = row_buffers;
+        const RunReport report = run_pipeline(source, processor, {&sink}, config, stop);
+        ASSERT_EQ(report.outcome, RunOutcome::completed) << where << ": " << report.error;
+        EXPECT_EQ(report.accounting_mismatch(), "") << where;
+        ASSERT_EQ(sink.values.size(), report.blocks * 3) << where;
+        for (std::size_t r = 0; r < report.blocks; ++r) {
+          const double first = static_cast<double>(r * 100);
+          const double n = std::min<double>(100, static_cast<double>(length) - first);
+          EXPECT_EQ(sink.values[r * 3 + 2], static_cast<float>(first)) << where << ", row " << r;
+          EXPECT_EQ(sink.values[r * 3 + 1], static_cast<float>(n)) << where << ", row " << r;
+          EXPECT_NEAR(sink.values[r * 3], n * first + n * (n - 1) / 2, 1e-3) << where << ", row " << r;
+        }
+      }
+    }
   }
 }
 
