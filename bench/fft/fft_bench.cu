@@ -21,6 +21,7 @@
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_tune.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
 
 namespace {
@@ -49,18 +50,6 @@ using prism::fft::Transform;
 
 constexpr std::size_t kHalfWorkingSet = std::size_t{512} << 20;  // bytes per buffer
 
-// Uniform floats in [-0.5, 0.5) from a per-element hash (no generator state to carry).
-__global__ void fill_random(float* data, std::size_t count, unsigned long long seed) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  data[i] = static_cast<float>(x >> 40) * (1.0f / 16777216.0f) - 0.5f;
-}
 
 template <class Fn>
 double median_ms(Fn&& fn, int runs, cudaEvent_t start, cudaEvent_t stop) {
@@ -175,7 +164,7 @@ int main(int argc, char** argv) {
       const PlanSpec spec{n, batch, real ? Transform::r2c : Transform::c2c_forward, false};
 
       const std::size_t in_floats = batch * in_row_bytes / sizeof(float);
-      fill_random<<<static_cast<unsigned>((in_floats + 255) / 256), 256>>>(d_in, in_floats, seed++);
+      prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);
       CHECK_CUDA(cudaGetLastError());
 
       auto ours = ours_backend->plan(spec);

@@ -86,7 +86,7 @@ struct CurrentDeviceScope {
   }
 };
 
-// Uniform floats in [-0.5, 0.5) from a per-element hash (as fft_bench: no generator state).
+// Uniform floats in [-0.5, 0.5) from a per-element hash (no generator state): fill_uniform_random.
 __global__ void fill_random(float* data, std::size_t count, unsigned long long seed) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
@@ -234,8 +234,7 @@ WisdomEntry tune(const PlanSpec& requested, int device, const TuneSettings& sett
       (static_cast<unsigned long long>(std::random_device{}()) << 32) ^ std::random_device{}();
   // The same input before every candidate's checked run, in case a plan reads and writes it.
   auto write_input = [&] {
-    fill_random<<<grid_for(in_count), kThreads, 0, stream>>>(input.floats(), in_count, seed);
-    check_cuda(cudaGetLastError(), "fill_random launch");
+    fill_uniform_random(input.floats(), in_count, seed, stream);
     if (spec.transform == Transform::c2r) {
       make_spectrum_ends_real<<<static_cast<unsigned>((spec.batch + kThreads - 1) / kThreads),
                                 kThreads, 0, stream>>>(input.floats(), spec.batch,
@@ -348,6 +347,12 @@ PlannerOptions planner_options_for(const PlanSpec& spec) {
     }
   }
   return lookup_planner_options(id, spec, path);
+}
+
+void fill_uniform_random(float* device_data, std::size_t count, unsigned long long seed, void* stream) {
+  if (count == 0) return;
+  fill_random<<<grid_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(device_data, count, seed);
+  check_cuda(cudaGetLastError(), "fill_random launch");
 }
 
 }  // namespace prism::fft::gpu

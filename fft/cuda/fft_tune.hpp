@@ -40,4 +40,11 @@ WisdomEntry tune(const PlanSpec& spec, int device, const TuneSettings& settings 
 // Never throws for a missing device or file: the defaults are always a valid plan.
 PlannerOptions planner_options_for(const PlanSpec& spec);
 
+// Fills `count` floats of device memory with uniform values in [-0.5, 0.5) from a hash of each
+// element's index and `seed` (reproducible, no generator state): fresh input for measurements,
+// the tuning's and fft_bench's. Launches on `stream` (a cudaStream_t, cast; null: the default
+// stream). Throws std::runtime_error when the launch fails.
+void fill_uniform_random(float* device_data, std::size_t count, unsigned long long seed,
+                         void* stream = nullptr);
+
 }  // namespace prism::fft::gpu

@@ -21,6 +21,7 @@
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "tests/fft/cuda/fft_reference.hpp"
+#include "tests/fft/cuda/gpu_test_main.hpp"
 
 namespace prism::fft {
 namespace {
@@ -240,13 +241,7 @@ void print_results() {
 }  // namespace prism::fft
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess || devices == 0) {
-    std::printf("qa_FftCuda: skipped: %s\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
-    return 77;
-  }
+  if (const int skip = prism::fft::test::skip_without_device("qa_FftCuda")) return skip;
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
   prism::fft::print_results();

@@ -19,6 +19,7 @@
 
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_team.cuh"
+#include "tests/fft/cuda/gpu_test_main.hpp"
 
 namespace prism::fft::gpu {
 namespace {
@@ -221,12 +222,7 @@ TEST(TeamFftHooks, RealInputPowerAndDecibelsMatchFftwDouble) {
 }  // namespace prism::fft::gpu
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess || devices == 0) {
-    std::printf("qa_FftTeam: skipped: %s\n", status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
-    return 77;
-  }
+  if (const int skip = prism::fft::test::skip_without_device("qa_FftTeam")) return skip;
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -14,6 +14,7 @@
 
 #include "fft/cuda/fft_tune.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
+#include "tests/fft/cuda/gpu_test_main.hpp"
 
 namespace prism::fft::gpu {
 namespace {
@@ -121,13 +122,7 @@ TEST_F(TuneOnDevice, LengthsBeyondThePlannerAreRefused) {
 }  // namespace prism::fft::gpu
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess || devices == 0) {
-    std::printf("qa_FftTune: skipped: %s\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
-    return 77;
-  }
+  if (const int skip = prism::fft::test::skip_without_device("qa_FftTune")) return skip;
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
