@@ -714,9 +714,11 @@ struct CudaSpectrogram::Impl {
     else
       launch_block_work(s);
     check(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
-    check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
     const std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
+    // Deferred rows queue nothing on the D2H stream now: a wait for this block's work there
+    // would hold back the D2H of older blocks queued at their retirement.
     if (!deferred) {
+      check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (rows > 0)
         check(cudaMemcpyAsync(destination, rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
                               d2h),
