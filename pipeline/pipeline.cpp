@@ -318,10 +318,10 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
       error.set("processing", current_exception_text());
       stop.request_stop();
     }
-    if (held_count > 0) {  // stopped early with blocks in flight
-      processor.cancel();
-      while (held_count > 0) release_oldest();
-    }
+    // A stopped run abandons the work in flight before its blocks and row buffers are freed
+    // (also when a submission failed half-way, with nothing held yet).
+    if (!processing_completed) processor.cancel();
+    while (held_count > 0) release_oldest();
     for (auto& queue : sink_queues) queue->enqueue(nullptr);  // every sink thread ends
   });
 
