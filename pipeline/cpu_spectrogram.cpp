@@ -227,7 +227,7 @@ struct CpuSpectrogram::Impl {
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
 
     make_tables();
-    make_layout();
+    layout = spectrogram_layout(stream, params);
 
     backend = fft::make_cpu_backend();
     backend_description = backend->describe();
@@ -265,68 +265,14 @@ struct CpuSpectrogram::Impl {
   void make_tables() {
     const std::vector<double> w = make_window(params.window, params.nperseg);
     window.assign(w.begin(), w.end());
-    double sum = 0, sum_squares = 0;
-    for (double v : w) {
-      sum += v;
-      sum_squares += v * v;
-    }
-    // scipy: density 1/(fs·Σw²), spectrum 1/(Σw)²; magnitude takes the square root and is
-    // not doubled; a one-sided psd doubles every bin that has a negative-frequency twin.
-    const double fs = stream.sample_rate;
-    double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares)
-                                                      : 1.0 / (sum * sum);
+    final_scale = spectrogram_column_scales(stream, params, w);
+    const DecibelScale db = spectrogram_decibels(params);
+    decibel_multiplier = db.multiplier;
+    decibel_floor = db.floor;
     const bool magnitude = params.mode == SpectrumMode::magnitude;
-    if (magnitude) scale = std::sqrt(scale);
-    const double averaging =
-        params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average)
-                                                 : 1.0;
-    final_scale.assign(columns, static_cast<float>(scale * averaging));
-    if (!complex_input && !magnitude) {
-      const std::size_t nfft = params.nfft;
-      const std::size_t last_doubled = nfft % 2 == 1 ? columns - 1 : columns - 2;
-      for (std::size_t k = 1; k <= last_doubled && k < columns; ++k)
-        final_scale[k] = static_cast<float>(2.0 * scale * averaging);
-    }
-    decibel_multiplier = magnitude ? 20.0f : 10.0f;
-    decibel_floor = static_cast<float>(magnitude ? std::sqrt(kDecibelFloorPower)
-                                                 : kDecibelFloorPower);
     const Combine more = params.average_kind == AverageKind::mean ? Combine::add : Combine::max;
     detect_first = magnitude ? detect_for<true>(Combine::store) : detect_for<false>(Combine::store);
     detect_more = magnitude ? detect_for<true>(more) : detect_for<false>(more);
-  }
-
-  void make_layout() {
-    const double fs = stream.sample_rate;
-    const std::size_t nfft = params.nfft;
-    // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
-    const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
-    layout.columns = columns;
-    layout.frequencies.resize(columns);
-    for (std::size_t j = 0; j < columns; ++j) {
-      const auto index = complex_input ? static_cast<std::int64_t>(j) -
-                                             static_cast<std::int64_t>(nfft / 2)
-                                       : static_cast<std::int64_t>(j);
-      layout.frequencies[j] = static_cast<double>(index) * bin_width;
-    }
-    // scipy's t: frame centres (nperseg/2 + f·hop)/fs; an averaged row sits at the mean of
-    // its frames' centres.
-    const double k = static_cast<double>(params.average);
-    const double h = static_cast<double>(hop);
-    layout.first_row_time =
-        (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
-    layout.row_interval = k * h / fs;
-    const bool magnitude = params.mode == SpectrumMode::magnitude;
-    const bool density = params.scaling == Scaling::density;
-    layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density
-                                           : SpectrumQuantity::magnitude_spectrum)
-                                : (density ? SpectrumQuantity::power_spectral_density
-                                           : SpectrumQuantity::power_spectrum);
-    layout.decibels = params.decibels;
-    layout.stream = stream;
-    layout.parameters = params.to_json();
-    layout.parameters["hop"] = hop;
-    layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
-    layout.parameters["sample_rate"] = fs;
   }
 
   // ---- 3. Impl: one frame ----------------------------------------------------------------

@@ -2,6 +2,8 @@
 // command-line option, and the names of the enumerations as the CLI and the sidecars write them.
 #include "pipeline/spectrogram_params.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "pipeline/errors.hpp"
@@ -58,6 +60,71 @@ std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std:
   if (block_samples == 0) return 0;
   const std::size_t frames = (block_samples - 1) / params.hop() + 1;
   return (frames + params.average - 1) / params.average;
+}
+
+SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& params) {
+  SpectrumLayout layout;
+  const bool complex_input = is_complex(stream.format);
+  const double fs = stream.sample_rate;
+  const std::size_t nfft = params.nfft;
+  const std::size_t columns = complex_input ? nfft : nfft / 2 + 1;
+  // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
+  const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
+  layout.columns = columns;
+  layout.frequencies.resize(columns);
+  for (std::size_t j = 0; j < columns; ++j) {
+    const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
+                                     : static_cast<std::int64_t>(j);
+    layout.frequencies[j] = static_cast<double>(index) * bin_width;
+  }
+  // scipy's t: frame centres (nperseg/2 + f·hop)/fs; an averaged row sits at the mean of its
+  // frames' centres.
+  const double k = static_cast<double>(params.average);
+  const double h = static_cast<double>(params.hop());
+  layout.first_row_time = (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
+  layout.row_interval = k * h / fs;
+  const bool magnitude = params.mode == SpectrumMode::magnitude;
+  const bool density = params.scaling == Scaling::density;
+  layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum)
+                              : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
+  layout.decibels = params.decibels;
+  layout.stream = stream;
+  layout.parameters = params.to_json();
+  layout.parameters["hop"] = params.hop();
+  layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
+  layout.parameters["sample_rate"] = fs;
+  return layout;
+}
+
+std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
+                                             const std::vector<double>& window) {
+  const bool complex_input = is_complex(stream.format);
+  const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+  double sum = 0, sum_squares = 0;
+  for (double v : window) {
+    sum += v;
+    sum_squares += v * v;
+  }
+  const double fs = stream.sample_rate;
+  double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
+  const bool magnitude = params.mode == SpectrumMode::magnitude;
+  if (magnitude) scale = std::sqrt(scale);
+  const double averaging =
+      params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
+  std::vector<float> result(columns, static_cast<float>(scale * averaging));
+  // A one-sided psd doubles every bin that has a negative-frequency twin.
+  if (!complex_input && !magnitude) {
+    const std::size_t last_doubled = params.nfft % 2 == 1 ? columns - 1 : columns - 2;
+    for (std::size_t c = 1; c <= last_doubled && c < columns; ++c)
+      result[c] = static_cast<float>(2.0 * scale * averaging);
+  }
+  return result;
+}
+
+DecibelScale spectrogram_decibels(const SpectrogramParams& params) {
+  const bool magnitude = params.mode == SpectrumMode::magnitude;
+  return {magnitude ? 20.0f : 10.0f,
+          static_cast<float>(magnitude ? std::sqrt(kDecibelFloorPower) : kDecibelFloorPower)};
 }
 
 std::string to_string(Detrend d) {

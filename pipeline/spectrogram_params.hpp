@@ -22,11 +22,14 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "pipeline/format.hpp"
 #include "pipeline/processor.hpp"
+#include "pipeline/spectrum_layout.hpp"
+#include "pipeline/stream_info.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism {
@@ -66,6 +69,22 @@ ProcessorCounters spectrogram_counters(const SpectrogramParams& params, std::uin
 // The most rows a block of `block_samples` samples can complete: at most (b-1)/hop + 1 frames,
 // and with an average already begun, one more row than frames/K rounded down.
 std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std::size_t block_samples);
+
+// What every spectrogram processor's rows mean for `stream`: scipy's frequencies (fftfreq,
+// centred for complex input) and frame-centre times, the quantity, the parameters.
+SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& params);
+// Per column, the factor applied to the combined |X|² (or |X|) of a row: scipy's scaling
+// (density 1/(fs·Σw²), spectrum 1/(Σw)², square-rooted for magnitude), one-sided psd bins
+// doubled, and 1/K for a mean over K frames. `window`: the nperseg window values.
+std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
+                                             const std::vector<double>& window);
+// dB = multiplier·log10(max(value, floor)): 10 and the power floor for psd, 20 and its square
+// root for magnitude.
+struct DecibelScale {
+  float multiplier = 10.0f;
+  float floor = static_cast<float>(kDecibelFloorPower);
+};
+DecibelScale spectrogram_decibels(const SpectrogramParams& params);
 
 std::string to_string(Detrend);
 std::string to_string(Scaling);

@@ -298,7 +298,7 @@ struct CudaSpectrogram::Impl {
     path = options.path;
     if (path == TransformPath::fused && !fused_path_supports(params, complex_input)) path = TransformPath::prism;
     make_constants(complex_input);
-    make_layout(complex_input);
+    layout = spectrogram_layout(stream, params);
 
     max_frames = (max_block_samples - 1) / hop + 1;
     // The fused kernel gives each averaging group to one team of threads, which runs the
@@ -368,58 +368,9 @@ struct CudaSpectrogram::Impl {
     k.magnitude = params.mode == SpectrumMode::magnitude ? 1 : 0;
     k.decibels = params.decibels ? 1 : 0;
     k.detrend = params.detrend == Detrend::constant ? 1 : 0;
-    k.decibel_multiplier = k.magnitude ? 20.0f : 10.0f;
-    k.decibel_floor = static_cast<float>(k.magnitude ? std::sqrt(kDecibelFloorPower) : kDecibelFloorPower);
-  }
-
-  // As CpuSpectrogram: scipy's scaling, one-sided doubling, 1/K for mean; frequencies and times.
-  std::vector<float> column_scales(bool complex_input, const std::vector<double>& w) const {
-    double sum = 0, sum_squares = 0;
-    for (double v : w) {
-      sum += v;
-      sum_squares += v * v;
-    }
-    const double fs = stream.sample_rate;
-    double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
-    const bool magnitude = params.mode == SpectrumMode::magnitude;
-    if (magnitude) scale = std::sqrt(scale);
-    const double averaging =
-        params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
-    std::vector<float> result(columns, static_cast<float>(scale * averaging));
-    if (!complex_input && !magnitude) {
-      const std::size_t nfft = params.nfft;
-      const std::size_t last_doubled = nfft % 2 == 1 ? columns - 1 : columns - 2;
-      for (std::size_t c = 1; c <= last_doubled && c < columns; ++c)
-        result[c] = static_cast<float>(2.0 * scale * averaging);
-    }
-    return result;
-  }
-
-  void make_layout(bool complex_input) {
-    const double fs = stream.sample_rate;
-    const std::size_t nfft = params.nfft;
-    const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
-    layout.columns = columns;
-    layout.frequencies.resize(columns);
-    for (std::size_t j = 0; j < columns; ++j) {
-      const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
-                                       : static_cast<std::int64_t>(j);
-      layout.frequencies[j] = static_cast<double>(index) * bin_width;
-    }
-    const double kk = static_cast<double>(params.average);
-    const double h = static_cast<double>(hop);
-    layout.first_row_time = (static_cast<double>(params.nperseg) / 2.0 + (kk - 1.0) * h / 2.0) / fs;
-    layout.row_interval = kk * h / fs;
-    const bool magnitude = params.mode == SpectrumMode::magnitude;
-    const bool density = params.scaling == Scaling::density;
-    layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum)
-                                : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
-    layout.decibels = params.decibels;
-    layout.stream = stream;
-    layout.parameters = params.to_json();
-    layout.parameters["hop"] = hop;
-    layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
-    layout.parameters["sample_rate"] = fs;
+    const DecibelScale db = spectrogram_decibels(params);
+    k.decibel_multiplier = db.multiplier;
+    k.decibel_floor = db.floor;
   }
 
   template <typename T>
@@ -470,7 +421,7 @@ struct CudaSpectrogram::Impl {
     window = device_alloc<float>(window_host.size(), "window");
     check(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
           "cudaMemcpy (window)", device);
-    const std::vector<float> scale_host = column_scales(complex_input, w);
+    const std::vector<float> scale_host = spectrogram_column_scales(stream, params, w);
     column_scale = device_alloc<float>(columns, "column scales");
     check(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
           "cudaMemcpy (column scales)", device);
