@@ -269,10 +269,9 @@ struct CudaSpectrogram::Impl {
   std::uint64_t submitted = 0;  // blocks given to process()
   std::size_t in_flight = 0;    // submitted, not yet retired
   std::vector<std::size_t> slot_rows;
-  // Per slot: whether its rows still wait on the device for the caller's buffer (process(): one
-  // DMA straight into it when it is retired), or else where their copy was queued at submission
-  // (pinned staging for process_borrowed(), the named buffer for submit()).
-  std::vector<char> slot_deferred;
+  // Per slot: where its rows' copy was queued at submission (pinned staging for
+  // process_borrowed(), the named buffer for submit()); null: they wait on the device for the
+  // buffer given when the block is retired (process(): one DMA straight into it).
   std::vector<float*> slot_destination;
   long long fault_block = -1;
 
@@ -315,7 +314,6 @@ struct CudaSpectrogram::Impl {
     max_rows = (max_frames + params.average - 1) / params.average;
     slots = options.blocks_in_flight + 1;
     slot_rows.assign(slots, 0);
-    slot_deferred.assign(slots, 0);
     slot_destination.assign(slots, nullptr);
     const std::size_t components = complex_input ? 2 : 1;
     history_floats = params.nperseg * components;
@@ -600,28 +598,21 @@ struct CudaSpectrogram::Impl {
 
   // ---- 3. Impl: one block ----------------------------------------------------------------
 
-  // The rows of block i-k come back by one DMA from the device straight into `out_rows` (pinned
-  // memory, as the pipeline's row buffers are with a GPU processor, makes it a direct copy).
-  std::size_t process(const Block& block, float* out_rows) {
-    submit(block, nullptr);
+  // Submits `block` with its rows' destination (see submit()); once k blocks are in flight,
+  // retires the oldest into `copy_to` (null: wherever its rows went) and returns its row count.
+  std::size_t submit_and_retire(const Block& block, float* destination, float* copy_to, const float*& rows) {
+    submit(block, destination);
     if (in_flight <= options.blocks_in_flight) return 0;
-    const float* rows = nullptr;
-    return retire_oldest(out_rows, rows);
+    return retire_oldest(copy_to, rows);
   }
 
-  std::size_t process_borrowed(const Block& block, const float*& rows) {
-    submit(block, rows_host[submitted % slots]);
-    if (in_flight <= options.blocks_in_flight) return 0;
-    return retire_oldest(nullptr, rows);
-  }
-
-  // Rows named at submission (the pipeline's way): block i's rows are queued for their buffer
-  // as soon as its work is queued.
-  std::size_t submit_named(const Block& block, float* rows_of_block) {
-    submit(block, rows_of_block);
-    if (in_flight <= options.blocks_in_flight) return 0;
-    const float* rows = nullptr;
-    return retire_oldest(nullptr, rows);
+  // At the end of input: retires the oldest block still in flight, if any.
+  bool retire_any(float* copy_to, const float*& rows, std::size_t& rows_written) {
+    rows_written = 0;
+    if (in_flight == 0) return false;
+    check(cudaSetDevice(device), "cudaSetDevice", device);
+    rows_written = retire_oldest(copy_to, rows);
+    return true;
   }
 
   // Submits a block. destination: where its rows are copied as soon as its work is done (pinned
@@ -677,7 +668,6 @@ struct CudaSpectrogram::Impl {
       check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
     }
     slot_rows[s] = rows;
-    slot_deferred[s] = deferred ? 1 : 0;
     slot_destination[s] = destination;
 
     // The host's copy of the stream state, as the kernels will leave it.
@@ -693,14 +683,14 @@ struct CudaSpectrogram::Impl {
   }
 
   // Waits for the oldest block's rows (the only blocking call of a block's cycle) and returns
-  // their count. dest: copy them there (null: leave them in pinned staging); `rows` points at
-  // where they are.
+  // their count. dest: bring them there (null: leave them where their copy went, pinned staging
+  // for rows that waited on the device); `rows` points at where they are.
   std::size_t retire_oldest(float* dest, const float*& rows) {
     const std::size_t s = (submitted - in_flight) % slots;
     const std::size_t count = slot_rows[s];
     const std::size_t bytes = count * columns * sizeof(float);
     const std::string_view wait = "cudaEventSynchronize (rows of the oldest block)";
-    if (slot_deferred[s]) {
+    if (slot_destination[s] == nullptr) {
       float* target = dest != nullptr ? dest : rows_host[s];
       check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (count > 0)
@@ -716,15 +706,6 @@ struct CudaSpectrogram::Impl {
     }
     --in_flight;
     return count;
-  }
-
-  bool drain(float* out_rows, std::size_t& rows_written) {
-    rows_written = 0;
-    if (in_flight == 0) return false;
-    check(cudaSetDevice(device), "cudaSetDevice", device);
-    const float* rows = nullptr;
-    rows_written = retire_oldest(out_rows, rows);
-    return true;
   }
 
   double time_block_work_ms(const Block& block, int repetitions) {
@@ -809,33 +790,34 @@ std::size_t CudaSpectrogram::max_rows_per_block(std::size_t block_samples) const
   return spectrogram_max_rows_per_block(impl_->params, block_samples);
 }
 
-std::size_t CudaSpectrogram::process(const Block& block, float* rows) { return impl_->process(block, rows); }
+std::size_t CudaSpectrogram::process(const Block& block, float* rows) {
+  const float* where = nullptr;
+  return impl_->submit_and_retire(block, nullptr, rows, where);
+}
 std::size_t CudaSpectrogram::process_borrowed(const Block& block, const float*& rows) {
-  return impl_->process_borrowed(block, rows);
+  return impl_->submit_and_retire(block, impl_->rows_host[impl_->submitted % impl_->slots], nullptr, rows);
 }
 bool CudaSpectrogram::drain_borrowed(const float*& rows, std::size_t& rows_written) {
-  rows_written = 0;
-  if (impl_->in_flight == 0) return false;
-  check(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
-  rows_written = impl_->retire_oldest(nullptr, rows);
-  return true;
+  return impl_->retire_any(nullptr, rows, rows_written);
 }
 double CudaSpectrogram::time_block_work_ms(const Block& block, int repetitions) {
   return impl_->time_block_work_ms(block, repetitions);
 }
 std::size_t CudaSpectrogram::finish(float* /*rows*/) { return 0; }
 bool CudaSpectrogram::rows_named_at_submit() const { return true; }
-std::size_t CudaSpectrogram::submit(const Block& block, float* rows) { return impl_->submit_named(block, rows); }
+std::size_t CudaSpectrogram::submit(const Block& block, float* rows) {
+  const float* where = nullptr;
+  return impl_->submit_and_retire(block, rows, nullptr, where);
+}
 bool CudaSpectrogram::retire(std::size_t& rows_written) {
-  rows_written = 0;
-  if (impl_->in_flight == 0) return false;
-  check(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
-  const float* rows = nullptr;
-  rows_written = impl_->retire_oldest(nullptr, rows);
-  return true;
+  const float* where = nullptr;
+  return impl_->retire_any(nullptr, where, rows_written);
 }
 std::size_t CudaSpectrogram::blocks_in_flight() const { return impl_->options.blocks_in_flight; }
-bool CudaSpectrogram::drain(float* rows, std::size_t& rows_written) { return impl_->drain(rows, rows_written); }
+bool CudaSpectrogram::drain(float* rows, std::size_t& rows_written) {
+  const float* where = nullptr;
+  return impl_->retire_any(rows, where, rows_written);
+}
 void CudaSpectrogram::cancel() noexcept { impl_->cancel(); }
 ProcessorCounters CudaSpectrogram::counters() const { return impl_->counters(); }
 std::string CudaSpectrogram::describe() const { return impl_->describe(); }
