@@ -38,6 +38,25 @@ struct RowBatch {
 template <typename T>
 using Queue = moodycamel::BlockingConcurrentQueue<T>;
 
+// What a processor with blocks in flight still holds, oldest first: a ring sized once.
+template <typename T>
+class InFlight {
+ public:
+  explicit InFlight(std::size_t capacity) : items_(capacity) {}
+  void push(T item) { items_[(first_ + count_++) % items_.size()] = item; }
+  T pop() {
+    T item = items_[first_];
+    first_ = (first_ + 1) % items_.size();
+    --count_;
+    return item;
+  }
+  std::size_t size() const { return count_; }
+
+ private:
+  std::vector<T> items_;
+  std::size_t first_ = 0, count_ = 0;
+};
+
 // The first error of a run wins; later ones are consequences of the stop it caused.
 class ErrorSlot {
  public:
@@ -220,32 +239,12 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
   std::thread processing_thread([&] {
     std::uint64_t next_row = 0;
     std::uint64_t samples_done = 0;
-    // The blocks the processor still reads, oldest first (a ring of in_flight + 1 entries).
-    std::vector<Block*> held(in_flight + 1, nullptr);
-    std::size_t held_first = 0, held_count = 0;
-    auto hold = [&](Block* block) {
-      held[(held_first + held_count) % held.size()] = block;
-      ++held_count;
-    };
-    auto release_oldest = [&] {
-      pool->release(held[held_first]);
-      held_first = (held_first + 1) % held.size();
-      --held_count;
-    };
-    // With rows named at submission: the row batch of each block in flight, oldest first.
+    // The blocks the processor still reads, oldest first, and with rows named at submission
+    // the row batch of each of them.
+    InFlight<Block*> held(in_flight + 1);
     const bool named = processor.rows_named_at_submit();
-    std::vector<RowBatch*> named_batches(in_flight + 1, nullptr);
-    std::size_t named_first = 0, named_count = 0;
-    auto name_batch = [&](RowBatch* batch) {
-      named_batches[(named_first + named_count) % named_batches.size()] = batch;
-      ++named_count;
-    };
-    auto oldest_named = [&] {
-      RowBatch* batch = named_batches[named_first];
-      named_first = (named_first + 1) % named_batches.size();
-      --named_count;
-      return batch;
-    };
+    InFlight<RowBatch*> named_batches(in_flight + 1);
+    auto release_oldest = [&] { pool->release(held.pop()); };
     auto dispatch = [&](RowBatch* batch, std::size_t rows) {
       if (rows == 0 || sinks.empty()) {
         free_batches.enqueue(batch);
@@ -275,20 +274,15 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
           if (block != nullptr) pool->release(block);
           break;
         }
-        if (block == nullptr && named) {  // end of input: the blocks in flight, then the pending rows
-          std::size_t drained = 0;
-          while (processor.retire(drained)) {
-            if (held_count > 0) release_oldest();
-            if (named_count > 0) dispatch(oldest_named(), drained);
-          }
-          dispatch(batch, processor.finish(batch->values));
-          processing_completed = true;
-          break;
-        }
         if (block == nullptr) {  // end of input: the blocks in flight, then the pending rows
+          // Each retired block's rows: in the batch named with it, or drained into this one.
           std::size_t drained = 0;
-          while (processor.drain(batch->values, drained)) {
-            if (held_count > 0) release_oldest();
+          while (named ? processor.retire(drained) : processor.drain(batch->values, drained)) {
+            if (held.size() > 0) release_oldest();
+            if (named) {
+              if (named_batches.size() > 0) dispatch(named_batches.pop(), drained);
+              continue;
+            }
             dispatch(batch, drained);
             batch = take_batch();
             if (batch == nullptr) break;
@@ -300,14 +294,14 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         }
         if (named) {
           const std::size_t rows = processor.submit(*block, batch->values);
-          name_batch(batch);
-          if (named_count > in_flight) dispatch(oldest_named(), rows);
+          named_batches.push(batch);
+          if (named_batches.size() > in_flight) dispatch(named_batches.pop(), rows);
         } else {
           dispatch(batch, processor.process(*block, batch->values));
         }
         samples_done += block->samples;
-        hold(block);
-        if (held_count > in_flight) release_oldest();
+        held.push(block);
+        if (held.size() > in_flight) release_oldest();
         if (config.on_progress)
           config.on_progress({samples_done, info.length,
                               std::chrono::duration<double>(Clock::now() - start).count(),
@@ -321,7 +315,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     // A stopped run abandons the work in flight before its blocks and row buffers are freed
     // (also when a submission failed half-way, with nothing held yet).
     if (!processing_completed) processor.cancel();
-    while (held_count > 0) release_oldest();
+    while (held.size() > 0) release_oldest();
     for (auto& queue : sink_queues) queue->enqueue(nullptr);  // every sink thread ends
   });
 
