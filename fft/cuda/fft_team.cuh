@@ -78,12 +78,7 @@ struct TeamFft {
 
   template <class Load>
   __device__ __forceinline__ void load(int lane, Load&& element) {
-#pragma unroll
-    for (int q = 0; q < kElementsPerThread / kFirstRadix; ++q) {
-      const int j = lane + q * kThreads;
-#pragma unroll
-      for (int r = 0; r < kFirstRadix; ++r) v[q][r] = element(j + r * (kN / kFirstRadix));
-    }
+    for_each_input(lane, [&](int i, Cf& x) { x = element(i); });
   }
 
   template <class Visit>
