@@ -10,9 +10,21 @@
 #include <random>
 #include <vector>
 
+#include "fft/cuda/fft_plan.hpp"
 #include "fft/fft.hpp"
 
 namespace prism::fft::test {
+
+// Floats of one input / output row of spec in the contiguous layout (real rows count floats,
+// complex rows two per element).
+inline long long input_row_floats(const PlanSpec& spec) {
+  const long long len = gpu::input_row_length(spec);
+  return spec.transform == Transform::r2c ? len : 2 * len;
+}
+inline long long output_row_floats(const PlanSpec& spec) {
+  const long long len = gpu::output_row_length(spec);
+  return spec.transform == Transform::c2r ? len : 2 * len;
+}
 
 // Uniform random floats in [-0.5, 0.5): never zeros, which would hide unwritten outputs.
 inline void fill_random(std::vector<float>& data, std::mt19937_64& rng) {

@@ -35,15 +35,6 @@ bool quick_mode() {
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
-long long floats_in(const PlanSpec& spec) {
-  const long long len = gpu::input_row_length(spec);
-  return spec.transform == Transform::r2c ? len : 2 * len;
-}
-long long floats_out(const PlanSpec& spec) {
-  const long long len = gpu::output_row_length(spec);
-  return spec.transform == Transform::c2r ? len : 2 * len;
-}
-
 std::string length_class(std::size_t n) {
   const bool pow2 = (n & (n - 1)) == 0;
   if (pow2 && n <= 65536) return "pow2 <= 2^16";
@@ -100,8 +91,8 @@ struct Errors {
 
 Errors measure(const PlanSpec& spec, std::mt19937_64& rng, Backend& ours_backend,
                Backend& cufft_backend, cudaStream_t stream) {
-  const long long in_floats = floats_in(spec);
-  const long long out_floats = floats_out(spec);
+  const long long in_floats = test::input_row_floats(spec);
+  const long long out_floats = test::output_row_floats(spec);
   const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
   DeviceBuffers buf;
   buf.in_bytes = static_cast<std::size_t>(in_floats) * spec.batch * sizeof(float);

@@ -22,22 +22,13 @@ using gpu::PlanLayout;
 
 constexpr double kHostTolerance = 1e-6;
 
-long long floats_per_input_row(const PlanSpec& spec) {
-  const long long len = gpu::input_row_length(spec);
-  return spec.transform == Transform::r2c ? len : 2 * len;
-}
-long long floats_per_output_row(const PlanSpec& spec) {
-  const long long len = gpu::output_row_length(spec);
-  return spec.transform == Transform::c2r ? len : 2 * len;
-}
-
 // Runs one plan on the host executor with poisoned output and returns the worst relative L2
 // error over the rows.
 double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr) {
   const PlanLayout layout = gpu::make_plan_layout(spec);
   if (algorithm) *algorithm = layout.algorithm;
-  const long long in_floats = floats_per_input_row(spec);
-  const long long out_floats = floats_per_output_row(spec);
+  const long long in_floats = test::input_row_floats(spec);
+  const long long out_floats = test::output_row_floats(spec);
   std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
   const std::vector<float> pristine = input;
   std::vector<float> output;
