@@ -23,12 +23,14 @@ MadeProcessor make_spectrogram_processor(const ProcessorChoice& choice, const Sp
     cuda::CudaEngineOptions engine;
     engine.device = choice.device;
     engine.blocks_in_flight = choice.in_flight;
+    engine.row_stage = choice.row_stage;
     // cuda and automatic run our kernels: the fused kernel where it reaches, else our FFT
     // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
     engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
     try {
       made.processor = std::make_unique<cuda::CudaSpectrogram>(stream, params, block_samples, engine);
       made.memory = HostMemoryKind::cuda_pinned;
+      made.row_stage_applied = choice.row_stage != nullptr;
       return made;
     } catch (const cuda::CudaError& e) {
       if (requested != fft::BackendKind::automatic)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fft/fft.hpp"
+#include "pipeline/device_row_stage.hpp"
 #include "pipeline/host_memory.hpp"
 #include "pipeline/processor.hpp"
 #include "pipeline/spectrogram_params.hpp"
@@ -22,12 +23,16 @@ struct ProcessorChoice {
   int device = 0;                // CUDA device
   std::size_t in_flight = 2;     // blocks in flight on the GPU
   unsigned cpu_threads = 0;      // CPU backend: worker threads (0: all cores)
+  // GPU backends: work on the rows on the device before they leave it (not owned). The CPU
+  // backend ignores it; MadeProcessor::row_stage_applied says which happened.
+  DeviceRowStage* row_stage = nullptr;
 };
 
 struct MadeProcessor {
   std::unique_ptr<Processor> processor;
   HostMemoryKind memory = HostMemoryKind::page_aligned;
   std::string note;  // automatic that fell back to the CPU: why (empty otherwise)
+  bool row_stage_applied = false;  // the processor hands out the row stage's rows
 };
 
 // Throws UsageError for bad parameters, and std::runtime_error naming the backend when an

@@ -274,6 +274,10 @@ struct CudaSpectrogram::Impl {
   // buffer given when the block is retired (process(): one DMA straight into it).
   std::vector<float*> slot_destination;
   long long fault_block = -1;
+  // What leaves the device per slot: the spectra, or a row stage's output (row_stage).
+  std::vector<float*> stage_out;
+  std::size_t out_columns = 0;
+  std::atomic<std::uint64_t> stage_rows_out{0};
 
   Impl(const StreamInfo& s, const SpectrogramParams& p, std::size_t max_block, const CudaEngineOptions& o)
       : stream(s), params(p), options(o), max_block_samples(max_block) {
@@ -329,6 +333,7 @@ struct CudaSpectrogram::Impl {
     try {
       allocate_and_upload(complex_input, chunk_frames);
       capture_graphs();
+      prepare_row_stage();
     } catch (...) {
       release();
       throw;
@@ -336,6 +341,21 @@ struct CudaSpectrogram::Impl {
   }
 
   ~Impl() { release(); }
+
+  void prepare_row_stage() {
+    out_columns = columns;
+    DeviceRowStage* stage = options.row_stage;
+    if (stage == nullptr) return;
+    stage->prepare(layout, device, max_rows, options.blocks_in_flight);
+    out_columns = stage->output_columns();
+    if (out_columns == 0 || out_columns > columns)
+      throw std::logic_error("a row stage writes " + std::to_string(out_columns) + " floats per row; the engine's " +
+                             "buffers hold 1 to " + std::to_string(columns));
+    for (std::size_t s = 0; s < slots; ++s) stage_out.push_back(device_alloc<float>(max_rows * out_columns, "stage rows"));
+  }
+
+  // Where slot s's rows to the host are on the device.
+  const float* rows_leaving(std::size_t s) const { return stage_out.empty() ? rows_device[s] : stage_out[s]; }
 
   void make_constants(bool complex_input) {
     k.format = format_code(stream.format);
@@ -579,6 +599,8 @@ struct CudaSpectrogram::Impl {
     }
     for (unsigned char* p : raw) cudaFree(p);
     for (float* p : rows_device) cudaFree(p);
+    for (float* p : stage_out) cudaFree(p);
+    stage_out.clear();
     for (float* p : rows_host) cudaFreeHost(p);
     raw.clear();
     rows_device.clear();
@@ -655,15 +677,20 @@ struct CudaSpectrogram::Impl {
       check(cudaGraphLaunch(graphs[s], compute), "cudaGraphLaunch", device);
     else
       launch_block_work(s);
+    std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
+    if (options.row_stage != nullptr) {
+      rows = options.row_stage->enqueue(rows_device[s], rows, stage_out[s], compute);
+      check(cudaGetLastError(), "the row stage's launches", device);
+      stage_rows_out.fetch_add(rows, std::memory_order_relaxed);
+    }
     check(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
-    const std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
     // Deferred rows queue nothing on the D2H stream now: a wait for this block's work there
     // would hold back the D2H of older blocks queued at their retirement.
     if (!deferred) {
       check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (rows > 0)
-        check(cudaMemcpyAsync(destination, rows_device[s], rows * columns * sizeof(float), cudaMemcpyDeviceToHost,
-                              d2h),
+        check(cudaMemcpyAsync(destination, rows_leaving(s), rows * out_columns * sizeof(float),
+                              cudaMemcpyDeviceToHost, d2h),
               "cudaMemcpyAsync (rows to host)", device);
       check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
     }
@@ -688,13 +715,13 @@ struct CudaSpectrogram::Impl {
   std::size_t retire_oldest(float* dest, const float*& rows) {
     const std::size_t s = (submitted - in_flight) % slots;
     const std::size_t count = slot_rows[s];
-    const std::size_t bytes = count * columns * sizeof(float);
+    const std::size_t bytes = count * out_columns * sizeof(float);
     const std::string_view wait = "cudaEventSynchronize (rows of the oldest block)";
     if (slot_destination[s] == nullptr) {
       float* target = dest != nullptr ? dest : rows_host[s];
       check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (count > 0)
-        check(cudaMemcpyAsync(target, rows_device[s], bytes, cudaMemcpyDeviceToHost, d2h),
+        check(cudaMemcpyAsync(target, rows_leaving(s), bytes, cudaMemcpyDeviceToHost, d2h),
               "cudaMemcpyAsync (rows to host)", device);
       check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
       check(cudaEventSynchronize(d2h_done[s]), wait, device);
@@ -747,8 +774,10 @@ struct CudaSpectrogram::Impl {
   }
 
   ProcessorCounters counters() const {
-    return spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
-                                frames_done.load(std::memory_order_relaxed));
+    ProcessorCounters c = spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
+                                               frames_done.load(std::memory_order_relaxed));
+    if (options.row_stage != nullptr) c.rows_out = stage_rows_out.load(std::memory_order_relaxed);
+    return c;
   }
 
   std::string describe() const {

@@ -9,6 +9,7 @@
 //                     the per-block work, one CUDA graph per slot               [compute stream]
 //                       convert + frame (history on the device) + detrend + window,
 //                       FFT, detect + average (carried across blocks) + scale + dB
+//                       (then the caller's DeviceRowStage, if any, on the same stream)
 //                     D2H of the finished rows into the buffer named with the block [D2H stream]
 //                     then waits for block i-k's D2H (the only blocking call): rows come out
 //                     k blocks late, in order. The pipeline's row buffers are pinned with a GPU
@@ -48,6 +49,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "pipeline/device_row_stage.hpp"
 #include "pipeline/processor.hpp"
 #include "pipeline/spectrogram_params.hpp"
 #include "pipeline/stream_info.hpp"
@@ -93,6 +95,9 @@ struct CudaEngineOptions {
   // Take the fused kernel wherever it reaches, even where long averages leave too few rows per
   // block to fill the device and the unfused path would be faster (tests use this).
   bool force_fused = false;
+  // Work on each block's rows on the device before they go to the host; the processor then
+  // hands out the stage's rows (see DeviceRowStage). Not owned; must outlive the engine.
+  DeviceRowStage* row_stage = nullptr;
 };
 
 class CudaSpectrogram final : public Processor {
