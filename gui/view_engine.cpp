@@ -8,6 +8,10 @@
 #include <limits>
 #include <vector>
 
+#include "gui/display_line_plan.hpp"
+#if PRISM_HAVE_CUDA
+#include "gui/cuda/gpu_display_lines.hpp"
+#endif
 #include "pipeline/errors.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/row_sink.hpp"
@@ -111,7 +115,8 @@ class PlaybackSource final : public Source {
 };
 
 // ---- DisplayRowSink ----------------------------------------------------------------------------
-// Runs on the pipeline's sink thread. Rows arrive in dB; lines leave in dB.
+// The CPU's display lines (display_line_plan.hpp), on the pipeline's sink thread: spectra
+// arrive in linear power, lines leave in dB.
 class DisplayRowSink final : public RowSink {
  public:
   DisplayRowSink(std::shared_ptr<DisplaySession> session, double time_offset_s,
@@ -122,46 +127,35 @@ class DisplayRowSink final : public RowSink {
 
   void begin(const SpectrumLayout& layout) override {
     layout_ = layout;
+    planner_.emplace(layout.row_interval);
     const std::size_t bins = layout.columns, columns = session_->format.columns;
-    column_of_bin_.resize(bins);
-    for (std::size_t b = 0; b < bins; ++b) column_of_bin_[b] = static_cast<std::uint32_t>(b * columns / bins);
-    reduced_.assign(columns, 0.0f);
+    first_bin_.resize(columns + 1);
+    for (std::size_t c = 0; c <= columns; ++c) first_bin_[c] = first_bin_of_column(c, columns, bins);
     sum_.assign(columns, 0.0);
     average_.assign(columns, 0.0);
     line_.assign(columns, 0.0f);
   }
 
   void write(const float* rows, std::size_t count, std::uint64_t first_row) override {
-    const std::size_t bins = layout_.columns, columns = reduced_.size();
-    const double row_interval = layout_.row_interval;
+    const std::size_t bins = layout_.columns, columns = sum_.size();
     for (std::size_t r = 0; r < count; ++r) {
       const float* row = rows + r * bins;
-      std::fill(reduced_.begin(), reduced_.end(), -std::numeric_limits<float>::infinity());
-      for (std::size_t b = 0; b < bins; ++b) {
-        float& slot = reduced_[column_of_bin_[b]];
-        slot = std::max(slot, row[b]);
-      }
-      // Linear power, summed over the rows that make one line (a mean, so noise stays noise).
-      for (std::size_t c = 0; c < columns; ++c) sum_[c] += std::pow(10.0, reduced_[c] / 10.0);
-      ++rows_in_line_;
-      line_credit_ += row_interval * lines_per_second_.load(std::memory_order_relaxed);
+      for (std::size_t c = 0; c < columns; ++c)
+        sum_[c] += *std::max_element(row + first_bin_[c], row + first_bin_[c + 1]);
       ++rows_written_;
       spectra_.fetch_add(1, std::memory_order_relaxed);
-      if (line_credit_ < 1.0) continue;
-      line_credit_ = std::min(line_credit_ - 1.0, 1.0);
-
-      const double tau = averaging_s_.load(std::memory_order_relaxed);
-      const double line_span = static_cast<double>(rows_in_line_) * row_interval;
-      const double alpha = (tau > 0 && have_average_) ? 1.0 - std::exp(-line_span / tau) : 1.0;
+      const auto line = planner_->add_spectrum(lines_per_second_.load(std::memory_order_relaxed),
+                                               averaging_s_.load(std::memory_order_relaxed));
+      if (!line) continue;
       for (std::size_t c = 0; c < columns; ++c) {
-        const double mean = sum_[c] / static_cast<double>(rows_in_line_);
-        average_[c] += alpha * (mean - average_[c]);
-        line_[c] = static_cast<float>(10.0 * std::log10(std::max(average_[c], 1e-30)));
+        const double mean = sum_[c] / static_cast<double>(line->spectra);
+        average_[c] += line->alpha * (mean - average_[c]);
+        line_[c] = line_decibels(average_[c]);
         sum_[c] = 0.0;
       }
-      have_average_ = true;
-      rows_in_line_ = 0;
-      session_->queue.push(line_.data(), time_offset_s_ + layout_.row_time(first_row + r));
+      LineTag tag;
+      tag.line = lines_made_++;
+      session_->queue.push(line_.data(), time_offset_s_ + layout_.row_time(first_row + r), tag);
     }
   }
 
@@ -177,14 +171,49 @@ class DisplayRowSink final : public RowSink {
   const std::atomic<double>& averaging_s_;
   std::atomic<std::uint64_t>& spectra_;
   SpectrumLayout layout_;
-  std::vector<std::uint32_t> column_of_bin_;
-  std::vector<float> reduced_, line_;
+  std::optional<LinePlanner> planner_;
+  std::vector<std::size_t> first_bin_;
   std::vector<double> sum_, average_;
-  std::size_t rows_in_line_ = 0;
-  double line_credit_ = 1.0;  // the first row makes a line at once
-  bool have_average_ = false;
+  std::vector<float> line_;
+  std::uint64_t rows_written_ = 0, lines_made_ = 0;
+};
+
+#if PRISM_HAVE_CUDA
+// ---- DeviceLineSink ----------------------------------------------------------------------------
+// On a GPU backend the processor hands out display lines made on the device (GpuDisplayLines):
+// they go to the queue as they are, with their time and their place in the device ring.
+class DeviceLineSink final : public RowSink {
+ public:
+  DeviceLineSink(std::shared_ptr<DisplaySession> session, GpuDisplayLines& lines, double time_offset_s,
+                 std::atomic<std::uint64_t>& spectra)
+      : session_(std::move(session)), lines_(lines), time_offset_s_(time_offset_s), spectra_(spectra) {}
+
+  void begin(const SpectrumLayout&) override {}
+
+  void write(const float* rows, std::size_t count, std::uint64_t) override {
+    const std::size_t columns = session_->format.columns;
+    for (std::size_t r = 0; r < count; ++r) {
+      const auto info = lines_.take_line_info();
+      if (!info) throw std::logic_error("the GPU display lines handed out a line they did not make");
+      spectra_.fetch_add(info->spectra, std::memory_order_relaxed);
+      session_->queue.push(rows + r * columns, time_offset_s_ + info->time_s, info->tag);
+      ++rows_written_;
+    }
+  }
+
+  void finish(bool) override {}
+  void abort() noexcept override {}
+  std::uint64_t rows_written() const override { return rows_written_; }
+  std::string describe() const override { return "the viewer (lines made on the GPU)"; }
+
+ private:
+  std::shared_ptr<DisplaySession> session_;
+  GpuDisplayLines& lines_;
+  double time_offset_s_;
+  std::atomic<std::uint64_t>& spectra_;
   std::uint64_t rows_written_ = 0;
 };
+#endif
 
 }  // namespace
 
@@ -321,7 +350,7 @@ void ViewEngine::Impl::run() {
     params.noverlap = std::min<std::size_t>(static_cast<std::size_t>(std::llround(snapshot.overlap * snapshot.fft_size)),
                                             snapshot.fft_size - 1);
     params.detrend = Detrend::none;  // a viewer shows DC as it is
-    params.decibels = true;
+    params.decibels = false;  // lines are averaged in linear power, then shown in dB
     params.channel = std::min(snapshot.channel, info.channels - 1);
 
     const double block_seconds = snapshot.speed == 0 ? 0.05 : 0.01;
@@ -332,6 +361,16 @@ void ViewEngine::Impl::run() {
     ProcessorChoice choice = processing;
     choice.cpu_threads = hardware > 2 ? hardware - 1 : 1;
 
+    // On a GPU backend the display lines are made on the device (the stage must outlive the
+    // processor, which is made after it).
+#if PRISM_HAVE_CUDA
+    std::unique_ptr<GpuDisplayLines> gpu_lines;
+    if (processing.backend != fft::BackendKind::cpu) {
+      const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
+      gpu_lines = std::make_unique<GpuDisplayLines>(max_columns, ring_lines, lines_per_second, averaging_s);
+      choice.row_stage = gpu_lines.get();
+    }
+#endif
     MadeProcessor made;
     try {
       made = make_spectrogram_processor(choice, params, info, block_samples);
@@ -360,7 +399,9 @@ void ViewEngine::Impl::run() {
     format.overlap = static_cast<double>(params.noverlap) / static_cast<double>(params.nperseg);
     format.channel = params.channel;
     format.channels = info.channels;
-    format.unit = layout.unit();
+    SpectrumLayout shown = layout;
+    shown.decibels = true;
+    format.unit = shown.unit();
     // Room for about a second of lines, within 64 MiB.
     const std::size_t capacity = std::clamp<std::size_t>(
         (std::size_t{16} << 20) / std::max<std::size_t>(format.columns, 1), 16,
@@ -368,13 +409,22 @@ void ViewEngine::Impl::run() {
     auto next_session = std::make_shared<DisplaySession>(format, capacity);
 
     const double time_offset_s = static_cast<double>(source->position()) / info.sample_rate;
-    DisplayRowSink sink(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
+    DisplayRowSink cpu_sink(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
+    RowSink* sink = &cpu_sink;
+#if PRISM_HAVE_CUDA
+    std::optional<DeviceLineSink> gpu_sink;
+    if (made.row_stage_applied) {
+      next_session->device_lines = gpu_lines->ring();
+      sink = &gpu_sink.emplace(next_session, *gpu_lines, time_offset_s, spectra);
+    }
+#endif
     StopToken stop;
     {
       std::lock_guard lock(mutex);
       if (session) skipped_before_session += session->queue.skipped();
       session = next_session;
-      processor_description = processor->describe() + (made.note.empty() ? "" : " (" + made.note + ")");
+      processor_description = processor->describe() + (made.note.empty() ? "" : " (" + made.note + ")") +
+                              (made.row_stage_applied ? "; display lines made on the GPU" : "");
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;
@@ -388,7 +438,7 @@ void ViewEngine::Impl::run() {
       pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);
     };
     const std::uint64_t source_dropped_before = source->dropped_samples();
-    const RunReport report = run_pipeline(*source, *processor, {&sink}, config, stop);
+    const RunReport report = run_pipeline(*source, *processor, {sink}, config, stop);
     {
       std::lock_guard lock(mutex);
       current_stop = nullptr;

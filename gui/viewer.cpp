@@ -36,6 +36,10 @@
 
 #include "gui/gl_api.hpp"
 #include "gui/waterfall_renderer.hpp"
+#if PRISM_HAVE_CUDA
+#include "gui/cuda/cuda_gl_texture.hpp"
+#include "gui/cuda/gpu_display_lines.hpp"
+#endif
 #include "pipeline/errors.hpp"
 #include "pipeline/stop_token.hpp"
 #include "sinks/colormap.hpp"
@@ -125,6 +129,15 @@ struct DisplayState {
   bool have_line = false;
   std::uint64_t lines = 0;
   std::vector<float> upload;           // rows taken this frame, uploaded in one call
+  // How the waterfall's rows reach the texture: counts per path, and why not from the device
+  // when a GPU session's texture could not be shared with CUDA.
+  std::uint64_t rows_from_device = 0, rows_from_host = 0;
+  std::string interop_note;
+#if PRISM_HAVE_CUDA
+  std::unique_ptr<CudaGlTexture> interop;
+  std::vector<const float*> device_rows;  // this frame's rows in the session's DeviceLineRing
+  std::optional<std::uint64_t> pending_release;  // lines before it wait to be released
+#endif
 
   std::size_t columns() const { return session ? session->format.columns : 0; }
 
@@ -132,6 +145,10 @@ struct DisplayState {
     session = std::move(next);
     generation = session->format.generation;
     const std::size_t c = session->format.columns;
+#if PRISM_HAVE_CUDA
+    interop.reset();  // registered with the old storage (its destructor waits for its copies)
+    pending_release.reset();
+#endif
     texture.reset(c, kHistoryRows);
     history.assign(c * kHistoryRows, -300.0f);
     history_times.assign(kHistoryRows, 0.0);
@@ -139,6 +156,16 @@ struct DisplayState {
     peak.assign(c, -300.0f);
     minimum.assign(c, 300.0f);
     have_line = false;
+#if PRISM_HAVE_CUDA
+    if (session->device_lines) {
+      try {
+        interop = std::make_unique<CudaGlTexture>(texture.texture(), c, kHistoryRows, session->device_lines->device());
+        interop_note.clear();
+      } catch (const std::exception& e) {
+        interop_note = e.what();
+      }
+    }
+#endif
   }
 
   // Takes every line waiting in the queue. Frozen: takes them and drops them, so the
@@ -148,7 +175,15 @@ struct DisplayState {
     const std::size_t c = columns();
     upload.clear();
     double time_s = 0;
-    while (const float* row = session->queue.front(&time_s)) {
+    LineTag tag;
+    bool all_on_device = true;
+    std::optional<std::uint64_t> last_line;
+#if PRISM_HAVE_CUDA
+    device_rows.clear();
+    DeviceLineRing* ring = session->device_lines.get();
+#endif
+    while (const float* row = session->queue.front(&time_s, &tag)) {
+      last_line = tag.line;
       if (!frozen) {
         const std::size_t ring_row = (texture.head() + upload.size() / c) % kHistoryRows;
         std::copy(row, row + c, history.begin() + static_cast<std::ptrdiff_t>(ring_row * c));
@@ -161,11 +196,42 @@ struct DisplayState {
         }
         have_line = true;
         ++lines;
+#if PRISM_HAVE_CUDA
+        if (ring != nullptr && tag.device_slot >= 0)
+          device_rows.push_back(ring->slot(static_cast<std::size_t>(tag.device_slot)));
+        else
+          all_on_device = false;
+#else
+        all_on_device = false;
+#endif
       }
       session->queue.release();
       if (upload.size() / c >= kHistoryRows) break;  // a full history per frame is plenty
     }
-    texture.upload_rows(upload.data(), upload.size() / std::max<std::size_t>(c, 1));
+    const std::size_t count = upload.size() / std::max<std::size_t>(c, 1);
+    bool written = false;
+#if PRISM_HAVE_CUDA
+    if (count > 0 && all_on_device && interop) {
+      try {
+        interop->write_rows(device_rows.data(), count, texture.head());
+        texture.advance(count);
+        rows_from_device += count;
+        written = true;
+      } catch (const std::exception& e) {  // the host copy of the same lines still works
+        interop_note = e.what();
+        interop.reset();
+      }
+    }
+    // A line's ring slot is free again once the texture has it: at once for lines that went
+    // through host memory, after the interop copies for the others.
+    if (last_line) pending_release = *last_line + 1;
+    if (ring != nullptr && pending_release && (!interop || interop->copies_done()))
+      ring->release_before(*pending_release);
+#endif
+    if (!written && count > 0) {
+      texture.upload_rows(upload.data(), count);
+      rows_from_host += count;
+    }
   }
 
   void decay_holds(double seconds, double db_per_s) {
@@ -813,10 +879,12 @@ void Viewer::draw_status(const Layout& layout) {
   }
   std::snprintf(text, sizeof text,
                 "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples  |  "
-                "display rows skipped %llu%s%s",
+                "display rows skipped %llu%s%s%s",
                 format_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), format_count(static_cast<double>(s.samples_received)).c_str(),
                 static_cast<unsigned long long>(s.overrun_samples),
-                static_cast<unsigned long long>(s.display_rows_skipped), position.c_str(), frozen_ ? "  |  FROZEN" : "");
+                static_cast<unsigned long long>(s.display_rows_skipped),
+                display_->rows_from_device > 0 ? "  |  waterfall from GPU memory (CUDA-GL)" : "", position.c_str(),
+                frozen_ ? "  |  FROZEN" : "");
   ImDrawList* draw = ImGui::GetForegroundDrawList();
   const Rect& r = layout.status;
   draw->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(30, 33, 40, 255));
@@ -895,6 +963,8 @@ json Viewer::report_json(const Layout& layout) const {
                   {"B-A", point(readout.difference)}, {"text", readout.text}};
   j["cursor"] = cursor_text_;
   j["display_lines"] = display_->lines;
+  j["waterfall_rows"] = {{"from_device", display_->rows_from_device}, {"from_host", display_->rows_from_host},
+                         {"interop_note", display_->interop_note}};
   if (display_->session && display_->have_line) {
     const DisplayFormat& f = display_->session->format;
     const auto peak = static_cast<std::size_t>(std::max_element(display_->latest.begin(), display_->latest.end()) -

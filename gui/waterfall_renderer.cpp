@@ -122,6 +122,12 @@ void WaterfallTexture::upload_rows(const float* rows, std::size_t count) {
   filled_ = std::min(history_rows_, filled_ + count);
 }
 
+void WaterfallTexture::advance(std::size_t count) {
+  if (history_rows_ == 0) return;
+  head_ = (head_ + count) % history_rows_;
+  filled_ = std::min(history_rows_, filled_ + count);
+}
+
 // ---- WaterfallRenderer ---------------------------------------------------------------------------
 
 WaterfallRenderer::WaterfallRenderer() {

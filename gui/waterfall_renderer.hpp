@@ -4,7 +4,8 @@
 // recolours the whole history in the next frame, at no cost. Each screen pixel shows the
 // maximum of the texture columns it covers, so a one-bin tone never falls between pixels.
 //
-// Contents: WaterfallTexture (the ring; its upload path is the seam for the GPU backend) ·
+// Contents: WaterfallTexture (the ring, written from host memory or, on a GPU backend, from device
+// memory through CUDA–OpenGL interop) ·
 // WaterfallRenderer (program, colormap texture, draw calls for the waterfall and colour bar).
 #pragma once
 
@@ -32,11 +33,12 @@ class WaterfallTexture {
   // object is reused, so resizing allocates no new GL names.
   void reset(std::size_t columns, std::size_t history_rows);
 
-  // The upload seam: `count` rows of columns() dB values from host memory, into the ring after
-  // the newest row (glTexSubImage2D, at most two calls when the ring wraps). The CUDA backend
-  // replaces this path: it registers texture() with cudaGraphicsGLRegisterImage and writes the
-  // same rows from device memory (cudaMemcpy2DToArray), leaving head/filled bookkeeping as here.
+  // `count` rows of columns() dB values from host memory, into the ring after the newest row
+  // (glTexSubImage2D, at most two calls when the ring wraps). On a GPU backend the rows are
+  // written from device memory instead (CudaGlTexture, gui/cuda) and advance() records them.
   void upload_rows(const float* rows, std::size_t count);
+  // `count` rows were written after the newest row by other means: move the ring on.
+  void advance(std::size_t count);
 
   GLuint texture() const { return texture_; }
   std::size_t columns() const { return columns_; }

@@ -3,7 +3,10 @@
 // be used): the generator's tones through the ViewEngine reach the session's row queue with
 // their peaks in the right columns, the status names the backend, the samples received keep
 // growing, and an FFT-size change starts a new session whose rows have the new size. The same
-// rows the window would draw; the display itself is tested under Xvfb (test_view_*.py).
+// rows the window would draw; the display itself is tested under Xvfb (test_view_*.py). On a
+// GPU backend the display lines are made on the device: they must be the CPU's lines (same
+// count, times, and values to float rounding), and each must also be in the device line ring,
+// bit for bit, where its tag says.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +21,9 @@
 
 #include "fft/fft.hpp"
 #include "gui/view_engine.hpp"
+#if PRISM_HAVE_CUDA
+#include "gui/cuda/gpu_display_lines.hpp"
+#endif
 #include "sources/open_source.hpp"
 
 namespace prism::view {
@@ -126,6 +132,123 @@ TEST(ViewEngine, TonesReachTheRowsInTheirColumnsAndAnFftSizeChangeStartsANewSess
   EXPECT_EQ(second_session->format.fft_bins, 8193u);
   expect_tones(second, second_session->format);
   std::printf("  %s: %s\n", std::string(fft::backend_name(g_backend)).c_str(), engine->status().processor.c_str());
+}
+
+struct Lines {
+  std::shared_ptr<DisplaySession> session;
+  std::vector<std::vector<float>> values;
+  std::vector<double> times;
+  std::vector<LineTag> tags;
+  std::vector<std::vector<float>> in_device_ring;  // GPU sessions: each line's ring slot
+};
+
+// Every line of a five-second input played at 10× (the queue never fills: no line may be
+// skipped), taken as the render thread takes them: a line's ring slot is read, then released.
+Lines all_lines(fft::BackendKind backend, const ViewSettings& settings, std::size_t max_columns) {
+  ProcessorChoice choice;
+  choice.backend = backend;
+  ViewEngine::SourceFactory open = [] {
+    return open_source("gen:rate=48000,duration=5,tone=3000@0.5,tone=15000@0.05,noise=0.0001,seed=5",
+                       SourceOptions{});
+  };
+  ViewEngine engine(open, settings, max_columns, choice);
+  Lines lines;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const bool ended = engine.status().ended;  // before the last look at the queue
+    std::shared_ptr<DisplaySession> session = engine.session();
+    if (session && session != lines.session) {
+      EXPECT_FALSE(lines.session) << fft::backend_name(backend) << ": a second session started";
+      lines.session = session;
+    }
+    double time_s = 0;
+    LineTag tag;
+    const float* row = session ? session->queue.front(&time_s, &tag) : nullptr;
+    if (row == nullptr) {
+      if (ended) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    const std::size_t columns = session->format.columns;
+    lines.values.emplace_back(row, row + columns);
+    lines.times.push_back(time_s);
+    lines.tags.push_back(tag);
+#if PRISM_HAVE_CUDA
+    if (DeviceLineRing* ring = session->device_lines.get()) {
+      std::vector<float> copy(columns, -1.0f);
+      if (tag.device_slot >= 0) ring->copy_to_host(static_cast<std::size_t>(tag.device_slot), copy.data());
+      lines.in_device_ring.push_back(std::move(copy));
+      ring->release_before(tag.line + 1);
+    }
+#endif
+    session->queue.release();
+  }
+  const EngineStatus status = engine.status();
+  EXPECT_TRUE(status.ended) << fft::backend_name(backend) << ": the input did not end";
+  EXPECT_EQ(status.error, "");
+  EXPECT_EQ(status.display_rows_skipped, 0u);
+  return lines;
+}
+
+TEST(ViewEngine, DisplayLinesAreTheCpusLinesReducedAveragedAndThinned) {
+  if (g_backend == fft::BackendKind::cpu) GTEST_SKIP() << "compares a GPU backend's lines with the CPU's";
+  struct Case {
+    std::size_t fft_size, max_columns;
+    double overlap, lines_per_second, averaging_s;
+  };
+  // 2049 bins shown on 100 columns, ~2.3 spectra per line, averaged; 513 bins as they are,
+  // ~3 spectra per line, not averaged.
+  for (const Case& c : {Case{4096, 100, 0.75, 20, 0.05}, Case{1024, 8192, 0.5, 30, 0.0}}) {
+    SCOPED_TRACE("fft " + std::to_string(c.fft_size) + ", " + std::to_string(c.max_columns) + " columns at most");
+    ViewSettings settings;
+    settings.fft_size = c.fft_size;
+    settings.overlap = c.overlap;
+    settings.window = "hann";
+    settings.speed = 10;
+    settings.loop = false;  // a loop would start a new session at every pass
+    settings.lines_per_second = c.lines_per_second;
+    settings.averaging_s = c.averaging_s;
+    const Lines cpu = all_lines(fft::BackendKind::cpu, settings, c.max_columns);
+    const Lines gpu = all_lines(g_backend, settings, c.max_columns);
+    ASSERT_TRUE(cpu.session && gpu.session);
+    const std::size_t columns = cpu.session->format.columns;
+    ASSERT_EQ(gpu.session->format.columns, columns);
+    EXPECT_EQ(columns, std::min<std::size_t>(c.fft_size / 2 + 1, c.max_columns));
+    // Five seconds at the lines per second asked for (the first spectrum makes a line at once).
+    EXPECT_NEAR(static_cast<double>(cpu.values.size()), 5 * c.lines_per_second, 2.0);
+    ASSERT_EQ(gpu.values.size(), cpu.values.size());
+    // Float rounding of the spectra moves bins far below a line's peak (the noise ~90 dB down)
+    // by up to a tenth of a dB; within 60 dB of the peak the lines agree to a thousandth.
+    double worst = 0, worst_strong = 0, total = 0;
+    for (std::size_t i = 0; i < cpu.values.size(); ++i) {
+      const float peak = *std::max_element(cpu.values[i].begin(), cpu.values[i].end());
+      EXPECT_DOUBLE_EQ(gpu.times[i], cpu.times[i]) << "line " << i;
+      EXPECT_EQ(cpu.tags[i].line, i);
+      EXPECT_EQ(gpu.tags[i].line, i);
+      EXPECT_EQ(cpu.tags[i].device_slot, -1);
+      for (std::size_t k = 0; k < columns; ++k) {
+        const double d = std::abs(static_cast<double>(gpu.values[i][k]) - cpu.values[i][k]);
+        worst = std::max(worst, d);
+        if (cpu.values[i][k] > peak - 60.0f) worst_strong = std::max(worst_strong, d);
+        total += d;
+      }
+    }
+    const double mean = total / static_cast<double>(cpu.values.size() * columns);
+    std::printf("  %zu lines of %zu columns: worst difference %.2e dB (%.2e within 60 dB of the peak), mean %.2e dB\n",
+                cpu.values.size(), columns, worst, worst_strong, mean);
+    EXPECT_LT(worst_strong, 1e-3);
+    EXPECT_LT(worst, 0.25);
+    EXPECT_LT(mean, 2e-3);
+#if PRISM_HAVE_CUDA
+    ASSERT_TRUE(gpu.session->device_lines) << "a GPU session keeps its lines on the device";
+    ASSERT_EQ(gpu.in_device_ring.size(), gpu.values.size());
+    for (std::size_t i = 0; i < gpu.values.size(); ++i) {
+      ASSERT_GE(gpu.tags[i].device_slot, 0) << "line " << i << " has no place in the ring";
+      ASSERT_EQ(std::memcmp(gpu.in_device_ring[i].data(), gpu.values[i].data(), columns * sizeof(float)), 0)
+          << "line " << i << " differs in the device ring";
+    }
+#endif
+  }
 }
 
 }  // namespace
