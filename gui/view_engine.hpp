@@ -2,9 +2,11 @@
 // (run_pipeline with the spectrogram processor of the chosen backend: the CPU, or the CUDA
 // streaming engine) on its own thread and turns spectra into display rows:
 // reduced to at most a texture row's width, averaged (exponential, with a time constant) and
-// thinned to the lines per second asked for. Rows go to the render thread through the
-// session's DisplayRowQueue; the render thread reads the rest (status, session) without
-// waiting on the processing.
+// thinned to the lines per second asked for (gui/display_line_plan.hpp) — on the CPU, or on the
+// GPU inside the CUDA engine (gui/cuda/gpu_display_lines.hpp), which also keeps the lines in
+// device memory for the texture. Rows go to the render thread through the session's
+// DisplayRowQueue; the render thread reads the rest (status, session) without waiting on the
+// processing.
 //
 // Changing FFT size, window, overlap or channel ends the current pipeline run and starts a new
 // one on the same input (a new DisplaySession); a live input keeps running meanwhile, and what
