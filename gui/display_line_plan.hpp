@@ -14,15 +14,18 @@
 #include <cstddef>
 #include <optional>
 
+#include "fft/cuda/fft_complex.hpp"  // PRISM_HD
+
 namespace prism::view {
 
-// The first spectrum bin of display column c, with `columns` columns over `bins` bins.
-inline std::size_t first_bin_of_column(std::size_t c, std::size_t columns, std::size_t bins) {
+// The first spectrum bin of display column c, with `columns` columns over `bins` bins (host
+// and device code).
+PRISM_HD std::size_t first_bin_of_column(std::size_t c, std::size_t columns, std::size_t bins) {
   return (c * bins + columns - 1) / columns;
 }
 
 // A line's dB from its averaged linear power (-300 dB for nothing at all, as the spectra's dB).
-inline float line_decibels(double power) { return static_cast<float>(10.0 * std::log10(std::max(power, 1e-30))); }
+PRISM_HD float line_decibels(double power) { return static_cast<float>(10.0 * log10(fmax(power, 1e-30))); }
 
 class LinePlanner {
  public:

@@ -176,14 +176,16 @@ struct DisplayState {
     upload.clear();
     double time_s = 0;
     LineTag tag;
-    bool all_on_device = true;
-    std::optional<std::uint64_t> last_line;
 #if PRISM_HAVE_CUDA
     device_rows.clear();
     DeviceLineRing* ring = session->device_lines.get();
+    bool all_on_device = ring != nullptr;
+    std::optional<std::uint64_t> last_line;
 #endif
     while (const float* row = session->queue.front(&time_s, &tag)) {
+#if PRISM_HAVE_CUDA
       last_line = tag.line;
+#endif
       if (!frozen) {
         const std::size_t ring_row = (texture.head() + upload.size() / c) % kHistoryRows;
         std::copy(row, row + c, history.begin() + static_cast<std::ptrdiff_t>(ring_row * c));
@@ -197,12 +199,10 @@ struct DisplayState {
         have_line = true;
         ++lines;
 #if PRISM_HAVE_CUDA
-        if (ring != nullptr && tag.device_slot >= 0)
+        if (all_on_device && tag.device_slot >= 0)
           device_rows.push_back(ring->slot(static_cast<std::size_t>(tag.device_slot)));
         else
           all_on_device = false;
-#else
-        all_on_device = false;
 #endif
       }
       session->queue.release();

@@ -8,18 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "pipeline/cuda/cuda_check.hpp"
+
 namespace prism::view {
 
-namespace {
-
-void check(cudaError_t status, const char* what, int device) {
-  if (status == cudaSuccess) return;
-  cudaGetLastError();
-  throw std::runtime_error(std::string("CUDA-OpenGL interop: ") + what + ": " + cudaGetErrorString(status) +
-                           " (device " + std::to_string(device) + ")");
-}
-
-}  // namespace
+using cuda::check_cuda;
 
 struct CudaGlTexture::Impl {
   Path path = Path::pixel_buffer;
@@ -48,7 +41,7 @@ CudaGlTexture::CudaGlTexture(GLuint texture, std::size_t columns, std::size_t hi
   m.texture = texture;
   m.columns = columns;
   m.history_rows = history_rows;
-  check(cudaSetDevice(device), "cudaSetDevice", device);
+  check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
   if (path == Path::pixel_buffer) {
     glGenBuffers(1, &m.pixel_buffer);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.pixel_buffer);
@@ -56,14 +49,14 @@ CudaGlTexture::CudaGlTexture(GLuint texture, std::size_t columns, std::size_t hi
                  GL_STREAM_DRAW);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     if (glGetError() != GL_NO_ERROR) throw std::runtime_error("CUDA-OpenGL interop: no GL pixel buffer for the waterfall");
-    check(cudaGraphicsGLRegisterBuffer(&m.resource, m.pixel_buffer, cudaGraphicsRegisterFlagsWriteDiscard),
-          "cudaGraphicsGLRegisterBuffer (the waterfall's pixel buffer)", device);
+    check_cuda(cudaGraphicsGLRegisterBuffer(&m.resource, m.pixel_buffer, cudaGraphicsRegisterFlagsWriteDiscard),
+          "CUDA-OpenGL interop: cudaGraphicsGLRegisterBuffer (the waterfall's pixel buffer)", device);
   } else {
-    check(cudaGraphicsGLRegisterImage(&m.resource, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsNone),
-          "cudaGraphicsGLRegisterImage (the waterfall texture)", device);
+    check_cuda(cudaGraphicsGLRegisterImage(&m.resource, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsNone),
+          "CUDA-OpenGL interop: cudaGraphicsGLRegisterImage (the waterfall texture)", device);
   }
-  check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate", device);
-  check(cudaEventCreateWithFlags(&m.copied, cudaEventDisableTiming), "cudaEventCreate", device);
+  check_cuda(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate", device);
+  check_cuda(cudaEventCreateWithFlags(&m.copied, cudaEventDisableTiming), "cudaEventCreate", device);
 }
 
 CudaGlTexture::~CudaGlTexture() = default;
@@ -74,8 +67,8 @@ void CudaGlTexture::write_rows(const float* const* rows, std::size_t count, std:
   if (count > m.history_rows) throw std::invalid_argument("CUDA-OpenGL interop: more rows than the texture holds");
   const int device = m.device;
   const std::size_t row_bytes = m.columns * sizeof(float);
-  check(cudaSetDevice(device), "cudaSetDevice", device);
-  check(cudaGraphicsMapResources(1, &m.resource, m.stream), "cudaGraphicsMapResources", device);
+  check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+  check_cuda(cudaGraphicsMapResources(1, &m.resource, m.stream), "cudaGraphicsMapResources", device);
   cudaError_t status = cudaSuccess;
   if (m.path == Path::pixel_buffer) {
     // The rows, in order, at the start of the pixel buffer; runs that follow each other in
@@ -105,9 +98,9 @@ void CudaGlTexture::write_rows(const float* const* rows, std::size_t count, std:
     }
   }
   const cudaError_t unmapped = cudaGraphicsUnmapResources(1, &m.resource, m.stream);
-  check(status, "copying display lines for the texture", device);
-  check(unmapped, "cudaGraphicsUnmapResources", device);
-  check(cudaEventRecord(m.copied, m.stream), "cudaEventRecord (texture rows)", device);
+  check_cuda(status, "copying display lines for the texture", device);
+  check_cuda(unmapped, "cudaGraphicsUnmapResources", device);
+  check_cuda(cudaEventRecord(m.copied, m.stream), "cudaEventRecord (texture rows)", device);
   if (m.path == Path::pixel_buffer) {
     // From the pixel buffer into the ring rows: at most two calls when the ring wraps.
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.pixel_buffer);

@@ -1,4 +1,4 @@
-// GpuDisplayLines and DeviceLineRing (gpu_display_lines.hpp). Sections: checks · the kernel ·
+// GpuDisplayLines and DeviceLineRing (gpu_display_lines.hpp). Sections: the kernel ·
 // DeviceLineRing · GpuDisplayLines.
 #include "gui/cuda/gpu_display_lines.hpp"
 
@@ -8,19 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/cuda/cuda_check.hpp"
 
 namespace prism::view {
 
+using cuda::check_cuda;
+
 namespace {
-
-// ---- checks --------------------------------------------------------------------------------------
-
-void check(cudaError_t status, const std::string& what, int device) {
-  if (status == cudaSuccess) return;
-  cudaGetLastError();
-  throw cuda::CudaError(what + ": " + cudaGetErrorString(status) + " (device " + std::to_string(device) + ")");
-}
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
@@ -42,19 +36,18 @@ __global__ void display_lines_kernel(const float* __restrict__ spectra, int coun
                                      float* __restrict__ out, float* __restrict__ ring) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= columns) return;
-  const long long b0 = (static_cast<long long>(c) * bins + columns - 1) / columns;
-  const long long b1 = (static_cast<long long>(c + 1) * bins + columns - 1) / columns;
+  const std::size_t b0 = first_bin_of_column(c, columns, bins), b1 = first_bin_of_column(c + 1, columns, bins);
   double s = sum[c], a = average[c];
   int next = 0;
   for (int r = 0; r < count; ++r) {
     const float* row = spectra + static_cast<long long>(r) * bins;
     float m = row[b0];
-    for (long long b = b0 + 1; b < b1; ++b) m = fmaxf(m, row[b]);
+    for (std::size_t b = b0 + 1; b < b1; ++b) m = fmaxf(m, row[b]);
     s += m;
     if (next < lines && closings[next].row == r) {
       const LineClosing& l = closings[next];
       a += l.alpha * (s / l.spectra - a);
-      const float db = static_cast<float>(10.0 * log10(fmax(a, 1e-30)));
+      const float db = line_decibels(a);
       out[static_cast<long long>(next) * columns + c] = db;
       if (l.slot >= 0) ring[l.slot * columns + c] = db;
       s = 0;
@@ -71,9 +64,9 @@ __global__ void display_lines_kernel(const float* __restrict__ spectra, int coun
 
 DeviceLineRing::DeviceLineRing(int device, std::size_t columns, std::size_t capacity_lines)
     : device_(device), columns_(columns), capacity_(std::max<std::size_t>(capacity_lines, 1)) {
-  check(cudaSetDevice(device_), "cudaSetDevice", device_);
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice", device_);
   void* p = nullptr;
-  check(cudaMalloc(&p, columns_ * capacity_ * sizeof(float)),
+  check_cuda(cudaMalloc(&p, columns_ * capacity_ * sizeof(float)),
         "cudaMalloc (display line ring, " + std::to_string(capacity_) + " lines)", device_);
   data_ = static_cast<float*>(p);
 }
@@ -84,8 +77,8 @@ DeviceLineRing::~DeviceLineRing() {
 }
 
 void DeviceLineRing::copy_to_host(std::size_t s, float* out) const {
-  check(cudaSetDevice(device_), "cudaSetDevice", device_);
-  check(cudaMemcpy(out, slot(s), columns_ * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy (ring slot)", device_);
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice", device_);
+  check_cuda(cudaMemcpy(out, slot(s), columns_ * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy (ring slot)", device_);
 }
 
 // ---- GpuDisplayLines -----------------------------------------------------------------------------
@@ -110,6 +103,7 @@ struct GpuDisplayLines::Impl {
 
   std::mutex infos_mutex;  // the engine's thread appends, the sink's thread takes
   std::deque<LineInfo> infos;
+  std::vector<LineInfo> made;  // one block's, before they join `infos` (kept: no allocation per block)
 
   Impl(std::size_t c, std::size_t r, const std::atomic<double>& lps, const std::atomic<double>& avg)
       : requested_columns(c), ring_lines(r), lines_per_second(lps), averaging_s(avg) {}
@@ -138,22 +132,22 @@ void GpuDisplayLines::prepare(const SpectrumLayout& spectrum, int device, std::s
   m.columns = std::min(m.bins, std::max<std::size_t>(m.requested_columns, 1));
   m.max_rows = std::max<std::size_t>(max_rows_per_block, 1);
   m.planner.emplace(spectrum.row_interval);
-  check(cudaSetDevice(device), "cudaSetDevice", device);
+  check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
   const std::size_t buffers = blocks_in_flight + 3;
   for (std::size_t i = 0; i < buffers; ++i) {
     void* host = nullptr;
     void* dev = nullptr;
-    check(cudaHostAlloc(&host, m.max_rows * sizeof(LineClosing), cudaHostAllocDefault),
+    check_cuda(cudaHostAlloc(&host, m.max_rows * sizeof(LineClosing), cudaHostAllocDefault),
           "cudaHostAlloc (display line plan)", device);
     m.closings_host.push_back(static_cast<LineClosing*>(host));
-    check(cudaMalloc(&dev, m.max_rows * sizeof(LineClosing)), "cudaMalloc (display line plan)", device);
+    check_cuda(cudaMalloc(&dev, m.max_rows * sizeof(LineClosing)), "cudaMalloc (display line plan)", device);
     m.closings_device.push_back(static_cast<LineClosing*>(dev));
   }
   for (double** p : {&m.sum, &m.average}) {
     void* dev = nullptr;
-    check(cudaMalloc(&dev, m.columns * sizeof(double)), "cudaMalloc (display line sums)", device);
+    check_cuda(cudaMalloc(&dev, m.columns * sizeof(double)), "cudaMalloc (display line sums)", device);
     *p = static_cast<double*>(dev);
-    check(cudaMemset(*p, 0, m.columns * sizeof(double)), "cudaMemset (display line sums)", device);
+    check_cuda(cudaMemset(*p, 0, m.columns * sizeof(double)), "cudaMemset (display line sums)", device);
   }
   ring_ = std::make_shared<DeviceLineRing>(device, m.columns, m.ring_lines);
 }
@@ -165,7 +159,8 @@ std::size_t GpuDisplayLines::enqueue(const float* rows, std::size_t count, float
   const std::size_t buffer = m.blocks++ % m.closings_host.size();
   LineClosing* closings = m.closings_host[buffer];
   std::size_t lines = 0;
-  std::vector<LineInfo> made;
+  std::vector<LineInfo>& made = m.made;
+  made.clear();
   for (std::size_t r = 0; r < count; ++r) {
     const auto line = m.planner->add_spectrum(m.lines_per_second.load(std::memory_order_relaxed),
                                               m.averaging_s.load(std::memory_order_relaxed));
@@ -179,7 +174,7 @@ std::size_t GpuDisplayLines::enqueue(const float* rows, std::size_t count, float
   }
   const auto st = static_cast<cudaStream_t>(stream);
   if (lines > 0)
-    check(cudaMemcpyAsync(m.closings_device[buffer], closings, lines * sizeof(LineClosing), cudaMemcpyHostToDevice, st),
+    check_cuda(cudaMemcpyAsync(m.closings_device[buffer], closings, lines * sizeof(LineClosing), cudaMemcpyHostToDevice, st),
           "cudaMemcpyAsync (display line plan)", m.device);
   if (count > 0) {
     const unsigned threads = 128;
@@ -187,7 +182,7 @@ std::size_t GpuDisplayLines::enqueue(const float* rows, std::size_t count, float
     display_lines_kernel<<<grid, threads, 0, st>>>(rows, static_cast<int>(count), static_cast<int>(m.bins),
                                                    static_cast<int>(m.columns), m.closings_device[buffer],
                                                    static_cast<int>(lines), m.sum, m.average, out, ring_->data());
-    check(cudaGetLastError(), "display_lines_kernel launch", m.device);
+    check_cuda(cudaGetLastError(), "display_lines_kernel launch", m.device);
   }
   std::lock_guard lock(m.infos_mutex);
   m.infos.insert(m.infos.end(), made.begin(), made.end());

@@ -23,6 +23,7 @@
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
+#include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
 #include "pipeline/errors.hpp"
 #include "pipeline/window.hpp"
@@ -39,14 +40,6 @@ std::string bytes_text(std::size_t bytes) {
   else
     std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return text;
-}
-
-// `call` is a view so that the checks on the per-block path build no string unless they fail.
-void check(cudaError_t status, std::string_view call, int device) {
-  if (status == cudaSuccess) return;
-  cudaGetLastError();  // clear a non-sticky error so that the clean-up calls can run
-  throw CudaError(std::string(call) + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
-                  ", device " + std::to_string(device) + ")");
 }
 
 const char* cufft_result_name(cufftResult r) {
@@ -292,7 +285,7 @@ struct CudaSpectrogram::Impl {
     device_info = probe_device(options.device);
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = options.device;
-    check(cudaSetDevice(device), "cudaSetDevice", device);
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     fault_block = injected_fault_block();
 
     const bool complex_input = is_complex(stream.format);
@@ -395,7 +388,7 @@ struct CudaSpectrogram::Impl {
   T* device_alloc(std::size_t count, const char* what) {
     void* p = nullptr;
     const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
-    check(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ", " + bytes_text(bytes) + ")", device);
+    check_cuda(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ", " + bytes_text(bytes) + ")", device);
     device_bytes += bytes;
     return static_cast<T*>(p);
   }
@@ -404,20 +397,20 @@ struct CudaSpectrogram::Impl {
   T* pinned_alloc(std::size_t count, const char* what) {
     void* p = nullptr;
     const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
-    check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault),
+    check_cuda(cudaHostAlloc(&p, bytes, cudaHostAllocDefault),
           std::string("cudaHostAlloc (") + what + ", " + bytes_text(bytes) + ")", device);
     host_bytes += bytes;
     return static_cast<T*>(p);
   }
 
   void allocate_and_upload(bool complex_input, std::size_t chunk_frames) {
-    check(cudaStreamCreateWithFlags(&h2d, cudaStreamNonBlocking), "cudaStreamCreate (H2D)", device);
-    check(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (compute)", device);
-    check(cudaStreamCreateWithFlags(&d2h, cudaStreamNonBlocking), "cudaStreamCreate (D2H)", device);
+    check_cuda(cudaStreamCreateWithFlags(&h2d, cudaStreamNonBlocking), "cudaStreamCreate (H2D)", device);
+    check_cuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (compute)", device);
+    check_cuda(cudaStreamCreateWithFlags(&d2h, cudaStreamNonBlocking), "cudaStreamCreate (D2H)", device);
     for (auto* events : {&h2d_done, &compute_done, &d2h_done}) {
       events->assign(slots, nullptr);
       for (cudaEvent_t& e : *events)
-        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate", device);
+        check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate", device);
     }
     const std::size_t block_bytes = max_block_samples * stream.frame_bytes();
     for (std::size_t s = 0; s < slots; ++s) {
@@ -428,20 +421,20 @@ struct CudaSpectrogram::Impl {
     descriptors_device = device_alloc<device::BlockDescriptor>(slots, "block descriptors");
     descriptors_host = pinned_alloc<device::BlockDescriptor>(slots, "pinned block descriptors");
     history = device_alloc<float>(2 * history_floats, "history");
-    check(cudaMemset(history, 0, 2 * history_floats * sizeof(float)), "cudaMemset (history)", device);
+    check_cuda(cudaMemset(history, 0, 2 * history_floats * sizeof(float)), "cudaMemset (history)", device);
     carry = device_alloc<float>(2 * columns, "carry");
-    check(cudaMemset(carry, 0, 2 * columns * sizeof(float)), "cudaMemset (carry)", device);
+    check_cuda(cudaMemset(carry, 0, 2 * columns * sizeof(float)), "cudaMemset (carry)", device);
 
     const std::vector<double> w = make_window(params.window, params.nperseg);
     // Zero beyond nperseg up to nfft: the fused kernel windows whole pairs without a bound check.
     std::vector<float> window_host(std::max(params.nperseg, params.nfft) + 1, 0.0f);
     std::copy(w.begin(), w.end(), window_host.begin());
     window = device_alloc<float>(window_host.size(), "window");
-    check(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
+    check_cuda(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
           "cudaMemcpy (window)", device);
     const std::vector<float> scale_host = spectrogram_column_scales(stream, params, w);
     column_scale = device_alloc<float>(columns, "column scales");
-    check(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
+    check_cuda(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
           "cudaMemcpy (column scales)", device);
 
     if (path == TransformPath::fused) {
@@ -450,22 +443,22 @@ struct CudaSpectrogram::Impl {
       if (fused.function == nullptr) throw std::logic_error("no fused kernel for nfft " + std::to_string(params.nfft));
       const std::vector<fft::gpu::Cf> stage_table = fft::gpu::stage_twiddle_table(team_length);
       stage_twiddles = device_alloc<fft::gpu::Cf>(stage_table.size(), "FFT stage twiddles");
-      check(cudaMemcpy(stage_twiddles, stage_table.data(), stage_table.size() * sizeof(fft::gpu::Cf),
+      check_cuda(cudaMemcpy(stage_twiddles, stage_table.data(), stage_table.size() * sizeof(fft::gpu::Cf),
                        cudaMemcpyHostToDevice),
             "cudaMemcpy (FFT stage twiddles)", device);
       if (!complex_input) {
         const std::vector<fft::gpu::Cf> real_table = fft::gpu::unit_roots(2ll * team_length, team_length + 1);
         real_twiddles = device_alloc<fft::gpu::Cf>(real_table.size(), "real-FFT twiddles");
-        check(cudaMemcpy(real_twiddles, real_table.data(), real_table.size() * sizeof(fft::gpu::Cf),
+        check_cuda(cudaMemcpy(real_twiddles, real_table.data(), real_table.size() * sizeof(fft::gpu::Cf),
                          cudaMemcpyHostToDevice),
               "cudaMemcpy (real-FFT twiddles)", device);
       }
-      check(cudaFuncSetAttribute(fused.function, cudaFuncAttributeMaxDynamicSharedMemorySize, fused.shared_bytes),
+      check_cuda(cudaFuncSetAttribute(fused.function, cudaFuncAttributeMaxDynamicSharedMemorySize, fused.shared_bytes),
             "cudaFuncSetAttribute (fused kernel shared memory)", device);
     } else {
       const std::size_t components = complex_input ? 2 : 1;
       frames = device_alloc<float>(chunk_frames * params.nfft * components, "frames");
-      check(cudaMemset(frames, 0, chunk_frames * params.nfft * components * sizeof(float)),
+      check_cuda(cudaMemset(frames, 0, chunk_frames * params.nfft * components * sizeof(float)),
             "cudaMemset (frames)", device);
       spectrum = device_alloc<float2>(chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
       if (path == TransformPath::prism) {
@@ -498,7 +491,7 @@ struct CudaSpectrogram::Impl {
         check_cufft(cufftSetStream(plan, compute), "cufftSetStream", device);
       }
     }
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (set-up)", device);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (set-up)", device);
   }
 
   // The per-block work for slot s, launched on the compute stream.
@@ -509,7 +502,7 @@ struct CudaSpectrogram::Impl {
       const unsigned groups = static_cast<unsigned>(max_frames / params.average + 2);
       fused.launch(dim3((groups + fused.teams - 1) / fused.teams), compute, k, d, raw[s], history, history_int,
                    window, stage_twiddles, real_twiddles, column_scale, carry, rows_device[s]);
-      check(cudaGetLastError(), "fused_kernel launch", device);
+      check_cuda(cudaGetLastError(), "fused_kernel launch", device);
     } else {
       const bool complex_input = k.complex_input != 0;
       const unsigned column_tiles = static_cast<unsigned>((columns + 255) / 256);
@@ -517,7 +510,7 @@ struct CudaSpectrogram::Impl {
       for (std::size_t c = 0; c < chunks; ++c) {
         device::frame_kernel<<<k.chunk_frames, 256, 0, compute>>>(k, d, raw[s], history, history_int, window,
                                                                  frames, static_cast<unsigned>(c));
-        check(cudaGetLastError(), "frame_kernel launch", device);
+        check_cuda(cudaGetLastError(), "frame_kernel launch", device);
         if (prism_plan) {
           try {
             prism_plan->execute(frames, spectrum, k.chunk_frames, compute);
@@ -534,12 +527,12 @@ struct CudaSpectrogram::Impl {
         }
         device::detect_kernel<<<dim3(groups, column_tiles), 256, 0, compute>>>(
             k, d, spectrum, column_scale, carry, rows_device[s], static_cast<unsigned>(c));
-        check(cudaGetLastError(), "detect_kernel launch", device);
+        check_cuda(cudaGetLastError(), "detect_kernel launch", device);
       }
     }
     const unsigned history_tiles = static_cast<unsigned>((params.nperseg + 255) / 256);
     device::history_kernel<<<history_tiles, 256, 0, compute>>>(k, d, raw[s], history, history_int);
-    check(cudaGetLastError(), "history_kernel launch", device);
+    check_cuda(cudaGetLastError(), "history_kernel launch", device);
   }
 
   // One graph per slot (its buffers differ); if capture is refused, the kernels are launched
@@ -552,7 +545,7 @@ struct CudaSpectrogram::Impl {
     graphs.assign(slots, nullptr);
     for (std::size_t s = 0; s < slots; ++s) {
       cudaGraph_t graph = nullptr;
-      check(cudaStreamBeginCapture(compute, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", device);
+      check_cuda(cudaStreamBeginCapture(compute, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", device);
       try {
         launch_block_work(s);
       } catch (const CudaError& e) {
@@ -563,10 +556,10 @@ struct CudaSpectrogram::Impl {
         destroy_graphs();
         return;
       }
-      check(cudaStreamEndCapture(compute, &graph), "cudaStreamEndCapture", device);
+      check_cuda(cudaStreamEndCapture(compute, &graph), "cudaStreamEndCapture", device);
       const cudaError_t status = cudaGraphInstantiate(&graphs[s], graph, 0);
       cudaGraphDestroy(graph);
-      check(status, "cudaGraphInstantiate", device);
+      check_cuda(status, "cudaGraphInstantiate", device);
     }
     graph_in_use = true;
     graph_note = "one CUDA graph per block";
@@ -632,7 +625,7 @@ struct CudaSpectrogram::Impl {
   bool retire_any(float* copy_to, const float*& rows, std::size_t& rows_written) {
     rows_written = 0;
     if (in_flight == 0) return false;
-    check(cudaSetDevice(device), "cudaSetDevice", device);
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     rows_written = retire_oldest(copy_to, rows);
     return true;
   }
@@ -645,7 +638,7 @@ struct CudaSpectrogram::Impl {
     if (block.samples > max_block_samples)
       throw std::invalid_argument("a block of " + std::to_string(block.samples) +
                                   " samples exceeds the engine's maximum of " + std::to_string(max_block_samples));
-    check(cudaSetDevice(device), "cudaSetDevice", device);  // the calling thread may be new
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);  // the calling thread may be new
     if (fault_block >= 0 && submitted == static_cast<std::uint64_t>(fault_block))
       device_alloc<unsigned char>(std::size_t{1} << 50, "fault injected by PRISM_CUDA_FAULT");
 
@@ -667,32 +660,32 @@ struct CudaSpectrogram::Impl {
     d.history_parity = history_parity;
     d.carry_parity = carry_parity;
 
-    check(cudaMemcpyAsync(raw[s], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice, h2d),
+    check_cuda(cudaMemcpyAsync(raw[s], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice, h2d),
           "cudaMemcpyAsync (block to device)", device);
-    check(cudaMemcpyAsync(descriptors_device + s, &d, sizeof d, cudaMemcpyHostToDevice, h2d),
+    check_cuda(cudaMemcpyAsync(descriptors_device + s, &d, sizeof d, cudaMemcpyHostToDevice, h2d),
           "cudaMemcpyAsync (descriptor to device)", device);
-    check(cudaEventRecord(h2d_done[s], h2d), "cudaEventRecord (H2D)", device);
-    check(cudaStreamWaitEvent(compute, h2d_done[s], 0), "cudaStreamWaitEvent (compute after H2D)", device);
+    check_cuda(cudaEventRecord(h2d_done[s], h2d), "cudaEventRecord (H2D)", device);
+    check_cuda(cudaStreamWaitEvent(compute, h2d_done[s], 0), "cudaStreamWaitEvent (compute after H2D)", device);
     if (graph_in_use)
-      check(cudaGraphLaunch(graphs[s], compute), "cudaGraphLaunch", device);
+      check_cuda(cudaGraphLaunch(graphs[s], compute), "cudaGraphLaunch", device);
     else
       launch_block_work(s);
     std::size_t rows = static_cast<std::size_t>(f1 / K - f0 / K);
     if (options.row_stage != nullptr) {
       rows = options.row_stage->enqueue(rows_device[s], rows, stage_out[s], compute);
-      check(cudaGetLastError(), "the row stage's launches", device);
+      check_cuda(cudaGetLastError(), "the row stage's launches", device);
       stage_rows_out.fetch_add(rows, std::memory_order_relaxed);
     }
-    check(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
+    check_cuda(cudaEventRecord(compute_done[s], compute), "cudaEventRecord (compute)", device);
     // Deferred rows queue nothing on the D2H stream now: a wait for this block's work there
     // would hold back the D2H of older blocks queued at their retirement.
     if (!deferred) {
-      check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
+      check_cuda(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (rows > 0)
-        check(cudaMemcpyAsync(destination, rows_leaving(s), rows * out_columns * sizeof(float),
+        check_cuda(cudaMemcpyAsync(destination, rows_leaving(s), rows * out_columns * sizeof(float),
                               cudaMemcpyDeviceToHost, d2h),
               "cudaMemcpyAsync (rows to host)", device);
-      check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+      check_cuda(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
     }
     slot_rows[s] = rows;
     slot_destination[s] = destination;
@@ -719,15 +712,15 @@ struct CudaSpectrogram::Impl {
     const std::string_view wait = "cudaEventSynchronize (rows of the oldest block)";
     if (slot_destination[s] == nullptr) {
       float* target = dest != nullptr ? dest : rows_host[s];
-      check(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
+      check_cuda(cudaStreamWaitEvent(d2h, compute_done[s], 0), "cudaStreamWaitEvent (D2H after compute)", device);
       if (count > 0)
-        check(cudaMemcpyAsync(target, rows_leaving(s), bytes, cudaMemcpyDeviceToHost, d2h),
+        check_cuda(cudaMemcpyAsync(target, rows_leaving(s), bytes, cudaMemcpyDeviceToHost, d2h),
               "cudaMemcpyAsync (rows to host)", device);
-      check(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
-      check(cudaEventSynchronize(d2h_done[s]), wait, device);
+      check_cuda(cudaEventRecord(d2h_done[s], d2h), "cudaEventRecord (D2H)", device);
+      check_cuda(cudaEventSynchronize(d2h_done[s]), wait, device);
       rows = target;
     } else {
-      check(cudaEventSynchronize(d2h_done[s]), wait, device);
+      check_cuda(cudaEventSynchronize(d2h_done[s]), wait, device);
       rows = slot_destination[s];
       if (dest != nullptr && dest != rows && count > 0) std::memcpy(dest, rows, bytes);
     }
@@ -736,28 +729,28 @@ struct CudaSpectrogram::Impl {
   }
 
   double time_block_work_ms(const Block& block, int repetitions) {
-    check(cudaSetDevice(device), "cudaSetDevice", device);
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     device::BlockDescriptor& d = descriptors_host[0];
     const std::uint64_t nperseg = params.nperseg;
     d = device::BlockDescriptor{};
     d.block_samples = block.samples;
     d.end_frame = block.samples >= nperseg ? (block.samples - nperseg) / hop + 1 : 0;
     d.next_history_first = d.end_frame * hop;
-    check(cudaMemcpy(raw[0], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice),
+    check_cuda(cudaMemcpy(raw[0], block.data, block.samples * stream.frame_bytes(), cudaMemcpyHostToDevice),
           "cudaMemcpy (benchmark block)", device);
-    check(cudaMemcpy(descriptors_device, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy (descriptor)", device);
+    check_cuda(cudaMemcpy(descriptors_device, &d, sizeof d, cudaMemcpyHostToDevice), "cudaMemcpy (descriptor)", device);
     cudaEvent_t start = nullptr, stop = nullptr;
-    check(cudaEventCreate(&start), "cudaEventCreate", device);
-    check(cudaEventCreate(&stop), "cudaEventCreate", device);
+    check_cuda(cudaEventCreate(&start), "cudaEventCreate", device);
+    check_cuda(cudaEventCreate(&stop), "cudaEventCreate", device);
     std::vector<float> times;
     for (int r = 0; r < repetitions + 2; ++r) {  // two warm-up replays
-      check(cudaEventRecord(start, compute), "cudaEventRecord", device);
-      if (graph_in_use) check(cudaGraphLaunch(graphs[0], compute), "cudaGraphLaunch", device);
+      check_cuda(cudaEventRecord(start, compute), "cudaEventRecord", device);
+      if (graph_in_use) check_cuda(cudaGraphLaunch(graphs[0], compute), "cudaGraphLaunch", device);
       else launch_block_work(0);
-      check(cudaEventRecord(stop, compute), "cudaEventRecord", device);
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize (benchmark)", device);
+      check_cuda(cudaEventRecord(stop, compute), "cudaEventRecord", device);
+      check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize (benchmark)", device);
       float ms = 0;
-      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime", device);
+      check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime", device);
       if (r >= 2) times.push_back(ms);
     }
     cudaEventDestroy(start);

@@ -21,14 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-PlanSpec spec_of(std::size_t n, std::size_t batch, Transform transform) {
-  PlanSpec spec;
-  spec.n = n;
-  spec.batch = batch;
-  spec.transform = transform;
-  return spec;
-}
-
 class TuneOnDevice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -46,7 +38,7 @@ class TuneOnDevice : public ::testing::Test {
 };
 
 TEST_F(TuneOnDevice, TwoLengthsAreMeasuredWrittenAndReadBackAtPlanTime) {
-  const PlanSpec specs[] = {spec_of(256, 4096, Transform::c2c_forward), spec_of(1024, 1024, Transform::r2c)};
+  const PlanSpec specs[] = {PlanSpec(256, 4096, Transform::c2c_forward), PlanSpec(1024, 1024, Transform::r2c)};
   const DeviceId device = cuda_device_id(0);
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
 
@@ -107,14 +99,14 @@ TEST_F(TuneOnDevice, TwoLengthsAreMeasuredWrittenAndReadBackAtPlanTime) {
   extra.record(other);
   extra.record(elsewhere);
   update_wisdom_file(wisdom_path_, extra);
-  EXPECT_TRUE(same_options(planner_options_for(spec_of(512, 4096, Transform::c2c_forward)), marked));
-  EXPECT_TRUE(same_options(planner_options_for(spec_of(2048, 4096, Transform::c2c_forward)),
+  EXPECT_TRUE(same_options(planner_options_for(PlanSpec(512, 4096, Transform::c2c_forward)), marked));
+  EXPECT_TRUE(same_options(planner_options_for(PlanSpec(2048, 4096, Transform::c2c_forward)),
                            PlannerOptions{}));
   EXPECT_EQ(Wisdom::load(wisdom_path_).entries().size(), 4u);
 }
 
 TEST_F(TuneOnDevice, LengthsBeyondThePlannerAreRefused) {
-  EXPECT_THROW(tune(spec_of(static_cast<std::size_t>(kMaxPlannedLength) * 2, 1, Transform::c2c_forward), 0),
+  EXPECT_THROW(tune(PlanSpec(static_cast<std::size_t>(kMaxPlannedLength) * 2, 1, Transform::c2c_forward), 0),
                std::invalid_argument);
 }
 

@@ -58,14 +58,6 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-PlanSpec spec_of(std::size_t n, std::size_t batch, Transform transform) {
-  PlanSpec spec;
-  spec.n = n;
-  spec.batch = batch;
-  spec.transform = transform;
-  return spec;
-}
-
 PlannerOptions options_of(int single, int column, int row) {
   PlannerOptions o;
   o.single_elements_per_block = single;
@@ -122,17 +114,17 @@ class ScopedEnv {
 // ---- keys -----------------------------------------------------------------------------------
 
 TEST(WisdomKeys, BatchClassCountsPointsInPowersOfFour) {
-  EXPECT_EQ(batch_class(spec_of(1024, 1, Transform::c2c_forward)), 5);   // 2^10
-  EXPECT_EQ(batch_class(spec_of(1024, 2, Transform::c2c_forward)), 5);   // 2^11
-  EXPECT_EQ(batch_class(spec_of(1024, 4, Transform::c2c_forward)), 6);   // 2^12
-  EXPECT_EQ(batch_class(spec_of(4096, 1, Transform::r2c)), 6);
-  EXPECT_EQ(batch_class(spec_of(1000, 1000, Transform::r2c)), 9);        // ~2^19.9
-  EXPECT_EQ(batch_class(spec_of(1, 1, Transform::r2c)), 0);
-  EXPECT_EQ(batch_class(spec_of(std::size_t{1} << 27, std::size_t{1} << 62, Transform::r2c)), 31);
+  EXPECT_EQ(batch_class(PlanSpec(1024, 1, Transform::c2c_forward)), 5);   // 2^10
+  EXPECT_EQ(batch_class(PlanSpec(1024, 2, Transform::c2c_forward)), 5);   // 2^11
+  EXPECT_EQ(batch_class(PlanSpec(1024, 4, Transform::c2c_forward)), 6);   // 2^12
+  EXPECT_EQ(batch_class(PlanSpec(4096, 1, Transform::r2c)), 6);
+  EXPECT_EQ(batch_class(PlanSpec(1000, 1000, Transform::r2c)), 9);        // ~2^19.9
+  EXPECT_EQ(batch_class(PlanSpec(1, 1, Transform::r2c)), 0);
+  EXPECT_EQ(batch_class(PlanSpec(std::size_t{1} << 27, std::size_t{1} << 62, Transform::r2c)), 31);
 }
 
 TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
-  const PlanSpec base = spec_of(4096, 4096, Transform::r2c);
+  const PlanSpec base = PlanSpec(4096, 4096, Transform::r2c);
   Wisdom wisdom;
   const PlannerOptions a = options_of(1024, 8192, 8192);
   const PlannerOptions b = options_of(2048, 8192, 8192);
@@ -143,9 +135,9 @@ TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
   wisdom.record(entry_of(kH200, base, a));
   wisdom.record(entry_of(kL4, base, b));
   wisdom.record(entry_of(DeviceId{"NVIDIA H200", 9, 1}, base, c));  // same name, other chip
-  wisdom.record(entry_of(kH200, spec_of(4096, 4096, Transform::c2r), d));
-  wisdom.record(entry_of(kH200, spec_of(2048, 4096, Transform::r2c), e));
-  wisdom.record(entry_of(kH200, spec_of(4096, 4, Transform::r2c), f));
+  wisdom.record(entry_of(kH200, PlanSpec(4096, 4096, Transform::c2r), d));
+  wisdom.record(entry_of(kH200, PlanSpec(2048, 4096, Transform::r2c), e));
+  wisdom.record(entry_of(kH200, PlanSpec(4096, 4, Transform::r2c), f));
   ASSERT_EQ(wisdom.entries().size(), 6u);
 
   auto best = [&](const DeviceId& device, const PlanSpec& spec) {
@@ -156,10 +148,10 @@ TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
   expect_same_options(best(kH200, base), a);
   expect_same_options(best(kL4, base), b);
   expect_same_options(best(DeviceId{"NVIDIA H200", 9, 1}, base), c);
-  expect_same_options(best(kH200, spec_of(4096, 4096, Transform::c2r)), d);
-  expect_same_options(best(kH200, spec_of(2048, 4096, Transform::r2c)), e);
-  expect_same_options(best(kH200, spec_of(4096, 4, Transform::r2c)), f);
-  EXPECT_EQ(wisdom.find(wisdom_key(kH200, spec_of(4096, 4096, Transform::c2c_forward))), nullptr);
+  expect_same_options(best(kH200, PlanSpec(4096, 4096, Transform::c2r)), d);
+  expect_same_options(best(kH200, PlanSpec(2048, 4096, Transform::r2c)), e);
+  expect_same_options(best(kH200, PlanSpec(4096, 4, Transform::r2c)), f);
+  EXPECT_EQ(wisdom.find(wisdom_key(kH200, PlanSpec(4096, 4096, Transform::c2c_forward))), nullptr);
   EXPECT_EQ(wisdom.find(wisdom_key(DeviceId{"NVIDIA H100", 9, 0}, base)), nullptr);
 }
 
@@ -167,31 +159,31 @@ TEST(WisdomKeys, NearestBatchClassOfTheSameDeviceTransformAndLength) {
   Wisdom wisdom;
   const PlannerOptions small = options_of(1024, 8192, 8192);
   const PlannerOptions large = options_of(16384, 8192, 8192);
-  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::c2c_forward), small));         // class 5
-  wisdom.record(entry_of(kH200, spec_of(1024, 1 << 14, Transform::c2c_forward), large));   // class 12
+  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::c2c_forward), small));         // class 5
+  wisdom.record(entry_of(kH200, PlanSpec(1024, 1 << 14, Transform::c2c_forward), large));   // class 12
   // Classes 6 and 11 are nearer 5 and 12; class 8 is 3 from 5 and 4 from 12.
-  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 4, Transform::c2c_forward))->best, small);
-  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 1 << 12, Transform::c2c_forward))->best, large);
-  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, 1 << 6, Transform::c2c_forward))->best, small);
-  expect_same_options(wisdom.find_nearest(kH200, spec_of(1024, std::size_t{1} << 40, Transform::c2c_forward))->best, large);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 4, Transform::c2c_forward))->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 1 << 12, Transform::c2c_forward))->best, large);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 1 << 6, Transform::c2c_forward))->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, std::size_t{1} << 40, Transform::c2c_forward))->best, large);
   // A tie goes to the larger class: class 8 is 2 from classes 6 and 10.
   Wisdom tie;
-  tie.record(entry_of(kH200, spec_of(4096, 1, Transform::r2c), small));        // class 6
-  tie.record(entry_of(kH200, spec_of(4096, 1 << 8, Transform::r2c), large));   // class 10
-  expect_same_options(tie.find_nearest(kH200, spec_of(4096, 1 << 4, Transform::r2c))->best, large);
-  EXPECT_EQ(wisdom.find_nearest(kL4, spec_of(1024, 1, Transform::c2c_forward)), nullptr);
-  EXPECT_EQ(wisdom.find_nearest(kH200, spec_of(1024, 1, Transform::c2c_inverse)), nullptr);
-  EXPECT_EQ(wisdom.find_nearest(kH200, spec_of(2048, 1, Transform::c2c_forward)), nullptr);
+  tie.record(entry_of(kH200, PlanSpec(4096, 1, Transform::r2c), small));        // class 6
+  tie.record(entry_of(kH200, PlanSpec(4096, 1 << 8, Transform::r2c), large));   // class 10
+  expect_same_options(tie.find_nearest(kH200, PlanSpec(4096, 1 << 4, Transform::r2c))->best, large);
+  EXPECT_EQ(wisdom.find_nearest(kL4, PlanSpec(1024, 1, Transform::c2c_forward)), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec(1024, 1, Transform::c2c_inverse)), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec(2048, 1, Transform::c2c_forward)), nullptr);
 }
 
 // ---- the file -------------------------------------------------------------------------------
 
 TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   Wisdom wisdom;
-  const WisdomEntry original = entry_of(kH200, spec_of(4096, 4096, Transform::c2r),
+  const WisdomEntry original = entry_of(kH200, PlanSpec(4096, 4096, Transform::c2r),
                                         options_of(2048, 4096, 16384), 0.125);
   wisdom.record(original);
-  wisdom.record(entry_of(kL4, spec_of(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192)));
+  wisdom.record(entry_of(kL4, PlanSpec(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192)));
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
@@ -204,7 +196,7 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   EXPECT_EQ(e->key.device.minor, 0);
   EXPECT_EQ(e->key.transform, Transform::c2r);
   EXPECT_EQ(e->key.n, 4096u);
-  EXPECT_EQ(e->key.batch_class, batch_class(spec_of(4096, 4096, Transform::c2r)));
+  EXPECT_EQ(e->key.batch_class, batch_class(PlanSpec(4096, 4096, Transform::c2r)));
   EXPECT_EQ(e->batch, 4096u);
   expect_same_options(e->best, options_of(2048, 4096, 16384));
   EXPECT_DOUBLE_EQ(e->best_ms, 0.125);
@@ -227,7 +219,7 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
 TEST_F(WisdomFile, MissingFileIsEmptyAndSavingLeavesNoTemporaryFiles) {
   EXPECT_TRUE(Wisdom::load(path("never-written.json")).entries().empty());
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, spec_of(256, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec(256, 1, Transform::r2c), options_of(1024, 8192, 8192)));
   wisdom.save(path("w.json"));
   wisdom.save(path("w.json"));  // over an existing file
   std::set<std::string> names;
@@ -239,9 +231,9 @@ TEST_F(WisdomFile, MissingFileIsEmptyAndSavingLeavesNoTemporaryFiles) {
 }
 
 TEST_F(WisdomFile, MergeReplacesSameKeysAndKeepsTheRest) {
-  const PlanSpec a = spec_of(1024, 64, Transform::c2c_forward);
-  const PlanSpec b = spec_of(2048, 64, Transform::c2c_forward);
-  const PlanSpec c = spec_of(4096, 64, Transform::r2c);
+  const PlanSpec a = PlanSpec(1024, 64, Transform::c2c_forward);
+  const PlanSpec b = PlanSpec(2048, 64, Transform::c2c_forward);
+  const PlanSpec c = PlanSpec(4096, 64, Transform::r2c);
   Wisdom old_wisdom;
   old_wisdom.record(entry_of(kH200, a, options_of(1024, 8192, 8192)));
   old_wisdom.record(entry_of(kH200, b, options_of(2048, 8192, 8192)));
@@ -267,7 +259,7 @@ TEST_F(WisdomFile, MergeReplacesSameKeysAndKeepsTheRest) {
 
 TEST_F(WisdomFile, LookupFollowsTheFileAndFallsBackToDefaults) {
   const std::string file = path("fft-wisdom.json");
-  const PlanSpec tuned = spec_of(1024, 1 << 13, Transform::r2c);
+  const PlanSpec tuned = PlanSpec(1024, 1 << 13, Transform::r2c);
   // No file: the defaults.
   expect_same_options(lookup_planner_options(kH200, tuned, file), PlannerOptions{});
   expect_same_options(lookup_planner_options(kH200, tuned, ""), PlannerOptions{});
@@ -277,13 +269,13 @@ TEST_F(WisdomFile, LookupFollowsTheFileAndFallsBackToDefaults) {
   update_wisdom_file(file, wisdom);
   expect_same_options(lookup_planner_options(kH200, tuned, file), options_of(1024, 8192, 8192));
   // Another batch of the same length: the nearest class tuned.
-  expect_same_options(lookup_planner_options(kH200, spec_of(1024, 1, Transform::r2c), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec(1024, 1, Transform::r2c), file),
                       options_of(1024, 8192, 8192));
   // Not tuned: another device, transform or length.
   expect_same_options(lookup_planner_options(kL4, tuned, file), PlannerOptions{});
-  expect_same_options(lookup_planner_options(kH200, spec_of(1024, 1 << 13, Transform::c2r), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec(1024, 1 << 13, Transform::c2r), file),
                       PlannerOptions{});
-  expect_same_options(lookup_planner_options(kH200, spec_of(512, 1 << 13, Transform::r2c), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec(512, 1 << 13, Transform::r2c), file),
                       PlannerOptions{});
 
   // A new tuning run replaces the file: the next plan sees it (the cache follows the file).
@@ -335,7 +327,7 @@ void expect_load_error(const std::string& file, const std::string& reason) {
 
 TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
   Wisdom valid;
-  valid.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  valid.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
   const std::string good = valid.to_text();
   auto replaced = [&](const std::string& from, const std::string& to) {
     std::string text = good;
@@ -378,7 +370,7 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
 TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
   const std::string file = path("fft-wisdom.json");
   Wisdom wisdom;
-  const PlanSpec spec = spec_of(2048, 8, Transform::c2c_forward);
+  const PlanSpec spec = PlanSpec(2048, 8, Transform::c2c_forward);
   wisdom.record(entry_of(kH200, spec, options_of(1024, 8192, 8192)));
   wisdom.save(file);
   expect_same_options(lookup_planner_options(kH200, spec, file), options_of(1024, 8192, 8192));
@@ -412,7 +404,7 @@ void expect_save_error(const Wisdom& wisdom, const std::string& file, const std:
 
 TEST_F(WisdomFile, UnwritableDirectoryErrorNamesThePath) {
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
   // The directory cannot exist: a regular file is in its place.
   write_text(path("plain-file"), "x");
   expect_save_error(wisdom, path("plain-file/prism/fft-wisdom.json"), "cannot create the directory");
@@ -423,12 +415,12 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
   if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
   const std::string file = path("locked/fft-wisdom.json");
   Wisdom old_wisdom;
-  old_wisdom.record(entry_of(kL4, spec_of(512, 1, Transform::r2c), options_of(2048, 8192, 8192)));
+  old_wisdom.record(entry_of(kL4, PlanSpec(512, 1, Transform::r2c), options_of(2048, 8192, 8192)));
   old_wisdom.save(file);
   const std::string before = read_text(file);
   fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, spec_of(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
   expect_save_error(wisdom, file, "Permission denied");
   EXPECT_EQ(read_text(file), before);
 }
@@ -436,8 +428,8 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
 // ---- candidates -----------------------------------------------------------------------------
 
 TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
-  for (const PlanSpec& spec : {spec_of(1024, 64, Transform::c2c_forward), spec_of(4096, 8, Transform::r2c),
-                               spec_of(1 << 18, 2, Transform::c2c_forward), spec_of(10007, 2, Transform::c2r)}) {
+  for (const PlanSpec& spec : {PlanSpec(1024, 64, Transform::c2c_forward), PlanSpec(4096, 8, Transform::r2c),
+                               PlanSpec(1 << 18, 2, Transform::c2c_forward), PlanSpec(10007, 2, Transform::c2r)}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     const std::vector<PlannerOptions> candidates = planner_candidates(spec);
     ASSERT_FALSE(candidates.empty());
@@ -454,13 +446,13 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     }
   }
   // One single pass: the four-step options change nothing, so only the single-pass blocking varies.
-  for (const PlannerOptions& options : planner_candidates(spec_of(1024, 64, Transform::c2c_forward))) {
+  for (const PlannerOptions& options : planner_candidates(PlanSpec(1024, 64, Transform::c2c_forward))) {
     EXPECT_EQ(options.column_elements_per_block, PlannerOptions{}.column_elements_per_block);
     EXPECT_EQ(options.row_elements_per_block, PlannerOptions{}.row_elements_per_block);
   }
   // A four-step length varies the column and row passes.
   bool varies_columns = false;
-  for (const PlannerOptions& options : planner_candidates(spec_of(1 << 18, 2, Transform::c2c_forward)))
+  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
     varies_columns = varies_columns || options.column_elements_per_block != PlannerOptions{}.column_elements_per_block;
   EXPECT_TRUE(varies_columns);
 }
