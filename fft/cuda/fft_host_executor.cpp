@@ -70,6 +70,12 @@ void host_transform(const PassDesc& p, const void* src, void* dst, long long out
   }
 
   for (int k = 0; k < p.store_n; ++k) {
+    if (p.real_step == RealStep::pair_split) {
+      const int partner = k == 0 ? 0 : static_cast<int>(p.real_n) - k;
+      store_pair_split(p, dst, outer, inner, k, data[static_cast<std::size_t>(k)], partner,
+                       data[static_cast<std::size_t>(partner)]);
+      continue;
+    }
     Cf v;
     if (p.real_step == RealStep::r2c_post) {
       const int h = p.n;
@@ -122,7 +128,8 @@ const Cf* table_or_null(const PlanLayout& layout, int id) {
 
 }  // namespace
 
-void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t count) {
+void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t rows) {
+  const std::size_t count = layout.paired_rows ? (rows + 1) / 2 : rows;  // transforms
   std::vector<Cf> scratch(static_cast<std::size_t>(layout.scratch_row) * count);
   auto resolve = [&](BufferRef ref) -> void* {
     switch (ref) {
@@ -149,6 +156,7 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     p.chirp = table_or_null(layout, step.chirp);
     p.conv = table_or_null(layout, step.conv);
     p.real_tw = table_or_null(layout, step.real_tw);
+    p.rows = static_cast<long long>(rows);
     const long long outer_count = p.inner_is_batch ? 1 : static_cast<long long>(count);
     const long long inner_count = p.inner_is_batch ? static_cast<long long>(count) : p.inner_count;
     // A pass reading and writing the same buffer (in place) must read a whole transform before

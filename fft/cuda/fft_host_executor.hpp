@@ -9,7 +9,8 @@
 
 namespace prism::fft::gpu {
 
-// `in` and `out` are host buffers in the layout of fft.hpp for `count` transforms.
-void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t count);
+// `in` and `out` are host buffers in the layout of fft.hpp for `rows` transforms (rows of the
+// batch).
+void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t rows);
 
 }  // namespace prism::fft::gpu

@@ -24,15 +24,37 @@ inline constexpr int kMaxSinglePass = 16384;
 // Elements per thread per stage: a stage of radix R gives each thread ceil(16/R) butterflies,
 // so register use is about the same for every radix.
 inline constexpr int kElementsPerThread = 16;
+// Every pass kernel is compiled for blocks of up to 1024 threads, one block per multiprocessor at
+// the least: a budget of 64 registers per thread. Measured on the H200 (bench/RESULTS.md): 64
+// registers beat 80 (without spills, fewer resident blocks) by 3-5 % and 128 by up to 25 % at
+// 512-4096, because resident blocks hide each other's global-memory latency. Four-step passes
+// of 4096 and 8192 need the 1024 threads to hold four transforms side by side (2^23 and 2^24
+// took 0.67 and 0.56 of the time of blocks capped at 512 threads).
 inline constexpr int kMaxThreadsPerBlock = 1024;
-// Largest block the kernel of a pass of length n may be launched with (the planner keeps to
-// it). The fixed power-of-two kernels up to 8192 are compiled for blocks of up to 512 threads and
-// two blocks per multiprocessor, 64 registers per thread: single passes run 256 threads (4096
-// elements) per block, 4 blocks per multiprocessor, and the four-step passes keep blocks of 512
-// threads (8192 elements), whose transposed accesses need that many columns side by side. 16384
-// and the run-time stage loop allow blocks of 1024 threads.
-PRISM_HD constexpr int pass_max_threads(long long n, bool power_of_two_radices) {
-  return (power_of_two_radices && n >= 2 && n <= 8192) ? 512 : kMaxThreadsPerBlock;
+PRISM_HD constexpr bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Lengths with a pass kernel of their own, whose stages are unrolled at compile time (constant
+// radices, divisors and twiddle offsets; the first stage reads global memory and the last one
+// writes it directly). Any other smooth length runs the run-time stage loop, about 3x slower
+// (c2c 1000 against 1024 on the H200, bench/RESULTS.md). The list: every power of two, and
+// 2^k times 3, 5, 9, 15, 25 and 125 from 48 to 16384 — the round lengths of audio and radio work
+// (960, 1000, 1920, 4000 ...), and the halves the planner picks for four-step splits (48000 =
+// 200 x 240) and Bluestein convolutions — plus 4095. The planner prefers these lengths for
+// splits and convolution lengths.
+inline constexpr int kCompiledLengths[] = {
+    2,    4,    8,    16,   32,   48,   50,   60,   64,   72,   80,   96,    100,   120,
+    125,  128,  144,  160,  192,  200,  240,  250,  256,  288,  320,  384,   400,   480,
+    500,  512,  576,  640,  768,  800,  960,  1000, 1024, 1152, 1280, 1536,  1600,  1920,
+    2000, 2048, 2304, 2560, 3072, 3200, 3840, 4000, 4095, 4096, 4608, 5120,  6144,  6400,
+    7680, 8000, 8192, 9216, 10240, 12288, 12800, 15360, 16000, 16384};
+inline constexpr int kCompiledLengthCount =
+    static_cast<int>(sizeof(kCompiledLengths) / sizeof(kCompiledLengths[0]));
+
+PRISM_HD constexpr bool has_compiled_kernel(long long n) {
+  for (int i = 0; i < kCompiledLengthCount; ++i) {
+    if (kCompiledLengths[i] == n) return true;
+  }
+  return false;
 }
 
 // Splits n into the radices {16, 8, 4, 2, 3, 5, 7, 11, 13}. The power of two becomes 16s with
@@ -201,8 +223,9 @@ enum class LoadKind : int {
 enum class StoreKind : int { complex_row, real_row };
 enum class RealStep : int {
   none,
-  r2c_post,  // after the stages: half-length spectrum Z -> real-input spectrum X (h+1 values)
-  c2r_pre,   // before the stages: X (h+1 values) -> conj(2Z) of the half-length inverse
+  r2c_post,    // after the stages: half-length spectrum Z -> real-input spectrum X (h+1 values)
+  c2r_pre,     // before the stages: X (h+1 values) -> conj(2Z) of the half-length inverse
+  pair_split,  // after the stages: spectrum Z of a pair of real rows -> both rows' spectra
 };
 enum class StoreTwiddle : int { none, forward, conjugate };
 
@@ -258,6 +281,17 @@ struct PassDesc {
   bool store_conj_final = false;  // conjugate the result (inverse transforms)
 
   RealStep real_step = RealStep::none;
+  // Paired real rows (r2c and c2r of lengths without the half-length path): transform t carries
+  // real row 2t as its real part and row 2t+1 as its imaginary part, two real transforms for the
+  // price of one complex one. The layouts' distances then step over pairs; in_pair_dist /
+  // out_pair_dist lead from row 2t to row 2t+1 (floats for real rows, complex elements for
+  // spectra); rows is the number of real rows of the execution (set at launch), so that a last
+  // row 2t+1 == rows is neither read nor written.
+  bool paired = false;
+  long long in_pair_dist = 0;
+  long long out_pair_dist = 0;
+  long long rows = 0;
+  long long real_n = 0;  // pair_split: length of the real rows (the partner of k is real_n - k)
   // Bluestein convolution inside one block: after the stages, multiply by
   // conv[inner*conv_inner_dist + k], conjugate, and run the stages again.
   bool mid_conv = false;
@@ -282,24 +316,42 @@ struct RealRowsDesc {
 
 // ---- element loads and stores ----------------------------------------------------------------
 
+// Whether the transform (outer, inner) of a paired pass carries a second row (2t+1 < rows).
+PRISM_HD bool has_second_row(const PassDesc& p, long long outer, long long inner) {
+  const long long t = p.inner_is_batch ? inner : outer;
+  return 2 * t + 1 < p.rows;
+}
+
+// Element s of a Hermitian row expanded to its full length: the mirrored half is conjugated, and
+// the imaginary parts of X[0] and X[n/2] are ignored, as FFTW and cuFFT do.
+PRISM_HD Cf hermitian_value(const Cf* row, long long s, bool mirrored, long long herm_n) {
+  Cf v = row[s];
+  if (s == 0 || 2 * s == herm_n) v.im = 0.0f;
+  return mirrored ? conj(v) : v;
+}
+
 PRISM_HD Cf load_element(const PassDesc& p, const void* src, long long outer, long long inner,
                          int i) {
   const long long logical = inner * p.lin_inner + static_cast<long long>(i) * p.lin_elem;
   if (p.load_chirp && logical >= p.n_valid) return Cf{0.0f, 0.0f};
   Cf v;
   if (p.load_kind == LoadKind::hermitian_row) {
-    const long long row = p.inner_is_batch ? inner : outer;
+    const long long t = p.inner_is_batch ? inner : outer;
+    const long long row = p.paired ? 2 * t : t;
     const bool mirrored = 2 * logical > p.herm_n;
     const long long s = mirrored ? p.herm_n - logical : logical;
-    v = static_cast<const Cf*>(src)[row * p.herm_row_dist + s];
-    // The imaginary parts of X[0] and X[n/2] are ignored, as FFTW and cuFFT do.
-    if (s == 0 || 2 * s == p.herm_n) v.im = 0.0f;
-    if (mirrored) v = conj(v);
+    const Cf* rows = static_cast<const Cf*>(src);
+    v = hermitian_value(rows + row * p.herm_row_dist, s, mirrored, p.herm_n);
+    if (p.paired && has_second_row(p, outer, inner)) {
+      v = v + mul_i(hermitian_value(rows + (row + 1) * p.herm_row_dist, s, mirrored, p.herm_n));
+    }
   } else {
     const long long addr = outer * p.in.outer_dist + inner * p.in.inner_dist +
                            static_cast<long long>(i) * p.in.elem_stride;
     if (p.load_kind == LoadKind::real_row) {
-      v = Cf{static_cast<const float*>(src)[addr], 0.0f};
+      const float* rows = static_cast<const float*>(src);
+      v = Cf{rows[addr], 0.0f};
+      if (p.paired && has_second_row(p, outer, inner)) v.im = rows[addr + p.in_pair_dist];
     } else {
       v = static_cast<const Cf*>(src)[addr];
     }
@@ -339,10 +391,27 @@ PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long 
   v = store_value(p, inner, k, v);
   const long long addr = store_address(p, outer, inner, k);
   if (p.store_kind == StoreKind::real_row) {
-    static_cast<float*>(dst)[addr] = v.re;
+    float* rows = static_cast<float*>(dst);
+    rows[addr] = v.re;
+    if (p.paired && has_second_row(p, outer, inner)) rows[addr + p.out_pair_dist] = v.im;
   } else {
     static_cast<Cf*>(dst)[addr] = v;
   }
+}
+
+// Paired r2c (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the pair's
+// spectrum Z at k and at (n-k) mod n, both as they leave the stages: with P = conj Z[n-k],
+// X1[k] = (Z[k] + P) / 2 and X2[k] = -i (Z[k] - P) / 2. Stored as store_element would (store
+// multiplies applied to both Z values first, k >= n_keep dropped).
+PRISM_HD void store_pair_split(const PassDesc& p, void* dst, long long outer, long long inner,
+                               int k, Cf z_k, int partner, Cf z_partner) {
+  if (store_logical(p, inner, k) >= p.n_keep) return;
+  const Cf a = store_value(p, inner, k, z_k);
+  const Cf b = conj(store_value(p, inner, partner, z_partner));
+  Cf* rows = static_cast<Cf*>(dst);
+  const long long addr = store_address(p, outer, inner, k);
+  rows[addr] = (a + b) * 0.5f;
+  if (has_second_row(p, outer, inner)) rows[addr + p.out_pair_dist] = mul_neg_i(a - b) * 0.5f;
 }
 
 // ---- real-FFT pre/post-processing ------------------------------------------------------------

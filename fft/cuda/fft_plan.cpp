@@ -145,12 +145,20 @@ bool fits_single_pass(long long n) {
   return block_threads(radices, count, n, 1) <= kMaxThreadsPerBlock;
 }
 
-// Four-step split n = n1 * n2 with n1 <= n2, both single-pass lengths, n1 as close to sqrt(n)
-// as possible (balanced passes keep both transposed accesses in long contiguous segments).
+// Four-step split n = n1 * n2 with n1 <= n2, both single-pass lengths: both halves with compiled
+// kernels where such a split exists (the run-time stage loop is ~3x slower), and among those n1
+// as close to sqrt(n) as possible (balanced passes keep both transposed accesses in long
+// contiguous segments).
 bool four_step_split(long long n, int& n1, int& n2) {
   long long best = 0;
+  bool best_compiled = false;
   for (long long d = 1; d <= kMaxSinglePass && d * d <= n; ++d) {
-    if (n % d == 0 && fits_single_pass(d) && fits_single_pass(n / d)) best = d;
+    if (n % d != 0 || !fits_single_pass(d) || !fits_single_pass(n / d)) continue;
+    const bool compiled = has_compiled_kernel(d) && has_compiled_kernel(n / d);
+    if (compiled || !best_compiled) {
+      best = d;
+      best_compiled = compiled;
+    }
   }
   if (best == 0) return false;
   n1 = static_cast<int>(best);
@@ -158,16 +166,37 @@ bool four_step_split(long long n, int& n1, int& n2) {
   return true;
 }
 
-// Smallest 2^a 3^b 5^c 7^d >= target that one block holds (single_pass) or that the four-step
-// runs; LLONG_MAX when there is none.
-long long smooth_at_least(long long target, bool single_pass) {
+// Relative cost of a pass of a length without a compiled kernel (the run-time stage loop):
+// c2c 1000 took 3.1x the time of c2c 1024 on the H200 (bench/RESULTS.md).
+constexpr long long kRunTimeLoopCost = 3;
+
+// Bluestein convolution length: the 2^a 3^b 5^c 7^d >= target of least estimated cost, m times
+// kRunTimeLoopCost when a pass of it has no compiled kernel; lengths one block holds when
+// single_pass (then the whole convolution is one pass), else lengths with a four-step split.
+// LLONG_MAX when there is none.
+long long bluestein_length(long long target, bool single_pass) {
   long long best = LLONG_MAX;
+  long long best_cost = LLONG_MAX;
   for (long long p2 = 1; p2 < 2 * target + 2; p2 *= 2) {
     for (long long p3 = p2; p3 < 2 * target + 2; p3 *= 3) {
       for (long long p5 = p3; p5 < 2 * target + 2; p5 *= 5) {
         for (long long p7 = p5; p7 < 2 * target + 2; p7 *= 7) {
-          if (p7 < target || p7 >= best) continue;
-          if (single_pass ? fits_single_pass(p7) : is_direct_length(p7)) best = p7;
+          const long long m = p7;
+          if (m < target || m >= best_cost) continue;
+          long long cost = LLONG_MAX;
+          if (single_pass) {
+            if (fits_single_pass(m)) cost = has_compiled_kernel(m) ? m : m * kRunTimeLoopCost;
+          } else if (is_direct_length(m)) {
+            int m1 = 0;
+            int m2 = 0;
+            four_step_split(m, m1, m2);
+            cost = has_compiled_kernel(m1) && has_compiled_kernel(m2) ? m : m * kRunTimeLoopCost;
+          }
+          if (cost == LLONG_MAX) continue;
+          if (cost < best_cost || (cost == best_cost && m < best)) {
+            best = m;
+            best_cost = cost;
+          }
         }
       }
     }
@@ -183,6 +212,9 @@ struct Endpoint {
   long long herm_n = 0;
   long long keep = kNoLimit;
   bool conj = false;
+  // Paired real rows: row_dist steps over pairs, pair_dist leads to a pair's second row.
+  bool paired = false;
+  long long pair_dist = 0;
 };
 
 class Builder {
@@ -250,7 +282,7 @@ class Builder {
     per_block = std::min(per_block, std::max<long long>(1, max_per_block));
     int radices[kMaxStages];
     for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
-    const long long limit = pass_max_threads(p.n, p.power_of_two_radices);
+    const long long limit = kMaxThreadsPerBlock;
     for (; per_block >= 1; --per_block) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
@@ -264,6 +296,12 @@ class Builder {
                                 " does not fit one thread block");
   }
 
+  // Elements per block of a four-step pass over transforms of length n that sit side by side
+  // (strided loads, transposed stores): at least four of them, so that each access is a full
+  // 32-byte sector (measured: c2c 2^23 and 2^24, 4096-length passes of two transforms per block
+  // instead of four, took 1.5x and 1.8x the time).
+  static int side_by_side_elements(int elements, int n) { return std::max(elements, 4 * n); }
+
   void set_load(PassDesc& p, const Endpoint& in, IoLayout layout, long long lin_inner,
                 long long lin_elem) {
     p.load_kind = in.load_kind;
@@ -271,8 +309,12 @@ class Builder {
     p.lin_inner = lin_inner;
     p.lin_elem = lin_elem;
     p.herm_n = in.herm_n;
-    p.herm_row_dist = in.row_dist;
+    p.herm_row_dist = in.paired ? in.pair_dist : in.row_dist;
     p.load_conj_raw = in.conj;
+    if (in.paired) {
+      p.paired = true;
+      p.in_pair_dist = in.pair_dist;
+    }
   }
 
   void set_store(PassDesc& p, const Endpoint& out, IoLayout layout, long long lout_inner,
@@ -283,6 +325,10 @@ class Builder {
     p.lout_elem = lout_elem;
     p.n_keep = out.keep;
     p.store_conj_final = out.conj;
+    if (out.paired) {
+      p.paired = true;
+      p.out_pair_dist = out.pair_dist;
+    }
   }
 
   // One Stockham pass over plain batched rows.
@@ -322,7 +368,7 @@ class Builder {
       step.pass_tw = twiddles;
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
-      configure_block(p, options_.column_elements_per_block, n2);
+      configure_block(p, side_by_side_elements(options_.column_elements_per_block, n1), n2);
       layout_.steps.push_back(step);
     }
     {  // rows: length n2 over n1 rows, stored transposed: X[k1 + n1*k2]
@@ -339,7 +385,7 @@ class Builder {
       p.store_n = n2;
       step.src = BufferRef::scratch;
       step.dst = out.buffer;
-      configure_block(p, options_.row_elements_per_block, n1);
+      configure_block(p, side_by_side_elements(options_.row_elements_per_block, n2), n1);
       layout_.steps.push_back(step);
     }
     algorithm_ = "four-step " + std::to_string(n1) + "x" + std::to_string(n2);
@@ -358,10 +404,10 @@ class Builder {
   }
 
   void bluestein(long long n, const Endpoint& in, const Endpoint& out) {
-    // One pass when some smooth length >= 2n-1 fits a block, else the smallest smooth length
-    // with a four-step split.
-    long long m = smooth_at_least(2 * n - 1, true);
-    if (m == LLONG_MAX) m = smooth_at_least(2 * n - 1, false);
+    // One pass when some smooth length >= 2n-1 fits a block, else a length with a four-step
+    // split (bluestein_length: the cheapest, preferring compiled kernels).
+    long long m = bluestein_length(2 * n - 1, true);
+    if (m == LLONG_MAX) m = bluestein_length(2 * n - 1, false);
     if (m == LLONG_MAX) throw std::invalid_argument("bluestein: length too large");
     std::vector<cd> chirp(static_cast<std::size_t>(n));
     for (long long j = 0; j < n; ++j) {
@@ -591,6 +637,31 @@ long long output_row_length(const PlanSpec& spec) {
   }
 }
 
+namespace {
+
+// Whether complex_transform computes length n in one pass (one Stockham pass, or Bluestein with
+// the whole convolution in one block).
+bool one_pass_transform(long long n) {
+  if (fits_single_pass(n)) return true;
+  int n1 = 0;
+  int n2 = 0;
+  if (is_smooth(n) && four_step_split(n, n1, n2)) return false;
+  return bluestein_length(2 * n - 1, true) != LLONG_MAX;
+}
+
+// Real rows taken two at a time (PassDesc::paired): the endpoints' row distances step over pairs.
+void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
+  layout.paired_rows = true;
+  in.paired = true;
+  in.pair_dist = in.row_dist;
+  in.row_dist *= 2;
+  out.paired = true;
+  out.pair_dist = out.row_dist;
+  out.row_dist *= 2;
+}
+
+}  // namespace
+
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options) {
   if (spec.n == 0) throw std::invalid_argument("FFT length must be at least 1");
   if (spec.batch == 0) throw std::invalid_argument("FFT batch must be at least 1");
@@ -654,7 +725,17 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
       } else {
         in.load_kind = LoadKind::real_row;
         out.keep = n / 2 + 1;
+        // Two rows per complex transform where the whole transform is one pass: the split of
+        // the pair's spectrum needs Z[k] and Z[n-k] in the same block.
+        const bool paired = spec.batch >= 2 && one_pass_transform(n);
+        if (paired) pair_rows(layout, in, out);
         builder.complex_transform(n, in, out);
+        if (paired) {
+          PassDesc& p = layout.steps.back().pass;
+          p.real_step = RealStep::pair_split;
+          p.real_n = n;
+          builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
+        }
       }
       break;
     }
@@ -693,10 +774,15 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
       } else {
         in.load_kind = LoadKind::hermitian_row;
         in.herm_n = n;
-        in.conj = true;
+        in.conj = true;   // the inverse as conj(FFT(conj X)):
+        out.conj = true;  // the second row of a pair is the imaginary part
         out.store_kind = StoreKind::real_row;
         out.keep = n;
+        // Two rows per complex transform: the inverse of X1 + i X2 is x1 + i x2.
+        const bool paired = spec.batch >= 2;
+        if (paired) pair_rows(layout, in, out);
         builder.complex_transform(n, in, out);
+        if (paired) builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
       }
       break;
     }

@@ -52,6 +52,9 @@ struct PlanLayout {
   long long in_row = 0;       // elements between input rows (floats for real rows)
   long long out_row = 0;      // elements between output rows
   long long scratch_row = 0;  // complex scratch elements per transform
+  // Real rows taken two at a time (PassDesc::paired): an execution of `rows` rows runs
+  // (rows + 1) / 2 transforms.
+  bool paired_rows = false;
   std::vector<Step> steps;
   std::vector<std::vector<Cf>> tables;
   std::string algorithm;      // human-readable summary, e.g. "stockham 16x16x16"

@@ -1,7 +1,8 @@
 // GPU accuracy tests of our CUDA FFT beside cuFFT: fresh random input in [-0.5, 0.5), output
 // poisoned with NaN before each run, relative L2 error against FFTW in double precision. Sweeps
-// every length 2..4096 and 200 random lengths up to 10^6 (plus the powers of two to 2^24 and the
-// benchmark's odd lengths), c2c forward / inverse, r2c, c2r, and prints the worst error per
+// every length 2..4096 and 200 random lengths up to 10^6 (plus the powers of two to 2^24, the
+// benchmark's odd lengths and every length with a compiled kernel), c2c forward / inverse, r2c,
+// c2r, and prints the worst error per
 // class beside cuFFT's on the same input. Exits with 77 (ctest SKIP) when no device is usable.
 // PRISM_FFT_QUICK=1 shortens the sweeps (lengths 2..64 and every power of two, 20 random
 // lengths) for quick checks during kernel work.
@@ -195,26 +196,57 @@ TEST_F(FftCuda, PowersOfTwoAndBenchmarkLengths) {
   check(PlanSpec{std::size_t{1} << 26, 1, Transform::c2c_forward, false}, rng);
 }
 
-// Fewer rows than the plan's batch, on a stream: the first `count` rows are right.
+// Every length with a compiled kernel (fft_pass.hpp), as c2c and as the half length of r2c / c2r,
+// with more rows than one block holds and a last block only partly filled (batch 2 * per block
+// + 1, at most 65), every third in place.
+TEST_F(FftCuda, CompiledLengths) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < gpu::kCompiledLengthCount; ++i) {
+    const auto n = static_cast<std::size_t>(gpu::kCompiledLengths[i]);
+    const auto per_block = static_cast<unsigned>(std::max<std::size_t>(1, 4096 / n));
+    const unsigned batch = std::min(2 * per_block + 1, 65u);
+    for (Transform t : kAllTransforms) {
+      const std::size_t length = (t == Transform::r2c || t == Transform::c2r) ? 2 * n : n;
+      check(PlanSpec{length, batch, t, i % 3 == 1}, rng);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// Fewer rows than the plan's batch, on a stream: the first `count` rows are right and the rest
+// of the output is not written (c2c; r2c and c2r with two real rows per transform and an odd
+// count).
 TEST_F(FftCuda, PartialBatchOnStream) {
   std::mt19937_64 rng(4);
-  const PlanSpec spec{1024, 8, Transform::c2c_forward, false};
-  const std::vector<float> input = test::make_input(spec, 2 * 1024, 8, rng);
-  DeviceBuffers buf;
-  buf.in_bytes = input.size() * sizeof(float);
-  buf.out_bytes = buf.in_bytes;
-  CUDA_OK(cudaMalloc(&buf.in, buf.in_bytes));
-  CUDA_OK(cudaMalloc(&buf.out, buf.out_bytes));
-  CUDA_OK(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice));
-  auto plan = ours_->plan(spec);
-  plan->execute(buf.in, buf.out, 3, stream_);
-  CUDA_OK(cudaStreamSynchronize(stream_));
-  std::vector<float> out(input.size());
-  CUDA_OK(cudaMemcpy(out.data(), buf.out, buf.out_bytes, cudaMemcpyDeviceToHost));
-  for (std::size_t row = 0; row < 3; ++row) {
-    test::ErrorSum e;
-    e.add(out.data() + row * 2048, test::reference_row(spec, input.data() + row * 2048));
-    EXPECT_LE(e.relative(), 2e-7);
+  for (const PlanSpec& spec : {PlanSpec{1024, 8, Transform::c2c_forward, false},
+                               PlanSpec{4095, 8, Transform::r2c, false},
+                               PlanSpec{4097, 8, Transform::c2r, false}}) {
+    const long long in_floats = test::input_row_floats(spec);
+    const long long out_floats = test::output_row_floats(spec);
+    const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+    DeviceBuffers buf;
+    buf.in_bytes = input.size() * sizeof(float);
+    buf.out_bytes = static_cast<std::size_t>(out_floats) * spec.batch * sizeof(float);
+    CUDA_OK(cudaMalloc(&buf.in, buf.in_bytes));
+    CUDA_OK(cudaMalloc(&buf.out, buf.out_bytes));
+    CUDA_OK(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(buf.out, 0xFF, buf.out_bytes));  // NaN
+    auto plan = ours_->plan(spec);
+    constexpr std::size_t kRows = 3;
+    plan->execute(buf.in, buf.out, kRows, stream_);
+    CUDA_OK(cudaStreamSynchronize(stream_));
+    std::vector<float> out(static_cast<std::size_t>(out_floats) * spec.batch);
+    CUDA_OK(cudaMemcpy(out.data(), buf.out, buf.out_bytes, cudaMemcpyDeviceToHost));
+    for (std::size_t row = 0; row < kRows; ++row) {
+      test::ErrorSum e;
+      e.add(out.data() + row * out_floats, test::reference_row(spec, input.data() + row * in_floats));
+      EXPECT_LE(e.relative(), 4e-7) << test::transform_name(spec.transform) << " n=" << spec.n
+                                    << " row " << row;
+    }
+    EXPECT_TRUE(std::all_of(out.begin() + kRows * out_floats, out.end(),
+                            [](float v) { return std::isnan(v); }))
+        << test::transform_name(spec.transform) << " n=" << spec.n << ": rows beyond " << kRows
+        << " written";
   }
 }
 

@@ -137,6 +137,83 @@ TEST(FftPlanHost, AlgorithmChoice) {
   EXPECT_THROW(gpu::make_plan_layout({0, 1, Transform::c2c_forward, false}), std::invalid_argument);
 }
 
+// The compiled kernels: each length is a single pass, and the planner picks them for the halves
+// of four-step splits and for Bluestein convolutions where the cost rule says so.
+TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
+  for (int i = 0; i < gpu::kCompiledLengthCount; ++i) {
+    const int n = gpu::kCompiledLengths[i];
+    if (i > 0) {
+      EXPECT_LT(gpu::kCompiledLengths[i - 1], n) << "kCompiledLengths sorted, unique";
+    }
+    EXPECT_TRUE(gpu::has_compiled_kernel(n));
+    const auto layout = gpu::make_plan_layout({static_cast<std::size_t>(n), 1,
+                                               Transform::c2c_forward, false});
+    ASSERT_EQ(layout.steps.size(), 1u) << n << ": " << layout.algorithm;
+    EXPECT_EQ(layout.steps[0].pass.n, n);
+  }
+  EXPECT_FALSE(gpu::has_compiled_kernel(1001));
+  const auto pass_lengths = [](std::size_t n, Transform t) {
+    std::vector<int> lengths;
+    for (const auto& step : gpu::make_plan_layout({n, 1, t, false}).steps) {
+      if (step.kind == gpu::Step::Kind::fft_pass) lengths.push_back(step.pass.n);
+    }
+    return lengths;
+  };
+  // 48000 = 200 x 240; its r2c half 24000 = 125 x 192 rather than the more balanced 150 x 160.
+  EXPECT_EQ(pass_lengths(48000, Transform::c2c_forward), (std::vector<int>{200, 240}));
+  EXPECT_EQ(pass_lengths(48000, Transform::r2c), (std::vector<int>{125, 192}));
+  // Bluestein: 4097 in one pass of 9216 (not the smaller 8232 = 8x3x7x7x7 without a kernel),
+  // 10007 over 20480 = 128 x 160, 65537 over 138240 = 288 x 480.
+  EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{9216}));
+  EXPECT_EQ(pass_lengths(10007, Transform::c2c_forward), (std::vector<int>{128, 160, 128}));
+  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{288, 480, 288}));
+  // Without a compiled split the balanced one stays: 44100 = 210 x 210.
+  EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
+}
+
+// r2c and c2r of lengths without the half-length path take two real rows per complex transform
+// (one pass: Stockham, Bluestein in one block; c2r also four-step and Bluestein in three
+// passes). Odd and even batches, in and out of place, and an execution of fewer rows than the
+// plan's batch: the rows not asked for are neither read into the result nor written.
+TEST(FftPlanHost, PairedRealRows) {
+  std::mt19937_64 rng(77);
+  for (const Transform t : {Transform::r2c, Transform::c2r}) {
+    for (const std::size_t n : {3u, 15u, 17u, 4095u, 4097u, 10007u, 59049u}) {
+      for (const unsigned batch : {3u, 4u}) {
+        for (const bool in_place : {false, true}) {
+          const PlanSpec spec{n, batch, t, in_place};
+          const PlanLayout layout = gpu::make_plan_layout(spec);
+          const bool expect_paired = t == Transform::c2r || n < 10007;
+          EXPECT_EQ(layout.paired_rows, expect_paired) << layout.algorithm;
+          EXPECT_EQ(layout.algorithm.find("two real rows") != std::string::npos, expect_paired)
+              << layout.algorithm;
+          EXPECT_LE(host_error(spec, rng), kHostTolerance)
+              << test::transform_name(t) << " n=" << n << " batch=" << batch
+              << (in_place ? " in place " : " ") << layout.algorithm;
+        }
+        // Fewer rows than the batch: the last row of the output stays poisoned.
+        const PlanSpec spec{n, batch, t, false};
+        const PlanLayout layout = gpu::make_plan_layout(spec);
+        const long long in_floats = test::input_row_floats(spec);
+        const long long out_floats = test::output_row_floats(spec);
+        const std::vector<float> input = test::make_input(spec, in_floats, batch, rng);
+        std::vector<float> output(static_cast<std::size_t>(out_floats) * batch,
+                                  std::numeric_limits<float>::quiet_NaN());
+        gpu::execute_on_host(layout, input.data(), output.data(), batch - 1);
+        for (unsigned row = 0; row + 1 < batch; ++row) {
+          test::ErrorSum sum;
+          sum.add(output.data() + row * out_floats,
+                  test::reference_row(spec, input.data() + row * in_floats));
+          EXPECT_LE(sum.relative(), kHostTolerance) << "n=" << n << " row " << row;
+        }
+        const auto last = output.begin() + (batch - 1) * out_floats;
+        EXPECT_TRUE(std::all_of(last, output.end(), [](float v) { return std::isnan(v); }))
+            << test::transform_name(t) << " n=" << n << ": row " << batch - 1 << " written";
+      }
+    }
+  }
+}
+
 class FftPlanHostSweep : public ::testing::TestWithParam<Transform> {};
 
 // Every length 1..4096; every eighth length with two rows per batch, every sixteenth in place.

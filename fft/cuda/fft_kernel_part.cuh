@@ -1,0 +1,31 @@
+// Compiles one part of the pass kernels of kCompiledLengths (see fft_pass_kernels.hpp): each
+// fft_kernels_part<N>.cu includes this and instantiates kernel_part<N>.
+#pragma once
+
+#include <array>
+#include <utility>
+
+#include "fft/cuda/fft_pass_kernel.cuh"
+#include "fft/cuda/fft_pass_kernels.hpp"
+
+namespace prism::fft::gpu {
+
+constexpr int kernels_in_part(int part) {
+  return (kCompiledLengthCount - part + kKernelParts - 1) / kKernelParts;
+}
+
+template <int kPart, std::size_t... I>
+constexpr auto make_kernel_part(std::index_sequence<I...>) {
+  return std::array<CompiledKernel, sizeof...(I)>{
+      CompiledKernel{kCompiledLengths[kPart + I * kKernelParts],
+                     fft_pass_kernel<true, kCompiledLengths[kPart + I * kKernelParts]>}...};
+}
+
+template <int kPart>
+KernelPart kernel_part() {
+  static constexpr auto kernels =
+      make_kernel_part<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
+  return KernelPart{kernels.data(), static_cast<int>(kernels.size())};
+}
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,584 @@
+// The pass kernel of our CUDA FFT: one launch runs one PassDesc (fft_pass.hpp) — Stockham
+// stages in shared memory, fused loads / stores / Bluestein convolution / real-FFT steps.
+// Included by the translation units that compile its variants (fft_kernel_part.cuh,
+// cuda_backend.cu); fft_pass_kernels.hpp lists them for the host.
+//
+// Sections: shared-memory planes · stages · loads and stores · the pass kernel.
+//
+// Shared memory holds each transform of a block as two float planes (real, imaginary): a stage
+// exchange moves 4-byte words, so a warp reading 32 consecutive elements touches 32 banks once,
+// and the planes take half the bank traffic of interleaved pairs. Element i of transform b is at
+// b * smem_stride + smem_pad(i): the pad word every 32 elements breaks the power-of-two strides
+// of the stage writes, the odd stride separates transforms for the strided loads of four-step
+// column passes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "fft/cuda/fft_pass.hpp"
+
+namespace prism::fft::gpu {
+// ---- shared-memory planes --------------------------------------------------------------------
+
+struct SharedPlanes {
+  float* re;
+  float* im;
+  int stride;
+  __device__ Cf read(int b, int i) const {
+    const int a = b * stride + smem_pad(i);
+    return Cf{re[a], im[a]};
+  }
+  __device__ void write(int b, int i, Cf v) const {
+    const int a = b * stride + smem_pad(i);
+    re[a] = v.re;
+    im[a] = v.im;
+  }
+};
+
+// ---- stages ----------------------------------------------------------------------------------
+// Each thread takes ceil(16/R) butterflies of the block's nb*n/R: all inputs are read into
+// registers before the barrier, all outputs written after it, so one plane set suffices.
+// Two forms: fixed_stage has n, the radix and ns as compile-time constants (the divisions become
+// shifts, the twiddle indices one multiply), used for the lengths of kCompiledLengths; device_stage
+// takes them at run time for every other length.
+
+// Global memory that the first stage reads directly and the last stage writes directly, with
+// no separate load / store phase and their two shared-memory round trips. Element i of
+// transform b is at in + b * in_dist + i * in_stride (out likewise). Plain rows (stride 1):
+// butterfly j touches elements j + r*n/R, and in the last stage (ns = n/R) its outputs are the
+// same elements, so neighbouring threads take neighbouring butterflies of one transform.
+// Columns (dist 1, the four-step passes): neighbouring threads take the same butterfly of
+// neighbouring transforms, which sit side by side in memory. Stores go through store_value, so
+// the four-step twiddle and the conjugations of inverse transforms are fused in.
+struct DirectIo {
+  const Cf* in = nullptr;
+  Cf* out = nullptr;
+  long long in_dist = 0;
+  long long in_stride = 1;
+  long long out_dist = 0;
+  long long out_stride = 1;
+  bool in_columns = false;
+  bool out_columns = false;
+  bool conj_in = false;
+  long long inner0 = 0;
+  const PassDesc* pass = nullptr;
+};
+
+template <int kPerTransform>
+__device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int& b, int& j) {
+  if (columns) {
+    j = idx / nb;
+    b = idx - j * nb;
+  } else {
+    b = idx / kPerTransform;
+    j = idx - b * kPerTransform;
+  }
+}
+
+// kRealPost (last stage of a half-length r2c pass, kToGlobal false): after the exchange, each
+// thread turns its own outputs Z[j + r*kNs], still in registers, into X[k] of the real-input
+// spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
+// (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
+template <int kN, int R, int kNs, int kTwiddleOffset, bool kFromGlobal, bool kToGlobal,
+          bool kRealPost = false>
+__device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
+                                            const DirectIo& io) {
+  constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
+  constexpr int kPerTransform = kN / R;
+  constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
+  const int total = nb * kPerTransform;
+  // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
+  // v[q] belong to it); column order where this stage touches global columns.
+  const bool columns = (kFromGlobal && io.in_columns) || (kToGlobal && io.out_columns);
+  Cf v[kPerThread][R];
+#pragma unroll
+  for (int q = 0; q < kPerThread; ++q) {
+    const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+    if (idx < total) {
+      int b;
+      int j;
+      butterfly_of<kPerTransform>(idx, nb, columns, b, j);
+      if constexpr (kFromGlobal) {
+        const Cf* row = io.in + b * io.in_dist;
+        const long long stride = io.in_stride;
+        stage_compute<R>(kStage, kN, j, twiddles,
+                         [&](int i) {
+                           const Cf x = row[i * stride];
+                           return io.conj_in ? conj(x) : x;
+                         },
+                         v[q]);
+      } else {
+        stage_compute<R>(kStage, kN, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
+      }
+    }
+  }
+  if constexpr (!kToGlobal) __syncthreads();
+#pragma unroll
+  for (int q = 0; q < kPerThread; ++q) {
+    const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+    if (idx < total) {
+      int b;
+      int j;
+      butterfly_of<kPerTransform>(idx, nb, columns, b, j);
+      if constexpr (kToGlobal) {
+        Cf* row = io.out + b * io.out_dist;
+        const long long stride = io.out_stride;
+        const long long inner = io.inner0 + b;
+        stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
+          row[i * stride] = store_value(*io.pass, inner, i, x);
+        });
+      } else {
+        stage_store<R>(kStage, j, v[q], [&](int i, Cf x) { s.write(b, i, x); });
+      }
+    }
+  }
+  if constexpr (!kToGlobal) __syncthreads();
+  if constexpr (kRealPost) {
+    static_assert(!kToGlobal && kNs * R == kN, "the real post-processing follows the last stage");
+    const Cf* real_tw = io.pass->real_tw;
+#pragma unroll
+    for (int q = 0; q < kPerThread; ++q) {
+      const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+      if (idx < total) {
+        const int b = idx / kPerTransform;
+        const int j = idx - b * kPerTransform;
+        Cf* row = io.out + b * io.out_dist;
+        const long long inner = io.inner0 + b;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int k = j + r * kNs;
+          const Cf partner = s.read(b, k == 0 ? 0 : kN - k);
+          row[k] = store_value(*io.pass, inner, k,
+                               r2c_post_value(v[q][r], partner, load_table(real_tw, k)));
+        }
+        if (j == 0) {
+          row[kN] = store_value(*io.pass, inner, kN,
+                                r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN)));
+        }
+      }
+    }
+  }
+}
+
+template <int kN, int kStage, int kNs, bool kDirectLoad, bool kDirectStore, bool kRealPost = false>
+__device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
+                                             const DirectIo& io) {
+  constexpr RadixList kRadices = radix_list(kN);
+  if constexpr (kStage < kRadices.count) {
+    constexpr int R = kRadices.radix[kStage];
+    constexpr bool kLast = kStage == kRadices.count - 1;
+    constexpr bool kFromGlobal = kDirectLoad && kStage == 0;
+    constexpr bool kToGlobal = kDirectStore && kLast;
+    fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage), kFromGlobal, kToGlobal,
+                kRealPost && kLast>(twiddles, s, nb, io);
+    fixed_stages<kN, kStage + 1, kNs * R, kDirectLoad, kDirectStore, kRealPost>(twiddles, s, nb,
+                                                                                 io);
+  }
+}
+
+template <int R>
+__device__ __noinline__ void device_stage(const StageDesc st, int n, const Cf* twiddles,
+                                          SharedPlanes s, int nb) {
+  constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
+  const int per_transform = n / R;
+  const int total = nb * per_transform;
+  Cf v[kPerThread][R];
+#pragma unroll
+  for (int q = 0; q < kPerThread; ++q) {
+    const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+    if (idx < total) {
+      const int b = idx / per_transform;
+      const int j = idx - b * per_transform;
+      stage_compute<R>(st, n, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < kPerThread; ++q) {
+    const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
+    if (idx < total) {
+      const int b = idx / per_transform;
+      const int j = idx - b * per_transform;
+      stage_store<R>(st, j, v[q], [&](int i, Cf x) { s.write(b, i, x); });
+    }
+  }
+  __syncthreads();
+}
+
+// The run-time stage loop. Each radix is its own (not inlined) function: inlined into one loop,
+// the nine butterflies made the register allocator spill across all of them.
+// kPowerOfTwoOnly: compiles only the radices 16/8/4/2 (a smaller kernel for those lengths).
+template <bool kPowerOfTwoOnly>
+__device__ void device_stages(const PassDesc& p, SharedPlanes s, int nb) {
+  for (int k = 0; k < p.num_stages; ++k) {
+    const StageDesc st = p.stages[k];
+    switch (st.radix) {
+      case 16: device_stage<16>(st, p.n, p.stage_tw, s, nb); break;
+      case 8: device_stage<8>(st, p.n, p.stage_tw, s, nb); break;
+      case 4: device_stage<4>(st, p.n, p.stage_tw, s, nb); break;
+      case 2: device_stage<2>(st, p.n, p.stage_tw, s, nb); break;
+      default:
+        if constexpr (!kPowerOfTwoOnly) {
+          switch (st.radix) {
+            case 3: device_stage<3>(st, p.n, p.stage_tw, s, nb); break;
+            case 5: device_stage<5>(st, p.n, p.stage_tw, s, nb); break;
+            case 7: device_stage<7>(st, p.n, p.stage_tw, s, nb); break;
+            case 11: device_stage<11>(st, p.n, p.stage_tw, s, nb); break;
+            case 13: device_stage<13>(st, p.n, p.stage_tw, s, nb); break;
+            default: break;
+          }
+        }
+        break;
+    }
+  }
+}
+
+template <int kLength, bool kPowerOfTwoOnly>
+__device__ __forceinline__ void run_stages(const PassDesc& p, SharedPlanes s, int nb) {
+  if constexpr (kLength > 0) {
+    fixed_stages<kLength, 0, 1, false, false>(p.stage_tw, s, nb, DirectIo{});
+  } else {
+    device_stages<kPowerOfTwoOnly>(p, s, nb);
+  }
+}
+
+__device__ __forceinline__ Cf load_conjugations(const PassDesc& p, Cf v) {
+  return (p.load_conj_raw != p.load_conj) ? conj(v) : v;
+}
+
+__device__ __forceinline__ bool aligned16(const void* ptr) {
+  return (reinterpret_cast<std::uintptr_t>(ptr) & 15u) == 0;
+}
+
+// ---- loads and stores ------------------------------------------------------------------------
+// Loads are issued kBatch at a time before any is used, so each thread has several 16-byte
+// requests in flight; a loop of load-then-store would wait out the memory latency each time.
+
+constexpr int kBatch = 8;
+
+// Row-contiguous block data (plain batched rows): `count` float4 pairs of elements.
+// kL: the row length when fixed at compile time, else 0 and `len` is used.
+template <int kL>
+__device__ __forceinline__ void load_contiguous(const PassDesc& p, const float4* v4, int pairs,
+                                                int len, SharedPlanes s) {
+  const int ln = kL > 0 ? kL : len;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  for (int e0 = tid; e0 < pairs; e0 += kBatch * threads) {
+    float4 q[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = e0 + u * threads;
+      if (e < pairs) q[u] = v4[e];
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = e0 + u * threads;
+      if (e < pairs) {
+        const int first = 2 * e;
+        const int b0 = first / ln;
+        const int b1 = (first + 1) / ln;
+        s.write(b0, first - b0 * ln, load_conjugations(p, Cf{q[u].x, q[u].y}));
+        s.write(b1, first + 1 - b1 * ln, load_conjugations(p, Cf{q[u].z, q[u].w}));
+      }
+    }
+  }
+}
+
+template <int kL>
+__device__ __forceinline__ void store_contiguous(float4* v4, int pairs, int len, bool conj_out,
+                                                 SharedPlanes s) {
+  const int sn = kL > 0 ? kL : len;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  for (int e = tid; e < pairs; e += threads) {
+    const int first = 2 * e;
+    const int b0 = first / sn;
+    const int b1 = (first + 1) / sn;
+    Cf a = s.read(b0, first - b0 * sn);
+    Cf c = s.read(b1, first + 1 - b1 * sn);
+    if (conj_out) {
+      a = conj(a);
+      c = conj(c);
+    }
+    v4[e] = make_float4(a.re, a.im, c.re, c.im);
+  }
+}
+
+// Store, mirroring the load: 16-byte vectors for plain rows and for neighbouring columns,
+// element by element (with the real-FFT post-processing and the fused multiplies) otherwise.
+template <int kLength>
+__device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, void* dst,
+                                            long long outer, long long inner0, int nb) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  {
+    const int sn = p.store_n;
+    Cf* base = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+    const bool simple = p.store_kind == StoreKind::complex_row && p.real_step == RealStep::none &&
+                        !p.store_chirp && p.store_twiddle == StoreTwiddle::none &&
+                        store_logical(p, inner0 + nb - 1, sn - 1) < p.n_keep;
+    const bool conj_out = p.store_conj != p.store_conj_final;
+    // Neighbouring columns may also carry the four-step twiddle (applied by store_value).
+    const bool columns = p.store_kind == StoreKind::complex_row && p.real_step == RealStep::none &&
+                         !p.store_chirp && store_logical(p, inner0 + nb - 1, sn - 1) < p.n_keep;
+    if (simple && p.out.elem_stride == 1 && p.out.inner_dist == sn && (nb * sn) % 2 == 0 &&
+        aligned16(base)) {
+      float4* v4 = reinterpret_cast<float4*>(base);
+      if (kLength > 0 && sn == kLength) {
+        store_contiguous<kLength>(v4, nb * sn / 2, sn, conj_out, s);
+      } else {
+        store_contiguous<0>(v4, nb * sn / 2, sn, conj_out, s);
+      }
+    } else if (columns && p.out.inner_dist == 1 && p.out.elem_stride % 2 == 0 && nb % 2 == 0 &&
+               aligned16(base)) {
+      const int half = nb / 2;
+      for (int e = tid; e < half * sn; e += threads) {
+        const int k = e / half;
+        const int bp = e - k * half;
+        const Cf a = store_value(p, inner0 + 2 * bp, k, s.read(2 * bp, k));
+        const Cf c = store_value(p, inner0 + 2 * bp + 1, k, s.read(2 * bp + 1, k));
+        *reinterpret_cast<float4*>(base + k * p.out.elem_stride + 2 * bp) =
+            make_float4(a.re, a.im, c.re, c.im);
+      }
+    } else {
+      const bool row_major = p.out.elem_stride == 1 || p.inner_is_batch;
+      if (p.real_step == RealStep::pair_split) {
+        // Paired real rows of plain batched passes (the planner uses no other): output k of a
+        // transform needs Z[k] and Z[(n - k) mod n].
+        const int rn = static_cast<int>(p.real_n);
+        for (int e = tid; e < nb * sn; e += threads) {
+          const int b = e / sn;
+          const int k = e - b * sn;
+          const int partner = k == 0 ? 0 : rn - k;
+          store_pair_split(p, dst, outer, inner0 + b, k, s.read(b, k), partner,
+                           s.read(b, partner));
+        }
+        return;
+      }
+      if (p.real_step == RealStep::r2c_post && row_major && p.inner_is_batch) {
+        // Real-input spectrum of plain rows, h+1 values per row. Each thread takes the pair
+        // (k, h-k) of one row: X[k] and X[h-k] are both made of Z[k] and Z[h-k], so each shared
+        // value is read once (k = 0 also writes X[h] from Z[0]; k = h/2 pairs with itself).
+        // A compile-time divisor for the fixed lengths.
+        const int h = (kLength > 0 && p.n == kLength) ? kLength : p.n;
+        const int pairs = h / 2 + 1;
+        Cf* rows = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        for (int e = tid; e < nb * pairs; e += threads) {
+          const int b = e / pairs;
+          const int k = e - b * pairs;
+          const int partner = k == 0 ? h : h - k;  // X index paired with k
+          const Cf z_k = s.read(b, k == h ? 0 : k);
+          const Cf z_partner = s.read(b, partner == h ? 0 : partner);
+          Cf* row = rows + b * p.out.inner_dist;
+          row[k] = store_value(p, inner0 + b, k,
+                               r2c_post_value(z_k, z_partner, load_table(p.real_tw, k)));
+          if (partner != k) {
+            row[partner] = store_value(p, inner0 + b, partner,
+                                       r2c_post_value(z_partner, z_k, load_table(p.real_tw, partner)));
+          }
+        }
+        return;
+      }
+      for (int e = tid; e < nb * sn; e += threads) {
+        int b;
+        int k;
+        if (row_major) {
+          b = e / sn;
+          k = e - b * sn;
+        } else {
+          k = e / nb;
+          b = e - k * nb;
+        }
+        Cf v;
+        if (p.real_step == RealStep::r2c_post) {
+          const int h = p.n;
+          const int k_mod = k == h ? 0 : k;
+          const int partner = k == 0 ? 0 : h - k_mod;
+          v = r2c_post_value(s.read(b, k_mod), s.read(b, partner == h ? 0 : partner),
+                             load_table(p.real_tw, k));
+        } else {
+          v = s.read(b, k);
+        }
+        store_element(p, dst, outer, inner0 + b, k, v);
+      }
+    }
+  }
+}
+
+// ---- the pass kernel -------------------------------------------------------------------------
+
+// kLength > 0: the pass length is fixed at compile time (kCompiledLengths); 0: any length,
+// stages looked up at run time, with the odd radices compiled in only when kPowerOfTwoOnly is
+// false. Blocks of up to kMaxThreadsPerBlock threads (the planner keeps to it).
+template <bool kPowerOfTwoOnly, int kLength>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    fft_pass_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
+  extern __shared__ float shared[];
+  const int per_block = p.per_block;
+  const SharedPlanes s{shared, shared + per_block * p.smem_stride, p.smem_stride};
+  const long long blocks_per_outer = (inner_count + per_block - 1) / per_block;
+  const long long outer = blockIdx.x / blocks_per_outer;
+  const long long inner0 = (blockIdx.x % blocks_per_outer) * per_block;
+  const int nb = static_cast<int>(min(static_cast<long long>(per_block), inner_count - inner0));
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+
+  // Compiled lengths over plain rows or side-by-side columns: the first stage reads
+  // global memory and (where nothing follows the stages) the last stage writes it, with no
+  // separate load / store phase.
+  if constexpr (kLength > 0 && radix_list(kLength).count > 0) {
+    const bool in_rows = p.in.elem_stride == 1;
+    const bool in_columns = !in_rows && p.in.inner_dist == 1 && !p.inner_is_batch;
+    const bool direct_load = p.n == kLength && p.load_kind == LoadKind::complex_row &&
+                             !p.load_chirp && (in_rows || in_columns) && p.load_n == kLength &&
+                             p.real_step != RealStep::c2r_pre && !p.mid_conv;
+    const bool out_rows = p.out.elem_stride == 1;
+    const bool out_columns = !out_rows && p.out.inner_dist == 1 && !p.inner_is_batch;
+    const bool direct_store = p.store_kind == StoreKind::complex_row &&
+                              p.real_step == RealStep::none && !p.store_chirp &&
+                              (out_rows || out_columns) && p.store_n == kLength &&
+                              store_logical(p, inner0 + nb - 1, kLength - 1) < p.n_keep;
+    if (direct_load) {
+      DirectIo io;
+      io.in = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
+      io.in_dist = p.in.inner_dist;
+      io.in_stride = p.in.elem_stride;
+      io.in_columns = in_columns;
+      io.conj_in = p.load_conj_raw != p.load_conj;
+      io.inner0 = inner0;
+      io.pass = &p;
+      if (direct_store) {
+        io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        io.out_dist = p.out.inner_dist;
+        io.out_stride = p.out.elem_stride;
+        io.out_columns = out_columns;
+        fixed_stages<kLength, 0, 1, true, true>(p.stage_tw, s, nb, io);
+        return;
+      }
+      // Half-length r2c of plain rows: the post-processing follows the last stage directly.
+      const bool direct_real_post =
+          p.real_step == RealStep::r2c_post && p.inner_is_batch && out_rows &&
+          p.store_kind == StoreKind::complex_row && !p.store_chirp && p.store_n == kLength + 1 &&
+          store_logical(p, inner0 + nb - 1, kLength) < p.n_keep;
+      if (direct_real_post) {
+        io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        io.out_dist = p.out.inner_dist;
+        fixed_stages<kLength, 0, 1, true, false, true>(p.stage_tw, s, nb, io);
+        return;
+      }
+      fixed_stages<kLength, 0, 1, true, false>(p.stage_tw, s, nb, io);
+      store_phase<kLength>(p, s, dst, outer, inner0, nb);
+      return;
+    }
+  }
+
+  // Load: 16-byte vectors where the block's data is contiguous (plain rows) or where pairs of
+  // neighbouring transforms sit side by side (four-step columns); element by element otherwise,
+  // ordered so that neighbouring threads read neighbouring addresses.
+  {
+    const int ln = p.load_n;
+    const bool simple = p.load_kind == LoadKind::complex_row && !p.load_chirp;
+    const Cf* base = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
+    if (simple && p.in.elem_stride == 1 && p.in.inner_dist == ln && (nb * ln) % 2 == 0 &&
+        aligned16(base)) {
+      const float4* v4 = reinterpret_cast<const float4*>(base);
+      if (kLength > 0 && ln == kLength) {
+        load_contiguous<kLength>(p, v4, nb * ln / 2, ln, s);
+      } else {
+        load_contiguous<0>(p, v4, nb * ln / 2, ln, s);
+      }
+    } else if (simple && p.in.inner_dist == 1 && p.in.elem_stride % 2 == 0 && nb % 2 == 0 &&
+               aligned16(base)) {
+      const int half = nb / 2;
+      const int total = half * ln;
+      for (int e0 = tid; e0 < total; e0 += kBatch * threads) {
+        float4 q[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = e0 + u * threads;
+          if (e < total) {
+            const int i = e / half;
+            const int bp = e - i * half;
+            q[u] = *reinterpret_cast<const float4*>(base + i * p.in.elem_stride + 2 * bp);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = e0 + u * threads;
+          if (e < total) {
+            const int i = e / half;
+            const int bp = e - i * half;
+            s.write(2 * bp, i, load_conjugations(p, Cf{q[u].x, q[u].y}));
+            s.write(2 * bp + 1, i, load_conjugations(p, Cf{q[u].z, q[u].w}));
+          }
+        }
+      }
+    } else {
+      const bool row_major = p.in.elem_stride == 1 || p.inner_is_batch;
+      const int total = nb * ln;
+      for (int e0 = tid; e0 < total; e0 += kBatch * threads) {
+        Cf q[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = e0 + u * threads;
+          if (e < total) {
+            const int b = row_major ? e / ln : e % nb;
+            const int i = row_major ? e - b * ln : e / nb;
+            q[u] = load_element(p, src, outer, inner0 + b, i);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = e0 + u * threads;
+          if (e < total) {
+            const int b = row_major ? e / ln : e % nb;
+            const int i = row_major ? e - b * ln : e / nb;
+            s.write(b, i, q[u]);
+          }
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  if (p.real_step == RealStep::c2r_pre) {
+    const int h = p.n;
+    const int pairs = h / 2 + 1;
+    for (int e = tid; e < nb * pairs; e += threads) {
+      const int b = e / pairs;
+      const int k = e - b * pairs;
+      Cf x_k = s.read(b, k);
+      Cf x_hk = s.read(b, h - k);
+      if (k == 0) {
+        x_k.im = 0.0f;
+        x_hk.im = 0.0f;
+      }
+      s.write(b, k, conj(c2r_pre_value(x_k, x_hk, load_table(p.real_tw, k))));
+      if (k > 0 && 2 * k != h) {
+        s.write(b, h - k, conj(c2r_pre_value(x_hk, x_k, load_table(p.real_tw, h - k))));
+      }
+    }
+    __syncthreads();
+  }
+
+  run_stages<kLength, kPowerOfTwoOnly>(p, s, nb);
+
+  if (p.mid_conv) {
+    const int n = kLength > 0 ? kLength : p.n;
+    for (int e = tid; e < nb * n; e += threads) {
+      const int b = e / n;
+      const int k = e - b * n;
+      const Cf w = load_table(p.conv, (inner0 + b) * p.conv_inner_dist + k);
+      s.write(b, k, conj(cmul(s.read(b, k), w)));
+    }
+    __syncthreads();
+    run_stages<kLength, kPowerOfTwoOnly>(p, s, nb);
+  }
+
+  store_phase<kLength>(p, s, dst, outer, inner0, nb);
+}
+
+}  // namespace prism::fft::gpu

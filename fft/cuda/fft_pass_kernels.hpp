@@ -1,0 +1,27 @@
+// The compiled variants of the pass kernel (fft_pass_kernel.cuh), as the host sees them: one per
+// length of kCompiledLengths, compiled in kKernelParts translation units so that a build spreads
+// them over several compiler processes (fft_kernels_part<N>.cu), plus the run-time stage loops.
+#pragma once
+
+#include "fft/cuda/fft_pass.hpp"
+
+namespace prism::fft::gpu {
+
+using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
+
+struct CompiledKernel {
+  int n = 0;
+  PassKernel kernel = nullptr;
+};
+struct KernelPart {
+  const CompiledKernel* kernels = nullptr;
+  int count = 0;
+};
+
+inline constexpr int kKernelParts = 8;
+// The lengths kCompiledLengths[i] with i % kKernelParts == kPart; defined in
+// fft_kernels_part<kPart>.cu.
+template <int kPart>
+KernelPart kernel_part();
+
+}  // namespace prism::fft::gpu
