@@ -45,7 +45,9 @@ class Plan {
   // Transforms the first `count` transforms of the batch (count <= spec().batch; buffers are
   // always sized for the whole batch, and a backend may compute all of them). `in` and `out`
   // are host pointers for CPU backends, device pointers for GPU backends. CPU plans may be
-  // executed from several threads at once on disjoint buffers. Never allocates.
+  // executed from several threads at once on disjoint buffers. Never allocates. A row's result
+  // may differ at float rounding with its neighbours in the batch: our GPU backend computes the
+  // r2c / c2r of lengths without a half-length split two real rows per complex transform.
   virtual void execute(const void* in, void* out, std::size_t count, Stream stream = nullptr) = 0;
   void execute(const void* in, void* out, Stream stream = nullptr) {
     execute(in, out, spec_.batch, stream);

@@ -214,8 +214,11 @@ TEST_P(CudaSpectrogramTest, MatchesTheCpuForEveryCaseBlockSizeAndBlocksInFlight)
         EXPECT_EQ(a.samples_in, b.samples_in) << where;
         EXPECT_EQ(a.rows_out, b.rows_out) << where;
         EXPECT_EQ(a.tail_samples, b.tail_samples) << where;
+        // The fused kernel computes each row on its own: bit for bit the same whatever the block
+        // size. Our FFT library pairs neighbouring real rows for odd lengths (two real rows per
+        // complex transform), so there a row's rounding depends on its neighbour in the batch.
         if (first.empty()) first = rows;
-        else if (GetParam() == TransformPath::fused) EXPECT_EQ(rows, first) << where << " (against the first block size)";
+        else if (gpu.path() == TransformPath::fused) EXPECT_EQ(rows, first) << where << " (against the first block size)";
         else expect_close(rows, first, c.decibels, where + " (against the first block size)");
       }
     }
