@@ -92,6 +92,18 @@ __global__ void real_rows_kernel(const RealRowsDesc r, const Cf* src, Cf* dst, l
   if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, load_table(r.real_tw, h - k));
 }
 
+// ---- the pair-split kernel -------------------------------------------------------------------
+// Paired r2c in several passes: the two rows' spectra from each pair's spectrum (fft_pass.hpp).
+
+__global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* out,
+                                  long long transforms, long long rows) {
+  const long long per_transform = d.n / 2 + 1;
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= transforms * per_transform) return;
+  const long long t = e / per_transform;
+  pair_split_element(d, spectra, out, rows, t, static_cast<int>(e - t * per_transform));
+}
+
 // ---- plan and backend ------------------------------------------------------------------------
 
 void check(cudaError_t status, const char* what) {
@@ -132,11 +144,13 @@ class CudaFftPlan final : public Plan {
       }
       check(cudaMemcpy(table_memory_, staged.data(), staged.size() * sizeof(Cf), cudaMemcpyHostToDevice),
             "cudaMemcpy");
-      if (layout_.scratch_row > 0) {
-        check(cudaMalloc(&scratch_, static_cast<std::size_t>(layout_.scratch_row) * spec.batch *
-                                        sizeof(Cf)),
-              "cudaMalloc scratch");
-        device_bytes_ += static_cast<std::size_t>(layout_.scratch_row) * spec.batch * sizeof(Cf);
+      // One allocation for the scratch and the pairs' spectra behind it.
+      const std::size_t scratch_elements =
+          static_cast<std::size_t>(layout_.scratch_row + layout_.pair_spectra_row) * spec.batch;
+      if (scratch_elements > 0) {
+        check(cudaMalloc(&scratch_, scratch_elements * sizeof(Cf)), "cudaMalloc scratch");
+        device_bytes_ += scratch_elements * sizeof(Cf);
+        pair_spectra_ = scratch_ + static_cast<std::size_t>(layout_.scratch_row) * spec.batch;
       }
     } catch (...) {
       release();
@@ -165,7 +179,13 @@ class CudaFftPlan final : public Plan {
       const Step& step = layout_.steps[i];
       const void* src = resolve(step.src, in, out);
       void* dst = const_cast<void*>(resolve(step.dst, in, out));
-      if (step.kind == Step::Kind::real_rows) {
+      if (step.kind == Step::Kind::pair_split) {
+        const long long total = (step.split.n / 2 + 1) * transforms;
+        const int threads = 256;
+        pair_split_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads, 0, s>>>(
+            step.split, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms,
+            static_cast<long long>(rows));
+      } else if (step.kind == Step::Kind::real_rows) {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
         const long long total = per_row * transforms;
         const int threads = 256;
@@ -192,6 +212,7 @@ class CudaFftPlan final : public Plan {
       case BufferRef::input: return in;
       case BufferRef::output: return out;
       case BufferRef::scratch: return scratch_;
+      case BufferRef::pair_spectra: return pair_spectra_;
     }
     return nullptr;
   }
@@ -201,6 +222,7 @@ class CudaFftPlan final : public Plan {
     tables_.clear();
     if (scratch_) cudaFree(scratch_);
     scratch_ = nullptr;
+    pair_spectra_ = nullptr;
   }
 
   PlanLayout layout_;
@@ -208,6 +230,7 @@ class CudaFftPlan final : public Plan {
   std::vector<Cf*> tables_;
   std::vector<PassKernel> kernels_;  // per step (fft passes)
   Cf* scratch_ = nullptr;
+  Cf* pair_spectra_ = nullptr;  // inside scratch_
   std::size_t device_bytes_ = 0;
 };
 

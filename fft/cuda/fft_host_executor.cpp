@@ -122,6 +122,16 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
   }
 }
 
+void host_pair_split(const PairSplitDesc& d, const void* src, void* dst, std::size_t rows,
+                     std::size_t transforms) {
+  for (std::size_t t = 0; t < transforms; ++t) {
+    for (int k = 0; 2 * k <= d.n; ++k) {
+      pair_split_element(d, static_cast<const Cf*>(src), static_cast<Cf*>(dst),
+                         static_cast<long long>(rows), static_cast<long long>(t), k);
+    }
+  }
+}
+
 const Cf* table_or_null(const PlanLayout& layout, int id) {
   return id < 0 ? nullptr : layout.tables[static_cast<std::size_t>(id)].data();
 }
@@ -131,11 +141,13 @@ const Cf* table_or_null(const PlanLayout& layout, int id) {
 void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t rows) {
   const std::size_t count = layout.paired_rows ? (rows + 1) / 2 : rows;  // transforms
   std::vector<Cf> scratch(static_cast<std::size_t>(layout.scratch_row) * count);
+  std::vector<Cf> pair_spectra(static_cast<std::size_t>(layout.pair_spectra_row) * count);
   auto resolve = [&](BufferRef ref) -> void* {
     switch (ref) {
       case BufferRef::input: return const_cast<void*>(in);
       case BufferRef::output: return out;
       case BufferRef::scratch: return scratch.data();
+      case BufferRef::pair_spectra: return pair_spectra.data();
     }
     return nullptr;
   };
@@ -148,6 +160,10 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       RealRowsDesc r = step.rows;
       r.real_tw = table_or_null(layout, step.real_tw);
       host_real_rows(r, src, dst, count);
+      continue;
+    }
+    if (step.kind == Step::Kind::pair_split) {
+      host_pair_split(step.split, src, dst, rows, count);
       continue;
     }
     PassDesc p = step.pass;

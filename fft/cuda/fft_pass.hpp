@@ -314,6 +314,23 @@ struct RealRowsDesc {
   const Cf* real_tw = nullptr;
 };
 
+// Paired r2c whose transform takes several passes (four-step, Bluestein in three passes): the
+// pairs' spectra Z (n complex values per transform, in their own buffer) split into the two
+// rows' spectra by a pass of its own, since Z[k] and Z[n-k] then live in different blocks.
+struct PairSplitDesc {
+  int n = 1;                   // length of the real rows
+  long long in_dist = 0;       // complex elements between the pairs' spectra
+  long long out_row_dist = 0;  // complex elements between output rows
+};
+
+// The spectra of the two real rows of a pair at k from the pair's spectrum Z at k and n-k: with
+// P = conj Z[n-k], X1[k] = (Z[k] + P) / 2 and X2[k] = -i (Z[k] - P) / 2.
+PRISM_HD void split_pair(Cf z_k, Cf z_n_minus_k, Cf& x1, Cf& x2) {
+  const Cf p = conj(z_n_minus_k);
+  x1 = (z_k + p) * 0.5f;
+  x2 = mul_neg_i(z_k - p) * 0.5f;
+}
+
 // ---- element loads and stores ----------------------------------------------------------------
 
 // Whether the transform (outer, inner) of a paired pass carries a second row (2t+1 < rows).
@@ -399,19 +416,31 @@ PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long 
   }
 }
 
-// Paired r2c (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the pair's
-// spectrum Z at k and at (n-k) mod n, both as they leave the stages: with P = conj Z[n-k],
-// X1[k] = (Z[k] + P) / 2 and X2[k] = -i (Z[k] - P) / 2. Stored as store_element would (store
-// multiplies applied to both Z values first, k >= n_keep dropped).
+// Paired r2c in one pass (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the
+// pair's spectrum Z at k and at (n-k) mod n as they leave the stages (split_pair), stored as
+// store_element would (store multiplies applied to both Z values first, k >= n_keep dropped).
 PRISM_HD void store_pair_split(const PassDesc& p, void* dst, long long outer, long long inner,
                                int k, Cf z_k, int partner, Cf z_partner) {
   if (store_logical(p, inner, k) >= p.n_keep) return;
-  const Cf a = store_value(p, inner, k, z_k);
-  const Cf b = conj(store_value(p, inner, partner, z_partner));
+  Cf x1;
+  Cf x2;
+  split_pair(store_value(p, inner, k, z_k), store_value(p, inner, partner, z_partner), x1, x2);
   Cf* rows = static_cast<Cf*>(dst);
   const long long addr = store_address(p, outer, inner, k);
-  rows[addr] = (a + b) * 0.5f;
-  if (has_second_row(p, outer, inner)) rows[addr + p.out_pair_dist] = mul_neg_i(a - b) * 0.5f;
+  rows[addr] = x1;
+  if (has_second_row(p, outer, inner)) rows[addr + p.out_pair_dist] = x2;
+}
+
+// Element k of transform t of a PairSplitDesc pass over `rows` real rows.
+PRISM_HD void pair_split_element(const PairSplitDesc& d, const Cf* spectra, Cf* out,
+                                 long long rows, long long t, int k) {
+  const Cf* z = spectra + t * d.in_dist;
+  Cf x1;
+  Cf x2;
+  split_pair(z[k], z[k == 0 ? 0 : d.n - k], x1, x2);
+  Cf* row = out + 2 * t * d.out_row_dist;
+  row[k] = x1;
+  if (2 * t + 1 < rows) row[d.out_row_dist + k] = x2;
 }
 
 // ---- real-FFT pre/post-processing ------------------------------------------------------------

@@ -725,16 +725,33 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
       } else {
         in.load_kind = LoadKind::real_row;
         out.keep = n / 2 + 1;
-        // Two rows per complex transform where the whole transform is one pass: the split of
-        // the pair's spectrum needs Z[k] and Z[n-k] in the same block.
-        const bool paired = spec.batch >= 2 && one_pass_transform(n);
+        // Two rows per complex transform. The split of a pair's spectrum needs Z[k] and Z[n-k]:
+        // fused into the store where the whole transform is one pass, else a pass of its own
+        // over the spectra kept in their own buffer.
+        const bool paired = spec.batch >= 2;
         if (paired) pair_rows(layout, in, out);
-        builder.complex_transform(n, in, out);
-        if (paired) {
-          PassDesc& p = layout.steps.back().pass;
-          p.real_step = RealStep::pair_split;
-          p.real_n = n;
-          builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
+        if (paired && !one_pass_transform(n)) {
+          Endpoint spectra;
+          spectra.buffer = BufferRef::pair_spectra;
+          spectra.row_dist = n;
+          spectra.keep = n;
+          layout.pair_spectra_row = n;
+          builder.complex_transform(n, in, spectra);
+          Step split;
+          split.kind = Step::Kind::pair_split;
+          split.split = PairSplitDesc{static_cast<int>(n), n, out.pair_dist};
+          split.src = BufferRef::pair_spectra;
+          split.dst = BufferRef::output;
+          layout.steps.push_back(split);
+          builder.name_algorithm(builder.algorithm() + ", two real rows per transform + split pass");
+        } else {
+          builder.complex_transform(n, in, out);
+          if (paired) {
+            PassDesc& p = layout.steps.back().pass;
+            p.real_step = RealStep::pair_split;
+            p.real_n = n;
+            builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
+          }
         }
       }
       break;

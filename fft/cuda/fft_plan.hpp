@@ -23,13 +23,16 @@
 
 namespace prism::fft::gpu {
 
-enum class BufferRef { input, output, scratch };
+// pair_spectra: a second scratch area (PlanLayout::pair_spectra_row per transform) for the
+// pairs' spectra of a paired r2c in several passes.
+enum class BufferRef { input, output, scratch, pair_spectra };
 
 struct Step {
-  enum class Kind { fft_pass, real_rows };
+  enum class Kind { fft_pass, real_rows, pair_split };
   Kind kind = Kind::fft_pass;
   PassDesc pass;
   RealRowsDesc rows;
+  PairSplitDesc split;
   BufferRef src = BufferRef::input;
   BufferRef dst = BufferRef::output;
   // Indices into PlanLayout::tables (-1: none); bound to host or device pointers at execution.
@@ -55,6 +58,7 @@ struct PlanLayout {
   // Real rows taken two at a time (PassDesc::paired): an execution of `rows` rows runs
   // (rows + 1) / 2 transforms.
   bool paired_rows = false;
+  long long pair_spectra_row = 0;  // complex elements per transform of BufferRef::pair_spectra
   std::vector<Step> steps;
   std::vector<std::vector<Cf>> tables;
   std::string algorithm;      // human-readable summary, e.g. "stockham 16x16x16"

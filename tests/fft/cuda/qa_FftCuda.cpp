@@ -215,12 +215,13 @@ TEST_F(FftCuda, CompiledLengths) {
 
 // Fewer rows than the plan's batch, on a stream: the first `count` rows are right and the rest
 // of the output is not written (c2c; r2c and c2r with two real rows per transform and an odd
-// count).
+// count, r2c 10007 through the split pass).
 TEST_F(FftCuda, PartialBatchOnStream) {
   std::mt19937_64 rng(4);
   for (const PlanSpec& spec : {PlanSpec{1024, 8, Transform::c2c_forward, false},
                                PlanSpec{4095, 8, Transform::r2c, false},
-                               PlanSpec{4097, 8, Transform::c2r, false}}) {
+                               PlanSpec{4097, 8, Transform::c2r, false},
+                               PlanSpec{10007, 8, Transform::r2c, false}}) {
     const long long in_floats = test::input_row_floats(spec);
     const long long out_floats = test::output_row_floats(spec);
     const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);

@@ -171,10 +171,11 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
 }
 
-// r2c and c2r of lengths without the half-length path take two real rows per complex transform
-// (one pass: Stockham, Bluestein in one block; c2r also four-step and Bluestein in three
-// passes). Odd and even batches, in and out of place, and an execution of fewer rows than the
-// plan's batch: the rows not asked for are neither read into the result nor written.
+// r2c and c2r of lengths without the half-length path take two real rows per complex transform,
+// in every algorithm (Stockham, Bluestein in one block and in three passes, four-step; r2c
+// splits the pairs' spectra in the store of one pass or in a split pass). Odd and even batches,
+// in and out of place, and an execution of fewer rows than the plan's batch: the rows not asked
+// for are not written.
 TEST(FftPlanHost, PairedRealRows) {
   std::mt19937_64 rng(77);
   for (const Transform t : {Transform::r2c, Transform::c2r}) {
@@ -183,9 +184,10 @@ TEST(FftPlanHost, PairedRealRows) {
         for (const bool in_place : {false, true}) {
           const PlanSpec spec{n, batch, t, in_place};
           const PlanLayout layout = gpu::make_plan_layout(spec);
-          const bool expect_paired = t == Transform::c2r || n < 10007;
-          EXPECT_EQ(layout.paired_rows, expect_paired) << layout.algorithm;
-          EXPECT_EQ(layout.algorithm.find("two real rows") != std::string::npos, expect_paired)
+          EXPECT_TRUE(layout.paired_rows) << layout.algorithm;
+          EXPECT_NE(layout.algorithm.find("two real rows"), std::string::npos) << layout.algorithm;
+          const bool split_pass = t == Transform::r2c && n >= 10007;
+          EXPECT_EQ(layout.steps.back().kind == gpu::Step::Kind::pair_split, split_pass)
               << layout.algorithm;
           EXPECT_LE(host_error(spec, rng), kHostTolerance)
               << test::transform_name(t) << " n=" << n << " batch=" << batch
