@@ -105,6 +105,8 @@ def play_and_listen(prism, tmp):
             assert view_inputs, f"prism view's input ports never appeared: {view.communicate(timeout=10)[0]}"
             assert jack.wait_for_ports(lambda p: p.startswith("jackrec:"), 10, rec), "jack_rec made no port"
             time.sleep(1.0)  # the window up and the processing running before the sound starts
+            # Both input ports by now (they appear one after the other).
+            view_inputs = [p for p in jack.ports() if p.startswith("PortAudio") and ":in" in p]
 
             started = time.time()
             play = subprocess.Popen([prism, "generate", f"gen:rate={RATE},tone={TONE_HZ:g}@{AMPLITUDE},"

@@ -41,12 +41,16 @@ def main(prism):
                 view = subprocess.Popen([prism, "view", "audio:", "--no-config", "--frames", "200", "--averaging", "0.3",
                                          "--report", report], env=view_env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
-                connected = []
+                # prism opens the default device's two input channels, whose ports appear one
+                # after the other; the tone goes to both (stopping at the first left the other
+                # channel silent when the machine was busy).
+                connected = set()
                 deadline = time.time() + 30
-                while not connected and time.time() < deadline and view.poll() is None:
+                while len(connected) < 2 and time.time() < deadline and view.poll() is None:
                     for p in jack.ports():
-                        if p.startswith("PortAudio") and ":in" in p and jack.connect(tone_ports[0], p):
-                            connected.append(p)
+                        if (p.startswith("PortAudio") and ":in" in p and p not in connected
+                                and jack.connect(tone_ports[0], p)):
+                            connected.add(p)
                     time.sleep(0.1)
                 output, _ = view.communicate(timeout=120)
                 if view.returncode != 0:
