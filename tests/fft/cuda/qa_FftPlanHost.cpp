@@ -235,7 +235,7 @@ TEST_P(FftPlanHostSweep, AllLengthsUpTo4096) {
 }
 
 // 150 random lengths (log-uniform in 4097 .. 2^18), plus lengths that pick each multi-pass
-// plan shape (four-step, Bluestein in one and in three passes, real rows pass).
+// plan shape (four-step, Bluestein in one and in three passes, real rows pass, split pass).
 TEST_P(FftPlanHostSweep, LargerLengths) {
   const Transform transform = GetParam();
   std::mt19937_64 rng(20261121 + static_cast<int>(transform));
@@ -245,7 +245,8 @@ TEST_P(FftPlanHostSweep, LargerLengths) {
   for (int i = 0; i < 150; ++i) sizes.push_back(static_cast<std::size_t>(std::exp(log_size(rng))));
   double worst = 0.0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    PlanSpec spec{sizes[i], 1, transform, i % 7 == 3};
+    // Every third with two rows: paired real rows (r2c, c2r) through every multi-pass shape.
+    PlanSpec spec{sizes[i], i % 3 == 1 ? 2u : 1u, transform, i % 7 == 3};
     std::string algorithm;
     const double err = host_error(spec, rng, &algorithm);
     worst = std::max(worst, err);
