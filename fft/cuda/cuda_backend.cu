@@ -1,10 +1,12 @@
 // Our CUDA FFT backend: the choice of pass kernel (fft_pass_kernel.cuh) for each pass, the
-// real-rows kernel, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
+// real-rows and pair-split kernels, and the Plan / Backend objects that upload a PlanLayout and
+// launch its passes.
 //
-// Sections: kernel choice · the real-rows kernel · plan and backend.
+// Sections: kernel choice · the real-rows kernel · the pair-split kernel · plan and backend.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,40 +24,31 @@ namespace {
 
 // ---- kernel choice ---------------------------------------------------------------------------
 
-// Every kernel variant: the compiled lengths (fft_kernels_part<N>.cu), sorted by length, then
-// the run-time stage loops.
-struct KernelTable {
-  std::vector<CompiledKernel> compiled;
-  PassKernel power_of_two_loop = fft_pass_kernel<true, 0>;
-  PassKernel any_radix_loop = fft_pass_kernel<false, 0>;
-};
+// The run-time stage loops, for lengths without a compiled kernel.
+constexpr PassKernel kPowerOfTwoLoop = fft_pass_kernel<true, 0>;
+constexpr PassKernel kAnyRadixLoop = fft_pass_kernel<false, 0>;
 
 template <std::size_t... I>
-void add_kernel_parts(std::vector<CompiledKernel>& all, std::index_sequence<I...>) {
-  for (const KernelPart part : {kernel_part<static_cast<int>(I)>()...}) {
-    all.insert(all.end(), part.kernels, part.kernels + part.count);
-  }
+std::array<KernelPart, kKernelParts> make_kernel_parts(std::index_sequence<I...>) {
+  return {kernel_part<static_cast<int>(I)>()...};
 }
-
-const KernelTable& kernel_table() {
-  static const KernelTable table = [] {
-    KernelTable t;
-    add_kernel_parts(t.compiled, std::make_index_sequence<kKernelParts>{});
-    std::sort(t.compiled.begin(), t.compiled.end(),
-              [](const CompiledKernel& a, const CompiledKernel& b) { return a.n < b.n; });
-    return t;
-  }();
-  return table;
+// The compiled kernels, part by part (fft_kernels_part<N>.cu).
+const std::array<KernelPart, kKernelParts>& kernel_parts() {
+  static const auto parts = make_kernel_parts(std::make_index_sequence<kKernelParts>{});
+  return parts;
 }
 
 // Which kernel runs pass p: the compiled one of its length, else a run-time stage loop.
 PassKernel select_kernel(const PassDesc& p) {
-  const KernelTable& table = kernel_table();
-  const auto found = std::lower_bound(
-      table.compiled.begin(), table.compiled.end(), p.n,
-      [](const CompiledKernel& k, int n) { return k.n < n; });
-  if (found != table.compiled.end() && found->n == p.n) return found->kernel;
-  return p.power_of_two_radices ? table.power_of_two_loop : table.any_radix_loop;
+  const int i = compiled_length_index(p.n);
+  if (i >= 0) return kernel_parts()[i % kKernelParts].kernels[i / kKernelParts];
+  return p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
+}
+
+// Launch shape of the element-wise kernels (real rows, pair split): one thread per element.
+constexpr int kElementwiseThreads = 256;
+unsigned elementwise_blocks(long long elements) {
+  return static_cast<unsigned>((elements + kElementwiseThreads - 1) / kElementwiseThreads);
 }
 
 // ---- the real-rows kernel --------------------------------------------------------------------
@@ -118,9 +111,8 @@ class CudaFftPlan final : public Plan {
  public:
   CudaFftPlan(const PlanSpec& spec, PlanLayout layout) : Plan(spec), layout_(std::move(layout)) {
     static const bool attribute_set = [] {
-      const KernelTable& kernels = kernel_table();
-      std::vector<PassKernel> all = {kernels.power_of_two_loop, kernels.any_radix_loop};
-      for (const CompiledKernel& k : kernels.compiled) all.push_back(k.kernel);
+      std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
+      for (const KernelPart& part : kernel_parts()) all.insert(all.end(), part.kernels, part.kernels + part.count);
       for (PassKernel kernel : all) {
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    kMaxDynamicShared),
@@ -180,18 +172,14 @@ class CudaFftPlan final : public Plan {
       const void* src = resolve(step.src, in, out);
       void* dst = const_cast<void*>(resolve(step.dst, in, out));
       if (step.kind == Step::Kind::pair_split) {
-        const long long total = (step.split.n / 2 + 1) * transforms;
-        const int threads = 256;
-        pair_split_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads, 0, s>>>(
+        const long long elements = (step.split.n / 2 + 1) * transforms;
+        pair_split_kernel<<<elementwise_blocks(elements), kElementwiseThreads, 0, s>>>(
             step.split, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms,
             static_cast<long long>(rows));
       } else if (step.kind == Step::Kind::real_rows) {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
-        const long long total = per_row * transforms;
-        const int threads = 256;
-        real_rows_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads, 0, s>>>(
-            step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst),
-            transforms);
+        real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(
+            step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
       } else {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);

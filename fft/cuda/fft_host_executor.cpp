@@ -71,9 +71,7 @@ void host_transform(const PassDesc& p, const void* src, void* dst, long long out
 
   for (int k = 0; k < p.store_n; ++k) {
     if (p.real_step == RealStep::pair_split) {
-      const int partner = k == 0 ? 0 : static_cast<int>(p.real_n) - k;
-      store_pair_split(p, dst, outer, inner, k, data[static_cast<std::size_t>(k)], partner,
-                       data[static_cast<std::size_t>(partner)]);
+      store_pair_split(p, dst, outer, inner, k, [&](int i) { return data[static_cast<std::size_t>(i)]; });
       continue;
     }
     Cf v;

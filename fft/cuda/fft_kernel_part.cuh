@@ -16,9 +16,8 @@ constexpr int kernels_in_part(int part) {
 
 template <int kPart, std::size_t... I>
 constexpr auto make_kernel_part(std::index_sequence<I...>) {
-  return std::array<CompiledKernel, sizeof...(I)>{
-      CompiledKernel{kCompiledLengths[kPart + I * kKernelParts],
-                     fft_pass_kernel<true, kCompiledLengths[kPart + I * kKernelParts]>}...};
+  return std::array<PassKernel, sizeof...(I)>{
+      fft_pass_kernel<true, kCompiledLengths[kPart + I * kKernelParts]>...};
 }
 
 template <int kPart>

@@ -50,12 +50,14 @@ inline constexpr int kCompiledLengths[] = {
 inline constexpr int kCompiledLengthCount =
     static_cast<int>(sizeof(kCompiledLengths) / sizeof(kCompiledLengths[0]));
 
-PRISM_HD constexpr bool has_compiled_kernel(long long n) {
+// Index of n in kCompiledLengths, -1 when n has no compiled kernel.
+constexpr int compiled_length_index(long long n) {
   for (int i = 0; i < kCompiledLengthCount; ++i) {
-    if (kCompiledLengths[i] == n) return true;
+    if (kCompiledLengths[i] == n) return i;
   }
-  return false;
+  return -1;
 }
+constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
 // Splits n into the radices {16, 8, 4, 2, 3, 5, 7, 11, 13}. The power of two becomes 16s with
 // one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
@@ -323,8 +325,9 @@ struct PairSplitDesc {
   long long out_row_dist = 0;  // complex elements between output rows
 };
 
-// The spectra of the two real rows of a pair at k from the pair's spectrum Z at k and n-k: with
-// P = conj Z[n-k], X1[k] = (Z[k] + P) / 2 and X2[k] = -i (Z[k] - P) / 2.
+// The spectra of the two real rows of a pair at k from the pair's spectrum Z at k and at its
+// partner (n-k) mod n: with P = conj Z[n-k], X1[k] = (Z[k] + P) / 2 and X2[k] = -i (Z[k] - P) / 2.
+PRISM_HD int pair_partner(int k, long long n) { return k == 0 ? 0 : static_cast<int>(n) - k; }
 PRISM_HD void split_pair(Cf z_k, Cf z_n_minus_k, Cf& x1, Cf& x2) {
   const Cf p = conj(z_n_minus_k);
   x1 = (z_k + p) * 0.5f;
@@ -417,14 +420,16 @@ PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long 
 }
 
 // Paired r2c in one pass (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the
-// pair's spectrum Z at k and at (n-k) mod n as they leave the stages (split_pair), stored as
+// pair's spectrum Z as it leaves the stages (z(i) reads Z[i]; split_pair), stored as
 // store_element would (store multiplies applied to both Z values first, k >= n_keep dropped).
+template <class ReadZ>
 PRISM_HD void store_pair_split(const PassDesc& p, void* dst, long long outer, long long inner,
-                               int k, Cf z_k, int partner, Cf z_partner) {
+                               int k, ReadZ z) {
   if (store_logical(p, inner, k) >= p.n_keep) return;
+  const int partner = pair_partner(k, p.real_n);
   Cf x1;
   Cf x2;
-  split_pair(store_value(p, inner, k, z_k), store_value(p, inner, partner, z_partner), x1, x2);
+  split_pair(store_value(p, inner, k, z(k)), store_value(p, inner, partner, z(partner)), x1, x2);
   Cf* rows = static_cast<Cf*>(dst);
   const long long addr = store_address(p, outer, inner, k);
   rows[addr] = x1;
@@ -437,7 +442,7 @@ PRISM_HD void pair_split_element(const PairSplitDesc& d, const Cf* spectra, Cf* 
   const Cf* z = spectra + t * d.in_dist;
   Cf x1;
   Cf x2;
-  split_pair(z[k], z[k == 0 ? 0 : d.n - k], x1, x2);
+  split_pair(z[k], z[pair_partner(k, d.n)], x1, x2);
   Cf* row = out + 2 * t * d.out_row_dist;
   row[k] = x1;
   if (2 * t + 1 < rows) row[d.out_row_dist + k] = x2;

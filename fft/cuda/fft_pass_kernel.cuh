@@ -346,15 +346,10 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
     } else {
       const bool row_major = p.out.elem_stride == 1 || p.inner_is_batch;
       if (p.real_step == RealStep::pair_split) {
-        // Paired real rows of plain batched passes (the planner uses no other): output k of a
-        // transform needs Z[k] and Z[(n - k) mod n].
-        const int rn = static_cast<int>(p.real_n);
+        // Paired real rows of plain batched passes (the planner uses no other).
         for (int e = tid; e < nb * sn; e += threads) {
           const int b = e / sn;
-          const int k = e - b * sn;
-          const int partner = k == 0 ? 0 : rn - k;
-          store_pair_split(p, dst, outer, inner0 + b, k, s.read(b, k), partner,
-                           s.read(b, partner));
+          store_pair_split(p, dst, outer, inner0 + b, e - b * sn, [&](int i) { return s.read(b, i); });
         }
         return;
       }

@@ -1,6 +1,7 @@
 // The compiled variants of the pass kernel (fft_pass_kernel.cuh), as the host sees them: one per
 // length of kCompiledLengths, compiled in kKernelParts translation units so that a build spreads
-// them over several compiler processes (fft_kernels_part<N>.cu), plus the run-time stage loops.
+// them over several compiler processes (fft_kernels_part<N>.cu). The kernel of
+// kCompiledLengths[i] is entry i / kKernelParts of part i % kKernelParts.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -9,12 +10,8 @@ namespace prism::fft::gpu {
 
 using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
 
-struct CompiledKernel {
-  int n = 0;
-  PassKernel kernel = nullptr;
-};
 struct KernelPart {
-  const CompiledKernel* kernels = nullptr;
+  const PassKernel* kernels = nullptr;
   int count = 0;
 };
 

@@ -186,11 +186,12 @@ long long bluestein_length(long long target, bool single_pass) {
           long long cost = LLONG_MAX;
           if (single_pass) {
             if (fits_single_pass(m)) cost = has_compiled_kernel(m) ? m : m * kRunTimeLoopCost;
-          } else if (is_direct_length(m)) {
+          } else {
             int m1 = 0;
             int m2 = 0;
-            four_step_split(m, m1, m2);
-            cost = has_compiled_kernel(m1) && has_compiled_kernel(m2) ? m : m * kRunTimeLoopCost;
+            if (is_smooth(m) && four_step_split(m, m1, m2)) {
+              cost = has_compiled_kernel(m1) && has_compiled_kernel(m2) ? m : m * kRunTimeLoopCost;
+            }
           }
           if (cost == LLONG_MAX) continue;
           if (cost < best_cost || (cost == best_cost && m < best)) {
