@@ -192,7 +192,8 @@ Runner add_fft_tune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fft-tune",
       "Tune prism's CUDA FFT on this GPU: for each length and transform, time every planner "
-      "candidate (transforms per thread block of each kind of pass) and record the fastest in "
+      "candidate (transforms per thread block of each kind of pass; one pass on a thread-block "
+      "cluster instead of the four-step for 2^15..2^17) and record the fastest in "
       "the wisdom file, which planning with --backend cuda then follows.");
   cmd->footer(
       "Each candidate's output is first compared with the default plan's (a wrong one cannot "

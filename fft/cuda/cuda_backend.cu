@@ -65,13 +65,7 @@ __global__ void real_rows_kernel(const RealRowsDesc r, const Cf* src, Cf* dst, l
   const Cf* x = src + row * r.in_row_dist;
   Cf* y = dst + row * r.out_row_dist;
   if (r.c2r) {
-    Cf x_k = x[k];
-    Cf x_hk = x[h - k];
-    if (k == 0) {
-      x_k.im = 0.0f;
-      x_hk.im = 0.0f;
-    }
-    y[k] = conj(c2r_pre_value(x_k, x_hk, load_table(r.real_tw, k)));
+    y[k] = c2r_pre_of_row(x, h, k, r.real_tw);
     return;
   }
   const Cf z_k = x[k];
@@ -99,13 +93,67 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
 
 // ---- plan and backend ------------------------------------------------------------------------
 
+constexpr int kMaxDynamicShared = 227 * 1024;
+
+// Launch configuration of a cluster pass: C blocks per transform in one cluster.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute{};
+  cudaLaunchConfig_t config{};
+  ClusterLaunch(const ClusterPassDesc& d, long long transforms, cudaStream_t stream) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(d.cluster);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(transforms * d.cluster));
+    config.blockDim = dim3(static_cast<unsigned>(cluster_threads(d.m)));
+    config.dynamicSmemBytes = 2u * cluster_plane_floats(d.m) * sizeof(float);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+};
+
+// The planner options for the current device: no cluster passes where the device has no
+// thread-block clusters (before sm_90) or cannot hold one cluster of every shape we launch
+// (a partitioned device).
+PlannerOptions for_current_device(PlannerOptions options) {
+  const bool clusters = [] {
+    int device = 0;
+    int supported = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device) != cudaSuccess ||
+        supported == 0) {
+      cudaGetLastError();
+      return false;
+    }
+    for (int m : kClusterBlockLengths) {
+      for (int c : kClusterSizes) {
+        ClusterPassDesc d;
+        d.cluster = c;
+        d.m = m;
+        ClusterLaunch launch(d, 1, nullptr);
+        ClusterKernel kernel = cluster_kernel(c, m);
+        int active = 0;
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 kMaxDynamicShared) != cudaSuccess ||
+            cudaOccupancyMaxActiveClusters(&active, kernel, &launch.config) != cudaSuccess ||
+            active == 0) {
+          cudaGetLastError();
+          return false;
+        }
+      }
+    }
+    return true;
+  }();
+  if (!clusters) options.cluster_block_length = 0;
+  return options;
+}
+
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
     throw std::runtime_error(std::string("CUDA FFT: ") + what + ": " + cudaGetErrorString(status));
   }
 }
-
-constexpr int kMaxDynamicShared = 227 * 1024;
 
 class CudaFftPlan final : public Plan {
  public:
@@ -117,6 +165,13 @@ class CudaFftPlan final : public Plan {
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    kMaxDynamicShared),
               "cudaFuncSetAttribute");
+      }
+      for (int m : kClusterBlockLengths) {
+        for (int c : kClusterSizes) {
+          check(cudaFuncSetAttribute(cluster_kernel(c, m), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kMaxDynamicShared),
+                "cudaFuncSetAttribute (cluster pass)");
+        }
       }
       return true;
     }();
@@ -156,6 +211,9 @@ class CudaFftPlan final : public Plan {
       p.conv = table(step.conv);
       p.real_tw = table(step.real_tw);
       step.rows.real_tw = table(step.real_tw);
+      step.cluster.stage_tw = table(step.stage_tw);
+      step.cluster.cluster_tw = table(step.pass_tw);
+      step.cluster.real_tw = table(step.real_tw);
       kernels_.push_back(step.kind == Step::Kind::fft_pass ? select_kernel(p) : nullptr);
     }
   }
@@ -171,7 +229,12 @@ class CudaFftPlan final : public Plan {
       const Step& step = layout_.steps[i];
       const void* src = resolve(step.src, in, out);
       void* dst = const_cast<void*>(resolve(step.dst, in, out));
-      if (step.kind == Step::Kind::pair_split) {
+      if (step.kind == Step::Kind::cluster_pass) {
+        ClusterLaunch launch(step.cluster, transforms, s);
+        check(cudaLaunchKernelEx(&launch.config, cluster_kernel(step.cluster.cluster, step.cluster.m),
+                                 step.cluster, src, dst),
+              "cluster kernel launch");
+      } else if (step.kind == Step::Kind::pair_split) {
         const long long elements = (step.split.n / 2 + 1) * transforms;
         pair_split_kernel<<<elementwise_blocks(elements), kElementwiseThreads, 0, s>>>(
             step.split, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms,
@@ -232,7 +295,8 @@ class CudaBackend final : public Backend {
       return cufft_->plan(spec);
     }
     // The wisdom file's winner for this device and length, where `prism fft-tune` measured one.
-    return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, planner_options_for(spec)));
+    return std::make_unique<CudaFftPlan>(
+        spec, make_plan_layout(spec, for_current_device(planner_options_for(spec))));
   }
   std::string describe() const override {
     int device = 0;
@@ -251,11 +315,11 @@ class CudaBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions& options) {
-  return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, options));
+  return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, for_current_device(options)));
 }
 
 std::string describe_cuda_plan(const PlanSpec& spec) {
-  return make_plan_layout(spec, planner_options_for(spec)).algorithm;
+  return make_plan_layout(spec, for_current_device(planner_options_for(spec))).algorithm;
 }
 
 }  // namespace gpu

@@ -4,6 +4,8 @@
 // buffers, which computes the same values.
 #include "fft/cuda/fft_host_executor.hpp"
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -94,15 +96,7 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
     const Cf* x = in + static_cast<long long>(row) * r.in_row_dist;
     Cf* y = out + static_cast<long long>(row) * r.out_row_dist;
     if (r.c2r) {
-      for (int k = 0; k < h; ++k) {
-        Cf x_k = x[k];
-        Cf x_hk = x[h - k];
-        if (k == 0) {
-          x_k.im = 0.0f;
-          x_hk.im = 0.0f;
-        }
-        y[k] = conj(c2r_pre_value(x_k, x_hk, r.real_tw[k]));
-      }
+      for (int k = 0; k < h; ++k) y[k] = c2r_pre_of_row(x, h, k, r.real_tw);
     } else {
       // In place: each pair (k, h-k) is read before either is written.
       for (int k = 0; 2 * k <= h; ++k) {
@@ -126,6 +120,67 @@ void host_pair_split(const PairSplitDesc& d, const void* src, void* dst, std::si
     for (int k = 0; 2 * k <= d.n; ++k) {
       pair_split_element(d, static_cast<const Cf*>(src), static_cast<Cf*>(dst),
                          static_cast<long long>(rows), static_cast<long long>(t), k);
+    }
+  }
+}
+
+template <int C>
+void host_cluster_combine_of(const ClusterPassDesc& d, int k2, Cf* a) {
+  cluster_combine<C>(d, k2, a);
+}
+
+void host_cluster_combine(const ClusterPassDesc& d, int k2, Cf* a) {
+  switch (d.cluster) {
+    case 2: host_cluster_combine_of<2>(d, k2, a); break;
+    case 4: host_cluster_combine_of<4>(d, k2, a); break;
+    case 8: host_cluster_combine_of<8>(d, k2, a); break;
+    default: throw std::logic_error("cluster pass of " + std::to_string(d.cluster) + " blocks");
+  }
+}
+
+// A cluster pass: the C blocks' shared memories become C local sequences (scatter, M-point
+// stages, combine as in fft_cluster_kernel.cuh).
+void host_cluster_pass(const ClusterPassDesc& d, const PassDesc& stages, const void* src,
+                       void* dst, std::size_t count) {
+  const int c = d.cluster;
+  const int m = d.m;
+  const long long n = d.n;
+  std::vector<std::vector<Cf>> blocks(static_cast<std::size_t>(c));
+  std::vector<Cf> other;
+  std::vector<Cf> z(static_cast<std::size_t>(n));
+  Cf a[16] = {};
+  for (std::size_t t = 0; t < count; ++t) {
+    const Cf* x = static_cast<const Cf*>(src) + static_cast<long long>(t) * d.in_dist;
+    for (auto& block : blocks) block.assign(static_cast<std::size_t>(m), Cf{0.0f, 0.0f});
+    for (long long j = 0; j < n; ++j) {
+      Cf v;
+      if (d.real_step == RealStep::c2r_pre) {
+        v = c2r_pre_of_row(x, static_cast<int>(n), static_cast<int>(j), d.real_tw);
+      } else {
+        v = d.conj_in ? conj(x[j]) : x[j];
+      }
+      blocks[static_cast<std::size_t>(cluster_block_of(j, c))]
+            [static_cast<std::size_t>(cluster_position_of(j, c))] = v;
+    }
+    for (auto& block : blocks) {
+      other.assign(block.size(), Cf{0.0f, 0.0f});
+      host_stages(stages, block, other);
+    }
+    for (int k2 = 0; k2 < m; ++k2) {
+      for (int r = 0; r < c; ++r) a[r] = blocks[static_cast<std::size_t>(r)][static_cast<std::size_t>(k2)];
+      host_cluster_combine(d, k2, a);
+      for (int k1 = 0; k1 < c; ++k1) z[static_cast<std::size_t>(k2 + static_cast<long long>(m) * k1)] = a[k1];
+    }
+    Cf* out = static_cast<Cf*>(dst) + static_cast<long long>(t) * d.out_dist;
+    if (d.real_step == RealStep::r2c_post) {
+      for (long long k = 0; k <= n; ++k) {
+        out[k] = r2c_post_value(z[static_cast<std::size_t>(k % n)],
+                                z[static_cast<std::size_t>((n - k) % n)], d.real_tw[k]);
+      }
+    } else {
+      for (long long k = 0; k < n; ++k) {
+        out[k] = d.conj_out ? conj(z[static_cast<std::size_t>(k)]) : z[static_cast<std::size_t>(k)];
+      }
     }
   }
 }
@@ -162,6 +217,16 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     }
     if (step.kind == Step::Kind::pair_split) {
       host_pair_split(step.split, src, dst, rows, count);
+      continue;
+    }
+    if (step.kind == Step::Kind::cluster_pass) {
+      ClusterPassDesc d = step.cluster;
+      d.stage_tw = table_or_null(layout, step.stage_tw);
+      d.cluster_tw = table_or_null(layout, step.pass_tw);
+      d.real_tw = table_or_null(layout, step.real_tw);
+      PassDesc stages = step.pass;
+      stages.stage_tw = d.stage_tw;
+      host_cluster_pass(d, stages, src, dst, count);
       continue;
     }
     PassDesc p = step.pass;

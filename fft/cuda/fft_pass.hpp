@@ -6,7 +6,7 @@
 // exact index maps and arithmetic the GPU runs.
 //
 // Sections: factorisation · Stockham stage maps · Bluestein chirp index · pass description ·
-// element loads and stores · real-FFT pre/post-processing.
+// element loads and stores · real-FFT pre/post-processing · cluster passes.
 #pragma once
 
 #include <cstdint>
@@ -466,6 +466,70 @@ PRISM_HD Cf r2c_post_value(Cf z_k, Cf z_h_minus_k, Cf w_k) {
 PRISM_HD Cf c2r_pre_value(Cf x_k, Cf x_h_minus_k, Cf w_k) {
   const Cf partner = conj(x_h_minus_k);
   return (x_k + partner) + mul_i(cmul_conj(x_k - partner, w_k));
+}
+
+// Element k < h of the half-length FFT's input, conj(2Z[k]), from a row x of the h+1 values of
+// a Hermitian spectrum (the imaginary parts of X[0] and X[h] are ignored, as FFTW and cuFFT do).
+PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
+  Cf x_k = x[k];
+  Cf x_hk = x[h - k];
+  if (k == 0) {
+    x_k.im = 0.0f;
+    x_hk.im = 0.0f;
+  }
+  return conj(c2r_pre_value(x_k, x_hk, load_table(real_tw, k)));
+}
+
+// ---- cluster passes --------------------------------------------------------------------------
+// A transform of length n = C*M beyond one block runs in one pass on a thread-block cluster of C
+// blocks (Hopper and later), each holding M elements in its shared memory, which the other
+// blocks of the cluster read and write (distributed shared memory): the data cross global
+// memory once instead of twice as in a four-step.
+//   scatter: element j of the input goes to block j mod C, position j / C (decimation in time);
+//   each block runs the M-point FFT of its sequence in place: A_r[k2] in block r;
+//   combine: X[k2 + M*k1] = sum_r w_C^{r*k1} (w_n^{r*k2} A_r[k2]), for each k2 a C-point DFT
+//   across the blocks, whose outputs go to the k1-th segment of M consecutive elements.
+// Block r loads the r-th segment of M input elements and combines the r-th segment of M/C
+// values k2, so loads and stores are contiguous. Half-length real transforms fuse their steps:
+// c2r builds conj(2Z) from X[k] and X[h-k] on load; r2c writes Z back to the blocks (Z[j] in
+// block j / M at position j mod M) and forms X[k] from Z[k] and Z[h-k] on store.
+
+inline constexpr int kClusterBlockLengths[] = {8192, 16384};
+inline constexpr int kClusterSizes[] = {2, 4, 8};  // portable cluster sizes
+
+struct ClusterPassDesc {
+  int cluster = 2;  // C, blocks per transform
+  int m = 1;        // M, the length each block transforms
+  long long n = 1;  // C*M
+  long long in_dist = 0;   // complex elements between input transforms
+  long long out_dist = 0;  // complex elements between output transforms
+  bool conj_in = false;    // inverse transforms: conj(FFT(conj x))
+  bool conj_out = false;
+  // none, r2c_post (store the n+1 values of the real-input spectrum of length 2n) or c2r_pre
+  // (load the n+1 values of a Hermitian spectrum of length 2n).
+  RealStep real_step = RealStep::none;
+  const Cf* stage_tw = nullptr;    // the M-point stages' twiddles (StageDesc)
+  const Cf* cluster_tw = nullptr;  // w_n^{r*k2} at (r-1)*M + k2, for 1 <= r < C
+  const Cf* real_tw = nullptr;     // w_{2n}^k, k <= n
+};
+
+// Threads of a cluster pass's blocks: kElementsPerThread elements each.
+PRISM_HD constexpr int cluster_threads(int m) { return m / kElementsPerThread; }
+// Floats of one shared plane of a cluster block (the padded M elements).
+PRISM_HD constexpr int cluster_plane_floats(int m) { return smem_pad(m - 1) + 1; }
+
+// Scatter: the block and position of input element j.
+PRISM_HD int cluster_block_of(long long j, int cluster) { return static_cast<int>(j % cluster); }
+PRISM_HD int cluster_position_of(long long j, int cluster) { return static_cast<int>(j / cluster); }
+
+// Combine: a[r] = A_r[k2] on entry, X[k2 + M*k1] in a[k1] on return.
+template <int C>
+PRISM_HD void cluster_combine(const ClusterPassDesc& d, int k2, Cf* a) {
+  PRISM_UNROLL
+  for (int r = 1; r < C; ++r) {
+    a[r] = cmul(a[r], load_table(d.cluster_tw, static_cast<long long>(r - 1) * d.m + k2));
+  }
+  Butterfly<C>::run(a);
 }
 
 }  // namespace prism::fft::gpu

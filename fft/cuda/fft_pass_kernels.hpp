@@ -1,7 +1,8 @@
 // The compiled variants of the pass kernel (fft_pass_kernel.cuh), as the host sees them: one per
 // length of kCompiledLengths, compiled in kKernelParts translation units so that a build spreads
 // them over several compiler processes (fft_kernels_part<N>.cu). The kernel of
-// kCompiledLengths[i] is entry i / kKernelParts of part i % kKernelParts.
+// kCompiledLengths[i] is entry i / kKernelParts of part i % kKernelParts. And the cluster pass
+// kernels (fft_cluster_kernel.cuh), one per cluster size and block length.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -20,5 +21,10 @@ inline constexpr int kKernelParts = 8;
 // fft_kernels_part<kPart>.cu.
 template <int kPart>
 KernelPart kernel_part();
+
+using ClusterKernel = void (*)(const ClusterPassDesc, const void*, void*);
+// The kernel of a cluster pass of `cluster` blocks (kClusterSizes) of length m
+// (kClusterBlockLengths); nullptr for any other shape. Defined in fft_cluster_kernels.cu.
+ClusterKernel cluster_kernel(int cluster, int m);
 
 }  // namespace prism::fft::gpu

@@ -166,6 +166,29 @@ bool four_step_split(long long n, int& n1, int& n2) {
   return true;
 }
 
+// Cluster pass shape n = c * m (ClusterPassDesc): m = preferred_m where n / m is a cluster size,
+// else another of kClusterBlockLengths; false when there is none or preferred_m is 0 (no
+// clusters).
+bool cluster_shape(long long n, int preferred_m, int& c, int& m) {
+  if (preferred_m == 0) return false;
+  auto fits = [&](int block_length) {
+    if (n % block_length != 0) return false;
+    for (int size : kClusterSizes) {
+      if (n / block_length == size) {
+        c = size;
+        m = block_length;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (fits(preferred_m)) return true;
+  for (int block_length : kClusterBlockLengths) {
+    if (block_length != preferred_m && fits(block_length)) return true;
+  }
+  return false;
+}
+
 // Relative cost of a pass of a length without a compiled kernel (the run-time stage loop):
 // c2c 1000 took 3.1x the time of c2c 1024 on the H200 (bench/RESULTS.md).
 constexpr long long kRunTimeLoopCost = 3;
@@ -392,6 +415,42 @@ class Builder {
     algorithm_ = "four-step " + std::to_string(n1) + "x" + std::to_string(n2);
   }
 
+  // One cluster pass of n = c * m over contiguous rows (see ClusterPassDesc).
+  Step& cluster_pass(long long n, int c, int m, BufferRef src, long long in_dist, BufferRef dst,
+                     long long out_dist) {
+    Step step;
+    step.kind = Step::Kind::cluster_pass;
+    set_stages(step, m);
+    ClusterPassDesc& d = step.cluster;
+    d.cluster = c;
+    d.m = m;
+    d.n = n;
+    d.in_dist = in_dist;
+    d.out_dist = out_dist;
+    std::vector<Cf> twiddles(static_cast<std::size_t>(c - 1) * m);
+    for (long long r = 1; r < c; ++r) {
+      for (long long k2 = 0; k2 < m; ++k2) {
+        const cd w = unit_root_double(r * k2, n);
+        twiddles[static_cast<std::size_t>((r - 1) * m + k2)] =
+            Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+      }
+    }
+    step.pass_tw = add_table(std::move(twiddles));
+    step.src = src;
+    step.dst = dst;
+    layout_.steps.push_back(step);
+    algorithm_ = "cluster " + std::to_string(c) + "x" + std::to_string(m);
+    return layout_.steps.back();
+  }
+
+  // Whether complex_transform runs n as one cluster pass between these endpoints: plain complex
+  // rows, nothing dropped (paired real rows and truncations take the four-step).
+  bool cluster_fits(long long n, const Endpoint& in, const Endpoint& out, int& c, int& m) const {
+    return in.load_kind == LoadKind::complex_row && !in.paired &&
+           out.store_kind == StoreKind::complex_row && !out.paired && out.keep >= n &&
+           cluster_shape(n, options_.cluster_block_length, c, m);
+  }
+
   // Convolution spectrum of the Bluestein chirp: FFT_m(conj chirp, wrapped) / m.
   std::vector<cd> bluestein_spectrum(long long n, long long m, const std::vector<cd>& chirp) {
     std::vector<cd> b(static_cast<std::size_t>(m), cd(0.0, 0.0));
@@ -549,10 +608,16 @@ class Builder {
   void complex_transform(long long n, const Endpoint& in, const Endpoint& out) {
     int n1 = 0;
     int n2 = 0;
+    int c = 0;
+    int m = 0;
     if (fits_single_pass(n)) {
       Step& step = single_pass(n, in, out);
       configure_block(step.pass, options_.single_elements_per_block, 1 << 20);
       algorithm_ = "stockham";
+    } else if (cluster_fits(n, in, out, c, m)) {
+      Step& step = cluster_pass(n, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
+      step.cluster.conj_in = in.conj;
+      step.cluster.conj_out = out.conj;
     } else if (is_smooth(n) && four_step_split(n, n1, n2)) {
       four_step(n, n1, n2, in, out);
     } else {
@@ -676,6 +741,8 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
   layout.out_row = output_row_length(spec);
   Builder builder(layout, options);
   const long long n = static_cast<long long>(spec.n);
+  int c = 0;  // cluster pass shape of a real transform's half length
+  int m = 0;
 
   Endpoint in;
   in.buffer = BufferRef::input;
@@ -710,6 +777,11 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           step.real_tw = real_tw;
           Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
           builder.name_algorithm("stockham, real via half length");
+        } else if (cluster_shape(h, options.cluster_block_length, c, m)) {
+          Step& step = builder.cluster_pass(h, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
+          step.cluster.real_step = RealStep::r2c_post;
+          step.real_tw = real_tw;
+          builder.name_algorithm(builder.algorithm() + ", real via half length");
         } else {
           out.keep = h;
           builder.complex_transform(h, in, out);
@@ -774,6 +846,12 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           step.real_tw = real_tw;
           Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
           builder.name_algorithm("stockham, real via half length");
+        } else if (cluster_shape(h, options.cluster_block_length, c, m)) {
+          Step& step = builder.cluster_pass(h, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
+          step.cluster.real_step = RealStep::c2r_pre;
+          step.cluster.conj_out = true;
+          step.real_tw = real_tw;
+          builder.name_algorithm(builder.algorithm() + ", real via half length");
         } else {
           Step rows;
           rows.kind = Step::Kind::real_rows;

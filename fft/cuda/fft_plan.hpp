@@ -4,13 +4,18 @@
 //
 // Algorithms, by length:
 //  - every prime factor <= 13 and n <= kMaxSinglePass: one Stockham pass in shared memory;
-//  - larger smooth n = n1*n2: four-step, column pass with the twiddle fused into its store, row
+//  - n = C*M with C in {2, 4, 8} and M in {8192, 16384} (2^15 ... 2^17), when the options ask
+//    for them (PlannerOptions::cluster_block_length) and the device has thread-block clusters:
+//    one cluster pass (ClusterPassDesc), the C blocks of a transform exchanging through
+//    distributed shared memory;
+//  - other smooth n = n1*n2: four-step, column pass with the twiddle fused into its store, row
 //    pass with the transpose fused into its store;
 //  - otherwise Bluestein with a smooth convolution length m >= 2n-1: one pass when m fits a
 //    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
-//    fused into the pass (or one extra pass over the rows for half-lengths above one block); odd
+//    fused into the pass (single and cluster passes; one extra pass over the rows for four-step
+//    half-lengths); odd
 //    n through the complex algorithms with real loads or Hermitian expansion fused in.
 #pragma once
 
@@ -28,16 +33,17 @@ namespace prism::fft::gpu {
 enum class BufferRef { input, output, scratch, pair_spectra };
 
 struct Step {
-  enum class Kind { fft_pass, real_rows, pair_split };
+  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass };
   Kind kind = Kind::fft_pass;
-  PassDesc pass;
+  PassDesc pass;  // fft_pass; cluster_pass: the stages of its M-point FFTs
+  ClusterPassDesc cluster;
   RealRowsDesc rows;
   PairSplitDesc split;
   BufferRef src = BufferRef::input;
   BufferRef dst = BufferRef::output;
   // Indices into PlanLayout::tables (-1: none); bound to host or device pointers at execution.
   int stage_tw = -1;
-  int pass_tw = -1;
+  int pass_tw = -1;  // four-step twiddles; cluster passes: ClusterPassDesc::cluster_tw
   int chirp = -1;
   int conv = -1;
   int real_tw = -1;
@@ -48,6 +54,11 @@ struct PlannerOptions {
   int single_elements_per_block = 4096;  // plain batched passes: transforms per block = this / n
   int column_elements_per_block = 8192;  // four-step column passes (strided loads and stores)
   int row_elements_per_block = 8192;     // four-step row passes (transposed stores)
+  // M of cluster passes, the elements each block holds (one of kClusterBlockLengths; the other
+  // where n / M is no cluster size); 0: no cluster passes. Off by default: on the H200 they were
+  // slower than the four-step except for r2c 65536 (bench/RESULTS.md), so they are a candidate
+  // of the tuning mode. Ignored on devices without thread-block clusters.
+  int cluster_block_length = 0;
 };
 
 struct PlanLayout {

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -37,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates; this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 3 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 4 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -98,13 +99,16 @@ std::string_view transform_name(Transform transform) {
 bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
   return a.single_elements_per_block == b.single_elements_per_block &&
          a.column_elements_per_block == b.column_elements_per_block &&
-         a.row_elements_per_block == b.row_elements_per_block;
+         a.row_elements_per_block == b.row_elements_per_block &&
+         a.cluster_block_length == b.cluster_block_length;
 }
 
 std::string describe(const PlannerOptions& options) {
   return "single " + std::to_string(options.single_elements_per_block) + ", column " +
          std::to_string(options.column_elements_per_block) + ", row " +
-         std::to_string(options.row_elements_per_block);
+         std::to_string(options.row_elements_per_block) + ", cluster " +
+         (options.cluster_block_length == 0 ? std::string("off")
+                                            : std::to_string(options.cluster_block_length));
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -121,7 +125,7 @@ std::string layout_signature(const PlanLayout& layout) {
     signature << '|' << static_cast<int>(step.kind) << ':' << p.n << ',' << p.per_block << ','
               << p.threads << ',' << p.smem_stride << ',' << p.smem_elems << ',';
     for (int s = 0; s < p.num_stages; ++s) signature << p.stages[s].radix << 'x';
-    signature << ',' << step.rows.h;
+    signature << ',' << step.rows.h << ',' << step.cluster.cluster;
   }
   return signature.str();
 }
@@ -144,6 +148,12 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
       o.row_elements_per_block = row;
       variations.push_back(o);
     }
+  }
+  // Cluster passes of either block length, or the four-step instead.
+  for (int cluster : {0, 8192, 16384}) {
+    PlannerOptions o;
+    o.cluster_block_length = cluster;
+    variations.push_back(o);
   }
   std::vector<PlannerOptions> candidates;
   std::vector<std::string> signatures;
@@ -180,7 +190,8 @@ struct FormatError : std::runtime_error {
 json options_to_json(const PlannerOptions& o) {
   return json{{"single_elements_per_block", o.single_elements_per_block},
               {"column_elements_per_block", o.column_elements_per_block},
-              {"row_elements_per_block", o.row_elements_per_block}};
+              {"row_elements_per_block", o.row_elements_per_block},
+              {"cluster_block_length", o.cluster_block_length}};
 }
 
 long long positive_integer(const json& object, const char* key, const std::string& where) {
@@ -232,6 +243,18 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
   field("single_elements_per_block", o.single_elements_per_block);
   field("column_elements_per_block", o.column_elements_per_block);
   field("row_elements_per_block", o.row_elements_per_block);
+  if (j.contains("cluster_block_length")) {
+    const json& value = j["cluster_block_length"];
+    const bool known = value.is_number_integer() &&
+                       (value.get<long long>() == 0 ||
+                        std::find(std::begin(kClusterBlockLengths), std::end(kClusterBlockLengths),
+                                  value.get<long long>()) != std::end(kClusterBlockLengths));
+    if (!known) {
+      throw FormatError(where + ": \"cluster_block_length\" must be 0 (off), 8192 or 16384, not " +
+                        value.dump());
+    }
+    o.cluster_block_length = value.get<int>();
+  }
   return o;
 }
 

@@ -213,41 +213,98 @@ TEST_F(FftCuda, CompiledLengths) {
   }
 }
 
-// Fewer rows than the plan's batch, on a stream: the first `count` rows are right and the rest
-// of the output is not written (c2c; r2c and c2r with two real rows per transform and an odd
-// count, r2c 10007 through the split pass).
+// Runs the first `kRows` rows of a plan of spec's batch on a stream: those rows are right and
+// the rest of the output is not written.
+void check_partial_batch(Backend& backend, const PlanSpec& spec, std::mt19937_64& rng,
+                         cudaStream_t stream) {
+  const long long in_floats = test::input_row_floats(spec);
+  const long long out_floats = test::output_row_floats(spec);
+  const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+  DeviceBuffers buf;
+  buf.in_bytes = input.size() * sizeof(float);
+  buf.out_bytes = static_cast<std::size_t>(out_floats) * spec.batch * sizeof(float);
+  CUDA_OK(cudaMalloc(&buf.in, buf.in_bytes));
+  CUDA_OK(cudaMalloc(&buf.out, buf.out_bytes));
+  CUDA_OK(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(buf.out, 0xFF, buf.out_bytes));  // NaN
+  auto plan = backend.plan(spec);
+  constexpr std::size_t kRows = 3;
+  plan->execute(buf.in, buf.out, kRows, stream);
+  CUDA_OK(cudaStreamSynchronize(stream));
+  std::vector<float> out(static_cast<std::size_t>(out_floats) * spec.batch);
+  CUDA_OK(cudaMemcpy(out.data(), buf.out, buf.out_bytes, cudaMemcpyDeviceToHost));
+  for (std::size_t row = 0; row < kRows; ++row) {
+    test::ErrorSum e;
+    e.add(out.data() + row * out_floats, test::reference_row(spec, input.data() + row * in_floats));
+    EXPECT_LE(e.relative(), 4e-7) << test::transform_name(spec.transform) << " n=" << spec.n
+                                  << " row " << row;
+  }
+  EXPECT_TRUE(std::all_of(out.begin() + kRows * out_floats, out.end(),
+                          [](float v) { return std::isnan(v); }))
+      << test::transform_name(spec.transform) << " n=" << spec.n << ": rows beyond " << kRows
+      << " written";
+}
+
+// Fewer rows than the plan's batch (c2c; r2c and c2r with two real rows per transform and an
+// odd count, r2c 10007 through the split pass; four-step c2c and r2c).
 TEST_F(FftCuda, PartialBatchOnStream) {
   std::mt19937_64 rng(4);
   for (const PlanSpec& spec : {PlanSpec{1024, 8, Transform::c2c_forward, false},
                                PlanSpec{4095, 8, Transform::r2c, false},
                                PlanSpec{4097, 8, Transform::c2r, false},
-                               PlanSpec{10007, 8, Transform::r2c, false}}) {
-    const long long in_floats = test::input_row_floats(spec);
-    const long long out_floats = test::output_row_floats(spec);
-    const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
-    DeviceBuffers buf;
-    buf.in_bytes = input.size() * sizeof(float);
-    buf.out_bytes = static_cast<std::size_t>(out_floats) * spec.batch * sizeof(float);
-    CUDA_OK(cudaMalloc(&buf.in, buf.in_bytes));
-    CUDA_OK(cudaMalloc(&buf.out, buf.out_bytes));
-    CUDA_OK(cudaMemcpy(buf.in, input.data(), buf.in_bytes, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemset(buf.out, 0xFF, buf.out_bytes));  // NaN
-    auto plan = ours_->plan(spec);
-    constexpr std::size_t kRows = 3;
-    plan->execute(buf.in, buf.out, kRows, stream_);
-    CUDA_OK(cudaStreamSynchronize(stream_));
-    std::vector<float> out(static_cast<std::size_t>(out_floats) * spec.batch);
-    CUDA_OK(cudaMemcpy(out.data(), buf.out, buf.out_bytes, cudaMemcpyDeviceToHost));
-    for (std::size_t row = 0; row < kRows; ++row) {
-      test::ErrorSum e;
-      e.add(out.data() + row * out_floats, test::reference_row(spec, input.data() + row * in_floats));
-      EXPECT_LE(e.relative(), 4e-7) << test::transform_name(spec.transform) << " n=" << spec.n
-                                    << " row " << row;
+                               PlanSpec{10007, 8, Transform::r2c, false},
+                               PlanSpec{65536, 8, Transform::c2c_inverse, false},
+                               PlanSpec{131072, 8, Transform::r2c, false}}) {
+    check_partial_batch(*ours_, spec, rng, stream_);
+  }
+}
+
+// Plans with given planner options (our kernels).
+class OptionsBackend final : public Backend {
+ public:
+  explicit OptionsBackend(const gpu::PlannerOptions& options) : options_(options) {}
+  BackendKind kind() const override { return BackendKind::cuda; }
+  bool device_memory() const override { return true; }
+  std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return gpu::make_cuda_plan(spec, options_); }
+  std::string describe() const override { return "prism CUDA FFT with planner options"; }
+
+ private:
+  gpu::PlannerOptions options_;
+};
+
+// Cluster passes of both block lengths (2^15 ... 2^17 and real transforms of twice that), three
+// rows, in and out of place (in-place real rows are not 16-byte aligned: element loads), against
+// cuFFT on the same input. Skipped where the device has no thread-block clusters.
+TEST_F(FftCuda, ClusterPasses) {
+  int device = 0;
+  int clusters = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  if (clusters == 0) GTEST_SKIP() << "no thread-block clusters on this device";
+  std::mt19937_64 rng(6);
+  for (const int preferred : {8192, 16384}) {
+    gpu::PlannerOptions options;
+    options.cluster_block_length = preferred;
+    OptionsBackend ours(options);
+    for (Transform t : kAllTransforms) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      for (const std::size_t half_or_n : {std::size_t{1} << 15, std::size_t{1} << 16, std::size_t{1} << 17}) {
+        for (const bool in_place : {false, true}) {
+          const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 3, t, in_place};
+          const std::string algorithm = gpu::make_plan_layout(spec, options).algorithm;
+          ASSERT_EQ(algorithm.rfind("cluster", 0), 0u) << algorithm;
+          const Errors e = measure(spec, rng, ours, *cufft_, stream_);
+          EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+              << test::transform_name(t) << " n=" << spec.n << (in_place ? " in place " : " ")
+              << algorithm << ": cuFFT " << e.cufft;
+          std::printf("cluster pass %-12s n=%-7zu %-8s %-40s ours %.3g cuFFT %.3g\n",
+                      test::transform_name(t), spec.n, in_place ? "in place" : "", algorithm.c_str(),
+                      e.ours, e.cufft);
+        }
+      }
     }
-    EXPECT_TRUE(std::all_of(out.begin() + kRows * out_floats, out.end(),
-                            [](float v) { return std::isnan(v); }))
-        << test::transform_name(spec.transform) << " n=" << spec.n << ": rows beyond " << kRows
-        << " written";
+    check_partial_batch(ours, PlanSpec{65536, 8, Transform::c2c_inverse, false}, rng, stream_);
+    check_partial_batch(ours, PlanSpec{131072, 8, Transform::r2c, false}, rng, stream_);
   }
 }
 

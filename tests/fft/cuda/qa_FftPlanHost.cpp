@@ -24,8 +24,9 @@ constexpr double kHostTolerance = 1e-6;
 
 // Runs one plan on the host executor with poisoned output and returns the worst relative L2
 // error over the rows.
-double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr) {
-  const PlanLayout layout = gpu::make_plan_layout(spec);
+double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr,
+                  const gpu::PlannerOptions& options = {}) {
+  const PlanLayout layout = gpu::make_plan_layout(spec, options);
   if (algorithm) *algorithm = layout.algorithm;
   const long long in_floats = test::input_row_floats(spec);
   const long long out_floats = test::output_row_floats(spec);
@@ -214,6 +215,41 @@ TEST(FftPlanHost, PairedRealRows) {
       }
     }
   }
+}
+
+// Cluster passes (2^15 ... 2^17, and the half lengths of real transforms of twice that), when
+// the options ask for them: the shape follows the preferred block length where n / M is a
+// cluster size.
+TEST(FftPlanHost, ClusterPasses) {
+  std::mt19937_64 rng(2026);
+  for (const int preferred : {8192, 16384}) {
+    gpu::PlannerOptions options;
+    options.cluster_block_length = preferred;
+    for (const Transform t : kAllTransforms) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      for (const long long half_or_n : {1ll << 15, 1ll << 16, 1ll << 17}) {
+        const long long m = half_or_n / preferred <= 8 ? preferred : 16384;
+        const std::string shape =
+            "cluster " + std::to_string(half_or_n / m) + "x" + std::to_string(m);
+        for (const bool in_place : {false, true}) {
+          const PlanSpec spec{static_cast<std::size_t>(real ? 2 * half_or_n : half_or_n), 2, t, in_place};
+          const PlanLayout layout = gpu::make_plan_layout(spec, options);
+          ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+          EXPECT_EQ(layout.algorithm.rfind(shape, 0), 0u) << layout.algorithm << ", expected " << shape;
+          std::string algorithm;
+          EXPECT_LE(host_error(spec, rng, &algorithm, options), kHostTolerance)
+              << test::transform_name(t) << " n=" << spec.n << (in_place ? " in place " : " ")
+              << algorithm;
+        }
+      }
+    }
+  }
+  // Off by default; lengths beyond 8 blocks or with no cluster size as n / M keep the four-step.
+  EXPECT_EQ(gpu::make_plan_layout({1 << 16, 1, Transform::c2c_forward, false}).algorithm.rfind("four-step", 0), 0u);
+  gpu::PlannerOptions on;
+  on.cluster_block_length = 16384;
+  EXPECT_EQ(gpu::make_plan_layout({1 << 18, 1, Transform::c2c_forward, false}, on).algorithm.rfind("four-step", 0), 0u);
+  EXPECT_EQ(gpu::make_plan_layout({3 * 65536, 2, Transform::r2c, false}, on).algorithm.rfind("four-step", 0), 0u);
 }
 
 class FftPlanHostSweep : public ::testing::TestWithParam<Transform> {};

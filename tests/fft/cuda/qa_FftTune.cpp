@@ -110,6 +110,27 @@ TEST_F(TuneOnDevice, LengthsBeyondThePlannerAreRefused) {
                std::invalid_argument);
 }
 
+// Cluster passes are candidates for 2^15 ... 2^17 (here the half length of r2c 65536): each
+// agrees with the default four-step on the device (else it would be rejected) and is timed.
+TEST_F(TuneOnDevice, ClusterCandidatesAgreeWithTheFourStep) {
+  int clusters = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, 0), cudaSuccess);
+  if (clusters == 0) GTEST_SKIP() << "no thread-block clusters on this device";
+  TuneSettings settings;
+  settings.runs = 20;
+  const WisdomEntry entry = tune(PlanSpec(1 << 16, 16, Transform::r2c), 0, settings);
+  int measured = 0;
+  for (const CandidateTime& c : entry.candidates) {
+    if (c.options.cluster_block_length == 0) continue;
+    ++measured;
+    EXPECT_TRUE(c.rejected.empty()) << describe(c.options) << ": " << c.rejected;
+    EXPECT_TRUE(std::isfinite(c.median_ms) && c.median_ms > 0.0) << describe(c.options);
+    std::printf("  r2c n=65536 batch 16, %s: %.4f ms (default %.4f ms)\n", describe(c.options).c_str(),
+                c.median_ms, entry.default_ms);
+  }
+  EXPECT_EQ(measured, 2);
+}
+
 }  // namespace
 }  // namespace prism::fft::gpu
 

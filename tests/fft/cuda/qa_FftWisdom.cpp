@@ -58,11 +58,13 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-PlannerOptions options_of(int single, int column, int row) {
+PlannerOptions options_of(int single, int column, int row,
+                          int cluster = PlannerOptions{}.cluster_block_length) {
   PlannerOptions o;
   o.single_elements_per_block = single;
   o.column_elements_per_block = column;
   o.row_elements_per_block = row;
+  o.cluster_block_length = cluster;
   return o;
 }
 
@@ -181,9 +183,11 @@ TEST(WisdomKeys, NearestBatchClassOfTheSameDeviceTransformAndLength) {
 TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   Wisdom wisdom;
   const WisdomEntry original = entry_of(kH200, PlanSpec(4096, 4096, Transform::c2r),
-                                        options_of(2048, 4096, 16384), 0.125);
+                                        options_of(2048, 4096, 16384, 8192), 0.125);
   wisdom.record(original);
-  wisdom.record(entry_of(kL4, PlanSpec(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192)));
+  const WisdomEntry no_clusters =
+      entry_of(kL4, PlanSpec(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192, 0));
+  wisdom.record(no_clusters);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
@@ -198,11 +202,14 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   EXPECT_EQ(e->key.n, 4096u);
   EXPECT_EQ(e->key.batch_class, batch_class(PlanSpec(4096, 4096, Transform::c2r)));
   EXPECT_EQ(e->batch, 4096u);
-  expect_same_options(e->best, options_of(2048, 4096, 16384));
+  expect_same_options(e->best, options_of(2048, 4096, 16384, 8192));
   EXPECT_DOUBLE_EQ(e->best_ms, 0.125);
   EXPECT_DOUBLE_EQ(e->default_ms, 0.75);
   ASSERT_EQ(e->candidates.size(), 3u);
-  expect_same_options(e->candidates[1].options, options_of(2048, 4096, 16384));
+  expect_same_options(e->candidates[1].options, options_of(2048, 4096, 16384, 8192));
+  const WisdomEntry* off = loaded.find(no_clusters.key);
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(off->best.cluster_block_length, 0);
   EXPECT_DOUBLE_EQ(e->candidates[1].median_ms, 0.125);
   EXPECT_TRUE(e->candidates[1].rejected.empty());
   EXPECT_EQ(e->candidates[2].rejected, original.candidates[2].rejected);
@@ -354,6 +361,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-options.json",
        replaced("\"single_elements_per_block\": 1024", "\"single_elements_per_block\": \"many\""),
        "single_elements_per_block"},
+      {"bad-cluster.json",
+       replaced("\"cluster_block_length\": 0", "\"cluster_block_length\": 4096"),
+       "\"cluster_block_length\" must be 0 (off), 8192 or 16384, not 4096"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -429,7 +439,8 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
 
 TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   for (const PlanSpec& spec : {PlanSpec(1024, 64, Transform::c2c_forward), PlanSpec(4096, 8, Transform::r2c),
-                               PlanSpec(1 << 18, 2, Transform::c2c_forward), PlanSpec(10007, 2, Transform::c2r)}) {
+                               PlanSpec(1 << 18, 2, Transform::c2c_forward), PlanSpec(10007, 2, Transform::c2r),
+                               PlanSpec(1 << 16, 16, Transform::c2c_forward), PlanSpec(1 << 17, 16, Transform::r2c)}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     const std::vector<PlannerOptions> candidates = planner_candidates(spec);
     ASSERT_FALSE(candidates.empty());
@@ -439,8 +450,12 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     for (const PlannerOptions& options : candidates) {
       const PlanLayout layout = make_plan_layout(spec, options);
       std::string blocking;
-      for (const Step& step : layout.steps)
-        blocking += std::to_string(step.pass.per_block) + "/" + std::to_string(step.pass.threads) + " ";
+      for (const Step& step : layout.steps) {
+        blocking += step.kind == Step::Kind::cluster_pass
+                        ? "cluster " + std::to_string(step.cluster.cluster) + "x" +
+                              std::to_string(step.cluster.m) + " "
+                        : std::to_string(step.pass.per_block) + "/" + std::to_string(step.pass.threads) + " ";
+      }
       EXPECT_TRUE(launches.insert(blocking).second) << describe(options) << " plans " << blocking
                                                     << "as an earlier candidate does";
     }
@@ -455,6 +470,11 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
     varies_columns = varies_columns || options.column_elements_per_block != PlannerOptions{}.column_elements_per_block;
   EXPECT_TRUE(varies_columns);
+  // A cluster length: both block lengths and the four-step instead.
+  std::set<int> cluster_lengths;
+  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 16, 16, Transform::c2c_forward)))
+    cluster_lengths.insert(options.cluster_block_length);
+  EXPECT_EQ(cluster_lengths, (std::set<int>{0, 8192, 16384}));
 }
 
 }  // namespace
