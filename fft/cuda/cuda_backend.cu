@@ -117,6 +117,7 @@ struct ClusterLaunch {
 // thread-block clusters (before sm_90) or cannot hold one cluster of every shape we launch
 // (a partitioned device).
 PlannerOptions for_current_device(PlannerOptions options) {
+  if (options.cluster_block_length == 0) return options;
   const bool clusters = [] {
     int device = 0;
     int supported = 0;

@@ -3,27 +3,28 @@
 #include "fft/cuda/fft_cluster_kernel.cuh"
 
 namespace prism::fft::gpu {
+namespace {
+
+template <int kM>
+ClusterKernel cluster_kernel_of_length(int cluster) {
+  switch (cluster) {
+    case 2: return fft_cluster_kernel<2, kM>;
+    case 4: return fft_cluster_kernel<4, kM>;
+    case 8: return fft_cluster_kernel<8, kM>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
 
 ClusterKernel cluster_kernel(int cluster, int m) {
   static_assert(sizeof(kClusterSizes) / sizeof(int) == 3 && sizeof(kClusterBlockLengths) / sizeof(int) == 2,
                 "update the kernels compiled here");
-  if (m == 8192) {
-    switch (cluster) {
-      case 2: return fft_cluster_kernel<2, 8192>;
-      case 4: return fft_cluster_kernel<4, 8192>;
-      case 8: return fft_cluster_kernel<8, 8192>;
-      default: return nullptr;
-    }
+  switch (m) {
+    case 8192: return cluster_kernel_of_length<8192>(cluster);
+    case 16384: return cluster_kernel_of_length<16384>(cluster);
+    default: return nullptr;
   }
-  if (m == 16384) {
-    switch (cluster) {
-      case 2: return fft_cluster_kernel<2, 16384>;
-      case 4: return fft_cluster_kernel<4, 16384>;
-      case 8: return fft_cluster_kernel<8, 16384>;
-      default: return nullptr;
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace prism::fft::gpu
