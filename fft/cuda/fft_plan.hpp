@@ -15,8 +15,8 @@
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
 //    fused into the pass (single and cluster passes; one extra pass over the rows for four-step
-//    half-lengths); odd
-//    n through the complex algorithms with real loads or Hermitian expansion fused in.
+//    half-lengths); odd n through the complex algorithms with real loads or Hermitian expansion
+//    fused in.
 #pragma once
 
 #include <cstddef>
