@@ -124,16 +124,11 @@ void host_pair_split(const PairSplitDesc& d, const void* src, void* dst, std::si
   }
 }
 
-template <int C>
-void host_cluster_combine_of(const ClusterPassDesc& d, int k2, Cf* a) {
-  cluster_combine<C>(d, k2, a);
-}
-
 void host_cluster_combine(const ClusterPassDesc& d, int k2, Cf* a) {
   switch (d.cluster) {
-    case 2: host_cluster_combine_of<2>(d, k2, a); break;
-    case 4: host_cluster_combine_of<4>(d, k2, a); break;
-    case 8: host_cluster_combine_of<8>(d, k2, a); break;
+    case 2: cluster_combine<2>(d, k2, a); break;
+    case 4: cluster_combine<4>(d, k2, a); break;
+    case 8: cluster_combine<8>(d, k2, a); break;
     default: throw std::logic_error("cluster pass of " + std::to_string(d.cluster) + " blocks");
   }
 }
