@@ -149,9 +149,15 @@ int run_view(const ViewOptions& o) {
 #endif
     return open_source(input, source_options);
   };
-  // Open once here, so that a bad input is reported before a window appears.
-  { (void)open(); }
-  return view::run_viewer(open, viewer);
+  // Opened here, so that a bad input is reported before a window appears; the viewer's first
+  // open takes this source, so an audio device is opened once (a JACK user's connections to
+  // prism's ports would not survive a second open).
+  auto opened = std::make_shared<std::unique_ptr<Source>>(open());
+  view::ViewEngine::SourceFactory open_reusing_first = [opened, open]() -> std::unique_ptr<Source> {
+    if (*opened) return std::move(*opened);
+    return open();
+  };
+  return view::run_viewer(open_reusing_first, viewer);
 }
 #endif
 

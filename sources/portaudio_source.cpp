@@ -134,8 +134,14 @@ int find_audio_device(std::string_view selector, AudioDirection direction) {
 struct PortAudioSource::Impl {
   PortAudioSession session;
   PaStream* stream = nullptr;
+  // Started by the first read(), so that nothing piles up in the ring while the caller gets
+  // ready (the viewer opens its window between opening the source and reading it). Only the
+  // reading thread touches it; reads never overlap.
+  bool started = false;
   unsigned channels = 1;
   std::string description;
+  std::string where;        // "audio:NAME", for errors
+  std::string device_text;  // "[3] system"
 
   // The ring: the callback writes, read() reads. Positions count floats since the start and
   // only grow; each side owns one of them.
@@ -209,12 +215,8 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
   if (err != paNoError)
     throw InputError(where, std::string("cannot open device [") + std::to_string(device) + "] " +
                                 dev->name + ": " + Pa_GetErrorText(err));
-  err = Pa_StartStream(impl_->stream);
-  if (err != paNoError) {
-    Pa_CloseStream(impl_->stream);
-    throw InputError(where, std::string("cannot start device [") + std::to_string(device) + "] " +
-                                dev->name + ": " + Pa_GetErrorText(err));
-  }
+  impl_->where = where;
+  impl_->device_text = "[" + std::to_string(device) + "] " + dev->name;
 
   info_.format = SampleFormat::f32;
   info_.sample_rate = rate;
@@ -227,13 +229,19 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
 
 PortAudioSource::~PortAudioSource() {
   if (impl_->stream != nullptr) {
-    Pa_StopStream(impl_->stream);
+    if (impl_->started) Pa_StopStream(impl_->stream);
     Pa_CloseStream(impl_->stream);
   }
 }
 
 std::size_t PortAudioSource::read(std::byte* dst, std::size_t max_samples) {
   Impl& s = *impl_;
+  if (!s.started) {
+    const PaError err = Pa_StartStream(s.stream);
+    if (err != paNoError)
+      throw InputError(s.where, "cannot start device " + s.device_text + ": " + Pa_GetErrorText(err));
+    s.started = true;
+  }
   const std::size_t capacity = s.ring.size();
   const std::uint64_t interrupts_at_entry = s.interrupts.load(std::memory_order_acquire);
   while (true) {

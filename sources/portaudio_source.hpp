@@ -73,8 +73,9 @@ struct PortAudioInputOptions {
 
 class PortAudioSource final : public Source {
  public:
-  // Opens and starts the input stream. Throws InputError ("audio:NAME: reason") when the
-  // device is missing or refuses the rate/channel count.
+  // Opens the input stream; the first read() starts it. Throws InputError ("audio:NAME:
+  // reason") when the device is missing or refuses the rate/channel count (read() throws one
+  // when the device will not start).
   explicit PortAudioSource(const PortAudioInputOptions& options);
   ~PortAudioSource() override;
   PortAudioSource(const PortAudioSource&) = delete;

@@ -84,6 +84,20 @@ class JackServer:
         out = subprocess.run(["jack_lsp"], env=self.env, capture_output=True, text=True, timeout=10)
         return out.stdout.split() if out.returncode == 0 else []
 
+    def connections(self):
+        """{port: [ports it is connected to]} for every port of the server (jack_lsp -c)."""
+        out = subprocess.run(["jack_lsp", "-c"], env=self.env, capture_output=True, text=True, timeout=10)
+        links = {}
+        port = None
+        for line in out.stdout.splitlines() if out.returncode == 0 else []:
+            if line[:1].isspace():
+                if port is not None:
+                    links[port].append(line.strip())
+            elif line.strip():
+                port = line.strip()
+                links[port] = []
+        return links
+
     def wait_for_ports(self, predicate, timeout_s, while_running=None):
         """The ports `predicate` accepts, once there are any (an empty list after timeout_s, or
         when `while_running` has exited)."""

@@ -43,14 +43,17 @@ def main(prism):
                                         stderr=subprocess.STDOUT, text=True)
                 # prism opens the default device's two input channels, whose ports appear one
                 # after the other; the tone goes to both (stopping at the first left the other
-                # channel silent when the machine was busy).
-                connected = set()
+                # channel silent when the machine was busy). What counts is the server's own
+                # list of connections, not which connect calls succeeded.
+                connected = []
                 deadline = time.time() + 30
                 while len(connected) < 2 and time.time() < deadline and view.poll() is None:
-                    for p in jack.ports():
-                        if (p.startswith("PortAudio") and ":in" in p and p not in connected
-                                and jack.connect(tone_ports[0], p)):
-                            connected.add(p)
+                    links = jack.connections()
+                    inputs = [p for p in links if p.startswith("PortAudio") and ":in" in p]
+                    connected = [p for p in inputs if tone_ports[0] in links[p]]
+                    for p in inputs:
+                        if p not in connected:
+                            jack.connect(tone_ports[0], p)
                     time.sleep(0.1)
                 output, _ = view.communicate(timeout=120)
                 if view.returncode != 0:
