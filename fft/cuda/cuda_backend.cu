@@ -38,10 +38,14 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// Which kernel runs pass p: the compiled one of its length, else a run-time stage loop.
+// Which kernel runs pass p: the compiled one of its length (the Bluestein kernel for a one-pass
+// Bluestein), else a run-time stage loop.
 PassKernel select_kernel(const PassDesc& p) {
   const int i = compiled_length_index(p.n);
-  if (i >= 0) return kernel_parts()[i % kKernelParts].kernels[i / kKernelParts];
+  if (i >= 0) {
+    const KernelPart& part = kernel_parts()[i % kKernelParts];
+    return (p.mid_conv && p.load_chirp ? part.bluestein : part.kernels)[i / kKernelParts];
+  }
   return p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
 }
 
@@ -161,7 +165,10 @@ class CudaFftPlan final : public Plan {
   CudaFftPlan(const PlanSpec& spec, PlanLayout layout) : Plan(spec), layout_(std::move(layout)) {
     static const bool attribute_set = [] {
       std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
-      for (const KernelPart& part : kernel_parts()) all.insert(all.end(), part.kernels, part.kernels + part.count);
+      for (const KernelPart& part : kernel_parts()) {
+        all.insert(all.end(), part.kernels, part.kernels + part.count);
+        all.insert(all.end(), part.bluestein, part.bluestein + part.count);
+      }
       for (PassKernel kernel : all) {
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    kMaxDynamicShared),

@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(cluster_threads(kM), kMaxThreadsPerBlock / clu
 
   // The M-point FFT of this block's sequence, in place in its own shared memory.
   const SharedPlanes own{shared, shared + kPlane, kPlane};
-  fixed_stages<kM, 0, 1, false, false>(d.stage_tw, own, 1, DirectIo{});
+  fixed_stages<kM, 0, 1, StageIn::shared, StageOut::shared>(d.stage_tw, own, 1, DirectIo{});
   cluster.sync();
 
   // Combine: each k2 of segment `rank` is read, and (r2c) written back, by one thread only.

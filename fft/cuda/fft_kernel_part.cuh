@@ -15,16 +15,24 @@ constexpr int kernels_in_part(int part) {
 }
 
 template <int kPart, std::size_t... I>
-constexpr auto make_kernel_part(std::index_sequence<I...>) {
+constexpr auto make_pass_kernels(std::index_sequence<I...>) {
   return std::array<PassKernel, sizeof...(I)>{
       fft_pass_kernel<true, kCompiledLengths[kPart + I * kKernelParts]>...};
+}
+
+template <int kPart, std::size_t... I>
+constexpr auto make_bluestein_kernels(std::index_sequence<I...>) {
+  return std::array<PassKernel, sizeof...(I)>{
+      fft_bluestein_kernel<kCompiledLengths[kPart + I * kKernelParts]>...};
 }
 
 template <int kPart>
 KernelPart kernel_part() {
   static constexpr auto kernels =
-      make_kernel_part<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
-  return KernelPart{kernels.data(), static_cast<int>(kernels.size())};
+      make_pass_kernels<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
+  static constexpr auto bluestein =
+      make_bluestein_kernels<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
+  return KernelPart{kernels.data(), bluestein.data(), static_cast<int>(kernels.size())};
 }
 
 }  // namespace prism::fft::gpu

@@ -3,7 +3,7 @@
 // Included by the translation units that compile its variants (fft_kernel_part.cuh,
 // cuda_backend.cu); fft_pass_kernels.hpp lists them for the host.
 //
-// Sections: shared-memory planes · stages · loads and stores · the pass kernel.
+// Sections: shared-memory planes · stages · loads and stores · the pass kernels.
 //
 // Shared memory holds each transform of a block as two float planes (real, imaginary): a stage
 // exchange moves 4-byte words, so a warp reading 32 consecutive elements touches 32 banks once,
@@ -44,6 +44,14 @@ struct SharedPlanes {
 // shifts, the twiddle indices one multiply), used for the lengths of kCompiledLengths; device_stage
 // takes them at run time for every other length.
 
+// Where the stages of fixed_stages start and end. rows: the DirectIo rows or columns below.
+// elements: load_element / store_element of the pass (any load and store kind, the chirp, zero
+// padding and the dropped tail of Bluestein; src, dst and outer of the DirectIo). shared_conv
+// (end only): the Bluestein spectrum multiply and conjugation fused into the shared-memory
+// writes of the last stage.
+enum class StageIn { shared, rows, elements };
+enum class StageOut { shared, shared_conv, rows, elements };
+
 // Global memory that the first stage reads directly and the last stage writes directly, with
 // no separate load / store phase and their two shared-memory round trips. Element i of
 // transform b is at in + b * in_dist + i * in_stride (out likewise). Plain rows (stride 1):
@@ -55,6 +63,9 @@ struct SharedPlanes {
 struct DirectIo {
   const Cf* in = nullptr;
   Cf* out = nullptr;
+  const void* src = nullptr;  // elements
+  void* dst = nullptr;        // elements
+  long long outer = 0;        // elements
   long long in_dist = 0;
   long long in_stride = 1;
   long long out_dist = 0;
@@ -81,17 +92,19 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
 // thread turns its own outputs Z[j + r*kNs], still in registers, into X[k] of the real-input
 // spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
 // (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
-template <int kN, int R, int kNs, int kTwiddleOffset, bool kFromGlobal, bool kToGlobal,
+template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut,
           bool kRealPost = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
   constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
   constexpr int kPerTransform = kN / R;
   constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
+  constexpr bool kToGlobal = kOut == StageOut::rows || kOut == StageOut::elements;
   const int total = nb * kPerTransform;
   // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
   // v[q] belong to it); column order where this stage touches global columns.
-  const bool columns = (kFromGlobal && io.in_columns) || (kToGlobal && io.out_columns);
+  const bool columns =
+      (kIn == StageIn::rows && io.in_columns) || (kOut == StageOut::rows && io.out_columns);
   Cf v[kPerThread][R];
 #pragma unroll
   for (int q = 0; q < kPerThread; ++q) {
@@ -100,7 +113,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
       int b;
       int j;
       butterfly_of<kPerTransform>(idx, nb, columns, b, j);
-      if constexpr (kFromGlobal) {
+      if constexpr (kIn == StageIn::rows) {
         const Cf* row = io.in + b * io.in_dist;
         const long long stride = io.in_stride;
         stage_compute<R>(kStage, kN, j, twiddles,
@@ -108,6 +121,11 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
                            const Cf x = row[i * stride];
                            return io.conj_in ? conj(x) : x;
                          },
+                         v[q]);
+      } else if constexpr (kIn == StageIn::elements) {
+        const long long inner = io.inner0 + b;
+        stage_compute<R>(kStage, kN, j, twiddles,
+                         [&](int i) { return load_element(*io.pass, io.src, io.outer, inner, i); },
                          v[q]);
       } else {
         stage_compute<R>(kStage, kN, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
@@ -122,12 +140,22 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
       int b;
       int j;
       butterfly_of<kPerTransform>(idx, nb, columns, b, j);
-      if constexpr (kToGlobal) {
+      if constexpr (kOut == StageOut::rows) {
         Cf* row = io.out + b * io.out_dist;
         const long long stride = io.out_stride;
         const long long inner = io.inner0 + b;
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
           row[i * stride] = store_value(*io.pass, inner, i, x);
+        });
+      } else if constexpr (kOut == StageOut::elements) {
+        const long long inner = io.inner0 + b;
+        stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
+          store_element(*io.pass, io.dst, io.outer, inner, i, x);
+        });
+      } else if constexpr (kOut == StageOut::shared_conv) {
+        const Cf* conv = io.pass->conv + (io.inner0 + b) * io.pass->conv_inner_dist;
+        stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
+          s.write(b, i, conj(cmul(x, load_table(conv, i))));
         });
       } else {
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) { s.write(b, i, x); });
@@ -162,19 +190,19 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
   }
 }
 
-template <int kN, int kStage, int kNs, bool kDirectLoad, bool kDirectStore, bool kRealPost = false>
+// The stages of the compiled length kN: the first reads from kIn, the last writes to kOut, the
+// others go through shared memory.
+template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kRealPost = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
                                              const DirectIo& io) {
   constexpr RadixList kRadices = radix_list(kN);
   if constexpr (kStage < kRadices.count) {
     constexpr int R = kRadices.radix[kStage];
     constexpr bool kLast = kStage == kRadices.count - 1;
-    constexpr bool kFromGlobal = kDirectLoad && kStage == 0;
-    constexpr bool kToGlobal = kDirectStore && kLast;
-    fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage), kFromGlobal, kToGlobal,
+    fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage),
+                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared,
                 kRealPost && kLast>(twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kDirectLoad, kDirectStore, kRealPost>(twiddles, s, nb,
-                                                                                 io);
+    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kRealPost>(twiddles, s, nb, io);
   }
 }
 
@@ -238,7 +266,7 @@ __device__ void device_stages(const PassDesc& p, SharedPlanes s, int nb) {
 template <int kLength, bool kPowerOfTwoOnly>
 __device__ __forceinline__ void run_stages(const PassDesc& p, SharedPlanes s, int nb) {
   if constexpr (kLength > 0) {
-    fixed_stages<kLength, 0, 1, false, false>(p.stage_tw, s, nb, DirectIo{});
+    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
   } else {
     device_stages<kPowerOfTwoOnly>(p, s, nb);
   }
@@ -403,7 +431,21 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
   }
 }
 
-// ---- the pass kernel -------------------------------------------------------------------------
+// ---- the pass kernels ------------------------------------------------------------------------
+
+// The transforms of a pass that this block computes: `nb` of them from inner index `inner0` of
+// outer index `outer` (the last block of an outer index may hold fewer than per_block).
+struct PassBlock {
+  long long outer;
+  long long inner0;
+  int nb;
+};
+__device__ __forceinline__ PassBlock pass_block(const PassDesc& p, long long inner_count) {
+  const long long blocks_per_outer = (inner_count + p.per_block - 1) / p.per_block;
+  const long long inner0 = (blockIdx.x % blocks_per_outer) * p.per_block;
+  const long long nb = min(static_cast<long long>(p.per_block), inner_count - inner0);
+  return PassBlock{blockIdx.x / blocks_per_outer, inner0, static_cast<int>(nb)};
+}
 
 // kLength > 0: the pass length is fixed at compile time (kCompiledLengths); 0: any length,
 // stages looked up at run time, with the odd radices compiled in only when kPowerOfTwoOnly is
@@ -412,12 +454,11 @@ template <bool kPowerOfTwoOnly, int kLength>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     fft_pass_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
   extern __shared__ float shared[];
-  const int per_block = p.per_block;
-  const SharedPlanes s{shared, shared + per_block * p.smem_stride, p.smem_stride};
-  const long long blocks_per_outer = (inner_count + per_block - 1) / per_block;
-  const long long outer = blockIdx.x / blocks_per_outer;
-  const long long inner0 = (blockIdx.x % blocks_per_outer) * per_block;
-  const int nb = static_cast<int>(min(static_cast<long long>(per_block), inner_count - inner0));
+  const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};
+  const PassBlock block = pass_block(p, inner_count);
+  const long long outer = block.outer;
+  const long long inner0 = block.inner0;
+  const int nb = block.nb;
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
 
@@ -450,7 +491,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
         io.out_dist = p.out.inner_dist;
         io.out_stride = p.out.elem_stride;
         io.out_columns = out_columns;
-        fixed_stages<kLength, 0, 1, true, true>(p.stage_tw, s, nb, io);
+        fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::rows>(p.stage_tw, s, nb, io);
         return;
       }
       // Half-length r2c of plain rows: the post-processing follows the last stage directly.
@@ -461,10 +502,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       if (direct_real_post) {
         io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
         io.out_dist = p.out.inner_dist;
-        fixed_stages<kLength, 0, 1, true, false, true>(p.stage_tw, s, nb, io);
+        fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::shared, true>(p.stage_tw, s, nb, io);
         return;
       }
-      fixed_stages<kLength, 0, 1, true, false>(p.stage_tw, s, nb, io);
+      fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::shared>(p.stage_tw, s, nb, io);
       store_phase<kLength>(p, s, dst, outer, inner0, nb);
       return;
     }
@@ -574,6 +615,40 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
 
   store_phase<kLength>(p, s, dst, outer, inner0, nb);
+}
+
+// One-pass Bluestein of a compiled convolution length (PassDesc::mid_conv with load_chirp): the
+// forward FFT's first stage loads with the chirp and the zero padding, its last stage multiplies
+// by the spectrum on the way to shared memory, and the inverse FFT's last stage stores with the
+// chirp, dropping the tail — two shared-memory round trips and their barriers fewer than load,
+// stages, multiply, stages, store. Paired r2c rows split from shared memory after the stages.
+// A kernel of its own, so that it does not share a register allocation with the pass kernel's
+// other paths: as a branch of fft_pass_kernel the same code ran c2c 4097 in 6.07 ms, as its own
+// kernel in 5.16 (H200, bench/RESULTS.md). The planner's one-pass Bluestein loads its whole
+// length (load_n == n) and has no c2r pre-step.
+template <int kLength>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    fft_bluestein_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
+  extern __shared__ float shared[];
+  const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};
+  const PassBlock block = pass_block(p, inner_count);
+  DirectIo io;
+  io.src = src;
+  io.dst = dst;
+  io.outer = block.outer;
+  io.inner0 = block.inner0;
+  io.pass = &p;
+  const int nb = block.nb;
+  fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared_conv>(p.stage_tw, s, nb, io);
+  // Storing every k < kLength drops the same tail as store_phase's k < store_n.
+  const bool element_store = p.real_step == RealStep::none &&
+                             (p.store_n == kLength || store_logical(p, 0, p.store_n) >= p.n_keep);
+  if (element_store) {
+    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::elements>(p.stage_tw, s, nb, io);
+  } else {
+    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
+    store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+  }
 }
 
 }  // namespace prism::fft::gpu

@@ -1,8 +1,9 @@
-// The compiled variants of the pass kernel (fft_pass_kernel.cuh), as the host sees them: one per
-// length of kCompiledLengths, compiled in kKernelParts translation units so that a build spreads
-// them over several compiler processes (fft_kernels_part<N>.cu). The kernel of
-// kCompiledLengths[i] is entry i / kKernelParts of part i % kKernelParts. And the cluster pass
-// kernels (fft_cluster_kernel.cuh), one per cluster size and block length.
+// The compiled variants of the pass kernel and the one-pass Bluestein kernel
+// (fft_pass_kernel.cuh), as the host sees them: one of each per length of kCompiledLengths,
+// compiled in kKernelParts translation units so that a build spreads them over several compiler
+// processes (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
+// i / kKernelParts of part i % kKernelParts. And the cluster pass kernels
+// (fft_cluster_kernel.cuh), one per cluster size and block length.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -12,7 +13,8 @@ namespace prism::fft::gpu {
 using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
 
 struct KernelPart {
-  const PassKernel* kernels = nullptr;
+  const PassKernel* kernels = nullptr;    // fft_pass_kernel of each length
+  const PassKernel* bluestein = nullptr;  // fft_bluestein_kernel of each length
   int count = 0;
 };
 
