@@ -70,7 +70,7 @@ PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer, dou
 PortAudioSink::~PortAudioSink() { close(); }
 
 void PortAudioSink::begin(const StreamInfo& info) {
-  const std::string where = "audio:" + device_;
+  const std::string where = audio_device_spec(device_);
   if (info.format != SampleFormat::f32 && info.format != SampleFormat::i16)
     throw UsageError(where + ": audio playback takes real f32 or i16 samples, not " +
                      std::string(format_name(info.format)));
@@ -108,7 +108,8 @@ void PortAudioSink::begin(const StreamInfo& info) {
 void PortAudioSink::start_stream() {
   const PaError started = Pa_StartStream(impl_->stream);
   if (started != paNoError)
-    throw InputError("audio:" + device_, std::string("cannot start playback: ") + Pa_GetErrorText(started));
+    throw InputError(audio_device_spec(device_),
+                     std::string("cannot start playback: ") + Pa_GetErrorText(started));
   impl_->started = true;
 }
 
@@ -123,7 +124,7 @@ void PortAudioSink::wait_for_room_or_drain(std::uint64_t position) {
       last_read = r;
       last_progress = now;
     } else if (now - last_progress > kStallLimit) {
-      throw InputError("audio:" + device_, "the device stopped taking samples (" +
+      throw InputError(audio_device_spec(device_), "the device stopped taking samples (" +
                                                 std::string(Pa_IsStreamActive(impl_->stream) == 1 ? "stream active"
                                                                                                  : "stream stopped") +
                                                 ")");

@@ -80,13 +80,17 @@ std::vector<AudioDeviceEntry> list_audio_devices() {
   return devices;
 }
 
+std::string audio_device_spec(std::string_view selector) {
+  return selector.empty() ? std::string("audio (default device)") : "audio:" + std::string(selector);
+}
+
 bool is_audio_input(std::string_view input) {
   return input == "audio" || input.substr(0, 6) == "audio:";
 }
 
 int find_audio_device(std::string_view selector, AudioDirection direction) {
   const bool want_input = direction == AudioDirection::input;
-  const std::string where = "audio:" + std::string(selector);
+  const std::string where = audio_device_spec(selector);
   const std::vector<AudioDeviceEntry> devices = list_audio_devices();
   auto usable = [&](const AudioDeviceEntry& d) {
     return (want_input ? d.max_input_channels : d.max_output_channels) > 0;
@@ -180,7 +184,7 @@ struct PortAudioSource::Impl {
 };
 
 PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(std::make_unique<Impl>()) {
-  const std::string where = "audio:" + options.device;
+  const std::string where = audio_device_spec(options.device);
   const int device = find_audio_device(options.device, AudioDirection::input);
   const PaDeviceInfo* dev = Pa_GetDeviceInfo(device);
   const PaHostApiInfo* api = Pa_GetHostApiInfo(dev->hostApi);
@@ -216,7 +220,7 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
     throw InputError(where, std::string("cannot open device [") + std::to_string(device) + "] " +
                                 dev->name + ": " + Pa_GetErrorText(err));
   impl_->where = where;
-  impl_->device_text = "[" + std::to_string(device) + "] " + dev->name;
+  impl_->device_text = std::string("[") + std::to_string(device) + "] " + dev->name;
 
   info_.format = SampleFormat::f32;
   info_.sample_rate = rate;

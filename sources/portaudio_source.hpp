@@ -57,8 +57,13 @@ std::vector<AudioDeviceEntry> list_audio_devices();
 enum class AudioDirection { input, output };
 
 // The device `selector` names ("" = default, a name fragment, or an index), for `direction`.
-// Throws InputError("audio:" + selector, reason) listing the usable devices when none matches.
+// Throws InputError(audio_device_spec(selector), reason) listing the usable devices when none
+// matches.
 int find_audio_device(std::string_view selector, AudioDirection direction);
+
+// How messages name the device `selector` picks: "audio:NAME" (or INDEX), "audio (default
+// device)" for "" (rather than "audio:", which reads as "audio:: reason" in front of a reason).
+std::string audio_device_spec(std::string_view selector);
 
 // True for "audio" and "audio:...": the inputs this source takes.
 bool is_audio_input(std::string_view input);

@@ -9,6 +9,9 @@
 #include "sources/generator.hpp"
 #include "sources/open_source.hpp"
 #include "sources/raw_file.hpp"
+#if PRISM_HAVE_PORTAUDIO
+#include "sources/portaudio_source.hpp"
+#endif
 #include "tests/sources/source_test_support.hpp"
 
 namespace prism {
@@ -113,6 +116,25 @@ TEST(OpenSource, DescribesEveryKindOfInput) {
   EXPECT_EQ(in["container"], "stdin");
   EXPECT_EQ(in["center_frequency"], 5e6);
 }
+
+#if PRISM_HAVE_PORTAUDIO
+// Audio errors name the selector as given, and the default device in words: never
+// "audio:: reason".
+TEST(OpenSource, AudioErrorsNameTheDeviceSelector) {
+  EXPECT_EQ(audio_device_spec(""), "audio (default device)");
+  EXPECT_EQ(audio_device_spec("system"), "audio:system");
+  EXPECT_EQ(audio_device_spec("3"), "audio:3");
+  try {
+    open_source("audio:no-such-device-7f3a", SourceOptions{});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "audio:no-such-device-7f3a");
+    EXPECT_NE(std::string(e.what()).find("no audio input device has 'no-such-device-7f3a' in its name"),
+              std::string::npos)
+        << e.what();
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace prism
