@@ -21,8 +21,8 @@ namespace prism::fft::gpu {
 inline constexpr int kMaxStages = 32;
 // Largest FFT one thread block holds in shared memory (two float planes, padded: ~135 KB).
 inline constexpr int kMaxSinglePass = 16384;
-// Elements per thread per stage: a stage of radix R gives each thread ceil(16/R) butterflies,
-// so register use is about the same for every radix.
+// Elements per thread per stage: a stage of radix R gives each thread about 16/R butterflies
+// (compiled_butterflies_per_thread below), so register use is about the same for every radix.
 inline constexpr int kElementsPerThread = 16;
 // Every pass kernel is compiled for blocks of up to 1024 threads, one block per multiprocessor at
 // the least: a budget of 64 registers per thread. Measured on the H200 (bench/RESULTS.md): 64
@@ -31,6 +31,23 @@ inline constexpr int kElementsPerThread = 16;
 // of 4096 and 8192 need the 1024 threads to hold four transforms side by side (2^23 and 2^24
 // took 0.68 and 0.56 of the time of blocks capped at 512 threads).
 inline constexpr int kMaxThreadsPerBlock = 1024;
+
+// Butterflies per thread in a radix-R stage of a compiled length n (fixed_stage). Lengths above
+// kManyPerBlockLength: 16/R rounded down, so that no thread holds more than 16 values (rounding
+// up gave radix 3, 5, 7, 11 and 13 18 to 26 values and spills; on the H200 c2c 4095 took 0.755
+// ms, now 0.638, 1000 0.462 -> 0.432, Bluestein 4097 (m = 9216) 5.20 -> 4.17), but at least
+// enough that one transform fits kMaxThreadsPerBlock threads. Up to kManyPerBlockLength, and in
+// the run-time stage loop, ceil(16/R): blocks of many short transforms (four-step passes) would
+// otherwise pass 512 threads and lose their second block per multiprocessor (rounded down for
+// them too, c2c 48000 = 200 x 240 went from 0.94 to 1.26 ms).
+inline constexpr long long kManyPerBlockLength = 512;
+PRISM_HD constexpr int compiled_butterflies_per_thread(int radix, long long n) {
+  const int rounded_up = (kElementsPerThread + radix - 1) / radix;
+  if (n <= kManyPerBlockLength) return rounded_up;
+  const long long needed = (n / radix + kMaxThreadsPerBlock - 1) / kMaxThreadsPerBlock;
+  const int at_most_16 = radix >= kElementsPerThread ? 1 : kElementsPerThread / radix;
+  return needed > at_most_16 ? static_cast<int>(needed) : at_most_16;
+}
 PRISM_HD constexpr bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // Lengths with a pass kernel of their own, whose stages are unrolled at compile time (constant

@@ -38,8 +38,9 @@ struct SharedPlanes {
 };
 
 // ---- stages ----------------------------------------------------------------------------------
-// Each thread takes ceil(16/R) butterflies of the block's nb*n/R: all inputs are read into
-// registers before the barrier, all outputs written after it, so one plane set suffices.
+// Each thread takes about 16/R butterflies of the block's nb*n/R (compiled_butterflies_per_thread
+// in fixed_stage, ceil(16/R) in device_stage): all inputs are read into registers before the
+// barrier, all outputs written after it, so one plane set suffices.
 // Two forms: fixed_stage has n, the radix and ns as compile-time constants (the divisions become
 // shifts, the twiddle indices one multiply), used for the lengths of kCompiledLengths; device_stage
 // takes them at run time for every other length.
@@ -96,7 +97,7 @@ template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut
           bool kRealPost = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
-  constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
+  constexpr int kPerThread = compiled_butterflies_per_thread(R, kN);
   constexpr int kPerTransform = kN / R;
   constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
   constexpr bool kToGlobal = kOut == StageOut::rows || kOut == StageOut::elements;

@@ -117,12 +117,15 @@ bool is_smooth(long long n) {
 }
 
 // Threads a block of `per_block` transforms of length n needs: each thread takes
-// ceil(16/R) butterflies of a radix-R stage.
+// compiled_butterflies_per_thread butterflies of a radix-R stage in a compiled kernel, ceil(16/R)
+// in the run-time stage loop.
 long long block_threads(const int* radices, int count, long long n, long long per_block) {
   long long threads = 32;
   for (int s = 0; s < count; ++s) {
     const long long radix = radices[s];
-    const long long per_thread = (kElementsPerThread + radix - 1) / radix;
+    const long long per_thread = has_compiled_kernel(n)
+                                     ? compiled_butterflies_per_thread(radices[s], n)
+                                     : (kElementsPerThread + radix - 1) / radix;
     const long long butterflies = per_block * n / radix;
     threads = std::max(threads, (butterflies + per_thread - 1) / per_thread);
   }

@@ -172,6 +172,42 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
 }
 
+// The launch contract of every pass: a kernel's thread i takes butterflies i, i + threads, ...
+// of each stage, as many as its per-thread count (compiled_butterflies_per_thread for compiled
+// lengths, ceil(16/R) for the run-time loop), so the planner's thread count must cover all
+// per_block * n / R butterflies of every stage, in whole warps, within 1024 threads. A shortfall
+// would leave butterflies undone on the device while the host executor, which has no threads,
+// still passed.
+TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 2; n <= 4096; ++n) lengths.push_back(n);
+  for (int n : gpu::kCompiledLengths) lengths.push_back(static_cast<std::size_t>(n));
+  for (std::size_t n : {10007, 44100, 48000, 65537, 1 << 20}) lengths.push_back(n);
+  std::size_t passes = 0;
+  for (std::size_t n : lengths) {
+    for (Transform t : {Transform::c2c_forward, Transform::r2c, Transform::c2r}) {
+      if (t != Transform::c2c_forward && n % 2 != 0 && n > 64) continue;  // the paired path: sampled
+      for (const auto& step : gpu::make_plan_layout({n, 3, t, false}).steps) {
+        if (step.kind != gpu::Step::Kind::fft_pass) continue;
+        const gpu::PassDesc& p = step.pass;
+        ++passes;
+        ASSERT_LE(p.threads, gpu::kMaxThreadsPerBlock) << n;
+        ASSERT_EQ(p.threads % 32, 0) << n;
+        for (int s = 0; s < p.num_stages; ++s) {
+          const int radix = p.stages[s].radix;
+          const long long per_thread =
+              gpu::has_compiled_kernel(p.n) ? gpu::compiled_butterflies_per_thread(radix, p.n)
+                                            : (gpu::kElementsPerThread + radix - 1) / radix;
+          ASSERT_GE(p.threads * per_thread, static_cast<long long>(p.per_block) * p.n / radix)
+              << "n " << n << ", pass of " << p.n << ", radix " << radix << ", " << p.per_block
+              << " per block, " << p.threads << " threads";
+        }
+      }
+    }
+  }
+  EXPECT_GT(passes, 4000u);
+}
+
 // r2c and c2r of lengths without the half-length path take two real rows per complex transform,
 // in every algorithm (Stockham, Bluestein in one block and in three passes, four-step; r2c
 // splits the pairs' spectra in the store of one pass or in a split pass). Odd and even batches,
