@@ -54,8 +54,15 @@ class PlaybackSource final : public Source {
       const bool paused = paused_.load(std::memory_order_relaxed);
       if (paused || speed != pace_speed_) rebase(speed);
       if (paused) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        continue;
+        const std::uint64_t preview = preview_.load(std::memory_order_relaxed);
+        if (preview == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          continue;
+        }
+        const std::size_t n = inner_->read(dst, std::min<std::uint64_t>(max_samples, preview));
+        preview_.store(preview - std::min<std::uint64_t>(n, preview), std::memory_order_relaxed);
+        position_ += n;
+        return n;
       }
       std::size_t allowed = max_samples;
       if (speed > 0) {
@@ -91,7 +98,15 @@ class PlaybackSource final : public Source {
 
   std::uint64_t position() const { return position_.load(std::memory_order_relaxed); }
   void set_speed(double speed) { speed_.store(speed, std::memory_order_relaxed); }
-  void set_paused(bool paused) { paused_.store(paused, std::memory_order_relaxed); }
+  void set_paused(bool paused) {
+    if (!paused) preview_.store(0, std::memory_order_relaxed);
+    paused_.store(paused, std::memory_order_relaxed);
+  }
+  // While paused, read() still delivers this many samples (then waits again): after a seek while
+  // paused the display shows the new position instead of keeping the old one.
+  void preview_while_paused(std::uint64_t samples) {
+    preview_.store(paused() ? samples : 0, std::memory_order_relaxed);
+  }
   bool paused() const { return paused_.load(std::memory_order_relaxed); }
 
  private:
@@ -107,6 +122,7 @@ class PlaybackSource final : public Source {
   std::atomic<std::uint64_t> interrupts_{0};
   std::atomic<double> speed_{1.0};
   std::atomic<bool> paused_{false};
+  std::atomic<std::uint64_t> preview_{0};  // samples read() delivers while paused
   std::atomic<std::uint64_t> position_{0};  // samples per channel read; the UI shows it
   // Pacing state, touched by the source thread only (and by seek between runs).
   double pace_speed_ = -1;
@@ -356,6 +372,13 @@ void ViewEngine::Impl::run() {
     const double block_seconds = snapshot.speed == 0 ? 0.05 : 0.01;
     const std::size_t block_samples = std::clamp<std::size_t>(
         static_cast<std::size_t>(info.sample_rate * block_seconds), 256, std::size_t{1} << 18);
+    // Sought while paused: one frame and two lines' worth of samples, so that a display line of
+    // the new position appears.
+    if (seek_to) {
+      const double line_samples = info.sample_rate / std::max(1.0, snapshot.lines_per_second);
+      source->preview_while_paused(snapshot.fft_size +
+                                   static_cast<std::uint64_t>(std::ceil(2 * line_samples)));
+    }
     // The CPU backend shares the cores with the render thread: it takes all but one.
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     ProcessorChoice choice = processing;

@@ -66,7 +66,8 @@ class ViewEngine {
   void apply(const ViewSettings& settings);
   void set_paused(bool paused);
   bool paused() const;
-  // Files and the generator: continue from `seconds` (clamped to the input).
+  // Files and the generator: continue from `seconds` (clamped to the input). While paused, the
+  // display still gets a line of the new position, and the playback stays paused there.
   void seek(double seconds);
 
   // The session whose rows the display shows now (null before the first starts).

@@ -190,6 +190,51 @@ Lines all_lines(fft::BackendKind backend, const ViewSettings& settings, std::siz
   return lines;
 }
 
+// Paused, a seek still shows the new position: a display line from there arrives (a sweep's
+// peak where the sweep is at that time), and the playback stays paused (the position moves on by
+// no more than the preview, one frame and two lines' worth of samples).
+TEST(ViewEngine, SeekWhilePausedShowsTheNewPosition) {
+  ViewSettings settings;
+  settings.fft_size = 4096;
+  settings.lines_per_second = 50;
+  ProcessorChoice choice;
+  choice.backend = g_backend;
+  // 1000 Hz at 0 s, 11000 Hz at 30 s.
+  ViewEngine engine(
+      [] { return open_source("gen:rate=48000,duration=60,chirp=1000-21000@0.5", SourceOptions{}); },
+      settings, 8192, choice);
+  std::shared_ptr<DisplaySession> first;
+  mean_rows(engine, 4096, 3, first);
+  ASSERT_TRUE(first);
+  engine.set_paused(true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double paused_at = engine.status().position_s;
+  EXPECT_LT(paused_at, 5.0);
+
+  engine.seek(30.0);
+  std::shared_ptr<DisplaySession> after;
+  const float* row = nullptr;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (row == nullptr && std::chrono::steady_clock::now() < deadline) {
+    after = engine.session();
+    if (after && after != first) row = after->queue.front(nullptr);
+    if (row == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_NE(row, nullptr) << "no display line after seeking to 30 s while paused";
+  const DisplayFormat& f = after->format;
+  const auto peak = static_cast<std::size_t>(std::max_element(row, row + f.columns) - row);
+  EXPECT_NEAR(static_cast<double>(peak), static_cast<double>(column_of(f, 11000.0)), 3.0)
+      << "the line shows the sweep at 30 s";
+  after->queue.release();
+
+  const double position = engine.status().position_s;
+  EXPECT_GE(position, 30.0);
+  EXPECT_LE(position, 30.0 + (4096 + 2 * 48000 / 50 + 1) / 48000.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_DOUBLE_EQ(engine.status().position_s, position) << "the playback went on while paused";
+  EXPECT_TRUE(engine.paused());
+}
+
 TEST(ViewEngine, DisplayLinesAreTheCpusLinesReducedAveragedAndThinned) {
   if (g_backend == fft::BackendKind::cpu) GTEST_SKIP() << "compares a GPU backend's lines with the CPU's";
   struct Case {
