@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -75,6 +76,14 @@ void section_heading(const char* name) {
 
 std::string glfw_error_text;
 void on_glfw_error(int, const char* description) { glfw_error_text = description ? description : "?"; }
+
+// Shortcut keys pressed since the last frame, recorded as GLFW delivers them: Dear ImGui 1.86
+// only sees whether a key is down when a frame starts, so a tap shorter than a frame (a quick
+// key, or a slow frame) would be lost. Dear ImGui chains to this callback (installed before it).
+std::vector<int> pressed_keys;
+void on_glfw_key(GLFWwindow*, int key, int, int action, int) {
+  if (action == GLFW_PRESS) pressed_keys.push_back(key);
+}
 
 double process_cpu_seconds() {
   rusage usage{};
@@ -390,6 +399,7 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   style.WindowRounding = 0;
   style.FrameRounding = 3;
   style.ItemSpacing = ImVec2(6, 5);
+  glfwSetKeyCallback(window_, on_glfw_key);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
@@ -833,15 +843,17 @@ void Viewer::draw_controls() {
   ImGui::TextDisabled("wheel: zoom   drag: pan\ndouble-click: whole band\nright-click: markers A/B\nmiddle-click: clear markers");
 
   // Keyboard shortcuts (when no text field has the keyboard).
-  if (!ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space)) && !status.live) engine_->set_paused(!engine_->paused());
-    if (ImGui::IsKeyPressed('A')) {
+  const bool typing = ImGui::GetIO().WantTextInput;
+  for (const int key : std::exchange(pressed_keys, {})) {
+    if (typing) break;
+    if (key == GLFW_KEY_SPACE && !status.live) engine_->set_paused(!engine_->paused());
+    if (key == GLFW_KEY_A) {
       settings_ = next;
       auto_range();
       next = settings_;
     }
-    if (ImGui::IsKeyPressed('F')) frozen_ = !frozen_;
-    if (ImGui::IsKeyPressed('R')) {
+    if (key == GLFW_KEY_F) frozen_ = !frozen_;
+    if (key == GLFW_KEY_R) {
       next.view_low_hz.reset();
       next.view_high_hz.reset();
     }
@@ -962,6 +974,7 @@ json Viewer::report_json(const Layout& layout) const {
   j["markers"] = {{"A", point(readout.marker[0])}, {"B", point(readout.marker[1])},
                   {"B-A", point(readout.difference)}, {"text", readout.text}};
   j["cursor"] = cursor_text_;
+  j["frozen"] = frozen_;
   j["display_lines"] = display_->lines;
   j["waterfall_rows"] = {{"from_device", display_->rows_from_device}, {"from_host", display_->rows_from_host},
                          {"interop_note", display_->interop_note}};

@@ -94,6 +94,11 @@ class InteractiveView:
         takes two presses within 0.3 s)."""
         self.xdotool("click", "--repeat", repeat, "--delay", 150, button)
 
+    def key(self, name):
+        """A key pressed and released (xdotool key names: space, a, ...). Without a window
+        manager the keyboard focus follows the pointer: move() into the window first."""
+        self.xdotool("key", name)
+
     def click_at(self, x, y, button=1):
         self.move(x, y)
         self.click(button)
