@@ -144,7 +144,7 @@ struct PortAudioSource::Impl {
   bool started = false;
   unsigned channels = 1;
   std::string description;
-  std::string where;        // "audio:NAME", for errors
+  std::string where;        // audio_device_spec of the selector, for errors
   std::string device_text;  // "[3] system"
 
   // The ring: the callback writes, read() reads. Positions count floats since the start and
