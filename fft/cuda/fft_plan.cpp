@@ -466,12 +466,18 @@ class Builder {
     return b;
   }
 
-  void bluestein(long long n, const Endpoint& in, const Endpoint& out) {
-    // One pass when some smooth length >= 2n-1 fits a block, else a length with a four-step
-    // split (bluestein_length: the cheapest, preferring compiled kernels).
+  // Bluestein's convolution length for n: one that a block holds when some smooth length >= 2n-1
+  // fits (then the whole convolution is one pass), else one with a four-step split
+  // (bluestein_length: the cheapest, preferring compiled kernels).
+  static long long bluestein_convolution_length(long long n) {
     long long m = bluestein_length(2 * n - 1, true);
     if (m == LLONG_MAX) m = bluestein_length(2 * n - 1, false);
     if (m == LLONG_MAX) throw std::invalid_argument("bluestein: length too large");
+    return m;
+  }
+
+  void bluestein(long long n, const Endpoint& in, const Endpoint& out) {
+    const long long m = bluestein_convolution_length(n);
     std::vector<cd> chirp(static_cast<std::size_t>(n));
     for (long long j = 0; j < n; ++j) {
       // exp(-pi i (j^2 mod 2n) / n) = exp(-2 pi i idx / 2n)
@@ -608,23 +614,53 @@ class Builder {
                  std::to_string(m2) + ", three passes)";
   }
 
-  void complex_transform(long long n, const Endpoint& in, const Endpoint& out) {
-    int n1 = 0;
-    int n2 = 0;
+  // The algorithm of a complex transform of length n between these endpoints, with the shape it
+  // found: the cluster c x m, or the four-step split n1 x n2.
+  enum class Algorithm { single_pass, cluster, four_step, bluestein };
+  struct Shape {
     int c = 0;
     int m = 0;
-    if (fits_single_pass(n)) {
-      Step& step = single_pass(n, in, out);
-      configure_block(step.pass, options_.single_elements_per_block, 1 << 20);
-      algorithm_ = "stockham";
-    } else if (cluster_fits(n, in, out, c, m)) {
-      Step& step = cluster_pass(n, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
-      step.cluster.conj_in = in.conj;
-      step.cluster.conj_out = out.conj;
-    } else if (is_smooth(n) && four_step_split(n, n1, n2)) {
-      four_step(n, n1, n2, in, out);
-    } else {
-      bluestein(n, in, out);
+    int n1 = 0;
+    int n2 = 0;
+  };
+  Algorithm complex_algorithm(long long n, const Endpoint& in, const Endpoint& out,
+                              Shape& shape) const {
+    if (fits_single_pass(n)) return Algorithm::single_pass;
+    if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
+    if (is_smooth(n) && four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
+    return Algorithm::bluestein;
+  }
+
+  void complex_transform(long long n, const Endpoint& in, const Endpoint& out) {
+    Shape shape;
+    switch (complex_algorithm(n, in, out, shape)) {
+      case Algorithm::single_pass: {
+        Step& step = single_pass(n, in, out);
+        configure_block(step.pass, options_.single_elements_per_block, 1 << 20);
+        algorithm_ = "stockham";
+        break;
+      }
+      case Algorithm::cluster: {
+        Step& step =
+            cluster_pass(n, shape.c, shape.m, in.buffer, in.row_dist, out.buffer, out.row_dist);
+        step.cluster.conj_in = in.conj;
+        step.cluster.conj_out = out.conj;
+        break;
+      }
+      case Algorithm::four_step: four_step(n, shape.n1, shape.n2, in, out); break;
+      case Algorithm::bluestein: bluestein(n, in, out); break;
+    }
+  }
+
+  // Whether complex_transform computes n between these endpoints in one pass kernel (one
+  // Stockham pass, or Bluestein with the whole convolution in one block), whose store can then
+  // take further steps such as the split of paired rows.
+  bool one_pass_kernel(long long n, const Endpoint& in, const Endpoint& out) const {
+    Shape shape;
+    switch (complex_algorithm(n, in, out, shape)) {
+      case Algorithm::single_pass: return true;
+      case Algorithm::bluestein: return fits_single_pass(bluestein_convolution_length(n));
+      default: return false;
     }
   }
 
@@ -707,16 +743,6 @@ long long output_row_length(const PlanSpec& spec) {
 }
 
 namespace {
-
-// Whether complex_transform computes length n in one pass (one Stockham pass, or Bluestein with
-// the whole convolution in one block).
-bool one_pass_transform(long long n) {
-  if (fits_single_pass(n)) return true;
-  int n1 = 0;
-  int n2 = 0;
-  if (is_smooth(n) && four_step_split(n, n1, n2)) return false;
-  return bluestein_length(2 * n - 1, true) != LLONG_MAX;
-}
 
 // Real rows taken two at a time (PassDesc::paired): the endpoints' row distances step over pairs.
 void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
@@ -806,7 +832,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         // over the spectra kept in their own buffer.
         const bool paired = spec.batch >= 2;
         if (paired) pair_rows(layout, in, out);
-        if (paired && !one_pass_transform(n)) {
+        if (paired && !builder.one_pass_kernel(n, in, out)) {
           Endpoint spectra;
           spectra.buffer = BufferRef::pair_spectra;
           spectra.row_dist = n;
