@@ -116,16 +116,12 @@ bool is_smooth(long long n) {
   return factorize(n, radices, 64) >= 0;
 }
 
-// Threads a block of `per_block` transforms of length n needs: each thread takes
-// compiled_butterflies_per_thread butterflies of a radix-R stage in a compiled kernel, ceil(16/R)
-// in the run-time stage loop.
+// Threads a block of `per_block` transforms of length n needs (butterflies_per_thread).
 long long block_threads(const int* radices, int count, long long n, long long per_block) {
   long long threads = 32;
   for (int s = 0; s < count; ++s) {
     const long long radix = radices[s];
-    const long long per_thread = has_compiled_kernel(n)
-                                     ? compiled_butterflies_per_thread(radices[s], n)
-                                     : (kElementsPerThread + radix - 1) / radix;
+    const long long per_thread = butterflies_per_thread(radices[s], n);
     const long long butterflies = per_block * n / radix;
     threads = std::max(threads, (butterflies + per_thread - 1) / per_thread);
   }
@@ -714,6 +710,11 @@ std::vector<Cf> unit_roots(long long n, long long count) {
     w[static_cast<std::size_t>(t)] = Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
   }
   return w;
+}
+
+long long butterflies_per_thread(int radix, long long n) {
+  return has_compiled_kernel(n) ? compiled_butterflies_per_thread(radix, n)
+                                : (kElementsPerThread + radix - 1) / radix;
 }
 
 bool is_direct_length(long long n) {

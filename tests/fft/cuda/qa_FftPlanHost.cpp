@@ -173,8 +173,8 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
 }
 
 // The launch contract of every pass: a kernel's thread i takes butterflies i, i + threads, ...
-// of each stage, as many as its per-thread count (compiled_butterflies_per_thread for compiled
-// lengths, ceil(16/R) for the run-time loop), so the planner's thread count must cover all
+// of each stage, as many as its per-thread count (butterflies_per_thread: that of the compiled
+// kernel or of the run-time loop), so the planner's thread count must cover all
 // per_block * n / R butterflies of every stage, in whole warps, within 1024 threads. A shortfall
 // would leave butterflies undone on the device while the host executor, which has no threads,
 // still passed.
@@ -195,9 +195,7 @@ TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
         ASSERT_EQ(p.threads % 32, 0) << n;
         for (int s = 0; s < p.num_stages; ++s) {
           const int radix = p.stages[s].radix;
-          const long long per_thread =
-              gpu::has_compiled_kernel(p.n) ? gpu::compiled_butterflies_per_thread(radix, p.n)
-                                            : (gpu::kElementsPerThread + radix - 1) / radix;
+          const long long per_thread = gpu::butterflies_per_thread(radix, p.n);
           ASSERT_GE(p.threads * per_thread, static_cast<long long>(p.per_block) * p.n / radix)
               << "n " << n << ", pass of " << p.n << ", radix " << radix << ", " << p.per_block
               << " per block, " << p.threads << " threads";
