@@ -1,4 +1,5 @@
-// Our CUDA FFT backend: the choice of pass kernel (fft_pass_kernel.cuh) for each pass, the
+// Our CUDA FFT backend: the choice of kernel for each pass (the rows kernel, fft_rows_kernel.cuh,
+// for plain batched rows of powers of two; else the pass kernel, fft_pass_kernel.cuh), the
 // real-rows and pair-split kernels, and the Plan / Backend objects that upload a PlanLayout and
 // launch its passes.
 //
@@ -38,8 +39,8 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// Which kernel runs pass p: the compiled one of its length (the Bluestein kernel for a one-pass
-// Bluestein), else a run-time stage loop.
+// Which kernel runs pass p where the rows kernel does not (rows_pass_of): the compiled one of
+// its length (the Bluestein kernel for a one-pass Bluestein), else a run-time stage loop.
 PassKernel select_kernel(const PassDesc& p) {
   const int i = compiled_length_index(p.n);
   if (i >= 0) {
@@ -181,6 +182,14 @@ class CudaFftPlan final : public Plan {
                 "cudaFuncSetAttribute (cluster pass)");
         }
       }
+      for (int n = kRowsMinLength; n <= kRowsMaxLength; n *= 2) {
+        for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
+                              RowsKind::real_inverse}) {
+          check(cudaFuncSetAttribute(rows_kernel(n, kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kMaxDynamicShared),
+                "cudaFuncSetAttribute (rows pass)");
+        }
+      }
       return true;
     }();
     (void)attribute_set;
@@ -222,7 +231,11 @@ class CudaFftPlan final : public Plan {
       step.cluster.stage_tw = table(step.stage_tw);
       step.cluster.cluster_tw = table(step.pass_tw);
       step.cluster.real_tw = table(step.real_tw);
-      kernels_.push_back(step.kind == Step::Kind::fft_pass ? select_kernel(p) : nullptr);
+      RowsPassDesc rows;
+      const bool on_rows = step.kind == Step::Kind::fft_pass && rows_pass_of(p, rows);
+      rows_.push_back(rows);
+      rows_kernels_.push_back(on_rows ? rows_kernel(rows.n, rows.kind) : nullptr);
+      kernels_.push_back(step.kind == Step::Kind::fft_pass && !on_rows ? select_kernel(p) : nullptr);
     }
   }
   ~CudaFftPlan() override { release(); }
@@ -251,6 +264,12 @@ class CudaFftPlan final : public Plan {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
         real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(
             step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
+      } else if (rows_kernels_[i] != nullptr) {
+        const RowsPassDesc& d = rows_[i];
+        const long long blocks = (transforms + rows_per_block(d.n) - 1) / rows_per_block(d.n);
+        const int threads = rows_per_block(d.n) * rows_team_threads(d.n);
+        rows_kernels_[i]<<<static_cast<unsigned>(blocks), threads,
+                           static_cast<std::size_t>(rows_shared_bytes(d.n)), s>>>(d, src, dst, transforms);
       } else {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);
@@ -287,7 +306,9 @@ class CudaFftPlan final : public Plan {
   PlanLayout layout_;
   Cf* table_memory_ = nullptr;
   std::vector<Cf*> tables_;
-  std::vector<PassKernel> kernels_;  // per step (fft passes)
+  std::vector<PassKernel> kernels_;  // per step (fft passes not on the rows kernel)
+  std::vector<RowsPassDesc> rows_;   // per step (rows passes)
+  std::vector<RowsKernel> rows_kernels_;
   Cf* scratch_ = nullptr;
   Cf* pair_spectra_ = nullptr;  // inside scratch_
   std::size_t device_bytes_ = 0;

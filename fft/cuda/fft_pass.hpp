@@ -6,7 +6,7 @@
 // exact index maps and arithmetic the GPU runs.
 //
 // Sections: factorisation · Stockham stage maps · Bluestein chirp index · pass description ·
-// element loads and stores · real-FFT pre/post-processing · cluster passes.
+// element loads and stores · real-FFT pre/post-processing · rows passes · cluster passes.
 #pragma once
 
 #include <cstdint>
@@ -495,6 +495,82 @@ PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
     x_hk.im = 0.0f;
   }
   return conj(c2r_pre_value(x_k, x_hk, load_table(real_tw, k)));
+}
+
+// ---- rows passes -----------------------------------------------------------------------------
+// A single pass over plain batched rows of a power-of-two length from 32 to 16384 (c2c either
+// way, or the half-length pass of an r2c / c2r) runs on the rows kernel (fft_rows_kernel.cuh):
+// one TeamFft (fft_team.cuh) of n/16 threads per row, kRowsBlockThreads threads per block.
+// Everything the pass kernel decides at run time for its many layouts is fixed there; the
+// stages, twiddle tables and real-FFT steps are the pass's.
+
+// The direction of c2c is compiled in (not a run-time flag): the conjugations of inverse
+// transforms as run-time selects made the kernels spill.
+enum class RowsKind : int {
+  forward,       // c2c forward
+  inverse,       // c2c inverse: conj(FFT(conj x))
+  real_forward,  // r2c of length 2n: the pairs of a real row in, the n+1 values of X out
+  real_inverse,  // c2r of length 2n: the n+1 values of X in, the pairs of the real row out
+};
+
+inline constexpr int kRowsMinLength = 32;
+inline constexpr int kRowsMaxLength = 16384;
+inline constexpr int kRowsBlockThreads = 256;
+
+struct RowsPassDesc {
+  int n = 1;  // the complex length (half of a real transform's)
+  RowsKind kind = RowsKind::forward;
+  long long in_dist = 0;   // complex elements between input rows
+  long long out_dist = 0;  // complex elements between output rows
+  const Cf* stage_tw = nullptr;
+  const Cf* real_tw = nullptr;
+};
+
+// Threads per row, rows per block, and the block's shared memory (TeamFft's two padded planes
+// per row, the plane length odd so that neighbouring rows fall in different banks).
+PRISM_HD constexpr int rows_team_threads(int n) { return n / kElementsPerThread; }
+PRISM_HD constexpr int rows_per_block(int n) {
+  return rows_team_threads(n) >= kRowsBlockThreads ? 1 : kRowsBlockThreads / rows_team_threads(n);
+}
+PRISM_HD constexpr int rows_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
+PRISM_HD constexpr long long rows_shared_bytes(int n) {
+  return static_cast<long long>(rows_per_block(n)) * 2 * rows_plane_floats(n) *
+         static_cast<long long>(sizeof(float));
+}
+
+// Whether pass p runs on the rows kernel, and how (d; its tables are p's). The planner's single
+// passes of plain rows qualify; four-step and Bluestein passes, paired real rows and lengths
+// outside 32 ... 16384 or not a power of two do not.
+inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
+  const int n = p.n;
+  if (!is_power_of_two(n) || n < kRowsMinLength || n > kRowsMaxLength) return false;
+  if (!p.inner_is_batch || p.paired || p.mid_conv || p.load_chirp || p.store_chirp ||
+      p.load_conj || p.store_conj || p.store_twiddle != StoreTwiddle::none ||
+      p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
+      p.in.elem_stride != 1 || p.out.elem_stride != 1 || p.lout_inner != 0 || p.lout_elem != 1) {
+    return false;
+  }
+  RowsKind kind;
+  if (p.real_step == RealStep::none && p.load_n == n && p.store_n == n && p.n_keep >= n &&
+      p.load_conj_raw == p.store_conj_final) {
+    kind = p.load_conj_raw ? RowsKind::inverse : RowsKind::forward;
+  } else if (p.real_step == RealStep::r2c_post && p.load_n == n && p.store_n == n + 1 &&
+             p.n_keep >= n + 1 && !p.load_conj_raw && !p.store_conj_final) {
+    kind = RowsKind::real_forward;
+  } else if (p.real_step == RealStep::c2r_pre && p.load_n == n + 1 && p.store_n == n &&
+             p.n_keep >= n && !p.load_conj_raw && p.store_conj_final) {
+    kind = RowsKind::real_inverse;
+  } else {
+    return false;
+  }
+  d = RowsPassDesc{};
+  d.n = n;
+  d.kind = kind;
+  d.in_dist = p.in.inner_dist;
+  d.out_dist = p.out.inner_dist;
+  d.stage_tw = p.stage_tw;
+  d.real_tw = p.real_tw;
+  return true;
 }
 
 // ---- cluster passes --------------------------------------------------------------------------

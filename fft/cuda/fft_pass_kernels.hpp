@@ -3,7 +3,8 @@
 // compiled in kKernelParts translation units so that a build spreads them over several compiler
 // processes (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
 // i / kKernelParts of part i % kKernelParts. And the cluster pass kernels
-// (fft_cluster_kernel.cuh), one per cluster size and block length.
+// (fft_cluster_kernel.cuh), one per cluster size and block length, and the rows kernels
+// (fft_rows_kernel.cuh), one per power-of-two length and RowsKind.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -28,5 +29,10 @@ using ClusterKernel = void (*)(const ClusterPassDesc, const void*, void*);
 // The kernel of a cluster pass of `cluster` blocks (kClusterSizes) of length m
 // (kClusterBlockLengths); nullptr for any other shape. Defined in fft_cluster_kernels.cu.
 ClusterKernel cluster_kernel(int cluster, int m);
+
+using RowsKernel = void (*)(const RowsPassDesc, const void*, void*, long long);
+// The rows kernel of length n (a power of two from kRowsMinLength to kRowsMaxLength) and kind;
+// nullptr for any other length. Defined in fft_rows_kernels.cu.
+RowsKernel rows_kernel(int n, RowsKind kind);
 
 }  // namespace prism::fft::gpu

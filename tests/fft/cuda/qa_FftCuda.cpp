@@ -245,11 +245,15 @@ void check_partial_batch(Backend& backend, const PlanSpec& spec, std::mt19937_64
       << " written";
 }
 
-// Fewer rows than the plan's batch (c2c; r2c and c2r with two real rows per transform and an
-// odd count, r2c 10007 through the split pass; four-step c2c and r2c).
+// Fewer rows than the plan's batch (c2c; the rows kernel's c2c inverse, r2c and c2r with part of
+// a block's rows; r2c and c2r with two real rows per transform and an odd count, r2c 10007
+// through the split pass; four-step c2c and r2c).
 TEST_F(FftCuda, PartialBatchOnStream) {
   std::mt19937_64 rng(4);
   for (const PlanSpec& spec : {PlanSpec{1024, 8, Transform::c2c_forward, false},
+                               PlanSpec{64, 8, Transform::c2c_inverse, false},
+                               PlanSpec{512, 8, Transform::r2c, false},
+                               PlanSpec{256, 8, Transform::c2r, false},
                                PlanSpec{4095, 8, Transform::r2c, false},
                                PlanSpec{4097, 8, Transform::c2r, false},
                                PlanSpec{10007, 8, Transform::r2c, false},

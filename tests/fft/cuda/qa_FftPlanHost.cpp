@@ -206,6 +206,60 @@ TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
   EXPECT_GT(passes, 4000u);
 }
 
+// Which passes the rows kernel takes (rows_pass_of): the single pass of every power of two from
+// 32 to 16384, c2c either way and as the half length of r2c / c2r, in and out of place, with the
+// row distances of the contiguous layout; nothing else (shorter and longer lengths, other
+// radices, four-step, Bluestein and paired passes), since the rows kernel knows only plain rows.
+TEST(FftPlanHost, RowsPasses) {
+  struct Expected {
+    Transform transform;
+    gpu::RowsKind kind;
+  };
+  for (std::size_t n = gpu::kRowsMinLength; n <= gpu::kRowsMaxLength; n *= 2) {
+    for (const Expected e : {Expected{Transform::c2c_forward, gpu::RowsKind::forward},
+                             Expected{Transform::c2c_inverse, gpu::RowsKind::inverse},
+                             Expected{Transform::r2c, gpu::RowsKind::real_forward},
+                             Expected{Transform::c2r, gpu::RowsKind::real_inverse}}) {
+      const bool real = e.transform == Transform::r2c || e.transform == Transform::c2r;
+      for (const bool in_place : {false, true}) {
+        const PlanSpec spec{real ? 2 * n : n, 5, e.transform, in_place};
+        const PlanLayout layout = gpu::make_plan_layout(spec);
+        ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+        gpu::RowsPassDesc d;
+        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d))
+            << test::transform_name(e.transform) << " n=" << spec.n;
+        EXPECT_EQ(d.n, static_cast<int>(n));
+        EXPECT_EQ(d.kind, e.kind) << test::transform_name(e.transform) << " n=" << spec.n;
+        // Complex elements between rows: real rows are read and written as pairs.
+        const long long in_row = layout.in_row / (e.transform == Transform::r2c ? 2 : 1);
+        const long long out_row = layout.out_row / (e.transform == Transform::c2r ? 2 : 1);
+        EXPECT_EQ(d.in_dist, in_row) << test::transform_name(e.transform) << " n=" << spec.n;
+        EXPECT_EQ(d.out_dist, out_row) << test::transform_name(e.transform) << " n=" << spec.n;
+        EXPECT_LE(gpu::rows_shared_bytes(d.n), 227 * 1024);
+        EXPECT_LE(gpu::rows_per_block(d.n) * gpu::rows_team_threads(d.n), gpu::kMaxThreadsPerBlock);
+      }
+    }
+  }
+  const auto any_rows_pass = [](const PlanSpec& spec) {
+    for (const auto& step : gpu::make_plan_layout(spec).steps) {
+      gpu::RowsPassDesc d;
+      if (step.kind == gpu::Step::Kind::fft_pass && gpu::rows_pass_of(step.pass, d)) return true;
+    }
+    return false;
+  };
+  for (const PlanSpec& spec : {PlanSpec{16, 4, Transform::c2c_forward, false},
+                               PlanSpec{32, 4, Transform::r2c, false},  // half length 16
+                               PlanSpec{1000, 4, Transform::c2c_forward, false},
+                               PlanSpec{1920, 4, Transform::r2c, false},
+                               PlanSpec{32768, 2, Transform::c2c_forward, false},
+                               PlanSpec{65536, 2, Transform::r2c, false},
+                               PlanSpec{65536, 2, Transform::c2r, false},
+                               PlanSpec{4097, 2, Transform::c2c_forward, false},
+                               PlanSpec{4095, 4, Transform::r2c, false}}) {
+    EXPECT_FALSE(any_rows_pass(spec)) << test::transform_name(spec.transform) << " n=" << spec.n;
+  }
+}
+
 // r2c and c2r of lengths without the half-length path take two real rows per complex transform,
 // in every algorithm (Stockham, Bluestein in one block and in three passes, four-step; r2c
 // splits the pairs' spectra in the store of one pass or in a split pass). Odd and even batches,

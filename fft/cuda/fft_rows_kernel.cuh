@@ -1,0 +1,62 @@
+// The rows kernel of our CUDA FFT: a single pass over plain batched rows of a power-of-two
+// length (RowsPassDesc, fft_pass.hpp), each row computed by one TeamFft (fft_team.cuh) of n/16
+// threads. The pass kernel (fft_pass_kernel.cuh) serves every layout of the planner and decides
+// at run time what this kernel fixes at compile time (strides, the thread-to-butterfly map,
+// partial blocks at every stage, load and store kinds); the first stage's inputs come straight
+// from global memory into registers and the last stage's outputs go straight back. On the H200,
+// c2c 512 to 4096 ran 12-19 % faster on this kernel than on the pass kernel (bench/RESULTS.md).
+// The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "fft/cuda/fft_pass.hpp"
+#include "fft/cuda/fft_team.cuh"
+
+namespace prism::fft::gpu {
+
+template <int kN>
+inline constexpr int kRowsKernelThreads = rows_per_block(kN) * rows_team_threads(kN);
+
+// Rows blockIdx.x * rows_per_block(kN) + team of `rows`. Blocks of up to 1024 threads with as
+// many resident per multiprocessor as 64 registers per thread allow (4 of 256 threads): fewer
+// registers spilled and ran slower (c2c 1024 at 48 registers: 0.37 ms instead of 0.26).
+template <int kN, RowsKind kKind>
+__global__ void __launch_bounds__(kRowsKernelThreads<kN>, kMaxThreadsPerBlock / kRowsKernelThreads<kN>)
+    fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
+  extern __shared__ float shared[];
+  using Team = TeamFft<kN>;
+  const int team = static_cast<int>(threadIdx.x) / Team::kThreads;
+  const int lane = static_cast<int>(threadIdx.x) - team * Team::kThreads;
+  const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN) + team;
+  // Teams past the last row run the stages on zeros (the stages synchronise the whole block)
+  // and store nothing.
+  const bool live = row < rows;
+  const Cf* x = static_cast<const Cf*>(src) + row * d.in_dist;
+  Cf* y = static_cast<Cf*>(dst) + row * d.out_dist;
+  const TeamPlanes planes = Team::planes(shared, team);
+  Team fft;
+  if constexpr (kKind == RowsKind::real_inverse) {
+    fft.load(lane, [&](int i) { return live ? c2r_pre_of_row(x, kN, i, d.real_tw) : Cf{0.0f, 0.0f}; });
+    fft.run(planes, d.stage_tw, lane, [&](int, int k, Cf v) {
+      if (live) y[k] = conj(v);
+    });
+  } else if constexpr (kKind == RowsKind::real_forward) {
+    fft.load(lane, [&](int i) { return live ? x[i] : Cf{0.0f, 0.0f}; });
+    fft.run_real(planes, d.stage_tw, d.real_tw, lane, [&](int, int k, Cf v) {
+      if (live) y[k] = v;
+    });
+  } else {
+    constexpr bool kInverse = kKind == RowsKind::inverse;
+    fft.load(lane, [&](int i) {
+      if (!live) return Cf{0.0f, 0.0f};
+      const Cf v = x[i];
+      return kInverse ? conj(v) : v;
+    });
+    fft.run(planes, d.stage_tw, lane, [&](int, int k, Cf v) {
+      if (live) y[k] = kInverse ? conj(v) : v;
+    });
+  }
+}
+
+}  // namespace prism::fft::gpu
