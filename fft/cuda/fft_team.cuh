@@ -24,7 +24,12 @@
 // extra X[kN] of real transforms); the same slot always carries the same k, so epilogues may
 // keep per-slot state in registers across transforms (running averages; index such state with
 // constants only: an array that a functor captures and indexes ends up in local memory).
-// output_index(lane, slot) gives k.
+// output_index(lane, slot) gives k, real_output_index(lane, slot) for real transforms.
+//
+// Real transforms whose last two stages give each thread two or more butterflies (radix 8 or
+// less; kPairedReal) take the last stage's butterflies in partner pairs j, kN/R - j: the thread
+// then holds Z[k] and Z[kN-k] for each of its outputs and forms X[k] in registers, with no
+// further exchange through shared memory.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -60,10 +65,26 @@ struct TeamFft {
   // Floats of one plane (odd, so that teams side by side fall in different banks).
   static constexpr int kPlaneFloats = (smem_pad(kN - 1) + 1) | 1;
   static constexpr int kSharedFloats = 2 * kPlaneFloats;
+  static constexpr int kLastButterflies = kN / kLastRadix;
+  static constexpr int kLastPerThread = kElementsPerThread / kLastRadix;
+  // Measured on the H200 (bench/RESULTS.md, r2c through the rows kernel): faster where the last
+  // two stages are of radix 8 or less (half lengths 512, 1024, 8192, 16384: 3-19 %), slower
+  // where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the former pair.
+  static constexpr bool kPairedReal =
+      kLastPerThread >= 2 && kElementsPerThread / kRadices.radix[kStages - 2] >= 2;
 
   static __device__ __forceinline__ TeamPlanes planes(float* shared, int team) {
     float* base = shared + team * kSharedFloats;
     return TeamPlanes{base, base + kPlaneFloats};
+  }
+
+  // The last stage's butterfly that group q (< kLastPerThread) of thread `lane` computes: lane +
+  // q * kThreads, or for the second half of a real transform's pairs the partner kN/R - j of the
+  // first half's j (j = 0 pairs with kN/(2R): both are their own partners).
+  static __host__ __device__ __forceinline__ constexpr int last_butterfly(int lane, int q, bool real) {
+    if (!(real && kPairedReal) || q < kLastPerThread / 2) return lane + q * kThreads;
+    const int j = lane + (q - kLastPerThread / 2) * kThreads;
+    return j == 0 ? kLastButterflies / 2 : kLastButterflies - j;
   }
 
   // Output index k carried by `slot` of thread `lane` (the last stage's map with ns = kN/R).
@@ -71,7 +92,13 @@ struct TeamFft {
     if (slot == kOutputs) return kN;
     const int q = slot / kLastRadix;
     const int r = slot - q * kLastRadix;
-    return lane + q * kThreads + r * (kN / kLastRadix);
+    return last_butterfly(lane, q, false) + r * kLastButterflies;
+  }
+  static __host__ __device__ __forceinline__ constexpr int real_output_index(int lane, int slot) {
+    if (slot == kOutputs) return kN;
+    const int q = slot / kLastRadix;
+    const int r = slot - q * kLastRadix;
+    return last_butterfly(lane, q, true) + r * kLastButterflies;
   }
 
   Cf v[kElementsPerThread / kFirstRadix][kFirstRadix];  // the first stage's inputs
@@ -96,7 +123,7 @@ struct TeamFft {
   __device__ __forceinline__ void run_into(TeamPlanes s, const Cf* twiddles, int lane, Cf (&out)[kOutputs]) {
     constexpr int R = kLastRadix;
     Cf z[kElementsPerThread / R][R];
-    stages(s, twiddles, lane, z);
+    stages<false>(s, twiddles, lane, z);
 #pragma unroll
     for (int q = 0; q < kElementsPerThread / R; ++q) {
 #pragma unroll
@@ -110,19 +137,43 @@ struct TeamFft {
                                                 int lane, Cf (&out)[kRealOutputs]) {
     constexpr int R = kLastRadix;
     Cf z[kElementsPerThread / R][R];
-    stages(s, twiddles, lane, z);
+    stages<kPairedReal>(s, twiddles, lane, z);
+    if constexpr (kPairedReal) {
+      // Z[k] of group q's butterfly j and Z[kN-k] of its partner's, both in registers.
+      constexpr int H = kLastPerThread / 2;
+#pragma unroll
+      for (int q = 0; q < H; ++q) {
+        const bool zero = q == 0 && lane == 0;  // butterflies 0 and kN/(2R): their own partners
+        const int j = last_butterfly(lane, q, true);
+        const int j2 = last_butterfly(lane, q + H, true);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const Cf partner = zero ? z[q][(R - r) % R] : z[q + H][R - 1 - r];
+          const int k = j + r * kLastButterflies;
+          out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const Cf partner = zero ? z[q + H][R - 1 - r] : z[q][R - 1 - r];
+          const int k = j2 + r * kLastButterflies;
+          out[(q + H) * R + r] = r2c_post_value(z[q + H][r], partner, load_table(real_twiddles, k));
+        }
+      }
+      out[kOutputs] = r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN));
+      return;
+    }
     __syncthreads();  // every thread has read the planes of the last stage
 #pragma unroll
     for (int q = 0; q < kElementsPerThread / R; ++q) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) s.write(output_index(lane, q * R + r), z[q][r]);
+      for (int r = 0; r < R; ++r) s.write(real_output_index(lane, q * R + r), z[q][r]);
     }
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < kElementsPerThread / R; ++q) {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const int k = output_index(lane, q * R + r);
+        const int k = real_output_index(lane, q * R + r);
         const Cf partner = s.read(k == 0 ? 0 : kN - k);
         out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
       }
@@ -145,14 +196,14 @@ struct TeamFft {
     Cf out[kRealOutputs];
     run_real_into(s, twiddles, real_twiddles, lane, out);
 #pragma unroll
-    for (int slot = 0; slot < kOutputs; ++slot) store(slot, output_index(lane, slot), out[slot]);
+    for (int slot = 0; slot < kOutputs; ++slot) store(slot, real_output_index(lane, slot), out[slot]);
     if (lane == 0) store(kOutputs, kN, out[kOutputs]);
   }
 
  private:
   // First stage from the registers (ns = 1: no twiddles), middle stages through shared memory,
-  // the last stage's outputs left in `out`.
-  template <int R>
+  // the last stage's outputs left in `out` (kPairLast: its butterflies in real-transform pairs).
+  template <bool kPairLast, int R>
   __device__ __forceinline__ void stages(TeamPlanes s, const Cf* twiddles, int lane,
                                          Cf (&out)[kElementsPerThread / R][R]) {
     constexpr int P = kElementsPerThread / kFirstRadix;
@@ -166,10 +217,10 @@ struct TeamFft {
       for (int r = 0; r < kFirstRadix; ++r) s.write(j * kFirstRadix + r, v[q][r]);
     }
     __syncthreads();
-    later_stages<1, kFirstRadix>(s, twiddles, lane, out);
+    later_stages<kPairLast, 1, kFirstRadix>(s, twiddles, lane, out);
   }
 
-  template <int kStage, int kNs, int RL>
+  template <bool kPairLast, int kStage, int kNs, int RL>
   __device__ __forceinline__ void later_stages(TeamPlanes s, const Cf* twiddles, int lane,
                                                Cf (&out)[kElementsPerThread / RL][RL]) {
     constexpr int R = kRadices.radix[kStage];
@@ -178,7 +229,7 @@ struct TeamFft {
     if constexpr (kStage == kStages - 1) {
 #pragma unroll
       for (int q = 0; q < P; ++q) {
-        const int j = lane + q * kThreads;
+        const int j = last_butterfly(lane, q, kPairLast);
         stage_compute<R>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, out[q]);
       }
     } else {
@@ -195,7 +246,7 @@ struct TeamFft {
         stage_store<R>(kStageDesc, j, w[q], [&](int i, Cf x) { s.write(i, x); });
       }
       __syncthreads();
-      later_stages<kStage + 1, kNs * R>(s, twiddles, lane, out);
+      later_stages<kPairLast, kStage + 1, kNs * R>(s, twiddles, lane, out);
     }
   }
 };

@@ -310,7 +310,7 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigne
   // Column of slot `slot` (complex input is centred: fftshift); -1 where the slot is unused.
   auto column_of = [&](int slot) {
     if (kReal && slot == Fft::kOutputs && lane != 0) return -1;
-    const int bin = Fft::output_index(lane, slot);
+    const int bin = kReal ? Fft::real_output_index(lane, slot) : Fft::output_index(lane, slot);
     return kReal ? bin : (bin ^ (kN / 2));
   };
 

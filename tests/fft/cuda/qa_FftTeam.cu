@@ -218,6 +218,49 @@ TEST(TeamFftHooks, RealInputPowerAndDecibelsMatchFftwDouble) {
   check_power_db_hooks<8192>();
 }
 
+// The output slots of a team: over all lanes, output_index and real_output_index each reach
+// every k < kN exactly once (and kN from slot kOutputs), and where a real transform pairs the
+// last stage's butterflies, each thread holds the partner kN - k of every k it holds.
+template <int kN>
+void check_output_slots() {
+  using Fft = TeamFft<kN>;
+  for (const bool real : {false, true}) {
+    std::vector<int> seen(kN, 0);
+    for (int lane = 0; lane < Fft::kThreads; ++lane) {
+      std::vector<int> held;
+      for (int slot = 0; slot < Fft::kOutputs; ++slot) {
+        const int k = real ? Fft::real_output_index(lane, slot) : Fft::output_index(lane, slot);
+        ASSERT_GE(k, 0);
+        ASSERT_LT(k, kN);
+        ++seen[k];
+        held.push_back(k);
+      }
+      if (real && Fft::kPairedReal) {
+        for (int k : held) {
+          EXPECT_NE(std::find(held.begin(), held.end(), k == 0 ? 0 : kN - k), held.end())
+              << "n " << kN << " lane " << lane << ": partner of " << k << " elsewhere";
+        }
+      }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), kN) << "n " << kN << (real ? " real" : "");
+    EXPECT_EQ(Fft::output_index(0, Fft::kOutputs), kN);
+    EXPECT_EQ(Fft::real_output_index(0, Fft::kOutputs), kN);
+  }
+}
+
+TEST(TeamFftHooks, OutputSlotsCoverEveryIndexOnce) {
+  check_output_slots<32>();
+  check_output_slots<64>();
+  check_output_slots<128>();
+  check_output_slots<256>();
+  check_output_slots<512>();
+  check_output_slots<1024>();
+  check_output_slots<2048>();
+  check_output_slots<4096>();
+  check_output_slots<8192>();
+  check_output_slots<16384>();
+}
+
 }  // namespace
 }  // namespace prism::fft::gpu
 
