@@ -39,12 +39,18 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// Which kernel runs pass p where the rows kernel does not (rows_pass_of): the compiled one of
-// its length (the Bluestein kernel for a one-pass Bluestein), else a run-time stage loop.
+// Which kernel runs pass p where the rows kernel does not (rows_pass_of): the compiled ones of
+// its length (the plain rows kernel for a c2c pass over plain rows, the Bluestein kernel for a
+// one-pass Bluestein, else the pass kernel), else a run-time stage loop.
 PassKernel select_kernel(const PassDesc& p) {
   const int i = compiled_length_index(p.n);
   if (i >= 0) {
     const KernelPart& part = kernel_parts()[i % kKernelParts];
+    RowsPassDesc rows;
+    if (has_plain_rows_kernel(p.n) && plain_rows_pass(p, rows) &&
+        (rows.kind == RowsKind::forward || rows.kind == RowsKind::inverse)) {
+      return part.plain_rows[2 * (i / kKernelParts) + (rows.kind == RowsKind::inverse ? 1 : 0)];
+    }
     return (p.mid_conv && p.load_chirp ? part.bluestein : part.kernels)[i / kKernelParts];
   }
   return p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
@@ -169,6 +175,9 @@ class CudaFftPlan final : public Plan {
       for (const KernelPart& part : kernel_parts()) {
         all.insert(all.end(), part.kernels, part.kernels + part.count);
         all.insert(all.end(), part.bluestein, part.bluestein + part.count);
+        for (int k = 0; k < 2 * part.count; ++k) {
+          if (part.plain_rows[k] != nullptr) all.push_back(part.plain_rows[k]);
+        }
       }
       for (PassKernel kernel : all) {
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -538,12 +538,11 @@ PRISM_HD constexpr long long rows_shared_bytes(int n) {
          static_cast<long long>(sizeof(float));
 }
 
-// Whether pass p runs on the rows kernel, and how (d; its tables are p's). The planner's single
-// passes of plain rows qualify; four-step and Bluestein passes, paired real rows and lengths
-// outside 32 ... 16384 or not a power of two do not.
-inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
+// Whether pass p is a single pass over plain batched rows (any length), and of which kind (d;
+// its tables are p's): the planner's single passes of plain rows; not four-step or Bluestein
+// passes or paired real rows.
+inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
   const int n = p.n;
-  if (!is_power_of_two(n) || n < kRowsMinLength || n > kRowsMaxLength) return false;
   if (!p.inner_is_batch || p.paired || p.mid_conv || p.load_chirp || p.store_chirp ||
       p.load_conj || p.store_conj || p.store_twiddle != StoreTwiddle::none ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
@@ -571,6 +570,20 @@ inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
   d.stage_tw = p.stage_tw;
   d.real_tw = p.real_tw;
   return true;
+}
+
+// Whether pass p runs on the rows kernel: a plain rows pass of a power of two from
+// kRowsMinLength to kRowsMaxLength.
+inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
+  return is_power_of_two(p.n) && p.n >= kRowsMinLength && p.n <= kRowsMaxLength &&
+         plain_rows_pass(p, d);
+}
+
+// Whether a c2c plain rows pass of length n runs on fft_plain_rows_kernel (fft_pass_kernel.cuh):
+// a compiled length (kCompiledLengths) that the rows kernel does not take.
+constexpr bool has_plain_rows_kernel(long long n) {
+  return has_compiled_kernel(n) &&
+         !(is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength);
 }
 
 // ---- cluster passes --------------------------------------------------------------------------

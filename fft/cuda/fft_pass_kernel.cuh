@@ -45,13 +45,15 @@ struct SharedPlanes {
 // shifts, the twiddle indices one multiply), used for the lengths of kCompiledLengths; device_stage
 // takes them at run time for every other length.
 
-// Where the stages of fixed_stages start and end. rows: the DirectIo rows or columns below.
+// Where the stages of fixed_stages start and end. rows: the DirectIo rows or columns below;
+// plain_rows: its rows of stride 1, conjugated in and out for inverse transforms (kInverse),
+// nothing else to decide at run time (fft_plain_rows_kernel).
 // elements: load_element / store_element of the pass (any load and store kind, the chirp, zero
 // padding and the dropped tail of Bluestein; src, dst and outer of the DirectIo). shared_conv
 // (end only): the Bluestein spectrum multiply and conjugation fused into the shared-memory
 // writes of the last stage.
-enum class StageIn { shared, rows, elements };
-enum class StageOut { shared, shared_conv, rows, elements };
+enum class StageIn { shared, rows, plain_rows, elements };
+enum class StageOut { shared, shared_conv, rows, plain_rows, elements };
 
 // Global memory that the first stage reads directly and the last stage writes directly, with
 // no separate load / store phase and their two shared-memory round trips. Element i of
@@ -94,13 +96,14 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
 // spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
 // (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
 template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut,
-          bool kRealPost = false>
+          bool kRealPost = false, bool kInverse = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
   constexpr int kPerThread = compiled_butterflies_per_thread(R, kN);
   constexpr int kPerTransform = kN / R;
   constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
-  constexpr bool kToGlobal = kOut == StageOut::rows || kOut == StageOut::elements;
+  constexpr bool kToGlobal =
+      kOut == StageOut::rows || kOut == StageOut::plain_rows || kOut == StageOut::elements;
   const int total = nb * kPerTransform;
   // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
   // v[q] belong to it); column order where this stage touches global columns.
@@ -121,6 +124,14 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
                          [&](int i) {
                            const Cf x = row[i * stride];
                            return io.conj_in ? conj(x) : x;
+                         },
+                         v[q]);
+      } else if constexpr (kIn == StageIn::plain_rows) {
+        const Cf* row = io.in + b * io.in_dist;
+        stage_compute<R>(kStage, kN, j, twiddles,
+                         [&](int i) {
+                           const Cf x = row[i];
+                           return kInverse ? conj(x) : x;
                          },
                          v[q]);
       } else if constexpr (kIn == StageIn::elements) {
@@ -148,6 +159,9 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
           row[i * stride] = store_value(*io.pass, inner, i, x);
         });
+      } else if constexpr (kOut == StageOut::plain_rows) {
+        Cf* row = io.out + b * io.out_dist;
+        stage_store<R>(kStage, j, v[q], [&](int i, Cf x) { row[i] = kInverse ? conj(x) : x; });
       } else if constexpr (kOut == StageOut::elements) {
         const long long inner = io.inner0 + b;
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
@@ -193,7 +207,8 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
 
 // The stages of the compiled length kN: the first reads from kIn, the last writes to kOut, the
 // others go through shared memory.
-template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kRealPost = false>
+template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kRealPost = false,
+          bool kInverse = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
                                              const DirectIo& io) {
   constexpr RadixList kRadices = radix_list(kN);
@@ -202,8 +217,8 @@ __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s,
     constexpr bool kLast = kStage == kRadices.count - 1;
     fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage),
                 kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared,
-                kRealPost && kLast>(twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kRealPost>(twiddles, s, nb, io);
+                kRealPost && kLast, kInverse>(twiddles, s, nb, io);
+    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kRealPost, kInverse>(twiddles, s, nb, io);
   }
 }
 
@@ -616,6 +631,25 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
 
   store_phase<kLength>(p, s, dst, outer, inner0, nb);
+}
+
+// A c2c single pass over plain batched rows of a compiled length without a rows kernel
+// (plain_rows_pass, fft_pass.hpp; the powers of two from kRowsMinLength have fft_rows_kernel):
+// the pass kernel's direct path with the strides, the thread-to-butterfly map, the conjugations
+// and the store multiplies fixed at compile time instead of decided per element.
+template <int kLength, bool kInverse>
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+    fft_plain_rows_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
+  extern __shared__ float shared[];
+  const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};
+  const PassBlock block = pass_block(p, inner_count);
+  DirectIo io;
+  io.in = static_cast<const Cf*>(src) + block.inner0 * p.in.inner_dist;
+  io.in_dist = p.in.inner_dist;
+  io.out = static_cast<Cf*>(dst) + block.inner0 * p.out.inner_dist;
+  io.out_dist = p.out.inner_dist;
+  fixed_stages<kLength, 0, 1, StageIn::plain_rows, StageOut::plain_rows, false, kInverse>(
+      p.stage_tw, s, block.nb, io);
 }
 
 // One-pass Bluestein of a compiled convolution length (PassDesc::mid_conv with load_chirp): the

@@ -1,5 +1,5 @@
-// The compiled variants of the pass kernel and the one-pass Bluestein kernel
-// (fft_pass_kernel.cuh), as the host sees them: one of each per length of kCompiledLengths,
+// The compiled variants of the pass kernel, the one-pass Bluestein kernel and the plain rows
+// kernel (fft_pass_kernel.cuh), as the host sees them: one of each per length of kCompiledLengths,
 // compiled in kKernelParts translation units so that a build spreads them over several compiler
 // processes (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
 // i / kKernelParts of part i % kKernelParts. And the cluster pass kernels
@@ -16,6 +16,9 @@ using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
 struct KernelPart {
   const PassKernel* kernels = nullptr;    // fft_pass_kernel of each length
   const PassKernel* bluestein = nullptr;  // fft_bluestein_kernel of each length
+  // fft_plain_rows_kernel of each length, forward and inverse (2i, 2i + 1); nullptr where
+  // !has_plain_rows_kernel.
+  const PassKernel* plain_rows = nullptr;
   int count = 0;
 };
 

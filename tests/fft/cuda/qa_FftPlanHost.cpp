@@ -210,6 +210,8 @@ TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
 // 32 to 16384, c2c either way and as the half length of r2c / c2r, in and out of place, with the
 // row distances of the contiguous layout; nothing else (shorter and longer lengths, other
 // radices, four-step, Bluestein and paired passes), since the rows kernel knows only plain rows.
+// The c2c single passes of the other compiled lengths are plain rows passes too
+// (fft_plain_rows_kernel).
 TEST(FftPlanHost, RowsPasses) {
   struct Expected {
     Transform transform;
@@ -257,6 +259,31 @@ TEST(FftPlanHost, RowsPasses) {
                                PlanSpec{4097, 2, Transform::c2c_forward, false},
                                PlanSpec{4095, 4, Transform::r2c, false}}) {
     EXPECT_FALSE(any_rows_pass(spec)) << test::transform_name(spec.transform) << " n=" << spec.n;
+  }
+  // The other compiled lengths' c2c single passes run on the plain rows kernel (both directions).
+  int plain = 0;
+  for (const int n : gpu::kCompiledLengths) {
+    const bool by_rows_kernel = gpu::is_power_of_two(n) && n >= gpu::kRowsMinLength;
+    EXPECT_EQ(gpu::has_plain_rows_kernel(n), !by_rows_kernel) << n;
+    for (const Transform t : {Transform::c2c_forward, Transform::c2c_inverse}) {
+      const PlanLayout layout = gpu::make_plan_layout({static_cast<std::size_t>(n), 3, t, n % 3 == 0});
+      ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+      gpu::RowsPassDesc d;
+      ASSERT_TRUE(gpu::plain_rows_pass(layout.steps[0].pass, d)) << n;
+      EXPECT_EQ(d.kind, t == Transform::c2c_inverse ? gpu::RowsKind::inverse : gpu::RowsKind::forward);
+      EXPECT_EQ(d.in_dist, n);
+      EXPECT_EQ(d.out_dist, n);
+      EXPECT_EQ(gpu::rows_pass_of(layout.steps[0].pass, d), by_rows_kernel) << n;
+      plain += gpu::has_plain_rows_kernel(n) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(plain, 100);
+  // Four-step and Bluestein passes are no plain rows passes.
+  for (const std::size_t n : {48000u, 4097u, 10007u}) {
+    for (const auto& step : gpu::make_plan_layout({n, 2, Transform::c2c_forward, false}).steps) {
+      gpu::RowsPassDesc d;
+      EXPECT_FALSE(gpu::plain_rows_pass(step.pass, d)) << n;
+    }
   }
 }
 
