@@ -1,7 +1,7 @@
 // Our CUDA FFT backend: the choice of kernel for each pass (the rows kernel, fft_rows_kernel.cuh,
-// for plain batched rows of powers of two; else the pass kernel, fft_pass_kernel.cuh), the
-// real-rows and pair-split kernels, and the Plan / Backend objects that upload a PlanLayout and
-// launch its passes.
+// for plain batched rows of powers of two; the plain rows kernel for c2c rows of the other
+// compiled lengths; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
+// kernels, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
 //
 // Sections: kernel choice · the real-rows kernel · the pair-split kernel · plan and backend.
 #include <cuda_runtime.h>

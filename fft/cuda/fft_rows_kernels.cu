@@ -22,7 +22,10 @@ RowsKernel rows_kernel_of_length(RowsKind kind) {
 template <int... kLog2>
 RowsKernel find_rows_kernel(int n, RowsKind kind, std::integer_sequence<int, kLog2...>) {
   RowsKernel kernel = nullptr;
-  ((n == (kRowsMinLength << kLog2) ? (kernel = rows_kernel_of_length<(kRowsMinLength << kLog2)>(kind)) : nullptr), ...);
+  ((n == (kRowsMinLength << kLog2)
+        ? (kernel = rows_kernel_of_length<(kRowsMinLength << kLog2)>(kind))
+        : nullptr),
+   ...);
   return kernel;
 }
 
