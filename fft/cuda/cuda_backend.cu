@@ -39,21 +39,40 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// Which kernel runs pass p where the rows kernel does not (rows_pass_of): the compiled ones of
-// its length (the plain rows kernel for a c2c pass over plain rows, the Bluestein kernel for a
-// one-pass Bluestein, else the pass kernel), else a run-time stage loop.
-PassKernel select_kernel(const PassDesc& p) {
+// The kernel of a pass: a rows kernel with its descriptor, or a kernel that takes the PassDesc.
+struct KernelChoice {
+  RowsKernel rows = nullptr;
+  RowsPassDesc rows_desc;
+  PassKernel pass = nullptr;
+};
+
+// Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
+// plain rows kernel of a compiled length (c2c); else the compiled kernels of its length (the
+// Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a run-time stage loop.
+KernelChoice choose_kernel(const PassDesc& p) {
+  KernelChoice choice;
   const int i = compiled_length_index(p.n);
+  RowsPassDesc rows;
+  if (plain_rows_pass(p, rows)) {
+    if (has_rows_kernel(p.n)) {
+      choice.rows = rows_kernel(p.n, rows.kind);
+      choice.rows_desc = rows;
+      return choice;
+    }
+    if (has_plain_rows_kernel(p.n) &&
+        (rows.kind == RowsKind::forward || rows.kind == RowsKind::inverse)) {
+      const KernelPart& part = kernel_parts()[i % kKernelParts];
+      choice.pass = part.plain_rows[2 * (i / kKernelParts) + (rows.kind == RowsKind::inverse ? 1 : 0)];
+      return choice;
+    }
+  }
   if (i >= 0) {
     const KernelPart& part = kernel_parts()[i % kKernelParts];
-    RowsPassDesc rows;
-    if (has_plain_rows_kernel(p.n) && plain_rows_pass(p, rows) &&
-        (rows.kind == RowsKind::forward || rows.kind == RowsKind::inverse)) {
-      return part.plain_rows[2 * (i / kKernelParts) + (rows.kind == RowsKind::inverse ? 1 : 0)];
-    }
-    return (p.mid_conv && p.load_chirp ? part.bluestein : part.kernels)[i / kKernelParts];
+    choice.pass = (p.mid_conv && p.load_chirp ? part.bluestein : part.kernels)[i / kKernelParts];
+  } else {
+    choice.pass = p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
   }
-  return p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
+  return choice;
 }
 
 // Launch shape of the element-wise kernels (real rows, pair split): one thread per element.
@@ -240,11 +259,7 @@ class CudaFftPlan final : public Plan {
       step.cluster.stage_tw = table(step.stage_tw);
       step.cluster.cluster_tw = table(step.pass_tw);
       step.cluster.real_tw = table(step.real_tw);
-      RowsPassDesc rows;
-      const bool on_rows = step.kind == Step::Kind::fft_pass && rows_pass_of(p, rows);
-      rows_.push_back(rows);
-      rows_kernels_.push_back(on_rows ? rows_kernel(rows.n, rows.kind) : nullptr);
-      kernels_.push_back(step.kind == Step::Kind::fft_pass && !on_rows ? select_kernel(p) : nullptr);
+      kernels_.push_back(step.kind == Step::Kind::fft_pass ? choose_kernel(p) : KernelChoice{});
     }
   }
   ~CudaFftPlan() override { release(); }
@@ -273,11 +288,10 @@ class CudaFftPlan final : public Plan {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
         real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(
             step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
-      } else if (rows_kernels_[i] != nullptr) {
-        const RowsPassDesc& d = rows_[i];
+      } else if (kernels_[i].rows != nullptr) {
+        const RowsPassDesc& d = kernels_[i].rows_desc;
         const long long blocks = (transforms + rows_per_block(d.n) - 1) / rows_per_block(d.n);
-        const int threads = rows_per_block(d.n) * rows_team_threads(d.n);
-        rows_kernels_[i]<<<static_cast<unsigned>(blocks), threads,
+        kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n),
                            static_cast<std::size_t>(rows_shared_bytes(d.n)), s>>>(d, src, dst, transforms);
       } else {
         PassDesc p = step.pass;
@@ -286,7 +300,7 @@ class CudaFftPlan final : public Plan {
         const long long inner = p.inner_is_batch ? transforms : p.inner_count;
         const long long blocks = outer * ((inner + p.per_block - 1) / p.per_block);
         const std::size_t shared = 2u * p.per_block * p.smem_stride * sizeof(float);
-        kernels_[i]<<<static_cast<unsigned>(blocks), p.threads, shared, s>>>(p, src, dst, inner);
+        kernels_[i].pass<<<static_cast<unsigned>(blocks), p.threads, shared, s>>>(p, src, dst, inner);
       }
       check(cudaGetLastError(), "kernel launch");
     }
@@ -315,9 +329,7 @@ class CudaFftPlan final : public Plan {
   PlanLayout layout_;
   Cf* table_memory_ = nullptr;
   std::vector<Cf*> tables_;
-  std::vector<PassKernel> kernels_;  // per step (fft passes not on the rows kernel)
-  std::vector<RowsPassDesc> rows_;   // per step (rows passes)
-  std::vector<RowsKernel> rows_kernels_;
+  std::vector<KernelChoice> kernels_;  // per step (fft passes)
   Cf* scratch_ = nullptr;
   Cf* pair_spectra_ = nullptr;  // inside scratch_
   std::size_t device_bytes_ = 0;

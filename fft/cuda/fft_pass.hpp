@@ -526,15 +526,18 @@ struct RowsPassDesc {
   const Cf* real_tw = nullptr;
 };
 
-// Threads per row, rows per block, and the block's shared memory (TeamFft's two padded planes
-// per row, the plane length odd so that neighbouring rows fall in different banks).
-PRISM_HD constexpr int rows_team_threads(int n) { return n / kElementsPerThread; }
+// A TeamFft of length n: its threads, and the floats of each of its two shared planes (padded,
+// the length odd so that teams side by side fall in different banks).
+PRISM_HD constexpr int team_threads(int n) { return n / kElementsPerThread; }
+PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
+
+// Rows per block of the rows kernel, its threads and its shared memory.
 PRISM_HD constexpr int rows_per_block(int n) {
-  return rows_team_threads(n) >= kRowsBlockThreads ? 1 : kRowsBlockThreads / rows_team_threads(n);
+  return team_threads(n) >= kRowsBlockThreads ? 1 : kRowsBlockThreads / team_threads(n);
 }
-PRISM_HD constexpr int rows_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
+PRISM_HD constexpr int rows_block_threads(int n) { return rows_per_block(n) * team_threads(n); }
 PRISM_HD constexpr long long rows_shared_bytes(int n) {
-  return static_cast<long long>(rows_per_block(n)) * 2 * rows_plane_floats(n) *
+  return static_cast<long long>(rows_per_block(n)) * 2 * team_plane_floats(n) *
          static_cast<long long>(sizeof(float));
 }
 
@@ -572,18 +575,20 @@ inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
   return true;
 }
 
-// Whether pass p runs on the rows kernel: a plain rows pass of a power of two from
-// kRowsMinLength to kRowsMaxLength.
+// The lengths of the rows kernel: the powers of two from kRowsMinLength to kRowsMaxLength.
+PRISM_HD constexpr bool has_rows_kernel(long long n) {
+  return is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength;
+}
+
+// Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths.
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
-  return is_power_of_two(p.n) && p.n >= kRowsMinLength && p.n <= kRowsMaxLength &&
-         plain_rows_pass(p, d);
+  return has_rows_kernel(p.n) && plain_rows_pass(p, d);
 }
 
 // Whether a c2c plain rows pass of length n runs on fft_plain_rows_kernel (fft_pass_kernel.cuh):
 // a compiled length (kCompiledLengths) that the rows kernel does not take.
 constexpr bool has_plain_rows_kernel(long long n) {
-  return has_compiled_kernel(n) &&
-         !(is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength);
+  return has_compiled_kernel(n) && !has_rows_kernel(n);
 }
 
 // ---- cluster passes --------------------------------------------------------------------------

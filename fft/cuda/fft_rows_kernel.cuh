@@ -16,14 +16,11 @@
 
 namespace prism::fft::gpu {
 
-template <int kN>
-inline constexpr int kRowsKernelThreads = rows_per_block(kN) * rows_team_threads(kN);
-
 // Rows blockIdx.x * rows_per_block(kN) + team of `rows`. Blocks of up to 1024 threads with as
 // many resident per multiprocessor as 64 registers per thread allow (4 of 256 threads): fewer
 // registers spilled and ran slower (c2c 1024 at 48 registers: 0.37 ms instead of 0.26).
 template <int kN, RowsKind kKind>
-__global__ void __launch_bounds__(kRowsKernelThreads<kN>, kMaxThreadsPerBlock / kRowsKernelThreads<kN>)
+__global__ void __launch_bounds__(rows_block_threads(kN), kMaxThreadsPerBlock / rows_block_threads(kN))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;

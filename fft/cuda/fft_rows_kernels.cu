@@ -1,7 +1,5 @@
 // Compiles the rows kernel (fft_rows_kernel.cuh) for every power of two from kRowsMinLength to
 // kRowsMaxLength and each RowsKind.
-#include <utility>
-
 #include "fft/cuda/fft_pass_kernels.hpp"
 #include "fft/cuda/fft_rows_kernel.cuh"
 
@@ -19,23 +17,23 @@ RowsKernel rows_kernel_of_length(RowsKind kind) {
   return nullptr;
 }
 
-template <int... kLog2>
-RowsKernel find_rows_kernel(int n, RowsKind kind, std::integer_sequence<int, kLog2...>) {
-  RowsKernel kernel = nullptr;
-  ((n == (kRowsMinLength << kLog2)
-        ? (kernel = rows_kernel_of_length<(kRowsMinLength << kLog2)>(kind))
-        : nullptr),
-   ...);
-  return kernel;
-}
-
-constexpr int log2_of(int n) { return n > 1 ? 1 + log2_of(n / 2) : 0; }
-
 }  // namespace
 
 RowsKernel rows_kernel(int n, RowsKind kind) {
-  constexpr int kLengths = log2_of(kRowsMaxLength / kRowsMinLength) + 1;
-  return find_rows_kernel(n, kind, std::make_integer_sequence<int, kLengths>{});
+  static_assert(kRowsMinLength == 32 && kRowsMaxLength == 16384, "update the kernels compiled here");
+  switch (n) {
+    case 32: return rows_kernel_of_length<32>(kind);
+    case 64: return rows_kernel_of_length<64>(kind);
+    case 128: return rows_kernel_of_length<128>(kind);
+    case 256: return rows_kernel_of_length<256>(kind);
+    case 512: return rows_kernel_of_length<512>(kind);
+    case 1024: return rows_kernel_of_length<1024>(kind);
+    case 2048: return rows_kernel_of_length<2048>(kind);
+    case 4096: return rows_kernel_of_length<4096>(kind);
+    case 8192: return rows_kernel_of_length<8192>(kind);
+    case 16384: return rows_kernel_of_length<16384>(kind);
+    default: return nullptr;
+  }
 }
 
 }  // namespace prism::fft::gpu

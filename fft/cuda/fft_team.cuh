@@ -57,13 +57,13 @@ struct TeamFft {
                 "team FFTs are powers of two from 32 to 16384");
   static constexpr RadixList kRadices = radix_list(kN);
   static constexpr int kStages = kRadices.count;
-  static constexpr int kThreads = kN / kElementsPerThread;  // threads per team
+  static constexpr int kThreads = team_threads(kN);  // threads per team
   static constexpr int kFirstRadix = kRadices.radix[0];
   static constexpr int kLastRadix = kRadices.radix[kStages - 1];
   static constexpr int kOutputs = kElementsPerThread;  // outputs per thread, complex transform
   static constexpr int kRealOutputs = kOutputs + 1;    // real transform: X[kN] on lane 0 too
   // Floats of one plane (odd, so that teams side by side fall in different banks).
-  static constexpr int kPlaneFloats = (smem_pad(kN - 1) + 1) | 1;
+  static constexpr int kPlaneFloats = team_plane_floats(kN);
   static constexpr int kSharedFloats = 2 * kPlaneFloats;
   static constexpr int kLastButterflies = kN / kLastRadix;
   static constexpr int kLastPerThread = kElementsPerThread / kLastRadix;

@@ -238,7 +238,7 @@ TEST(FftPlanHost, RowsPasses) {
         EXPECT_EQ(d.in_dist, in_row) << test::transform_name(e.transform) << " n=" << spec.n;
         EXPECT_EQ(d.out_dist, out_row) << test::transform_name(e.transform) << " n=" << spec.n;
         EXPECT_LE(gpu::rows_shared_bytes(d.n), 227 * 1024);
-        EXPECT_LE(gpu::rows_per_block(d.n) * gpu::rows_team_threads(d.n), gpu::kMaxThreadsPerBlock);
+        EXPECT_LE(gpu::rows_block_threads(d.n), gpu::kMaxThreadsPerBlock);
       }
     }
   }
