@@ -67,6 +67,7 @@ class InteractiveView:
     and writes the settings file."""
 
     SETTLE_S = 0.25  # after each action: several frames at the viewer's 60 fps cap
+    FIRST_FRAMES_S = 1.0
 
     def __init__(self, prism, env, *args):
         self.env = env
@@ -80,6 +81,11 @@ class InteractiveView:
             self.proc.kill()
             raise AssertionError(f"no window of prism view appeared: {self.proc.communicate()[0]}")
         self.window = found.stdout.split()[0]
+        # The window is mapped before the viewer has drawn its first frame (fonts, the source,
+        # the FFT plan); Dear ImGui ignores a click in a frame that has no hovered item from the
+        # frame before, so the first action waits for the first frames (a seek clicked 0.3 s
+        # after the map was lost under load in CI).
+        time.sleep(self.FIRST_FRAMES_S)
 
     def xdotool(self, *args):
         subprocess.run(["xdotool", *map(str, args)], env=self.env, check=True, timeout=20)
