@@ -1,6 +1,7 @@
 // Our CUDA FFT backend: the choice of kernel for each pass (the rows kernel, fft_rows_kernel.cuh,
 // for plain batched rows of powers of two; the plain rows kernel for c2c rows of the other
-// compiled lengths; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
+// compiled lengths; the four-step kernel, fft_four_step_kernel.cuh, for the passes of four-steps
+// over powers of two; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
 // kernels, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
 //
 // Sections: kernel choice · the real-rows kernel · the pair-split kernel · plan and backend.
@@ -39,19 +40,29 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// The kernel of a pass: a rows kernel with its descriptor, or a kernel that takes the PassDesc.
+constexpr int kMaxDynamicShared = 227 * 1024;
+
+// The kernel of a pass: a rows or four-step kernel with its descriptor, or a kernel that takes
+// the PassDesc.
 struct KernelChoice {
   RowsKernel rows = nullptr;
   RowsPassDesc rows_desc;
+  FourStepKernel four_step = nullptr;
+  FourStepPassDesc four_step_desc;
   PassKernel pass = nullptr;
 };
 
 // Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
-// plain rows kernel of a compiled length (c2c); else the compiled kernels of its length (the
+// plain rows kernel of a compiled length (c2c); for a four-step column or row pass of a power of
+// two, the four-step kernel (four_step_pass_of); else the compiled kernels of its length (the
 // Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a run-time stage loop.
 KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
   const int i = compiled_length_index(p.n);
+  if (four_step_pass_of(p, choice.four_step_desc, kMaxDynamicShared)) {
+    choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.wide);
+    return choice;
+  }
   RowsPassDesc rows;
   if (plain_rows_pass(p, rows)) {
     if (has_rows_kernel(p.n)) {
@@ -122,8 +133,6 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
 }
 
 // ---- plan and backend ------------------------------------------------------------------------
-
-constexpr int kMaxDynamicShared = 227 * 1024;
 
 // Launch configuration of a cluster pass: C blocks per transform in one cluster.
 struct ClusterLaunch {
@@ -218,6 +227,16 @@ class CudaFftPlan final : public Plan {
                 "cudaFuncSetAttribute (rows pass)");
         }
       }
+      for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
+        for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
+                                  FourStepKind::rows, FourStepKind::rows_inverse}) {
+          for (bool wide : {false, true}) {
+            check(cudaFuncSetAttribute(four_step_kernel(n, kind, wide),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDynamicShared),
+                  "cudaFuncSetAttribute (four-step pass)");
+          }
+        }
+      }
       return true;
     }();
     (void)attribute_set;
@@ -293,6 +312,13 @@ class CudaFftPlan final : public Plan {
         const long long blocks = (transforms + rows_per_block(d.n) - 1) / rows_per_block(d.n);
         kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n),
                            static_cast<std::size_t>(rows_shared_bytes(d.n)), s>>>(d, src, dst, transforms);
+      } else if (kernels_[i].four_step != nullptr) {
+        const FourStepPassDesc& d = kernels_[i].four_step_desc;
+        const int teams = four_step_teams(d.n);
+        const long long blocks = transforms * (d.inner_count / teams);
+        kernels_[i].four_step<<<static_cast<unsigned>(blocks), teams * team_threads(d.n),
+                                static_cast<std::size_t>(four_step_shared_bytes(d.n, teams)), s>>>(
+            d, src, dst);
       } else {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);

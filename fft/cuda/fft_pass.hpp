@@ -6,7 +6,8 @@
 // exact index maps and arithmetic the GPU runs.
 //
 // Sections: factorisation · Stockham stage maps · Bluestein chirp index · pass description ·
-// element loads and stores · real-FFT pre/post-processing · rows passes · cluster passes.
+// element loads and stores · real-FFT pre/post-processing · rows passes · four-step passes ·
+// cluster passes.
 #pragma once
 
 #include <cstdint>
@@ -317,7 +318,7 @@ struct PassDesc {
   long long conv_inner_dist = 0;
 
   const Cf* stage_tw = nullptr;  // the stages' twiddle tables (see StageDesc)
-  const Cf* pass_tw = nullptr;   // w_M^t for the four-step twiddle
+  const Cf* pass_tw = nullptr;   // four-step twiddles w_M^{inner*k} at k*inner_count + inner
   const Cf* chirp = nullptr;
   const Cf* conv = nullptr;
   const Cf* real_tw = nullptr;   // w_{2h}^k, k <= h
@@ -409,7 +410,7 @@ PRISM_HD long long store_logical(const PassDesc& p, long long inner, int k) {
 PRISM_HD Cf store_value(const PassDesc& p, long long inner, int k, Cf v) {
   if (p.store_conj) v = conj(v);
   if (p.store_twiddle != StoreTwiddle::none) {
-    const Cf w = load_table(p.pass_tw, inner * k);
+    const Cf w = load_table(p.pass_tw, k * p.inner_count + inner);
     v = p.store_twiddle == StoreTwiddle::forward ? cmul(v, w) : cmul_conj(v, w);
   }
   if (p.store_chirp) v = cmul(v, load_table(p.chirp, store_logical(p, inner, k)));
@@ -589,6 +590,156 @@ inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
 // a compiled length (kCompiledLengths) that the rows kernel does not take.
 constexpr bool has_plain_rows_kernel(long long n) {
   return has_compiled_kernel(n) && !has_rows_kernel(n);
+}
+
+// ---- four-step passes ------------------------------------------------------------------------
+// The two passes of a four-step over powers of two (n = n1 x n2, halves from kFourStepMinLength
+// to kFourStepMaxLength) run on the four-step kernel (fft_four_step_kernel.cuh): one TeamFft per
+// column or row, four_step_teams(n) transforms side by side in a block.
+//   columns: the n1-point FFT of column c (elements c + i*n2), times w_n^{c*k} on the way out
+//            (stored to scratch at c + k*n2); inverse transforms conjugate on load;
+//   rows:    the n2-point FFT of scratch row r (contiguous), stored transposed (r + k*n1);
+//            inverse transforms conjugate on store.
+// Threads map to transforms in two ways (four_step_team_major / four_step_lane_major): team
+// major puts neighbouring threads on the same element of neighbouring transforms, which sit side
+// by side in memory for the columns and the row pass's output, so that a warp touches
+// min(teams, 32) neighbouring elements at once; lane major puts them on neighbouring elements
+// of one transform, for the row pass's input. The row pass switches maps after its first stage
+// (TeamFft::run_remapped).
+
+enum class FourStepKind : int {
+  columns,          // forward: twiddle on store
+  columns_inverse,  // conj on load, twiddle on store
+  rows,             // forward
+  rows_inverse,     // conj on store
+};
+
+inline constexpr int kFourStepMinLength = 128;
+inline constexpr int kFourStepMaxLength = 4096;
+
+struct FourStepPassDesc {
+  int n = 1;  // the length of each column or row transform
+  FourStepKind kind = FourStepKind::columns;
+  bool wide = false;            // n2 = 2 n1 (else n1 = n2)
+  long long inner_count = 1;    // transforms per outer index (columns or rows of one transform)
+  long long in_outer = 0;       // complex elements between the outer indices' inputs
+  long long out_outer = 0;      // ... and outputs
+  const Cf* stage_tw = nullptr;
+  const Cf* pass_tw = nullptr;  // columns: w_N^{inner*k} at k * inner_count + inner
+};
+
+PRISM_HD constexpr bool has_four_step_kernel(long long n) {
+  return is_power_of_two(n) && n >= kFourStepMinLength && n <= kFourStepMaxLength;
+}
+
+// Transforms per block of the four-step kernel of length n, a compile-time constant (as a
+// run-time value the thread map made the kernels of 512-4096 spill 100-300 bytes per thread):
+// the planner's default, 8192 elements and at least four transforms side by side. Passes that
+// the tuning mode gives other block sizes run on the pass kernel.
+PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
+
+// The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns
+// of length n1 = n, neighbouring columns are neighbours and elements n2 apart, in and out
+// (scratch); rows of length n2 = n are contiguous in scratch and stored transposed (elements n1
+// apart, neighbouring rows neighbours). Compile-time constants in the kernel.
+struct FourStepStrides {
+  int in_inner;
+  int in_elem;
+  int out_inner;
+  int out_elem;
+};
+PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, bool wide) {
+  if (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse) {
+    const int n2 = wide ? 2 * n : n;
+    return FourStepStrides{1, n2, 1, n2};
+  }
+  const int n1 = wide ? n / 2 : n;
+  return FourStepStrides{n, 1, 1, n1};
+}
+
+// Thread `tid` of a block of `teams` transforms of `threads` threads each: its team and lane.
+PRISM_HD constexpr void four_step_team_major(int tid, int teams, int& team, int& lane) {
+  team = tid % teams;
+  lane = tid / teams;
+}
+PRISM_HD constexpr void four_step_lane_major(int tid, int threads, int& team, int& lane) {
+  team = tid / threads;
+  lane = tid % threads;
+}
+
+// Floats between the planes of neighbouring teams: at least a team's padded plane, and
+// 32 / min(teams, 32) modulo 32 so that the teams of one warp in the team-major map fall in
+// distinct banks when their lanes touch neighbouring elements.
+PRISM_HD constexpr int four_step_team_floats(int n, int teams) {
+  const int need = smem_pad(n - 1) + 1;
+  const int warp_teams = teams < 32 ? teams : 32;
+  const int offset = (32 / warp_teams) % 32;
+  return need + ((offset - need % 32) % 32 + 32) % 32;
+}
+PRISM_HD constexpr long long four_step_shared_bytes(int n, int teams) {
+  return 2LL * teams * four_step_team_floats(n, teams) * static_cast<long long>(sizeof(float));
+}
+
+// Element offsets (complex elements) of element i of transform (outer, inner), in and out.
+PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
+  const FourStepStrides st = four_step_strides(d.kind, d.n, d.wide);
+  return outer * d.in_outer + inner * st.in_inner + i * st.in_elem;
+}
+PRISM_HD long long four_step_out_offset(const FourStepPassDesc& d, long long outer, int inner, int k) {
+  const FourStepStrides st = four_step_strides(d.kind, d.n, d.wide);
+  return outer * d.out_outer + inner * st.out_inner + k * st.out_elem;
+}
+
+// Whether pass p is a four-step column or row pass that the four-step kernel runs (d: its
+// descriptor; the tables are p's): plain complex elements, no chirp, conjugations only at the
+// transform's ends, nothing dropped, the strides of four_step_strides, rows 32-byte aligned.
+inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long max_shared_bytes) {
+  const int n = p.n;
+  if (p.inner_is_batch || !has_four_step_kernel(n) || p.paired || p.mid_conv || p.load_chirp ||
+      p.store_chirp || p.load_conj || p.store_conj || p.real_step != RealStep::none ||
+      p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
+      p.load_n != n || p.store_n != n) {
+    return false;
+  }
+  FourStepKind kind;
+  if (p.store_twiddle == StoreTwiddle::forward && !p.store_conj_final) {
+    kind = p.load_conj_raw ? FourStepKind::columns_inverse : FourStepKind::columns;
+  } else if (p.store_twiddle == StoreTwiddle::none && !p.load_conj_raw) {
+    kind = p.store_conj_final ? FourStepKind::rows_inverse : FourStepKind::rows;
+  } else {
+    return false;
+  }
+  const int teams = four_step_teams(n);
+  const long long inner = p.inner_count;
+  if (p.per_block != teams || inner % teams != 0 || four_step_shared_bytes(n, teams) > max_shared_bytes) {
+    return false;
+  }
+  bool wide = false;
+  bool fits = false;
+  for (const bool w : {false, true}) {
+    const FourStepStrides st = four_step_strides(kind, n, w);
+    if (p.in.inner_dist == st.in_inner && p.in.elem_stride == st.in_elem &&
+        p.out.inner_dist == st.out_inner && p.out.elem_stride == st.out_elem) {
+      wide = w;
+      fits = true;
+    }
+  }
+  if (!fits || (inner - 1) * p.lout_inner + (n - 1LL) * p.lout_elem >= p.n_keep) return false;
+  // Transforms whose rows start on 32-byte boundaries only (multiples of four complex
+  // elements). r2c's output rows (n/2 + 1 values) do not: the kernel's row pass, whose stores
+  // are runs of 8-32 neighbouring rows, wrote 13 % more L2 sectors there than the pass kernel
+  // (Nsight Compute, r2c 2^21 on the H200) and r2c ran up to 5 % slower.
+  if (p.in.outer_dist % 4 != 0 || p.out.outer_dist % 4 != 0) return false;
+  d = FourStepPassDesc{};
+  d.n = n;
+  d.kind = kind;
+  d.wide = wide;
+  d.inner_count = inner;
+  d.in_outer = p.in.outer_dist;
+  d.out_outer = p.out.outer_dist;
+  d.stage_tw = p.stage_tw;
+  d.pass_tw = p.pass_tw;
+  return true;
 }
 
 // ---- cluster passes --------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 // processes (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
 // i / kKernelParts of part i % kKernelParts. And the cluster pass kernels
 // (fft_cluster_kernel.cuh), one per cluster size and block length, and the rows kernels
-// (fft_rows_kernel.cuh), one per power-of-two length and RowsKind.
+// (fft_rows_kernel.cuh), one per power-of-two length and RowsKind, and the four-step kernels
+// (fft_four_step_kernel.cuh), one per power-of-two length, FourStepKind and shape.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -37,5 +38,11 @@ using RowsKernel = void (*)(const RowsPassDesc, const void*, void*, long long);
 // The rows kernel of length n (a power of two from kRowsMinLength to kRowsMaxLength) and kind;
 // nullptr for any other length. Defined in fft_rows_kernels.cu.
 RowsKernel rows_kernel(int n, RowsKind kind);
+
+using FourStepKernel = void (*)(const FourStepPassDesc, const void*, void*);
+// The four-step kernel of length n (a power of two from kFourStepMinLength to
+// kFourStepMaxLength), kind and shape (FourStepPassDesc::wide); nullptr for any other length.
+// Defined in fft_four_step_kernels.cu.
+FourStepKernel four_step_kernel(int n, FourStepKind kind, bool wide);
 
 }  // namespace prism::fft::gpu

@@ -3,6 +3,7 @@
 #include "fft/cuda/fft_plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <complex>
@@ -249,12 +250,15 @@ class Builder {
     return static_cast<int>(layout_.tables.size()) - 1;
   }
 
-  int roots_table(long long n) {
-    auto found = std::find_if(roots_.begin(), roots_.end(),
-                              [n](const auto& entry) { return entry.first == n; });
-    if (found != roots_.end()) return found->second;
-    const int id = add_table(unit_roots(n, n));
-    roots_.emplace_back(n, id);
+  // The four-step twiddles w_n^{inner*k} of a pass over `inner_count` transforms of `count`
+  // elements, at k * inner_count + inner (store_value), shared by the passes of that shape.
+  int twiddle_grid_table(long long n, long long count, long long inner_count) {
+    const std::array<long long, 3> key{n, count, inner_count};
+    auto found = std::find_if(twiddle_grids_.begin(), twiddle_grids_.end(),
+                              [&key](const auto& entry) { return entry.first == key; });
+    if (found != twiddle_grids_.end()) return found->second;
+    const int id = add_table(twiddle_grid(n, count, inner_count));
+    twiddle_grids_.emplace_back(key, id);
     return id;
   }
 
@@ -373,7 +377,6 @@ class Builder {
 
   void four_step(long long n, int n1, int n2, const Endpoint& in, const Endpoint& out) {
     layout_.scratch_row = std::max(layout_.scratch_row, n);
-    const int twiddles = roots_table(n);
     {  // columns: length n1 over n2 columns, times w_n^{column * k1} on the way out
       Step step;
       set_stages(step, n1);
@@ -388,7 +391,7 @@ class Builder {
       p.store_n = n1;
       p.n_keep = kNoLimit;
       p.store_twiddle = StoreTwiddle::forward;
-      step.pass_tw = twiddles;
+      step.pass_tw = twiddle_grid_table(n, n1, n2);
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
       configure_block(p, side_by_side_elements(options_.column_elements_per_block, n1), n2);
@@ -535,7 +538,6 @@ class Builder {
       }
     }
     const int conv_id = add_table(std::move(conv));
-    const int twiddles = roots_table(m);
     {  // columns: chirp and zero padding on load, forward twiddle on store
       Step step;
       set_stages(step, m1);
@@ -553,7 +555,7 @@ class Builder {
       p.n_keep = kNoLimit;
       p.store_twiddle = StoreTwiddle::forward;
       step.chirp = chirp_id;
-      step.pass_tw = twiddles;
+      step.pass_tw = twiddle_grid_table(m, m1, m2);
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
       configure_block(p, options_.column_elements_per_block, m2);
@@ -578,7 +580,7 @@ class Builder {
       p.store_conj = true;
       p.store_twiddle = StoreTwiddle::conjugate;
       step.conv = conv_id;
-      step.pass_tw = twiddles;
+      step.pass_tw = twiddle_grid_table(m, m2, m1);
       step.src = BufferRef::scratch;
       step.dst = BufferRef::scratch;
       configure_block(p, options_.single_elements_per_block, m1);
@@ -667,7 +669,7 @@ class Builder {
  private:
   PlanLayout& layout_;
   const PlannerOptions& options_;
-  std::vector<std::pair<long long, int>> roots_;
+  std::vector<std::pair<std::array<long long, 3>, int>> twiddle_grids_;
   std::vector<std::pair<long long, int>> stage_tables_;
   std::string algorithm_;
   std::string stage_summary_;
@@ -701,6 +703,18 @@ std::vector<Cf> stage_twiddle_table(long long n) {
   const int count = factorize(n, radices, kMaxStages);
   if (count < 0) throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above 13");
   return stage_twiddle_table(radices, count);
+}
+
+std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count) {
+  std::vector<Cf> w(static_cast<std::size_t>(count * inner_count));
+  for (long long k = 0; k < count; ++k) {
+    for (long long inner = 0; inner < inner_count; ++inner) {
+      const cd value = unit_root_double(inner * k, n);
+      w[static_cast<std::size_t>(k * inner_count + inner)] =
+          Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
+    }
+  }
+  return w;
 }
 
 std::vector<Cf> unit_roots(long long n, long long count) {

@@ -102,5 +102,9 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count);
 
 // exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
 std::vector<Cf> unit_roots(long long n, long long count);
+// The twiddles of a four-step pass (PassDesc::pass_tw): exp(-2 pi i inner*k / n) at
+// k * inner_count + inner for k < count, inner < inner_count, so that neighbouring transforms
+// (neighbouring threads) read neighbouring entries. Double precision, rounded to float.
+std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count);
 
 }  // namespace prism::fft::gpu

@@ -20,7 +20,8 @@
 //   fft.run(planes, stage_twiddles, lane, [&](int slot, int k, Cf X) { ... });      // complex
 //   fft.run_real(planes, stage_twiddles, real_twiddles, lane, [&](int slot, int k, Cf X) {...});
 // or run_into / run_real_into, which leave the outputs in an array for the caller's own
-// unrolled epilogue. `slot` numbers the thread's outputs (0..kOutputs-1, kRealOutputs with the
+// unrolled epilogue (run_remapped / run_remapped_into: another thread map after the first
+// stage). `slot` numbers the thread's outputs (0..kOutputs-1, kRealOutputs with the
 // extra X[kN] of real transforms); the same slot always carries the same k, so epilogues may
 // keep per-slot state in registers across transforms (running averages; index such state with
 // constants only: an array that a functor captures and indexes ends up in local memory).
@@ -121,9 +122,19 @@ struct TeamFft {
   // The outputs of slot 0..kOutputs-1 into `out` (registers, when the caller indexes it with
   // constants, e.g. in an unrolled loop).
   __device__ __forceinline__ void run_into(TeamPlanes s, const Cf* twiddles, int lane, Cf (&out)[kOutputs]) {
+    run_remapped_into(s, lane, s, twiddles, lane, out);
+  }
+
+  // The same where the block's threads take other teams and lanes after the first stage (each
+  // map covering every team and lane of the block once): the inputs were loaded as lane
+  // `first_lane` of the team of `first`, the outputs are those of lane `lane` of the team of
+  // `s`. A four-step row pass reads rows with neighbouring threads on neighbouring elements and
+  // stores columns with neighbouring threads on neighbouring rows.
+  __device__ __forceinline__ void run_remapped_into(TeamPlanes first, int first_lane, TeamPlanes s,
+                                                    const Cf* twiddles, int lane, Cf (&out)[kOutputs]) {
     constexpr int R = kLastRadix;
     Cf z[kElementsPerThread / R][R];
-    stages<false>(s, twiddles, lane, z);
+    stages<false>(first, first_lane, s, twiddles, lane, z);
 #pragma unroll
     for (int q = 0; q < kElementsPerThread / R; ++q) {
 #pragma unroll
@@ -137,7 +148,7 @@ struct TeamFft {
                                                 int lane, Cf (&out)[kRealOutputs]) {
     constexpr int R = kLastRadix;
     Cf z[kElementsPerThread / R][R];
-    stages<kPairedReal>(s, twiddles, lane, z);
+    stages<kPairedReal>(s, lane, s, twiddles, lane, z);
     if constexpr (kPairedReal) {
       // Z[k] of group q's butterfly j and Z[kN-k] of its partner's, both in registers.
       constexpr int H = kLastPerThread / 2;
@@ -191,6 +202,15 @@ struct TeamFft {
   }
 
   template <class Store>
+  __device__ __forceinline__ void run_remapped(TeamPlanes first, int first_lane, TeamPlanes s,
+                                               const Cf* twiddles, int lane, Store&& store) {
+    Cf out[kOutputs];
+    run_remapped_into(first, first_lane, s, twiddles, lane, out);
+#pragma unroll
+    for (int slot = 0; slot < kOutputs; ++slot) store(slot, output_index(lane, slot), out[slot]);
+  }
+
+  template <class Store>
   __device__ __forceinline__ void run_real(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
                                            int lane, Store&& store) {
     Cf out[kRealOutputs];
@@ -201,10 +221,12 @@ struct TeamFft {
   }
 
  private:
-  // First stage from the registers (ns = 1: no twiddles), middle stages through shared memory,
-  // the last stage's outputs left in `out` (kPairLast: its butterflies in real-transform pairs).
+  // First stage from the registers (ns = 1: no twiddles; lane `first_lane` of the team of
+  // `first`), middle stages through shared memory, the last stage's outputs left in `out`
+  // (kPairLast: its butterflies in real-transform pairs).
   template <bool kPairLast, int R>
-  __device__ __forceinline__ void stages(TeamPlanes s, const Cf* twiddles, int lane,
+  __device__ __forceinline__ void stages(TeamPlanes first, int first_lane, TeamPlanes s,
+                                         const Cf* twiddles, int lane,
                                          Cf (&out)[kElementsPerThread / R][R]) {
     constexpr int P = kElementsPerThread / kFirstRadix;
 #pragma unroll
@@ -212,9 +234,9 @@ struct TeamFft {
     __syncthreads();  // the planes' previous use (an earlier transform) is over
 #pragma unroll
     for (int q = 0; q < P; ++q) {
-      const int j = lane + q * kThreads;
+      const int j = first_lane + q * kThreads;
 #pragma unroll
-      for (int r = 0; r < kFirstRadix; ++r) s.write(j * kFirstRadix + r, v[q][r]);
+      for (int r = 0; r < kFirstRadix; ++r) first.write(j * kFirstRadix + r, v[q][r]);
     }
     __syncthreads();
     later_stages<kPairLast, 1, kFirstRadix>(s, twiddles, lane, out);

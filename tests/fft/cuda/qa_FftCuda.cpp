@@ -257,8 +257,10 @@ TEST_F(FftCuda, PartialBatchOnStream) {
                                PlanSpec{4095, 8, Transform::r2c, false},
                                PlanSpec{4097, 8, Transform::c2r, false},
                                PlanSpec{10007, 8, Transform::r2c, false},
+                               PlanSpec{32768, 8, Transform::c2c_forward, false},
                                PlanSpec{65536, 8, Transform::c2c_inverse, false},
-                               PlanSpec{131072, 8, Transform::r2c, false}}) {
+                               PlanSpec{131072, 8, Transform::r2c, false},
+                               PlanSpec{262144, 8, Transform::c2r, false}}) {
     check_partial_batch(*ours_, spec, rng, stream_);
   }
 }

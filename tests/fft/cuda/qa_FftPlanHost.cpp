@@ -287,6 +287,130 @@ TEST(FftPlanHost, RowsPasses) {
   }
 }
 
+// The column and row passes of four-steps over powers of two run on the four-step kernel: which
+// passes it takes, its kinds and shapes, that its compile-time strides address every element
+// where the pass's layouts do, and that its thread maps cover every team and lane once and its
+// shared planes do not collide in the banks.
+TEST(FftPlanHost, FourStepPasses) {
+  constexpr long long kMaxShared = 227 * 1024;
+  int taken = 0;
+  for (std::size_t n = 1u << 15; n <= (1u << 24); n *= 2) {
+    for (const Transform t : {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c,
+                              Transform::c2r}) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      const long long complex_n = static_cast<long long>(real ? n / 2 : n);
+      const PlanLayout layout = gpu::make_plan_layout({n, 3, t, t == Transform::c2c_inverse});
+      std::vector<gpu::FourStepKind> kinds;
+      for (const auto& step : layout.steps) {
+        if (step.kind != gpu::Step::Kind::fft_pass) continue;
+        const gpu::PassDesc& p = step.pass;
+        gpu::FourStepPassDesc d;
+        if (!gpu::four_step_pass_of(p, d, kMaxShared)) continue;
+        kinds.push_back(d.kind);
+        EXPECT_EQ(d.n, p.n);
+        const bool columns =
+            d.kind == gpu::FourStepKind::columns || d.kind == gpu::FourStepKind::columns_inverse;
+        // Columns: n1 = d.n, n2 = inner_count; rows the other way round.
+        const long long n1 = columns ? d.n : p.inner_count;
+        const long long n2 = columns ? p.inner_count : d.n;
+        EXPECT_EQ(n1 * n2, complex_n) << layout.algorithm;
+        EXPECT_EQ(d.wide, n2 == 2 * n1) << layout.algorithm;
+        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1) << layout.algorithm;
+        EXPECT_LE(gpu::four_step_teams(d.n) * gpu::team_threads(d.n), gpu::kMaxThreadsPerBlock);
+        EXPECT_EQ(p.inner_count % gpu::four_step_teams(d.n), 0);
+        EXPECT_LE(gpu::four_step_shared_bytes(d.n, gpu::four_step_teams(d.n)), kMaxShared);
+        // Every element's address, outer indices 0 and 2.
+        for (const long long outer : {0LL, 2LL}) {
+          for (int inner = 0; inner < p.inner_count; inner += columns ? 7 : 1) {
+            for (int i = 0; i < d.n; ++i) {
+              ASSERT_EQ(gpu::four_step_in_offset(d, outer, inner, i),
+                        outer * p.in.outer_dist + inner * p.in.inner_dist + i * p.in.elem_stride)
+                  << layout.algorithm;
+              ASSERT_EQ(gpu::four_step_out_offset(d, outer, inner, i),
+                        outer * p.out.outer_dist + inner * p.out.inner_dist + i * p.out.elem_stride)
+                  << layout.algorithm;
+            }
+          }
+        }
+      }
+      // The half-length c2c of real transforms too (r2c 32768 is one pass of 16384). c2c
+      // inverse conjugates on load and store; c2r's pre-processing pass has conjugated already.
+      std::vector<gpu::FourStepKind> expected{gpu::FourStepKind::columns, gpu::FourStepKind::rows};
+      if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
+      if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
+      if (real && n == (1u << 15)) expected.clear();
+      if (t == Transform::r2c && n > (1u << 15)) expected.pop_back();  // rows of n/2 + 1 values
+      EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
+      taken += static_cast<int>(kinds.size());
+    }
+  }
+  EXPECT_EQ(taken, (10 * 2 + 9 * 2) * 2 - 9);
+  // Not taken: halves of other lengths, Bluestein's passes (chirps), paired real rows, halves
+  // beyond kFourStepMaxLength, rows not 32-byte aligned (in-place r2c: rows of n/2 + 1
+  // complex values), and block sizes the tuning mode chose instead of the default.
+  const auto any_four_step_pass = [&](const PlanSpec& spec, const gpu::PlannerOptions& options) {
+    for (const auto& step : gpu::make_plan_layout(spec, options).steps) {
+      gpu::FourStepPassDesc d;
+      if (step.kind == gpu::Step::Kind::fft_pass && gpu::four_step_pass_of(step.pass, d, kMaxShared)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const PlanSpec& spec : {PlanSpec{48000, 2, Transform::c2c_forward, false},
+                               PlanSpec{10007, 2, Transform::c2c_forward, false},
+                               PlanSpec{65537, 2, Transform::r2c, false},
+                               PlanSpec{59049, 2, Transform::r2c, false},
+                               PlanSpec{1u << 26, 1, Transform::c2c_forward, false},
+                               PlanSpec{1u << 17, 2, Transform::r2c, true},
+                               PlanSpec{16384, 2, Transform::c2c_forward, false}}) {
+    EXPECT_FALSE(any_four_step_pass(spec, {})) << test::transform_name(spec.transform) << " n=" << spec.n;
+  }
+  gpu::PlannerOptions other_blocks;
+  other_blocks.column_elements_per_block = 16384;
+  other_blocks.row_elements_per_block = 16384;
+  EXPECT_FALSE(any_four_step_pass({1u << 16, 2, Transform::c2c_forward, false}, other_blocks));
+
+  // The thread maps: every (team, lane) once. Team major: a warp holds min(teams, 32) teams on
+  // neighbouring threads (neighbouring columns in memory), their lanes touching neighbouring
+  // elements (lane i reads i) in 32 distinct banks. Lane major: neighbouring lanes of a team on
+  // neighbouring threads.
+  for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
+    const int teams = gpu::four_step_teams(n);
+    const int threads = gpu::team_threads(n);
+    const int team_floats = gpu::four_step_team_floats(n, teams);
+    EXPECT_GE(team_floats, gpu::smem_pad(n - 1) + 1);
+    std::set<std::pair<int, int>> team_major;
+    std::set<std::pair<int, int>> lane_major;
+    for (int warp = 0; warp < teams * threads / 32; ++warp) {
+      std::set<int> banks;
+      for (int w = 0; w < 32; ++w) {
+        const int tid = warp * 32 + w;
+        int team;
+        int lane;
+        gpu::four_step_team_major(tid, teams, team, lane);
+        ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
+        team_major.emplace(team, lane);
+        EXPECT_EQ(team, (warp * 32 + w) % teams) << n;
+        banks.insert((team * team_floats + gpu::smem_pad(lane)) % 32);
+        gpu::four_step_lane_major(tid, threads, team, lane);
+        ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
+        lane_major.emplace(team, lane);
+        if (w > 0 && lane > 0) {
+          int previous_team;
+          int previous_lane;
+          gpu::four_step_lane_major(tid - 1, threads, previous_team, previous_lane);
+          EXPECT_EQ(previous_team, team) << n;
+          EXPECT_EQ(previous_lane, lane - 1) << n;
+        }
+      }
+      EXPECT_EQ(banks.size(), 32u) << "n=" << n << " warp " << warp;
+    }
+    EXPECT_EQ(team_major.size(), static_cast<std::size_t>(teams * threads)) << n;
+    EXPECT_EQ(lane_major.size(), static_cast<std::size_t>(teams * threads)) << n;
+  }
+}
+
 // r2c and c2r of lengths without the half-length path take two real rows per complex transform,
 // in every algorithm (Stockham, Bluestein in one block and in three passes, four-step; r2c
 // splits the pairs' spectra in the store of one pass or in a split pass). Odd and even batches,
