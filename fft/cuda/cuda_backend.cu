@@ -63,6 +63,10 @@ KernelChoice choose_kernel(const PassDesc& p) {
     choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.wide);
     return choice;
   }
+  if (p.real_step == RealStep::r2c_post_rows) {  // the planner checked four_step_pass_of
+    throw std::logic_error("CUDA FFT: an r2c row pass of length " + std::to_string(p.n) +
+                           " that the four-step kernel does not take");
+  }
   RowsPassDesc rows;
   if (plain_rows_pass(p, rows)) {
     if (has_rows_kernel(p.n)) {
@@ -229,7 +233,8 @@ class CudaFftPlan final : public Plan {
       }
       for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
         for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
-                                  FourStepKind::rows, FourStepKind::rows_inverse}) {
+                                  FourStepKind::rows, FourStepKind::rows_inverse,
+                                  FourStepKind::rows_real}) {
           for (bool wide : {false, true}) {
             check(cudaFuncSetAttribute(four_step_kernel(n, kind, wide),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDynamicShared),
@@ -314,7 +319,7 @@ class CudaFftPlan final : public Plan {
                            static_cast<std::size_t>(rows_shared_bytes(d.n)), s>>>(d, src, dst, transforms);
       } else if (kernels_[i].four_step != nullptr) {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;
-        const int teams = four_step_teams(d.n);
+        const int teams = four_step_teams(d.kind, d.n);
         const long long blocks = transforms * (d.inner_count / teams);
         kernels_[i].four_step<<<static_cast<unsigned>(blocks), teams * team_threads(d.n),
                                 static_cast<std::size_t>(four_step_shared_bytes(d.n, teams)), s>>>(

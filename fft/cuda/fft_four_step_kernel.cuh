@@ -4,7 +4,8 @@
 // kernel (fft_pass_kernel.cuh) runs these passes too, deciding per element what this kernel
 // fixes at compile time (the stages, the thread map, the conjugations, the twiddle); here the
 // first stage's inputs come straight from global memory into registers and the last stage's
-// outputs go straight back (the addresses of four_step_in_offset / four_step_out_offset). On
+// outputs go straight back (the addresses of four_step_in_offset / four_step_out_offset); the
+// real rows of an r2c exchange Z with their mirror rows through shared memory first. On
 // the H200, c2c 2^16 took 0.533 ms on this kernel, 0.702 on the pass kernel, cuFFT 0.591
 // (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid).
 #pragma once
@@ -17,7 +18,7 @@
 namespace prism::fft::gpu {
 
 // Block blockIdx.x: outer index blockIdx.x / (inner_count / kTeams), transforms kTeams x that
-// group (kTeams = four_step_teams(kN)). Blocks of up to 1024 threads at 64 registers, as the
+// group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
 // rows kernel. The strides are compile-time constants (four_step_strides of kKind and kWide), so that the addresses of a
 // thread's elements differ by constants and take no registers of their own.
 template <int kN, FourStepKind kKind, bool kWide>
@@ -26,10 +27,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;
   constexpr bool kColumns = kKind == FourStepKind::columns || kKind == FourStepKind::columns_inverse;
+  constexpr bool kReal = kKind == FourStepKind::rows_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;
   constexpr bool kConjOut = kKind == FourStepKind::rows_inverse;
   constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kWide);
-  constexpr int kTeams = four_step_teams(kN);
+  constexpr int kTeams = four_step_teams(kKind, kN);
+  constexpr int kRows = kStrides.out_elem;  // n1 of the row passes
   // The team-major map throughout, but for the row pass's loads and first stage.
   int team;
   int lane;
@@ -40,18 +43,45 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const long long groups = d.inner_count / kTeams;
   const long long outer = blockIdx.x / groups;
   const int group_first = static_cast<int>(blockIdx.x - outer * groups) * kTeams;
-  const int inner = group_first + team;
-  const Cf* x = static_cast<const Cf*>(src) + outer * d.in_outer + (group_first + first_team) * kStrides.in_inner;
+  // The transform of a team: the next of the group, or for real rows a row or its mirror.
+  const auto inner_of = [&](int t) {
+    return kReal ? four_step_real_row(group_first, t, kTeams, kRows) : group_first + t;
+  };
+  const int inner = inner_of(team);
+  const Cf* x = static_cast<const Cf*>(src) + outer * d.in_outer + inner_of(first_team) * kStrides.in_inner;
   Cf* y = static_cast<Cf*>(dst) + outer * d.out_outer + inner * kStrides.out_inner;
   constexpr int kTeamFloats = four_step_team_floats(kN, kTeams);
-  const TeamPlanes planes{shared + team * kTeamFloats, shared + (kTeams + team) * kTeamFloats};
-  const TeamPlanes first_planes{shared + first_team * kTeamFloats, shared + (kTeams + first_team) * kTeamFloats};
+  const auto planes_of = [&](int t) {
+    return TeamPlanes{shared + t * kTeamFloats, shared + (kTeams + t) * kTeamFloats};
+  };
+  const TeamPlanes planes = planes_of(team);
   Team fft;
   fft.load(first_lane, [&](int i) {
     const Cf v = x[i * kStrides.in_elem];
     return kConjIn ? conj(v) : v;
   });
-  fft.run_remapped(first_planes, first_lane, planes, d.stage_tw, lane, [&](int, int k, Cf v) {
+  if constexpr (kReal) {
+    // Z of the row through the team's planes to the partner row's team, then X.
+    Cf z[Team::kOutputs];
+    fft.run_remapped_into(planes_of(first_team), first_lane, planes, d.stage_tw, lane, z);
+    __syncthreads();  // every thread has read the planes of the last stage
+#pragma unroll
+    for (int slot = 0; slot < Team::kOutputs; ++slot) planes.write(Team::output_index(lane, slot), z[slot]);
+    __syncthreads();
+    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kRows));
+#pragma unroll
+    for (int slot = 0; slot < Team::kOutputs; ++slot) {
+      const int k = Team::output_index(lane, slot);
+      const Cf z_mirror = partner.read(four_step_real_mirror(inner, k, kN));
+      y[k * kStrides.out_elem] =
+          r2c_post_value(z[slot], z_mirror, four_step_real_twiddle(d.real_tw, inner, k, kRows));
+    }
+    if (inner == 0 && lane == 0) {  // X[h] from Z[0] (slot 0 of lane 0 is k = 0)
+      y[kN * kStrides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, kRows));
+    }
+    return;
+  }
+  fft.run_remapped(planes_of(first_team), first_lane, planes, d.stage_tw, lane, [&](int, int k, Cf v) {
     if constexpr (kColumns) v = cmul(v, load_table(d.pass_tw, k * kStrides.out_elem + inner));
     y[k * kStrides.out_elem] = kConjOut ? conj(v) : v;
   });

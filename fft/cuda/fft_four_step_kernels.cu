@@ -19,6 +19,7 @@ FourStepKernel four_step_kernel_of_length(FourStepKind kind, bool wide) {
       return four_step_kernel_of_shape<kN, FourStepKind::columns_inverse>(wide);
     case FourStepKind::rows: return four_step_kernel_of_shape<kN, FourStepKind::rows>(wide);
     case FourStepKind::rows_inverse: return four_step_kernel_of_shape<kN, FourStepKind::rows_inverse>(wide);
+    case FourStepKind::rows_real: return four_step_kernel_of_shape<kN, FourStepKind::rows_real>(wide);
   }
   return nullptr;
 }

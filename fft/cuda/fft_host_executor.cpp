@@ -88,6 +88,47 @@ void host_transform(const PassDesc& p, const void* src, void* dst, long long out
   }
 }
 
+// The row pass of an r2c over a four-step half length (RealStep::r2c_post_rows), block by
+// block as the four-step kernel runs it: each block's rows (four_step_real_row), their spectra
+// Z, then X from each row and its partner's.
+void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, long long count,
+                              std::vector<Cf>& other) {
+  const int n2 = p.n;
+  const int n1 = static_cast<int>(p.inner_count);
+  const int teams = p.per_block;
+  std::vector<std::vector<Cf>> z(static_cast<std::size_t>(teams));
+  std::vector<int> rows(static_cast<std::size_t>(teams));
+  for (long long outer = 0; outer < count; ++outer) {
+    for (int group_first = 0; group_first < n1; group_first += teams) {
+      for (int t = 0; t < teams; ++t) {
+        const int row = four_step_real_row(group_first, t, teams, n1);
+        rows[static_cast<std::size_t>(t)] = row;
+        std::vector<Cf>& data = z[static_cast<std::size_t>(t)];
+        data.resize(static_cast<std::size_t>(n2));
+        for (int i = 0; i < n2; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, row, i);
+        other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
+        host_stages(p, data, other);
+      }
+      for (int t = 0; t < teams; ++t) {
+        const int row = rows[static_cast<std::size_t>(t)];
+        const std::vector<Cf>& own = z[static_cast<std::size_t>(t)];
+        const std::vector<Cf>& partner =
+            z[static_cast<std::size_t>(four_step_real_partner_team(t, row, teams, n1))];
+        for (int k = 0; k < n2; ++k) {
+          const Cf x = r2c_post_value(own[static_cast<std::size_t>(k)],
+                                      partner[static_cast<std::size_t>(four_step_real_mirror(row, k, n2))],
+                                      four_step_real_twiddle(p.real_tw, row, k, n1));
+          store_element(p, dst, outer, row, k, x);
+        }
+        if (row == 0) {
+          store_element(p, dst, outer, 0, n2,
+                        r2c_post_value(own[0], own[0], four_step_real_twiddle(p.real_tw, 0, n2, n1)));
+        }
+      }
+    }
+  }
+}
+
 void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size_t count) {
   const Cf* in = static_cast<const Cf*>(src);
   Cf* out = static_cast<Cf*>(dst);
@@ -231,6 +272,10 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     p.conv = table_or_null(layout, step.conv);
     p.real_tw = table_or_null(layout, step.real_tw);
     p.rows = static_cast<long long>(rows);
+    if (p.real_step == RealStep::r2c_post_rows) {
+      host_four_step_real_rows(p, src, dst, static_cast<long long>(count), other);
+      continue;
+    }
     const long long outer_count = p.inner_is_batch ? 1 : static_cast<long long>(count);
     const long long inner_count = p.inner_is_batch ? static_cast<long long>(count) : p.inner_count;
     // A pass reading and writing the same buffer (in place) must read a whole transform before

@@ -246,6 +246,11 @@ enum class RealStep : int {
   r2c_post,    // after the stages: half-length spectrum Z -> real-input spectrum X (h+1 values)
   c2r_pre,     // before the stages: X (h+1 values) -> conj(2Z) of the half-length inverse
   pair_split,  // after the stages: spectrum Z of a pair of real rows -> both rows' spectra
+  // The row pass of a four-step over the half length h = n1 x n2: X[r + n1 k] from
+  // Z[r + n1 k] and Z[h - r - n1 k], which sit in rows r and (n1 - r) mod n1, so the four-step
+  // kernel holds those rows in one block (four_step_real_row); row 0 also stores X[h]. Only
+  // the four-step kernel runs it (four_step_pass_of).
+  r2c_post_rows,
 };
 enum class StoreTwiddle : int { none, forward, conjugate };
 
@@ -321,7 +326,10 @@ struct PassDesc {
   const Cf* pass_tw = nullptr;   // four-step twiddles w_M^{inner*k} at k*inner_count + inner
   const Cf* chirp = nullptr;
   const Cf* conv = nullptr;
-  const Cf* real_tw = nullptr;   // w_{2h}^k, k <= h
+  // w_{2h}^k, k <= h; r2c_post_rows: w_{2h}^r at r < n1, then w_{2h}^{n1 k} at n1 + k, k <= n2
+  // (four_step_real_twiddle: a table of n1 + n2 + 1 values instead of h + 1, which a batch
+  // would read once per transform).
+  const Cf* real_tw = nullptr;
 };
 
 // Real-FFT pre/post-processing as its own pass, for lengths whose half-length transform does
@@ -599,7 +607,10 @@ constexpr bool has_plain_rows_kernel(long long n) {
 //   columns: the n1-point FFT of column c (elements c + i*n2), times w_n^{c*k} on the way out
 //            (stored to scratch at c + k*n2); inverse transforms conjugate on load;
 //   rows:    the n2-point FFT of scratch row r (contiguous), stored transposed (r + k*n1);
-//            inverse transforms conjugate on store.
+//            inverse transforms conjugate on store;
+//   real rows: the row pass of an r2c's half length with the real post-processing
+//            (RealStep::r2c_post_rows): a block holds rows r and (n1 - r) mod n1, whose
+//            spectra pair up as Z[k] and Z[h - k], and stores X.
 // Threads map to transforms in two ways (four_step_team_major / four_step_lane_major): team
 // major puts neighbouring threads on the same element of neighbouring transforms, which sit side
 // by side in memory for the columns and the row pass's output, so that a warp touches
@@ -612,6 +623,7 @@ enum class FourStepKind : int {
   columns_inverse,  // conj on load, twiddle on store
   rows,             // forward
   rows_inverse,     // conj on store
+  rows_real,        // forward, r2c post-processing on store (RealStep::r2c_post_rows)
 };
 
 inline constexpr int kFourStepMinLength = 128;
@@ -626,6 +638,7 @@ struct FourStepPassDesc {
   long long out_outer = 0;      // ... and outputs
   const Cf* stage_tw = nullptr;
   const Cf* pass_tw = nullptr;  // columns: w_N^{inner*k} at k * inner_count + inner
+  const Cf* real_tw = nullptr;  // rows_real: PassDesc::real_tw of r2c_post_rows
 };
 
 PRISM_HD constexpr bool has_four_step_kernel(long long n) {
@@ -637,6 +650,17 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // the planner's default, 8192 elements and at least four transforms side by side. Passes that
 // the tuning mode gives other block sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
+
+// Transforms per block of a four-step pass of this kind: real rows store runs of teams / 2
+// neighbouring rows, so they take at least eight where 1024 threads hold them (n <= 2048;
+// with four, runs of 16 bytes, the r2c 2^22 row pass on the H200 moved 1.5x its bytes through
+// DRAM).
+PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
+  const int teams = four_step_teams(n);
+  return kind == FourStepKind::rows_real && teams < 8 && 8 * (n / kElementsPerThread) <= kMaxThreadsPerBlock
+             ? 8
+             : teams;
+}
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns
 // of length n1 = n, neighbouring columns are neighbours and elements n2 apart, in and out
@@ -680,6 +704,34 @@ PRISM_HD constexpr long long four_step_shared_bytes(int n, int teams) {
   return 2LL * teams * four_step_team_floats(n, teams) * static_cast<long long>(sizeof(float));
 }
 
+// Real rows: the row of team `team` in the block whose first team is group_first (a multiple
+// of teams). The first half of the teams take rows p .. p + teams/2 - 1 (p = group_first / 2),
+// the second half their mirrors n1 - r in ascending order, so that both halves store runs of
+// neighbouring rows; the mirror of row 0 is row 0 itself, and its place goes to row n1/2, the
+// other row that is its own mirror. Over the n1 / teams blocks, every row once.
+PRISM_HD constexpr int four_step_real_row(int group_first, int team, int teams, int n1) {
+  const int half = teams / 2;
+  const int first_pair = group_first / 2;
+  if (team < half) return first_pair + team;
+  const int row = n1 - first_pair - (teams - 1 - team);
+  return row == n1 ? n1 / 2 : row;
+}
+// The team holding the partner row (n1 - row) mod n1 of `team`'s row.
+PRISM_HD constexpr int four_step_real_partner_team(int team, int row, int teams, int n1) {
+  return row == 0 || 2 * row == n1 ? team : teams - 1 - team;
+}
+// Element k of row r holds Z[r + n1 k]; Z[h - r - n1 k] is element four_step_real_mirror(r, k,
+// n2) of the partner row: n2 - 1 - k, or (n2 - k) mod n2 for row 0.
+PRISM_HD constexpr int four_step_real_mirror(int row, int k, int n2) {
+  return row == 0 ? (n2 - k) & (n2 - 1) : n2 - 1 - k;
+}
+// w_{2h}^{r + n1 k} = w_{2h}^r w_{2h}^{n1 k} from the table of PassDesc::real_tw
+// (r2c_post_rows); exact for row 0.
+PRISM_HD Cf four_step_real_twiddle(const Cf* real_tw, int row, int k, int n1) {
+  const Cf w_k = load_table(real_tw, n1 + k);
+  return row == 0 ? w_k : cmul(load_table(real_tw, row), w_k);
+}
+
 // Element offsets (complex elements) of element i of transform (outer, inner), in and out.
 PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
   const FourStepStrides st = four_step_strides(d.kind, d.n, d.wide);
@@ -695,21 +747,25 @@ PRISM_HD long long four_step_out_offset(const FourStepPassDesc& d, long long out
 // transform's ends, nothing dropped, the strides of four_step_strides, rows 32-byte aligned.
 inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long max_shared_bytes) {
   const int n = p.n;
+  const bool real = p.real_step == RealStep::r2c_post_rows;
   if (p.inner_is_batch || !has_four_step_kernel(n) || p.paired || p.mid_conv || p.load_chirp ||
-      p.store_chirp || p.load_conj || p.store_conj || p.real_step != RealStep::none ||
+      p.store_chirp || p.load_conj || p.store_conj || (p.real_step != RealStep::none && !real) ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
       p.load_n != n || p.store_n != n) {
     return false;
   }
   FourStepKind kind;
-  if (p.store_twiddle == StoreTwiddle::forward && !p.store_conj_final) {
+  if (real) {
+    if (p.store_twiddle != StoreTwiddle::none || p.load_conj_raw || p.store_conj_final) return false;
+    kind = FourStepKind::rows_real;
+  } else if (p.store_twiddle == StoreTwiddle::forward && !p.store_conj_final) {
     kind = p.load_conj_raw ? FourStepKind::columns_inverse : FourStepKind::columns;
   } else if (p.store_twiddle == StoreTwiddle::none && !p.load_conj_raw) {
     kind = p.store_conj_final ? FourStepKind::rows_inverse : FourStepKind::rows;
   } else {
     return false;
   }
-  const int teams = four_step_teams(n);
+  const int teams = four_step_teams(kind, n);
   const long long inner = p.inner_count;
   if (p.per_block != teams || inner % teams != 0 || four_step_shared_bytes(n, teams) > max_shared_bytes) {
     return false;
@@ -724,12 +780,15 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
       fits = true;
     }
   }
-  if (!fits || (inner - 1) * p.lout_inner + (n - 1LL) * p.lout_elem >= p.n_keep) return false;
+  // Real rows: X[h] too, from row 0 (r2c_post_rows).
+  const long long stored = (inner - 1) * p.lout_inner + (n - 1LL) * p.lout_elem + (real ? 2 : 1);
+  if (!fits || stored > p.n_keep) return false;
   // Transforms whose rows start on 32-byte boundaries only (multiples of four complex
-  // elements). r2c's output rows (n/2 + 1 values) do not: the kernel's row pass, whose stores
-  // are runs of 8-32 neighbouring rows, wrote 13 % more L2 sectors there than the pass kernel
-  // (Nsight Compute, r2c 2^21 on the H200) and r2c ran up to 5 % slower.
-  if (p.in.outer_dist % 4 != 0 || p.out.outer_dist % 4 != 0) return false;
+  // elements). r2c's output rows (n/2 + 1 values) do not: the plain row pass, whose stores are
+  // runs of 8-32 neighbouring rows, wrote 13 % more L2 sectors there than the pass kernel
+  // (Nsight Compute, r2c 2^21 on the H200) and r2c ran up to 5 % slower. The real rows take
+  // them anyway: they save the separate post-processing pass.
+  if (p.in.outer_dist % 4 != 0 || (!real && p.out.outer_dist % 4 != 0)) return false;
   d = FourStepPassDesc{};
   d.n = n;
   d.kind = kind;
@@ -739,6 +798,7 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   d.out_outer = p.out.outer_dist;
   d.stage_tw = p.stage_tw;
   d.pass_tw = p.pass_tw;
+  d.real_tw = p.real_tw;
   return true;
 }
 

@@ -650,6 +650,38 @@ class Builder {
     }
   }
 
+  // r2c of length 2h over a four-step of h with the post-processing in the row pass
+  // (RealStep::r2c_post_rows), where the four-step kernel takes that pass (its length and the
+  // default blocking; else the caller plans the half length and a real rows pass).
+  bool four_step_r2c(long long h, const Endpoint& in, Endpoint out) {
+    Shape shape;
+    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
+    const std::size_t first = layout_.steps.size();
+    const long long scratch_row = layout_.scratch_row;
+    out.keep = h + 1;
+    four_step(h, shape.n1, shape.n2, in, out);
+    Step& rows = layout_.steps.back();
+    PassDesc& p = rows.pass;
+    const bool default_blocking = p.per_block == four_step_teams(p.n);
+    p.real_step = RealStep::r2c_post_rows;
+    p.per_block = four_step_teams(FourStepKind::rows_real, p.n);
+    p.threads = p.per_block * team_threads(p.n);
+    FourStepPassDesc d;
+    if (!default_blocking || !four_step_pass_of(p, d, kMaxSharedBytes)) {
+      layout_.steps.resize(first);
+      layout_.scratch_row = scratch_row;
+      return false;
+    }
+    std::vector<Cf> twiddles(static_cast<std::size_t>(shape.n1 + shape.n2 + 1));
+    for (long long t = 0; t < static_cast<long long>(twiddles.size()); ++t) {
+      const cd w = t < shape.n1 ? unit_root_double(t, 2 * h) : unit_root_double(shape.n1 * (t - shape.n1), 2 * h);
+      twiddles[static_cast<std::size_t>(t)] = Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+    }
+    rows.real_tw = add_table(std::move(twiddles));
+    algorithm_ += ", real via half length, post-processing in the row pass";
+    return true;
+  }
+
   // Whether complex_transform computes n between these endpoints in one pass kernel (one
   // Stockham pass, or Bluestein with the whole convolution in one block), whose store can then
   // take further steps such as the split of paired rows.
@@ -811,6 +843,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         // The real row read as h complex values.
         in.load_kind = LoadKind::complex_row;
         in.row_dist = layout.in_row / 2;
+        if (builder.four_step_r2c(h, in, out)) break;
         const int real_tw = builder.add_table(unit_roots(n, h + 1));
         if (fits_single_pass(h)) {
           Step& step = builder.single_pass(h, in, out);

@@ -14,9 +14,9 @@
 //    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
-//    fused into the pass (single and cluster passes; one extra pass over the rows for four-step
-//    half-lengths); odd n through the complex algorithms with real loads or Hermitian expansion
-//    fused in.
+//    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
+//    pass where the four-step kernel takes it, else and for c2r one extra pass over the rows);
+//    odd n through the complex algorithms with real loads or Hermitian expansion fused in.
 #pragma once
 
 #include <cstddef>

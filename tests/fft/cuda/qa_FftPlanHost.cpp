@@ -316,9 +316,11 @@ TEST(FftPlanHost, FourStepPasses) {
         EXPECT_EQ(n1 * n2, complex_n) << layout.algorithm;
         EXPECT_EQ(d.wide, n2 == 2 * n1) << layout.algorithm;
         EXPECT_TRUE(n2 == n1 || n2 == 2 * n1) << layout.algorithm;
-        EXPECT_LE(gpu::four_step_teams(d.n) * gpu::team_threads(d.n), gpu::kMaxThreadsPerBlock);
-        EXPECT_EQ(p.inner_count % gpu::four_step_teams(d.n), 0);
-        EXPECT_LE(gpu::four_step_shared_bytes(d.n, gpu::four_step_teams(d.n)), kMaxShared);
+        const int teams = gpu::four_step_teams(d.kind, d.n);
+        EXPECT_EQ(p.per_block, teams);
+        EXPECT_LE(teams * gpu::team_threads(d.n), gpu::kMaxThreadsPerBlock);
+        EXPECT_EQ(p.inner_count % teams, 0);
+        EXPECT_LE(gpu::four_step_shared_bytes(d.n, teams), kMaxShared);
         // Every element's address, outer indices 0 and 2.
         for (const long long outer : {0LL, 2LL}) {
           for (int inner = 0; inner < p.inner_count; inner += columns ? 7 : 1) {
@@ -334,20 +336,34 @@ TEST(FftPlanHost, FourStepPasses) {
         }
       }
       // The half-length c2c of real transforms too (r2c 32768 is one pass of 16384). c2c
-      // inverse conjugates on load and store; c2r's pre-processing pass has conjugated already.
+      // inverse conjugates on load and store; c2r's pre-processing pass has conjugated already;
+      // r2c's row pass does the post-processing, with no pass of its own.
       std::vector<gpu::FourStepKind> expected{gpu::FourStepKind::columns, gpu::FourStepKind::rows};
       if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
       if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
+      if (t == Transform::r2c) expected[1] = gpu::FourStepKind::rows_real;
       if (real && n == (1u << 15)) expected.clear();
-      if (t == Transform::r2c && n > (1u << 15)) expected.pop_back();  // rows of n/2 + 1 values
       EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
+      if (t == Transform::r2c && n > (1u << 15)) {
+        EXPECT_EQ(layout.steps.size(), 2u) << layout.algorithm;
+        EXPECT_EQ(layout.steps.back().pass.real_step, gpu::RealStep::r2c_post_rows) << layout.algorithm;
+      }
       taken += static_cast<int>(kinds.size());
     }
   }
-  EXPECT_EQ(taken, (10 * 2 + 9 * 2) * 2 - 9);
+  EXPECT_EQ(taken, (10 * 2 + 9 * 2) * 2);
+  // In-place r2c: input rows of n/2 + 1 complex values, not 32-byte aligned, so the column
+  // pass stays on the pass kernel; the real row pass reads the aligned scratch.
+  {
+    const PlanLayout layout = gpu::make_plan_layout({1u << 17, 2, Transform::r2c, true});
+    ASSERT_EQ(layout.steps.size(), 2u) << layout.algorithm;
+    gpu::FourStepPassDesc d;
+    EXPECT_FALSE(gpu::four_step_pass_of(layout.steps[0].pass, d, kMaxShared));
+    ASSERT_TRUE(gpu::four_step_pass_of(layout.steps[1].pass, d, kMaxShared));
+    EXPECT_EQ(d.kind, gpu::FourStepKind::rows_real);
+  }
   // Not taken: halves of other lengths, Bluestein's passes (chirps), paired real rows, halves
-  // beyond kFourStepMaxLength, rows not 32-byte aligned (in-place r2c: rows of n/2 + 1
-  // complex values), and block sizes the tuning mode chose instead of the default.
+  // beyond kFourStepMaxLength, and block sizes the tuning mode chose instead of the default.
   const auto any_four_step_pass = [&](const PlanSpec& spec, const gpu::PlannerOptions& options) {
     for (const auto& step : gpu::make_plan_layout(spec, options).steps) {
       gpu::FourStepPassDesc d;
@@ -362,7 +378,6 @@ TEST(FftPlanHost, FourStepPasses) {
                                PlanSpec{65537, 2, Transform::r2c, false},
                                PlanSpec{59049, 2, Transform::r2c, false},
                                PlanSpec{1u << 26, 1, Transform::c2c_forward, false},
-                               PlanSpec{1u << 17, 2, Transform::r2c, true},
                                PlanSpec{16384, 2, Transform::c2c_forward, false}}) {
     EXPECT_FALSE(any_four_step_pass(spec, {})) << test::transform_name(spec.transform) << " n=" << spec.n;
   }
@@ -409,6 +424,56 @@ TEST(FftPlanHost, FourStepPasses) {
     EXPECT_EQ(team_major.size(), static_cast<std::size_t>(teams * threads)) << n;
     EXPECT_EQ(lane_major.size(), static_cast<std::size_t>(teams * threads)) << n;
   }
+}
+
+// r2c over a four-step half length h = n1 x n2: the row pass's blocks hold rows r and their
+// mirrors (n1 - r) mod n1, every row once, the partner team's element four_step_real_mirror
+// holding Z[h - k]; the plans, run block by block by the host executor, against FFTW; with a
+// row blocking of the tuning mode, the separate real rows pass instead.
+TEST(FftPlanHost, FourStepRealRows) {
+  for (int n2 = gpu::kFourStepMinLength; n2 <= gpu::kFourStepMaxLength; n2 *= 2) {
+    const int teams = gpu::four_step_teams(gpu::FourStepKind::rows_real, n2);
+    EXPECT_GE(teams, n2 <= 2048 ? 8 : 4);
+    EXPECT_LE(teams * gpu::team_threads(n2), gpu::kMaxThreadsPerBlock);
+    for (const int n1 : {n2 / 2, n2}) {
+      const long long h = static_cast<long long>(n1) * n2;
+      std::vector<int> seen(static_cast<std::size_t>(n1), 0);
+      for (int group_first = 0; group_first < n1; group_first += teams) {
+        for (int t = 0; t < teams; ++t) {
+          const int row = gpu::four_step_real_row(group_first, t, teams, n1);
+          ASSERT_TRUE(row >= 0 && row < n1) << n1 << "x" << n2;
+          ++seen[static_cast<std::size_t>(row)];
+          // Both halves of the block store runs of neighbouring rows (but for row n1/2).
+          if (t % (teams / 2) > 0 && group_first > 0) {
+            EXPECT_EQ(gpu::four_step_real_row(group_first, t - 1, teams, n1), row - 1);
+          }
+          const int partner_team = gpu::four_step_real_partner_team(t, row, teams, n1);
+          const int partner_row = gpu::four_step_real_row(group_first, partner_team, teams, n1);
+          EXPECT_EQ(partner_row, (n1 - row) % n1) << n1 << "x" << n2 << " row " << row;
+          for (int k = 0; k < n2; ++k) {
+            const long long mirror = partner_row + static_cast<long long>(n1) * gpu::four_step_real_mirror(row, k, n2);
+            ASSERT_EQ((row + static_cast<long long>(n1) * k + mirror) % h, 0) << n1 << "x" << n2 << " row " << row << " k " << k;
+          }
+        }
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n1) << n1 << "x" << n2;
+    }
+  }
+  std::mt19937_64 rng(31);
+  for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18}) {
+    for (const bool in_place : {false, true}) {
+      const PlanSpec spec{n, 3, Transform::r2c, in_place};
+      std::string algorithm;
+      EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
+      EXPECT_NE(algorithm.find("post-processing in the row pass"), std::string::npos) << algorithm;
+    }
+  }
+  gpu::PlannerOptions other_rows;
+  other_rows.row_elements_per_block = 16384;
+  const PlanSpec spec{1u << 16, 3, Transform::r2c, false};
+  const PlanLayout layout = gpu::make_plan_layout(spec, other_rows);
+  EXPECT_EQ(layout.steps.back().kind, gpu::Step::Kind::real_rows) << layout.algorithm;
+  EXPECT_LE(host_error(spec, rng, nullptr, other_rows), kHostTolerance) << layout.algorithm;
 }
 
 // r2c and c2r of lengths without the half-length path take two real rows per complex transform,
