@@ -1,6 +1,6 @@
 // The four-step kernel of our CUDA FFT: the column and row passes of a four-step over powers of
 // two (FourStepPassDesc, fft_pass.hpp), each column or row computed by one TeamFft
-// (fft_team.cuh) of n/16 threads, four_step_teams(n) of them side by side in a block. The pass
+// (fft_team.cuh) of n/16 threads, four_step_teams(kind, n) of them side by side in a block. The pass
 // kernel (fft_pass_kernel.cuh) runs these passes too, deciding per element what this kernel
 // fixes at compile time (the stages, the thread map, the conjugations, the twiddle); here the
 // first stage's inputs come straight from global memory into registers and the last stage's

@@ -603,7 +603,7 @@ constexpr bool has_plain_rows_kernel(long long n) {
 // ---- four-step passes ------------------------------------------------------------------------
 // The two passes of a four-step over powers of two (n = n1 x n2, halves from kFourStepMinLength
 // to kFourStepMaxLength) run on the four-step kernel (fft_four_step_kernel.cuh): one TeamFft per
-// column or row, four_step_teams(n) transforms side by side in a block.
+// column or row, four_step_teams(kind, n) transforms side by side in a block.
 //   columns: the n1-point FFT of column c (elements c + i*n2), times w_n^{c*k} on the way out
 //            (stored to scratch at c + k*n2); inverse transforms conjugate on load;
 //   rows:    the n2-point FFT of scratch row r (contiguous), stored transposed (r + k*n1);
@@ -647,19 +647,22 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 
 // Transforms per block of the four-step kernel of length n, a compile-time constant (as a
 // run-time value the thread map made the kernels of 512-4096 spill 100-300 bytes per thread):
-// the planner's default, 8192 elements and at least four transforms side by side. Passes that
-// the tuning mode gives other block sizes run on the pass kernel.
+// the planner's default, 8192 elements and at least four transforms side by side (more for
+// some kinds: four_step_teams(kind, n) below). Passes that the tuning mode gives other block
+// sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
 
-// Transforms per block of a four-step pass of this kind: real rows store runs of teams / 2
-// neighbouring rows, so they take at least eight where 1024 threads hold them (n <= 2048;
-// with four, runs of 16 bytes, the r2c 2^22 row pass on the H200 moved 1.5x its bytes through
-// DRAM).
+// Transforms per block of a four-step pass of this kind: column passes and real rows take at
+// least eight where 1024 threads hold them (n <= 2048), the plain row passes four_step_teams(n).
+// Measured on the H200 (bench/RESULTS.md, tenth run): columns of 2048 read runs of 64 bytes
+// per row instead of 32, c2c 2^22 0.933 -> 0.816 ms, 2^23 0.980 -> 0.873; real rows store runs
+// of teams / 2 rows, and with four (16 bytes) the r2c 2^22 row pass moved 1.5x its bytes
+// through DRAM; plain rows of 2048 with eight: no gain (c2c 2^21 0.77 -> 0.79).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
-  return kind == FourStepKind::rows_real && teams < 8 && 8 * (n / kElementsPerThread) <= kMaxThreadsPerBlock
-             ? 8
-             : teams;
+  const bool widen = kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
+                     kind == FourStepKind::rows_real;
+  return widen && teams < 8 && 8 * (n / kElementsPerThread) <= kMaxThreadsPerBlock ? 8 : teams;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

@@ -390,39 +390,42 @@ TEST(FftPlanHost, FourStepPasses) {
   // neighbouring threads (neighbouring columns in memory), their lanes touching neighbouring
   // elements (lane i reads i) in 32 distinct banks. Lane major: neighbouring lanes of a team on
   // neighbouring threads.
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 2048), 8);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows, 2048), 4);
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
-    const int teams = gpu::four_step_teams(n);
-    const int threads = gpu::team_threads(n);
-    const int team_floats = gpu::four_step_team_floats(n, teams);
-    EXPECT_GE(team_floats, gpu::smem_pad(n - 1) + 1);
-    std::set<std::pair<int, int>> team_major;
-    std::set<std::pair<int, int>> lane_major;
-    for (int warp = 0; warp < teams * threads / 32; ++warp) {
-      std::set<int> banks;
-      for (int w = 0; w < 32; ++w) {
-        const int tid = warp * 32 + w;
-        int team;
-        int lane;
-        gpu::four_step_team_major(tid, teams, team, lane);
-        ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
-        team_major.emplace(team, lane);
-        EXPECT_EQ(team, (warp * 32 + w) % teams) << n;
-        banks.insert((team * team_floats + gpu::smem_pad(lane)) % 32);
-        gpu::four_step_lane_major(tid, threads, team, lane);
-        ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
-        lane_major.emplace(team, lane);
-        if (w > 0 && lane > 0) {
-          int previous_team;
-          int previous_lane;
-          gpu::four_step_lane_major(tid - 1, threads, previous_team, previous_lane);
-          EXPECT_EQ(previous_team, team) << n;
-          EXPECT_EQ(previous_lane, lane - 1) << n;
+    for (const int teams : {gpu::four_step_teams(n), gpu::four_step_teams(gpu::FourStepKind::columns, n)}) {
+      const int threads = gpu::team_threads(n);
+      const int team_floats = gpu::four_step_team_floats(n, teams);
+      EXPECT_GE(team_floats, gpu::smem_pad(n - 1) + 1);
+      std::set<std::pair<int, int>> team_major;
+      std::set<std::pair<int, int>> lane_major;
+      for (int warp = 0; warp < teams * threads / 32; ++warp) {
+        std::set<int> banks;
+        for (int w = 0; w < 32; ++w) {
+          const int tid = warp * 32 + w;
+          int team;
+          int lane;
+          gpu::four_step_team_major(tid, teams, team, lane);
+          ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
+          team_major.emplace(team, lane);
+          EXPECT_EQ(team, (warp * 32 + w) % teams) << n;
+          banks.insert((team * team_floats + gpu::smem_pad(lane)) % 32);
+          gpu::four_step_lane_major(tid, threads, team, lane);
+          ASSERT_TRUE(team >= 0 && team < teams && lane >= 0 && lane < threads) << n;
+          lane_major.emplace(team, lane);
+          if (w > 0 && lane > 0) {
+            int previous_team;
+            int previous_lane;
+            gpu::four_step_lane_major(tid - 1, threads, previous_team, previous_lane);
+            EXPECT_EQ(previous_team, team) << n;
+            EXPECT_EQ(previous_lane, lane - 1) << n;
+          }
         }
+        EXPECT_EQ(banks.size(), 32u) << "n=" << n << " warp " << warp;
       }
-      EXPECT_EQ(banks.size(), 32u) << "n=" << n << " warp " << warp;
+      EXPECT_EQ(team_major.size(), static_cast<std::size_t>(teams * threads)) << n;
+      EXPECT_EQ(lane_major.size(), static_cast<std::size_t>(teams * threads)) << n;
     }
-    EXPECT_EQ(team_major.size(), static_cast<std::size_t>(teams * threads)) << n;
-    EXPECT_EQ(lane_major.size(), static_cast<std::size_t>(teams * threads)) << n;
   }
 }
 
