@@ -652,17 +652,21 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
 
-// Transforms per block of a four-step pass of this kind: column passes and real rows take at
-// least eight where 1024 threads hold them (n <= 2048), the plain row passes four_step_teams(n).
-// Measured on the H200 (bench/RESULTS.md, tenth run): columns of 2048 read runs of 64 bytes
-// per row instead of 32, c2c 2^22 0.933 -> 0.816 ms, 2^23 0.980 -> 0.873; real rows store runs
-// of teams / 2 rows, and with four (16 bytes) the r2c 2^22 row pass moved 1.5x its bytes
-// through DRAM; plain rows of 2048 with eight: no gain (c2c 2^21 0.77 -> 0.79).
+// Transforms per block of a four-step pass of this kind, at most what 1024 threads hold:
+// column passes take at least 16 (runs of 128 bytes per row; 8 at 2048, 4 at 4096), real rows
+// at least 8, plain row passes four_step_teams(n). Measured on the H200 (bench/RESULTS.md,
+// tenth run): columns of 2048 eight wide instead of four, c2c 2^22 0.933 -> 0.816 ms; of 1024
+// sixteen instead of eight, c2c 2^21 0.770 -> 0.715; columns of 512 and less with a whole
+// block of 1024 threads ran 2-6 % slower, plain rows of 2048 eight wide gained nothing; real
+// rows store runs of teams / 2 rows, and with four (16 bytes) the r2c 2^22 row pass moved 1.5x
+// its bytes through DRAM.
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
-  const bool widen = kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
-                     kind == FourStepKind::rows_real;
-  return widen && teams < 8 && 8 * (n / kElementsPerThread) <= kMaxThreadsPerBlock ? 8 : teams;
+  const int most = kMaxThreadsPerBlock / (n / kElementsPerThread);
+  const bool columns = kind == FourStepKind::columns || kind == FourStepKind::columns_inverse;
+  const int least = columns ? 16 : kind == FourStepKind::rows_real ? 8 : teams;
+  const int wide = least < most ? least : most;
+  return wide > teams ? wide : teams;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

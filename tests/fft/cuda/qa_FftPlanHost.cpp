@@ -390,8 +390,12 @@ TEST(FftPlanHost, FourStepPasses) {
   // neighbouring threads (neighbouring columns in memory), their lanes touching neighbouring
   // elements (lane i reads i) in 32 distinct banks. Lane major: neighbouring lanes of a team on
   // neighbouring threads.
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 512), 16);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 1024), 16);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 2048), 8);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 4096), 4);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows, 2048), 4);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 2048), 8);
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
     for (const int teams : {gpu::four_step_teams(n), gpu::four_step_teams(gpu::FourStepKind::columns, n)}) {
       const int threads = gpu::team_threads(n);
