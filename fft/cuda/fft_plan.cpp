@@ -395,8 +395,10 @@ class Builder {
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
       configure_block(p, side_by_side_elements(options_.column_elements_per_block, n1), n2);
-      // The default blocking takes the four-step kernel's team count of column passes.
-      if (p.per_block == four_step_teams(n1) && four_step_teams(FourStepKind::columns, n1) != p.per_block) {
+      // The default blocking of lengths with a four-step kernel takes its team count of column
+      // passes.
+      if (has_four_step_kernel(n1) && p.per_block == four_step_teams(n1) &&
+          four_step_teams(FourStepKind::columns, n1) != p.per_block) {
         configure_block(p, four_step_teams(FourStepKind::columns, n1) * n1, n2);
       }
       layout_.steps.push_back(step);

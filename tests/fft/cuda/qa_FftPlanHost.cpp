@@ -381,6 +381,13 @@ TEST(FftPlanHost, FourStepPasses) {
                                PlanSpec{16384, 2, Transform::c2c_forward, false}}) {
     EXPECT_FALSE(any_four_step_pass(spec, {})) << test::transform_name(spec.transform) << " n=" << spec.n;
   }
+  // Four-steps of other lengths keep the planner's blocking (8192 elements per block).
+  for (const std::size_t n : {48000u, 1000000u}) {
+    const PlanLayout layout = gpu::make_plan_layout({n, 2, Transform::c2c_forward, false});
+    for (const auto& step : layout.steps) {
+      EXPECT_LE(step.pass.per_block * static_cast<long long>(step.pass.n), 8192) << layout.algorithm;
+    }
+  }
   gpu::PlannerOptions other_blocks;
   other_blocks.column_elements_per_block = 16384;
   other_blocks.row_elements_per_block = 16384;
