@@ -1,8 +1,10 @@
 // fft_bench: our CUDA FFT beside cuFFT on the same device buffers, plus a device-to-device copy
 // as the bandwidth ceiling, following DESIGN.md: CUDA events around each execution, warm-up,
 // median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan creation outside the
-// timed region, fresh random input in [-0.5, 0.5) for every length. Prints GB/s (one read of
-// the input and one write of the output), GFLOP/s (5 N log2 N complex, 2.5 N log2 N real) and
+// timed region, fresh random input in [-0.5, 0.5) for every length (for c2r a half spectrum,
+// whose imaginary parts of X[0] and X[n/2] both libraries ignore); c2c, r2c and c2r. Prints
+// GB/s (one read of the input and one write of the output), GFLOP/s (5 N log2 N complex,
+// 2.5 N log2 N real) and
 // the ratio to cuFFT; --tune also times the planner's candidates per length (fft_wisdom.hpp,
 // planner_candidates; prism fft-tune measures the same list and records the winners).
 //
@@ -154,14 +156,17 @@ int main(int argc, char** argv) {
 
   std::printf("%-4s %9s %7s | %9s %8s %8s | %9s %8s | %6s | %9s | %s\n", "kind", "n", "batch",
               "ours ms", "GB/s", "GFLOP/s", "cuFFT ms", "GB/s", "ratio", "diff", "our algorithm");
-  for (const char* kind : {"c2c", "r2c"}) {
-    const bool real = !std::strcmp(kind, "r2c");
+  for (const char* kind : {"c2c", "r2c", "c2r"}) {
+    const bool inverse = !std::strcmp(kind, "c2r");
+    const bool real = inverse || !std::strcmp(kind, "r2c");
     for (std::size_t n : sizes) {
-      const std::size_t in_row_bytes = real ? n * sizeof(float) : n * 2 * sizeof(float);
-      const std::size_t out_row_bytes = real ? (n / 2 + 1) * 2 * sizeof(float) : n * 2 * sizeof(float);
+      const std::size_t complex_row_bytes = real ? (n / 2 + 1) * 2 * sizeof(float) : n * 2 * sizeof(float);
+      const std::size_t signal_row_bytes = real ? n * sizeof(float) : n * 2 * sizeof(float);
+      const std::size_t in_row_bytes = inverse ? complex_row_bytes : signal_row_bytes;
+      const std::size_t out_row_bytes = inverse ? signal_row_bytes : complex_row_bytes;
       const std::size_t batch = std::max<std::size_t>(1, kHalfWorkingSet / in_row_bytes);
       if (batch * out_row_bytes > buffer_bytes) continue;
-      const PlanSpec spec{n, batch, real ? Transform::r2c : Transform::c2c_forward, false};
+      const PlanSpec spec{n, batch, inverse ? Transform::c2r : real ? Transform::r2c : Transform::c2c_forward, false};
 
       const std::size_t in_floats = batch * in_row_bytes / sizeof(float);
       prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);
@@ -171,9 +176,11 @@ int main(int argc, char** argv) {
       cufftHandle handle;
       int n_int = static_cast<int>(n);
       CHECK_CUFFT(cufftPlanMany(&handle, 1, &n_int, nullptr, 1, 0, nullptr, 1, 0,
-                                real ? CUFFT_R2C : CUFFT_C2C, static_cast<int>(batch)));
+                                inverse ? CUFFT_C2R : real ? CUFFT_R2C : CUFFT_C2C, static_cast<int>(batch)));
       auto run_cufft = [&] {
-        if (real) {
+        if (inverse) {  // cuFFT's C2R may overwrite its input
+          CHECK_CUFFT(cufftExecC2R(handle, reinterpret_cast<cufftComplex*>(d_in), d_out));
+        } else if (real) {
           CHECK_CUFFT(cufftExecR2C(handle, d_in, reinterpret_cast<cufftComplex*>(d_out)));
         } else {
           CHECK_CUFFT(cufftExecC2C(handle, reinterpret_cast<cufftComplex*>(d_in),
@@ -192,6 +199,8 @@ int main(int argc, char** argv) {
       run_cufft();
       CHECK_CUDA(cudaMemcpy(host_cufft.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
       const double diff = relative_difference(host_ours.data(), host_cufft.data(), check_floats);
+      prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);  // cuFFT's C2R wrote over it
+      CHECK_CUDA(cudaGetLastError());
 
       Row row;
       row.kind = kind;

@@ -63,8 +63,9 @@ KernelChoice choose_kernel(const PassDesc& p) {
     choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.wide);
     return choice;
   }
-  if (p.real_step == RealStep::r2c_post_rows) {  // the planner checked four_step_pass_of
-    throw std::logic_error("CUDA FFT: an r2c row pass of length " + std::to_string(p.n) +
+  // The planner checked four_step_pass_of for these.
+  if (p.real_step == RealStep::r2c_post_rows || p.real_step == RealStep::c2r_pre_columns) {
+    throw std::logic_error("CUDA FFT: a real four-step pass of length " + std::to_string(p.n) +
                            " that the four-step kernel does not take");
   }
   RowsPassDesc rows;
@@ -234,7 +235,7 @@ class CudaFftPlan final : public Plan {
       for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
         for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
                                   FourStepKind::rows, FourStepKind::rows_inverse,
-                                  FourStepKind::rows_real}) {
+                                  FourStepKind::rows_real, FourStepKind::columns_real}) {
           for (bool wide : {false, true}) {
             check(cudaFuncSetAttribute(four_step_kernel(n, kind, wide),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDynamicShared),

@@ -5,7 +5,8 @@
 // fixes at compile time (the stages, the thread map, the conjugations, the twiddle); here the
 // first stage's inputs come straight from global memory into registers and the last stage's
 // outputs go straight back (the addresses of four_step_in_offset / four_step_out_offset); the
-// real rows of an r2c exchange Z with their mirror rows through shared memory first. On
+// real rows of an r2c exchange Z with their mirror rows through shared memory first, the real
+// columns of a c2r X with their mirror columns before the first stage. On
 // the H200, c2c 2^16 took 0.533 ms on this kernel, 0.702 on the pass kernel, cuFFT 0.591
 // (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid).
 #pragma once
@@ -26,13 +27,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;
-  constexpr bool kColumns = kKind == FourStepKind::columns || kKind == FourStepKind::columns_inverse;
-  constexpr bool kReal = kKind == FourStepKind::rows_real;
+  constexpr bool kColumns = four_step_columns(kKind);
+  constexpr bool kReal = kKind == FourStepKind::rows_real || kKind == FourStepKind::columns_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;
   constexpr bool kConjOut = kKind == FourStepKind::rows_inverse;
   constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kWide);
   constexpr int kTeams = four_step_teams(kKind, kN);
-  constexpr int kRows = kStrides.out_elem;  // n1 of the row passes
+  // The count of the real rows or columns: n1 of the row passes, n2 of the column passes.
+  constexpr int kPaired = kColumns ? kStrides.in_elem : kStrides.out_elem;
   // The team-major map throughout, but for the row pass's loads and first stage.
   int team;
   int lane;
@@ -45,7 +47,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const int group_first = static_cast<int>(blockIdx.x - outer * groups) * kTeams;
   // The transform of a team: the next of the group, or for real rows a row or its mirror.
   const auto inner_of = [&](int t) {
-    return kReal ? four_step_real_row(group_first, t, kTeams, kRows) : group_first + t;
+    return kReal ? four_step_real_row(group_first, t, kTeams, kPaired) : group_first + t;
   };
   const int inner = inner_of(team);
   const Cf* x = static_cast<const Cf*>(src) + outer * d.in_outer + inner_of(first_team) * kStrides.in_inner;
@@ -60,7 +62,24 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     const Cf v = x[i * kStrides.in_elem];
     return kConjIn ? conj(v) : v;
   });
-  if constexpr (kReal) {
+  if constexpr (kReal && kColumns) {
+    // X of the column through the team's planes to the partner column's team, then the
+    // half-length inverse's input conj(2Z).
+    fft.for_each_input(lane, [&](int i, Cf& v) { planes.write(i, v); });
+    __syncthreads();
+    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
+    fft.for_each_input(lane, [&](int i, Cf& v) {
+      Cf x_k = v;
+      Cf x_mirror = partner.read(four_step_real_mirror(inner, i, kN));
+      if (inner == 0 && i == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
+        x_mirror = x[kN * kPaired];
+        x_k.im = 0.0f;
+        x_mirror.im = 0.0f;
+      }
+      v = conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(d.real_tw, inner, i, kPaired)));
+    });
+  }
+  if constexpr (kReal && !kColumns) {
     // Z of the row through the team's planes to the partner row's team, then X.
     Cf z[Team::kOutputs];
     fft.run_remapped_into(planes_of(first_team), first_lane, planes, d.stage_tw, lane, z);
@@ -68,16 +87,16 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 #pragma unroll
     for (int slot = 0; slot < Team::kOutputs; ++slot) planes.write(Team::output_index(lane, slot), z[slot]);
     __syncthreads();
-    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kRows));
+    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
 #pragma unroll
     for (int slot = 0; slot < Team::kOutputs; ++slot) {
       const int k = Team::output_index(lane, slot);
       const Cf z_mirror = partner.read(four_step_real_mirror(inner, k, kN));
       y[k * kStrides.out_elem] =
-          r2c_post_value(z[slot], z_mirror, four_step_real_twiddle(d.real_tw, inner, k, kRows));
+          r2c_post_value(z[slot], z_mirror, four_step_real_twiddle(d.real_tw, inner, k, kPaired));
     }
     if (inner == 0 && lane == 0) {  // X[h] from Z[0] (slot 0 of lane 0 is k = 0)
-      y[kN * kStrides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, kRows));
+      y[kN * kStrides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, kPaired));
     }
     return;
   }

@@ -20,6 +20,7 @@ FourStepKernel four_step_kernel_of_length(FourStepKind kind, bool wide) {
     case FourStepKind::rows: return four_step_kernel_of_shape<kN, FourStepKind::rows>(wide);
     case FourStepKind::rows_inverse: return four_step_kernel_of_shape<kN, FourStepKind::rows_inverse>(wide);
     case FourStepKind::rows_real: return four_step_kernel_of_shape<kN, FourStepKind::rows_real>(wide);
+    case FourStepKind::columns_real: return four_step_kernel_of_shape<kN, FourStepKind::columns_real>(wide);
   }
   return nullptr;
 }

@@ -129,6 +129,52 @@ void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, lon
   }
 }
 
+// The column pass of a c2r over a four-step half length (RealStep::c2r_pre_columns), block by
+// block as the four-step kernel runs it: each block's columns of X (four_step_real_row over
+// the n2 columns), conj(2Z) from each column and its partner's, then the stages.
+void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, long long count,
+                                 std::vector<Cf>& other) {
+  const int n1 = p.n;
+  const int n2 = static_cast<int>(p.inner_count);
+  const int teams = p.per_block;
+  std::vector<std::vector<Cf>> x(static_cast<std::size_t>(teams));
+  std::vector<int> columns(static_cast<std::size_t>(teams));
+  std::vector<Cf> data;
+  for (long long outer = 0; outer < count; ++outer) {
+    const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
+    for (int group_first = 0; group_first < n2; group_first += teams) {
+      for (int t = 0; t < teams; ++t) {
+        const int column = four_step_real_row(group_first, t, teams, n2);
+        columns[static_cast<std::size_t>(t)] = column;
+        x[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(n1));
+        for (int i = 0; i < n1; ++i) {
+          x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)] = load_element(p, src, outer, column, i);
+        }
+      }
+      for (int t = 0; t < teams; ++t) {
+        const int column = columns[static_cast<std::size_t>(t)];
+        const std::vector<Cf>& partner =
+            x[static_cast<std::size_t>(four_step_real_partner_team(t, column, teams, n2))];
+        data.resize(static_cast<std::size_t>(n1));
+        for (int i = 0; i < n1; ++i) {
+          Cf x_k = x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)];
+          Cf x_mirror = partner[static_cast<std::size_t>(four_step_real_mirror(column, i, n1))];
+          if (column == 0 && i == 0) {
+            x_mirror = x_h;
+            x_k.im = 0.0f;
+            x_mirror.im = 0.0f;
+          }
+          data[static_cast<std::size_t>(i)] =
+              conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(p.real_tw, column, i, n2)));
+        }
+        other.assign(static_cast<std::size_t>(n1), Cf{0.0f, 0.0f});
+        host_stages(p, data, other);
+        for (int k = 0; k < n1; ++k) store_element(p, dst, outer, column, k, data[static_cast<std::size_t>(k)]);
+      }
+    }
+  }
+}
+
 void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size_t count) {
   const Cf* in = static_cast<const Cf*>(src);
   Cf* out = static_cast<Cf*>(dst);
@@ -274,6 +320,10 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     p.rows = static_cast<long long>(rows);
     if (p.real_step == RealStep::r2c_post_rows) {
       host_four_step_real_rows(p, src, dst, static_cast<long long>(count), other);
+      continue;
+    }
+    if (p.real_step == RealStep::c2r_pre_columns) {
+      host_four_step_real_columns(p, src, dst, static_cast<long long>(count), other);
       continue;
     }
     const long long outer_count = p.inner_is_batch ? 1 : static_cast<long long>(count);

@@ -251,6 +251,12 @@ enum class RealStep : int {
   // kernel holds those rows in one block (four_step_real_row); row 0 also stores X[h]. Only
   // the four-step kernel runs it (four_step_pass_of).
   r2c_post_rows,
+  // The column pass of a four-step over the half length h = n1 x n2 of a c2r, loading the
+  // Hermitian row X: element i of column c is conj(2Z[c + n2 i]) from X[c + n2 i] and
+  // X[h - c - n2 i], which sit in columns c and (n2 - c) mod n2 (X[h] for c = i = 0), so the
+  // four-step kernel holds those columns in one block (four_step_real_row over columns).
+  // Only the four-step kernel runs it.
+  c2r_pre_columns,
 };
 enum class StoreTwiddle : int { none, forward, conjugate };
 
@@ -328,7 +334,7 @@ struct PassDesc {
   const Cf* conv = nullptr;
   // w_{2h}^k, k <= h; r2c_post_rows: w_{2h}^r at r < n1, then w_{2h}^{n1 k} at n1 + k, k <= n2
   // (four_step_real_twiddle: a table of n1 + n2 + 1 values instead of h + 1, which a batch
-  // would read once per transform).
+  // would read once per transform); c2r_pre_columns the same with columns for rows.
   const Cf* real_tw = nullptr;
 };
 
@@ -610,7 +616,10 @@ constexpr bool has_plain_rows_kernel(long long n) {
 //            inverse transforms conjugate on store;
 //   real rows: the row pass of an r2c's half length with the real post-processing
 //            (RealStep::r2c_post_rows): a block holds rows r and (n1 - r) mod n1, whose
-//            spectra pair up as Z[k] and Z[h - k], and stores X.
+//            spectra pair up as Z[k] and Z[h - k], and stores X;
+//   real columns: the column pass of a c2r's half length with the real pre-processing
+//            (RealStep::c2r_pre_columns): a block holds columns c and (n2 - c) mod n2, whose
+//            inputs pair up as X[k] and X[h - k].
 // Threads map to transforms in two ways (four_step_team_major / four_step_lane_major): team
 // major puts neighbouring threads on the same element of neighbouring transforms, which sit side
 // by side in memory for the columns and the row pass's output, so that a warp touches
@@ -624,6 +633,7 @@ enum class FourStepKind : int {
   rows,             // forward
   rows_inverse,     // conj on store
   rows_real,        // forward, r2c post-processing on store (RealStep::r2c_post_rows)
+  columns_real,     // c2r pre-processing on load, twiddle on store (RealStep::c2r_pre_columns)
 };
 
 inline constexpr int kFourStepMinLength = 128;
@@ -638,7 +648,7 @@ struct FourStepPassDesc {
   long long out_outer = 0;      // ... and outputs
   const Cf* stage_tw = nullptr;
   const Cf* pass_tw = nullptr;  // columns: w_N^{inner*k} at k * inner_count + inner
-  const Cf* real_tw = nullptr;  // rows_real: PassDesc::real_tw of r2c_post_rows
+  const Cf* real_tw = nullptr;  // rows_real, columns_real: PassDesc::real_tw
 };
 
 PRISM_HD constexpr bool has_four_step_kernel(long long n) {
@@ -652,6 +662,11 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
 
+PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
+  return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
+         kind == FourStepKind::columns_real;
+}
+
 // Transforms per block of a four-step pass of this kind, at most what 1024 threads hold:
 // column passes take at least 16 (runs of 128 bytes per row; 8 at 2048, 4 at 4096), real rows
 // at least 8, plain row passes four_step_teams(n). Measured on the H200 (bench/RESULTS.md,
@@ -663,8 +678,7 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
   const int most = kMaxThreadsPerBlock / (n / kElementsPerThread);
-  const bool columns = kind == FourStepKind::columns || kind == FourStepKind::columns_inverse;
-  const int least = columns ? 16 : kind == FourStepKind::rows_real ? 8 : teams;
+  const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 8 : teams;
   const int wide = least < most ? least : most;
   return wide > teams ? wide : teams;
 }
@@ -680,7 +694,7 @@ struct FourStepStrides {
   int out_elem;
 };
 PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, bool wide) {
-  if (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse) {
+  if (four_step_columns(kind)) {
     const int n2 = wide ? 2 * n : n;
     return FourStepStrides{1, n2, 1, n2};
   }
@@ -711,8 +725,8 @@ PRISM_HD constexpr long long four_step_shared_bytes(int n, int teams) {
   return 2LL * teams * four_step_team_floats(n, teams) * static_cast<long long>(sizeof(float));
 }
 
-// Real rows: the row of team `team` in the block whose first team is group_first (a multiple
-// of teams). The first half of the teams take rows p .. p + teams/2 - 1 (p = group_first / 2),
+// Real rows (or real columns, with n1 their count): the row of team `team` in the block whose
+// first team is group_first (a multiple of teams). The first half of the teams take rows p .. p + teams/2 - 1 (p = group_first / 2),
 // the second half their mirrors n1 - r in ascending order, so that both halves store runs of
 // neighbouring rows; the mirror of row 0 is row 0 itself, and its place goes to row n1/2, the
 // other row that is its own mirror. Over the n1 / teams blocks, every row once.
@@ -755,8 +769,10 @@ PRISM_HD long long four_step_out_offset(const FourStepPassDesc& d, long long out
 inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long max_shared_bytes) {
   const int n = p.n;
   const bool real = p.real_step == RealStep::r2c_post_rows;
+  const bool real_columns = p.real_step == RealStep::c2r_pre_columns;
   if (p.inner_is_batch || !has_four_step_kernel(n) || p.paired || p.mid_conv || p.load_chirp ||
-      p.store_chirp || p.load_conj || p.store_conj || (p.real_step != RealStep::none && !real) ||
+      p.store_chirp || p.load_conj || p.store_conj ||
+      (p.real_step != RealStep::none && !real && !real_columns) ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
       p.load_n != n || p.store_n != n) {
     return false;
@@ -765,6 +781,9 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   if (real) {
     if (p.store_twiddle != StoreTwiddle::none || p.load_conj_raw || p.store_conj_final) return false;
     kind = FourStepKind::rows_real;
+  } else if (real_columns) {
+    if (p.store_twiddle != StoreTwiddle::forward || p.load_conj_raw || p.store_conj_final) return false;
+    kind = FourStepKind::columns_real;
   } else if (p.store_twiddle == StoreTwiddle::forward && !p.store_conj_final) {
     kind = p.load_conj_raw ? FourStepKind::columns_inverse : FourStepKind::columns;
   } else if (p.store_twiddle == StoreTwiddle::none && !p.load_conj_raw) {
@@ -794,8 +813,9 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   // elements). r2c's output rows (n/2 + 1 values) do not: the plain row pass, whose stores are
   // runs of 8-32 neighbouring rows, wrote 13 % more L2 sectors there than the pass kernel
   // (Nsight Compute, r2c 2^21 on the H200) and r2c ran up to 5 % slower. The real rows take
-  // them anyway: they save the separate post-processing pass.
-  if (p.in.outer_dist % 4 != 0 || (!real && p.out.outer_dist % 4 != 0)) return false;
+  // them anyway: they save the separate post-processing pass (and the real columns their
+  // input rows of n/2 + 1 values, the pre-processing pass).
+  if ((!real_columns && p.in.outer_dist % 4 != 0) || (!real && p.out.outer_dist % 4 != 0)) return false;
   d = FourStepPassDesc{};
   d.n = n;
   d.kind = kind;

@@ -678,14 +678,50 @@ class Builder {
       layout_.scratch_row = scratch_row;
       return false;
     }
-    std::vector<Cf> twiddles(static_cast<std::size_t>(shape.n1 + shape.n2 + 1));
-    for (long long t = 0; t < static_cast<long long>(twiddles.size()); ++t) {
-      const cd w = t < shape.n1 ? unit_root_double(t, 2 * h) : unit_root_double(shape.n1 * (t - shape.n1), 2 * h);
-      twiddles[static_cast<std::size_t>(t)] = Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
-    }
-    rows.real_tw = add_table(std::move(twiddles));
+    rows.real_tw = add_table(four_step_real_twiddles(h, shape.n1, shape.n2));
     algorithm_ += ", real via half length, post-processing in the row pass";
     return true;
+  }
+
+  // c2r of length 2h over a four-step of h with the pre-processing in the column pass
+  // (RealStep::c2r_pre_columns), where the four-step kernel takes that pass with blocks of at
+  // most 512 threads (else the caller plans a real rows pass and the half length). The fused
+  // pass adds an exchange through shared memory before the first stage; with blocks of 1024
+  // threads, one per multiprocessor (columns of 1024 and more), c2r 2^22 and 2^24 ran 4-5 %
+  // slower fused on the H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run).
+  bool four_step_c2r(long long h, const Endpoint& in, const Endpoint& out) {
+    Shape shape;
+    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
+    if (!has_four_step_kernel(shape.n1) ||
+        four_step_teams(FourStepKind::columns_real, shape.n1) * team_threads(shape.n1) > kMaxThreadsPerBlock / 2) {
+      return false;
+    }
+    const std::size_t first = layout_.steps.size();
+    const long long scratch_row = layout_.scratch_row;
+    four_step(h, shape.n1, shape.n2, in, out);
+    Step& columns = layout_.steps[first];
+    PassDesc& p = columns.pass;
+    p.real_step = RealStep::c2r_pre_columns;
+    FourStepPassDesc d;
+    if (p.per_block != four_step_teams(FourStepKind::columns, p.n) || !four_step_pass_of(p, d, kMaxSharedBytes)) {
+      layout_.steps.resize(first);
+      layout_.scratch_row = scratch_row;
+      return false;
+    }
+    columns.real_tw = add_table(four_step_real_twiddles(h, shape.n2, shape.n1));
+    algorithm_ += ", real via half length, pre-processing in the column pass";
+    return true;
+  }
+
+  // The table of four_step_real_twiddle for `lines` rows (or columns) of `length`:
+  // w_{2h}^r for r < lines, then w_{2h}^{lines k} for k <= length.
+  static std::vector<Cf> four_step_real_twiddles(long long h, long long lines, long long length) {
+    std::vector<Cf> twiddles(static_cast<std::size_t>(lines + length + 1));
+    for (long long t = 0; t < static_cast<long long>(twiddles.size()); ++t) {
+      const cd w = unit_root_double(t < lines ? t : lines * (t - lines), 2 * h);
+      twiddles[static_cast<std::size_t>(t)] = Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+    }
+    return twiddles;
   }
 
   // Whether complex_transform computes n between these endpoints in one pass kernel (one
@@ -915,7 +951,6 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     case Transform::c2r: {
       const long long h = n / 2;
       if (n % 2 == 0 && is_direct_length(h)) {
-        const int real_tw = builder.add_table(unit_roots(n, h + 1));
         out.store_kind = StoreKind::complex_row;
         out.row_dist = layout.out_row / 2;
         out.keep = h;
@@ -926,20 +961,20 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           p.real_step = RealStep::c2r_pre;
           p.load_n = static_cast<int>(h + 1);
           p.smem_elems = static_cast<int>(h + 1);
-          step.real_tw = real_tw;
+          step.real_tw = builder.add_table(unit_roots(n, h + 1));
           Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
           builder.name_algorithm("stockham, real via half length");
         } else if (cluster_shape(h, options.cluster_block_length, c, m)) {
           Step& step = builder.cluster_pass(h, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
           step.cluster.real_step = RealStep::c2r_pre;
           step.cluster.conj_out = true;
-          step.real_tw = real_tw;
+          step.real_tw = builder.add_table(unit_roots(n, h + 1));
           builder.name_algorithm(builder.algorithm() + ", real via half length");
-        } else {
+        } else if (!builder.four_step_c2r(h, in, out)) {
           Step rows;
           rows.kind = Step::Kind::real_rows;
           rows.rows = RealRowsDesc{true, static_cast<int>(h), layout.in_row, h, nullptr};
-          rows.real_tw = real_tw;
+          rows.real_tw = builder.add_table(unit_roots(n, h + 1));
           rows.src = BufferRef::input;
           rows.dst = BufferRef::scratch;
           layout.steps.push_back(rows);

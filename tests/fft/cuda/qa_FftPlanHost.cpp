@@ -308,8 +308,7 @@ TEST(FftPlanHost, FourStepPasses) {
         if (!gpu::four_step_pass_of(p, d, kMaxShared)) continue;
         kinds.push_back(d.kind);
         EXPECT_EQ(d.n, p.n);
-        const bool columns =
-            d.kind == gpu::FourStepKind::columns || d.kind == gpu::FourStepKind::columns_inverse;
+        const bool columns = gpu::four_step_columns(d.kind);
         // Columns: n1 = d.n, n2 = inner_count; rows the other way round.
         const long long n1 = columns ? d.n : p.inner_count;
         const long long n2 = columns ? p.inner_count : d.n;
@@ -337,16 +336,25 @@ TEST(FftPlanHost, FourStepPasses) {
       }
       // The half-length c2c of real transforms too (r2c 32768 is one pass of 16384). c2c
       // inverse conjugates on load and store; c2r's pre-processing pass has conjugated already;
-      // r2c's row pass does the post-processing, with no pass of its own.
+      // r2c's row pass does the post-processing and c2r's column pass the pre-processing, with
+      // no pass of their own.
       std::vector<gpu::FourStepKind> expected{gpu::FourStepKind::columns, gpu::FourStepKind::rows};
       if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
       if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
       if (t == Transform::r2c) expected[1] = gpu::FourStepKind::rows_real;
+      // c2r fuses where the column pass's blocks hold at most 512 threads (columns up to 512).
+      const bool c2r_fused = t == Transform::c2r && n <= (1u << 20);
+      if (c2r_fused) expected[0] = gpu::FourStepKind::columns_real;
       if (real && n == (1u << 15)) expected.clear();
       EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
-      if (t == Transform::r2c && n > (1u << 15)) {
-        EXPECT_EQ(layout.steps.size(), 2u) << layout.algorithm;
-        EXPECT_EQ(layout.steps.back().pass.real_step, gpu::RealStep::r2c_post_rows) << layout.algorithm;
+      if (real && n > (1u << 15)) {
+        EXPECT_EQ(layout.steps.size(), t == Transform::c2r && !c2r_fused ? 3u : 2u) << layout.algorithm;
+        EXPECT_EQ(layout.steps.front().pass.real_step,
+                  c2r_fused ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none)
+            << layout.algorithm;
+        EXPECT_EQ(layout.steps.back().pass.real_step,
+                  t == Transform::r2c ? gpu::RealStep::r2c_post_rows : gpu::RealStep::none)
+            << layout.algorithm;
       }
       taken += static_cast<int>(kinds.size());
     }
@@ -442,52 +450,70 @@ TEST(FftPlanHost, FourStepPasses) {
 
 // r2c over a four-step half length h = n1 x n2: the row pass's blocks hold rows r and their
 // mirrors (n1 - r) mod n1, every row once, the partner team's element four_step_real_mirror
-// holding Z[h - k]; the plans, run block by block by the host executor, against FFTW; with a
-// row blocking of the tuning mode, the separate real rows pass instead.
+// holding Z[h - k] (c2r's column pass the same over the n2 columns); the plans, run block by
+// block by the host executor, against FFTW; with blockings of the tuning mode, the separate
+// real rows pass instead.
 TEST(FftPlanHost, FourStepRealRows) {
-  for (int n2 = gpu::kFourStepMinLength; n2 <= gpu::kFourStepMaxLength; n2 *= 2) {
-    const int teams = gpu::four_step_teams(gpu::FourStepKind::rows_real, n2);
-    EXPECT_GE(teams, n2 <= 2048 ? 8 : 4);
-    EXPECT_LE(teams * gpu::team_threads(n2), gpu::kMaxThreadsPerBlock);
-    for (const int n1 : {n2 / 2, n2}) {
-      const long long h = static_cast<long long>(n1) * n2;
-      std::vector<int> seen(static_cast<std::size_t>(n1), 0);
-      for (int group_first = 0; group_first < n1; group_first += teams) {
-        for (int t = 0; t < teams; ++t) {
-          const int row = gpu::four_step_real_row(group_first, t, teams, n1);
-          ASSERT_TRUE(row >= 0 && row < n1) << n1 << "x" << n2;
-          ++seen[static_cast<std::size_t>(row)];
-          // Both halves of the block store runs of neighbouring rows (but for row n1/2).
-          if (t % (teams / 2) > 0 && group_first > 0) {
-            EXPECT_EQ(gpu::four_step_real_row(group_first, t - 1, teams, n1), row - 1);
-          }
-          const int partner_team = gpu::four_step_real_partner_team(t, row, teams, n1);
-          const int partner_row = gpu::four_step_real_row(group_first, partner_team, teams, n1);
-          EXPECT_EQ(partner_row, (n1 - row) % n1) << n1 << "x" << n2 << " row " << row;
-          for (int k = 0; k < n2; ++k) {
-            const long long mirror = partner_row + static_cast<long long>(n1) * gpu::four_step_real_mirror(row, k, n2);
-            ASSERT_EQ((row + static_cast<long long>(n1) * k + mirror) % h, 0) << n1 << "x" << n2 << " row " << row << " k " << k;
-          }
+  // Lines (rows, or columns of the c2r) of `length` elements, `count` of them, h = count x
+  // length, `teams` per block.
+  const auto check_pairs = [](int count, int length, int teams) {
+    const long long h = static_cast<long long>(count) * length;
+    std::vector<int> seen(static_cast<std::size_t>(count), 0);
+    for (int group_first = 0; group_first < count; group_first += teams) {
+      for (int t = 0; t < teams; ++t) {
+        const int line = gpu::four_step_real_row(group_first, t, teams, count);
+        ASSERT_TRUE(line >= 0 && line < count) << count << "x" << length;
+        ++seen[static_cast<std::size_t>(line)];
+        // Both halves of the block take runs of neighbouring lines (but for line count/2).
+        if (t % (teams / 2) > 0 && group_first > 0) {
+          EXPECT_EQ(gpu::four_step_real_row(group_first, t - 1, teams, count), line - 1);
+        }
+        const int partner_team = gpu::four_step_real_partner_team(t, line, teams, count);
+        const int partner = gpu::four_step_real_row(group_first, partner_team, teams, count);
+        EXPECT_EQ(partner, (count - line) % count) << count << "x" << length << " line " << line;
+        for (int k = 0; k < length; ++k) {
+          const long long mirror = partner + static_cast<long long>(count) * gpu::four_step_real_mirror(line, k, length);
+          ASSERT_EQ((line + static_cast<long long>(count) * k + mirror) % h, 0)
+              << count << "x" << length << " line " << line << " k " << k;
         }
       }
-      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n1) << n1 << "x" << n2;
     }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), count) << count << "x" << length;
+  };
+  for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
+    const int row_teams = gpu::four_step_teams(gpu::FourStepKind::rows_real, n);
+    const int column_teams = gpu::four_step_teams(gpu::FourStepKind::columns_real, n);
+    EXPECT_GE(row_teams, n <= 2048 ? 8 : 4);
+    EXPECT_LE(row_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
+    EXPECT_LE(column_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
+    for (const int count : {n / 2, n}) check_pairs(count, n, row_teams);         // rows of n2 = n
+    for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);      // columns of n1 = n
   }
   std::mt19937_64 rng(31);
   for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18}) {
     for (const bool in_place : {false, true}) {
-      const PlanSpec spec{n, 3, Transform::r2c, in_place};
-      std::string algorithm;
-      EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
-      EXPECT_NE(algorithm.find("post-processing in the row pass"), std::string::npos) << algorithm;
+      for (const Transform t : {Transform::r2c, Transform::c2r}) {
+        const PlanSpec spec{n, 3, t, in_place};
+        std::string algorithm;
+        EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
+        EXPECT_NE(algorithm.find(t == Transform::r2c ? "post-processing in the row pass"
+                                                     : "pre-processing in the column pass"),
+                  std::string::npos)
+            << algorithm;
+      }
     }
   }
-  gpu::PlannerOptions other_rows;
-  other_rows.row_elements_per_block = 16384;
-  const PlanSpec spec{1u << 16, 3, Transform::r2c, false};
-  const PlanLayout layout = gpu::make_plan_layout(spec, other_rows);
+  gpu::PlannerOptions other_blocks;
+  other_blocks.row_elements_per_block = 16384;
+  other_blocks.column_elements_per_block = 4096;
+  const PlanSpec r2c{1u << 16, 3, Transform::r2c, false};
+  PlanLayout layout = gpu::make_plan_layout(r2c, other_blocks);
   EXPECT_EQ(layout.steps.back().kind, gpu::Step::Kind::real_rows) << layout.algorithm;
-  EXPECT_LE(host_error(spec, rng, nullptr, other_rows), kHostTolerance) << layout.algorithm;
+  EXPECT_LE(host_error(r2c, rng, nullptr, other_blocks), kHostTolerance) << layout.algorithm;
+  const PlanSpec c2r{1u << 16, 3, Transform::c2r, false};
+  layout = gpu::make_plan_layout(c2r, other_blocks);
+  EXPECT_EQ(layout.steps.front().kind, gpu::Step::Kind::real_rows) << layout.algorithm;
+  EXPECT_LE(host_error(c2r, rng, nullptr, other_blocks), kHostTolerance) << layout.algorithm;
 }
 
 // r2c and c2r of lengths without the half-length path take two real rows per complex transform,
