@@ -88,91 +88,96 @@ void host_transform(const PassDesc& p, const void* src, void* dst, long long out
   }
 }
 
-// The row pass of an r2c over a four-step half length (RealStep::r2c_post_rows), block by
-// block as the four-step kernel runs it: each block's rows (four_step_real_row), their spectra
-// Z, then X from each row and its partner's.
-void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, long long count,
+// The blocks of a real four-step pass (r2c_post_rows, c2r_pre_columns) as the four-step kernel
+// runs them: block(outer, lines) for each, lines[t] the row (or column) of team t
+// (four_step_real_row over `count` of them).
+template <class Block>
+void for_each_real_block(long long transforms, int count, int teams, Block&& block) {
+  std::vector<int> lines(static_cast<std::size_t>(teams));
+  for (long long outer = 0; outer < transforms; ++outer) {
+    for (int group_first = 0; group_first < count; group_first += teams) {
+      for (int t = 0; t < teams; ++t) lines[static_cast<std::size_t>(t)] = four_step_real_row(group_first, t, teams, count);
+      block(outer, lines);
+    }
+  }
+}
+
+// The row pass of an r2c over a four-step half length (RealStep::r2c_post_rows): each block's
+// rows' spectra Z, then X from each row and its partner's.
+void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, long long transforms,
                               std::vector<Cf>& other) {
   const int n2 = p.n;
   const int n1 = static_cast<int>(p.inner_count);
   const int teams = p.per_block;
   std::vector<std::vector<Cf>> z(static_cast<std::size_t>(teams));
-  std::vector<int> rows(static_cast<std::size_t>(teams));
-  for (long long outer = 0; outer < count; ++outer) {
-    for (int group_first = 0; group_first < n1; group_first += teams) {
-      for (int t = 0; t < teams; ++t) {
-        const int row = four_step_real_row(group_first, t, teams, n1);
-        rows[static_cast<std::size_t>(t)] = row;
-        std::vector<Cf>& data = z[static_cast<std::size_t>(t)];
-        data.resize(static_cast<std::size_t>(n2));
-        for (int i = 0; i < n2; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, row, i);
-        other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
-        host_stages(p, data, other);
+  for_each_real_block(transforms, n1, teams, [&](long long outer, const std::vector<int>& rows) {
+    for (int t = 0; t < teams; ++t) {
+      std::vector<Cf>& data = z[static_cast<std::size_t>(t)];
+      data.resize(static_cast<std::size_t>(n2));
+      for (int i = 0; i < n2; ++i) {
+        data[static_cast<std::size_t>(i)] = load_element(p, src, outer, rows[static_cast<std::size_t>(t)], i);
       }
-      for (int t = 0; t < teams; ++t) {
-        const int row = rows[static_cast<std::size_t>(t)];
-        const std::vector<Cf>& own = z[static_cast<std::size_t>(t)];
-        const std::vector<Cf>& partner =
-            z[static_cast<std::size_t>(four_step_real_partner_team(t, row, teams, n1))];
-        for (int k = 0; k < n2; ++k) {
-          const Cf x = r2c_post_value(own[static_cast<std::size_t>(k)],
-                                      partner[static_cast<std::size_t>(four_step_real_mirror(row, k, n2))],
-                                      four_step_real_twiddle(p.real_tw, row, k, n1));
-          store_element(p, dst, outer, row, k, x);
-        }
-        if (row == 0) {
-          store_element(p, dst, outer, 0, n2,
-                        r2c_post_value(own[0], own[0], four_step_real_twiddle(p.real_tw, 0, n2, n1)));
-        }
+      other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
+      host_stages(p, data, other);
+    }
+    for (int t = 0; t < teams; ++t) {
+      const int row = rows[static_cast<std::size_t>(t)];
+      const std::vector<Cf>& own = z[static_cast<std::size_t>(t)];
+      const std::vector<Cf>& partner =
+          z[static_cast<std::size_t>(four_step_real_partner_team(t, row, teams, n1))];
+      for (int k = 0; k < n2; ++k) {
+        const Cf x = r2c_post_value(own[static_cast<std::size_t>(k)],
+                                    partner[static_cast<std::size_t>(four_step_real_mirror(row, k, n2))],
+                                    four_step_real_twiddle(p.real_tw, row, k, n1));
+        store_element(p, dst, outer, row, k, x);
+      }
+      if (row == 0) {
+        store_element(p, dst, outer, 0, n2,
+                      r2c_post_value(own[0], own[0], four_step_real_twiddle(p.real_tw, 0, n2, n1)));
       }
     }
-  }
+  });
 }
 
-// The column pass of a c2r over a four-step half length (RealStep::c2r_pre_columns), block by
-// block as the four-step kernel runs it: each block's columns of X (four_step_real_row over
-// the n2 columns), conj(2Z) from each column and its partner's, then the stages.
-void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, long long count,
+// The column pass of a c2r over a four-step half length (RealStep::c2r_pre_columns): conj(2Z)
+// from each of the block's columns of X and its partner's, then the stages.
+void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, long long transforms,
                                  std::vector<Cf>& other) {
   const int n1 = p.n;
   const int n2 = static_cast<int>(p.inner_count);
   const int teams = p.per_block;
   std::vector<std::vector<Cf>> x(static_cast<std::size_t>(teams));
-  std::vector<int> columns(static_cast<std::size_t>(teams));
   std::vector<Cf> data;
-  for (long long outer = 0; outer < count; ++outer) {
-    const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
-    for (int group_first = 0; group_first < n2; group_first += teams) {
-      for (int t = 0; t < teams; ++t) {
-        const int column = four_step_real_row(group_first, t, teams, n2);
-        columns[static_cast<std::size_t>(t)] = column;
-        x[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(n1));
-        for (int i = 0; i < n1; ++i) {
-          x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)] = load_element(p, src, outer, column, i);
-        }
-      }
-      for (int t = 0; t < teams; ++t) {
-        const int column = columns[static_cast<std::size_t>(t)];
-        const std::vector<Cf>& partner =
-            x[static_cast<std::size_t>(four_step_real_partner_team(t, column, teams, n2))];
-        data.resize(static_cast<std::size_t>(n1));
-        for (int i = 0; i < n1; ++i) {
-          Cf x_k = x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)];
-          Cf x_mirror = partner[static_cast<std::size_t>(four_step_real_mirror(column, i, n1))];
-          if (column == 0 && i == 0) {
-            x_mirror = x_h;
-            x_k.im = 0.0f;
-            x_mirror.im = 0.0f;
-          }
-          data[static_cast<std::size_t>(i)] =
-              conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(p.real_tw, column, i, n2)));
-        }
-        other.assign(static_cast<std::size_t>(n1), Cf{0.0f, 0.0f});
-        host_stages(p, data, other);
-        for (int k = 0; k < n1; ++k) store_element(p, dst, outer, column, k, data[static_cast<std::size_t>(k)]);
+  for_each_real_block(transforms, n2, teams, [&](long long outer, const std::vector<int>& columns) {
+    for (int t = 0; t < teams; ++t) {
+      x[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(n1));
+      for (int i = 0; i < n1; ++i) {
+        x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)] =
+            load_element(p, src, outer, columns[static_cast<std::size_t>(t)], i);
       }
     }
-  }
+    const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
+    for (int t = 0; t < teams; ++t) {
+      const int column = columns[static_cast<std::size_t>(t)];
+      const std::vector<Cf>& partner =
+          x[static_cast<std::size_t>(four_step_real_partner_team(t, column, teams, n2))];
+      data.resize(static_cast<std::size_t>(n1));
+      for (int i = 0; i < n1; ++i) {
+        Cf x_k = x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)];
+        Cf x_mirror = partner[static_cast<std::size_t>(four_step_real_mirror(column, i, n1))];
+        if (column == 0 && i == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
+          x_mirror = x_h;
+          x_k.im = 0.0f;
+          x_mirror.im = 0.0f;
+        }
+        data[static_cast<std::size_t>(i)] =
+            conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(p.real_tw, column, i, n2)));
+      }
+      other.assign(static_cast<std::size_t>(n1), Cf{0.0f, 0.0f});
+      host_stages(p, data, other);
+      for (int k = 0; k < n1; ++k) store_element(p, dst, outer, column, k, data[static_cast<std::size_t>(k)]);
+    }
+  });
 }
 
 void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size_t count) {

@@ -726,10 +726,11 @@ PRISM_HD constexpr long long four_step_shared_bytes(int n, int teams) {
 }
 
 // Real rows (or real columns, with n1 their count): the row of team `team` in the block whose
-// first team is group_first (a multiple of teams). The first half of the teams take rows p .. p + teams/2 - 1 (p = group_first / 2),
-// the second half their mirrors n1 - r in ascending order, so that both halves store runs of
-// neighbouring rows; the mirror of row 0 is row 0 itself, and its place goes to row n1/2, the
-// other row that is its own mirror. Over the n1 / teams blocks, every row once.
+// first team is group_first (a multiple of teams). The first half of the teams take rows
+// p .. p + teams/2 - 1 (p = group_first / 2), the second half their mirrors n1 - r in
+// ascending order, so that both halves store runs of neighbouring rows; the mirror of row 0 is
+// row 0 itself, and its place goes to row n1/2, the other row that is its own mirror. Over the
+// n1 / teams blocks, every row once.
 PRISM_HD constexpr int four_step_real_row(int group_first, int team, int teams, int n1) {
   const int half = teams / 2;
   const int first_pair = group_first / 2;

@@ -656,60 +656,51 @@ class Builder {
     }
   }
 
-  // r2c of length 2h over a four-step of h with the post-processing in the row pass
-  // (RealStep::r2c_post_rows), where the four-step kernel takes that pass (its length and the
-  // default blocking; else the caller plans the half length and a real rows pass).
-  bool four_step_r2c(long long h, const Endpoint& in, Endpoint out) {
+  // A real transform of length 2h over a four-step of h with its real step in one of the
+  // passes, where the four-step kernel takes that pass at its default blocking (else nothing is
+  // planned, and the caller plans the half length and a real rows pass):
+  //  - r2c (RealStep::r2c_post_rows): the post-processing in the row pass, which also stores
+  //    X[h];
+  //  - c2r (RealStep::c2r_pre_columns): the pre-processing in the column pass, only with blocks
+  //    of at most 512 threads. The fused pass adds an exchange through shared memory before the
+  //    first stage; with blocks of 1024 threads, one per multiprocessor (columns of 1024 and
+  //    more), c2r 2^22 and 2^24 ran 4-5 % slower fused on the H200, with 512 2^16-2^20 7-21 %
+  //    faster (bench/RESULTS.md, tenth run).
+  bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
     if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
+    const bool rows = real_step == RealStep::r2c_post_rows;
+    const FourStepKind plain = rows ? FourStepKind::rows : FourStepKind::columns;
+    const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
+    const int n = rows ? shape.n2 : shape.n1;
+    if (!has_four_step_kernel(n) ||
+        (!rows && four_step_teams(kind, n) * team_threads(n) > kMaxThreadsPerBlock / 2)) {
+      return false;
+    }
+    // What the four-step below adds, taken back where the kernel does not take the pass (the
+    // tables stay: the caller's plan of the half length shares them).
     const std::size_t first = layout_.steps.size();
     const long long scratch_row = layout_.scratch_row;
-    out.keep = h + 1;
+    const std::string stage_summary = stage_summary_;
+    if (rows) out.keep = h + 1;
     four_step(h, shape.n1, shape.n2, in, out);
-    Step& rows = layout_.steps.back();
-    PassDesc& p = rows.pass;
-    const bool default_blocking = p.per_block == four_step_teams(p.n);
-    p.real_step = RealStep::r2c_post_rows;
-    p.per_block = four_step_teams(FourStepKind::rows_real, p.n);
-    p.threads = p.per_block * team_threads(p.n);
+    Step& fused = rows ? layout_.steps.back() : layout_.steps[first];
+    PassDesc& p = fused.pass;
+    const bool default_blocking = p.per_block == four_step_teams(plain, n);
+    p.real_step = real_step;
+    p.per_block = four_step_teams(kind, n);
+    p.threads = p.per_block * team_threads(n);
     FourStepPassDesc d;
     if (!default_blocking || !four_step_pass_of(p, d, kMaxSharedBytes)) {
       layout_.steps.resize(first);
       layout_.scratch_row = scratch_row;
+      stage_summary_ = stage_summary;
       return false;
     }
-    rows.real_tw = add_table(four_step_real_twiddles(h, shape.n1, shape.n2));
-    algorithm_ += ", real via half length, post-processing in the row pass";
-    return true;
-  }
-
-  // c2r of length 2h over a four-step of h with the pre-processing in the column pass
-  // (RealStep::c2r_pre_columns), where the four-step kernel takes that pass with blocks of at
-  // most 512 threads (else the caller plans a real rows pass and the half length). The fused
-  // pass adds an exchange through shared memory before the first stage; with blocks of 1024
-  // threads, one per multiprocessor (columns of 1024 and more), c2r 2^22 and 2^24 ran 4-5 %
-  // slower fused on the H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run).
-  bool four_step_c2r(long long h, const Endpoint& in, const Endpoint& out) {
-    Shape shape;
-    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
-    if (!has_four_step_kernel(shape.n1) ||
-        four_step_teams(FourStepKind::columns_real, shape.n1) * team_threads(shape.n1) > kMaxThreadsPerBlock / 2) {
-      return false;
-    }
-    const std::size_t first = layout_.steps.size();
-    const long long scratch_row = layout_.scratch_row;
-    four_step(h, shape.n1, shape.n2, in, out);
-    Step& columns = layout_.steps[first];
-    PassDesc& p = columns.pass;
-    p.real_step = RealStep::c2r_pre_columns;
-    FourStepPassDesc d;
-    if (p.per_block != four_step_teams(FourStepKind::columns, p.n) || !four_step_pass_of(p, d, kMaxSharedBytes)) {
-      layout_.steps.resize(first);
-      layout_.scratch_row = scratch_row;
-      return false;
-    }
-    columns.real_tw = add_table(four_step_real_twiddles(h, shape.n2, shape.n1));
-    algorithm_ += ", real via half length, pre-processing in the column pass";
+    fused.real_tw = add_table(rows ? four_step_real_twiddles(h, shape.n1, shape.n2)
+                                   : four_step_real_twiddles(h, shape.n2, shape.n1));
+    algorithm_ += rows ? ", real via half length, post-processing in the row pass"
+                       : ", real via half length, pre-processing in the column pass";
     return true;
   }
 
@@ -885,7 +876,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         // The real row read as h complex values.
         in.load_kind = LoadKind::complex_row;
         in.row_dist = layout.in_row / 2;
-        if (builder.four_step_r2c(h, in, out)) break;
+        if (builder.four_step_real(h, in, out, RealStep::r2c_post_rows)) break;
         const int real_tw = builder.add_table(unit_roots(n, h + 1));
         if (fits_single_pass(h)) {
           Step& step = builder.single_pass(h, in, out);
@@ -970,7 +961,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           step.cluster.conj_out = true;
           step.real_tw = builder.add_table(unit_roots(n, h + 1));
           builder.name_algorithm(builder.algorithm() + ", real via half length");
-        } else if (!builder.four_step_c2r(h, in, out)) {
+        } else if (!builder.four_step_real(h, in, out, RealStep::c2r_pre_columns)) {
           Step rows;
           rows.kind = Step::Kind::real_rows;
           rows.rows = RealRowsDesc{true, static_cast<int>(h), layout.in_row, h, nullptr};
