@@ -1,12 +1,13 @@
 // fft_bench: our CUDA FFT beside cuFFT on the same device buffers, plus a device-to-device copy
 // as the bandwidth ceiling, following DESIGN.md: CUDA events around each execution, warm-up,
 // median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan creation outside the
-// timed region, fresh random input in [-0.5, 0.5) for every length (for c2r a half spectrum,
-// whose imaginary parts of X[0] and X[n/2] both libraries ignore); c2c, r2c and c2r. Prints
-// GB/s (one read of the input and one write of the output), GFLOP/s (5 N log2 N complex,
-// 2.5 N log2 N real) and
-// the ratio to cuFFT; --tune also times the planner's candidates per length (fft_wisdom.hpp,
-// planner_candidates; prism fft-tune measures the same list and records the winners).
+// timed region, fresh random input in [-0.5, 0.5) for every length (for c2r a valid Hermitian
+// half: the imaginary parts of X[0] and X[n/2] zeroed; FFTW and ours ignore them, cuFFT 12000's
+// C2R does not at every length: 256 and 1024-65536 differed from ours by up to 6e-2); c2c, r2c
+// and c2r. Prints GB/s (one read of the input and one write of the output), GFLOP/s
+// (5 N log2 N complex, 2.5 N log2 N real) and the ratio to cuFFT; --tune also times the
+// planner's candidates per length (fft_wisdom.hpp, planner_candidates; prism fft-tune measures
+// the same list and records the winners).
 //
 //   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...]   (--sizes: only these lengths)
 #include <cuda_runtime.h>
@@ -169,8 +170,18 @@ int main(int argc, char** argv) {
       const PlanSpec spec{n, batch, inverse ? Transform::c2r : real ? Transform::r2c : Transform::c2c_forward, false};
 
       const std::size_t in_floats = batch * in_row_bytes / sizeof(float);
-      prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);
-      CHECK_CUDA(cudaGetLastError());
+      auto fill_input = [&] {
+        prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);
+        CHECK_CUDA(cudaGetLastError());
+        if (inverse) {  // Im X[0] and Im X[n/2] of every row
+          for (const std::size_t f : {std::size_t{1}, 2 * (n / 2) + 1}) {
+            if (f == 1 || n % 2 == 0) {
+              CHECK_CUDA(cudaMemset2D(d_in + f, in_row_bytes, 0, sizeof(float), batch));
+            }
+          }
+        }
+      };
+      fill_input();
 
       auto ours = ours_backend->plan(spec);
       cufftHandle handle;
@@ -199,8 +210,7 @@ int main(int argc, char** argv) {
       run_cufft();
       CHECK_CUDA(cudaMemcpy(host_cufft.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
       const double diff = relative_difference(host_ours.data(), host_cufft.data(), check_floats);
-      prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);  // cuFFT's C2R wrote over it
-      CHECK_CUDA(cudaGetLastError());
+      fill_input();  // cuFFT's C2R wrote over it
 
       Row row;
       row.kind = kind;
