@@ -60,7 +60,7 @@ KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
   const int i = compiled_length_index(p.n);
   if (four_step_pass_of(p, choice.four_step_desc, kMaxDynamicShared)) {
-    choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.wide);
+    choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.shape);
     return choice;
   }
   // The planner checked four_step_pass_of for these.
@@ -236,8 +236,9 @@ class CudaFftPlan final : public Plan {
         for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
                                   FourStepKind::rows, FourStepKind::rows_inverse,
                                   FourStepKind::rows_real, FourStepKind::columns_real}) {
-          for (bool wide : {false, true}) {
-            check(cudaFuncSetAttribute(four_step_kernel(n, kind, wide),
+          for (FourStepShape shape : kFourStepShapes) {
+            if (!has_four_step_shape(kind, shape)) continue;
+            check(cudaFuncSetAttribute(four_step_kernel(n, kind, shape),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDynamicShared),
                   "cudaFuncSetAttribute (four-step pass)");
           }

@@ -20,9 +20,10 @@ namespace prism::fft::gpu {
 
 // Block blockIdx.x: outer index blockIdx.x / (inner_count / kTeams), transforms kTeams x that
 // group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
-// rows kernel. The strides are compile-time constants (four_step_strides of kKind and kWide), so that the addresses of a
-// thread's elements differ by constants and take no registers of their own.
-template <int kN, FourStepKind kKind, bool kWide>
+// rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
+// that the addresses of a thread's elements differ by constants and take no registers of their
+// own.
+template <int kN, FourStepKind kKind, FourStepShape kShape>
 __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
@@ -31,7 +32,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   constexpr bool kReal = kKind == FourStepKind::rows_real || kKind == FourStepKind::columns_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;
   constexpr bool kConjOut = kKind == FourStepKind::rows_inverse;
-  constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kWide);
+  constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kShape);
   constexpr int kTeams = four_step_teams(kKind, kN);
   // The count of the real rows or columns: n1 of the row passes, n2 of the column passes.
   constexpr int kPaired = kColumns ? kStrides.in_elem : kStrides.out_elem;

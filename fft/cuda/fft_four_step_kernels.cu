@@ -1,5 +1,5 @@
 // Compiles the four-step kernel (fft_four_step_kernel.cuh) for every power of two from
-// kFourStepMinLength to kFourStepMaxLength, each FourStepKind and both shapes (n1 = n2, n2 = 2 n1).
+// kFourStepMinLength to kFourStepMaxLength, each FourStepKind and the shapes of has_four_step_shape.
 #include "fft/cuda/fft_four_step_kernel.cuh"
 #include "fft/cuda/fft_pass_kernels.hpp"
 
@@ -7,36 +7,45 @@ namespace prism::fft::gpu {
 namespace {
 
 template <int kN, FourStepKind kKind>
-FourStepKernel four_step_kernel_of_shape(bool wide) {
-  return wide ? fft_four_step_kernel<kN, kKind, true> : fft_four_step_kernel<kN, kKind, false>;
+FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
+  switch (shape) {
+    case FourStepShape::square: return fft_four_step_kernel<kN, kKind, FourStepShape::square>;
+    case FourStepShape::wide: return fft_four_step_kernel<kN, kKind, FourStepShape::wide>;
+    case FourStepShape::tall:
+      if constexpr (has_four_step_shape(kKind, FourStepShape::tall)) {
+        return fft_four_step_kernel<kN, kKind, FourStepShape::tall>;
+      }
+      return nullptr;
+  }
+  return nullptr;
 }
 
 template <int kN>
-FourStepKernel four_step_kernel_of_length(FourStepKind kind, bool wide) {
+FourStepKernel four_step_kernel_of_length(FourStepKind kind, FourStepShape shape) {
   switch (kind) {
-    case FourStepKind::columns: return four_step_kernel_of_shape<kN, FourStepKind::columns>(wide);
+    case FourStepKind::columns: return four_step_kernel_of_shape<kN, FourStepKind::columns>(shape);
     case FourStepKind::columns_inverse:
-      return four_step_kernel_of_shape<kN, FourStepKind::columns_inverse>(wide);
-    case FourStepKind::rows: return four_step_kernel_of_shape<kN, FourStepKind::rows>(wide);
-    case FourStepKind::rows_inverse: return four_step_kernel_of_shape<kN, FourStepKind::rows_inverse>(wide);
-    case FourStepKind::rows_real: return four_step_kernel_of_shape<kN, FourStepKind::rows_real>(wide);
-    case FourStepKind::columns_real: return four_step_kernel_of_shape<kN, FourStepKind::columns_real>(wide);
+      return four_step_kernel_of_shape<kN, FourStepKind::columns_inverse>(shape);
+    case FourStepKind::rows: return four_step_kernel_of_shape<kN, FourStepKind::rows>(shape);
+    case FourStepKind::rows_inverse: return four_step_kernel_of_shape<kN, FourStepKind::rows_inverse>(shape);
+    case FourStepKind::rows_real: return four_step_kernel_of_shape<kN, FourStepKind::rows_real>(shape);
+    case FourStepKind::columns_real: return four_step_kernel_of_shape<kN, FourStepKind::columns_real>(shape);
   }
   return nullptr;
 }
 
 }  // namespace
 
-FourStepKernel four_step_kernel(int n, FourStepKind kind, bool wide) {
+FourStepKernel four_step_kernel(int n, FourStepKind kind, FourStepShape shape) {
   static_assert(kFourStepMinLength == 128 && kFourStepMaxLength == 4096,
                 "update the kernels compiled here");
   switch (n) {
-    case 128: return four_step_kernel_of_length<128>(kind, wide);
-    case 256: return four_step_kernel_of_length<256>(kind, wide);
-    case 512: return four_step_kernel_of_length<512>(kind, wide);
-    case 1024: return four_step_kernel_of_length<1024>(kind, wide);
-    case 2048: return four_step_kernel_of_length<2048>(kind, wide);
-    case 4096: return four_step_kernel_of_length<4096>(kind, wide);
+    case 128: return four_step_kernel_of_length<128>(kind, shape);
+    case 256: return four_step_kernel_of_length<256>(kind, shape);
+    case 512: return four_step_kernel_of_length<512>(kind, shape);
+    case 1024: return four_step_kernel_of_length<1024>(kind, shape);
+    case 2048: return four_step_kernel_of_length<2048>(kind, shape);
+    case 4096: return four_step_kernel_of_length<4096>(kind, shape);
     default: return nullptr;
   }
 }

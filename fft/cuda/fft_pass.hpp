@@ -501,7 +501,8 @@ PRISM_HD Cf c2r_pre_value(Cf x_k, Cf x_h_minus_k, Cf w_k) {
 }
 
 // Element k < h of the half-length FFT's input, conj(2Z[k]), from a row x of the h+1 values of
-// a Hermitian spectrum (the imaginary parts of X[0] and X[h] are ignored, as FFTW and cuFFT do).
+// a Hermitian spectrum (the imaginary parts of X[0] and X[h] are ignored, as FFTW does; cuFFT
+// 12000's C2R uses them at some lengths, bench/RESULTS.md).
 PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
   Cf x_k = x[k];
   Cf x_hk = x[h - k];
@@ -639,10 +640,23 @@ enum class FourStepKind : int {
 inline constexpr int kFourStepMinLength = 128;
 inline constexpr int kFourStepMaxLength = 4096;
 
+// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, or n1 = 2 n2 (the planner's split of
+// powers of two is square or wide; an r2c's half length takes tall instead of wide, its real
+// rows the shorter side).
+enum class FourStepShape : int { square, wide, tall };
+inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
+                                                    FourStepShape::tall};
+
+// Whether the four-step kernel is compiled for this kind and shape: the tall shape only for the
+// passes of an r2c's half length (forward columns, real rows).
+PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, FourStepShape shape) {
+  return shape != FourStepShape::tall || kind == FourStepKind::columns || kind == FourStepKind::rows_real;
+}
+
 struct FourStepPassDesc {
   int n = 1;  // the length of each column or row transform
   FourStepKind kind = FourStepKind::columns;
-  bool wide = false;            // n2 = 2 n1 (else n1 = n2)
+  FourStepShape shape = FourStepShape::square;
   long long inner_count = 1;    // transforms per outer index (columns or rows of one transform)
   long long in_outer = 0;       // complex elements between the outer indices' inputs
   long long out_outer = 0;      // ... and outputs
@@ -669,16 +683,18 @@ PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
 
 // Transforms per block of a four-step pass of this kind, at most what 1024 threads hold:
 // column passes take at least 16 (runs of 128 bytes per row; 8 at 2048, 4 at 4096), real rows
-// at least 8, plain row passes four_step_teams(n). Measured on the H200 (bench/RESULTS.md,
-// tenth run): columns of 2048 eight wide instead of four, c2c 2^22 0.933 -> 0.816 ms; of 1024
-// sixteen instead of eight, c2c 2^21 0.770 -> 0.715; columns of 512 and less with a whole
-// block of 1024 threads ran 2-6 % slower, plain rows of 2048 eight wide gained nothing; real
-// rows store runs of teams / 2 rows, and with four (16 bytes) the r2c 2^22 row pass moved 1.5x
-// its bytes through DRAM.
+// at least 64 (a whole block from 256 up), plain row passes four_step_teams(n). Measured on the
+// H200 (bench/RESULTS.md, tenth and eleventh runs): columns of 2048 eight wide instead of four,
+// c2c 2^22 0.933 -> 0.816 ms; of 1024 sixteen instead of eight, c2c 2^21 0.770 -> 0.715;
+// columns of 512 and less with a whole block of 1024 threads ran 2-6 % slower, plain rows of
+// 2048 eight wide gained nothing. Real rows store runs of teams / 2 rows: with four (16 bytes)
+// the r2c 2^22 row pass moved 1.5x its bytes through DRAM; a whole block instead of 8192
+// elements took r2c 2^21 (rows of 1024) from 1.09 to 0.84 ms and 2^19 (512) from 0.785 to 0.73,
+// while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
   const int most = kMaxThreadsPerBlock / (n / kElementsPerThread);
-  const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 8 : teams;
+  const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
   const int wide = least < most ? least : most;
   return wide > teams ? wide : teams;
 }
@@ -693,12 +709,14 @@ struct FourStepStrides {
   int out_inner;
   int out_elem;
 };
-PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, bool wide) {
+PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, FourStepShape shape) {
+  const int longer = 2 * n;   // the other side where this one is the shorter
+  const int shorter = n / 2;  // ... and the longer
   if (four_step_columns(kind)) {
-    const int n2 = wide ? 2 * n : n;
+    const int n2 = shape == FourStepShape::wide ? longer : shape == FourStepShape::tall ? shorter : n;
     return FourStepStrides{1, n2, 1, n2};
   }
-  const int n1 = wide ? n / 2 : n;
+  const int n1 = shape == FourStepShape::wide ? shorter : shape == FourStepShape::tall ? longer : n;
   return FourStepStrides{n, 1, 1, n1};
 }
 
@@ -756,11 +774,11 @@ PRISM_HD Cf four_step_real_twiddle(const Cf* real_tw, int row, int k, int n1) {
 
 // Element offsets (complex elements) of element i of transform (outer, inner), in and out.
 PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
-  const FourStepStrides st = four_step_strides(d.kind, d.n, d.wide);
+  const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);
   return outer * d.in_outer + inner * st.in_inner + i * st.in_elem;
 }
 PRISM_HD long long four_step_out_offset(const FourStepPassDesc& d, long long outer, int inner, int k) {
-  const FourStepStrides st = four_step_strides(d.kind, d.n, d.wide);
+  const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);
   return outer * d.out_outer + inner * st.out_inner + k * st.out_elem;
 }
 
@@ -797,13 +815,14 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   if (p.per_block != teams || inner % teams != 0 || four_step_shared_bytes(n, teams) > max_shared_bytes) {
     return false;
   }
-  bool wide = false;
+  FourStepShape shape = FourStepShape::square;
   bool fits = false;
-  for (const bool w : {false, true}) {
-    const FourStepStrides st = four_step_strides(kind, n, w);
-    if (p.in.inner_dist == st.in_inner && p.in.elem_stride == st.in_elem &&
-        p.out.inner_dist == st.out_inner && p.out.elem_stride == st.out_elem) {
-      wide = w;
+  for (const FourStepShape candidate : kFourStepShapes) {
+    const FourStepStrides st = four_step_strides(kind, n, candidate);
+    if (has_four_step_shape(kind, candidate) && p.in.inner_dist == st.in_inner &&
+        p.in.elem_stride == st.in_elem && p.out.inner_dist == st.out_inner &&
+        p.out.elem_stride == st.out_elem) {
+      shape = candidate;
       fits = true;
     }
   }
@@ -820,7 +839,7 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   d = FourStepPassDesc{};
   d.n = n;
   d.kind = kind;
-  d.wide = wide;
+  d.shape = shape;
   d.inner_count = inner;
   d.in_outer = p.in.outer_dist;
   d.out_outer = p.out.outer_dist;

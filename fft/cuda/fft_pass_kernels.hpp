@@ -41,8 +41,9 @@ RowsKernel rows_kernel(int n, RowsKind kind);
 
 using FourStepKernel = void (*)(const FourStepPassDesc, const void*, void*);
 // The four-step kernel of length n (a power of two from kFourStepMinLength to
-// kFourStepMaxLength), kind and shape (FourStepPassDesc::wide); nullptr for any other length.
+// kFourStepMaxLength), kind and shape (FourStepPassDesc::shape); nullptr for any other length,
+// or a shape not compiled for the kind (has_four_step_shape).
 // Defined in fft_four_step_kernels.cu.
-FourStepKernel four_step_kernel(int n, FourStepKind kind, bool wide);
+FourStepKernel four_step_kernel(int n, FourStepKind kind, FourStepShape shape);
 
 }  // namespace prism::fft::gpu

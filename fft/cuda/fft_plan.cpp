@@ -672,6 +672,10 @@ class Builder {
     const bool rows = real_step == RealStep::r2c_post_rows;
     const FourStepKind plain = rows ? FourStepKind::rows : FourStepKind::columns;
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
+    // r2c: the real rows on the shorter side (n1 = 2 n2) where both sides have four-step
+    // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^24 took 1.37 ms
+    // instead of 1.66, 2^22 0.97 instead of 1.05 (bench/RESULTS.md, eleventh run).
+    if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
     const int n = rows ? shape.n2 : shape.n1;
     if (!has_four_step_kernel(n) ||
         (!rows && four_step_teams(kind, n) * team_threads(n) > kMaxThreadsPerBlock / 2)) {

@@ -313,8 +313,14 @@ TEST(FftPlanHost, FourStepPasses) {
         const long long n1 = columns ? d.n : p.inner_count;
         const long long n2 = columns ? p.inner_count : d.n;
         EXPECT_EQ(n1 * n2, complex_n) << layout.algorithm;
-        EXPECT_EQ(d.wide, n2 == 2 * n1) << layout.algorithm;
-        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1) << layout.algorithm;
+        const gpu::FourStepShape shape = n2 == n1       ? gpu::FourStepShape::square
+                                         : n2 == 2 * n1 ? gpu::FourStepShape::wide
+                                                        : gpu::FourStepShape::tall;
+        EXPECT_EQ(d.shape, shape) << layout.algorithm;
+        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2) << layout.algorithm;
+        EXPECT_TRUE(gpu::has_four_step_shape(d.kind, d.shape)) << layout.algorithm;
+        // r2c's half lengths split tall rather than wide (the real rows the shorter side).
+        EXPECT_TRUE(t == Transform::r2c ? n1 >= n2 : n1 <= n2) << layout.algorithm;
         const int teams = gpu::four_step_teams(d.kind, d.n);
         EXPECT_EQ(p.per_block, teams);
         EXPECT_LE(teams * gpu::team_threads(d.n), gpu::kMaxThreadsPerBlock);
@@ -410,6 +416,9 @@ TEST(FftPlanHost, FourStepPasses) {
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 2048), 8);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns, 4096), 4);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows, 2048), 4);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 128), 64);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 256), 64);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 1024), 16);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 2048), 8);
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
     for (const int teams : {gpu::four_step_teams(n), gpu::four_step_teams(gpu::FourStepKind::columns, n)}) {
@@ -483,10 +492,9 @@ TEST(FftPlanHost, FourStepRealRows) {
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
     const int row_teams = gpu::four_step_teams(gpu::FourStepKind::rows_real, n);
     const int column_teams = gpu::four_step_teams(gpu::FourStepKind::columns_real, n);
-    EXPECT_GE(row_teams, n <= 2048 ? 8 : 4);
-    EXPECT_LE(row_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
+    EXPECT_EQ(row_teams, std::min(64, gpu::kMaxThreadsPerBlock / gpu::team_threads(n)));
     EXPECT_LE(column_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
-    for (const int count : {n / 2, n}) check_pairs(count, n, row_teams);         // rows of n2 = n
+    for (const int count : {n / 2, n, 2 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
     for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);      // columns of n1 = n
   }
   std::mt19937_64 rng(31);
