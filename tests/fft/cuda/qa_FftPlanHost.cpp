@@ -421,7 +421,8 @@ TEST(FftPlanHost, FourStepPasses) {
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 1024), 16);
   EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::rows_real, 2048), 8);
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
-    for (const int teams : {gpu::four_step_teams(n), gpu::four_step_teams(gpu::FourStepKind::columns, n)}) {
+    for (const int teams : {gpu::four_step_teams(n), gpu::four_step_teams(gpu::FourStepKind::columns, n),
+                            gpu::four_step_teams(gpu::FourStepKind::rows_real, n)}) {
       const int threads = gpu::team_threads(n);
       const int team_floats = gpu::four_step_team_floats(n, teams);
       EXPECT_GE(team_floats, gpu::smem_pad(n - 1) + 1);
