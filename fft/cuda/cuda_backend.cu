@@ -40,7 +40,22 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-constexpr int kMaxDynamicShared = 227 * 1024;
+// The dynamic shared memory per block this device lets kernels opt into, at most what the
+// planner plans for (kMaxSharedBytesPerBlock); taken once per process, from the current device.
+long long device_shared_limit() {
+  static const long long limit = [] {
+    int device = 0;
+    int opt_in = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+        opt_in <= 0) {
+      cudaGetLastError();
+      return kMaxSharedBytesPerBlock;
+    }
+    return std::min<long long>(opt_in, kMaxSharedBytesPerBlock);
+  }();
+  return limit;
+}
 
 // The kernel of a pass: a rows or four-step kernel with its descriptor, or a kernel that takes
 // the PassDesc.
@@ -50,6 +65,7 @@ struct KernelChoice {
   FourStepKernel four_step = nullptr;
   FourStepPassDesc four_step_desc;
   PassKernel pass = nullptr;
+  std::size_t shared_bytes = 0;  // launch_shared_bytes of the step
 };
 
 // Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
@@ -59,7 +75,7 @@ struct KernelChoice {
 KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
   const int i = compiled_length_index(p.n);
-  if (four_step_pass_of(p, choice.four_step_desc, kMaxDynamicShared)) {
+  if (four_step_pass_of(p, choice.four_step_desc, kMaxSharedBytesPerBlock)) {
     choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.shape);
     return choice;
   }
@@ -180,7 +196,7 @@ PlannerOptions for_current_device(PlannerOptions options) {
         ClusterKernel kernel = cluster_kernel(c, m);
         int active = 0;
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 kMaxDynamicShared) != cudaSuccess ||
+                                 static_cast<int>(device_shared_limit())) != cudaSuccess ||
             cudaOccupancyMaxActiveClusters(&active, kernel, &launch.config) != cudaSuccess ||
             active == 0) {
           cudaGetLastError();
@@ -203,7 +219,15 @@ void check(cudaError_t status, const char* what) {
 class CudaFftPlan final : public Plan {
  public:
   CudaFftPlan(const PlanSpec& spec, PlanLayout layout) : Plan(spec), layout_(std::move(layout)) {
+    const long long shared = max_launch_shared_bytes(layout_);
+    if (shared > device_shared_limit()) {
+      throw std::runtime_error("CUDA FFT: " + layout_.algorithm + " needs " + std::to_string(shared) +
+                               " bytes of shared memory per block; this device allows " +
+                               std::to_string(device_shared_limit()));
+    }
+    // Every kernel may take what the device allows (kernels are not bound to one plan).
     static const bool attribute_set = [] {
+      const int limit = static_cast<int>(device_shared_limit());
       std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
       for (const KernelPart& part : kernel_parts()) {
         all.insert(all.end(), part.kernels, part.kernels + part.count);
@@ -214,13 +238,13 @@ class CudaFftPlan final : public Plan {
       }
       for (PassKernel kernel : all) {
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   kMaxDynamicShared),
+                                   limit),
               "cudaFuncSetAttribute");
       }
       for (int m : kClusterBlockLengths) {
         for (int c : kClusterSizes) {
           check(cudaFuncSetAttribute(cluster_kernel(c, m), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     kMaxDynamicShared),
+                                     limit),
                 "cudaFuncSetAttribute (cluster pass)");
         }
       }
@@ -228,7 +252,7 @@ class CudaFftPlan final : public Plan {
         for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
                               RowsKind::real_inverse}) {
           check(cudaFuncSetAttribute(rows_kernel(n, kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     kMaxDynamicShared),
+                                     limit),
                 "cudaFuncSetAttribute (rows pass)");
         }
       }
@@ -239,7 +263,7 @@ class CudaFftPlan final : public Plan {
           for (FourStepShape shape : kFourStepShapes) {
             if (!has_four_step_shape(kind, shape)) continue;
             check(cudaFuncSetAttribute(four_step_kernel(n, kind, shape),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDynamicShared),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
                   "cudaFuncSetAttribute (four-step pass)");
           }
         }
@@ -286,6 +310,7 @@ class CudaFftPlan final : public Plan {
       step.cluster.cluster_tw = table(step.pass_tw);
       step.cluster.real_tw = table(step.real_tw);
       kernels_.push_back(step.kind == Step::Kind::fft_pass ? choose_kernel(p) : KernelChoice{});
+      kernels_.back().shared_bytes = static_cast<std::size_t>(launch_shared_bytes(step));
     }
   }
   ~CudaFftPlan() override { release(); }
@@ -318,22 +343,21 @@ class CudaFftPlan final : public Plan {
         const RowsPassDesc& d = kernels_[i].rows_desc;
         const long long blocks = (transforms + rows_per_block(d.n) - 1) / rows_per_block(d.n);
         kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n),
-                           static_cast<std::size_t>(rows_shared_bytes(d.n)), s>>>(d, src, dst, transforms);
+                           kernels_[i].shared_bytes, s>>>(d, src, dst, transforms);
       } else if (kernels_[i].four_step != nullptr) {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;
         const int teams = four_step_teams(d.kind, d.n);
         const long long blocks = transforms * (d.inner_count / teams);
         kernels_[i].four_step<<<static_cast<unsigned>(blocks), teams * team_threads(d.n),
-                                static_cast<std::size_t>(four_step_shared_bytes(d.n, teams)), s>>>(
-            d, src, dst);
+                                kernels_[i].shared_bytes, s>>>(d, src, dst);
       } else {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);
         const long long outer = p.inner_is_batch ? 1 : transforms;
         const long long inner = p.inner_is_batch ? transforms : p.inner_count;
         const long long blocks = outer * ((inner + p.per_block - 1) / p.per_block);
-        const std::size_t shared = 2u * p.per_block * p.smem_stride * sizeof(float);
-        kernels_[i].pass<<<static_cast<unsigned>(blocks), p.threads, shared, s>>>(p, src, dst, inner);
+        kernels_[i].pass<<<static_cast<unsigned>(blocks), p.threads, kernels_[i].shared_bytes, s>>>(
+            p, src, dst, inner);
       }
       check(cudaGetLastError(), "kernel launch");
     }
@@ -378,8 +402,13 @@ class CudaBackend final : public Backend {
       return cufft_->plan(spec);
     }
     // The wisdom file's winner for this device and length, where `prism fft-tune` measured one.
-    return std::make_unique<CudaFftPlan>(
-        spec, make_plan_layout(spec, for_current_device(planner_options_for(spec))));
+    PlanLayout layout = make_plan_layout(spec, for_current_device(planner_options_for(spec)));
+    // Devices with less shared memory per block than the plan's passes need: cuFFT.
+    if (max_launch_shared_bytes(layout) > device_shared_limit()) {
+      if (!cufft_) cufft_ = make_cufft_backend();
+      return cufft_->plan(spec);
+    }
+    return std::make_unique<CudaFftPlan>(spec, std::move(layout));
   }
   std::string describe() const override {
     int device = 0;

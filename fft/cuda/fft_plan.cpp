@@ -14,7 +14,6 @@ namespace prism::fft::gpu {
 namespace {
 
 constexpr long long kNoLimit = LLONG_MAX;
-constexpr long long kMaxSharedBytes = 227 * 1024;
 
 using cd = std::complex<double>;
 
@@ -313,7 +312,7 @@ class Builder {
     for (; per_block >= 1; --per_block) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
-      if (threads <= limit && shared <= kMaxSharedBytes) {
+      if (threads <= limit && shared <= kMaxSharedBytesPerBlock) {
         p.per_block = static_cast<int>(per_block);
         p.threads = static_cast<int>(threads);
         return;
@@ -695,7 +694,7 @@ class Builder {
     p.per_block = four_step_teams(kind, n);
     p.threads = p.per_block * team_threads(n);
     FourStepPassDesc d;
-    if (!default_blocking || !four_step_pass_of(p, d, kMaxSharedBytes)) {
+    if (!default_blocking || !four_step_pass_of(p, d, kMaxSharedBytesPerBlock)) {
       layout_.steps.resize(first);
       layout_.scratch_row = scratch_row;
       stage_summary_ = stage_summary;
@@ -806,6 +805,30 @@ bool is_direct_length(long long n) {
   int n1 = 0;
   int n2 = 0;
   return four_step_split(n, n1, n2);
+}
+
+long long launch_shared_bytes(const Step& step) {
+  switch (step.kind) {
+    case Step::Kind::real_rows:
+    case Step::Kind::pair_split: return 0;
+    case Step::Kind::cluster_pass:
+      return 2LL * cluster_plane_floats(step.cluster.m) * static_cast<long long>(sizeof(float));
+    case Step::Kind::fft_pass: break;
+  }
+  const PassDesc& p = step.pass;
+  FourStepPassDesc four_step;
+  if (four_step_pass_of(p, four_step, kMaxSharedBytesPerBlock)) {
+    return four_step_shared_bytes(four_step.n, four_step_teams(four_step.kind, four_step.n));
+  }
+  RowsPassDesc rows;
+  if (rows_pass_of(p, rows)) return rows_shared_bytes(rows.n);
+  return 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float));
+}
+
+long long max_launch_shared_bytes(const PlanLayout& layout) {
+  long long most = 0;
+  for (const Step& step : layout.steps) most = std::max(most, launch_shared_bytes(step));
+  return most;
 }
 
 long long input_row_length(const PlanSpec& spec) {

@@ -92,6 +92,17 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options 
 // Largest supported length (four-step of two single passes, or Bluestein on top of it).
 inline constexpr long long kMaxPlannedLength = 1ll << 27;
 
+// The dynamic shared memory per block the planner plans for: Hopper's opt-in limit (227 KB).
+// Devices with less (A100 163 KB, V100 96 KB) run the plans that need more on cuFFT.
+inline constexpr long long kMaxSharedBytesPerBlock = 227 * 1024;
+
+// The dynamic shared memory (bytes) the CUDA backend launches a step's kernel with: the
+// four-step kernel where four_step_pass_of takes the pass, else the rows kernel where
+// rows_pass_of does, else the pass kernel; a cluster pass its planes; 0 for the element-wise
+// kernels (real rows, pair split). And the most of any step of a layout.
+long long launch_shared_bytes(const Step& step);
+long long max_launch_shared_bytes(const PlanLayout& layout);
+
 // Whether n is computed without Bluestein (every prime factor <= 13 and a split exists).
 bool is_direct_length(long long n);
 

@@ -287,6 +287,58 @@ TEST(FftPlanHost, RowsPasses) {
   }
 }
 
+// The shared memory each step's kernel is launched with (the backend launches with
+// launch_shared_bytes, and runs a plan on cuFFT where the device allows less than its largest):
+// the kernel the backend chooses for the pass, never above what the planner plans for, none for
+// the element-wise steps.
+TEST(FftPlanHost, LaunchSharedMemory) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 2; n <= 4096; ++n) lengths.push_back(n);
+  for (std::size_t n = 8192; n <= (1u << 24); n *= 2) lengths.push_back(n);
+  for (const std::size_t n : {9216u, 10007u, 48000u, 65537u, 1000000u}) lengths.push_back(n);
+  int four_step = 0;
+  int rows = 0;
+  int element_wise = 0;
+  for (const std::size_t n : lengths) {
+    for (const Transform t : kAllTransforms) {
+      const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false});
+      long long most = 0;
+      for (const auto& step : layout.steps) {
+        const long long bytes = gpu::launch_shared_bytes(step);
+        most = std::max(most, bytes);
+        ASSERT_LE(bytes, gpu::kMaxSharedBytesPerBlock) << n << " " << layout.algorithm;
+        if (step.kind == gpu::Step::Kind::real_rows || step.kind == gpu::Step::Kind::pair_split) {
+          EXPECT_EQ(bytes, 0) << layout.algorithm;
+          ++element_wise;
+          continue;
+        }
+        if (step.kind != gpu::Step::Kind::fft_pass) continue;
+        const gpu::PassDesc& p = step.pass;
+        gpu::FourStepPassDesc d;
+        gpu::RowsPassDesc r;
+        if (gpu::four_step_pass_of(p, d, gpu::kMaxSharedBytesPerBlock)) {
+          EXPECT_EQ(bytes, gpu::four_step_shared_bytes(d.n, gpu::four_step_teams(d.kind, d.n)));
+          ++four_step;
+        } else if (gpu::rows_pass_of(p, r)) {
+          EXPECT_EQ(bytes, gpu::rows_shared_bytes(r.n));
+          ++rows;
+        } else {
+          EXPECT_EQ(bytes, 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float)));
+        }
+        // Both planes of every transform the block holds.
+        EXPECT_GE(bytes, 2LL * p.n * static_cast<long long>(sizeof(float))) << layout.algorithm;
+      }
+      EXPECT_EQ(gpu::max_launch_shared_bytes(layout), most);
+    }
+  }
+  EXPECT_GT(four_step, 0);
+  EXPECT_GT(rows, 0);
+  EXPECT_GT(element_wise, 0);
+  // A single pass of 16384 holds its planes in about 131 KB: more than a V100 allows (96 KB).
+  const PlanLayout single = gpu::make_plan_layout({16384, 2, Transform::c2c_forward, false});
+  EXPECT_GT(gpu::max_launch_shared_bytes(single), 96 * 1024);
+}
+
 // The column and row passes of four-steps over powers of two run on the four-step kernel: which
 // passes it takes, its kinds and shapes, that its compile-time strides address every element
 // where the pass's layouts do, and that its thread maps cover every team and lane once and its
