@@ -173,12 +173,9 @@ int main(int argc, char** argv) {
       auto fill_input = [&] {
         prism::fft::gpu::fill_uniform_random(d_in, in_floats, seed++);
         CHECK_CUDA(cudaGetLastError());
-        if (inverse) {  // Im X[0] and Im X[n/2] of every row
-          for (const std::size_t f : {std::size_t{1}, 2 * (n / 2) + 1}) {
-            if (f == 1 || n % 2 == 0) {
-              CHECK_CUDA(cudaMemset2D(d_in + f, in_row_bytes, 0, sizeof(float), batch));
-            }
-          }
+        if (inverse) {  // Im X[0], and Im X[n/2] for even n, of every row
+          CHECK_CUDA(cudaMemset2D(d_in + 1, in_row_bytes, 0, sizeof(float), batch));
+          if (n % 2 == 0) CHECK_CUDA(cudaMemset2D(d_in + n + 1, in_row_bytes, 0, sizeof(float), batch));
         }
       };
       fill_input();

@@ -102,6 +102,13 @@ void for_each_real_block(long long transforms, int count, int teams, Block&& blo
   }
 }
 
+// Elements 0..length-1 of transform `line` (a row or column of the pass) at `outer`.
+void load_line(const PassDesc& p, const void* src, long long outer, int line, int length,
+               std::vector<Cf>& data) {
+  data.resize(static_cast<std::size_t>(length));
+  for (int i = 0; i < length; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, line, i);
+}
+
 // The row pass of an r2c over a four-step half length (RealStep::r2c_post_rows): each block's
 // rows' spectra Z, then X from each row and its partner's.
 void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, long long transforms,
@@ -113,10 +120,7 @@ void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, lon
   for_each_real_block(transforms, n1, teams, [&](long long outer, const std::vector<int>& rows) {
     for (int t = 0; t < teams; ++t) {
       std::vector<Cf>& data = z[static_cast<std::size_t>(t)];
-      data.resize(static_cast<std::size_t>(n2));
-      for (int i = 0; i < n2; ++i) {
-        data[static_cast<std::size_t>(i)] = load_element(p, src, outer, rows[static_cast<std::size_t>(t)], i);
-      }
+      load_line(p, src, outer, rows[static_cast<std::size_t>(t)], n2, data);
       other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
       host_stages(p, data, other);
     }
@@ -150,11 +154,7 @@ void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, 
   std::vector<Cf> data;
   for_each_real_block(transforms, n2, teams, [&](long long outer, const std::vector<int>& columns) {
     for (int t = 0; t < teams; ++t) {
-      x[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(n1));
-      for (int i = 0; i < n1; ++i) {
-        x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)] =
-            load_element(p, src, outer, columns[static_cast<std::size_t>(t)], i);
-      }
+      load_line(p, src, outer, columns[static_cast<std::size_t>(t)], n1, x[static_cast<std::size_t>(t)]);
     }
     const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
     for (int t = 0; t < teams; ++t) {

@@ -708,13 +708,11 @@ class Builder {
   }
 
   // The table of four_step_real_twiddle for `lines` rows (or columns) of `length`:
-  // w_{2h}^r for r < lines, then w_{2h}^{lines k} for k <= length.
+  // w_{2h}^r for r < lines, then w_{2h}^{lines k} = w_{2h/lines}^k for k <= length.
   static std::vector<Cf> four_step_real_twiddles(long long h, long long lines, long long length) {
-    std::vector<Cf> twiddles(static_cast<std::size_t>(lines + length + 1));
-    for (long long t = 0; t < static_cast<long long>(twiddles.size()); ++t) {
-      const cd w = unit_root_double(t < lines ? t : lines * (t - lines), 2 * h);
-      twiddles[static_cast<std::size_t>(t)] = Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
-    }
+    std::vector<Cf> twiddles = unit_roots(2 * h, lines);
+    const std::vector<Cf> per_element = unit_roots(2 * h / lines, length + 1);
+    twiddles.insert(twiddles.end(), per_element.begin(), per_element.end());
     return twiddles;
   }
 
