@@ -87,6 +87,11 @@ KernelChoice choose_kernel(const PassDesc& p) {
   RowsPassDesc rows;
   if (plain_rows_pass(p, rows)) {
     if (has_rows_kernel(p.n)) {
+      // The compiled kernels of p.n fix their stages' order: the rows kernel's or radix_list.
+      if (!rows_pass_of(p, rows)) {
+        throw std::logic_error("CUDA FFT: a rows pass of length " + std::to_string(p.n) +
+                               " whose stages are not in the rows kernel's order");
+      }
       choice.rows = rows_kernel(p.n, rows.kind);
       choice.rows_desc = rows;
       return choice;

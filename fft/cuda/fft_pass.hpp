@@ -149,6 +149,27 @@ PRISM_HD constexpr RadixList radix_list(long long n) {
   list.count = factorize(n, list.radix, kMaxStages);
   return list;
 }
+PRISM_HD constexpr bool same_radices(const RadixList& a, const RadixList& b) {
+  if (a.count != b.count) return false;
+  for (int s = 0; s < a.count; ++s) {
+    if (a.radix[s] != b.radix[s]) return false;
+  }
+  return true;
+}
+
+// Butterfly of group q (< per_thread) of thread `lane` in a stage of `butterflies` butterflies
+// that `threads` threads share, each taking per_thread of them: lane + q * threads, or paired
+// (per_thread >= 2): the second half of the groups takes the partners butterflies - j of the
+// first half's j (j = 0 pairs with butterflies / 2; both are their own partners). With the
+// stage's inputs (or outputs) at j + r * butterflies, element r of butterfly j and element
+// R - 1 - r of its partner sit at mirrored indices i and n - i, so a real transform finds each
+// value's mirror in the same thread: r2c after its last stage, c2r before its first.
+PRISM_HD constexpr int paired_butterfly(int lane, int q, int threads, int per_thread,
+                                        int butterflies, bool paired) {
+  if (!paired || q < per_thread / 2) return lane + q * threads;
+  const int j = lane + (q - per_thread / 2) * threads;
+  return j == 0 ? butterflies / 2 : butterflies - j;
+}
 
 // ---- Stockham stage maps ---------------------------------------------------------------------
 // Stage s of radix R after sub-transforms of length ns (the product of the earlier radices):
@@ -533,6 +554,29 @@ inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
 inline constexpr int kRowsBlockThreads = 256;
 
+// The radices of the rows kernel's stages. c2r's (RowsKind::real_inverse) put the last radix
+// first where it is 8 or less and a row takes fewer than 1024 threads (half lengths 32 = 4x8,
+// 64 = 8x8, 128 = 8x16, 512 = 8x8x8, 1024 = 8x16x8, 2048 = 8x16x16, 8192 = 8x16x8x8): the first
+// stage then gives each thread two or more butterflies, which pair up (paired_butterfly) so that
+// each thread holds X[k] and X[n - k] for every Z[k] of its inputs and reads each X once. With
+// radix 16 first each thread read X[k] and X[n - k] for its own 16 inputs, every X twice (c2r
+// 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md,
+// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.350 -> 0.294, 4096
+// 0.344 -> 0.325, 16384 0.404 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
+// 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
+// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix. The other
+// kinds take radix_list.
+PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n) {
+  RadixList list = radix_list(n);
+  if (kind == RowsKind::real_inverse && n < kRowsMaxLength && list.count > 1 &&
+      list.radix[list.count - 1] <= 8) {
+    const int last = list.radix[list.count - 1];
+    for (int s = list.count - 1; s > 0; --s) list.radix[s] = list.radix[s - 1];
+    list.radix[0] = last;
+  }
+  return list;
+}
+
 struct RowsPassDesc {
   int n = 1;  // the complex length (half of a real transform's)
   RowsKind kind = RowsKind::forward;
@@ -596,9 +640,19 @@ PRISM_HD constexpr bool has_rows_kernel(long long n) {
   return is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength;
 }
 
-// Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths.
+// The radices of pass p's stages.
+inline RadixList pass_radices(const PassDesc& p) {
+  RadixList list;
+  list.count = p.num_stages;
+  for (int s = 0; s < p.num_stages; ++s) list.radix[s] = p.stages[s].radix;
+  return list;
+}
+
+// Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths, its stages in
+// the kernel's order (rows_radix_list).
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
-  return has_rows_kernel(p.n) && plain_rows_pass(p, d);
+  return has_rows_kernel(p.n) && plain_rows_pass(p, d) &&
+         same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 
 // Whether a c2c plain rows pass of length n runs on fft_plain_rows_kernel (fft_pass_kernel.cuh):

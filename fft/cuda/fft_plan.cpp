@@ -261,23 +261,30 @@ class Builder {
     return id;
   }
 
-  // The stages' twiddle tables of a length (see StageDesc), shared by the passes of that length.
-  int stage_table(int n, const int* radices, int count) {
+  // The stages' twiddle tables of a radix order (see StageDesc), shared by the passes that take
+  // it.
+  int stage_table(const int* radices, int count) {
+    const std::vector<int> key(radices, radices + count);
     auto found = std::find_if(stage_tables_.begin(), stage_tables_.end(),
-                              [n](const auto& entry) { return entry.first == n; });
+                              [&key](const auto& entry) { return entry.first == key; });
     if (found != stage_tables_.end()) return found->second;
     const int id = add_table(stage_twiddle_table(radices, count));
-    stage_tables_.emplace_back(n, id);
+    stage_tables_.emplace_back(key, id);
     return id;
   }
 
   // Fills the stages of a pass of length n and binds its twiddle table.
   void set_stages(Step& step, int n) {
+    const RadixList list = radix_list(n);
+    if (list.count < 0) throw std::logic_error("set_stages: length not smooth");
+    set_stages(step, n, list);
+  }
+  // The same in a given radix order (of product n).
+  void set_stages(Step& step, int n, const RadixList& list) {
     PassDesc& p = step.pass;
     p.n = n;
-    int radices[kMaxStages];
-    const int count = factorize(n, radices, kMaxStages);
-    if (count < 0) throw std::logic_error("set_stages: length not smooth");
+    const int* radices = list.radix;
+    const int count = list.count;
     p.num_stages = count;
     p.power_of_two_radices = power_of_two_radices(radices, count);
     int ns = 1;
@@ -287,7 +294,7 @@ class Builder {
       p.stages[s].tw_offset = stage_twiddle_offset(radices, s);
       ns *= radices[s];
     }
-    step.stage_tw = stage_table(n, radices, count);
+    step.stage_tw = stage_table(radices, count);
     if (!stage_summary_.empty()) stage_summary_ += " | ";
     for (int s = 0; s < count; ++s) {
       if (s > 0) stage_summary_ += 'x';
@@ -359,8 +366,13 @@ class Builder {
 
   // One Stockham pass over plain batched rows.
   Step& single_pass(long long n, const Endpoint& in, const Endpoint& out) {
+    return single_pass(n, in, out, radix_list(n));
+  }
+  // The same in a given radix order.
+  Step& single_pass(long long n, const Endpoint& in, const Endpoint& out,
+                    const RadixList& radices) {
     Step step;
-    set_stages(step, static_cast<int>(n));
+    set_stages(step, static_cast<int>(n), radices);
     PassDesc& p = step.pass;
     p.smem_elems = p.n;
     p.inner_is_batch = true;
@@ -736,7 +748,7 @@ class Builder {
   PlanLayout& layout_;
   const PlannerOptions& options_;
   std::vector<std::pair<std::array<long long, 3>, int>> twiddle_grids_;
-  std::vector<std::pair<long long, int>> stage_tables_;
+  std::vector<std::pair<std::vector<int>, int>> stage_tables_;
   std::string algorithm_;
   std::string stage_summary_;
 };
@@ -972,13 +984,22 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         out.keep = h;
         out.conj = true;
         if (fits_single_pass(h)) {
-          Step& step = builder.single_pass(h, in, out);
+          // Half lengths of the rows kernel in its stage order (rows_radix_list), which the
+          // pass kernels of those lengths do not take: the pass must be a rows pass.
+          const bool rows = has_rows_kernel(h);
+          Step& step = builder.single_pass(
+              h, in, out, rows ? rows_radix_list(RowsKind::real_inverse, h) : radix_list(h));
           PassDesc& p = step.pass;
           p.real_step = RealStep::c2r_pre;
           p.load_n = static_cast<int>(h + 1);
           p.smem_elems = static_cast<int>(h + 1);
           step.real_tw = builder.add_table(unit_roots(n, h + 1));
           Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
+          RowsPassDesc rows_desc;
+          if (rows && !rows_pass_of(p, rows_desc)) {
+            throw std::logic_error("plan: the c2r pass of half length " + std::to_string(h) +
+                                   " is not a rows pass");
+          }
           builder.name_algorithm("stockham, real via half length");
         } else if (cluster_shape(h, options.cluster_block_length, c, m)) {
           Step& step = builder.cluster_pass(h, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);

@@ -6,7 +6,8 @@
 // from global memory into registers and the last stage's outputs go straight back. On the H200,
 // c2c 512 to 4096 took 0.264-0.270 ms on this kernel, 0.295-0.310 on the pass kernel, cuFFT
 // 0.261-0.266 (bench/RESULTS.md, seventh run).
-// The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions).
+// The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
+// runs its stages in rows_radix_list's order and reads each X once (TeamFft::load_real_inverse).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,7 +32,7 @@ template <int kN, RowsKind kKind>
 __global__ void __launch_bounds__(rows_block_threads(kN), (rows_min_blocks<kN, kKind>()))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];
-  using Team = TeamFft<kN>;
+  using Team = TeamFft<kN, kKind == RowsKind::real_inverse>;
   const int team = static_cast<int>(threadIdx.x) / Team::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Team::kThreads;
   const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN) + team;
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(rows_block_threads(kN), (rows_min_blocks<kN, k
   const TeamPlanes planes = Team::planes(shared, team);
   Team fft;
   if constexpr (kKind == RowsKind::real_inverse) {
-    fft.load(lane, [&](int i) { return live ? c2r_pre_of_row(x, kN, i, d.real_tw) : Cf{0.0f, 0.0f}; });
+    fft.load_real_inverse(lane, [&](int i) { return live ? x[i] : Cf{0.0f, 0.0f}; }, d.real_tw);
     fft.run(planes, d.stage_tw, lane, [&](int, int k, Cf v) {
       if (live) y[k] = conj(v);
     });

@@ -5,12 +5,13 @@
 // through global memory: the input arrives in registers from the prologue, the stages exchange
 // through shared memory, the outputs leave in registers to the epilogue.
 //
-// The stages are the planner's: radix_list(kN) (16s, then 8 or 4), the Stockham index maps and
-// the per-stage twiddle table of fft_pass.hpp (stage_twiddle_table(kN) on the host), so the
-// arithmetic is the one the CPU tests check stage by stage. Shared memory holds the team's
-// transform as two float planes with a pad word every 32 elements (no bank conflicts on the
-// power-of-two strides). A real transform of length 2·kN runs as the complex transform of the
-// kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last stage.
+// The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list), the
+// Stockham index maps and the per-stage twiddle table of fft_pass.hpp (stage_twiddle_table on
+// the host), so the arithmetic is the one the CPU tests check stage by stage. Shared memory
+// holds the team's transform as two float planes with a pad word every 32 elements (no bank
+// conflicts on the power-of-two strides). A real transform of length 2·kN runs as the complex
+// transform of the kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last
+// stage.
 //
 // Use (every thread of the CTA, teams side by side, all of the same kN, since the stages
 // synchronise the whole CTA):
@@ -31,6 +32,14 @@
 // less; kPairedReal) take the last stage's butterflies in partner pairs j, kN/R - j: the thread
 // then holds Z[k] and Z[kN-k] for each of its outputs and forms X[k] in registers, with no
 // further exchange through shared memory.
+//
+// The inverse real transform (TeamFft<kN, true>, c2r of length 2·kN) loads X[0..kN] and forms
+// the half-length transform's input Z[k] from X[k] and X[kN-k] (load_real_inverse). Its stages
+// run in rows_radix_list's order (a last radix of 8 or less moved first), and where that gives
+// each thread two or more first-stage butterflies (kPairedFirst) they pair up as the r2c's last
+// stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and one twiddle for
+// both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of its inputs (every
+// X twice). The caller's stage twiddle table must be of the same order.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
@@ -52,11 +61,17 @@ struct TeamPlanes {
   }
 };
 
-template <int kN>
+// w_n^(h-k) of a real transform of length n = 2h from w_n^k: -conj(w_n^k), exactly. (The r2c's
+// paired last stage loads both: deriving one kept more values live and its kernels spilled
+// 100-120 bytes per thread at half lengths 8192 and 16384, ptxas -v.)
+__host__ __device__ __forceinline__ Cf mirror_twiddle(Cf w) { return Cf{-w.re, w.im}; }
+
+template <int kN, bool kRealInverse = false>
 struct TeamFft {
   static_assert(kN >= 32 && kN <= 16384 && (kN & (kN - 1)) == 0,
                 "team FFTs are powers of two from 32 to 16384");
-  static constexpr RadixList kRadices = radix_list(kN);
+  static constexpr RadixList kRadices =
+      rows_radix_list(kRealInverse ? RowsKind::real_inverse : RowsKind::forward, kN);
   static constexpr int kStages = kRadices.count;
   static constexpr int kThreads = team_threads(kN);  // threads per team
   static constexpr int kFirstRadix = kRadices.radix[0];
@@ -73,6 +88,9 @@ struct TeamFft {
   // where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the former pair.
   static constexpr bool kPairedReal =
       kLastPerThread >= 2 && kElementsPerThread / kRadices.radix[kStages - 2] >= 2;
+  static constexpr int kFirstButterflies = kN / kFirstRadix;
+  static constexpr int kFirstPerThread = kElementsPerThread / kFirstRadix;
+  static constexpr bool kPairedFirst = kRealInverse && kFirstPerThread >= 2;
 
   static __device__ __forceinline__ TeamPlanes planes(float* shared, int team) {
     float* base = shared + team * kSharedFloats;
@@ -83,9 +101,12 @@ struct TeamFft {
   // q * kThreads, or for the second half of a real transform's pairs the partner kN/R - j of the
   // first half's j (j = 0 pairs with kN/(2R): both are their own partners).
   static __host__ __device__ __forceinline__ constexpr int last_butterfly(int lane, int q, bool real) {
-    if (!(real && kPairedReal) || q < kLastPerThread / 2) return lane + q * kThreads;
-    const int j = lane + (q - kLastPerThread / 2) * kThreads;
-    return j == 0 ? kLastButterflies / 2 : kLastButterflies - j;
+    return paired_butterfly(lane, q, kThreads, kLastPerThread, kLastButterflies,
+                            real && kPairedReal);
+  }
+  // The first stage's butterfly of group q of thread `lane` (paired for c2r, kPairedFirst).
+  static __host__ __device__ __forceinline__ constexpr int first_butterfly(int lane, int q) {
+    return paired_butterfly(lane, q, kThreads, kFirstPerThread, kFirstButterflies, kPairedFirst);
   }
 
   // Output index k carried by `slot` of thread `lane` (the last stage's map with ns = kN/R).
@@ -112,10 +133,64 @@ struct TeamFft {
   template <class Visit>
   __device__ __forceinline__ void for_each_input(int lane, Visit&& visit) {
 #pragma unroll
-    for (int q = 0; q < kElementsPerThread / kFirstRadix; ++q) {
-      const int j = lane + q * kThreads;
+    for (int q = 0; q < kFirstPerThread; ++q) {
+      const int j = first_butterfly(lane, q);
 #pragma unroll
-      for (int r = 0; r < kFirstRadix; ++r) visit(j + r * (kN / kFirstRadix), v[q][r]);
+      for (int r = 0; r < kFirstRadix; ++r) visit(j + r * kFirstButterflies, v[q][r]);
+    }
+  }
+
+  // c2r of length 2·kN: Z[i] = conj(c2r_pre_value(X[i], X[kN-i], w^i)) for the thread's inputs i
+  // (the imaginary parts of X[0] and X[kN] ignored), X[i] from x(i) for i = 0..kN.
+  template <class LoadX>
+  __device__ __forceinline__ void load_real_inverse(int lane, LoadX&& x, const Cf* real_twiddles) {
+    static_assert(kRealInverse, "load_real_inverse: a TeamFft<kN, true>");
+    const auto pre_w = [&](Cf x_k, Cf x_hk, int k, Cf w) {
+      if (k == 0) {
+        x_k.im = 0.0f;
+        x_hk.im = 0.0f;
+      }
+      return conj(c2r_pre_value(x_k, x_hk, w));
+    };
+    const auto pre = [&](Cf x_k, Cf x_hk, int k) {
+      return pre_w(x_k, x_hk, k, load_table(real_twiddles, k));
+    };
+    if constexpr (kPairedFirst) {
+      // Group q's butterfly j and group q + H's partner kN/R - j: element r of one mirrors
+      // element R - 1 - r of the other; butterflies 0 and kN/(2R) (lane 0, q = 0) mirror
+      // themselves, element r with R - r, and X[0] with X[kN].
+      constexpr int R = kFirstRadix;
+      constexpr int H = kFirstPerThread / 2;
+      load(lane, x);
+      const Cf x_last = lane == 0 ? x(kN) : Cf{0.0f, 0.0f};
+#pragma unroll
+      for (int q = 0; q < H; ++q) {
+        const bool zero = q == 0 && lane == 0;
+        const int j = first_butterfly(lane, q);
+        const int j2 = first_butterfly(lane, q + H);
+        Cf a[R];
+        Cf b[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          a[r] = v[q][r];
+          b[r] = v[q + H][r];
+        }
+        // Element r of group q and element R - 1 - r of group q + H together: their k are
+        // mirrors (but on lane 0), so one twiddle load serves both.
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int k = j + r * kFirstButterflies;
+          const int k2 = j2 + (R - 1 - r) * kFirstButterflies;
+          const Cf w = load_table(real_twiddles, k);
+          const Cf w2 = zero ? load_table(real_twiddles, k2) : mirror_twiddle(w);
+          const Cf partner = zero ? (r == 0 ? x_last : a[(R - r) % R]) : b[R - 1 - r];
+          const Cf partner2 = zero ? b[r] : a[r];
+          v[q][r] = pre_w(a[r], partner, k, w);
+          v[q + H][R - 1 - r] = pre_w(b[R - 1 - r], partner2, k2, w2);
+        }
+      }
+    } else {
+      for_each_input(lane, [&](int i, Cf& z) { z = pre(x(i), x(kN - i), i); });
     }
   }
 
@@ -234,7 +309,7 @@ struct TeamFft {
     __syncthreads();  // the planes' previous use (an earlier transform) is over
 #pragma unroll
     for (int q = 0; q < P; ++q) {
-      const int j = first_lane + q * kThreads;
+      const int j = first_butterfly(first_lane, q);
 #pragma unroll
       for (int r = 0; r < kFirstRadix; ++r) first.write(j * kFirstRadix + r, v[q][r]);
     }

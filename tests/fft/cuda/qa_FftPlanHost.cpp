@@ -287,6 +287,73 @@ TEST(FftPlanHost, RowsPasses) {
   }
 }
 
+// c2r's rows passes below 16384 run their last radix first where it is 8 or less
+// (rows_radix_list), and the first stage's butterflies in partner pairs (paired_butterfly, as
+// TeamFft<n, true> loads them): every butterfly taken once, and the mirror kN - i of each input
+// i in the same thread where TeamFft::load_real_inverse looks for it. The other kinds keep
+// radix_list's order; a pass in another order is no rows pass.
+TEST(FftPlanHost, RowsRealInverseOrder) {
+  int paired = 0;
+  for (int n = gpu::kRowsMinLength; n <= gpu::kRowsMaxLength; n *= 2) {
+    const gpu::RadixList standard = gpu::radix_list(n);
+    const gpu::RadixList list = gpu::rows_radix_list(gpu::RowsKind::real_inverse, n);
+    for (const gpu::RowsKind kind :
+         {gpu::RowsKind::forward, gpu::RowsKind::inverse, gpu::RowsKind::real_forward}) {
+      EXPECT_TRUE(gpu::same_radices(gpu::rows_radix_list(kind, n), standard)) << n;
+    }
+    std::vector<int> expected(standard.radix, standard.radix + standard.count);
+    if (expected.back() <= 8 && n < gpu::kRowsMaxLength) {
+      std::rotate(expected.rbegin(), expected.rbegin() + 1, expected.rend());
+    }
+    EXPECT_EQ(std::vector<int>(list.radix, list.radix + list.count), expected) << n;
+
+    const PlanLayout layout =
+        gpu::make_plan_layout({static_cast<std::size_t>(2 * n), 3, Transform::c2r, false});
+    ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+    const gpu::PassDesc& pass = layout.steps[0].pass;
+    EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(pass), list)) << n;
+    gpu::RowsPassDesc d;
+    EXPECT_TRUE(gpu::rows_pass_of(pass, d)) << n;
+    gpu::PassDesc other_order = pass;
+    if (!gpu::same_radices(list, standard)) {
+      for (int s = 0; s < standard.count; ++s) other_order.stages[s].radix = standard.radix[s];
+      EXPECT_FALSE(gpu::rows_pass_of(other_order, d)) << n;
+    }
+
+    const int radix = list.radix[0];
+    const int per_thread = gpu::kElementsPerThread / radix;
+    if (per_thread < 2) continue;  // TeamFft<n, true>::kPairedFirst
+    ++paired;
+    const int threads = gpu::team_threads(n);
+    const int butterflies = n / radix;
+    const int half = per_thread / 2;
+    const auto butterfly = [&](int lane, int q) {
+      return gpu::paired_butterfly(lane, q, threads, per_thread, butterflies, true);
+    };
+    std::vector<int> taken(static_cast<std::size_t>(butterflies), 0);
+    for (int lane = 0; lane < threads; ++lane) {
+      for (int q = 0; q < per_thread; ++q) ++taken[static_cast<std::size_t>(butterfly(lane, q))];
+      for (int q = 0; q < half; ++q) {
+        const bool zero = lane == 0 && q == 0;
+        const int j = butterfly(lane, q);
+        const int j2 = butterfly(lane, q + half);
+        for (int r = 0; r < radix; ++r) {
+          const int i = j + r * butterflies;
+          const int mirror = zero ? (r == 0 ? n : j + (radix - r) % radix * butterflies)
+                                  : j2 + (radix - 1 - r) * butterflies;
+          EXPECT_EQ(mirror, n - i) << "n " << n << " lane " << lane << " q " << q << " r " << r;
+          const int i2 = j2 + r * butterflies;
+          const int mirror2 = (zero ? j2 : j) + (radix - 1 - r) * butterflies;
+          EXPECT_EQ(mirror2, n - i2) << "n " << n << " lane " << lane << " q " << q + half
+                                     << " r " << r;
+        }
+      }
+    }
+    EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), butterflies) << n;
+  }
+  EXPECT_EQ(paired, 7);  // all but 256 = 16x16, 4096 = 16x16x16 and 16384
+}
+
 // The shared memory each step's kernel is launched with (the backend launches with
 // launch_shared_bytes, and runs a plan on cuFFT where the device allows less than its largest):
 // the kernel the backend chooses for the pass, never above what the planner plans for, none for
