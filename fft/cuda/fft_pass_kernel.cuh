@@ -52,7 +52,7 @@ struct SharedPlanes {
 // padding and the dropped tail of Bluestein; src, dst and outer of the DirectIo). shared_conv
 // (end only): the Bluestein spectrum multiply and conjugation fused into the shared-memory
 // writes of the last stage.
-enum class StageIn { shared, rows, plain_rows, elements };
+enum class StageIn { shared, rows, plain_rows, c2r_rows, elements };
 enum class StageOut { shared, shared_conv, rows, plain_rows, elements };
 
 // Global memory that the first stage reads directly and the last stage writes directly, with
@@ -134,6 +134,13 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
                            return kInverse ? conj(x) : x;
                          },
                          v[q]);
+      } else if constexpr (kIn == StageIn::c2r_rows) {
+        // Plain rows of the n + 1 values of X; the input of a half-length c2r from X[i] and
+        // X[n - i].
+        const Cf* row = io.in + b * io.in_dist;
+        const Cf* real_tw = io.pass->real_tw;
+        stage_compute<R>(kStage, kN, j, twiddles,
+                         [&](int i) { return c2r_pre_of_row(row, kN, i, real_tw); }, v[q]);
       } else if constexpr (kIn == StageIn::elements) {
         const long long inner = io.inner0 + b;
         stage_compute<R>(kStage, kN, j, twiddles,
@@ -493,6 +500,34 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
                               p.real_step == RealStep::none && !p.store_chirp &&
                               (out_rows || out_columns) && p.store_n == kLength &&
                               store_logical(p, inner0 + nb - 1, kLength - 1) < p.n_keep;
+    // Half-length c2r of plain rows: the first stage forms its inputs from X in global memory
+    // (X[i] and X[n - i], each read twice) instead of a load phase, a pre-processing step in
+    // shared memory and their barriers: on the H200 c2r 1000 took 0.51 ms instead of 0.86,
+    // 1920 0.45 instead of 0.85, 8000 0.56 instead of 1.49 (bench/RESULTS.md, twelfth run).
+    // Only where the first stage has 16 or more butterflies per transform, so that a warp reads
+    // runs of 128 bytes or more: with one (c2r 32, half 16 = one radix-16 butterfly), each
+    // thread read a row of its own and c2r 32 took 1.05 ms instead of 0.50.
+    constexpr bool kWideFirstStage = kLength / radix_list(kLength).radix[0] >= 16;
+    if constexpr (kWideFirstStage) {
+      const bool direct_c2r = p.n == kLength && p.real_step == RealStep::c2r_pre &&
+                              p.load_kind == LoadKind::complex_row && !p.load_chirp && in_rows &&
+                              p.inner_is_batch && p.load_n == kLength + 1 &&
+                              p.load_conj_raw == p.load_conj && !p.mid_conv &&
+                              p.store_kind == StoreKind::complex_row && !p.store_chirp &&
+                              out_rows && p.store_n == kLength &&
+                              store_logical(p, inner0 + nb - 1, kLength - 1) < p.n_keep;
+      if (direct_c2r) {
+        DirectIo io;
+        io.in = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
+        io.in_dist = p.in.inner_dist;
+        io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        io.out_dist = p.out.inner_dist;
+        io.inner0 = inner0;
+        io.pass = &p;
+        fixed_stages<kLength, 0, 1, StageIn::c2r_rows, StageOut::rows>(p.stage_tw, s, nb, io);
+        return;
+      }
+    }
     if (direct_load) {
       DirectIo io;
       io.in = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
