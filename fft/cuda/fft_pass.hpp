@@ -561,8 +561,8 @@ inline constexpr int kRowsBlockThreads = 256;
 // each thread holds X[k] and X[n - k] for every Z[k] of its inputs and reads each X once. With
 // radix 16 first each thread read X[k] and X[n - k] for its own 16 inputs, every X twice (c2r
 // 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md,
-// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.350 -> 0.294, 4096
-// 0.344 -> 0.325, 16384 0.404 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
+// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 -> 0.294, 4096
+// 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
 // 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
 // order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix. The other
 // kinds take radix_list.
