@@ -554,29 +554,6 @@ inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
 inline constexpr int kRowsBlockThreads = 256;
 
-// The radices of the rows kernel's stages. c2r's (RowsKind::real_inverse) put the last radix
-// first where it is 8 or less and a row takes fewer than 1024 threads (half lengths 32 = 4x8,
-// 64 = 8x8, 128 = 8x16, 512 = 8x8x8, 1024 = 8x16x8, 2048 = 8x16x16, 8192 = 8x16x8x8): the first
-// stage then gives each thread two or more butterflies, which pair up (paired_butterfly) so that
-// each thread holds X[k] and X[n - k] for every Z[k] of its inputs and reads each X once. With
-// radix 16 first each thread read X[k] and X[n - k] for its own 16 inputs, every X twice (c2r
-// 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md,
-// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 -> 0.294, 4096
-// 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
-// 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
-// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix. The other
-// kinds take radix_list.
-PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n) {
-  RadixList list = radix_list(n);
-  if (kind == RowsKind::real_inverse && n < kRowsMaxLength && list.count > 1 &&
-      list.radix[list.count - 1] <= 8) {
-    const int last = list.radix[list.count - 1];
-    for (int s = list.count - 1; s > 0; --s) list.radix[s] = list.radix[s - 1];
-    list.radix[0] = last;
-  }
-  return list;
-}
-
 struct RowsPassDesc {
   int n = 1;  // the complex length (half of a real transform's)
   RowsKind kind = RowsKind::forward;
@@ -638,6 +615,30 @@ inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
 // The lengths of the rows kernel: the powers of two from kRowsMinLength to kRowsMaxLength.
 PRISM_HD constexpr bool has_rows_kernel(long long n) {
   return is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength;
+}
+
+// The radices of the rows kernel's stages. c2r's (RowsKind::real_inverse) put the last radix
+// first where it is 8 or less and a row takes fewer than 1024 threads (half lengths 32 = 4x8,
+// 64 = 8x8, 128 = 8x16, 512 = 8x8x8, 1024 = 8x16x8, 2048 = 8x16x16, 8192 = 8x16x8x8): the first
+// stage then gives each thread two or more butterflies, which pair up (paired_butterfly) so that
+// each thread holds X[k] and X[n - k] for every Z[k] of its inputs and reads each X once. With
+// radix 16 first each thread read X[k] and X[n - k] for its own 16 inputs, every X twice (c2r
+// 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md,
+// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 -> 0.294, 4096
+// 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
+// 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
+// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix. The other
+// kinds, and lengths without a rows kernel (whose compiled pass kernels fix radix_list's order),
+// take radix_list.
+PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n) {
+  RadixList list = radix_list(n);
+  if (kind == RowsKind::real_inverse && has_rows_kernel(n) && n < kRowsMaxLength &&
+      list.count > 1 && list.radix[list.count - 1] <= 8) {
+    const int last = list.radix[list.count - 1];
+    for (int s = list.count - 1; s > 0; --s) list.radix[s] = list.radix[s - 1];
+    list.radix[0] = last;
+  }
+  return list;
 }
 
 // The radices of pass p's stages.

@@ -984,11 +984,9 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         out.keep = h;
         out.conj = true;
         if (fits_single_pass(h)) {
-          // Half lengths of the rows kernel in its stage order (rows_radix_list), which the
-          // pass kernels of those lengths do not take: the pass must be a rows pass.
-          const bool rows = has_rows_kernel(h);
-          Step& step = builder.single_pass(
-              h, in, out, rows ? rows_radix_list(RowsKind::real_inverse, h) : radix_list(h));
+          // In the rows kernel's stage order, which the pass kernels of its lengths do not
+          // take: a pass of those lengths must be a rows pass.
+          Step& step = builder.single_pass(h, in, out, rows_radix_list(RowsKind::real_inverse, h));
           PassDesc& p = step.pass;
           p.real_step = RealStep::c2r_pre;
           p.load_n = static_cast<int>(h + 1);
@@ -996,7 +994,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           step.real_tw = builder.add_table(unit_roots(n, h + 1));
           Builder::configure_block(p, options.single_elements_per_block, 1 << 20);
           RowsPassDesc rows_desc;
-          if (rows && !rows_pass_of(p, rows_desc)) {
+          if (has_rows_kernel(h) && !rows_pass_of(p, rows_desc)) {
             throw std::logic_error("plan: the c2r pass of half length " + std::to_string(h) +
                                    " is not a rows pass");
           }
