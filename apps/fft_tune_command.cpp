@@ -193,7 +193,8 @@ Runner add_fft_tune_command(CLI::App& app) {
       "fft-tune",
       "Tune prism's CUDA FFT on this GPU: for each length and transform, time every planner "
       "candidate (transforms per thread block of each kind of pass; one pass on a thread-block "
-      "cluster instead of the four-step for 2^15..2^17) and record the fastest in "
+      "cluster instead of the four-step for 2^15..2^17; Bluestein's convolution length for lengths "
+      "with a prime factor above 13) and record the fastest in "
       "the wisdom file, which planning with --backend cuda then follows.");
   cmd->footer(
       "Each candidate's output is first compared with the default plan's (a wrong one cannot "
@@ -208,6 +209,7 @@ Runner add_fft_tune_command(CLI::App& app) {
       "Examples:\n"
       "  prism fft-tune                                  powers of two 256..65536, all transforms\n"
       "  prism fft-tune --sizes 1000,1920,4096 --transform r2c\n"
+      "  prism fft-tune --sizes 4097,65537 --transform c2c  (Bluestein lengths)\n"
       "  prism fft-tune --sizes 1048576 --batch-bytes 512M --wisdom ./wisdom.json\n"
       "Exit codes: 0 done, 1 no CUDA device, a CUDA failure or a wisdom file that cannot be read "
       "or written, 2 usage error.");

@@ -234,10 +234,9 @@ int main(int argc, char** argv) {
         for (const prism::fft::gpu::PlannerOptions& options : prism::fft::gpu::planner_candidates(spec)) {
           auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
           const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
-          std::printf("    tune single=%5d column=%5d row=%5d cluster=%5d : %8.3f ms %8.0f GB/s  %s\n",
-                      options.single_elements_per_block, options.column_elements_per_block,
-                      options.row_elements_per_block, options.cluster_block_length, ms,
-                      row.bytes / (ms * 1e6), prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+          std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
+                      prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
+                      prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
         }
       }
     }

@@ -192,39 +192,101 @@ bool cluster_shape(long long n, int preferred_m, int& c, int& m) {
 // c2c 1000 took 3.1x the time of c2c 1024 on the H200 (bench/RESULTS.md).
 constexpr long long kRunTimeLoopCost = 3;
 
-// Bluestein convolution length: the 2^a 3^b 5^c 7^d >= target of least estimated cost, m times
-// kRunTimeLoopCost when a pass of it has no compiled kernel; lengths one block holds when
-// single_pass (then the whole convolution is one pass), else lengths with a four-step split.
-// LLONG_MAX when there is none.
-long long bluestein_length(long long target, bool single_pass) {
-  long long best = LLONG_MAX;
-  long long best_cost = LLONG_MAX;
+// The one-pass Bluestein kernel's time per transform at each compiled length m, in
+// picoseconds, less 6.5 ps per element of the transform's own input and output (what a longer
+// row added at the same m): the planner's estimate of which convolution length is cheapest.
+// Measured on the H200 (bench/RESULTS.md, thirteenth run), where it is far from proportional to
+// m: 12288 = 16x16x16x3 took 182 ns, 9216 = 16x8x8x3x3 253, 15360 = 16x8x8x3x5 543 (the stages
+// of radix 3 and 5 and the threads they take). The tuning mode measures the device at hand.
+struct BluesteinPassCost {
+  int m;
+  long long ps;
+};
+constexpr BluesteinPassCost kBluesteinPassCost[] = {
+    {48, 306}, {50, 576}, {60, 737}, {64, 329}, {72, 693}, {80, 543}, {96, 1017}, {100, 1074},
+    {120, 1452}, {125, 1339}, {128, 722}, {144, 1413}, {160, 1778}, {192, 1927}, {200, 2090},
+    {240, 2909}, {250, 3821}, {256, 1280}, {288, 3954}, {320, 3033}, {384, 4057}, {400, 4264},
+    {480, 11205}, {500, 7112}, {512, 3704}, {576, 7481}, {640, 6395}, {768, 6625}, {800, 11477},
+    {960, 12707}, {1000, 13044}, {1024, 8253}, {1152, 16166}, {1280, 11153}, {1536, 21045},
+    {1600, 22423}, {1920, 38660}, {2000, 29859}, {2048, 16834}, {2304, 34402}, {2560, 33950},
+    {3072, 44850}, {3200, 46792}, {3840, 49422}, {4000, 75654}, {4095, 137957}, {4096, 30085},
+    {4608, 74876}, {5120, 99462}, {6144, 94330}, {6400, 90728}, {7680, 166809}, {8000, 194375},
+    {8192, 100158}, {9216, 252527}, {10240, 197484}, {12288, 182333}, {12800, 244141},
+    {15360, 543461}, {16000, 584614}, {16384, 222299},
+};
+
+}  // namespace
+
+// The table, else (a length without a compiled kernel) kRunTimeLoopCost times 40 ps per element
+// (the table's costliest per element is 37).
+long long bluestein_pass_cost(long long m) {
+  for (const BluesteinPassCost& entry : kBluesteinPassCost) {
+    if (entry.m == m) return entry.ps;
+  }
+  return m * 40 * kRunTimeLoopCost;
+}
+
+namespace {
+
+struct BluesteinCandidate {
+  long long m = 0;
+  long long cost = 0;
+};
+
+// Picoseconds per element of the scratch row of a three-pass Bluestein convolution for its
+// memory traffic: written and read twice, 32 bytes, at the H200's copy rate (4.1 TB/s).
+constexpr long long kBluesteinScratchPs = 8;
+
+// Estimated picoseconds per transform of a three-pass convolution of length m = m1 x m2: each
+// element goes through two FFTs of length m1 (the column passes) and two of m2 (the row pass),
+// costed per element as in one pass (bluestein_pass_cost), plus the scratch row's traffic. On
+// the H200 it ranks the measured best first for 10007, 20011 and 100003, and for 65537 163840
+// (6.42 ms) ahead of the smallest, 138240 (6.94; the best, 147456, took 6.30:
+// bench/RESULTS.md, thirteenth run).
+long long bluestein_three_pass_cost(long long m, int m1, int m2) {
+  return m * bluestein_pass_cost(m1) / m1 + m * bluestein_pass_cost(m2) / m2 + m * kBluesteinScratchPs;
+}
+
+// Bluestein convolution lengths 2^a 3^b 5^c 7^d from target to 2 target + 1, cheapest first:
+// lengths one block holds when single_pass (bluestein_pass_cost), else lengths with a
+// four-step split (bluestein_three_pass_cost).
+std::vector<BluesteinCandidate> bluestein_candidates(long long target, bool single_pass) {
+  std::vector<BluesteinCandidate> candidates;
   for (long long p2 = 1; p2 < 2 * target + 2; p2 *= 2) {
     for (long long p3 = p2; p3 < 2 * target + 2; p3 *= 3) {
       for (long long p5 = p3; p5 < 2 * target + 2; p5 *= 5) {
         for (long long p7 = p5; p7 < 2 * target + 2; p7 *= 7) {
           const long long m = p7;
-          if (m < target || m >= best_cost) continue;
-          long long cost = LLONG_MAX;
+          if (m < target) continue;
           if (single_pass) {
-            if (fits_single_pass(m)) cost = has_compiled_kernel(m) ? m : m * kRunTimeLoopCost;
+            if (fits_single_pass(m)) candidates.push_back({m, bluestein_pass_cost(m)});
           } else {
             int m1 = 0;
             int m2 = 0;
             if (is_smooth(m) && four_step_split(m, m1, m2)) {
-              cost = has_compiled_kernel(m1) && has_compiled_kernel(m2) ? m : m * kRunTimeLoopCost;
+              candidates.push_back({m, bluestein_three_pass_cost(m, m1, m2)});
             }
-          }
-          if (cost == LLONG_MAX) continue;
-          if (cost < best_cost || (cost == best_cost && m < best)) {
-            best = m;
-            best_cost = cost;
           }
         }
       }
     }
   }
-  return best;
+  std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.m < b.m;
+  });
+  return candidates;
+}
+
+// Why m cannot be the convolution length of a Bluestein transform of length n; empty if it can.
+std::string bluestein_length_problem(long long n, long long m) {
+  if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
+  if (fits_single_pass(m)) return {};
+  int m1 = 0;
+  int m2 = 0;
+  if (!is_smooth(m) || !four_step_split(m, m1, m2)) {
+    return "neither one block's length nor a smooth length with a four-step split";
+  }
+  return {};
 }
 
 struct Endpoint {
@@ -482,13 +544,20 @@ class Builder {
     return b;
   }
 
-  // Bluestein's convolution length for n: one that a block holds when some smooth length >= 2n-1
-  // fits (then the whole convolution is one pass), else one with a four-step split
-  // (bluestein_length: the cheapest, preferring compiled kernels).
-  static long long bluestein_convolution_length(long long n) {
-    long long m = bluestein_length(2 * n - 1, true);
-    if (m == LLONG_MAX) m = bluestein_length(2 * n - 1, false);
-    if (m == LLONG_MAX) throw std::invalid_argument("bluestein: length too large");
+  // Bluestein's convolution length for n: the options' where they give one, else the
+  // estimate of the cheapest (bluestein_lengths).
+  long long bluestein_convolution_length(long long n) const {
+    if (options_.bluestein_length == 0) {
+      const std::vector<long long> lengths = bluestein_lengths(n, 1);
+      if (lengths.empty()) throw std::invalid_argument("bluestein: length too large");
+      return lengths.front();
+    }
+    const long long m = options_.bluestein_length;
+    const std::string problem = bluestein_length_problem(n, m);
+    if (!problem.empty()) {
+      throw std::invalid_argument("bluestein: convolution length " + std::to_string(m) +
+                                  " for n = " + std::to_string(n) + " is " + problem);
+    }
     return m;
   }
 
@@ -508,6 +577,7 @@ class Builder {
     const int chirp_id = add_table(std::move(chirp_f));
     const long long keep = std::min(n, out.keep);
     layout_.scratch_row = std::max(layout_.scratch_row, m);
+    layout_.bluestein_length = m;
 
     if (fits_single_pass(m)) {
       std::vector<Cf> conv(static_cast<std::size_t>(m));
@@ -807,6 +877,16 @@ std::vector<Cf> unit_roots(long long n, long long count) {
 long long butterflies_per_thread(int radix, long long n) {
   return has_compiled_kernel(n) ? compiled_butterflies_per_thread(radix, n)
                                 : (kElementsPerThread + radix - 1) / radix;
+}
+
+std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {
+  std::vector<BluesteinCandidate> candidates = bluestein_candidates(2 * n - 1, true);
+  if (candidates.empty()) candidates = bluestein_candidates(2 * n - 1, false);
+  std::vector<long long> lengths;
+  for (std::size_t i = 0; i < candidates.size() && i < max_count; ++i) {
+    lengths.push_back(candidates[i].m);
+  }
+  return lengths;
 }
 
 bool is_direct_length(long long n) {

@@ -60,6 +60,10 @@ struct PlannerOptions {
   // slower than the four-step except for r2c 65536 (bench/RESULTS.md), so they are a candidate
   // of the tuning mode. Ignored on devices without thread-block clusters.
   int cluster_block_length = 0;
+  // The convolution length m of a Bluestein plan: at least 2n - 1, and a length the planner
+  // builds (one that a block holds, or a smooth one with a four-step split); 0: the planner's
+  // estimate of the cheapest (bluestein_lengths). Plans without Bluestein ignore it.
+  int bluestein_length = 0;
 };
 
 struct PlanLayout {
@@ -74,6 +78,7 @@ struct PlanLayout {
   std::vector<Step> steps;
   std::vector<std::vector<Cf>> tables;
   std::string algorithm;      // human-readable summary, e.g. "stockham 16x16x16"
+  long long bluestein_length = 0;  // the Bluestein convolution length; 0: no Bluestein
 };
 
 // Elements of one input / output row in the contiguous layout of fft.hpp (in-place r2c/c2r use
@@ -105,6 +110,16 @@ long long max_launch_shared_bytes(const PlanLayout& layout);
 
 // Whether n is computed without Bluestein (every prime factor <= 13 and a split exists).
 bool is_direct_length(long long n);
+
+// Convolution lengths a Bluestein transform of length n can take, the planner's estimate of
+// the cheapest first (the default plan's), at most max_count: lengths that one block holds
+// where one of them is at least 2n - 1 (the whole convolution one pass), else smooth lengths
+// with a four-step split (three passes). The tuning mode measures them.
+std::vector<long long> bluestein_lengths(long long n, std::size_t max_count);
+// The estimate for a convolution of length m in one pass (picoseconds per transform, from
+// measurements of the one-pass Bluestein kernel at each compiled length; a length without a
+// kernel costs kRunTimeLoopCost times the costliest per element).
+long long bluestein_pass_cost(long long m);
 
 // The stages' twiddle table of a single pass of length n (see StageDesc), as the planner builds
 // it; throws std::invalid_argument when n is not smooth. Kernels of our own that run the fixed

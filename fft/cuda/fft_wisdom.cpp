@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates; this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 4 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 5 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -100,7 +100,8 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
   return a.single_elements_per_block == b.single_elements_per_block &&
          a.column_elements_per_block == b.column_elements_per_block &&
          a.row_elements_per_block == b.row_elements_per_block &&
-         a.cluster_block_length == b.cluster_block_length;
+         a.cluster_block_length == b.cluster_block_length &&
+         a.bluestein_length == b.bluestein_length;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -108,15 +109,17 @@ std::string describe(const PlannerOptions& options) {
          std::to_string(options.column_elements_per_block) + ", row " +
          std::to_string(options.row_elements_per_block) + ", cluster " +
          (options.cluster_block_length == 0 ? std::string("off")
-                                            : std::to_string(options.cluster_block_length));
+                                            : std::to_string(options.cluster_block_length)) +
+         (options.bluestein_length == 0 ? std::string()
+                                        : ", bluestein m " + std::to_string(options.bluestein_length));
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
 
 namespace {
 
-// What the options can change in a plan: the blocking of each pass (and, should a future option
-// change them, the passes and their radices). Equal signatures launch the same kernels.
+// What the options can change in a plan: the blocking of each pass, and the passes and their
+// radices (cluster passes, Bluestein's length). Equal signatures launch the same kernels.
 std::string layout_signature(const PlanLayout& layout) {
   std::ostringstream signature;
   signature << layout.algorithm;
@@ -131,6 +134,9 @@ std::string layout_signature(const PlanLayout& layout) {
 }
 
 }  // namespace
+
+// Convolution lengths of a Bluestein plan the tuning mode measures, the estimate's first.
+constexpr std::size_t kBluesteinCandidates = 6;
 
 std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // Elements per block: fewer transforms per block give more blocks (small batches fill the
@@ -154,6 +160,15 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
     PlannerOptions o;
     o.cluster_block_length = cluster;
     variations.push_back(o);
+  }
+  // Bluestein's convolution length: the estimate's next cheapest (the plan transforms spec.n
+  // with Bluestein, the real kinds too: two real rows per complex transform).
+  if (make_plan_layout(spec).bluestein_length != 0) {
+    for (long long m : bluestein_lengths(static_cast<long long>(spec.n), kBluesteinCandidates)) {
+      PlannerOptions o;
+      o.bluestein_length = static_cast<int>(m);
+      variations.push_back(o);
+    }
   }
   std::vector<PlannerOptions> candidates;
   std::vector<std::string> signatures;
@@ -191,7 +206,8 @@ json options_to_json(const PlannerOptions& o) {
   return json{{"single_elements_per_block", o.single_elements_per_block},
               {"column_elements_per_block", o.column_elements_per_block},
               {"row_elements_per_block", o.row_elements_per_block},
-              {"cluster_block_length", o.cluster_block_length}};
+              {"cluster_block_length", o.cluster_block_length},
+              {"bluestein_length", o.bluestein_length}};
 }
 
 long long positive_integer(const json& object, const char* key, const std::string& where) {
@@ -254,6 +270,16 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
                         value.dump());
     }
     o.cluster_block_length = value.get<int>();
+  }
+  if (j.contains("bluestein_length")) {
+    const json& value = j["bluestein_length"];
+    if (!value.is_number_integer() || value.get<long long>() < 0 ||
+        value.get<long long>() > 2 * kMaxPlannedLength) {
+      throw FormatError(where + ": \"bluestein_length\" must be 0 (the planner's estimate) or a " +
+                        "convolution length up to " + std::to_string(2 * kMaxPlannedLength) +
+                        ", not " + value.dump());
+    }
+    o.bluestein_length = value.get<int>();
   }
   return o;
 }

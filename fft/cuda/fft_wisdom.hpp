@@ -49,12 +49,14 @@ WisdomKey wisdom_key(const DeviceId& device, const PlanSpec& spec);
 std::string_view transform_name(Transform transform);
 
 bool same_options(const PlannerOptions& a, const PlannerOptions& b);
-// "single 4096, column 8192, row 8192" (elements per block of each kind of pass).
+// "single 4096, column 8192, row 8192, cluster off" (elements per block of each kind of pass,
+// cluster passes), then ", bluestein m 12288" where the options fix Bluestein's length.
 std::string describe(const PlannerOptions& options);
 
 // Candidates the tuning mode measures for spec: the default options first, then every variation
-// of the elements per block that changes the plan (a variation planning the same launches as an
-// earlier candidate is left out). Builds one plan layout per variation on the host (tables
+// of the elements per block, of cluster passes and, in Bluestein plans, of the convolution
+// length (the next cheapest estimates) that changes the plan (a variation planning the same
+// launches as an earlier candidate is left out). Builds one plan layout per variation on the host (tables
 // included: ~0.3 s each at n = 2^24). Throws std::invalid_argument where make_plan_layout does.
 std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec);
 

@@ -163,13 +163,84 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   // 48000 = 200 x 240; its r2c half 24000 = 125 x 192 rather than the more balanced 150 x 160.
   EXPECT_EQ(pass_lengths(48000, Transform::c2c_forward), (std::vector<int>{200, 240}));
   EXPECT_EQ(pass_lengths(48000, Transform::r2c), (std::vector<int>{125, 192}));
-  // Bluestein: 4097 in one pass of 9216 (not the smaller 8232 = 8x3x7x7x7 without a kernel),
-  // 10007 over 20480 = 128 x 160, 65537 over 138240 = 288 x 480.
-  EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{9216}));
+  // Bluestein: 4097 in one pass of 12288 = 16x16x16x3, the cheapest of the estimate (not the
+  // smaller 9216 = 16x8x8x3x3, nor 8232 = 8x3x7x7x7 without a kernel); 10007 over 20480 =
+  // 128 x 160 and 65537 over 163840 = 320 x 512 in three passes (not the smaller 138240 =
+  // 288 x 480, whose passes of 288 and 480 cost more per element).
+  EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{12288}));
   EXPECT_EQ(pass_lengths(10007, Transform::c2c_forward), (std::vector<int>{128, 160, 128}));
-  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{288, 480, 288}));
+  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{320, 512, 320}));
   // Without a compiled split the balanced one stays: 44100 = 210 x 210.
   EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
+}
+
+// Bluestein's convolution length: the estimate's candidates (one pass where a block holds
+// 2n - 1, else three), the first the default plan's, every one of them planned and computed
+// right when the options ask for it; lengths the planner cannot use are refused with the reason.
+TEST(FftPlanHost, BluesteinLengths) {
+  // Every compiled length a Bluestein convolution can take (n >= 17: m >= 33) has a measured
+  // estimate: below kRunTimeLoopCost x 40 ps per element, what a length without one costs.
+  for (const int m : gpu::kCompiledLengths) {
+    if (m < 33) continue;
+    EXPECT_LT(gpu::bluestein_pass_cost(m), 40LL * m) << m;
+  }
+  for (const long long n : {17LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
+    SCOPED_TRACE(n);
+    const std::vector<long long> lengths = gpu::bluestein_lengths(n, 100);
+    ASSERT_FALSE(lengths.empty());
+    EXPECT_EQ(gpu::make_plan_layout({static_cast<std::size_t>(n), 1, Transform::c2c_forward, false})
+                  .bluestein_length,
+              lengths.front());
+    EXPECT_EQ(std::set<long long>(lengths.begin(), lengths.end()).size(), lengths.size());
+    for (const long long m : lengths) {
+      EXPECT_GE(m, 2 * n - 1);
+      EXPECT_EQ(m <= gpu::kMaxSinglePass, n <= 8192) << m;
+    }
+    // Cheapest first: one pass by the measured estimate.
+    if (n <= 8192) {
+      for (std::size_t i = 1; i < lengths.size(); ++i) {
+        EXPECT_LE(gpu::bluestein_pass_cost(lengths[i - 1]), gpu::bluestein_pass_cost(lengths[i]));
+      }
+    }
+  }
+  EXPECT_EQ(gpu::bluestein_lengths(4097, 3), (std::vector<long long>{12288, 10240, 16384}));
+
+  std::mt19937_64 rng(4097);
+  for (const long long n : {29LL, 1031LL, 4097LL, 10007LL}) {
+    for (const long long m : gpu::bluestein_lengths(n, 3)) {
+      gpu::PlannerOptions options;
+      options.bluestein_length = static_cast<int>(m);
+      for (const Transform t : kAllTransforms) {
+        const PlanSpec spec{static_cast<std::size_t>(n), 2, t, false};
+        EXPECT_EQ(gpu::make_plan_layout(spec, options).bluestein_length, m);
+        std::string algorithm;
+        EXPECT_LE(host_error(spec, rng, &algorithm, options), kHostTolerance)
+            << test::transform_name(t) << " n=" << n << " " << algorithm;
+        EXPECT_NE(algorithm.find("bluestein m=" + std::to_string(m)), std::string::npos) << algorithm;
+      }
+    }
+  }
+
+  const auto refusal = [](std::size_t n, int m) {
+    gpu::PlannerOptions options;
+    options.bluestein_length = m;
+    try {
+      gpu::make_plan_layout({n, 1, Transform::c2c_forward, false}, options);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("planned");
+  };
+  EXPECT_EQ(refusal(4097, 8192), "bluestein: convolution length 8192 for n = 4097 is below 2n - 1 = 8193");
+  EXPECT_EQ(refusal(10007, 17 * 2048),
+            "bluestein: convolution length 34816 for n = 10007 is neither one block's length nor a smooth "
+            "length with a four-step split");
+  // Lengths without Bluestein ignore it.
+  gpu::PlannerOptions options;
+  options.bluestein_length = 12288;
+  EXPECT_EQ(gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}, options).algorithm,
+            gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}).algorithm);
+  EXPECT_EQ(gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}, options).bluestein_length, 0);
 }
 
 // The launch contract of every pass: a kernel's thread i takes butterflies i, i + threads, ...

@@ -188,11 +188,16 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   const WisdomEntry no_clusters =
       entry_of(kL4, PlanSpec(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192, 0));
   wisdom.record(no_clusters);
+  PlannerOptions longer_convolution;
+  longer_convolution.bluestein_length = 147456;
+  const WisdomEntry bluestein =
+      entry_of(kH200, PlanSpec(65537, 1023, Transform::c2c_forward), longer_convolution);
+  wisdom.record(bluestein);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 2u);
+  ASSERT_EQ(loaded.entries().size(), 3u);
   const WisdomEntry* e = loaded.find(original.key);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->key.device.name, "NVIDIA H200");
@@ -210,6 +215,12 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   const WisdomEntry* off = loaded.find(no_clusters.key);
   ASSERT_NE(off, nullptr);
   EXPECT_EQ(off->best.cluster_block_length, 0);
+  EXPECT_EQ(off->best.bluestein_length, 0);
+  const WisdomEntry* longer = loaded.find(bluestein.key);
+  ASSERT_NE(longer, nullptr);
+  expect_same_options(longer->best, longer_convolution);
+  EXPECT_NE(describe(longer->best).find("bluestein m 147456"), std::string::npos)
+      << describe(longer->best);
   EXPECT_DOUBLE_EQ(e->candidates[1].median_ms, 0.125);
   EXPECT_TRUE(e->candidates[1].rejected.empty());
   EXPECT_EQ(e->candidates[2].rejected, original.candidates[2].rejected);
@@ -364,6 +375,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-cluster.json",
        replaced("\"cluster_block_length\": 0", "\"cluster_block_length\": 4096"),
        "\"cluster_block_length\" must be 0 (off), 8192 or 16384, not 4096"},
+      {"bad-bluestein.json",
+       replaced("\"bluestein_length\": 0", "\"bluestein_length\": -5"),
+       "\"bluestein_length\" must be 0 (the planner's estimate) or a convolution length"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -375,6 +389,26 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
   // Unreadable: a directory where the file should be.
   fs::create_directories(path("a-directory.json"));
   expect_load_error(path("a-directory.json"), "not a regular file");
+}
+
+// Files written before an option existed load with its default.
+TEST_F(WisdomFile, OptionsAbsentFromTheFileKeepTheirDefaults) {
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, PlanSpec(4097, 16, Transform::c2c_forward), options_of(2048, 8192, 8192)));
+  std::string text = wisdom.to_text();
+  const std::string field = "\"bluestein_length\": 0,";
+  std::size_t at = 0;
+  int removed = 0;
+  while ((at = text.find(field)) != std::string::npos) {
+    text.erase(at, field.size());
+    ++removed;
+  }
+  EXPECT_EQ(removed, 4) << "best and three candidates";
+  const std::string file = path("older.json");
+  write_text(file, text);
+  const Wisdom loaded = Wisdom::load(file);
+  ASSERT_EQ(loaded.entries().size(), 1u);
+  expect_same_options(loaded.entries()[0].best, options_of(2048, 8192, 8192));
 }
 
 TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
@@ -454,7 +488,8 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
         blocking += step.kind == Step::Kind::cluster_pass
                         ? "cluster " + std::to_string(step.cluster.cluster) + "x" +
                               std::to_string(step.cluster.m) + " "
-                        : std::to_string(step.pass.per_block) + "/" + std::to_string(step.pass.threads) + " ";
+                        : std::to_string(step.pass.n) + ":" + std::to_string(step.pass.per_block) + "/" +
+                              std::to_string(step.pass.threads) + " ";
       }
       EXPECT_TRUE(launches.insert(blocking).second) << describe(options) << " plans " << blocking
                                                     << "as an earlier candidate does";
@@ -475,6 +510,24 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 16, 16, Transform::c2c_forward)))
     cluster_lengths.insert(options.cluster_block_length);
   EXPECT_EQ(cluster_lengths, (std::set<int>{0, 8192, 16384}));
+  // A Bluestein length: the convolution lengths the estimate ranks next, each one planned; other
+  // lengths have none.
+  for (const PlanSpec& spec : {PlanSpec(4097, 16, Transform::c2c_forward), PlanSpec(65537, 4, Transform::r2c)}) {
+    SCOPED_TRACE(spec.n);
+    std::vector<long long> lengths;
+    for (const PlannerOptions& options : planner_candidates(spec)) {
+      if (options.bluestein_length == 0) continue;
+      EXPECT_EQ(make_plan_layout(spec, options).bluestein_length, options.bluestein_length);
+      lengths.push_back(options.bluestein_length);
+    }
+    const std::vector<long long> estimated = bluestein_lengths(static_cast<long long>(spec.n), 6);
+    ASSERT_EQ(estimated.size(), 6u);
+    // The first is the default plan's, which the default options already measure.
+    EXPECT_EQ(make_plan_layout(spec).bluestein_length, estimated.front());
+    EXPECT_EQ(lengths, std::vector<long long>(estimated.begin() + 1, estimated.end()));
+  }
+  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
+    EXPECT_EQ(options.bluestein_length, 0);
 }
 
 }  // namespace
