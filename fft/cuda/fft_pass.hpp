@@ -627,11 +627,20 @@ PRISM_HD constexpr bool has_rows_kernel(long long n) {
 // twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 -> 0.294, 4096
 // 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
 // 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
-// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix. The other
-// kinds, and lengths without a rows kernel (whose compiled pass kernels fix radix_list's order),
-// take radix_list.
+// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix: 256 runs
+// as 4x8x8 (a stage more, each X read once: c2r 512 0.302-0.309 ms instead of 0.324-0.326), while
+// 4096 as 8x8x8x8 gained nothing (c2r 8192 0.344-0.350 against 0.340-0.342; thirteenth run) and
+// keeps 16x16x16. The other kinds, and lengths without a rows kernel (whose compiled pass
+// kernels fix radix_list's order), take radix_list.
 PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n) {
   RadixList list = radix_list(n);
+  if (kind == RowsKind::real_inverse && n == 256) {
+    list.count = 3;
+    list.radix[0] = 4;
+    list.radix[1] = 8;
+    list.radix[2] = 8;
+    return list;
+  }
   if (kind == RowsKind::real_inverse && has_rows_kernel(n) && n < kRowsMaxLength &&
       list.count > 1 && list.radix[list.count - 1] <= 8) {
     const int last = list.radix[list.count - 1];

@@ -35,11 +35,11 @@
 //
 // The inverse real transform (TeamFft<kN, true>, c2r of length 2·kN) loads X[0..kN] and forms
 // the half-length transform's input Z[k] from X[k] and X[kN-k] (load_real_inverse). Its stages
-// run in rows_radix_list's order (a last radix of 8 or less moved first), and where that gives
-// each thread two or more first-stage butterflies (kPairedFirst) they pair up as the r2c's last
-// stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and one twiddle for
-// both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of its inputs (every
-// X twice). The caller's stage twiddle table must be of the same order.
+// run in rows_radix_list's order (a last radix of 8 or less moved first, 256 as 4x8x8), and
+// where that gives each thread two or more first-stage butterflies (kPairedFirst) they pair up
+// as the r2c's last stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and
+// one twiddle for both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of
+// its inputs (every X twice). The caller's stage twiddle table must be of the same order.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
