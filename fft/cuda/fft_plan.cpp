@@ -277,7 +277,8 @@ std::vector<BluesteinCandidate> bluestein_candidates(long long target, bool sing
   return candidates;
 }
 
-// Why m cannot be the convolution length of a Bluestein transform of length n; empty if it can.
+}  // namespace
+
 std::string bluestein_length_problem(long long n, long long m) {
   if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
   if (fits_single_pass(m)) return {};
@@ -288,6 +289,8 @@ std::string bluestein_length_problem(long long n, long long m) {
   }
   return {};
 }
+
+namespace {
 
 struct Endpoint {
   BufferRef buffer = BufferRef::input;

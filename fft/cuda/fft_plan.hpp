@@ -120,6 +120,9 @@ std::vector<long long> bluestein_lengths(long long n, std::size_t max_count);
 // measurements of the one-pass Bluestein kernel at each compiled length; a length without a
 // kernel costs kRunTimeLoopCost times the costliest per element).
 long long bluestein_pass_cost(long long m);
+// Why m cannot be the convolution length of a Bluestein transform of length n ("below 2n - 1 =
+// ..."); empty where it can (PlannerOptions::bluestein_length).
+std::string bluestein_length_problem(long long n, long long m);
 
 // The stages' twiddle table of a single pass of length n (see StageDesc), as the planner builds
 // it; throws std::invalid_argument when n is not smooth. Kernels of our own that run the fixed

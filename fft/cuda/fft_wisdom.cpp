@@ -582,6 +582,7 @@ struct CachedWisdom {
   long long mtime_ns = -1;
   off_t size = -1;
   Wisdom wisdom;
+  bool warned_unusable = false;  // an entry's option this planner cannot use
 };
 
 }  // namespace
@@ -619,8 +620,26 @@ PlannerOptions lookup_planner_options(const DeviceId& device, const PlanSpec& sp
                    e.what());
     }
   }
-  if (const WisdomEntry* entry = cached.wisdom.find_nearest(device, spec)) return entry->best;
-  return {};
+  const WisdomEntry* entry = cached.wisdom.find_nearest(device, spec);
+  if (!entry) return {};
+  PlannerOptions options = entry->best;
+  // A convolution length this planner cannot use for n (a hand-edited file, or one tuned by a
+  // planner of other limits): the estimate's, with one warning per version of the file.
+  const std::string problem =
+      options.bluestein_length == 0
+          ? std::string()
+          : bluestein_length_problem(static_cast<long long>(spec.n), options.bluestein_length);
+  if (!problem.empty()) {
+    if (!cached.warned_unusable) {
+      std::fprintf(stderr,
+                   "prism: warning: FFT wisdom %s: \"bluestein_length\" %d for n = %zu is %s; "
+                   "planning with the estimate\n",
+                   path.c_str(), options.bluestein_length, spec.n, problem.c_str());
+      cached.warned_unusable = true;
+    }
+    options.bluestein_length = 0;
+  }
+  return options;
 }
 
 }  // namespace prism::fft::gpu

@@ -431,6 +431,35 @@ TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
   EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
 }
 
+// A convolution length the planner cannot use for the length (an edited file): the estimate's,
+// with one warning; a usable one is followed.
+TEST_F(WisdomFile, UnusableBluesteinLengthWarnsOnceAndPlansWithTheEstimate) {
+  const std::string file = path("fft-wisdom.json");
+  const PlanSpec spec = PlanSpec(4097, 16, Transform::c2c_forward);
+  PlannerOptions usable;
+  usable.bluestein_length = 10240;
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, spec, usable));
+  wisdom.save(file);
+  expect_same_options(lookup_planner_options(kH200, spec, file), usable);
+  EXPECT_EQ(make_plan_layout(spec, lookup_planner_options(kH200, spec, file)).bluestein_length, 10240);
+
+  PlannerOptions too_short;
+  too_short.bluestein_length = 8192;
+  wisdom.record(entry_of(kH200, spec, too_short));
+  wisdom.save(file);
+  ::testing::internal::CaptureStderr();
+  const PlannerOptions first = lookup_planner_options(kH200, spec, file);
+  const PlannerOptions second = lookup_planner_options(kH200, spec, file);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  expect_same_options(first, PlannerOptions{});
+  expect_same_options(second, PlannerOptions{});
+  EXPECT_NE(warnings.find("\"bluestein_length\" 8192 for n = 4097 is below 2n - 1 = 8193"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
+}
+
 // Saving must fail with a WisdomError naming the file, and leave what was there alone.
 void expect_save_error(const Wisdom& wisdom, const std::string& file, const std::string& reason) {
   for (bool through_update : {false, true}) {
