@@ -7,14 +7,16 @@ the default output, from before the sound starts), then plays
 `prism generate gen:tone=997@0.5,duration=4 -o audio:`. PortAudio connects prism's output to
 system:playback_1 by itself; the test connects it to prism view's inputs as well. Checks:
   - prism generate played every sample (4 s x 48 kHz) at real time and reported 0 underflows;
-  - prism view audio: heard it: the spectrum's peak at 997 Hz (within two bins), no overrun;
+  - prism view audio: heard it: the spectrum's peak at 997 Hz (within two bins), and no overrun
+    in an attempt without xruns;
   - the recording holds exactly 192000 samples of tone between silence, continuous: demodulated
     at 997 Hz, the level and the phase of every 10 ms block stay those of the first block.
     Silence where the device ran dry shows as a level drop and a longer sound, lost samples as a
     shorter one (and a phase jump), a wrong rate as a phase drift.
 prism's own underflow count must be 0 always. An attempt in which the JACK server reported xruns
 (a cycle missed anywhere in the graph, e.g. on a loaded machine) cannot give a sample-exact
-recording, so it is repeated, three attempts at most; if none is clean the test fails.
+recording, and its clients may overrun, so it is repeated, three attempts at most; if none is
+clean the test fails.
 Exits 77 (ctest SKIP) with the reason when jackd, jack_rec or Xvfb cannot run here.
 
 Usage: test_playback_jack.py PRISM
@@ -141,14 +143,16 @@ def play_and_listen(prism, tmp):
             print("prism view audio:", r["status"]["source"], "| peak", peak, "| overruns",
                   r["status"]["overrun_samples"], "| samples", r["status"]["samples_received"])
             assert "JACK" in r["status"]["source"], "the viewer's input did not go through JACK"
-            assert r["status"]["overrun_samples"] == 0, "the viewer's input overran"
             assert abs(peak["hz"] - TONE_HZ) <= 2 * peak["bin_hz"], f"viewer's peak at {peak['hz']} Hz, not {TONE_HZ}"
             assert peak["db"] > -40, f"the tone is weak in the viewer ({peak['db']} dB)"
 
             rec_output, _ = rec.communicate(timeout=DURATION_S + 20)
             assert rec.returncode == 0, f"jack_rec exited {rec.returncode}: {rec_output}"
+            # A server that glitched (xruns) starved its clients: the recording has gaps and the
+            # viewer's input may have overrun with it. Only a clean attempt is checked.
             if "xrun(s) reported by the audio system" in out:
                 return None
+            assert r["status"]["overrun_samples"] == 0, "the viewer's input overran"
             measured = check_recording(recording)
             assert abs(measured - TONE_HZ) < 0.01, f"recorded tone at {measured} Hz"
             return (f"{DURATION_S} s of {TONE_HZ:g} Hz played in {played_s:.2f} s, heard by prism view "
