@@ -411,6 +411,18 @@ TEST_F(WisdomFile, OptionsAbsentFromTheFileKeepTheirDefaults) {
   expect_same_options(loaded.entries()[0].best, options_of(2048, 8192, 8192));
 }
 
+// Two plan-time lookups of spec in `file` that must both give the defaults; what they wrote to
+// stderr.
+std::string warnings_of_two_default_lookups(const PlanSpec& spec, const std::string& file) {
+  ::testing::internal::CaptureStderr();
+  const PlannerOptions first = lookup_planner_options(kH200, spec, file);
+  const PlannerOptions second = lookup_planner_options(kH200, spec, file);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  expect_same_options(first, PlannerOptions{});
+  expect_same_options(second, PlannerOptions{});
+  return warnings;
+}
+
 TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
   const std::string file = path("fft-wisdom.json");
   Wisdom wisdom;
@@ -420,12 +432,7 @@ TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
   expect_same_options(lookup_planner_options(kH200, spec, file), options_of(1024, 8192, 8192));
 
   write_text(file, "{ not json");
-  ::testing::internal::CaptureStderr();
-  const PlannerOptions first = lookup_planner_options(kH200, spec, file);
-  const PlannerOptions second = lookup_planner_options(kH200, spec, file);
-  const std::string warnings = ::testing::internal::GetCapturedStderr();
-  expect_same_options(first, PlannerOptions{});
-  expect_same_options(second, PlannerOptions{});
+  const std::string warnings = warnings_of_two_default_lookups(spec, file);
   EXPECT_NE(warnings.find("warning"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(file), std::string::npos) << warnings;
   EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
@@ -448,12 +455,7 @@ TEST_F(WisdomFile, UnusableBluesteinLengthWarnsOnceAndPlansWithTheEstimate) {
   too_short.bluestein_length = 8192;
   wisdom.record(entry_of(kH200, spec, too_short));
   wisdom.save(file);
-  ::testing::internal::CaptureStderr();
-  const PlannerOptions first = lookup_planner_options(kH200, spec, file);
-  const PlannerOptions second = lookup_planner_options(kH200, spec, file);
-  const std::string warnings = ::testing::internal::GetCapturedStderr();
-  expect_same_options(first, PlannerOptions{});
-  expect_same_options(second, PlannerOptions{});
+  const std::string warnings = warnings_of_two_default_lookups(spec, file);
   EXPECT_NE(warnings.find("\"bluestein_length\" 8192 for n = 4097 is below 2n - 1 = 8193"),
             std::string::npos)
       << warnings;
