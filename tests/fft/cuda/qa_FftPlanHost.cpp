@@ -179,7 +179,7 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
 // right when the options ask for it; lengths the planner cannot use are refused with the reason.
 TEST(FftPlanHost, BluesteinLengths) {
   // Every compiled length a Bluestein convolution can take (n >= 17: m >= 33) has a measured
-  // estimate: below kRunTimeLoopCost x 40 ps per element, what a length without one costs.
+  // estimate, below 40 ps per element (a length without one costs kRunTimeLoopCost times that).
   for (const int m : gpu::kCompiledLengths) {
     if (m < 33) continue;
     EXPECT_LT(gpu::bluestein_pass_cost(m), 40LL * m) << m;
