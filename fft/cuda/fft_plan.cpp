@@ -215,19 +215,6 @@ constexpr BluesteinPassCost kBluesteinPassCost[] = {
     {15360, 543461}, {16000, 584614}, {16384, 222299},
 };
 
-}  // namespace
-
-// The table, else (a length without a compiled kernel) kRunTimeLoopCost times 40 ps per element
-// (the table's costliest per element is 37).
-long long bluestein_pass_cost(long long m) {
-  for (const BluesteinPassCost& entry : kBluesteinPassCost) {
-    if (entry.m == m) return entry.ps;
-  }
-  return m * 40 * kRunTimeLoopCost;
-}
-
-namespace {
-
 struct BluesteinCandidate {
   long long m = 0;
   long long cost = 0;
@@ -276,21 +263,6 @@ std::vector<BluesteinCandidate> bluestein_candidates(long long target, bool sing
   });
   return candidates;
 }
-
-}  // namespace
-
-std::string bluestein_length_problem(long long n, long long m) {
-  if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
-  if (fits_single_pass(m)) return {};
-  int m1 = 0;
-  int m2 = 0;
-  if (!is_smooth(m) || !four_step_split(m, m1, m2)) {
-    return "neither one block's length nor a smooth length with a four-step split";
-  }
-  return {};
-}
-
-namespace {
 
 struct Endpoint {
   BufferRef buffer = BufferRef::input;
@@ -880,6 +852,26 @@ std::vector<Cf> unit_roots(long long n, long long count) {
 long long butterflies_per_thread(int radix, long long n) {
   return has_compiled_kernel(n) ? compiled_butterflies_per_thread(radix, n)
                                 : (kElementsPerThread + radix - 1) / radix;
+}
+
+// The table, else (a length without a compiled kernel) kRunTimeLoopCost times 40 ps per element
+// (the table's costliest per element is 37).
+long long bluestein_pass_cost(long long m) {
+  for (const BluesteinPassCost& entry : kBluesteinPassCost) {
+    if (entry.m == m) return entry.ps;
+  }
+  return m * 40 * kRunTimeLoopCost;
+}
+
+std::string bluestein_length_problem(long long n, long long m) {
+  if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
+  if (fits_single_pass(m)) return {};
+  int m1 = 0;
+  int m2 = 0;
+  if (!is_smooth(m) || !four_step_split(m, m1, m2)) {
+    return "neither one block's length nor a smooth length with a four-step split";
+  }
+  return {};
 }
 
 std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {

@@ -161,9 +161,10 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
     o.cluster_block_length = cluster;
     variations.push_back(o);
   }
-  // Bluestein's convolution length: the estimate's next cheapest (the plan transforms spec.n
-  // with Bluestein, the real kinds too: two real rows per complex transform).
-  if (make_plan_layout(spec).bluestein_length != 0) {
+  // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
+  // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
+  // only lengths that are not direct take it.
+  if (!is_direct_length(static_cast<long long>(spec.n))) {
     for (long long m : bluestein_lengths(static_cast<long long>(spec.n), kBluesteinCandidates)) {
       PlannerOptions o;
       o.bluestein_length = static_cast<int>(m);
