@@ -346,8 +346,9 @@ class CudaFftPlan final : public Plan {
             step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
-        const long long blocks = (transforms + rows_per_block(d.n) - 1) / rows_per_block(d.n);
-        kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n),
+        const long long per_block = rows_per_block(d.n, d.kind);
+        const long long blocks = (transforms + per_block - 1) / per_block;
+        kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n, d.kind),
                            kernels_[i].shared_bytes, s>>>(d, src, dst, transforms);
       } else if (kernels_[i].four_step != nullptr) {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;

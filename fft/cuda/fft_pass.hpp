@@ -537,7 +537,7 @@ PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
 // ---- rows passes -----------------------------------------------------------------------------
 // A single pass over plain batched rows of a power-of-two length from 32 to 16384 (c2c either
 // way, or the half-length pass of an r2c / c2r) runs on the rows kernel (fft_rows_kernel.cuh):
-// one TeamFft (fft_team.cuh) of n/16 threads per row, kRowsBlockThreads threads per block.
+// one TeamFft (fft_team.cuh) of n/16 threads per row, rows_block_target threads per block.
 // Everything the pass kernel decides at run time for its many layouts is fixed there; the
 // stages, twiddle tables and real-FFT steps are the pass's.
 
@@ -552,7 +552,6 @@ enum class RowsKind : int {
 
 inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
-inline constexpr int kRowsBlockThreads = 256;
 
 struct RowsPassDesc {
   int n = 1;  // the complex length (half of a real transform's)
@@ -568,13 +567,26 @@ struct RowsPassDesc {
 PRISM_HD constexpr int team_threads(int n) { return n / kElementsPerThread; }
 PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
 
-// Rows per block of the rows kernel, its threads and its shared memory.
-PRISM_HD constexpr int rows_per_block(int n) {
-  return team_threads(n) >= kRowsBlockThreads ? 1 : kRowsBlockThreads / team_threads(n);
+// The threads a block of the rows kernel aims at (whole rows; a longer row takes a block of its
+// own). The real kinds ran faster in small blocks (fewer rows wait at each barrier), c2c did not
+// change (bench/RESULTS.md, fourteenth run): against 256, r2c 256-4096 took 4-8 % less at 64,
+// c2r 256, 1024 and 4096 6-8 % less; c2r of half 1024 (one team of 64 threads) took 0.304 ms
+// alone in its block and 0.288 two to a block.
+PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
+  if (kind == RowsKind::forward || kind == RowsKind::inverse) return 256;
+  return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
-PRISM_HD constexpr int rows_block_threads(int n) { return rows_per_block(n) * team_threads(n); }
-PRISM_HD constexpr long long rows_shared_bytes(int n) {
-  return static_cast<long long>(rows_per_block(n)) * 2 * team_plane_floats(n) *
+
+// Rows per block of the rows kernel, its threads and its shared memory.
+PRISM_HD constexpr int rows_per_block(int n, RowsKind kind) {
+  const int target = rows_block_target(kind, n);
+  return team_threads(n) >= target ? 1 : target / team_threads(n);
+}
+PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind) {
+  return rows_per_block(n, kind) * team_threads(n);
+}
+PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind) {
+  return static_cast<long long>(rows_per_block(n, kind)) * 2 * team_plane_floats(n) *
          static_cast<long long>(sizeof(float));
 }
 

@@ -906,7 +906,7 @@ long long launch_shared_bytes(const Step& step) {
     return four_step_shared_bytes(four_step.n, four_step_teams(four_step.kind, four_step.n));
   }
   RowsPassDesc rows;
-  if (rows_pass_of(p, rows)) return rows_shared_bytes(rows.n);
+  if (rows_pass_of(p, rows)) return rows_shared_bytes(rows.n, rows.kind);
   return 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float));
 }
 

@@ -17,25 +17,26 @@
 
 namespace prism::fft::gpu {
 
-// Rows blockIdx.x * rows_per_block(kN) + team of `rows`. Blocks of up to 1024 threads with as
-// many resident per multiprocessor as 64 registers per thread allow (4 of 256 threads): fewer
-// registers spilled and ran slower (c2c 1024 at 48 registers: 0.37 ms instead of 0.26). r2c
-// takes at most three (80 registers): at 64 its post-processing spilled (8-16 bytes per thread),
-// and with 80 r2c 2048 took 0.288 ms instead of 0.320, 1024-8192 3-6 % less; c2r ran 2-9 %
-// slower with three (bench/RESULTS.md, eleventh run).
+// Rows blockIdx.x * rows_per_block(kN, kKind) + team of `rows`. Blocks of rows_block_threads
+// with as many resident per multiprocessor as 64 registers per thread allow (1024 threads):
+// fewer registers spilled and ran slower (c2c 1024 at 48 registers: 0.37 ms instead of 0.26).
+// r2c takes at most 768 threads (80 registers): at 64 its post-processing spilled (8-16 bytes
+// per thread), and with 80 r2c 2048 took 0.288 ms instead of 0.320, 1024-8192 3-6 % less; c2r
+// ran 2-9 % slower with 768 (bench/RESULTS.md, eleventh run).
 template <int kN, RowsKind kKind>
 constexpr int rows_min_blocks() {
-  constexpr int most = kMaxThreadsPerBlock / rows_block_threads(kN);
-  return kKind == RowsKind::real_forward && most > 3 ? 3 : most;
+  constexpr int threads = rows_block_threads(kN, kKind);
+  constexpr int most = kMaxThreadsPerBlock / threads;
+  return kKind == RowsKind::real_forward && threads <= 256 ? 768 / threads : most;
 }
 template <int kN, RowsKind kKind>
-__global__ void __launch_bounds__(rows_block_threads(kN), (rows_min_blocks<kN, kKind>()))
+__global__ void __launch_bounds__(rows_block_threads(kN, kKind), (rows_min_blocks<kN, kKind>()))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN, kKind == RowsKind::real_inverse>;
   const int team = static_cast<int>(threadIdx.x) / Team::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Team::kThreads;
-  const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN) + team;
+  const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN, kKind) + team;
   // Teams past the last row run the stages on zeros (the stages synchronise the whole block)
   // and store nothing.
   const bool live = row < rows;

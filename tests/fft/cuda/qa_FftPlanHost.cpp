@@ -308,8 +308,8 @@ TEST(FftPlanHost, RowsPasses) {
         const long long out_row = layout.out_row / (e.transform == Transform::c2r ? 2 : 1);
         EXPECT_EQ(d.in_dist, in_row) << test::transform_name(e.transform) << " n=" << spec.n;
         EXPECT_EQ(d.out_dist, out_row) << test::transform_name(e.transform) << " n=" << spec.n;
-        EXPECT_LE(gpu::rows_shared_bytes(d.n), 227 * 1024);
-        EXPECT_LE(gpu::rows_block_threads(d.n), gpu::kMaxThreadsPerBlock);
+        EXPECT_LE(gpu::rows_shared_bytes(d.n, d.kind), 227 * 1024);
+        EXPECT_LE(gpu::rows_block_threads(d.n, d.kind), gpu::kMaxThreadsPerBlock);
       }
     }
   }
@@ -460,7 +460,7 @@ TEST(FftPlanHost, LaunchSharedMemory) {
           EXPECT_EQ(bytes, gpu::four_step_shared_bytes(d.n, gpu::four_step_teams(d.kind, d.n)));
           ++four_step;
         } else if (gpu::rows_pass_of(p, r)) {
-          EXPECT_EQ(bytes, gpu::rows_shared_bytes(r.n));
+          EXPECT_EQ(bytes, gpu::rows_shared_bytes(r.n, r.kind));
           ++rows;
         } else {
           EXPECT_EQ(bytes, 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float)));
