@@ -568,12 +568,11 @@ PRISM_HD constexpr int team_threads(int n) { return n / kElementsPerThread; }
 PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
 
 // The threads a block of the rows kernel aims at (whole rows; a longer row takes a block of its
-// own). The real kinds ran faster in small blocks (fewer rows wait at each barrier), c2c did not
-// change (bench/RESULTS.md, fourteenth run): against 256, r2c 256-4096 took 4-8 % less at 64,
-// c2r 256, 1024 and 4096 6-8 % less; c2r of half 1024 (one team of 64 threads) took 0.304 ms
-// alone in its block and 0.288 two to a block.
+// own). Small blocks ran faster (fewer rows wait at each barrier; bench/RESULTS.md, fourteenth
+// run): against 256, at 64 r2c 256-4096 took 4-8 % less, c2r 256, 1024 and 4096 6-8 % less, c2c
+// 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
+// ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
-  if (kind == RowsKind::forward || kind == RowsKind::inverse) return 256;
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 

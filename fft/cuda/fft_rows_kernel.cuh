@@ -17,17 +17,19 @@
 
 namespace prism::fft::gpu {
 
-// Rows blockIdx.x * rows_per_block(kN, kKind) + team of `rows`. Blocks of rows_block_threads
-// with as many resident per multiprocessor as 64 registers per thread allow (1024 threads):
-// fewer registers spilled and ran slower (c2c 1024 at 48 registers: 0.37 ms instead of 0.26).
-// r2c takes at most 768 threads (80 registers): at 64 its post-processing spilled (8-16 bytes
-// per thread), and with 80 r2c 2048 took 0.288 ms instead of 0.320, 1024-8192 3-6 % less; c2r
-// ran 2-9 % slower with 768 (bench/RESULTS.md, eleventh run).
+// Rows blockIdx.x * rows_per_block(kN, kKind) + team of `rows`, in blocks of
+// rows_block_threads. Blocks of 256 threads or fewer ask for 768 threads per multiprocessor (80
+// registers each): fewer spills, and against 1024 threads at 64 registers c2c 64-4096 took up to
+// 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md, eleventh and fourteenth runs); c2r too
+// but for halves 256 and 2048 (c2r 512, 4096), 6 % slower at 768, which keep 1024. Larger blocks
+// ask for as many as 64 registers allow: fewer spilled and ran slower (c2c 1024 at 48 registers:
+// 0.37 ms instead of 0.26), more left one block of 512 threads per multiprocessor.
 template <int kN, RowsKind kKind>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind);
-  constexpr int most = kMaxThreadsPerBlock / threads;
-  return kKind == RowsKind::real_forward && threads <= 256 ? 768 / threads : most;
+  if (threads > 256) return kMaxThreadsPerBlock / threads;
+  const bool at_64_registers = kKind == RowsKind::real_inverse && (kN == 256 || kN == 2048);
+  return (at_64_registers ? 1024 : 768) / threads;
 }
 template <int kN, RowsKind kKind>
 __global__ void __launch_bounds__(rows_block_threads(kN, kKind), (rows_min_blocks<kN, kKind>()))
