@@ -22,8 +22,9 @@ namespace prism::fft::gpu {
 // registers each): fewer spills, and against 1024 threads at 64 registers c2c 64-4096 took up to
 // 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md, eleventh and fourteenth runs); c2r too
 // but for halves 256 and 2048 (c2r 512, 4096), 6 % slower at 768, which keep 1024. Larger blocks
-// ask for as many as 64 registers allow: fewer spilled and ran slower (c2c 1024 at 48 registers:
-// 0.37 ms instead of 0.26), more left one block of 512 threads per multiprocessor.
+// (one row of 8192 or 16384) ask for as many as 64 registers allow: at 128 the rows of 8192 had
+// one block per multiprocessor and c2c 8192 took 0.394 ms instead of 0.319; fewer than 64
+// registers spilled (c2c 1024 at 48: 0.37 ms instead of 0.26).
 template <int kN, RowsKind kKind>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind);
