@@ -149,6 +149,43 @@ PRISM_HD constexpr RadixList radix_list(long long n) {
   list.count = factorize(n, list.radix, kMaxStages);
   return list;
 }
+// Threads a block of one transform of compiled length n takes (the planner's block_threads
+// with one transform): the most butterflies of a stage over the butterflies each thread takes,
+// in whole warps.
+PRISM_HD constexpr int compiled_transform_threads(int n) {
+  const RadixList list = radix_list(n);
+  int threads = 32;
+  for (int s = 0; s < list.count; ++s) {
+    const int per_thread = compiled_butterflies_per_thread(list.radix[s], n);
+    const int needed = (n / list.radix[s] + per_thread - 1) / per_thread;
+    threads = needed > threads ? needed : threads;
+  }
+  return (threads + 31) / 32 * 32;
+}
+
+// Warps a multiprocessor holds at `registers` per thread: its register file is four partitions
+// of 16384, each holding whole warps (as CUDA's occupancy calculator counts; a block of 22 warps
+// at 88 registers, 61952 in all, failed to launch).
+PRISM_HD constexpr int resident_warps(int registers) { return 4 * (16384 / (32 * registers)); }
+
+// Registers per thread of the one-pass Bluestein kernel of compiled length m
+// (fft_bluestein_kernel): the most (a multiple of 8, at most 128) that still hold the blocks of
+// one transform resident at 64, and a block of as many transforms as kMaxThreadsPerBlock threads
+// hold; the planner keeps its blocks within resident_warps of it. At 12288 (832 threads, one
+// block per multiprocessor either way) 72 registers instead of 64 cut the spills from 220 to 108
+// bytes and Bluestein 4097 and 6007 took 2-3 % less, at 6400 (two blocks of 448) 3001 3 % less;
+// 72 at 4608 (320 threads) would leave two blocks instead of three: 2053 took 11 % more
+// (bench/RESULTS.md, fourteenth run).
+PRISM_HD constexpr int bluestein_kernel_registers(int m) {
+  const int warps = compiled_transform_threads(m) / 32;
+  const int resident = resident_warps(64) / warps;
+  const int widest = kMaxThreadsPerBlock / 32 / warps;
+  const int needed = (resident > widest ? resident : widest) * warps;
+  int registers = 64;
+  while (registers < 128 && resident_warps(registers + 8) >= needed) registers += 8;
+  return registers;
+}
+
 PRISM_HD constexpr bool same_radices(const RadixList& a, const RadixList& b) {
   if (a.count != b.count) return false;
   for (int s = 0; s < a.count; ++s) {

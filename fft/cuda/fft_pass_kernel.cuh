@@ -695,9 +695,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 // A kernel of its own, so that it does not share a register allocation with the pass kernel's
 // other paths: as a branch of fft_pass_kernel the same code ran c2c 4097 in 6.07 ms, as its own
 // kernel in 5.16 (H200, bench/RESULTS.md). The planner's one-pass Bluestein loads its whole
-// length (load_n == n) and has no c2r pre-step.
+// length (load_n == n) and has no c2r pre-step. Its registers: as many as cost no resident block
+// (bluestein_kernel_registers, fft_pass.hpp).
 template <int kLength>
-__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+__global__ void __maxnreg__(bluestein_kernel_registers(kLength))
     fft_bluestein_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
   extern __shared__ float shared[];
   const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};

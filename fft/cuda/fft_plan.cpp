@@ -352,7 +352,12 @@ class Builder {
     per_block = std::min(per_block, std::max<long long>(1, max_per_block));
     int radices[kMaxStages];
     for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
-    const long long limit = kMaxThreadsPerBlock;
+    // The one-pass Bluestein kernel of a compiled length may take more than 64 registers
+    // (bluestein_kernel_registers): its blocks stay within what they allow.
+    const bool bluestein_kernel = p.mid_conv && p.load_chirp && has_compiled_kernel(p.n);
+    const long long limit =
+        bluestein_kernel ? std::min(kMaxThreadsPerBlock, 32 * resident_warps(bluestein_kernel_registers(p.n)))
+                         : kMaxThreadsPerBlock;
     for (; per_block >= 1; --per_block) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));

@@ -277,6 +277,57 @@ TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
   EXPECT_GT(passes, 4000u);
 }
 
+// The one-pass Bluestein kernel's registers (bluestein_kernel_registers): never fewer than 64,
+// as many blocks of one transform resident as at 64, room for a block of as many transforms as
+// 1024 threads hold; compiled_transform_threads is the planner's block of one transform. Every
+// one-pass Bluestein plan, also with many transforms per block asked for, launches blocks that
+// the kernel's registers hold.
+TEST(FftPlanHost, BluesteinKernelRegisters) {
+  EXPECT_EQ(gpu::resident_warps(64), 32);
+  EXPECT_EQ(gpu::resident_warps(72), 28);
+  EXPECT_EQ(gpu::resident_warps(88), 20);
+  for (int m : gpu::kCompiledLengths) {
+    const int warps = gpu::compiled_transform_threads(m) / 32;
+    const int registers = gpu::bluestein_kernel_registers(m);
+    EXPECT_GE(registers, 64) << m;
+    EXPECT_EQ(registers % 8, 0) << m;
+    EXPECT_GE(gpu::resident_warps(registers) / warps, gpu::resident_warps(64) / warps)
+        << m << ": fewer blocks resident than at 64 registers";
+    EXPECT_LE(gpu::kMaxThreadsPerBlock / 32 / warps * warps, gpu::resident_warps(registers)) << m;
+  }
+  EXPECT_EQ(gpu::compiled_transform_threads(12288), 832);
+  EXPECT_EQ(gpu::bluestein_kernel_registers(12288), 72);  // one block of 26 warps either way
+  EXPECT_EQ(gpu::bluestein_kernel_registers(10240), 80);  // 22 warps: 88 would hold 20
+  EXPECT_EQ(gpu::bluestein_kernel_registers(6400), 72);   // two blocks of 14 warps
+  EXPECT_EQ(gpu::bluestein_kernel_registers(4608), 64);   // three blocks of 10 warps
+  std::size_t one_pass = 0;
+  for (std::size_t n : {17, 29, 61, 127, 251, 509, 1031, 2053, 3001, 4097, 5003, 6007, 8191}) {
+    for (Transform t : {Transform::c2c_forward, Transform::r2c, Transform::c2r}) {
+      for (long long m : gpu::bluestein_lengths(static_cast<long long>(n), 6)) {
+        for (int elements : {0, 1 << 16}) {
+          gpu::PlannerOptions options;
+          options.bluestein_length = static_cast<int>(m);
+          if (elements != 0) options.single_elements_per_block = elements;
+          const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false}, options);
+          for (const auto& step : layout.steps) {
+            const gpu::PassDesc& p = step.pass;
+            // (Lengths without a compiled kernel run the run-time pass kernel, 64 registers.)
+            if (step.kind != gpu::Step::Kind::fft_pass || !(p.mid_conv && p.load_chirp) ||
+                !gpu::has_compiled_kernel(p.n)) {
+              continue;
+            }
+            ++one_pass;
+            if (p.per_block == 1) EXPECT_EQ(p.threads, gpu::compiled_transform_threads(p.n)) << "m " << p.n;
+            EXPECT_LE(p.threads / 32, gpu::resident_warps(gpu::bluestein_kernel_registers(p.n)))
+                << "n " << n << ", m " << p.n << ", " << p.per_block << " per block";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(one_pass, 300u);
+}
+
 // Which passes the rows kernel takes (rows_pass_of): the single pass of every power of two from
 // 32 to 16384, c2c either way and as the half length of r2c / c2r, in and out of place, with the
 // row distances of the contiguous layout; nothing else (shorter and longer lengths, other
