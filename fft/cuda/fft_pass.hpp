@@ -149,18 +149,31 @@ PRISM_HD constexpr RadixList radix_list(long long n) {
   list.count = factorize(n, list.radix, kMaxStages);
   return list;
 }
-// Threads a block of one transform of compiled length n takes (the planner's block_threads
-// with one transform): the most butterflies of a stage over the butterflies each thread takes,
-// in whole warps.
-PRISM_HD constexpr int compiled_transform_threads(int n) {
-  const RadixList list = radix_list(n);
-  int threads = 32;
-  for (int s = 0; s < list.count; ++s) {
-    const int per_thread = compiled_butterflies_per_thread(list.radix[s], n);
-    const int needed = (n / list.radix[s] + per_thread - 1) / per_thread;
+
+// Butterflies each thread of a pass of length n takes in a radix-R stage: the kernel of a compiled
+// length takes compiled_butterflies_per_thread (fixed_stage), the run-time stage loop ceil(16/R)
+// (device_stage). A pass's threads must cover per_block * n / R butterflies with these.
+constexpr long long butterflies_per_thread(int radix, long long n) {
+  return has_compiled_kernel(n) ? compiled_butterflies_per_thread(radix, n)
+                                : (kElementsPerThread + radix - 1) / radix;
+}
+
+// Threads a block of `per_block` transforms of length n needs (butterflies_per_thread), in whole
+// warps.
+constexpr long long block_threads(const int* radices, int count, long long n, long long per_block) {
+  long long threads = 32;
+  for (int s = 0; s < count; ++s) {
+    const long long per_thread = butterflies_per_thread(radices[s], n);
+    const long long needed = (per_block * n / radices[s] + per_thread - 1) / per_thread;
     threads = needed > threads ? needed : threads;
   }
   return (threads + 31) / 32 * 32;
+}
+
+// Threads a block of one transform of compiled length n takes.
+constexpr int compiled_transform_threads(int n) {
+  const RadixList list = radix_list(n);
+  return static_cast<int>(block_threads(list.radix, list.count, n, 1));
 }
 
 // Warps a multiprocessor holds at `registers` per thread: its register file is four partitions
@@ -176,7 +189,7 @@ PRISM_HD constexpr int resident_warps(int registers) { return 4 * (16384 / (32 *
 // bytes and Bluestein 4097 and 6007 took 2-3 % less, at 6400 (two blocks of 448) 3001 3 % less;
 // 72 at 4608 (320 threads) would leave two blocks instead of three: 2053 took 11 % more
 // (bench/RESULTS.md, fourteenth run).
-PRISM_HD constexpr int bluestein_kernel_registers(int m) {
+constexpr int bluestein_kernel_registers(int m) {
   const int warps = compiled_transform_threads(m) / 32;
   const int resident = resident_warps(64) / warps;
   const int widest = kMaxThreadsPerBlock / 32 / warps;

@@ -116,18 +116,6 @@ bool is_smooth(long long n) {
   return factorize(n, radices, 64) >= 0;
 }
 
-// Threads a block of `per_block` transforms of length n needs (butterflies_per_thread).
-long long block_threads(const int* radices, int count, long long n, long long per_block) {
-  long long threads = 32;
-  for (int s = 0; s < count; ++s) {
-    const long long radix = radices[s];
-    const long long per_thread = butterflies_per_thread(radices[s], n);
-    const long long butterflies = per_block * n / radix;
-    threads = std::max(threads, (butterflies + per_thread - 1) / per_thread);
-  }
-  return (threads + 31) / 32 * 32;
-}
-
 bool power_of_two_radices(const int* radices, int count) {
   for (int s = 0; s < count; ++s) {
     if (radices[s] != 2 && radices[s] != 4 && radices[s] != 8 && radices[s] != 16) return false;
@@ -354,10 +342,10 @@ class Builder {
     for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
     // The one-pass Bluestein kernel of a compiled length may take more than 64 registers
     // (bluestein_kernel_registers): its blocks stay within what they allow.
-    const bool bluestein_kernel = p.mid_conv && p.load_chirp && has_compiled_kernel(p.n);
-    const long long limit =
-        bluestein_kernel ? std::min(kMaxThreadsPerBlock, 32 * resident_warps(bluestein_kernel_registers(p.n)))
-                         : kMaxThreadsPerBlock;
+    long long limit = kMaxThreadsPerBlock;
+    if (p.mid_conv && p.load_chirp && has_compiled_kernel(p.n)) {
+      limit = std::min(limit, 32LL * resident_warps(bluestein_kernel_registers(p.n)));
+    }
     for (; per_block >= 1; --per_block) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
@@ -852,11 +840,6 @@ std::vector<Cf> unit_roots(long long n, long long count) {
     w[static_cast<std::size_t>(t)] = Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
   }
   return w;
-}
-
-long long butterflies_per_thread(int radix, long long n) {
-  return has_compiled_kernel(n) ? compiled_butterflies_per_thread(radix, n)
-                                : (kElementsPerThread + radix - 1) / radix;
 }
 
 // The table, else (a length without a compiled kernel) kRunTimeLoopCost times 40 ps per element

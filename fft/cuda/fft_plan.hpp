@@ -86,11 +86,6 @@ struct PlanLayout {
 long long input_row_length(const PlanSpec& spec);
 long long output_row_length(const PlanSpec& spec);
 
-// Butterflies each thread of a pass of length n takes in a radix-R stage: the kernel of a compiled
-// length takes compiled_butterflies_per_thread (fixed_stage), the run-time stage loop ceil(16/R)
-// (device_stage). A pass's threads must cover per_block * n / R butterflies with these.
-long long butterflies_per_thread(int radix, long long n);
-
 // Throws std::invalid_argument for n = 0, batch = 0, or n beyond what the planner supports.
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options = {});
 

@@ -317,7 +317,9 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
               continue;
             }
             ++one_pass;
-            if (p.per_block == 1) EXPECT_EQ(p.threads, gpu::compiled_transform_threads(p.n)) << "m " << p.n;
+            if (p.per_block == 1) {
+              EXPECT_EQ(p.threads, gpu::compiled_transform_threads(p.n)) << "m " << p.n;
+            }
             EXPECT_LE(p.threads / 32, gpu::resident_warps(gpu::bluestein_kernel_registers(p.n)))
                 << "n " << n << ", m " << p.n << ", " << p.per_block << " per block";
           }
