@@ -69,7 +69,7 @@ struct KernelChoice {
 };
 
 // Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
-// plain rows kernel of a compiled length (c2c); for a four-step column or row pass of a power of
+// plain rows kernel of a compiled length (plain_rows_kernel_takes); for a four-step column or row pass of a power of
 // two, the four-step kernel (four_step_pass_of); else the compiled kernels of its length (the
 // Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a run-time stage loop.
 KernelChoice choose_kernel(const PassDesc& p) {
@@ -96,10 +96,9 @@ KernelChoice choose_kernel(const PassDesc& p) {
       choice.rows_desc = rows;
       return choice;
     }
-    if (has_plain_rows_kernel(p.n) &&
-        (rows.kind == RowsKind::forward || rows.kind == RowsKind::inverse)) {
+    if (plain_rows_kernel_takes(p, rows.kind)) {
       const KernelPart& part = kernel_parts()[i % kKernelParts];
-      choice.pass = part.plain_rows[2 * (i / kKernelParts) + (rows.kind == RowsKind::inverse ? 1 : 0)];
+      choice.pass = part.plain_rows[kRowsKinds * (i / kKernelParts) + static_cast<int>(rows.kind)];
       return choice;
     }
   }
@@ -237,7 +236,7 @@ class CudaFftPlan final : public Plan {
       for (const KernelPart& part : kernel_parts()) {
         all.insert(all.end(), part.kernels, part.kernels + part.count);
         all.insert(all.end(), part.bluestein, part.bluestein + part.count);
-        for (int k = 0; k < 2 * part.count; ++k) {
+        for (int k = 0; k < kRowsKinds * part.count; ++k) {
           if (part.plain_rows[k] != nullptr) all.push_back(part.plain_rows[k]);
         }
       }

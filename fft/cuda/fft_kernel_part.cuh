@@ -26,11 +26,11 @@ constexpr auto make_bluestein_kernels(std::index_sequence<I...>) {
       fft_bluestein_kernel<kCompiledLengths[kPart + I * kKernelParts]>...};
 }
 
-// fft_plain_rows_kernel forward and inverse (entries 2i, 2i + 1) of each length that has one.
-template <int kLength, bool kInverse>
+// fft_plain_rows_kernel of each length and RowsKind (entry 4i + kind), where it has one.
+template <int kLength, RowsKind kKind>
 constexpr PassKernel plain_rows_kernel_or_null() {
-  if constexpr (has_plain_rows_kernel(kLength)) {
-    return fft_plain_rows_kernel<kLength, kInverse>;
+  if constexpr (has_plain_rows_kernel(kLength, kKind)) {
+    return fft_plain_rows_kernel<kLength, kKind>;
   } else {
     return nullptr;
   }
@@ -38,7 +38,8 @@ constexpr PassKernel plain_rows_kernel_or_null() {
 template <int kPart, std::size_t... I>
 constexpr auto make_plain_rows_kernels(std::index_sequence<I...>) {
   return std::array<PassKernel, sizeof...(I)>{
-      plain_rows_kernel_or_null<kCompiledLengths[kPart + I / 2 * kKernelParts], I % 2 == 1>()...};
+      plain_rows_kernel_or_null<kCompiledLengths[kPart + I / kRowsKinds * kKernelParts],
+                                static_cast<RowsKind>(I % kRowsKinds)>()...};
 }
 
 template <int kPart>
@@ -48,7 +49,7 @@ KernelPart kernel_part() {
   static constexpr auto bluestein =
       make_bluestein_kernels<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
   static constexpr auto plain_rows =
-      make_plain_rows_kernels<kPart>(std::make_index_sequence<2 * kernels_in_part(kPart)>{});
+      make_plain_rows_kernels<kPart>(std::make_index_sequence<kRowsKinds * kernels_in_part(kPart)>{});
   return KernelPart{kernels.data(), bluestein.data(), plain_rows.data(),
                     static_cast<int>(kernels.size())};
 }

@@ -181,6 +181,14 @@ constexpr int compiled_transform_threads(int n) {
 // at 88 registers, 61952 in all, failed to launch).
 PRISM_HD constexpr int resident_warps(int registers) { return 4 * (16384 / (32 * registers)); }
 
+// The most registers per thread, a multiple of 8 from 64 to 128, at which a multiprocessor still
+// holds `warps` warps.
+constexpr int registers_holding(int warps) {
+  int registers = 64;
+  while (registers < 128 && resident_warps(registers + 8) >= warps) registers += 8;
+  return registers;
+}
+
 // Registers per thread of the one-pass Bluestein kernel of compiled length m
 // (fft_bluestein_kernel): the most (a multiple of 8, at most 128) that still hold the blocks of
 // one transform resident at 64, and a block of as many transforms as kMaxThreadsPerBlock threads
@@ -193,10 +201,7 @@ constexpr int bluestein_kernel_registers(int m) {
   const int warps = compiled_transform_threads(m) / 32;
   const int resident = resident_warps(64) / warps;
   const int widest = kMaxThreadsPerBlock / 32 / warps;
-  const int needed = (resident > widest ? resident : widest) * warps;
-  int registers = 64;
-  while (registers < 128 && resident_warps(registers + 8) >= needed) registers += 8;
-  return registers;
+  return registers_holding((resident > widest ? resident : widest) * warps);
 }
 
 PRISM_HD constexpr bool same_radices(const RadixList& a, const RadixList& b) {
@@ -599,6 +604,7 @@ enum class RowsKind : int {
   real_forward,  // r2c of length 2n: the pairs of a real row in, the n+1 values of X out
   real_inverse,  // c2r of length 2n: the n+1 values of X in, the pairs of the real row out
 };
+inline constexpr int kRowsKinds = 4;
 
 inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
@@ -726,10 +732,51 @@ inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
          same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 
-// Whether a c2c plain rows pass of length n runs on fft_plain_rows_kernel (fft_pass_kernel.cuh):
-// a compiled length (kCompiledLengths) that the rows kernel does not take.
-constexpr bool has_plain_rows_kernel(long long n) {
-  return has_compiled_kernel(n) && !has_rows_kernel(n);
+// Whether a plain rows pass of length n and kind runs on fft_plain_rows_kernel
+// (fft_pass_kernel.cuh): a compiled length (kCompiledLengths) that the rows kernel does not take;
+// for the real kinds only where the first stage has 16 or more butterflies per transform, as
+// the pass kernel's direct c2r (whose reads of X[i] and X[n - i] then come in runs of 128 bytes
+// or more); the shorter halves stay on the pass kernel.
+constexpr bool has_plain_rows_kernel(long long n, RowsKind kind) {
+  if (!has_compiled_kernel(n) || has_rows_kernel(n)) return false;
+  if (kind == RowsKind::forward || kind == RowsKind::inverse) return true;
+  return n / radix_list(n).radix[0] >= 16;
+}
+
+// Threads of a block of the planner's default blocking of a plain rows pass of compiled length
+// n: as many transforms as kSingleElementsPerBlock elements hold, fewer where they would take
+// more than kMaxThreadsPerBlock threads (the planner's configure_block).
+inline constexpr int kSingleElementsPerBlock = 4096;
+constexpr int plain_rows_block_threads(int n) {
+  const RadixList list = radix_list(n);
+  long long per_block = kSingleElementsPerBlock / n > 1 ? kSingleElementsPerBlock / n : 1;
+  while (per_block > 1 && block_threads(list.radix, list.count, n, per_block) > kMaxThreadsPerBlock) {
+    --per_block;
+  }
+  return static_cast<int>(block_threads(list.radix, list.count, n, per_block));
+}
+
+// Registers per thread of fft_plain_rows_kernel of length n: the most (registers_holding) that
+// keep the blocks of plain_rows_block_threads resident that 64 allow; but 56 where 64 hold one
+// block and 56 two. Measured on the H200 against 64 at every length (bench/RESULTS.md, fifteenth
+// run): at 8000 (blocks of 544 threads) 56 took 26 % less for c2c 8000 and 26-36 % less for
+// r2c / c2r 16000; at 1000, 2000 and 4000 (288 threads, three blocks) 72 took 1-9 % less for
+// r2c / c2r of twice the length, c2c 1000 the same, c2c 4000 3 % more, where 56 (four blocks)
+// made c2c 1000 14 % slower; at 6400 (two blocks of 448) 72 made r2c 12800 8 % faster; more
+// registers where they cost a block (72 at 1920, 256 threads) made r2c 3840 12 % slower.
+constexpr int plain_rows_kernel_registers(int n) {
+  const int warps = plain_rows_block_threads(n) / 32;
+  const int resident = resident_warps(64) / warps;
+  if (resident == 1 && resident_warps(56) / warps >= 2) return 56;
+  return registers_holding(resident * warps);
+}
+
+// Whether plain rows pass p of kind `kind` (plain_rows_pass) runs on fft_plain_rows_kernel: a
+// length that has one, in a block that the kernel's registers hold (a tuned plan's larger blocks
+// may not: they run on the pass kernel).
+inline bool plain_rows_kernel_takes(const PassDesc& p, RowsKind kind) {
+  return has_plain_rows_kernel(p.n, kind) &&
+         p.threads / 32 <= resident_warps(plain_rows_kernel_registers(p.n));
 }
 
 // ---- four-step passes ------------------------------------------------------------------------

@@ -53,7 +53,10 @@ struct SharedPlanes {
 // (end only): the Bluestein spectrum multiply and conjugation fused into the shared-memory
 // writes of the last stage.
 enum class StageIn { shared, rows, plain_rows, c2r_rows, elements };
-enum class StageOut { shared, shared_conv, rows, plain_rows, elements };
+// r2c_rows, r2c_plain_rows (end only): the last stage of a half-length r2c over rows, to shared
+// memory, then the real post-processing from there to the rows (through store_value; plain:
+// nothing else, fft_plain_rows_kernel).
+enum class StageOut { shared, shared_conv, rows, plain_rows, elements, r2c_rows, r2c_plain_rows };
 
 // Global memory that the first stage reads directly and the last stage writes directly, with
 // no separate load / store phase and their two shared-memory round trips. Element i of
@@ -91,12 +94,12 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
   }
 }
 
-// kRealPost (last stage of a half-length r2c pass, kToGlobal false): after the exchange, each
+// r2c_rows and r2c_plain_rows (last stage of a half-length r2c pass): after the exchange, each
 // thread turns its own outputs Z[j + r*kNs], still in registers, into X[k] of the real-input
 // spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
 // (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
 template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut,
-          bool kRealPost = false, bool kInverse = false>
+          bool kInverse = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
   constexpr int kPerThread = compiled_butterflies_per_thread(R, kN);
@@ -104,6 +107,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
   constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
   constexpr bool kToGlobal =
       kOut == StageOut::rows || kOut == StageOut::plain_rows || kOut == StageOut::elements;
+  constexpr bool kRealPost = kOut == StageOut::r2c_rows || kOut == StageOut::r2c_plain_rows;
   const int total = nb * kPerTransform;
   // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
   // v[q] belong to it); column order where this stage touches global columns.
@@ -200,12 +204,20 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         for (int r = 0; r < R; ++r) {
           const int k = j + r * kNs;
           const Cf partner = s.read(b, k == 0 ? 0 : kN - k);
-          row[k] = store_value(*io.pass, inner, k,
-                               r2c_post_value(v[q][r], partner, load_table(real_tw, k)));
+          const Cf x = r2c_post_value(v[q][r], partner, load_table(real_tw, k));
+          if constexpr (kOut == StageOut::r2c_plain_rows) {
+            row[k] = x;
+          } else {
+            row[k] = store_value(*io.pass, inner, k, x);
+          }
         }
         if (j == 0) {
-          row[kN] = store_value(*io.pass, inner, kN,
-                                r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN)));
+          const Cf x = r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN));
+          if constexpr (kOut == StageOut::r2c_plain_rows) {
+            row[kN] = x;
+          } else {
+            row[kN] = store_value(*io.pass, inner, kN, x);
+          }
         }
       }
     }
@@ -214,8 +226,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
 
 // The stages of the compiled length kN: the first reads from kIn, the last writes to kOut, the
 // others go through shared memory.
-template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kRealPost = false,
-          bool kInverse = false>
+template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kInverse = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
                                              const DirectIo& io) {
   constexpr RadixList kRadices = radix_list(kN);
@@ -223,9 +234,9 @@ __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s,
     constexpr int R = kRadices.radix[kStage];
     constexpr bool kLast = kStage == kRadices.count - 1;
     fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage),
-                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared,
-                kRealPost && kLast, kInverse>(twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kRealPost, kInverse>(twiddles, s, nb, io);
+                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared, kInverse>(
+        twiddles, s, nb, io);
+    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kInverse>(twiddles, s, nb, io);
   }
 }
 
@@ -553,7 +564,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       if (direct_real_post) {
         io.out = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
         io.out_dist = p.out.inner_dist;
-        fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::shared, true>(p.stage_tw, s, nb, io);
+        fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::r2c_rows>(p.stage_tw, s, nb, io);
         return;
       }
       fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::shared>(p.stage_tw, s, nb, io);
@@ -668,12 +679,14 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   store_phase<kLength>(p, s, dst, outer, inner0, nb);
 }
 
-// A c2c single pass over plain batched rows of a compiled length without a rows kernel
-// (plain_rows_pass, fft_pass.hpp; the powers of two from kRowsMinLength have fft_rows_kernel):
-// the pass kernel's direct path with the strides, the thread-to-butterfly map, the conjugations
-// and the store multiplies fixed at compile time instead of decided per element.
-template <int kLength, bool kInverse>
-__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+// A single pass over plain batched rows of a compiled length without a rows kernel
+// (plain_rows_pass, fft_pass.hpp; the powers of two from kRowsMinLength have fft_rows_kernel),
+// of each RowsKind that has_plain_rows_kernel lists: the pass kernel's direct paths (c2c rows,
+// the r2c's post-processing after the last stage, the c2r's inputs formed in the first stage)
+// with the strides, the thread-to-butterfly map, the conjugations and the store multiplies fixed
+// at compile time instead of decided per element. Its registers: plain_rows_kernel_registers.
+template <int kLength, RowsKind kKind>
+__global__ void __maxnreg__(plain_rows_kernel_registers(kLength))
     fft_plain_rows_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
   extern __shared__ float shared[];
   const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};
@@ -683,8 +696,18 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   io.in_dist = p.in.inner_dist;
   io.out = static_cast<Cf*>(dst) + block.inner0 * p.out.inner_dist;
   io.out_dist = p.out.inner_dist;
-  fixed_stages<kLength, 0, 1, StageIn::plain_rows, StageOut::plain_rows, false, kInverse>(
-      p.stage_tw, s, block.nb, io);
+  io.pass = &p;
+  if constexpr (kKind == RowsKind::real_forward) {
+    fixed_stages<kLength, 0, 1, StageIn::plain_rows, StageOut::r2c_plain_rows>(p.stage_tw, s,
+                                                                               block.nb, io);
+  } else if constexpr (kKind == RowsKind::real_inverse) {
+    // c2r's output is conj of the half-length forward FFT of conj(2Z) (c2r_pre_of_row).
+    fixed_stages<kLength, 0, 1, StageIn::c2r_rows, StageOut::plain_rows, true>(p.stage_tw, s,
+                                                                               block.nb, io);
+  } else {
+    fixed_stages<kLength, 0, 1, StageIn::plain_rows, StageOut::plain_rows,
+                 kKind == RowsKind::inverse>(p.stage_tw, s, block.nb, io);
+  }
 }
 
 // One-pass Bluestein of a compiled convolution length (PassDesc::mid_conv with load_chirp): the

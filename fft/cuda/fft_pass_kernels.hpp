@@ -17,7 +17,7 @@ using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
 struct KernelPart {
   const PassKernel* kernels = nullptr;    // fft_pass_kernel of each length
   const PassKernel* bluestein = nullptr;  // fft_bluestein_kernel of each length
-  // fft_plain_rows_kernel of each length, forward and inverse (2i, 2i + 1); nullptr where
+  // fft_plain_rows_kernel of each length and RowsKind (kRowsKinds * i + kind); nullptr where
   // !has_plain_rows_kernel.
   const PassKernel* plain_rows = nullptr;
   int count = 0;

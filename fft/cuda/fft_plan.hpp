@@ -52,7 +52,8 @@ struct Step {
 
 // Tunable choices of the planner (the tuning mode measures candidates of these).
 struct PlannerOptions {
-  int single_elements_per_block = 4096;  // plain batched passes: transforms per block = this / n
+  // Plain batched passes: transforms per block = this / n.
+  int single_elements_per_block = kSingleElementsPerBlock;
   int column_elements_per_block = 8192;  // four-step column passes (strided loads and stores)
   int row_elements_per_block = 8192;     // four-step row passes (transposed stores)
   // M of cluster passes, the elements each block holds (one of kClusterBlockLengths; the other

@@ -384,24 +384,43 @@ TEST(FftPlanHost, RowsPasses) {
                                PlanSpec{4095, 4, Transform::r2c, false}}) {
     EXPECT_FALSE(any_rows_pass(spec)) << test::transform_name(spec.transform) << " n=" << spec.n;
   }
-  // The other compiled lengths' c2c single passes run on the plain rows kernel (both directions).
+  // The other compiled lengths' single passes run on the plain rows kernel: c2c both ways, and
+  // r2c and c2r of twice the length where the first stage has 16 butterflies or more.
   int plain = 0;
+  int plain_real = 0;
   for (const int n : gpu::kCompiledLengths) {
     const bool by_rows_kernel = gpu::is_power_of_two(n) && n >= gpu::kRowsMinLength;
-    EXPECT_EQ(gpu::has_plain_rows_kernel(n), !by_rows_kernel) << n;
-    for (const Transform t : {Transform::c2c_forward, Transform::c2c_inverse}) {
-      const PlanLayout layout = gpu::make_plan_layout({static_cast<std::size_t>(n), 3, t, n % 3 == 0});
+    const bool wide_first_stage = n / gpu::radix_list(n).radix[0] >= 16;
+    for (const Expected e : {Expected{Transform::c2c_forward, gpu::RowsKind::forward},
+                             Expected{Transform::c2c_inverse, gpu::RowsKind::inverse},
+                             Expected{Transform::r2c, gpu::RowsKind::real_forward},
+                             Expected{Transform::c2r, gpu::RowsKind::real_inverse}}) {
+      const bool real = e.transform == Transform::r2c || e.transform == Transform::c2r;
+      const std::size_t length = static_cast<std::size_t>(real ? 2 * n : n);
+      const PlanLayout layout = gpu::make_plan_layout({length, 3, e.transform, n % 3 == 0});
       ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
       gpu::RowsPassDesc d;
-      ASSERT_TRUE(gpu::plain_rows_pass(layout.steps[0].pass, d)) << n;
-      EXPECT_EQ(d.kind, t == Transform::c2c_inverse ? gpu::RowsKind::inverse : gpu::RowsKind::forward);
-      EXPECT_EQ(d.in_dist, n);
-      EXPECT_EQ(d.out_dist, n);
+      ASSERT_TRUE(gpu::plain_rows_pass(layout.steps[0].pass, d)) << test::transform_name(e.transform) << " " << length;
+      EXPECT_EQ(d.kind, e.kind) << length;
+      EXPECT_EQ(d.n, n);
+      EXPECT_EQ(d.in_dist, layout.in_row / (e.transform == Transform::r2c ? 2 : 1)) << length;
+      EXPECT_EQ(d.out_dist, layout.out_row / (e.transform == Transform::c2r ? 2 : 1)) << length;
       EXPECT_EQ(gpu::rows_pass_of(layout.steps[0].pass, d), by_rows_kernel) << n;
-      plain += gpu::has_plain_rows_kernel(n) ? 1 : 0;
+      const bool plain_kernel = gpu::has_plain_rows_kernel(n, e.kind);
+      EXPECT_EQ(plain_kernel, !by_rows_kernel && (!real || wide_first_stage))
+          << test::transform_name(e.transform) << " " << length;
+      (real ? plain_real : plain) += plain_kernel ? 1 : 0;
     }
   }
   EXPECT_GT(plain, 100);
+  EXPECT_GT(plain_real, 80);
+  // r2c / c2r 1000 and 1920 (halves 500 = 4x5x5x5 and 960 = 8x8x3x5) take it, halves of a
+  // narrow first stage (48 = 16x3: three butterflies) do not.
+  EXPECT_TRUE(gpu::has_plain_rows_kernel(500, gpu::RowsKind::real_forward));
+  EXPECT_TRUE(gpu::has_plain_rows_kernel(960, gpu::RowsKind::real_inverse));
+  EXPECT_FALSE(gpu::has_plain_rows_kernel(48, gpu::RowsKind::real_forward));
+  EXPECT_FALSE(gpu::has_plain_rows_kernel(1024, gpu::RowsKind::forward));
+  EXPECT_FALSE(gpu::has_plain_rows_kernel(4097, gpu::RowsKind::forward));
   // Four-step and Bluestein passes are no plain rows passes.
   for (const std::size_t n : {48000u, 4097u, 10007u}) {
     for (const auto& step : gpu::make_plan_layout({n, 2, Transform::c2c_forward, false}).steps) {
@@ -409,6 +428,56 @@ TEST(FftPlanHost, RowsPasses) {
       EXPECT_FALSE(gpu::plain_rows_pass(step.pass, d)) << n;
     }
   }
+}
+
+// The plain rows kernel's registers keep the resident blocks of the planner's default blocking
+// that 64 allow (56 where 64 hold one block and 56 two), and a tuned plan's block that they do
+// not hold runs on the pass kernel.
+TEST(FftPlanHost, PlainRowsKernelRegisters) {
+  EXPECT_EQ(gpu::registers_holding(27), 72);  // 28 warps at 72, 24 at 80
+  EXPECT_EQ(gpu::registers_holding(32), 64);
+  EXPECT_EQ(gpu::registers_holding(20), 96);
+  EXPECT_EQ(gpu::plain_rows_block_threads(1000), 288);  // 4 rows of 8x5x5x5: 800 radix-5 butterflies, 3 each
+  EXPECT_EQ(gpu::plain_rows_block_threads(8000), 544);
+  EXPECT_EQ(gpu::plain_rows_kernel_registers(1000), 72);   // 3 blocks of 9 warps either way
+  EXPECT_EQ(gpu::plain_rows_kernel_registers(8000), 56);   // 2 blocks of 17 warps instead of 1
+  EXPECT_EQ(gpu::plain_rows_kernel_registers(1920), 64);   // 72 would hold 3 blocks of 8 warps, not 4
+  EXPECT_EQ(gpu::plain_rows_kernel_registers(16000), 64);  // one block of 32 warps
+  int checked = 0;
+  for (const int n : gpu::kCompiledLengths) {
+    if (!gpu::has_plain_rows_kernel(n, gpu::RowsKind::forward)) continue;
+    const int registers = gpu::plain_rows_kernel_registers(n);
+    EXPECT_EQ(registers % 8, 0) << n;
+    EXPECT_GE(registers, 56) << n;
+    EXPECT_LE(registers, 128) << n;
+    const int warps = gpu::plain_rows_block_threads(n) / 32;
+    EXPECT_GE(gpu::resident_warps(registers) / warps, gpu::resident_warps(64) / warps) << n;
+    if (registers > 64) {  // the most that keep them
+      EXPECT_LT(gpu::resident_warps(registers + 8) / warps, gpu::resident_warps(64) / warps) << n;
+    }
+    for (const Transform t : {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      const std::size_t length = static_cast<std::size_t>(real ? 2 * n : n);
+      const PlanLayout layout = gpu::make_plan_layout({length, 1000, t, false});
+      ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+      const gpu::PassDesc& p = layout.steps[0].pass;
+      gpu::RowsPassDesc d;
+      ASSERT_TRUE(gpu::plain_rows_pass(p, d)) << length;
+      EXPECT_EQ(p.threads, gpu::plain_rows_block_threads(n)) << test::transform_name(t) << " " << length;
+      EXPECT_EQ(gpu::plain_rows_kernel_takes(p, d.kind), gpu::has_plain_rows_kernel(n, d.kind)) << length;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 150);
+  // 16384 elements per block: 1000 takes 15 rows in 1024 threads, more than 72 registers hold.
+  gpu::PlannerOptions wide;
+  wide.single_elements_per_block = 16384;
+  const PlanLayout layout = gpu::make_plan_layout({1000, 1000, Transform::c2c_forward, false}, wide);
+  const gpu::PassDesc& p = layout.steps[0].pass;
+  gpu::RowsPassDesc d;
+  ASSERT_TRUE(gpu::plain_rows_pass(p, d));
+  EXPECT_EQ(p.threads, 1024);
+  EXPECT_FALSE(gpu::plain_rows_kernel_takes(p, d.kind));
 }
 
 // c2r's rows passes below 16384 run their last radix first where it is 8 or less
