@@ -69,9 +69,10 @@ struct KernelChoice {
 };
 
 // Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
-// plain rows kernel of a compiled length (plain_rows_kernel_takes); for a four-step column or row pass of a power of
-// two, the four-step kernel (four_step_pass_of); else the compiled kernels of its length (the
-// Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a run-time stage loop.
+// plain rows kernel of a compiled length (plain_rows_kernel_takes); for a four-step column or
+// row pass of a power of two, the four-step kernel (four_step_pass_of); else the compiled kernels
+// of its length (the Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a
+// run-time stage loop.
 KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
   const int i = compiled_length_index(p.n);
