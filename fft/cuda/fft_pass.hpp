@@ -732,15 +732,20 @@ inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
          same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 
+// Whether the first stage of length n has 16 or more butterflies per transform, so that a c2r
+// whose first stage reads X[i] and X[n - i] from global memory reads runs of 128 bytes or more:
+// with one (c2r 32, half 16 = one radix-16 butterfly) each thread read a row of its own and c2r
+// 32 took 1.05 ms instead of 0.50 (H200, bench/RESULTS.md, twelfth run).
+PRISM_HD constexpr bool wide_first_stage(long long n) { return n / radix_list(n).radix[0] >= 16; }
+
 // Whether a plain rows pass of length n and kind runs on fft_plain_rows_kernel
 // (fft_pass_kernel.cuh): a compiled length (kCompiledLengths) that the rows kernel does not take;
-// for the real kinds only where the first stage has 16 or more butterflies per transform, as
-// the pass kernel's direct c2r (whose reads of X[i] and X[n - i] then come in runs of 128 bytes
-// or more); the shorter halves stay on the pass kernel.
+// for the real kinds only with a wide first stage, as the pass kernel's direct c2r; the shorter
+// halves stay on the pass kernel.
 constexpr bool has_plain_rows_kernel(long long n, RowsKind kind) {
   if (!has_compiled_kernel(n) || has_rows_kernel(n)) return false;
   if (kind == RowsKind::forward || kind == RowsKind::inverse) return true;
-  return n / radix_list(n).radix[0] >= 16;
+  return wide_first_stage(n);
 }
 
 // Threads of a block of the planner's default blocking of a plain rows pass of compiled length

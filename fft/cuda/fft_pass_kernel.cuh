@@ -200,25 +200,20 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         const int j = idx - b * kPerTransform;
         Cf* row = io.out + b * io.out_dist;
         const long long inner = io.inner0 + b;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          const int k = j + r * kNs;
-          const Cf partner = s.read(b, k == 0 ? 0 : kN - k);
-          const Cf x = r2c_post_value(v[q][r], partner, load_table(real_tw, k));
+        const auto store = [&](int k, Cf x) {
           if constexpr (kOut == StageOut::r2c_plain_rows) {
             row[k] = x;
           } else {
             row[k] = store_value(*io.pass, inner, k, x);
           }
+        };
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int k = j + r * kNs;
+          const Cf partner = s.read(b, k == 0 ? 0 : kN - k);
+          store(k, r2c_post_value(v[q][r], partner, load_table(real_tw, k)));
         }
-        if (j == 0) {
-          const Cf x = r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN));
-          if constexpr (kOut == StageOut::r2c_plain_rows) {
-            row[kN] = x;
-          } else {
-            row[kN] = store_value(*io.pass, inner, kN, x);
-          }
-        }
+        if (j == 0) store(kN, r2c_post_value(v[q][0], v[q][0], load_table(real_tw, kN)));
       }
     }
   }
@@ -515,11 +510,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // (X[i] and X[n - i], each read twice) instead of a load phase, a pre-processing step in
     // shared memory and their barriers: on the H200 c2r 1000 took 0.51 ms instead of 0.86,
     // 1920 0.45 instead of 0.85, 8000 0.56 instead of 1.49 (bench/RESULTS.md, twelfth run).
-    // Only where the first stage has 16 or more butterflies per transform, so that a warp reads
-    // runs of 128 bytes or more: with one (c2r 32, half 16 = one radix-16 butterfly), each
-    // thread read a row of its own and c2r 32 took 1.05 ms instead of 0.50.
-    constexpr bool kWideFirstStage = kLength / radix_list(kLength).radix[0] >= 16;
-    if constexpr (kWideFirstStage) {
+    // Only with a wide first stage (wide_first_stage).
+    if constexpr (wide_first_stage(kLength)) {
       const bool direct_c2r = p.n == kLength && p.real_step == RealStep::c2r_pre &&
                               p.load_kind == LoadKind::complex_row && !p.load_chirp && in_rows &&
                               p.inner_is_batch && p.load_n == kLength + 1 &&
