@@ -1,6 +1,7 @@
 // Fixed-size DFT butterflies (forward direction, e^{-2*pi*i*jk/R}) for the radices of our Stockham
-// stages: 2, 4, 8, 16 (split into 2x4 and 4x4 with constant inner twiddles) and the odd primes
-// 3, 5, 7, 11, 13 (symmetric-pair formulation, about half the multiplies of a plain DFT).
+// stages: 2, 4, 8, 16 (split into 2x4 and 4x4 with constant inner twiddles), the odd primes
+// 3, 5, 7, 11, 13 (symmetric-pair formulation, about half the multiplies of a plain DFT) and 10
+// (2x5 by the prime factor map: no inner twiddles).
 // All loops have compile-time bounds so that the values stay in registers on the GPU.
 #pragma once
 
@@ -136,6 +137,29 @@ struct Butterfly<11> {
 template <>
 struct Butterfly<13> {
   PRISM_HD static void run(Cf* v) { prime_butterfly<13>(v); }
+};
+
+// 10 = 2 x 5 by the prime factor (Good-Thomas) map: input n = (5*n1 + 2*n2) mod 10 and output
+// k = (5*k1 + 6*k2) mod 10 make w_10^(nk) = w_2^(n1*k1) * w_5^(n2*k2), so two 5-point DFTs and
+// five 2-point DFTs with no twiddles between them.
+template <>
+struct Butterfly<10> {
+  PRISM_HD static void run(Cf* v) {
+    Cf even[5];
+    Cf odd[5];
+PRISM_UNROLL
+    for (int n2 = 0; n2 < 5; ++n2) {
+      even[n2] = v[(2 * n2) % 10];
+      odd[n2] = v[(5 + 2 * n2) % 10];
+    }
+    prime_butterfly<5>(even);
+    prime_butterfly<5>(odd);
+PRISM_UNROLL
+    for (int k2 = 0; k2 < 5; ++k2) {
+      v[(6 * k2) % 10] = even[k2] + odd[k2];
+      v[(5 + 6 * k2) % 10] = even[k2] - odd[k2];
+    }
+  }
 };
 
 }  // namespace prism::fft::gpu

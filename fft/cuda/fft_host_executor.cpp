@@ -33,6 +33,7 @@ void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& othe
       case 5: host_stage<5>(st, p.n, p.stage_tw, data, other); break;
       case 7: host_stage<7>(st, p.n, p.stage_tw, data, other); break;
       case 8: host_stage<8>(st, p.n, p.stage_tw, data, other); break;
+      case 10: host_stage<10>(st, p.n, p.stage_tw, data, other); break;
       case 11: host_stage<11>(st, p.n, p.stage_tw, data, other); break;
       case 13: host_stage<13>(st, p.n, p.stage_tw, data, other); break;
       case 16: host_stage<16>(st, p.n, p.stage_tw, data, other); break;

@@ -43,7 +43,9 @@ inline constexpr int kMaxThreadsPerBlock = 1024;
 // them too, c2c 48000 = 200 x 240 went from 0.94 to 1.26 ms).
 inline constexpr long long kManyPerBlockLength = 512;
 PRISM_HD constexpr int compiled_butterflies_per_thread(int radix, long long n) {
-  const int rounded_up = (kElementsPerThread + radix - 1) / radix;
+  // Radix 10 (and 11, 13) rounded up would hold 20 or more values: one butterfly instead.
+  const int rounded_up =
+      radix > kElementsPerThread / 2 ? 1 : (kElementsPerThread + radix - 1) / radix;
   if (n <= kManyPerBlockLength) return rounded_up;
   const long long needed = (n / radix + kMaxThreadsPerBlock - 1) / kMaxThreadsPerBlock;
   const int at_most_16 = radix >= kElementsPerThread ? 1 : kElementsPerThread / radix;
@@ -77,7 +79,7 @@ constexpr int compiled_length_index(long long n) {
 }
 constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
-// Splits n into the radices {16, 8, 4, 2, 3, 5, 7, 11, 13}. The power of two becomes 16s with
+// Splits n into the radices {16, 8, 4, 2, 10, 3, 5, 7, 11, 13}. The power of two becomes 16s with
 // one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
 // mean fewer exchanges through shared memory. An odd power 2^(4a+1) >= 512 ends in 8x8x8 rather
 // than 16x8x4 (same number of stages): the radix-4 stage, four butterflies per thread, made the
@@ -92,6 +94,26 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
     n /= 2;
     ++twos;
   }
+  // Tens: the power-of-two part takes ceil(twos / 4) stages and each 5 one; a 10 takes a 2 into
+  // a 5's stage, so the fewest tens that bring the power-of-two part to its fewest stages
+  // (1000 = 10x10x10, not 8x5x5x5: c2c 1000 11 % faster, 1600, 2560 and 12800 22-24 % on the
+  // H200, bench/RESULTS.md, sixteenth run). Not where a radix-10 stage, one butterfly per
+  // thread in a compiled kernel, would give a transform 513 to 1024 threads: its block loses
+  // the second resident block (8000 = 16x10x10x5 in 800 threads: c2r 16000 20 % slower than
+  // 8x8x5x5x5 in 544).
+  int fives = 0;
+  for (long long m = n; m % 5 == 0; m /= 5) ++fives;
+  const long long whole = n << twos;
+  const bool wide_tens = whole / 10 > 512 && whole / 10 <= 1024;
+  const int most_tens = wide_tens ? 0 : (twos < fives ? twos : fives);
+  const int fewest_two_stages = (twos - most_tens + 3) / 4;
+  int tens = twos - 4 * fewest_two_stages > 0 ? twos - 4 * fewest_two_stages : 0;
+  // Nor where the first stage, of radix 16 (twos left) or 10, would have fewer than 16
+  // butterflies (50 = 10x5, 160 = 16x10): the direct c2r first stage needs 16
+  // (wide_first_stage), and c2r 100 on the pass kernel took 1.8x its time as 2x5x5.
+  if (tens > 0 && whole / (twos - tens >= 4 ? 16 : 10) < 16) tens = 0;
+  twos -= tens;
+  for (int i = 0; i < tens; ++i) n /= 5;
   int sixteens = twos / 4;
   int rest = twos % 4;
   int tail[3] = {0, 0, 0};
@@ -127,6 +149,10 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   for (int i = 0; i < tail_count; ++i) {
     if (count >= max_out) return -1;
     radices[count++] = tail[i];
+  }
+  for (int i = 0; i < tens; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = 10;
   }
   const int odd_primes[5] = {3, 5, 7, 11, 13};
   for (int p : odd_primes) {

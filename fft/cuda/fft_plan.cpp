@@ -346,7 +346,14 @@ class Builder {
     if (p.mid_conv && p.load_chirp && has_compiled_kernel(p.n)) {
       limit = std::min(limit, 32LL * resident_warps(bluestein_kernel_registers(p.n)));
     }
-    for (; per_block >= 1; --per_block) {
+    // A c2r's rows of h + 1 values of X, where it loads them before the stages (no direct
+    // c2r first stage): two at a time when h + 1 is odd, so that every block's rows start
+    // 16-byte aligned and load as float4 (the element-wise load took c2r 160 and 480 2.5x the
+    // time of their r2c on the H200, bench/RESULTS.md).
+    const bool even_blocks = p.real_step == RealStep::c2r_pre && p.load_n % 2 == 1 &&
+                             !(has_compiled_kernel(p.n) && wide_first_stage(p.n));
+    if (even_blocks && per_block > 1) per_block -= per_block % 2;
+    for (; per_block >= 1; per_block -= even_blocks && per_block > 2 ? 2 : 1) {
       const long long threads = block_threads(radices, p.num_stages, p.n, per_block);
       const long long shared = 2 * per_block * stride * static_cast<long long>(sizeof(float));
       if (threads <= limit && shared <= kMaxSharedBytesPerBlock) {
