@@ -104,8 +104,8 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   int fives = 0;
   for (long long m = n; m % 5 == 0; m /= 5) ++fives;
   const long long whole = n << twos;
-  const bool wide_tens = whole / 10 > 512 && whole / 10 <= 1024;
-  const int most_tens = wide_tens ? 0 : (twos < fives ? twos : fives);
+  const bool tens_cost_a_block = whole / 10 > 512 && whole / 10 <= 1024;
+  const int most_tens = tens_cost_a_block ? 0 : (twos < fives ? twos : fives);
   const int fewest_two_stages = (twos - most_tens + 3) / 4;
   int tens = twos - 4 * fewest_two_stages > 0 ? twos - 4 * fewest_two_stages : 0;
   // Nor where the first stage, of radix 16 (twos left) or 10, would have fewer than 16
@@ -791,10 +791,11 @@ constexpr int plain_rows_block_threads(int n) {
 // keep the blocks of plain_rows_block_threads resident that 64 allow; but 56 where 64 hold one
 // block and 56 two. Measured on the H200 against 64 at every length (bench/RESULTS.md, fifteenth
 // run): at 8000 (blocks of 544 threads) 56 took 26 % less for c2c 8000 and 26-36 % less for
-// r2c / c2r 16000; at 1000, 2000 and 4000 (288 threads, three blocks) 72 took 1-9 % less for
-// r2c / c2r of twice the length, c2c 1000 the same, c2c 4000 3 % more, where 56 (four blocks)
-// made c2c 1000 14 % slower; at 6400 (two blocks of 448) 72 made r2c 12800 8 % faster; more
-// registers where they cost a block (72 at 1920, 256 threads) made r2c 3840 12 % slower.
+// r2c / c2r 16000; at 1000, 2000 and 4000 (288 threads, three blocks, before radix 10) 72 took
+// 1-9 % less for r2c / c2r of twice the length, c2c 1000 the same, c2c 4000 3 % more, where 56
+// (four blocks) made c2c 1000 14 % slower; at 6400 (two blocks of 448) 72 made r2c 12800 8 %
+// faster; more registers where they cost a block (72 at 1920, 256 threads) made r2c 3840 12 %
+// slower.
 constexpr int plain_rows_kernel_registers(int n) {
   const int warps = plain_rows_block_threads(n) / 32;
   const int resident = resident_warps(64) / warps;
