@@ -1,7 +1,7 @@
 // Fixed-size DFT butterflies (forward direction, e^{-2*pi*i*jk/R}) for the radices of our Stockham
 // stages: 2, 4, 8, 16 (split into 2x4 and 4x4 with constant inner twiddles), the odd primes
-// 3, 5, 7, 11, 13 (symmetric-pair formulation, about half the multiplies of a plain DFT) and 10
-// (2x5 by the prime factor map: no inner twiddles).
+// 3, 5, 7, 11, 13 (symmetric-pair formulation, about half the multiplies of a plain DFT), and
+// 10, 15, 21 (2x5, 3x5, 3x7 by the prime factor map: no inner twiddles).
 // All loops have compile-time bounds so that the values stay in registers on the GPU.
 #pragma once
 
@@ -139,27 +139,53 @@ struct Butterfly<13> {
   PRISM_HD static void run(Cf* v) { prime_butterfly<13>(v); }
 };
 
-// 10 = 2 x 5 by the prime factor (Good-Thomas) map: input n = (5*n1 + 2*n2) mod 10 and output
-// k = (5*k1 + 6*k2) mod 10 make w_10^(nk) = w_2^(n1*k1) * w_5^(n2*k2), so two 5-point DFTs and
-// five 2-point DFTs with no twiddles between them.
+// R = A*B with A and B coprime, by the prime factor (Good-Thomas) map: input n = (B*n1 + A*n2)
+// mod R and output k = (B*(B^-1 mod A)*k1 + A*(A^-1 mod B)*k2) mod R make
+// w_R^(nk) = w_A^(n1*k1) * w_B^(n2*k2), so A B-point DFTs and B A-point DFTs with no twiddles
+// between them (composite_butterfly's A*B-point split needs (A-1)(B-1) of them).
+PRISM_HD constexpr int inverse_mod(int a, int m) {
+  for (int x = 1; x < m; ++x) {
+    if ((a * x) % m == 1) return x;
+  }
+  return 1;  // m == 1
+}
+template <int A, int B>
+PRISM_HD void prime_factor_butterfly(Cf* v) {
+  constexpr int R = A * B;
+  constexpr int kOut1 = B * inverse_mod(B % A, A);
+  constexpr int kOut2 = A * inverse_mod(A % B, B);
+  static_assert(kOut1 % A == 1 && kOut2 % B == 1, "A and B must be coprime");
+  Cf u[A][B];
+PRISM_UNROLL
+  for (int n1 = 0; n1 < A; ++n1) {
+PRISM_UNROLL
+    for (int n2 = 0; n2 < B; ++n2) u[n1][n2] = v[(B * n1 + A * n2) % R];
+    Butterfly<B>::run(u[n1]);
+  }
+PRISM_UNROLL
+  for (int k2 = 0; k2 < B; ++k2) {
+    Cf t[A];
+PRISM_UNROLL
+    for (int n1 = 0; n1 < A; ++n1) t[n1] = u[n1][k2];
+    Butterfly<A>::run(t);
+PRISM_UNROLL
+    for (int k1 = 0; k1 < A; ++k1) v[(kOut1 * k1 + kOut2 * k2) % R] = t[k1];
+  }
+}
+
+// 10 = 2x5 (1000 = 10x10x10 rather than 8x5x5x5), 15 = 3x5 and 21 = 3x7 (1920 = 16x8x15,
+// 4095 = 15x21x13): a stage fewer per pair, see factorize.
 template <>
 struct Butterfly<10> {
-  PRISM_HD static void run(Cf* v) {
-    Cf even[5];
-    Cf odd[5];
-PRISM_UNROLL
-    for (int n2 = 0; n2 < 5; ++n2) {
-      even[n2] = v[(2 * n2) % 10];
-      odd[n2] = v[(5 + 2 * n2) % 10];
-    }
-    prime_butterfly<5>(even);
-    prime_butterfly<5>(odd);
-PRISM_UNROLL
-    for (int k2 = 0; k2 < 5; ++k2) {
-      v[(6 * k2) % 10] = even[k2] + odd[k2];
-      v[(5 + 6 * k2) % 10] = even[k2] - odd[k2];
-    }
-  }
+  PRISM_HD static void run(Cf* v) { prime_factor_butterfly<2, 5>(v); }
+};
+template <>
+struct Butterfly<15> {
+  PRISM_HD static void run(Cf* v) { prime_factor_butterfly<3, 5>(v); }
+};
+template <>
+struct Butterfly<21> {
+  PRISM_HD static void run(Cf* v) { prime_factor_butterfly<3, 7>(v); }
 };
 
 }  // namespace prism::fft::gpu

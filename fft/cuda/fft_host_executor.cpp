@@ -36,8 +36,10 @@ void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& othe
       case 10: host_stage<10>(st, p.n, p.stage_tw, data, other); break;
       case 11: host_stage<11>(st, p.n, p.stage_tw, data, other); break;
       case 13: host_stage<13>(st, p.n, p.stage_tw, data, other); break;
+      case 15: host_stage<15>(st, p.n, p.stage_tw, data, other); break;
       case 16: host_stage<16>(st, p.n, p.stage_tw, data, other); break;
-      default: break;
+      case 21: host_stage<21>(st, p.n, p.stage_tw, data, other); break;
+      default: throw std::logic_error("host executor: no butterfly of radix " + std::to_string(st.radix));
     }
     data.swap(other);
   }

@@ -61,26 +61,28 @@ PRISM_HD constexpr bool is_power_of_two(long long n) { return n > 0 && (n & (n -
 // (960, 1000, 1920, 4000 ...), and the halves the planner picks for four-step splits (48000 =
 // 200 x 240) and Bluestein convolutions — plus 4095. The planner prefers these lengths for
 // splits and convolution lengths.
-inline constexpr int kCompiledLengths[] = {
-    2,    4,    8,    16,   32,   48,   50,   60,   64,   72,   80,   96,    100,   120,
-    125,  128,  144,  160,  192,  200,  240,  250,  256,  288,  320,  384,   400,   480,
-    500,  512,  576,  640,  768,  800,  960,  1000, 1024, 1152, 1280, 1536,  1600,  1920,
-    2000, 2048, 2304, 2560, 3072, 3200, 3840, 4000, 4095, 4096, 4608, 5120,  6144,  6400,
-    7680, 8000, 8192, 9216, 10240, 12288, 12800, 15360, 16000, 16384};
+#define PRISM_FFT_COMPILED_LENGTHS                                                             \
+  2, 4, 8, 16, 32, 48, 50, 60, 64, 72, 80, 96, 100, 120, 125, 128, 144, 160, 192, 200, 240, 250, \
+      256, 288, 320, 384, 400, 480, 500, 512, 576, 640, 768, 800, 960, 1000, 1024, 1152, 1280,   \
+      1536, 1600, 1920, 2000, 2048, 2304, 2560, 3072, 3200, 3840, 4000, 4095, 4096, 4608, 5120,  \
+      6144, 6400, 7680, 8000, 8192, 9216, 10240, 12288, 12800, 15360, 16000, 16384
+inline constexpr int kCompiledLengths[] = {PRISM_FFT_COMPILED_LENGTHS};
 inline constexpr int kCompiledLengthCount =
     static_cast<int>(sizeof(kCompiledLengths) / sizeof(kCompiledLengths[0]));
 
-// Index of n in kCompiledLengths, -1 when n has no compiled kernel.
-constexpr int compiled_length_index(long long n) {
+// Index of n in kCompiledLengths, -1 when n has no compiled kernel. Host and device code
+// (factorize asks it): device code cannot read a namespace-scope array, so a local copy.
+PRISM_HD constexpr int compiled_length_index(long long n) {
+  constexpr int lengths[] = {PRISM_FFT_COMPILED_LENGTHS};
   for (int i = 0; i < kCompiledLengthCount; ++i) {
-    if (kCompiledLengths[i] == n) return i;
+    if (lengths[i] == n) return i;
   }
   return -1;
 }
-constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
+PRISM_HD constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
-// Splits n into the radices {16, 8, 4, 2, 10, 3, 5, 7, 11, 13}. The power of two becomes 16s with
-// one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
+// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13}. The power of two becomes
+// 16s with one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
 // mean fewer exchanges through shared memory. An odd power 2^(4a+1) >= 512 ends in 8x8x8 rather
 // than 16x8x4 (same number of stages): the radix-4 stage, four butterflies per thread, made the
 // 64-register kernels spill (512: 640 bytes per thread, 8192: 920), and 8192 ran 12 % slower.
@@ -114,6 +116,30 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   if (tens > 0 && whole / (twos - tens >= 4 ? 16 : 10) < 16) tens = 0;
   twos -= tens;
   for (int i = 0; i < tens; ++i) n /= 5;
+  // Fifteens and twenty-ones: a 3 joins a 5 or a 7 in one stage (1920 = 16x8x15, 4095 =
+  // 15x21x13: c2c 18 % and 38 % faster on the H200, bench/RESULTS.md, seventeenth run), in
+  // compiled kernels only, where such a stage gives each thread one butterfly (the run-time
+  // stage loop would give a radix 15 two, thirty values), and on the same terms as the tens:
+  // not where one transform would take 513 to 1024 threads, nor where the first stage would
+  // keep fewer than 16 butterflies.
+  int threes = 0;
+  for (long long m = n; m % 3 == 0; m /= 3) ++threes;
+  int fives_left = 0;
+  for (long long m = n; m % 5 == 0; m /= 5) ++fives_left;
+  int sevens = 0;
+  for (long long m = n; m % 7 == 0; m /= 7) ++sevens;
+  const bool pairs_allowed = has_compiled_kernel(whole);
+  const bool first_is_paired = twos == 0 && tens == 0;
+  const auto pairs_of = [&](int radix, int available) {
+    const bool cost_a_block = whole / radix > 512 && whole / radix <= 1024;
+    const bool narrow_first = first_is_paired && whole / radix < 16;
+    return pairs_allowed && !cost_a_block && !narrow_first ? available : 0;
+  };
+  const int fifteens = pairs_of(15, threes < fives_left ? threes : fives_left);
+  threes -= fifteens;
+  const int twenty_ones = pairs_of(21, threes < sevens ? threes : sevens);
+  for (int i = 0; i < fifteens; ++i) n /= 15;
+  for (int i = 0; i < twenty_ones; ++i) n /= 21;
   int sixteens = twos / 4;
   int rest = twos % 4;
   int tail[3] = {0, 0, 0};
@@ -153,6 +179,14 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   for (int i = 0; i < tens; ++i) {
     if (count >= max_out) return -1;
     radices[count++] = 10;
+  }
+  for (int i = 0; i < fifteens; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = 15;
+  }
+  for (int i = 0; i < twenty_ones; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = 21;
   }
   const int odd_primes[5] = {3, 5, 7, 11, 13};
   for (int p : odd_primes) {

@@ -64,6 +64,9 @@ void fft_double_inplace(std::vector<cd>& data) {
     } else if (coarse[s] == 8) {
       radices[count++] = 4;
       radices[count++] = 2;
+    } else if (coarse[s] == 15 || coarse[s] == 21) {  // above the matrices' 16
+      radices[count++] = 3;
+      radices[count++] = coarse[s] / 3;
     } else {
       radices[count++] = coarse[s];
     }

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fft/cuda/fft_host_executor.hpp"
@@ -60,7 +63,7 @@ constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_i
                                         Transform::r2c, Transform::c2r};
 
 TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
-  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 10, 11, 13, 16};
+  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 10, 11, 13, 15, 16, 21};
   int radices[gpu::kMaxStages];
   for (long long n = 1; n <= 200000; ++n) {
     const int count = gpu::factorize(n, radices, gpu::kMaxStages);
@@ -83,6 +86,74 @@ TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
     EXPECT_EQ(product, n);
     EXPECT_LE(twos, 1) << n;
   }
+}
+
+// The run-time stage loop (device_stages, lengths without a compiled kernel) has no stage of
+// radix 15 or 21; compiled lengths take them where they save a stage.
+TEST(FftPlanHost, PairedOddRadicesOnlyInCompiledKernels) {
+  int radices[gpu::kMaxStages];
+  for (long long n = 1; n <= 200000; ++n) {
+    const int count = gpu::factorize(n, radices, gpu::kMaxStages);
+    if (gpu::has_compiled_kernel(n)) continue;
+    for (int i = 0; i < count; ++i) {
+      EXPECT_TRUE(radices[i] != 15 && radices[i] != 21) << n;
+    }
+  }
+  const auto radix_string = [](long long n) {
+    const gpu::RadixList list = gpu::radix_list(n);
+    std::string text;
+    for (int i = 0; i < list.count; ++i) {
+      if (i > 0) text += 'x';
+      text += std::to_string(list.radix[i]);
+    }
+    return text;
+  };
+  EXPECT_EQ(radix_string(240), "16x15");
+  EXPECT_EQ(radix_string(1920), "16x8x15");
+  EXPECT_EQ(radix_string(7680), "8x8x8x15");
+  EXPECT_EQ(radix_string(4095), "15x21x13");
+  EXPECT_EQ(radix_string(480), "16x10x3");      // the 5 went to a ten
+  EXPECT_EQ(radix_string(15360), "16x8x8x3x5");  // a radix-15 stage: 1024 threads a transform
+  EXPECT_EQ(radix_string(45), "3x3x5");         // no compiled kernel
+}
+
+// Every butterfly against the R-point DFT in double precision.
+TEST(FftPlanHost, ButterfliesAreDfts) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+  const auto check = [&](auto radix_constant) {
+    constexpr int R = decltype(radix_constant)::value;
+    gpu::Cf v[R];
+    std::vector<std::complex<double>> x(R);
+    for (int i = 0; i < R; ++i) {
+      v[i] = gpu::Cf{uniform(rng), uniform(rng)};
+      x[static_cast<std::size_t>(i)] = {v[i].re, v[i].im};
+    }
+    gpu::Butterfly<R>::run(v);
+    double error = 0.0;
+    double norm = 0.0;
+    for (int k = 0; k < R; ++k) {
+      std::complex<double> sum = 0.0;
+      for (int i = 0; i < R; ++i) {
+        sum += x[static_cast<std::size_t>(i)] * std::polar(1.0, -2.0 * M_PI * i * k / R);
+      }
+      error += std::norm(std::complex<double>(v[k].re, v[k].im) - sum);
+      norm += std::norm(sum);
+    }
+    EXPECT_LT(std::sqrt(error / norm), 1e-6) << "radix " << R;
+  };
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 3>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 5>{});
+  check(std::integral_constant<int, 7>{});
+  check(std::integral_constant<int, 8>{});
+  check(std::integral_constant<int, 10>{});
+  check(std::integral_constant<int, 11>{});
+  check(std::integral_constant<int, 13>{});
+  check(std::integral_constant<int, 15>{});
+  check(std::integral_constant<int, 16>{});
+  check(std::integral_constant<int, 21>{});
 }
 
 TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
