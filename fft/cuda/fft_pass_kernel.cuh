@@ -532,6 +532,30 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
         return;
       }
     }
+    // Paired real rows of a single pass (odd lengths: two rows per transform): the first stage
+    // reads the rows' elements (load_element forms x[2t] + i x[2t+1], or from the Hermitian
+    // rows the pair's spectrum), and a c2r's last stage stores both real rows; an r2c's split
+    // of the pair's spectrum needs Z[k] and Z[n-k] and so goes through shared memory
+    // (store_phase). On the H200 r2c / c2r 125 took 0.81 / 0.89 ms instead of 1.05 / 1.13
+    // through the load phase (bench/RESULTS.md, seventeenth run).
+    const bool direct_paired = p.paired && p.inner_is_batch && p.n == kLength &&
+                               p.load_n == kLength && !p.load_chirp && !p.mid_conv &&
+                               p.real_step != RealStep::c2r_pre;
+    if (direct_paired) {
+      DirectIo io;
+      io.src = src;
+      io.dst = dst;
+      io.outer = outer;
+      io.inner0 = inner0;
+      io.pass = &p;
+      if (p.real_step == RealStep::none && p.store_n == kLength) {
+        fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::elements>(p.stage_tw, s, nb, io);
+        return;
+      }
+      fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared>(p.stage_tw, s, nb, io);
+      store_phase<kLength>(p, s, dst, outer, inner0, nb);
+      return;
+    }
     if (direct_load) {
       DirectIo io;
       io.in = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
