@@ -71,8 +71,8 @@ struct KernelChoice {
 // Which kernel runs pass p: for plain rows, the rows kernel of its length (rows_pass_of) or the
 // plain rows kernel of a compiled length (plain_rows_kernel_takes); for a four-step column or
 // row pass of a power of two, the four-step kernel (four_step_pass_of); else the compiled kernels
-// of its length (the Bluestein kernel for a one-pass Bluestein, else the pass kernel); else a
-// run-time stage loop.
+// of its length (the Bluestein kernel for the Bluestein passes it takes, bluestein_pass_of;
+// else the pass kernel); else a run-time stage loop.
 KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
   const int i = compiled_length_index(p.n);
@@ -105,7 +105,11 @@ KernelChoice choose_kernel(const PassDesc& p) {
   }
   if (i >= 0) {
     const KernelPart& part = kernel_parts()[i % kKernelParts];
-    choice.pass = (p.mid_conv && p.load_chirp ? part.bluestein : part.kernels)[i / kKernelParts];
+    const BluesteinPass bluestein = bluestein_pass_of(p);
+    const int entry = i / kKernelParts;
+    choice.pass = bluestein == BluesteinPass::none
+                      ? part.kernels[entry]
+                      : part.bluestein[kBluesteinPasses * entry + static_cast<int>(bluestein)];
   } else {
     choice.pass = p.power_of_two_radices ? kPowerOfTwoLoop : kAnyRadixLoop;
   }
@@ -236,7 +240,7 @@ class CudaFftPlan final : public Plan {
       std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
       for (const KernelPart& part : kernel_parts()) {
         all.insert(all.end(), part.kernels, part.kernels + part.count);
-        all.insert(all.end(), part.bluestein, part.bluestein + part.count);
+        all.insert(all.end(), part.bluestein, part.bluestein + kBluesteinPasses * part.count);
         for (int k = 0; k < kRowsKinds * part.count; ++k) {
           if (part.plain_rows[k] != nullptr) all.push_back(part.plain_rows[k]);
         }

@@ -20,10 +20,12 @@ constexpr auto make_pass_kernels(std::index_sequence<I...>) {
       fft_pass_kernel<true, kCompiledLengths[kPart + I * kKernelParts]>...};
 }
 
+// fft_bluestein_kernel of each length and BluesteinPass (entry kBluesteinPasses * i + pass).
 template <int kPart, std::size_t... I>
 constexpr auto make_bluestein_kernels(std::index_sequence<I...>) {
   return std::array<PassKernel, sizeof...(I)>{
-      fft_bluestein_kernel<kCompiledLengths[kPart + I * kKernelParts]>...};
+      fft_bluestein_kernel<kCompiledLengths[kPart + I / kBluesteinPasses * kKernelParts],
+                           static_cast<BluesteinPass>(I % kBluesteinPasses)>...};
 }
 
 // fft_plain_rows_kernel of each length and RowsKind (entry 4i + kind), where it has one.
@@ -46,8 +48,8 @@ template <int kPart>
 KernelPart kernel_part() {
   static constexpr auto kernels =
       make_pass_kernels<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
-  static constexpr auto bluestein =
-      make_bluestein_kernels<kPart>(std::make_index_sequence<kernels_in_part(kPart)>{});
+  static constexpr auto bluestein = make_bluestein_kernels<kPart>(
+      std::make_index_sequence<kBluesteinPasses * kernels_in_part(kPart)>{});
   static constexpr auto plain_rows =
       make_plain_rows_kernels<kPart>(std::make_index_sequence<kRowsKinds * kernels_in_part(kPart)>{});
   return KernelPart{kernels.data(), bluestein.data(), plain_rows.data(),

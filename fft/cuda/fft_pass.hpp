@@ -845,6 +845,60 @@ inline bool plain_rows_kernel_takes(const PassDesc& p, RowsKind kind) {
          p.threads / 32 <= resident_warps(plain_rows_kernel_registers(p.n));
 }
 
+// ---- Bluestein passes ------------------------------------------------------------------------
+// The passes of a Bluestein convolution of compiled length run on the Bluestein kernel
+// (fft_bluestein_kernel, fft_pass_kernel.cuh), one variant per pass, each with its loads in the
+// first stage and its stores in the last, the spectrum multiply in a stage's shared-memory
+// writes: no load or store phase, no run-time choice of layout per element.
+
+enum class BluesteinPass : int {
+  none = -1,    // not a Bluestein pass the kernel takes
+  one_pass,     // the whole convolution in one block: chirp and zero padding on load, spectrum
+                // multiply between the two FFTs, chirp on store (PassDesc::mid_conv, load_chirp)
+  columns_in,   // three passes, first: the n1-point FFTs of the columns of the chirped,
+                // zero-padded input, four-step twiddle on store (to scratch, side by side)
+  rows,         // second: each scratch row in place: FFT, spectrum multiply, FFT of the
+                // conjugate, conjugate twiddle on store
+  columns_out,  // third: the n1-point FFTs of the scratch columns, chirp on store, the first n
+                // kept
+};
+inline constexpr int kBluesteinPasses = 4;
+
+// Which Bluestein pass p is, for a compiled length: the planner's passes (fft_plan.cpp,
+// bluestein) in the layouts the kernel's variants assume; none for anything else, which runs on
+// the pass kernel.
+inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
+  if (!has_compiled_kernel(p.n)) return BluesteinPass::none;
+  if (p.mid_conv && p.load_chirp) return BluesteinPass::one_pass;
+  if (p.inner_is_batch || p.load_n != p.n || p.real_step != RealStep::none) {
+    return BluesteinPass::none;
+  }
+  // Every index stored by the last stage of columns_in and rows (they drop nothing).
+  const bool stores_all = p.store_kind == StoreKind::complex_row && p.store_n == p.n &&
+                          store_logical(p, p.inner_count - 1, p.n - 1) < p.n_keep;
+  const bool complex_load = p.load_kind == LoadKind::complex_row && !p.load_chirp;
+  if (p.mid_conv && !p.store_chirp && complex_load && !p.load_conj_raw && !p.load_conj &&
+      p.in.elem_stride == 1 && p.out.elem_stride == 1 && stores_all) {
+    return BluesteinPass::rows;
+  }
+  if (p.load_chirp && !p.mid_conv && !p.store_chirp && p.lin_inner == 1 &&
+      p.out.inner_dist == 1 && stores_all) {
+    return BluesteinPass::columns_in;
+  }
+  if (p.store_chirp && !p.mid_conv && complex_load && p.in.inner_dist == 1 &&
+      p.lout_inner == 1 && p.store_n == p.n) {
+    return BluesteinPass::columns_out;
+  }
+  return BluesteinPass::none;
+}
+
+// Registers per thread of the Bluestein kernel of compiled length m and pass: the one pass's
+// per length (bluestein_kernel_registers), 64 for the three-pass variants (blocks of up to 1024
+// threads, as the pass kernel).
+constexpr int bluestein_pass_registers(int m, BluesteinPass pass) {
+  return pass == BluesteinPass::one_pass ? bluestein_kernel_registers(m) : 64;
+}
+
 // ---- four-step passes ------------------------------------------------------------------------
 // The two passes of a four-step over powers of two (n = n1 x n2, halves from kFourStepMinLength
 // to kFourStepMaxLength) run on the four-step kernel (fft_four_step_kernel.cuh): one TeamFft per

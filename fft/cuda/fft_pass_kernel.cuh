@@ -112,7 +112,8 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
   // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
   // v[q] belong to it); column order where this stage touches global columns.
   const bool columns =
-      (kIn == StageIn::rows && io.in_columns) || (kOut == StageOut::rows && io.out_columns);
+      ((kIn == StageIn::rows || kIn == StageIn::elements) && io.in_columns) ||
+      ((kOut == StageOut::rows || kOut == StageOut::elements) && io.out_columns);
   Cf v[kPerThread][R];
 #pragma unroll
   for (int q = 0; q < kPerThread; ++q) {
@@ -727,18 +728,28 @@ __global__ void __maxnreg__(plain_rows_kernel_registers(kLength))
   }
 }
 
-// One-pass Bluestein of a compiled convolution length (PassDesc::mid_conv with load_chirp): the
-// forward FFT's first stage loads with the chirp and the zero padding, its last stage multiplies
-// by the spectrum on the way to shared memory, and the inverse FFT's last stage stores with the
-// chirp, dropping the tail — two shared-memory round trips and their barriers fewer than load,
-// stages, multiply, stages, store. Paired r2c rows split from shared memory after the stages.
-// A kernel of its own, so that it does not share a register allocation with the pass kernel's
-// other paths: as a branch of fft_pass_kernel the same code ran c2c 4097 in 6.07 ms, as its own
-// kernel in 5.16 (H200, bench/RESULTS.md). The planner's one-pass Bluestein loads its whole
-// length (load_n == n) and has no c2r pre-step. Its registers: as many as cost no resident block
-// (bluestein_kernel_registers, fft_pass.hpp).
-template <int kLength>
-__global__ void __maxnreg__(bluestein_kernel_registers(kLength))
+// The Bluestein kernel of a compiled length, one variant per pass (BluesteinPass, fft_pass.hpp):
+// the FFTs' first stages load from global memory and their last stages store to it, the
+// spectrum multiply and its conjugation fused into the first FFT's last shared-memory writes —
+// two shared-memory round trips and their barriers fewer per FFT than load, stages, multiply,
+// stages, store, and no layout decided per element.
+//   one_pass: the chirp and the zero padding on load, the chirp and the dropped tail on store
+//     (the planner's one pass loads its whole length and has no c2r pre-step); paired r2c rows
+//     split from shared memory after the stages. A kernel of its own, so that it does not
+//     share a register allocation with the pass kernel's other paths: as a branch of
+//     fft_pass_kernel the same code ran c2c 4097 in 6.07 ms, as its own kernel in 5.16 (H200,
+//     bench/RESULTS.md). Its registers: as many as cost no resident block
+//     (bluestein_kernel_registers).
+//   columns_in, columns_out: the first and third of three passes, over columns side by side
+//     (neighbouring threads take neighbouring columns); loads through load_element (chirp,
+//     padding, real or Hermitian rows) or stores through store_element (chirp, tail, real rows).
+//   rows: the second, rows of scratch in place; at 64 registers (96 spilled less at 160 and
+//     320 and ran 2-7 % slower).
+// On the pass kernel the three passes of c2c 65537 took 2.53, 2.50 and 1.35 ms, here 1.43,
+// 1.85 and 1.06; c2c 10007 4.87 -> 3.77 ms, 20011 5.19 -> 3.44 (bench/RESULTS.md, eighteenth
+// run).
+template <int kLength, BluesteinPass kPass>
+__global__ void __maxnreg__(bluestein_pass_registers(kLength, kPass))
     fft_bluestein_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
   extern __shared__ float shared[];
   const SharedPlanes s{shared, shared + p.per_block * p.smem_stride, p.smem_stride};
@@ -750,15 +761,44 @@ __global__ void __maxnreg__(bluestein_kernel_registers(kLength))
   io.inner0 = block.inner0;
   io.pass = &p;
   const int nb = block.nb;
-  fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared_conv>(p.stage_tw, s, nb, io);
-  // Storing every k < kLength drops the same tail as store_phase's k < store_n.
-  const bool element_store = p.real_step == RealStep::none &&
-                             (p.store_n == kLength || store_logical(p, 0, p.store_n) >= p.n_keep);
-  if (element_store) {
-    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::elements>(p.stage_tw, s, nb, io);
+  const Cf* in = static_cast<const Cf*>(src) + block.outer * p.in.outer_dist +
+                 block.inner0 * p.in.inner_dist;
+  Cf* out = static_cast<Cf*>(dst) + block.outer * p.out.outer_dist +
+            block.inner0 * p.out.inner_dist;
+  if constexpr (kPass == BluesteinPass::one_pass) {
+    fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared_conv>(p.stage_tw, s, nb, io);
+    // Storing every k < kLength drops the same tail as store_phase's k < store_n.
+    const bool element_store = p.real_step == RealStep::none &&
+                               (p.store_n == kLength || store_logical(p, 0, p.store_n) >= p.n_keep);
+    if (element_store) {
+      fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::elements>(p.stage_tw, s, nb, io);
+    } else {
+      fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
+      store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+    }
+  } else if constexpr (kPass == BluesteinPass::columns_in) {
+    io.in_columns = true;
+    io.out = out;
+    io.out_dist = p.out.inner_dist;
+    io.out_stride = p.out.elem_stride;
+    io.out_columns = true;
+    fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::rows>(p.stage_tw, s, nb, io);
+  } else if constexpr (kPass == BluesteinPass::rows) {
+    io.in = in;
+    io.in_dist = p.in.inner_dist;
+    io.out = out;
+    io.out_dist = p.out.inner_dist;
+    fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::shared_conv>(p.stage_tw, s, nb, io);
+    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::rows>(p.stage_tw, s, nb, io);
   } else {
-    fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
-    store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+    static_assert(kPass == BluesteinPass::columns_out, "a Bluestein pass the kernel takes");
+    io.in = in;
+    io.in_dist = p.in.inner_dist;
+    io.in_stride = p.in.elem_stride;
+    io.in_columns = true;
+    io.conj_in = p.load_conj_raw != p.load_conj;  // no chirp between them on this pass
+    io.out_columns = true;
+    fixed_stages<kLength, 0, 1, StageIn::rows, StageOut::elements>(p.stage_tw, s, nb, io);
   }
 }
 

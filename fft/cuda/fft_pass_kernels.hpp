@@ -1,7 +1,8 @@
-// The compiled variants of the pass kernel, the one-pass Bluestein kernel and the plain rows
-// kernel (fft_pass_kernel.cuh), as the host sees them: one of each per length of kCompiledLengths,
-// compiled in kKernelParts translation units so that a build spreads them over several compiler
-// processes (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
+// The compiled variants of the pass kernel, the Bluestein kernel and the plain rows kernel
+// (fft_pass_kernel.cuh), as the host sees them: one of each per length of kCompiledLengths (the
+// Bluestein kernel per BluesteinPass, the plain rows kernel per RowsKind), compiled in
+// kKernelParts translation units so that a build spreads them over several compiler processes
+// (fft_kernels_part<N>.cu). The kernels of kCompiledLengths[i] are entry
 // i / kKernelParts of part i % kKernelParts. And the cluster pass kernels
 // (fft_cluster_kernel.cuh), one per cluster size and block length, and the rows kernels
 // (fft_rows_kernel.cuh), one per power-of-two length and RowsKind, and the four-step kernels
@@ -16,7 +17,8 @@ using PassKernel = void (*)(const PassDesc, const void*, void*, long long);
 
 struct KernelPart {
   const PassKernel* kernels = nullptr;    // fft_pass_kernel of each length
-  const PassKernel* bluestein = nullptr;  // fft_bluestein_kernel of each length
+  // fft_bluestein_kernel of each length and BluesteinPass (kBluesteinPasses * i + pass).
+  const PassKernel* bluestein = nullptr;
   // fft_plain_rows_kernel of each length and RowsKind (kRowsKinds * i + kind); nullptr where
   // !has_plain_rows_kernel.
   const PassKernel* plain_rows = nullptr;

@@ -343,11 +343,12 @@ class Builder {
     per_block = std::min(per_block, std::max<long long>(1, max_per_block));
     int radices[kMaxStages];
     for (int s = 0; s < p.num_stages; ++s) radices[s] = p.stages[s].radix;
-    // The one-pass Bluestein kernel of a compiled length may take more than 64 registers
-    // (bluestein_kernel_registers): its blocks stay within what they allow.
+    // The Bluestein kernel may take more than 64 registers (bluestein_pass_registers): its
+    // blocks stay within what they allow.
     long long limit = kMaxThreadsPerBlock;
-    if (p.mid_conv && p.load_chirp && has_compiled_kernel(p.n)) {
-      limit = std::min(limit, 32LL * resident_warps(bluestein_kernel_registers(p.n)));
+    const BluesteinPass bluestein = bluestein_pass_of(p);
+    if (bluestein != BluesteinPass::none) {
+      limit = std::min(limit, 32LL * resident_warps(bluestein_pass_registers(p.n, bluestein)));
     }
     // A c2r's rows of h + 1 values of X, where it loads them before the stages (no direct
     // c2r first stage): two at a time when h + 1 is odd, so that every block's rows start

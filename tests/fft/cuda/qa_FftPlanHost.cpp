@@ -383,8 +383,8 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
           for (const auto& step : layout.steps) {
             const gpu::PassDesc& p = step.pass;
             // (Lengths without a compiled kernel run the run-time pass kernel, 64 registers.)
-            if (step.kind != gpu::Step::Kind::fft_pass || !(p.mid_conv && p.load_chirp) ||
-                !gpu::has_compiled_kernel(p.n)) {
+            if (step.kind != gpu::Step::Kind::fft_pass ||
+                gpu::bluestein_pass_of(p) != gpu::BluesteinPass::one_pass) {
               continue;
             }
             ++one_pass;
@@ -399,6 +399,55 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
     }
   }
   EXPECT_GT(one_pass, 300u);
+}
+
+// Which passes the Bluestein kernel takes (bluestein_pass_of): every pass of a Bluestein plan of
+// a compiled length, by its place (one pass; columns in, rows, columns out of three), for c2c
+// either way, r2c and c2r (paired rows), in and out of place, and what the planner picks for
+// larger lengths; no pass of another algorithm (single pass, paired rows, four-step, real
+// rows). The register limit of its blocks (configure_block) holds for every one of them.
+TEST(FftPlanHost, BluesteinPasses) {
+  using gpu::BluesteinPass;
+  std::size_t counted[gpu::kBluesteinPasses] = {};
+  for (std::size_t n : {4097, 6007, 10007, 20011, 65537, 131101, 1000003}) {
+    for (Transform t :
+         {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
+      for (bool in_place : {false, true}) {
+        const PlanLayout layout = gpu::make_plan_layout({n, 3, t, in_place}, gpu::PlannerOptions{});
+        ASSERT_NE(layout.algorithm.find("bluestein"), std::string::npos) << n;
+        const bool three = layout.algorithm.find("three passes") != std::string::npos;
+        int pass = 0;
+        for (const auto& step : layout.steps) {
+          if (step.kind != gpu::Step::Kind::fft_pass) continue;
+          const gpu::PassDesc& p = step.pass;
+          const BluesteinPass expected =
+              !gpu::has_compiled_kernel(p.n) ? BluesteinPass::none
+              : three ? static_cast<BluesteinPass>(1 + pass)
+                      : BluesteinPass::one_pass;
+          EXPECT_EQ(gpu::bluestein_pass_of(p), expected)
+              << "n " << n << " " << layout.algorithm << ", pass " << pass << " of length " << p.n;
+          if (expected != BluesteinPass::none) {
+            ++counted[static_cast<int>(expected)];
+            EXPECT_LE(p.threads / 32,
+                      gpu::resident_warps(gpu::bluestein_pass_registers(p.n, expected)));
+          }
+          ++pass;
+        }
+        EXPECT_EQ(pass, three ? 3 : 1) << n << " " << layout.algorithm;
+      }
+    }
+  }
+  for (int k = 0; k < gpu::kBluesteinPasses; ++k) EXPECT_GT(counted[k], 0u) << "pass kind " << k;
+  for (std::size_t n : {64, 1000, 4095, 4096, 48000, 65536, 1 << 20, 100000}) {
+    for (Transform t : {Transform::c2c_forward, Transform::r2c, Transform::c2r}) {
+      const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false}, gpu::PlannerOptions{});
+      for (const auto& step : layout.steps) {
+        if (step.kind != gpu::Step::Kind::fft_pass) continue;
+        EXPECT_EQ(gpu::bluestein_pass_of(step.pass), BluesteinPass::none)
+            << n << " " << layout.algorithm << ", pass of " << step.pass.n;
+      }
+    }
+  }
 }
 
 // Which passes the rows kernel takes (rows_pass_of): the single pass of every power of two from
