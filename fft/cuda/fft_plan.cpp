@@ -604,6 +604,11 @@ class Builder {
       }
     }
     const int conv_id = add_table(std::move(conv));
+    // The column passes in blocks of half the four-step's column elements: on the H200, with
+    // the Bluestein kernel's column passes (bluestein_pass_of), 4096 instead of 8192 took c2c
+    // 10007 3.77 -> 3.61 ms, 20011 3.44 -> 3.34, 65537 4.35 -> 4.10; 2048 and 16384 were
+    // slower at 65537 (bench/RESULTS.md, eighteenth run, the tuning mode).
+    const int column_elements = std::max(1, options_.column_elements_per_block / 2);
     {  // columns: chirp and zero padding on load, forward twiddle on store
       Step step;
       set_stages(step, m1);
@@ -624,7 +629,7 @@ class Builder {
       step.pass_tw = twiddle_grid_table(m, m1, m2);
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
-      configure_block(p, options_.column_elements_per_block, m2);
+      configure_block(p, column_elements, m2);
       layout_.steps.push_back(step);
     }
     {  // rows, in place: forward FFT, spectrum multiply, inverse FFT, inverse twiddle
@@ -671,7 +676,7 @@ class Builder {
       step.chirp = chirp_id;
       step.src = BufferRef::scratch;
       step.dst = out.buffer;
-      configure_block(p, options_.column_elements_per_block, m2);
+      configure_block(p, column_elements, m2);
       layout_.steps.push_back(step);
     }
     algorithm_ = "bluestein m=" + std::to_string(m) + " (" + std::to_string(m1) + "x" +

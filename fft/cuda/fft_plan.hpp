@@ -54,7 +54,8 @@ struct Step {
 struct PlannerOptions {
   // Plain batched passes: transforms per block = this / n.
   int single_elements_per_block = kSingleElementsPerBlock;
-  int column_elements_per_block = 8192;  // four-step column passes (strided loads and stores)
+  // Four-step column passes (strided loads and stores); Bluestein's column passes take half.
+  int column_elements_per_block = 8192;
   int row_elements_per_block = 8192;     // four-step row passes (transposed stores)
   // M of cluster passes, the elements each block holds (one of kClusterBlockLengths; the other
   // where n / M is no cluster size); 0: no cluster passes. Off by default: on the H200 they were
