@@ -894,7 +894,9 @@ inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
 
 // Registers per thread of the Bluestein kernel of compiled length m and pass: the one pass's
 // per length (bluestein_kernel_registers), 64 for the three-pass variants (blocks of up to 1024
-// threads, as the pass kernel).
+// threads, as the pass kernel). 96 for the row pass spilled less (160: 232 bytes against 496)
+// but took c2c 10007 and 65537 7 % longer (fewer resident blocks; bench/RESULTS.md, eighteenth
+// run).
 constexpr int bluestein_pass_registers(int m, BluesteinPass pass) {
   return pass == BluesteinPass::one_pass ? bluestein_kernel_registers(m) : 64;
 }

@@ -743,8 +743,7 @@ __global__ void __maxnreg__(plain_rows_kernel_registers(kLength))
 //   columns_in, columns_out: the first and third of three passes, over columns side by side
 //     (neighbouring threads take neighbouring columns); loads through load_element (chirp,
 //     padding, real or Hermitian rows) or stores through store_element (chirp, tail, real rows).
-//   rows: the second, rows of scratch in place; at 64 registers (96 spilled less at 160 and
-//     320 and ran 2-7 % slower).
+//   rows: the second, rows of scratch in place.
 // On the pass kernel the three passes of c2c 65537 took 2.53, 2.50 and 1.35 ms, here 1.43,
 // 1.85 and 1.06; c2c 10007 4.87 -> 3.77 ms, 20011 5.19 -> 3.44 (bench/RESULTS.md, eighteenth
 // run).

@@ -606,8 +606,9 @@ class Builder {
     const int conv_id = add_table(std::move(conv));
     // The column passes in blocks of half the four-step's column elements: on the H200, with
     // the Bluestein kernel's column passes (bluestein_pass_of), 4096 instead of 8192 took c2c
-    // 10007 3.77 -> 3.61 ms, 20011 3.44 -> 3.34, 65537 4.35 -> 4.10; 2048 and 16384 were
-    // slower at 65537 (bench/RESULTS.md, eighteenth run, the tuning mode).
+    // 10007 3.77 -> 3.61 ms, 20011 3.44 -> 3.34, 65537 4.35 -> 4.10; 2048 was faster at 20011
+    // (3.18) but slower at 65537 (4.25), 16384 slower at all three (bench/RESULTS.md,
+    // eighteenth run, the tuning mode).
     const int column_elements = std::max(1, options_.column_elements_per_block / 2);
     {  // columns: chirp and zero padding on load, forward twiddle on store
       Step step;
