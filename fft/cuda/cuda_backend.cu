@@ -93,7 +93,7 @@ KernelChoice choose_kernel(const PassDesc& p) {
         throw std::logic_error("CUDA FFT: a rows pass of length " + std::to_string(p.n) +
                                " whose stages are not in the rows kernel's order");
       }
-      choice.rows = rows_kernel(p.n, rows.kind);
+      choice.rows = rows_kernel(p.n, rows.kind, rows.elements_per_thread);
       choice.rows_desc = rows;
       return choice;
     }
@@ -263,6 +263,10 @@ class CudaFftPlan final : public Plan {
           check(cudaFuncSetAttribute(rows_kernel(n, kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      limit),
                 "cudaFuncSetAttribute (rows pass)");
+          if (!has_wide_rows_kernel(n)) continue;
+          check(cudaFuncSetAttribute(rows_kernel(n, kind, kWideTeamElements),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+                "cudaFuncSetAttribute (rows pass, wide teams)");
         }
       }
       for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
@@ -350,9 +354,9 @@ class CudaFftPlan final : public Plan {
             step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
-        const long long per_block = rows_per_block(d.n, d.kind);
+        const long long per_block = rows_per_block(d.n, d.kind, d.elements_per_thread);
         const long long blocks = (transforms + per_block - 1) / per_block;
-        kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n, d.kind),
+        kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n, d.kind, d.elements_per_thread),
                            kernels_[i].shared_bytes, s>>>(d, src, dst, transforms);
       } else if (kernels_[i].four_step != nullptr) {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;

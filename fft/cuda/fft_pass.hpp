@@ -415,6 +415,9 @@ struct PassDesc {
   bool power_of_two_radices = true;  // only 16/8/4/2 (selects the kernel variant)
   int per_block = 1;
   int threads = 32;
+  // Elements per thread of the rows kernel where it runs this pass (rows_pass_of):
+  // kElementsPerThread, or kWideTeamElements for the lengths that have wide teams.
+  int rows_elements_per_thread = kElementsPerThread;
   int smem_stride = 1;  // floats between the transforms of a block in each shared plane (odd)
   int smem_elems = 1;   // elements per transform held in shared memory
   bool inner_is_batch = true;
@@ -672,15 +675,16 @@ inline constexpr int kRowsMaxLength = 16384;
 struct RowsPassDesc {
   int n = 1;  // the complex length (half of a real transform's)
   RowsKind kind = RowsKind::forward;
+  int elements_per_thread = kElementsPerThread;  // of the team of each row (kWideTeamElements)
   long long in_dist = 0;   // complex elements between input rows
   long long out_dist = 0;  // complex elements between output rows
   const Cf* stage_tw = nullptr;
   const Cf* real_tw = nullptr;
 };
 
-// A TeamFft of length n: its threads, and the floats of each of its two shared planes (padded,
-// the length odd so that teams side by side fall in different banks).
-PRISM_HD constexpr int team_threads(int n) { return n / kElementsPerThread; }
+// A TeamFft of length n: its threads (at `elements` per thread), and the floats of each of its
+// two shared planes (padded, the length odd so that teams side by side fall in different banks).
+PRISM_HD constexpr int team_threads(int n, int elements = kElementsPerThread) { return n / elements; }
 PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
 
 // The threads a block of the rows kernel aims at (whole rows; a longer row takes a block of its
@@ -692,16 +696,18 @@ PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 
-// Rows per block of the rows kernel, its threads and its shared memory.
-PRISM_HD constexpr int rows_per_block(int n, RowsKind kind) {
+// Rows per block of the rows kernel, its threads and its shared memory (teams of `elements`
+// per thread).
+PRISM_HD constexpr int rows_per_block(int n, RowsKind kind, int elements = kElementsPerThread) {
   const int target = rows_block_target(kind, n);
-  return team_threads(n) >= target ? 1 : target / team_threads(n);
+  const int threads = team_threads(n, elements);
+  return threads >= target ? 1 : target / threads;
 }
-PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind) {
-  return rows_per_block(n, kind) * team_threads(n);
+PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind, int elements = kElementsPerThread) {
+  return rows_per_block(n, kind, elements) * team_threads(n, elements);
 }
-PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind) {
-  return static_cast<long long>(rows_per_block(n, kind)) * 2 * team_plane_floats(n) *
+PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int elements = kElementsPerThread) {
+  return static_cast<long long>(rows_per_block(n, kind, elements)) * 2 * team_plane_floats(n) *
          static_cast<long long>(sizeof(float));
 }
 
@@ -732,6 +738,7 @@ inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
   d = RowsPassDesc{};
   d.n = n;
   d.kind = kind;
+  d.elements_per_thread = p.rows_elements_per_thread;
   d.in_dist = p.in.inner_dist;
   d.out_dist = p.out.inner_dist;
   d.stage_tw = p.stage_tw;
@@ -743,6 +750,19 @@ inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
 PRISM_HD constexpr bool has_rows_kernel(long long n) {
   return is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength;
 }
+
+// Wide teams: the rows kernel of length 8192 also compiled at kWideTeamElements elements per
+// thread: 256 threads to a row, each with twice the butterflies of every stage and up to 128
+// registers, two rows per multiprocessor as with 512 threads. Measured on the H200 against 16
+// per thread (bench/RESULTS.md, nineteenth run): c2r 16384 0.376 -> 0.357 ms, c2c 8192 0.314 ->
+// 0.318, r2c 16384 0.395 -> 0.443. Three rows per multiprocessor (80 registers, spilling 312-456
+// bytes per thread) took c2c 8192 0.508 ms, and 16384 at 32 per thread (512 threads, one row per
+// multiprocessor) was no faster for c2c (0.408 against 0.407) and 12-18 % slower for the real
+// kinds, so neither is compiled. The planner's rule (default_rows_elements_per_thread) takes
+// them for c2r; the tuning mode measures both widths.
+inline constexpr int kWideTeamElements = 32;
+inline constexpr int kWideRowsLength = 8192;
+PRISM_HD constexpr bool has_wide_rows_kernel(long long n) { return n == kWideRowsLength; }
 
 // The radices of the rows kernel's stages. c2r's (RowsKind::real_inverse) put the last radix
 // first where it is 8 or less and a row takes fewer than 1024 threads (half lengths 32 = 4x8,
@@ -786,9 +806,11 @@ inline RadixList pass_radices(const PassDesc& p) {
 }
 
 // Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths, its stages in
-// the kernel's order (rows_radix_list).
+// the kernel's order (rows_radix_list), at elements per thread that the kernel is compiled for.
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
-  return has_rows_kernel(p.n) && plain_rows_pass(p, d) &&
+  const bool compiled_width = p.rows_elements_per_thread == kElementsPerThread ||
+                              (p.rows_elements_per_thread == kWideTeamElements && has_wide_rows_kernel(p.n));
+  return has_rows_kernel(p.n) && compiled_width && plain_rows_pass(p, d) &&
          same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 

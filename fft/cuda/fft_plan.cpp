@@ -407,11 +407,11 @@ class Builder {
 
   // One Stockham pass over plain batched rows.
   Step& single_pass(long long n, const Endpoint& in, const Endpoint& out) {
-    return single_pass(n, in, out, radix_list(n));
+    return single_pass(n, in, out, radix_list(n), RowsKind::forward);
   }
-  // The same in a given radix order.
+  // The same in a given radix order, for the rows kernel of `kind` where it takes the pass.
   Step& single_pass(long long n, const Endpoint& in, const Endpoint& out,
-                    const RadixList& radices) {
+                    const RadixList& radices, RowsKind kind) {
     Step step;
     set_stages(step, static_cast<int>(n), radices);
     PassDesc& p = step.pass;
@@ -421,6 +421,12 @@ class Builder {
     p.load_n = p.n;
     set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
     p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
+    if (has_wide_rows_kernel(n)) {
+      p.rows_elements_per_thread = options_.rows_elements_per_thread == 0
+                                       ? default_rows_elements_per_thread(n, kind)
+                                       : options_.rows_elements_per_thread;
+      stage_summary_ += ", " + std::to_string(p.rows_elements_per_thread) + " per thread";
+    }
     step.src = in.buffer;
     step.dst = out.buffer;
     layout_.steps.push_back(step);
@@ -911,7 +917,7 @@ long long launch_shared_bytes(const Step& step) {
     return four_step_shared_bytes(four_step.n, four_step_teams(four_step.kind, four_step.n));
   }
   RowsPassDesc rows;
-  if (rows_pass_of(p, rows)) return rows_shared_bytes(rows.n, rows.kind);
+  if (rows_pass_of(p, rows)) return rows_shared_bytes(rows.n, rows.kind, rows.elements_per_thread);
   return 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float));
 }
 
@@ -954,12 +960,23 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
 
 }  // namespace
 
+int default_rows_elements_per_thread(long long n, RowsKind kind) {
+  return has_wide_rows_kernel(n) && kind == RowsKind::real_inverse ? kWideTeamElements : kElementsPerThread;
+}
+
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options) {
   if (spec.n == 0) throw std::invalid_argument("FFT length must be at least 1");
   if (spec.batch == 0) throw std::invalid_argument("FFT batch must be at least 1");
   if (static_cast<long long>(spec.n) > kMaxPlannedLength) {
     throw std::invalid_argument("FFT length " + std::to_string(spec.n) + " above the supported " +
                                 std::to_string(kMaxPlannedLength));
+  }
+  if (options.rows_elements_per_thread != 0 && options.rows_elements_per_thread != kElementsPerThread &&
+      options.rows_elements_per_thread != kWideTeamElements) {
+    throw std::invalid_argument("planner option rows_elements_per_thread " +
+                                std::to_string(options.rows_elements_per_thread) + ": 0 (the planner's rule), " +
+                                std::to_string(kElementsPerThread) + " or " +
+                                std::to_string(kWideTeamElements));
   }
   PlanLayout layout;
   layout.spec = spec;
@@ -1066,7 +1083,8 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         if (fits_single_pass(h)) {
           // In the rows kernel's stage order, which the pass kernels of its lengths do not
           // take: a pass of those lengths must be a rows pass.
-          Step& step = builder.single_pass(h, in, out, rows_radix_list(RowsKind::real_inverse, h));
+          Step& step = builder.single_pass(h, in, out, rows_radix_list(RowsKind::real_inverse, h),
+                                           RowsKind::real_inverse);
           PassDesc& p = step.pass;
           p.real_step = RealStep::c2r_pre;
           p.load_n = static_cast<int>(h + 1);

@@ -66,7 +66,17 @@ struct PlannerOptions {
   // builds (one that a block holds, or a smooth one with a four-step split); 0: the planner's
   // estimate of the cheapest (bluestein_lengths). Plans without Bluestein ignore it.
   int bluestein_length = 0;
+  // Elements per thread of the rows kernel's teams for the rows that have wide teams
+  // (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r 16384):
+  // kElementsPerThread (16) or kWideTeamElements (32); 0: the planner's rule
+  // (default_rows_elements_per_thread). Other lengths ignore it.
+  int rows_elements_per_thread = 0;
 };
+
+// The planner's rule for the rows kernel's elements per thread at length n (the complex length
+// of the pass) and kind: wide teams for c2r's halves of 8192, the one kind they were faster for
+// on the H200 (bench/RESULTS.md, nineteenth run).
+int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {
   PlanSpec spec;
@@ -88,7 +98,8 @@ struct PlanLayout {
 long long input_row_length(const PlanSpec& spec);
 long long output_row_length(const PlanSpec& spec);
 
-// Throws std::invalid_argument for n = 0, batch = 0, or n beyond what the planner supports.
+// Throws std::invalid_argument for n = 0, batch = 0, n beyond what the planner supports, or
+// options.rows_elements_per_thread other than 0, 16 or 32.
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options = {});
 
 // Largest supported length (four-step of two single passes, or Bluestein on top of it).

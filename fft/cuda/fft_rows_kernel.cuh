@@ -1,9 +1,10 @@
 // The rows kernel of our CUDA FFT: a single pass over plain batched rows of a power-of-two
 // length (RowsPassDesc, fft_pass.hpp), each row computed by one TeamFft (fft_team.cuh) of n/16
-// threads. The pass kernel (fft_pass_kernel.cuh) serves every layout of the planner and decides
-// at run time what this kernel fixes at compile time (strides, the thread-to-butterfly map,
-// partial blocks at every stage, load and store kinds); the first stage's inputs come straight
-// from global memory into registers and the last stage's outputs go straight back. On the H200,
+// threads, or n/32 (wide teams, kWideTeamElements) for rows of 8192. The pass kernel
+// (fft_pass_kernel.cuh) serves every layout of the planner and decides at run time what this
+// kernel fixes at compile time (strides, the thread-to-butterfly map, partial blocks at every
+// stage, load and store kinds); the first stage's inputs come straight from global memory into
+// registers and the last stage's outputs go straight back. On the H200,
 // c2c 512 to 4096 took 0.264-0.270 ms on this kernel, 0.295-0.310 on the pass kernel, cuFFT
 // 0.261-0.266 (bench/RESULTS.md, seventh run).
 // The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
@@ -17,29 +18,32 @@
 
 namespace prism::fft::gpu {
 
-// Rows blockIdx.x * rows_per_block(kN, kKind) + team of `rows`, in blocks of
-// rows_block_threads. Blocks of 256 threads or fewer ask for 768 threads per multiprocessor (80
-// registers each): fewer spills, and against 1024 threads at 64 registers c2c 64-4096 took up to
-// 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md, eleventh and fourteenth runs); c2r too
-// but for halves 256 and 2048 (c2r 512, 4096), 6 % slower at 768, which keep 1024. Larger blocks
-// (one row of 8192 or 16384) ask for as many as 64 registers allow: at 128 the rows of 8192 had
-// one block per multiprocessor and c2c 8192 took 0.394 ms instead of 0.319; fewer than 64
-// registers spilled (c2c 1024 at 48: 0.37 ms instead of 0.26).
-template <int kN, RowsKind kKind>
+// Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
+// rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768
+// threads per multiprocessor (80 registers each): fewer spills, and against 1024 threads at 64
+// registers c2c 64-4096 took up to 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md,
+// eleventh and fourteenth runs); c2r too but for halves 256 and 2048 (c2r 512, 4096), 6 % slower
+// at 768, which keep 1024. Larger blocks (one row of 8192 or 16384) ask for as many as 64
+// registers allow: at 128 the rows of 8192 had one block per multiprocessor and c2c 8192 took
+// 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
+// 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
+// registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
+template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
-  constexpr int threads = rows_block_threads(kN, kKind);
+  constexpr int threads = rows_block_threads(kN, kKind, kE);
+  if (kE != kElementsPerThread) return 2;
   if (threads > 256) return kMaxThreadsPerBlock / threads;
   const bool at_64_registers = kKind == RowsKind::real_inverse && (kN == 256 || kN == 2048);
   return (at_64_registers ? 1024 : 768) / threads;
 }
-template <int kN, RowsKind kKind>
-__global__ void __launch_bounds__(rows_block_threads(kN, kKind), (rows_min_blocks<kN, kKind>()))
+template <int kN, RowsKind kKind, int kE = kElementsPerThread>
+__global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_blocks<kN, kKind, kE>()))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];
-  using Team = TeamFft<kN, kKind == RowsKind::real_inverse>;
+  using Team = TeamFft<kN, kKind == RowsKind::real_inverse, kE>;
   const int team = static_cast<int>(threadIdx.x) / Team::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Team::kThreads;
-  const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN, kKind) + team;
+  const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN, kKind, kE) + team;
   // Teams past the last row run the stages on zeros (the stages synchronise the whole block)
   // and store nothing.
   const bool live = row < rows;

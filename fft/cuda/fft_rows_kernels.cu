@@ -1,26 +1,31 @@
 // Compiles the rows kernel (fft_rows_kernel.cuh) for every power of two from kRowsMinLength to
-// kRowsMaxLength and each RowsKind.
+// kRowsMaxLength and each RowsKind, and with wide teams (kWideTeamElements) for kWideRowsLength.
 #include "fft/cuda/fft_pass_kernels.hpp"
 #include "fft/cuda/fft_rows_kernel.cuh"
 
 namespace prism::fft::gpu {
 namespace {
 
-template <int kN>
+template <int kN, int kE = kElementsPerThread>
 RowsKernel rows_kernel_of_length(RowsKind kind) {
   switch (kind) {
-    case RowsKind::forward: return fft_rows_kernel<kN, RowsKind::forward>;
-    case RowsKind::inverse: return fft_rows_kernel<kN, RowsKind::inverse>;
-    case RowsKind::real_forward: return fft_rows_kernel<kN, RowsKind::real_forward>;
-    case RowsKind::real_inverse: return fft_rows_kernel<kN, RowsKind::real_inverse>;
+    case RowsKind::forward: return fft_rows_kernel<kN, RowsKind::forward, kE>;
+    case RowsKind::inverse: return fft_rows_kernel<kN, RowsKind::inverse, kE>;
+    case RowsKind::real_forward: return fft_rows_kernel<kN, RowsKind::real_forward, kE>;
+    case RowsKind::real_inverse: return fft_rows_kernel<kN, RowsKind::real_inverse, kE>;
   }
   return nullptr;
 }
 
 }  // namespace
 
-RowsKernel rows_kernel(int n, RowsKind kind) {
-  static_assert(kRowsMinLength == 32 && kRowsMaxLength == 16384, "update the kernels compiled here");
+RowsKernel rows_kernel(int n, RowsKind kind, int elements_per_thread) {
+  static_assert(kRowsMinLength == 32 && kRowsMaxLength == 16384 && kWideRowsLength == 8192,
+                "update the kernels compiled here");
+  if (elements_per_thread == kWideTeamElements) {
+    return n == kWideRowsLength ? rows_kernel_of_length<kWideRowsLength, kWideTeamElements>(kind) : nullptr;
+  }
+  if (elements_per_thread != kElementsPerThread) return nullptr;
   switch (n) {
     case 32: return rows_kernel_of_length<32>(kind);
     case 64: return rows_kernel_of_length<64>(kind);

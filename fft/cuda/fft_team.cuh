@@ -1,7 +1,8 @@
-// Team FFT with fusion hooks: one power-of-two FFT of length kN computed by a team of kN/16
-// threads inside a caller's kernel, with the caller's prologue (what to load for element i:
-// convert, window, zero-pad) and epilogue (what to do with output k: scale, |X|², dB, multiply by
-// a filter spectrum, accumulate) compiled into the same kernel. Nothing of the transform goes
+// Team FFT with fusion hooks: one power-of-two FFT of length kN computed by a team of kN/kE
+// threads (kE elements per thread: 16, or 32 for the rows kernel's wide teams) inside a caller's
+// kernel, with the caller's prologue (what to load for element i: convert, window, zero-pad) and
+// epilogue (what to do with output k: scale, |X|², dB, multiply by a filter spectrum,
+// accumulate) compiled into the same kernel. Nothing of the transform goes
 // through global memory: the input arrives in registers from the prologue, the stages exchange
 // through shared memory, the outputs leave in registers to the epilogue.
 //
@@ -66,30 +67,31 @@ struct TeamPlanes {
 // 100-120 bytes per thread at half lengths 8192 and 16384, ptxas -v.)
 __host__ __device__ __forceinline__ Cf mirror_twiddle(Cf w) { return Cf{-w.re, w.im}; }
 
-template <int kN, bool kRealInverse = false>
+template <int kN, bool kRealInverse = false, int kE = kElementsPerThread>
 struct TeamFft {
   static_assert(kN >= 32 && kN <= 16384 && (kN & (kN - 1)) == 0,
                 "team FFTs are powers of two from 32 to 16384");
+  static_assert(kE == kElementsPerThread || kE == kWideTeamElements,
+                "team FFTs take kElementsPerThread or kWideTeamElements elements per thread");
   static constexpr RadixList kRadices =
       rows_radix_list(kRealInverse ? RowsKind::real_inverse : RowsKind::forward, kN);
   static constexpr int kStages = kRadices.count;
-  static constexpr int kThreads = team_threads(kN);  // threads per team
+  static constexpr int kThreads = team_threads(kN, kE);  // threads per team
   static constexpr int kFirstRadix = kRadices.radix[0];
   static constexpr int kLastRadix = kRadices.radix[kStages - 1];
-  static constexpr int kOutputs = kElementsPerThread;  // outputs per thread, complex transform
-  static constexpr int kRealOutputs = kOutputs + 1;    // real transform: X[kN] on lane 0 too
+  static constexpr int kOutputs = kE;                // outputs per thread, complex transform
+  static constexpr int kRealOutputs = kOutputs + 1;  // real transform: X[kN] on lane 0 too
   // Floats of one plane (odd, so that teams side by side fall in different banks).
   static constexpr int kPlaneFloats = team_plane_floats(kN);
   static constexpr int kSharedFloats = 2 * kPlaneFloats;
   static constexpr int kLastButterflies = kN / kLastRadix;
-  static constexpr int kLastPerThread = kElementsPerThread / kLastRadix;
+  static constexpr int kLastPerThread = kE / kLastRadix;
   // Measured on the H200 (bench/RESULTS.md, r2c through the rows kernel): faster where the last
   // two stages are of radix 8 or less (half lengths 512, 1024, 8192, 16384: 3-19 %), slower
   // where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the former pair.
-  static constexpr bool kPairedReal =
-      kLastPerThread >= 2 && kElementsPerThread / kRadices.radix[kStages - 2] >= 2;
+  static constexpr bool kPairedReal = kLastPerThread >= 2 && kRadices.radix[kStages - 2] <= 8;
   static constexpr int kFirstButterflies = kN / kFirstRadix;
-  static constexpr int kFirstPerThread = kElementsPerThread / kFirstRadix;
+  static constexpr int kFirstPerThread = kE / kFirstRadix;
   static constexpr bool kPairedFirst = kRealInverse && kFirstPerThread >= 2;
 
   static __device__ __forceinline__ TeamPlanes planes(float* shared, int team) {
@@ -123,7 +125,7 @@ struct TeamFft {
     return last_butterfly(lane, q, true) + r * kLastButterflies;
   }
 
-  Cf v[kElementsPerThread / kFirstRadix][kFirstRadix];  // the first stage's inputs
+  Cf v[kE / kFirstRadix][kFirstRadix];  // the first stage's inputs
 
   template <class Load>
   __device__ __forceinline__ void load(int lane, Load&& element) {
@@ -208,10 +210,10 @@ struct TeamFft {
   __device__ __forceinline__ void run_remapped_into(TeamPlanes first, int first_lane, TeamPlanes s,
                                                     const Cf* twiddles, int lane, Cf (&out)[kOutputs]) {
     constexpr int R = kLastRadix;
-    Cf z[kElementsPerThread / R][R];
+    Cf z[kE / R][R];
     stages<false>(first, first_lane, s, twiddles, lane, z);
 #pragma unroll
-    for (int q = 0; q < kElementsPerThread / R; ++q) {
+    for (int q = 0; q < kE / R; ++q) {
 #pragma unroll
       for (int r = 0; r < R; ++r) out[q * R + r] = z[q][r];
     }
@@ -222,7 +224,7 @@ struct TeamFft {
   __device__ __forceinline__ void run_real_into(TeamPlanes s, const Cf* twiddles, const Cf* real_twiddles,
                                                 int lane, Cf (&out)[kRealOutputs]) {
     constexpr int R = kLastRadix;
-    Cf z[kElementsPerThread / R][R];
+    Cf z[kE / R][R];
     stages<kPairedReal>(s, lane, s, twiddles, lane, z);
     if constexpr (kPairedReal) {
       // Z[k] of group q's butterfly j and Z[kN-k] of its partner's, both in registers.
@@ -250,13 +252,13 @@ struct TeamFft {
     }
     __syncthreads();  // every thread has read the planes of the last stage
 #pragma unroll
-    for (int q = 0; q < kElementsPerThread / R; ++q) {
+    for (int q = 0; q < kE / R; ++q) {
 #pragma unroll
       for (int r = 0; r < R; ++r) s.write(real_output_index(lane, q * R + r), z[q][r]);
     }
     __syncthreads();
 #pragma unroll
-    for (int q = 0; q < kElementsPerThread / R; ++q) {
+    for (int q = 0; q < kE / R; ++q) {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int k = real_output_index(lane, q * R + r);
@@ -302,8 +304,8 @@ struct TeamFft {
   template <bool kPairLast, int R>
   __device__ __forceinline__ void stages(TeamPlanes first, int first_lane, TeamPlanes s,
                                          const Cf* twiddles, int lane,
-                                         Cf (&out)[kElementsPerThread / R][R]) {
-    constexpr int P = kElementsPerThread / kFirstRadix;
+                                         Cf (&out)[kE / R][R]) {
+    constexpr int P = kE / kFirstRadix;
 #pragma unroll
     for (int q = 0; q < P; ++q) Butterfly<kFirstRadix>::run(v[q]);
     __syncthreads();  // the planes' previous use (an earlier transform) is over
@@ -319,9 +321,9 @@ struct TeamFft {
 
   template <bool kPairLast, int kStage, int kNs, int RL>
   __device__ __forceinline__ void later_stages(TeamPlanes s, const Cf* twiddles, int lane,
-                                               Cf (&out)[kElementsPerThread / RL][RL]) {
+                                               Cf (&out)[kE / RL][RL]) {
     constexpr int R = kRadices.radix[kStage];
-    constexpr int P = kElementsPerThread / R;
+    constexpr int P = kE / R;
     constexpr StageDesc kStageDesc{R, kNs, stage_twiddle_offset(kRadices.radix, kStage)};
     if constexpr (kStage == kStages - 1) {
 #pragma unroll

@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates; this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 5 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 6 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -101,7 +101,8 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.column_elements_per_block == b.column_elements_per_block &&
          a.row_elements_per_block == b.row_elements_per_block &&
          a.cluster_block_length == b.cluster_block_length &&
-         a.bluestein_length == b.bluestein_length;
+         a.bluestein_length == b.bluestein_length &&
+         a.rows_elements_per_thread == b.rows_elements_per_thread;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -111,7 +112,10 @@ std::string describe(const PlannerOptions& options) {
          (options.cluster_block_length == 0 ? std::string("off")
                                             : std::to_string(options.cluster_block_length)) +
          (options.bluestein_length == 0 ? std::string()
-                                        : ", bluestein m " + std::to_string(options.bluestein_length));
+                                        : ", bluestein m " + std::to_string(options.bluestein_length)) +
+         (options.rows_elements_per_thread == 0
+              ? std::string()
+              : ", rows " + std::to_string(options.rows_elements_per_thread) + " per thread");
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -126,7 +130,8 @@ std::string layout_signature(const PlanLayout& layout) {
   for (const Step& step : layout.steps) {
     const PassDesc& p = step.pass;
     signature << '|' << static_cast<int>(step.kind) << ':' << p.n << ',' << p.per_block << ','
-              << p.threads << ',' << p.smem_stride << ',' << p.smem_elems << ',';
+              << p.threads << ',' << p.rows_elements_per_thread << ',' << p.smem_stride << ','
+              << p.smem_elems << ',';
     for (int s = 0; s < p.num_stages; ++s) signature << p.stages[s].radix << 'x';
     signature << ',' << step.rows.h << ',' << step.cluster.cluster;
   }
@@ -154,6 +159,12 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
       o.row_elements_per_block = row;
       variations.push_back(o);
     }
+  }
+  // The rows kernel's teams at either width (rows of 8192 and 16384).
+  for (int elements : {kElementsPerThread, kWideTeamElements}) {
+    PlannerOptions o;
+    o.rows_elements_per_thread = elements;
+    variations.push_back(o);
   }
   // Cluster passes of either block length, or the four-step instead.
   for (int cluster : {0, 8192, 16384}) {
@@ -208,7 +219,8 @@ json options_to_json(const PlannerOptions& o) {
               {"column_elements_per_block", o.column_elements_per_block},
               {"row_elements_per_block", o.row_elements_per_block},
               {"cluster_block_length", o.cluster_block_length},
-              {"bluestein_length", o.bluestein_length}};
+              {"bluestein_length", o.bluestein_length},
+              {"rows_elements_per_thread", o.rows_elements_per_thread}};
 }
 
 long long positive_integer(const json& object, const char* key, const std::string& where) {
@@ -281,6 +293,18 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
                         ", not " + value.dump());
     }
     o.bluestein_length = value.get<int>();
+  }
+  if (j.contains("rows_elements_per_thread")) {
+    const json& value = j["rows_elements_per_thread"];
+    const bool known = value.is_number_integer() &&
+                       (value.get<long long>() == 0 || value.get<long long>() == kElementsPerThread ||
+                        value.get<long long>() == kWideTeamElements);
+    if (!known) {
+      throw FormatError(where + ": \"rows_elements_per_thread\" must be 0 (the planner's rule), " +
+                        std::to_string(kElementsPerThread) + " or " + std::to_string(kWideTeamElements) +
+                        ", not " + value.dump());
+    }
+    o.rows_elements_per_thread = value.get<int>();
   }
   return o;
 }

@@ -642,38 +642,95 @@ TEST(FftPlanHost, RowsRealInverseOrder) {
       EXPECT_FALSE(gpu::rows_pass_of(other_order, d)) << n;
     }
 
-    const int radix = list.radix[0];
-    const int per_thread = gpu::kElementsPerThread / radix;
-    if (per_thread < 2) continue;  // TeamFft<n, true>::kPairedFirst
-    ++paired;
-    const int threads = gpu::team_threads(n);
-    const int butterflies = n / radix;
-    const int half = per_thread / 2;
-    const auto butterfly = [&](int lane, int q) {
-      return gpu::paired_butterfly(lane, q, threads, per_thread, butterflies, true);
-    };
-    std::vector<int> taken(static_cast<std::size_t>(butterflies), 0);
-    for (int lane = 0; lane < threads; ++lane) {
-      for (int q = 0; q < per_thread; ++q) ++taken[static_cast<std::size_t>(butterfly(lane, q))];
-      for (int q = 0; q < half; ++q) {
-        const bool zero = lane == 0 && q == 0;
-        const int j = butterfly(lane, q);
-        const int j2 = butterfly(lane, q + half);
-        for (int r = 0; r < radix; ++r) {
-          const int i = j + r * butterflies;
-          const int mirror = zero ? (r == 0 ? n : j + (radix - r) % radix * butterflies)
-                                  : j2 + (radix - 1 - r) * butterflies;
-          EXPECT_EQ(mirror, n - i) << "n " << n << " lane " << lane << " q " << q << " r " << r;
-          const int i2 = j2 + r * butterflies;
-          const int mirror2 = (zero ? j2 : j) + (radix - 1 - r) * butterflies;
-          EXPECT_EQ(mirror2, n - i2) << "n " << n << " lane " << lane << " q " << q + half
-                                     << " r " << r;
+    for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
+      if (elements == gpu::kWideTeamElements && !gpu::has_wide_rows_kernel(n)) continue;
+      const int radix = list.radix[0];
+      const int per_thread = elements / radix;
+      if (per_thread < 2) continue;  // TeamFft<n, true, elements>::kPairedFirst
+      ++paired;
+      const int threads = gpu::team_threads(n, elements);
+      const int butterflies = n / radix;
+      const int half = per_thread / 2;
+      const auto butterfly = [&](int lane, int q) {
+        return gpu::paired_butterfly(lane, q, threads, per_thread, butterflies, true);
+      };
+      std::vector<int> taken(static_cast<std::size_t>(butterflies), 0);
+      for (int lane = 0; lane < threads; ++lane) {
+        for (int q = 0; q < per_thread; ++q) ++taken[static_cast<std::size_t>(butterfly(lane, q))];
+        for (int q = 0; q < half; ++q) {
+          const bool zero = lane == 0 && q == 0;
+          const int j = butterfly(lane, q);
+          const int j2 = butterfly(lane, q + half);
+          for (int r = 0; r < radix; ++r) {
+            const int i = j + r * butterflies;
+            const int mirror = zero ? (r == 0 ? n : j + (radix - r) % radix * butterflies)
+                                    : j2 + (radix - 1 - r) * butterflies;
+            EXPECT_EQ(mirror, n - i) << "n " << n << " lane " << lane << " q " << q << " r " << r;
+            const int i2 = j2 + r * butterflies;
+            const int mirror2 = (zero ? j2 : j) + (radix - 1 - r) * butterflies;
+            EXPECT_EQ(mirror2, n - i2) << "n " << n << " lane " << lane << " q " << q + half
+                                       << " r " << r;
+          }
         }
       }
+      EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), butterflies) << n << " at " << elements;
     }
-    EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), butterflies) << n;
   }
-  EXPECT_EQ(paired, 8);  // all but 4096 = 16x16x16 and 16384
+  // At 16 per thread all but 4096 = 16x16x16 and 16384; the wide teams of 8192 too.
+  EXPECT_EQ(paired, 9);
+}
+
+// Rows with wide teams (kWideTeamElements per thread): single passes of 8192 (c2c, and the
+// halves of r2c and c2r 16384) at the planner's rule (32 for c2r, 16 for the others) or either
+// width the options ask for, each a rows pass at that width with its block of 8192 / elements
+// threads; other lengths ignore the option, and a width without kernels is an error.
+TEST(FftPlanHost, WideRowsTeams) {
+  const std::size_t half_or_n = gpu::kWideRowsLength;
+  for (const Transform t : kAllTransforms) {
+    const bool real = t == Transform::r2c || t == Transform::c2r;
+    const int rule = t == Transform::c2r ? gpu::kWideTeamElements : gpu::kElementsPerThread;
+    for (const int asked : {0, 16, 32}) {
+      gpu::PlannerOptions options;
+      options.rows_elements_per_thread = asked;
+      for (const bool in_place : {false, true}) {
+        const PlanLayout layout =
+            gpu::make_plan_layout({real ? 2 * half_or_n : half_or_n, 3, t, in_place}, options);
+        ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+        const int expected = asked == 0 ? rule : asked;
+        gpu::RowsPassDesc d;
+        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
+        EXPECT_EQ(d.elements_per_thread, expected) << layout.algorithm;
+        EXPECT_EQ(gpu::rows_block_threads(d.n, d.kind, d.elements_per_thread),
+                  static_cast<int>(half_or_n) / expected);
+        EXPECT_EQ(gpu::launch_shared_bytes(layout.steps[0]), gpu::rows_shared_bytes(d.n, d.kind));
+        EXPECT_NE(layout.algorithm.find(", " + std::to_string(expected) + " per thread"), std::string::npos)
+            << layout.algorithm;
+      }
+    }
+  }
+  EXPECT_EQ(gpu::default_rows_elements_per_thread(8192, gpu::RowsKind::real_inverse), gpu::kWideTeamElements);
+  EXPECT_EQ(gpu::default_rows_elements_per_thread(8192, gpu::RowsKind::forward), gpu::kElementsPerThread);
+  EXPECT_EQ(gpu::default_rows_elements_per_thread(16384, gpu::RowsKind::real_inverse), gpu::kElementsPerThread);
+  gpu::PlannerOptions wide;
+  wide.rows_elements_per_thread = gpu::kWideTeamElements;
+  for (const std::size_t n : {std::size_t{4096}, std::size_t{16384}}) {
+    const PlanLayout other = gpu::make_plan_layout({n, 3, Transform::c2c_forward, false}, wide);
+    EXPECT_EQ(other.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread) << n;
+    EXPECT_EQ(other.algorithm.find("per thread"), std::string::npos) << other.algorithm;
+    // A pass asking for a width that its length has no kernel of is no rows pass.
+    gpu::PassDesc odd_width = other.steps[0].pass;
+    odd_width.rows_elements_per_thread = gpu::kWideTeamElements;
+    gpu::RowsPassDesc d;
+    EXPECT_FALSE(gpu::rows_pass_of(odd_width, d)) << n;
+  }
+  gpu::PlannerOptions unknown;
+  unknown.rows_elements_per_thread = 24;
+  try {
+    gpu::make_plan_layout({8192, 3, Transform::c2c_forward, false}, unknown);
+    ADD_FAILURE() << "rows_elements_per_thread 24 was planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rows_elements_per_thread 24"), std::string::npos) << e.what();
+  }
 }
 
 // The shared memory each step's kernel is launched with (the backend launches with

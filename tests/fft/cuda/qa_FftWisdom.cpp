@@ -193,11 +193,15 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   const WisdomEntry bluestein =
       entry_of(kH200, PlanSpec(65537, 1023, Transform::c2c_forward), longer_convolution);
   wisdom.record(bluestein);
+  PlannerOptions narrow_teams;
+  narrow_teams.rows_elements_per_thread = 16;
+  const WisdomEntry rows = entry_of(kH200, PlanSpec(8192, 8192, Transform::c2c_forward), narrow_teams);
+  wisdom.record(rows);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 3u);
+  ASSERT_EQ(loaded.entries().size(), 4u);
   const WisdomEntry* e = loaded.find(original.key);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->key.device.name, "NVIDIA H200");
@@ -221,6 +225,11 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   expect_same_options(longer->best, longer_convolution);
   EXPECT_NE(describe(longer->best).find("bluestein m 147456"), std::string::npos)
       << describe(longer->best);
+  const WisdomEntry* narrow = loaded.find(rows.key);
+  ASSERT_NE(narrow, nullptr);
+  expect_same_options(narrow->best, narrow_teams);
+  EXPECT_EQ(narrow->best.rows_elements_per_thread, 16);
+  EXPECT_NE(describe(narrow->best).find("rows 16 per thread"), std::string::npos) << describe(narrow->best);
   EXPECT_DOUBLE_EQ(e->candidates[1].median_ms, 0.125);
   EXPECT_TRUE(e->candidates[1].rejected.empty());
   EXPECT_EQ(e->candidates[2].rejected, original.candidates[2].rejected);
@@ -378,6 +387,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-bluestein.json",
        replaced("\"bluestein_length\": 0", "\"bluestein_length\": -5"),
        "\"bluestein_length\" must be 0 (the planner's estimate) or a convolution length"},
+      {"bad-rows-elements.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 24"),
+       "\"rows_elements_per_thread\" must be 0 (the planner's rule), 16 or 32, not 24"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -505,7 +517,8 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
 TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   for (const PlanSpec& spec : {PlanSpec(1024, 64, Transform::c2c_forward), PlanSpec(4096, 8, Transform::r2c),
                                PlanSpec(1 << 18, 2, Transform::c2c_forward), PlanSpec(10007, 2, Transform::c2r),
-                               PlanSpec(1 << 16, 16, Transform::c2c_forward), PlanSpec(1 << 17, 16, Transform::r2c)}) {
+                               PlanSpec(1 << 16, 16, Transform::c2c_forward), PlanSpec(1 << 17, 16, Transform::r2c),
+                               PlanSpec(8192, 64, Transform::c2c_forward), PlanSpec(16384, 16, Transform::c2r)}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     const std::vector<PlannerOptions> candidates = planner_candidates(spec);
     ASSERT_FALSE(candidates.empty());
@@ -520,7 +533,8 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
                         ? "cluster " + std::to_string(step.cluster.cluster) + "x" +
                               std::to_string(step.cluster.m) + " "
                         : std::to_string(step.pass.n) + ":" + std::to_string(step.pass.per_block) + "/" +
-                              std::to_string(step.pass.threads) + " ";
+                              std::to_string(step.pass.threads) + "/" +
+                              std::to_string(step.pass.rows_elements_per_thread) + " ";
       }
       EXPECT_TRUE(launches.insert(blocking).second) << describe(options) << " plans " << blocking
                                                     << "as an earlier candidate does";
@@ -559,6 +573,23 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   }
   for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
     EXPECT_EQ(options.bluestein_length, 0);
+  // Rows with wide teams (8192; real transforms of twice that): both widths, the other width than
+  // the planner's rule as a candidate of its own; other lengths have no such candidate.
+  for (const PlanSpec& spec : {PlanSpec(8192, 64, Transform::c2c_forward), PlanSpec(8192, 8, Transform::c2c_inverse),
+                               PlanSpec(16384, 8, Transform::r2c), PlanSpec(16384, 8, Transform::c2r)}) {
+    SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
+    std::set<int> widths;
+    for (const PlannerOptions& options : planner_candidates(spec)) {
+      const PlanLayout layout = make_plan_layout(spec, options);
+      ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+      widths.insert(layout.steps[0].pass.rows_elements_per_thread);
+    }
+    EXPECT_EQ(widths, (std::set<int>{16, 32}));
+  }
+  for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r)}) {
+    for (const PlannerOptions& options : planner_candidates(spec))
+      EXPECT_EQ(options.rows_elements_per_thread, 0) << spec.n << " has no wide teams to choose between";
+  }
 }
 
 }  // namespace
