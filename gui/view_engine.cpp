@@ -474,9 +474,12 @@ void ViewEngine::Impl::run() {
         error = report.error;
         ended = true;
       } else if (report.outcome == RunOutcome::completed) {
-        // The input ended by itself.
-        if (settings.loop && !info.live) seek_request_s = 0.0;
-        else ended = true;
+        // The input ended by itself: loop from the start, unless a seek asked for meanwhile
+        // (it may have stopped this run as the input ended) takes the playback elsewhere.
+        if (!seek_request_s) {
+          if (settings.loop && !info.live) seek_request_s = 0.0;
+          else ended = true;
+        }
       }
     }
   }
