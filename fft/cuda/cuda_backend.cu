@@ -87,15 +87,15 @@ KernelChoice choose_kernel(const PassDesc& p) {
   }
   RowsPassDesc rows;
   if (plain_rows_pass(p, rows)) {
-    if (has_rows_kernel(p.n)) {
-      // The compiled kernels of p.n fix their stages' order: the rows kernel's or radix_list.
-      if (!rows_pass_of(p, rows)) {
-        throw std::logic_error("CUDA FFT: a rows pass of length " + std::to_string(p.n) +
-                               " whose stages are not in the rows kernel's order");
-      }
+    if (rows_pass_of(p, rows)) {
       choice.rows = rows_kernel(p.n, rows.kind, rows.elements_per_thread);
       choice.rows_desc = rows;
       return choice;
+    }
+    // The compiled kernels of p.n fix their stages' order: the rows kernel's or radix_list.
+    if (has_rows_kernel(p.n)) {
+      throw std::logic_error("CUDA FFT: a rows pass of length " + std::to_string(p.n) +
+                             " whose stages are not in the rows kernel's order");
     }
     if (plain_rows_kernel_takes(p, rows.kind)) {
       const KernelPart& part = kernel_parts()[i % kKernelParts];
@@ -267,6 +267,14 @@ class CudaFftPlan final : public Plan {
           check(cudaFuncSetAttribute(rows_kernel(n, kind, kWideTeamElements),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
                 "cudaFuncSetAttribute (rows pass, wide teams)");
+        }
+      }
+      for (int n : {500, 1000}) {
+        for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
+                              RowsKind::real_inverse}) {
+          check(cudaFuncSetAttribute(rows_kernel(n, kind, kDecimalTeamElements),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+                "cudaFuncSetAttribute (rows pass, decimal teams)");
         }
       }
       for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {

@@ -264,6 +264,14 @@ constexpr int bluestein_kernel_registers(int m) {
   return registers_holding((resident > widest ? resident : widest) * warps);
 }
 
+// Whether every radix of the list divides `elements` (a team thread's whole butterflies).
+PRISM_HD constexpr bool every_radix_divides(const RadixList& list, int elements) {
+  for (int s = 0; s < list.count; ++s) {
+    if (elements % list.radix[s] != 0) return false;
+  }
+  return true;
+}
+
 PRISM_HD constexpr bool same_radices(const RadixList& a, const RadixList& b) {
   if (a.count != b.count) return false;
   for (int s = 0; s < a.count; ++s) {
@@ -416,7 +424,8 @@ struct PassDesc {
   int per_block = 1;
   int threads = 32;
   // Elements per thread of the rows kernel where it runs this pass (rows_pass_of):
-  // kElementsPerThread, or kWideTeamElements for the lengths that have wide teams.
+  // kElementsPerThread, kWideTeamElements for the lengths that have wide teams,
+  // kDecimalTeamElements for the decimal lengths (else they run on the plain rows kernel).
   int rows_elements_per_thread = kElementsPerThread;
   int smem_stride = 1;  // floats between the transforms of a block in each shared plane (odd)
   int smem_elems = 1;   // elements per transform held in shared memory
@@ -672,6 +681,25 @@ inline constexpr int kRowsKinds = 4;
 inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
 
+// Decimal teams: the rows kernel is also compiled for the decimal lengths 500 (10x10x5) and
+// 1000 (10x10x10), with teams of kDecimalTeamElements elements per thread: each thread takes one
+// butterfly of every radix-10 stage (two of radix 5) at indices fixed for the whole transform.
+// On fft_plain_rows_kernel the butterflies of a block's transforms are dealt to its threads
+// afresh at every stage, and the divisions of that map (by 100 and 125 for each butterfly) and
+// of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
+// fifteenth run); the decimal team's c2c 1000 has 76 PTX instructions per element, the plain
+// rows kernel's about 105 (static counts, nvcc 13.0 for sm_90). A pass takes them where the
+// planner option rows_elements_per_thread asks for kDecimalTeamElements, and the tuning mode
+// measures them against the plain rows kernel; the planner's rule keeps the plain rows kernel,
+// the one of the two with measured times (bench/RESULTS.md). Their stages are radix_list's, as
+// the plain rows kernel's, for c2r's halves too (rows_radix_list).
+inline constexpr int kDecimalTeamElements = 10;
+PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000; }
+// The elements per thread of the rows kernel's teams of length n (but the wide teams).
+PRISM_HD constexpr int rows_team_elements(long long n) {
+  return has_decimal_rows_kernel(n) ? kDecimalTeamElements : kElementsPerThread;
+}
+
 struct RowsPassDesc {
   int n = 1;  // the complex length (half of a real transform's)
   RowsKind kind = RowsKind::forward;
@@ -693,20 +721,21 @@ PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) |
 // 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
 // ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
+  if (has_decimal_rows_kernel(n)) return 400;  // 4 rows of 1000, 8 of 500: 13 warps, the last half full
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 
 // Rows per block of the rows kernel, its threads and its shared memory (teams of `elements`
-// per thread).
-PRISM_HD constexpr int rows_per_block(int n, RowsKind kind, int elements = kElementsPerThread) {
+// per thread; 0: rows_team_elements(n)).
+PRISM_HD constexpr int rows_per_block(int n, RowsKind kind, int elements = 0) {
   const int target = rows_block_target(kind, n);
-  const int threads = team_threads(n, elements);
+  const int threads = team_threads(n, elements == 0 ? rows_team_elements(n) : elements);
   return threads >= target ? 1 : target / threads;
 }
-PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind, int elements = kElementsPerThread) {
-  return rows_per_block(n, kind, elements) * team_threads(n, elements);
+PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind, int elements = 0) {
+  return rows_per_block(n, kind, elements) * team_threads(n, elements == 0 ? rows_team_elements(n) : elements);
 }
-PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int elements = kElementsPerThread) {
+PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int elements = 0) {
   return static_cast<long long>(rows_per_block(n, kind, elements)) * 2 * team_plane_floats(n) *
          static_cast<long long>(sizeof(float));
 }
@@ -746,7 +775,9 @@ inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
   return true;
 }
 
-// The lengths of the rows kernel: the powers of two from kRowsMinLength to kRowsMaxLength.
+// The lengths of the rows kernel at 16 elements per thread: the powers of two from
+// kRowsMinLength to kRowsMaxLength (the decimal lengths have it at kDecimalTeamElements only,
+// and the plain rows kernel besides).
 PRISM_HD constexpr bool has_rows_kernel(long long n) {
   return is_power_of_two(n) && n >= kRowsMinLength && n <= kRowsMaxLength;
 }
@@ -808,10 +839,12 @@ inline RadixList pass_radices(const PassDesc& p) {
 // Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths, its stages in
 // the kernel's order (rows_radix_list), at elements per thread that the kernel is compiled for.
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
-  const bool compiled_width = p.rows_elements_per_thread == kElementsPerThread ||
-                              (p.rows_elements_per_thread == kWideTeamElements && has_wide_rows_kernel(p.n));
-  return has_rows_kernel(p.n) && compiled_width && plain_rows_pass(p, d) &&
-         same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
+  const int elements = p.rows_elements_per_thread;
+  const bool compiled =
+      has_rows_kernel(p.n)
+          ? elements == kElementsPerThread || (elements == kWideTeamElements && has_wide_rows_kernel(p.n))
+          : elements == kDecimalTeamElements && has_decimal_rows_kernel(p.n);
+  return compiled && plain_rows_pass(p, d) && same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 
 // Whether the first stage of length n has 16 or more butterflies per transform, so that a c2r

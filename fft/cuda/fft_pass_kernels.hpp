@@ -37,9 +37,10 @@ using ClusterKernel = void (*)(const ClusterPassDesc, const void*, void*);
 ClusterKernel cluster_kernel(int cluster, int m);
 
 using RowsKernel = void (*)(const RowsPassDesc, const void*, void*, long long);
-// The rows kernel of length n (a power of two from kRowsMinLength to kRowsMaxLength), kind and
-// elements per thread (kElementsPerThread; kWideTeamElements where has_wide_rows_kernel(n));
-// nullptr for any other. Defined in fft_rows_kernels.cu.
+// The rows kernel of length n, kind and elements per thread: kElementsPerThread for the powers of
+// two of has_rows_kernel (kWideTeamElements too where has_wide_rows_kernel(n)),
+// kDecimalTeamElements for the decimal lengths (has_decimal_rows_kernel); nullptr for any other.
+// Defined in fft_rows_kernels.cu.
 RowsKernel rows_kernel(int n, RowsKind kind, int elements_per_thread = kElementsPerThread);
 
 using FourStepKernel = void (*)(const FourStepPassDesc, const void*, void*);

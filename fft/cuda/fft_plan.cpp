@@ -421,10 +421,12 @@ class Builder {
     p.load_n = p.n;
     set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
     p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
-    if (has_wide_rows_kernel(n)) {
-      p.rows_elements_per_thread = options_.rows_elements_per_thread == 0
-                                       ? default_rows_elements_per_thread(n, kind)
-                                       : options_.rows_elements_per_thread;
+    // The option where the length has teams of that width, else the planner's rule.
+    const int asked = options_.rows_elements_per_thread;
+    const bool wide_choice = has_wide_rows_kernel(n) && (asked == kElementsPerThread || asked == kWideTeamElements);
+    const bool decimal_choice = has_decimal_rows_kernel(n) && asked == kDecimalTeamElements;
+    p.rows_elements_per_thread = wide_choice || decimal_choice ? asked : default_rows_elements_per_thread(n, kind);
+    if (has_wide_rows_kernel(n) || decimal_choice) {
       stage_summary_ += ", " + std::to_string(p.rows_elements_per_thread) + " per thread";
     }
     step.src = in.buffer;
@@ -971,12 +973,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     throw std::invalid_argument("FFT length " + std::to_string(spec.n) + " above the supported " +
                                 std::to_string(kMaxPlannedLength));
   }
-  if (options.rows_elements_per_thread != 0 && options.rows_elements_per_thread != kElementsPerThread &&
-      options.rows_elements_per_thread != kWideTeamElements) {
+  if (!known_rows_elements_per_thread(options.rows_elements_per_thread)) {
     throw std::invalid_argument("planner option rows_elements_per_thread " +
-                                std::to_string(options.rows_elements_per_thread) + ": 0 (the planner's rule), " +
-                                std::to_string(kElementsPerThread) + " or " +
-                                std::to_string(kWideTeamElements));
+                                std::to_string(options.rows_elements_per_thread) + ": " +
+                                kRowsElementsPerThreadChoices);
   }
   PlanLayout layout;
   layout.spec = spec;

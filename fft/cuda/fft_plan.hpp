@@ -66,16 +66,26 @@ struct PlannerOptions {
   // builds (one that a block holds, or a smooth one with a four-step split); 0: the planner's
   // estimate of the cheapest (bluestein_lengths). Plans without Bluestein ignore it.
   int bluestein_length = 0;
-  // Elements per thread of the rows kernel's teams for the rows that have wide teams
-  // (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r 16384):
-  // kElementsPerThread (16) or kWideTeamElements (32); 0: the planner's rule
-  // (default_rows_elements_per_thread). Other lengths ignore it.
+  // Elements per thread of the rows kernel's teams for the rows that have a choice: those with
+  // wide teams (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r
+  // 16384) take kElementsPerThread (16) or kWideTeamElements (32); the decimal lengths
+  // (has_decimal_rows_kernel: single passes of 500 and 1000, c2c or the halves of r2c / c2r
+  // 1000 and 2000) take kDecimalTeamElements (10), or run on the plain rows kernel; 0: the
+  // planner's rule (default_rows_elements_per_thread). Other lengths ignore it.
   int rows_elements_per_thread = 0;
 };
 
+// Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
+inline constexpr bool known_rows_elements_per_thread(long long elements) {
+  return elements == 0 || elements == kElementsPerThread || elements == kWideTeamElements ||
+         elements == kDecimalTeamElements;
+}
+inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's rule), 16, 32 or 10";
+
 // The planner's rule for the rows kernel's elements per thread at length n (the complex length
 // of the pass) and kind: wide teams for c2r's halves of 8192, the one kind they were faster for
-// on the H200 (bench/RESULTS.md, nineteenth run).
+// on the H200 (bench/RESULTS.md, nineteenth run); else kElementsPerThread (the decimal lengths
+// then run on the plain rows kernel).
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {

@@ -1,6 +1,7 @@
 // The rows kernel of our CUDA FFT: a single pass over plain batched rows of a power-of-two
-// length (RowsPassDesc, fft_pass.hpp), each row computed by one TeamFft (fft_team.cuh) of n/16
-// threads, or n/32 (wide teams, kWideTeamElements) for rows of 8192. The pass kernel
+// length or a decimal one (RowsPassDesc, fft_pass.hpp), each row computed by one TeamFft
+// (fft_team.cuh) of n/16 threads, n/32 (wide teams, kWideTeamElements) for rows of 8192, n/10
+// (kDecimalTeamElements) for rows of 500 and 1000. The pass kernel
 // (fft_pass_kernel.cuh) serves every layout of the planner and decides at run time what this
 // kernel fixes at compile time (strides, the thread-to-butterfly map, partial blocks at every
 // stage, load and store kinds); the first stage's inputs come straight from global memory into
@@ -28,6 +29,7 @@ namespace prism::fft::gpu {
 // 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
 // 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
 // registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
+// Decimal teams (blocks of 400 threads) ask for two blocks, 80 registers.
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);
@@ -36,7 +38,7 @@ constexpr int rows_min_blocks() {
   const bool at_64_registers = kKind == RowsKind::real_inverse && (kN == 256 || kN == 2048);
   return (at_64_registers ? 1024 : 768) / threads;
 }
-template <int kN, RowsKind kKind, int kE = kElementsPerThread>
+template <int kN, RowsKind kKind, int kE = rows_team_elements(kN)>
 __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_blocks<kN, kKind, kE>()))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];

@@ -1,12 +1,13 @@
 // Compiles the rows kernel (fft_rows_kernel.cuh) for every power of two from kRowsMinLength to
-// kRowsMaxLength and each RowsKind, and with wide teams (kWideTeamElements) for kWideRowsLength.
+// kRowsMaxLength and each RowsKind, with wide teams (kWideTeamElements) for kWideRowsLength, and
+// for the decimal lengths (kDecimalTeamElements).
 #include "fft/cuda/fft_pass_kernels.hpp"
 #include "fft/cuda/fft_rows_kernel.cuh"
 
 namespace prism::fft::gpu {
 namespace {
 
-template <int kN, int kE = kElementsPerThread>
+template <int kN, int kE = rows_team_elements(kN)>
 RowsKernel rows_kernel_of_length(RowsKind kind) {
   switch (kind) {
     case RowsKind::forward: return fft_rows_kernel<kN, RowsKind::forward, kE>;
@@ -24,6 +25,14 @@ RowsKernel rows_kernel(int n, RowsKind kind, int elements_per_thread) {
                 "update the kernels compiled here");
   if (elements_per_thread == kWideTeamElements) {
     return n == kWideRowsLength ? rows_kernel_of_length<kWideRowsLength, kWideTeamElements>(kind) : nullptr;
+  }
+  static_assert(has_decimal_rows_kernel(500) && has_decimal_rows_kernel(1000), "update the decimal kernels here");
+  if (elements_per_thread == kDecimalTeamElements) {
+    switch (n) {
+      case 500: return rows_kernel_of_length<500>(kind);
+      case 1000: return rows_kernel_of_length<1000>(kind);
+      default: return nullptr;
+    }
   }
   if (elements_per_thread != kElementsPerThread) return nullptr;
   switch (n) {

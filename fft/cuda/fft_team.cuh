@@ -1,5 +1,6 @@
-// Team FFT with fusion hooks: one power-of-two FFT of length kN computed by a team of kN/kE
-// threads (kE elements per thread: 16, or 32 for the rows kernel's wide teams) inside a caller's
+// Team FFT with fusion hooks: one FFT of length kN (a power of two, or one of the rows kernel's
+// decimal lengths, has_decimal_rows_kernel) computed by a team of kN/kE threads (kE elements per
+// thread: 16, 32 for the rows kernel's wide teams, 10 for the decimal lengths) inside a caller's
 // kernel, with the caller's prologue (what to load for element i: convert, window, zero-pad) and
 // epilogue (what to do with output k: scale, |X|², dB, multiply by a filter spectrum,
 // accumulate) compiled into the same kernel. Nothing of the transform goes
@@ -67,14 +68,15 @@ struct TeamPlanes {
 // 100-120 bytes per thread at half lengths 8192 and 16384, ptxas -v.)
 __host__ __device__ __forceinline__ Cf mirror_twiddle(Cf w) { return Cf{-w.re, w.im}; }
 
-template <int kN, bool kRealInverse = false, int kE = kElementsPerThread>
+template <int kN, bool kRealInverse = false, int kE = rows_team_elements(kN)>
 struct TeamFft {
-  static_assert(kN >= 32 && kN <= 16384 && (kN & (kN - 1)) == 0,
-                "team FFTs are powers of two from 32 to 16384");
-  static_assert(kE == kElementsPerThread || kE == kWideTeamElements,
-                "team FFTs take kElementsPerThread or kWideTeamElements elements per thread");
+  static_assert(has_rows_kernel(kN) || has_decimal_rows_kernel(kN),
+                "team FFTs are of the rows kernel's lengths (has_rows_kernel, has_decimal_rows_kernel)");
+  static_assert(kE == rows_team_elements(kN) || (is_power_of_two(kN) && kE == kWideTeamElements),
+                "team FFTs take rows_team_elements(kN) elements per thread, or kWideTeamElements");
   static constexpr RadixList kRadices =
       rows_radix_list(kRealInverse ? RowsKind::real_inverse : RowsKind::forward, kN);
+  static_assert(every_radix_divides(kRadices, kE), "each thread takes whole butterflies of every stage");
   static constexpr int kStages = kRadices.count;
   static constexpr int kThreads = team_threads(kN, kE);  // threads per team
   static constexpr int kFirstRadix = kRadices.radix[0];

@@ -160,8 +160,9 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
       variations.push_back(o);
     }
   }
-  // The rows kernel's teams at either width (rows of 8192 and 16384).
-  for (int elements : {kElementsPerThread, kWideTeamElements}) {
+  // The rows kernel's teams at either width (rows of 8192), and the decimal teams against the
+  // plain rows kernel (rows of 500 and 1000).
+  for (int elements : {kElementsPerThread, kWideTeamElements, kDecimalTeamElements}) {
     PlannerOptions o;
     o.rows_elements_per_thread = elements;
     variations.push_back(o);
@@ -296,12 +297,8 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
   }
   if (j.contains("rows_elements_per_thread")) {
     const json& value = j["rows_elements_per_thread"];
-    const bool known = value.is_number_integer() &&
-                       (value.get<long long>() == 0 || value.get<long long>() == kElementsPerThread ||
-                        value.get<long long>() == kWideTeamElements);
-    if (!known) {
-      throw FormatError(where + ": \"rows_elements_per_thread\" must be 0 (the planner's rule), " +
-                        std::to_string(kElementsPerThread) + " or " + std::to_string(kWideTeamElements) +
+    if (!value.is_number_integer() || !known_rows_elements_per_thread(value.get<long long>())) {
+      throw FormatError(where + ": \"rows_elements_per_thread\" must be " + kRowsElementsPerThreadChoices +
                         ", not " + value.dump());
     }
     o.rows_elements_per_thread = value.get<int>();

@@ -733,6 +733,72 @@ TEST(FftPlanHost, WideRowsTeams) {
   }
 }
 
+// Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500 and 1000
+// (c2c either way, and the halves of r2c / c2r 1000 and 2000), in and out of place, are rows
+// passes of 8 or 4 rows in 400 threads where the options ask for them, and by the planner's rule
+// plain rows passes of the same stages on fft_plain_rows_kernel (c2r's halves in radix_list's
+// order either way); other lengths ignore the option, and no other width makes a decimal rows
+// pass.
+TEST(FftPlanHost, DecimalRowsTeams) {
+  gpu::PlannerOptions decimal;
+  decimal.rows_elements_per_thread = gpu::kDecimalTeamElements;
+  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}}) {
+    const int n = static_cast<int>(half_or_n);
+    EXPECT_TRUE(gpu::has_decimal_rows_kernel(n));
+    EXPECT_FALSE(gpu::has_rows_kernel(n));
+    EXPECT_EQ(gpu::rows_team_elements(n), gpu::kDecimalTeamElements);
+    EXPECT_TRUE(gpu::every_radix_divides(gpu::radix_list(n), gpu::kDecimalTeamElements)) << n;
+    EXPECT_FALSE(gpu::every_radix_divides(gpu::radix_list(n), gpu::kElementsPerThread)) << n;
+    EXPECT_TRUE(gpu::same_radices(gpu::rows_radix_list(gpu::RowsKind::real_inverse, n), gpu::radix_list(n)));
+    for (const Transform t : kAllTransforms) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      for (const bool in_place : {false, true}) {
+        const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 7, t, in_place};
+        SCOPED_TRACE(test::transform_name(t) + std::string(" n=") + std::to_string(spec.n) +
+                     (in_place ? " in place" : ""));
+        const PlanLayout layout = gpu::make_plan_layout(spec, decimal);
+        ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+        gpu::RowsPassDesc d;
+        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
+        EXPECT_EQ(d.n, n);
+        EXPECT_EQ(d.elements_per_thread, gpu::kDecimalTeamElements);
+        EXPECT_EQ(gpu::rows_per_block(n, d.kind, d.elements_per_thread), n == 500 ? 8 : 4);
+        EXPECT_EQ(gpu::rows_block_threads(n, d.kind, d.elements_per_thread), 400);
+        EXPECT_EQ(gpu::launch_shared_bytes(layout.steps[0]), gpu::rows_shared_bytes(n, d.kind, d.elements_per_thread));
+        EXPECT_NE(layout.algorithm.find(", 10 per thread"), std::string::npos) << layout.algorithm;
+
+        const PlanLayout plain = gpu::make_plan_layout(spec);
+        ASSERT_EQ(plain.steps.size(), 1u) << plain.algorithm;
+        gpu::RowsPassDesc plain_desc;
+        EXPECT_FALSE(gpu::rows_pass_of(plain.steps[0].pass, plain_desc));
+        ASSERT_TRUE(gpu::plain_rows_pass(plain.steps[0].pass, plain_desc));
+        EXPECT_EQ(plain_desc.kind, d.kind);
+        EXPECT_TRUE(gpu::plain_rows_kernel_takes(plain.steps[0].pass, plain_desc.kind));
+        EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(plain.steps[0].pass), gpu::pass_radices(layout.steps[0].pass)));
+        EXPECT_EQ(plain.algorithm.find("per thread"), std::string::npos) << plain.algorithm;
+      }
+    }
+  }
+  EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, gpu::RowsKind::forward), gpu::kElementsPerThread);
+  EXPECT_EQ(gpu::default_rows_elements_per_thread(500, gpu::RowsKind::real_inverse), gpu::kElementsPerThread);
+  for (const std::size_t n : {std::size_t{2000}, std::size_t{4096}, std::size_t{8192}}) {
+    const PlanLayout other = gpu::make_plan_layout({n, 3, Transform::c2c_forward, false}, decimal);
+    ASSERT_EQ(other.steps.size(), 1u) << other.algorithm;
+    EXPECT_EQ(other.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread) << n;
+    EXPECT_EQ(other.algorithm.find(", 10 per thread"), std::string::npos) << other.algorithm;
+    gpu::PassDesc asking = other.steps[0].pass;
+    asking.rows_elements_per_thread = gpu::kDecimalTeamElements;
+    gpu::RowsPassDesc d;
+    EXPECT_FALSE(gpu::rows_pass_of(asking, d)) << n;
+  }
+  gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}, decimal).steps[0].pass;
+  for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
+    thousand.rows_elements_per_thread = elements;
+    gpu::RowsPassDesc d;
+    EXPECT_FALSE(gpu::rows_pass_of(thousand, d)) << elements;
+  }
+}
+
 // The shared memory each step's kernel is launched with (the backend launches with
 // launch_shared_bytes, and runs a plan on cuFFT where the device allows less than its largest):
 // the kernel the backend chooses for the pass, never above what the planner plans for, none for
@@ -766,7 +832,7 @@ TEST(FftPlanHost, LaunchSharedMemory) {
           EXPECT_EQ(bytes, gpu::four_step_shared_bytes(d.n, gpu::four_step_teams(d.kind, d.n)));
           ++four_step;
         } else if (gpu::rows_pass_of(p, r)) {
-          EXPECT_EQ(bytes, gpu::rows_shared_bytes(r.n, r.kind));
+          EXPECT_EQ(bytes, gpu::rows_shared_bytes(r.n, r.kind, r.elements_per_thread));
           ++rows;
         } else {
           EXPECT_EQ(bytes, 2LL * p.per_block * p.smem_stride * static_cast<long long>(sizeof(float)));

@@ -197,11 +197,15 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   narrow_teams.rows_elements_per_thread = 16;
   const WisdomEntry rows = entry_of(kH200, PlanSpec(8192, 8192, Transform::c2c_forward), narrow_teams);
   wisdom.record(rows);
+  PlannerOptions decimal_teams;
+  decimal_teams.rows_elements_per_thread = 10;
+  const WisdomEntry decimal = entry_of(kH200, PlanSpec(2000, 1024, Transform::c2r), decimal_teams);
+  wisdom.record(decimal);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 4u);
+  ASSERT_EQ(loaded.entries().size(), 5u);
   const WisdomEntry* e = loaded.find(original.key);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->key.device.name, "NVIDIA H200");
@@ -230,6 +234,10 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   expect_same_options(narrow->best, narrow_teams);
   EXPECT_EQ(narrow->best.rows_elements_per_thread, 16);
   EXPECT_NE(describe(narrow->best).find("rows 16 per thread"), std::string::npos) << describe(narrow->best);
+  const WisdomEntry* tens = loaded.find(decimal.key);
+  ASSERT_NE(tens, nullptr);
+  EXPECT_EQ(tens->best.rows_elements_per_thread, 10);
+  EXPECT_NE(describe(tens->best).find("rows 10 per thread"), std::string::npos) << describe(tens->best);
   EXPECT_DOUBLE_EQ(e->candidates[1].median_ms, 0.125);
   EXPECT_TRUE(e->candidates[1].rejected.empty());
   EXPECT_EQ(e->candidates[2].rejected, original.candidates[2].rejected);
@@ -389,7 +397,7 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
        "\"bluestein_length\" must be 0 (the planner's estimate) or a convolution length"},
       {"bad-rows-elements.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 24"),
-       "\"rows_elements_per_thread\" must be 0 (the planner's rule), 16 or 32, not 24"},
+       "\"rows_elements_per_thread\" must be 0 (the planner's rule), 16, 32 or 10, not 24"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -586,9 +594,25 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     }
     EXPECT_EQ(widths, (std::set<int>{16, 32}));
   }
-  for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r)}) {
+  // Rows of 500 and 1000: the decimal teams against the plain rows kernel (the planner's rule).
+  for (const PlanSpec& spec : {PlanSpec(1000, 64, Transform::c2c_forward), PlanSpec(500, 64, Transform::c2c_inverse),
+                               PlanSpec(1000, 8, Transform::r2c), PlanSpec(2000, 8, Transform::c2r)}) {
+    SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
+    std::set<int> widths;
+    int decimal_candidates = 0;
+    for (const PlannerOptions& options : planner_candidates(spec)) {
+      const PlanLayout layout = make_plan_layout(spec, options);
+      ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+      widths.insert(layout.steps[0].pass.rows_elements_per_thread);
+      decimal_candidates += options.rows_elements_per_thread == kDecimalTeamElements ? 1 : 0;
+    }
+    EXPECT_EQ(widths, (std::set<int>{kElementsPerThread, kDecimalTeamElements}));
+    EXPECT_EQ(decimal_candidates, 1);
+  }
+  for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r),
+                               PlanSpec(2000, 64, Transform::c2c_forward)}) {
     for (const PlannerOptions& options : planner_candidates(spec))
-      EXPECT_EQ(options.rows_elements_per_thread, 0) << spec.n << " has no wide teams to choose between";
+      EXPECT_EQ(options.rows_elements_per_thread, 0) << spec.n << " has no teams to choose between";
   }
 }
 
