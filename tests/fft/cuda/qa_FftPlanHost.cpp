@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <set>
@@ -680,6 +681,24 @@ TEST(FftPlanHost, RowsRealInverseOrder) {
   EXPECT_EQ(paired, 9);
 }
 
+// The c2c single passes of lengths without teams of `elements` per thread, planned with the
+// option asking for them: at the planner's rule (16 per thread), `marker` not in the algorithm;
+// and such a pass asking for that width is no rows pass.
+void expect_width_ignored(int elements, std::initializer_list<std::size_t> lengths, const std::string& marker) {
+  gpu::PlannerOptions options;
+  options.rows_elements_per_thread = elements;
+  for (const std::size_t n : lengths) {
+    const PlanLayout other = gpu::make_plan_layout({n, 3, Transform::c2c_forward, false}, options);
+    ASSERT_EQ(other.steps.size(), 1u) << other.algorithm;
+    EXPECT_EQ(other.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread) << n;
+    EXPECT_EQ(other.algorithm.find(marker), std::string::npos) << other.algorithm;
+    gpu::PassDesc asking = other.steps[0].pass;
+    asking.rows_elements_per_thread = elements;
+    gpu::RowsPassDesc d;
+    EXPECT_FALSE(gpu::rows_pass_of(asking, d)) << n;
+  }
+}
+
 // Rows with wide teams (kWideTeamElements per thread): single passes of 8192 (c2c, and the
 // halves of r2c and c2r 16384) at the planner's rule (32 for c2r, 16 for the others) or either
 // width the options ask for, each a rows pass at that width with its block of 8192 / elements
@@ -711,18 +730,7 @@ TEST(FftPlanHost, WideRowsTeams) {
   EXPECT_EQ(gpu::default_rows_elements_per_thread(8192, gpu::RowsKind::real_inverse), gpu::kWideTeamElements);
   EXPECT_EQ(gpu::default_rows_elements_per_thread(8192, gpu::RowsKind::forward), gpu::kElementsPerThread);
   EXPECT_EQ(gpu::default_rows_elements_per_thread(16384, gpu::RowsKind::real_inverse), gpu::kElementsPerThread);
-  gpu::PlannerOptions wide;
-  wide.rows_elements_per_thread = gpu::kWideTeamElements;
-  for (const std::size_t n : {std::size_t{4096}, std::size_t{16384}}) {
-    const PlanLayout other = gpu::make_plan_layout({n, 3, Transform::c2c_forward, false}, wide);
-    EXPECT_EQ(other.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread) << n;
-    EXPECT_EQ(other.algorithm.find("per thread"), std::string::npos) << other.algorithm;
-    // A pass asking for a width that its length has no kernel of is no rows pass.
-    gpu::PassDesc odd_width = other.steps[0].pass;
-    odd_width.rows_elements_per_thread = gpu::kWideTeamElements;
-    gpu::RowsPassDesc d;
-    EXPECT_FALSE(gpu::rows_pass_of(odd_width, d)) << n;
-  }
+  expect_width_ignored(gpu::kWideTeamElements, {4096, 16384}, "per thread");
   gpu::PlannerOptions unknown;
   unknown.rows_elements_per_thread = 24;
   try {
@@ -781,16 +789,7 @@ TEST(FftPlanHost, DecimalRowsTeams) {
   }
   EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, gpu::RowsKind::forward), gpu::kElementsPerThread);
   EXPECT_EQ(gpu::default_rows_elements_per_thread(500, gpu::RowsKind::real_inverse), gpu::kElementsPerThread);
-  for (const std::size_t n : {std::size_t{2000}, std::size_t{4096}, std::size_t{8192}}) {
-    const PlanLayout other = gpu::make_plan_layout({n, 3, Transform::c2c_forward, false}, decimal);
-    ASSERT_EQ(other.steps.size(), 1u) << other.algorithm;
-    EXPECT_EQ(other.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread) << n;
-    EXPECT_EQ(other.algorithm.find(", 10 per thread"), std::string::npos) << other.algorithm;
-    gpu::PassDesc asking = other.steps[0].pass;
-    asking.rows_elements_per_thread = gpu::kDecimalTeamElements;
-    gpu::RowsPassDesc d;
-    EXPECT_FALSE(gpu::rows_pass_of(asking, d)) << n;
-  }
+  expect_width_ignored(gpu::kDecimalTeamElements, {2000, 4096, 8192}, ", 10 per thread");
   gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}, decimal).steps[0].pass;
   for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
     thousand.rows_elements_per_thread = elements;
