@@ -269,7 +269,8 @@ class CudaFftPlan final : public Plan {
                 "cudaFuncSetAttribute (rows pass, wide teams)");
         }
       }
-      for (int n : {500, 1000}) {
+      for (int n : kCompiledLengths) {
+        if (!has_decimal_rows_kernel(n)) continue;
         for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
                               RowsKind::real_inverse}) {
           check(cudaFuncSetAttribute(rows_kernel(n, kind, kDecimalTeamElements),
