@@ -836,15 +836,18 @@ inline RadixList pass_radices(const PassDesc& p) {
   return list;
 }
 
+// Whether the rows kernel is compiled for length n at `elements` per thread.
+PRISM_HD constexpr bool has_rows_teams(long long n, int elements) {
+  return has_rows_kernel(n)
+             ? elements == kElementsPerThread || (elements == kWideTeamElements && has_wide_rows_kernel(n))
+             : elements == kDecimalTeamElements && has_decimal_rows_kernel(n);
+}
+
 // Whether pass p runs on the rows kernel: a plain rows pass of one of its lengths, its stages in
 // the kernel's order (rows_radix_list), at elements per thread that the kernel is compiled for.
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
-  const int elements = p.rows_elements_per_thread;
-  const bool compiled =
-      has_rows_kernel(p.n)
-          ? elements == kElementsPerThread || (elements == kWideTeamElements && has_wide_rows_kernel(p.n))
-          : elements == kDecimalTeamElements && has_decimal_rows_kernel(p.n);
-  return compiled && plain_rows_pass(p, d) && same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
+  return has_rows_teams(p.n, p.rows_elements_per_thread) && plain_rows_pass(p, d) &&
+         same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
 }
 
 // Whether the first stage of length n has 16 or more butterflies per transform, so that a c2r

@@ -423,10 +423,9 @@ class Builder {
     p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
     // The option where the length has teams of that width, else the planner's rule.
     const int asked = options_.rows_elements_per_thread;
-    const bool wide_choice = has_wide_rows_kernel(n) && (asked == kElementsPerThread || asked == kWideTeamElements);
-    const bool decimal_choice = has_decimal_rows_kernel(n) && asked == kDecimalTeamElements;
-    p.rows_elements_per_thread = wide_choice || decimal_choice ? asked : default_rows_elements_per_thread(n, kind);
-    if (has_wide_rows_kernel(n) || decimal_choice) {
+    p.rows_elements_per_thread =
+        asked != 0 && has_rows_teams(n, asked) ? asked : default_rows_elements_per_thread(n, kind);
+    if (has_wide_rows_kernel(n) || p.rows_elements_per_thread == kDecimalTeamElements) {
       stage_summary_ += ", " + std::to_string(p.rows_elements_per_thread) + " per thread";
     }
     step.src = in.buffer;
