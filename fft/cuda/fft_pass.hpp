@@ -425,7 +425,8 @@ struct PassDesc {
   int threads = 32;
   // Elements per thread of the rows kernel where it runs this pass (rows_pass_of):
   // kElementsPerThread, kWideTeamElements for the lengths that have wide teams,
-  // kDecimalTeamElements for the decimal lengths (else they run on the plain rows kernel).
+  // kDecimalTeamElements for the decimal lengths (at kElementsPerThread they run on the plain
+  // rows kernel).
   int rows_elements_per_thread = kElementsPerThread;
   int smem_stride = 1;  // floats between the transforms of a block in each shared plane (odd)
   int smem_elems = 1;   // elements per transform held in shared memory
@@ -688,11 +689,12 @@ inline constexpr int kRowsMaxLength = 16384;
 // afresh at every stage, and the divisions of that map (by 100 and 125 for each butterfly) and
 // of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
 // fifteenth run); the decimal team's c2c 1000 has 76 PTX instructions per element, the plain
-// rows kernel's about 105 (static counts, nvcc 13.0 for sm_90). A pass takes them where the
-// planner option rows_elements_per_thread asks for kDecimalTeamElements, and the tuning mode
-// measures them against the plain rows kernel; the planner's rule keeps the plain rows kernel,
-// the one of the two with measured times (bench/RESULTS.md). Their stages are radix_list's, as
-// the plain rows kernel's, for c2r's halves too (rows_radix_list).
+// rows kernel's about 105 (static counts, nvcc 13.0 for sm_90). On the H100 (bench/RESULTS.md,
+// twentieth run) they took c2c 500 0.415 -> 0.376 ms, r2c 1000 0.466 -> 0.418, c2r 2000 0.495
+// -> 0.419, c2c 1000 0.371 either way (at the copy's speed). The planner's rule takes them; the
+// planner option rows_elements_per_thread = kElementsPerThread puts the rows on the plain rows
+// kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the
+// plain rows kernel's, for c2r's halves too (rows_radix_list).
 inline constexpr int kDecimalTeamElements = 10;
 PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000; }
 // The elements per thread of the rows kernel's teams of length n (but the wide teams).

@@ -421,10 +421,11 @@ class Builder {
     p.load_n = p.n;
     set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
     p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
-    // The option where the length has teams of that width, else the planner's rule.
+    // The option where the length has teams of that width or asks for the plain rows kernel
+    // (kElementsPerThread at a decimal length), else the planner's rule.
     const int asked = options_.rows_elements_per_thread;
-    p.rows_elements_per_thread =
-        asked != 0 && has_rows_teams(n, asked) ? asked : default_rows_elements_per_thread(n, kind);
+    const bool asked_applies = has_rows_teams(n, asked) || asked == kElementsPerThread;
+    p.rows_elements_per_thread = asked != 0 && asked_applies ? asked : default_rows_elements_per_thread(n, kind);
     if (has_wide_rows_kernel(n) || p.rows_elements_per_thread == kDecimalTeamElements) {
       stage_summary_ += ", " + std::to_string(p.rows_elements_per_thread) + " per thread";
     }
@@ -962,6 +963,7 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
 }  // namespace
 
 int default_rows_elements_per_thread(long long n, RowsKind kind) {
+  if (has_decimal_rows_kernel(n)) return kDecimalTeamElements;
   return has_wide_rows_kernel(n) && kind == RowsKind::real_inverse ? kWideTeamElements : kElementsPerThread;
 }
 

@@ -70,8 +70,9 @@ struct PlannerOptions {
   // wide teams (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r
   // 16384) take kElementsPerThread (16) or kWideTeamElements (32); the decimal lengths
   // (has_decimal_rows_kernel: single passes of 500 and 1000, c2c or the halves of r2c / c2r
-  // 1000 and 2000) take kDecimalTeamElements (10), or run on the plain rows kernel; 0: the
-  // planner's rule (default_rows_elements_per_thread). Other lengths ignore it.
+  // 1000 and 2000) take kDecimalTeamElements (10), or run on the plain rows kernel at
+  // kElementsPerThread (16); 0: the planner's rule (default_rows_elements_per_thread). Other
+  // lengths ignore it.
   int rows_elements_per_thread = 0;
 };
 
@@ -83,9 +84,10 @@ inline constexpr bool known_rows_elements_per_thread(long long elements) {
 inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's rule), 16, 32 or 10";
 
 // The planner's rule for the rows kernel's elements per thread at length n (the complex length
-// of the pass) and kind: wide teams for c2r's halves of 8192, the one kind they were faster for
-// on the H200 (bench/RESULTS.md, nineteenth run); else kElementsPerThread (the decimal lengths
-// then run on the plain rows kernel).
+// of the pass) and kind: decimal teams for 500 and 1000, never slower than the plain rows kernel
+// at its default blocking (H100, bench/RESULTS.md, twentieth run); wide teams for c2r's halves
+// of 8192, the one kind they were faster for on the H200 (nineteenth run); else
+// kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {
@@ -109,7 +111,7 @@ long long input_row_length(const PlanSpec& spec);
 long long output_row_length(const PlanSpec& spec);
 
 // Throws std::invalid_argument for n = 0, batch = 0, n beyond what the planner supports, or
-// options.rows_elements_per_thread other than 0, 16 or 32.
+// options.rows_elements_per_thread not one of kRowsElementsPerThreadChoices.
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options = {});
 
 // Largest supported length (four-step of two single passes, or Bluestein on top of it).

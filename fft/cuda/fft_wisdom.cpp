@@ -146,10 +146,13 @@ constexpr std::size_t kBluesteinCandidates = 6;
 std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // Elements per block: fewer transforms per block give more blocks (small batches fill the
   // device), more give fewer, larger blocks (fewer launches' worth of tails and index math).
+  // They size the blocks of the pass kernel and the plain rows kernel, so these take the rows
+  // at 16 per thread: the decimal lengths' rows then run on the plain rows kernel too.
   std::vector<PlannerOptions> variations{PlannerOptions{}};
   for (int single : {1024, 2048, 4096, 8192, 16384}) {
     PlannerOptions o;
     o.single_elements_per_block = single;
+    o.rows_elements_per_thread = kElementsPerThread;
     variations.push_back(o);
   }
   for (int column : {2048, 4096, 8192, 16384}) {
@@ -161,7 +164,7 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
     }
   }
   // The rows kernel's teams at either width (rows of 8192), and the decimal teams against the
-  // plain rows kernel (rows of 500 and 1000).
+  // plain rows kernel (rows of 500 and 1000: 16 per thread).
   for (int elements : {kElementsPerThread, kWideTeamElements, kDecimalTeamElements}) {
     PlannerOptions o;
     o.rows_elements_per_thread = elements;

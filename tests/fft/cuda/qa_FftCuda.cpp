@@ -344,35 +344,39 @@ TEST_F(FftCuda, RowsTeamWidths) {
   }
 }
 
-// The rows kernel's decimal teams (10 elements per thread, where the options ask for them):
-// c2c 500 and 1000 both ways and the real transforms of 1000 and 2000 (halves 500 and 1000), 67
-// rows (the last block of four or eight rows partial), in and out of place, against cuFFT on the
-// same input.
+// Rows of 500 and 1000 on the rows kernel's decimal teams (10 elements per thread, the planner's
+// rule) and on the plain rows kernel (the option's 16): c2c 500 and 1000 both ways and the real
+// transforms of 1000 and 2000 (halves 500 and 1000), 67 rows (the last block of four or eight
+// rows partial), in and out of place, against cuFFT on the same input.
 TEST_F(FftCuda, DecimalRowsTeams) {
   std::mt19937_64 rng(11);
-  gpu::PlannerOptions options;
-  options.rows_elements_per_thread = gpu::kDecimalTeamElements;
-  OptionsBackend ours(options);
-  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}}) {
-    for (Transform t : kAllTransforms) {
-      const bool real = t == Transform::r2c || t == Transform::c2r;
-      for (const bool in_place : {false, true}) {
-        const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 67, t, in_place};
-        const gpu::PlanLayout layout = gpu::make_plan_layout(spec, options);
-        gpu::RowsPassDesc d;
-        ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
-        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
-        ASSERT_EQ(d.elements_per_thread, gpu::kDecimalTeamElements);
-        const Errors e = measure(spec, rng, ours, *cufft_, stream_);
-        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
-            << test::transform_name(t) << " n=" << spec.n << (in_place ? " in place " : " ")
-            << layout.algorithm << ": cuFFT " << e.cufft;
-        std::printf("decimal rows %-12s n=%-5zu %-8s ours %.3g cuFFT %.3g\n", test::transform_name(t),
-                    spec.n, in_place ? "in place" : "", e.ours, e.cufft);
+  for (const int elements : {gpu::kDecimalTeamElements, gpu::kElementsPerThread}) {
+    gpu::PlannerOptions options;
+    options.rows_elements_per_thread = elements;
+    OptionsBackend ours(options);
+    for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}}) {
+      for (Transform t : kAllTransforms) {
+        const bool real = t == Transform::r2c || t == Transform::c2r;
+        for (const bool in_place : {false, true}) {
+          const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 67, t, in_place};
+          const gpu::PlanLayout layout = gpu::make_plan_layout(spec, options);
+          gpu::RowsPassDesc d;
+          ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+          ASSERT_EQ(gpu::rows_pass_of(layout.steps[0].pass, d), elements == gpu::kDecimalTeamElements)
+              << layout.algorithm;
+          ASSERT_TRUE(gpu::plain_rows_pass(layout.steps[0].pass, d)) << layout.algorithm;
+          ASSERT_EQ(d.elements_per_thread, elements);
+          const Errors e = measure(spec, rng, ours, *cufft_, stream_);
+          EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+              << test::transform_name(t) << " n=" << spec.n << (in_place ? " in place " : " ")
+              << layout.algorithm << ": cuFFT " << e.cufft;
+          std::printf("rows of %-4zu at %2d per thread %-12s n=%-5zu %-8s ours %.3g cuFFT %.3g\n", half_or_n,
+                      elements, test::transform_name(t), spec.n, in_place ? "in place" : "", e.ours, e.cufft);
+        }
       }
+      check_partial_batch(ours, PlanSpec{half_or_n, 9, Transform::c2c_forward, false}, rng, stream_);
+      check_partial_batch(ours, PlanSpec{2 * half_or_n, 9, Transform::c2r, false}, rng, stream_);
     }
-    check_partial_batch(ours, PlanSpec{half_or_n, 9, Transform::c2c_forward, false}, rng, stream_);
-    check_partial_batch(ours, PlanSpec{2 * half_or_n, 9, Transform::c2r, false}, rng, stream_);
   }
 }
 

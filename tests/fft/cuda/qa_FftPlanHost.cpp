@@ -496,7 +496,7 @@ TEST(FftPlanHost, RowsPasses) {
   };
   for (const PlanSpec& spec : {PlanSpec{16, 4, Transform::c2c_forward, false},
                                PlanSpec{32, 4, Transform::r2c, false},  // half length 16
-                               PlanSpec{1000, 4, Transform::c2c_forward, false},
+                               PlanSpec{2000, 4, Transform::c2c_forward, false},
                                PlanSpec{1920, 4, Transform::r2c, false},
                                PlanSpec{32768, 2, Transform::c2c_forward, false},
                                PlanSpec{65536, 2, Transform::r2c, false},
@@ -505,12 +505,14 @@ TEST(FftPlanHost, RowsPasses) {
                                PlanSpec{4095, 4, Transform::r2c, false}}) {
     EXPECT_FALSE(any_rows_pass(spec)) << test::transform_name(spec.transform) << " n=" << spec.n;
   }
-  // The other compiled lengths' single passes run on the plain rows kernel: c2c both ways, and
-  // r2c and c2r of twice the length where the first stage has 16 butterflies or more.
+  // The other compiled lengths' single passes run on the plain rows kernel (but the decimal
+  // lengths', which by the planner's rule take the rows kernel's decimal teams): c2c both ways,
+  // and r2c and c2r of twice the length where the first stage has 16 butterflies or more.
   int plain = 0;
   int plain_real = 0;
   for (const int n : gpu::kCompiledLengths) {
-    const bool by_rows_kernel = gpu::is_power_of_two(n) && n >= gpu::kRowsMinLength;
+    const bool pow2_rows = gpu::is_power_of_two(n) && n >= gpu::kRowsMinLength;
+    const bool by_rows_kernel = pow2_rows || gpu::has_decimal_rows_kernel(n);
     const bool wide_first_stage = n / gpu::radix_list(n).radix[0] >= 16;
     for (const Expected e : {Expected{Transform::c2c_forward, gpu::RowsKind::forward},
                              Expected{Transform::c2c_inverse, gpu::RowsKind::inverse},
@@ -528,7 +530,7 @@ TEST(FftPlanHost, RowsPasses) {
       EXPECT_EQ(d.out_dist, layout.out_row / (e.transform == Transform::c2r ? 2 : 1)) << length;
       EXPECT_EQ(gpu::rows_pass_of(layout.steps[0].pass, d), by_rows_kernel) << n;
       const bool plain_kernel = gpu::has_plain_rows_kernel(n, e.kind);
-      EXPECT_EQ(plain_kernel, !by_rows_kernel && (!real || wide_first_stage))
+      EXPECT_EQ(plain_kernel, !pow2_rows && (!real || wide_first_stage))
           << test::transform_name(e.transform) << " " << length;
       (real ? plain_real : plain) += plain_kernel ? 1 : 0;
     }
@@ -743,13 +745,15 @@ TEST(FftPlanHost, WideRowsTeams) {
 
 // Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500 and 1000
 // (c2c either way, and the halves of r2c / c2r 1000 and 2000), in and out of place, are rows
-// passes of 8 or 4 rows in 400 threads where the options ask for them, and by the planner's rule
-// plain rows passes of the same stages on fft_plain_rows_kernel (c2r's halves in radix_list's
-// order either way); other lengths ignore the option, and no other width makes a decimal rows
-// pass.
+// passes of 8 or 4 rows in 400 threads by the planner's rule and where the options ask for them,
+// and plain rows passes of the same stages on fft_plain_rows_kernel where the options ask for 16
+// per thread (c2r's halves in radix_list's order either way); other lengths ignore the option,
+// and no other width makes a decimal rows pass.
 TEST(FftPlanHost, DecimalRowsTeams) {
   gpu::PlannerOptions decimal;
   decimal.rows_elements_per_thread = gpu::kDecimalTeamElements;
+  gpu::PlannerOptions plain_rows;
+  plain_rows.rows_elements_per_thread = gpu::kElementsPerThread;
   for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}}) {
     const int n = static_cast<int>(half_or_n);
     EXPECT_TRUE(gpu::has_decimal_rows_kernel(n));
@@ -764,22 +768,27 @@ TEST(FftPlanHost, DecimalRowsTeams) {
         const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 7, t, in_place};
         SCOPED_TRACE(test::transform_name(t) + std::string(" n=") + std::to_string(spec.n) +
                      (in_place ? " in place" : ""));
-        const PlanLayout layout = gpu::make_plan_layout(spec, decimal);
-        ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
-        gpu::RowsPassDesc d;
-        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
-        EXPECT_EQ(d.n, n);
-        EXPECT_EQ(d.elements_per_thread, gpu::kDecimalTeamElements);
-        EXPECT_EQ(gpu::rows_per_block(n, d.kind, d.elements_per_thread), n == 500 ? 8 : 4);
-        EXPECT_EQ(gpu::rows_block_threads(n, d.kind, d.elements_per_thread), 400);
-        EXPECT_EQ(gpu::launch_shared_bytes(layout.steps[0]), gpu::rows_shared_bytes(n, d.kind, d.elements_per_thread));
-        EXPECT_NE(layout.algorithm.find(", 10 per thread"), std::string::npos) << layout.algorithm;
+        for (const gpu::PlannerOptions& options : {gpu::PlannerOptions{}, decimal}) {
+          const PlanLayout layout = gpu::make_plan_layout(spec, options);
+          ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
+          gpu::RowsPassDesc d;
+          ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
+          EXPECT_EQ(d.n, n);
+          EXPECT_EQ(d.elements_per_thread, gpu::kDecimalTeamElements);
+          EXPECT_EQ(gpu::rows_per_block(n, d.kind, d.elements_per_thread), n == 500 ? 8 : 4);
+          EXPECT_EQ(gpu::rows_block_threads(n, d.kind, d.elements_per_thread), 400);
+          EXPECT_EQ(gpu::launch_shared_bytes(layout.steps[0]), gpu::rows_shared_bytes(n, d.kind, d.elements_per_thread));
+          EXPECT_NE(layout.algorithm.find(", 10 per thread"), std::string::npos) << layout.algorithm;
+        }
 
-        const PlanLayout plain = gpu::make_plan_layout(spec);
+        const PlanLayout layout = gpu::make_plan_layout(spec);
+        const PlanLayout plain = gpu::make_plan_layout(spec, plain_rows);
         ASSERT_EQ(plain.steps.size(), 1u) << plain.algorithm;
         gpu::RowsPassDesc plain_desc;
         EXPECT_FALSE(gpu::rows_pass_of(plain.steps[0].pass, plain_desc));
         ASSERT_TRUE(gpu::plain_rows_pass(plain.steps[0].pass, plain_desc));
+        gpu::RowsPassDesc d;
+        ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d));
         EXPECT_EQ(plain_desc.kind, d.kind);
         EXPECT_TRUE(gpu::plain_rows_kernel_takes(plain.steps[0].pass, plain_desc.kind));
         EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(plain.steps[0].pass), gpu::pass_radices(layout.steps[0].pass)));
@@ -787,10 +796,14 @@ TEST(FftPlanHost, DecimalRowsTeams) {
       }
     }
   }
-  EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, gpu::RowsKind::forward), gpu::kElementsPerThread);
-  EXPECT_EQ(gpu::default_rows_elements_per_thread(500, gpu::RowsKind::real_inverse), gpu::kElementsPerThread);
+  for (const gpu::RowsKind kind : {gpu::RowsKind::forward, gpu::RowsKind::inverse, gpu::RowsKind::real_forward,
+                                   gpu::RowsKind::real_inverse}) {
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(500, kind), gpu::kDecimalTeamElements);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, kind), gpu::kDecimalTeamElements);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(2000, kind), gpu::kElementsPerThread);
+  }
   expect_width_ignored(gpu::kDecimalTeamElements, {2000, 4096, 8192}, ", 10 per thread");
-  gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}, decimal).steps[0].pass;
+  gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}).steps[0].pass;
   for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
     thousand.rows_elements_per_thread = elements;
     gpu::RowsPassDesc d;

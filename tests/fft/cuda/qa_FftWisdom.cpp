@@ -594,25 +594,35 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     }
     EXPECT_EQ(widths, (std::set<int>{16, 32}));
   }
-  // Rows of 500 and 1000: the decimal teams against the plain rows kernel (the planner's rule).
+  // Rows of 500 and 1000: the decimal teams (the planner's rule, the default candidate) against
+  // the plain rows kernel at each of its blockings.
   for (const PlanSpec& spec : {PlanSpec(1000, 64, Transform::c2c_forward), PlanSpec(500, 64, Transform::c2c_inverse),
                                PlanSpec(1000, 8, Transform::r2c), PlanSpec(2000, 8, Transform::c2r)}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
-    std::set<int> widths;
     int decimal_candidates = 0;
+    std::set<int> plain_blockings;
     for (const PlannerOptions& options : planner_candidates(spec)) {
       const PlanLayout layout = make_plan_layout(spec, options);
       ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
-      widths.insert(layout.steps[0].pass.rows_elements_per_thread);
-      decimal_candidates += options.rows_elements_per_thread == kDecimalTeamElements ? 1 : 0;
+      const PassDesc& p = layout.steps[0].pass;
+      if (p.rows_elements_per_thread == kDecimalTeamElements) {
+        ++decimal_candidates;
+        expect_same_options(options, PlannerOptions{});
+      } else {
+        EXPECT_EQ(p.rows_elements_per_thread, kElementsPerThread) << describe(options);
+        plain_blockings.insert(p.per_block);
+      }
     }
-    EXPECT_EQ(widths, (std::set<int>{kElementsPerThread, kDecimalTeamElements}));
     EXPECT_EQ(decimal_candidates, 1);
+    EXPECT_GE(plain_blockings.size(), 3u) << "the plain rows kernel at several blockings";
   }
   for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r),
                                PlanSpec(2000, 64, Transform::c2c_forward)}) {
-    for (const PlannerOptions& options : planner_candidates(spec))
-      EXPECT_EQ(options.rows_elements_per_thread, 0) << spec.n << " has no teams to choose between";
+    for (const PlannerOptions& options : planner_candidates(spec)) {
+      for (const Step& step : make_plan_layout(spec, options).steps)
+        EXPECT_EQ(step.pass.rows_elements_per_thread, kElementsPerThread)
+            << spec.n << " has no teams to choose between: " << describe(options);
+    }
   }
 }
 
