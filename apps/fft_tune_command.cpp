@@ -193,7 +193,9 @@ Runner add_fft_tune_command(CLI::App& app) {
       "fft-tune",
       "Tune prism's CUDA FFT on this GPU: for each length and transform, time every planner "
       "candidate (transforms per thread block of each kind of pass; one pass on a thread-block "
-      "cluster instead of the four-step for 2^15..2^17; Bluestein's convolution length for lengths "
+      "cluster instead of the four-step for 2^15..2^17; 16 or 32 elements per thread for rows of "
+      "8192, decimal teams or the plain rows kernel for rows of 500 and 1000; Bluestein's "
+      "convolution length for lengths "
       "with a prime factor above 13) and record the fastest in "
       "the wisdom file, which planning with --backend cuda then follows.");
   cmd->footer(
