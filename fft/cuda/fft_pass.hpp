@@ -1035,8 +1035,9 @@ PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
          kind == FourStepKind::columns_real;
 }
 
-// Transforms per block of a four-step pass of this kind, at most what 1024 threads hold:
-// column passes take at least 16 (runs of 128 bytes per row; 8 at 2048, 4 at 4096), real rows
+// Transforms per block of a four-step pass of this kind, at most what 1024 threads hold (c2r's
+// real columns 512, see has_real_columns_pass): column passes take at least 16 (runs of 128
+// bytes per row; 8 at 2048, 4 at 4096; real columns of 1024 eight), real rows
 // at least 64 (a whole block from 256 up), plain row passes four_step_teams(n). Measured on the
 // H200 (bench/RESULTS.md, tenth and eleventh runs): columns of 2048 eight wide instead of four,
 // c2c 2^22 0.933 -> 0.816 ms; of 1024 sixteen instead of eight, c2c 2^21 0.770 -> 0.715;
@@ -1047,10 +1048,23 @@ PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
 // while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
-  const int most = kMaxThreadsPerBlock / (n / kElementsPerThread);
+  const int threads = kind == FourStepKind::columns_real ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
+  const int most = threads / (n / kElementsPerThread);
   const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
   const int wide = least < most ? least : most;
   return wide > teams ? wide : teams;
+}
+
+// Whether c2r's column pass of length n takes the real pre-processing (columns_real) instead of
+// a pass of its own: where its blocks hold at most 512 threads (two blocks per multiprocessor;
+// with 1024, one, the exchange between a column and its mirror and its barriers cost more than
+// the pass saved: c2r 2^22 1.166 -> 1.209 ms on the H200, bench/RESULTS.md, tenth run) and at
+// least 8 columns (runs of 4 neighbouring columns and of their mirrors: 32-byte sectors): columns
+// of 128 to 1024, c2r up to 2^22.
+PRISM_HD constexpr bool has_real_columns_pass(int n) {
+  return has_four_step_kernel(n) &&
+         four_step_teams(FourStepKind::columns_real, n) * team_threads(n) <= kMaxThreadsPerBlock / 2 &&
+         four_step_teams(FourStepKind::columns_real, n) >= 8;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

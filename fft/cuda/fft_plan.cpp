@@ -735,11 +735,13 @@ class Builder {
   // planned, and the caller plans the half length and a real rows pass):
   //  - r2c (RealStep::r2c_post_rows): the post-processing in the row pass, which also stores
   //    X[h];
-  //  - c2r (RealStep::c2r_pre_columns): the pre-processing in the column pass, only with blocks
-  //    of at most 512 threads. The fused pass adds an exchange through shared memory before the
-  //    first stage; with blocks of 1024 threads, one per multiprocessor (columns of 1024 and
-  //    more), c2r 2^22 and 2^24 ran 4-5 % slower fused on the H200, with 512 2^16-2^20 7-21 %
-  //    faster (bench/RESULTS.md, tenth run).
+  //  - c2r (RealStep::c2r_pre_columns): the pre-processing in the column pass where its blocks
+  //    hold at most 512 threads and 8 columns (has_real_columns_pass: columns up to 1024). The
+  //    fused pass adds an exchange through shared memory before the first stage; with blocks
+  //    of 1024 threads, one per multiprocessor, c2r 2^22 and 2^24 ran 4-5 % slower fused on the
+  //    H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run); columns of 1024 in
+  //    blocks of 512 (eight columns) took c2r 2^22 1.523 -> 1.420 ms on the H100, 2^21 1.311 /
+  //    1.319 (twentieth run).
   bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
     if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
@@ -751,8 +753,7 @@ class Builder {
     // instead of 1.66, 2^22 0.97 instead of 1.05 (bench/RESULTS.md, eleventh run).
     if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
     const int n = rows ? shape.n2 : shape.n1;
-    if (!has_four_step_kernel(n) ||
-        (!rows && four_step_teams(kind, n) * team_threads(n) > kMaxThreadsPerBlock / 2)) {
+    if (!has_four_step_kernel(n) || (!rows && !has_real_columns_pass(n))) {
       return false;
     }
     // What the four-step below adds, taken back where the kernel does not take the pass (the
