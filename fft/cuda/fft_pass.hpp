@@ -690,8 +690,8 @@ inline constexpr int kRowsMaxLength = 16384;
 // of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
 // fifteenth run); the decimal team's c2c 1000 has 76 PTX instructions per element, the plain
 // rows kernel's about 105 (static counts, nvcc 13.0 for sm_90). On the H100 (bench/RESULTS.md,
-// twentieth run) they took c2c 500 0.415 -> 0.376 ms, r2c 1000 0.466 -> 0.418, c2r 2000 0.495
-// -> 0.419, c2c 1000 0.371 either way (at the copy's speed). The planner's rule takes them; the
+// twentieth run) they took c2c 500 0.412 -> 0.376 ms, r2c 1000 0.459 -> 0.413, c2r 2000 0.495
+// -> 0.420, c2c 1000 0.369 -> 0.374 (at the copy's speed). The planner's rule takes them; the
 // planner option rows_elements_per_thread = kElementsPerThread puts the rows on the plain rows
 // kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the
 // plain rows kernel's, for c2r's halves too (rows_radix_list).

@@ -17,8 +17,7 @@
 //    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
 //    pass and c2r in the column pass where the four-step kernel takes them, c2r with columns of
 //    up to 1024 in blocks of at most 512 threads, else one extra pass over the rows); odd n
-//    through the complex
-//    algorithms with real loads or Hermitian expansion fused in.
+//    through the complex algorithms with real loads or Hermitian expansion fused in.
 #pragma once
 
 #include <cstddef>
@@ -85,10 +84,10 @@ inline constexpr bool known_rows_elements_per_thread(long long elements) {
 inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's rule), 16, 32 or 10";
 
 // The planner's rule for the rows kernel's elements per thread at length n (the complex length
-// of the pass) and kind: decimal teams for 500 and 1000, never slower than the plain rows kernel
-// at its default blocking (H100, bench/RESULTS.md, twentieth run); wide teams for c2r's halves
-// of 8192, the one kind they were faster for on the H200 (nineteenth run); else
-// kElementsPerThread.
+// of the pass) and kind: decimal teams for 500 and 1000, 6-15 % faster than the plain rows
+// kernel at its default blocking but for c2c 1000 (within 1.5 %, at the copy's speed) on the H100
+// (bench/RESULTS.md, twentieth run); wide teams for c2r's halves of 8192, the one kind they were
+// faster for on the H200 (nineteenth run); else kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {
