@@ -729,13 +729,16 @@ PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
 
 // Rows per block of the rows kernel, its threads and its shared memory (teams of `elements`
 // per thread; 0: rows_team_elements(n)).
+PRISM_HD constexpr int rows_team_threads(int n, int elements) {
+  return team_threads(n, elements == 0 ? rows_team_elements(n) : elements);
+}
 PRISM_HD constexpr int rows_per_block(int n, RowsKind kind, int elements = 0) {
   const int target = rows_block_target(kind, n);
-  const int threads = team_threads(n, elements == 0 ? rows_team_elements(n) : elements);
+  const int threads = rows_team_threads(n, elements);
   return threads >= target ? 1 : target / threads;
 }
 PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind, int elements = 0) {
-  return rows_per_block(n, kind, elements) * team_threads(n, elements == 0 ? rows_team_elements(n) : elements);
+  return rows_per_block(n, kind, elements) * rows_team_threads(n, elements);
 }
 PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int elements = 0) {
   return static_cast<long long>(rows_per_block(n, kind, elements)) * 2 * team_plane_floats(n) *
@@ -1062,9 +1065,9 @@ PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
 // least 8 columns (runs of 4 neighbouring columns and of their mirrors: 32-byte sectors): columns
 // of 128 to 1024, c2r up to 2^22.
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
-  return has_four_step_kernel(n) &&
-         four_step_teams(FourStepKind::columns_real, n) * team_threads(n) <= kMaxThreadsPerBlock / 2 &&
-         four_step_teams(FourStepKind::columns_real, n) >= 8;
+  if (!has_four_step_kernel(n)) return false;
+  const int teams = four_step_teams(FourStepKind::columns_real, n);
+  return teams * team_threads(n) <= kMaxThreadsPerBlock / 2 && teams >= 8;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns
