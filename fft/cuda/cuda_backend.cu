@@ -283,7 +283,7 @@ class CudaFftPlan final : public Plan {
                                   FourStepKind::rows, FourStepKind::rows_inverse,
                                   FourStepKind::rows_real, FourStepKind::columns_real}) {
           for (FourStepShape shape : kFourStepShapes) {
-            if (!has_four_step_shape(kind, shape)) continue;
+            if (!has_four_step_shape(kind, n, shape)) continue;
             check(cudaFuncSetAttribute(four_step_kernel(n, kind, shape),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
                   "cudaFuncSetAttribute (four-step pass)");

@@ -6,16 +6,21 @@
 namespace prism::fft::gpu {
 namespace {
 
+template <int kN, FourStepKind kKind, FourStepShape kShape>
+FourStepKernel four_step_kernel_if_compiled() {
+  if constexpr (has_four_step_shape(kKind, kN, kShape)) {
+    return fft_four_step_kernel<kN, kKind, kShape>;
+  }
+  return nullptr;
+}
+
 template <int kN, FourStepKind kKind>
 FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
   switch (shape) {
-    case FourStepShape::square: return fft_four_step_kernel<kN, kKind, FourStepShape::square>;
-    case FourStepShape::wide: return fft_four_step_kernel<kN, kKind, FourStepShape::wide>;
-    case FourStepShape::tall:
-      if constexpr (has_four_step_shape(kKind, FourStepShape::tall)) {
-        return fft_four_step_kernel<kN, kKind, FourStepShape::tall>;
-      }
-      return nullptr;
+    case FourStepShape::square: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::square>();
+    case FourStepShape::wide: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide>();
+    case FourStepShape::tall: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall>();
+    case FourStepShape::tall4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall4>();
   }
   return nullptr;
 }

@@ -997,17 +997,45 @@ enum class FourStepKind : int {
 inline constexpr int kFourStepMinLength = 128;
 inline constexpr int kFourStepMaxLength = 4096;
 
-// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, or n1 = 2 n2 (the planner's split of
-// powers of two is square or wide; an r2c's half length takes tall instead of wide, its real
-// rows the shorter side).
-enum class FourStepShape : int { square, wide, tall };
+// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
+// split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
+// real rows the shorter side, and tall4 instead of square where that halves its real rows: see
+// the planner's four_step_real).
+enum class FourStepShape : int { square, wide, tall, tall4 };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
-                                                    FourStepShape::tall};
+                                                    FourStepShape::tall, FourStepShape::tall4};
 
-// Whether the four-step kernel is compiled for this kind and shape: the tall shape only for the
-// passes of an r2c's half length (forward columns, real rows).
-PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, FourStepShape shape) {
-  return shape != FourStepShape::tall || kind == FourStepKind::columns || kind == FourStepKind::rows_real;
+PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
+  return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
+         kind == FourStepKind::columns_real;
+}
+
+// The length of the other side of a four-step whose columns (column kinds) or rows have length
+// n: n2 for the columns, n1 for the rows.
+PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepShape shape) {
+  const bool columns = four_step_columns(kind);
+  switch (shape) {
+    case FourStepShape::square: return n;
+    case FourStepShape::wide: return columns ? 2 * n : n / 2;
+    case FourStepShape::tall: return columns ? n / 2 : 2 * n;
+    case FourStepShape::tall4: return columns ? n / 4 : 4 * n;
+  }
+  return n;
+}
+
+// Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
+// every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
+// rows), tall4 where the other side has a four-step kernel too.
+PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
+  const bool r2c_pass = kind == FourStepKind::columns || kind == FourStepKind::rows_real;
+  const int other = four_step_other_side(kind, n, shape);
+  switch (shape) {
+    case FourStepShape::square:
+    case FourStepShape::wide: return true;
+    case FourStepShape::tall: return r2c_pass;
+    case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
+  }
+  return false;
 }
 
 struct FourStepPassDesc {
@@ -1032,11 +1060,6 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // some kinds: four_step_teams(kind, n) below). Passes that the tuning mode gives other block
 // sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
-
-PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
-  return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
-         kind == FourStepKind::columns_real;
-}
 
 // Transforms per block of a four-step pass of this kind, at most what 1024 threads hold (c2r's
 // real columns 512, see has_real_columns_pass): column passes take at least 16 (runs of 128
@@ -1081,13 +1104,11 @@ struct FourStepStrides {
   int out_elem;
 };
 PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, FourStepShape shape) {
-  const int longer = 2 * n;   // the other side where this one is the shorter
-  const int shorter = n / 2;  // ... and the longer
   if (four_step_columns(kind)) {
-    const int n2 = shape == FourStepShape::wide ? longer : shape == FourStepShape::tall ? shorter : n;
+    const int n2 = four_step_other_side(kind, n, shape);
     return FourStepStrides{1, n2, 1, n2};
   }
-  const int n1 = shape == FourStepShape::wide ? shorter : shape == FourStepShape::tall ? longer : n;
+  const int n1 = four_step_other_side(kind, n, shape);
   return FourStepStrides{n, 1, 1, n1};
 }
 
@@ -1190,7 +1211,7 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   bool fits = false;
   for (const FourStepShape candidate : kFourStepShapes) {
     const FourStepStrides st = four_step_strides(kind, n, candidate);
-    if (has_four_step_shape(kind, candidate) && p.in.inner_dist == st.in_inner &&
+    if (has_four_step_shape(kind, n, candidate) && p.in.inner_dist == st.in_inner &&
         p.in.elem_stride == st.in_elem && p.out.inner_dist == st.out_inner &&
         p.out.elem_stride == st.out_elem) {
       shape = candidate;

@@ -752,6 +752,15 @@ class Builder {
     // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^24 took 1.37 ms
     // instead of 1.66, 2^22 0.97 instead of 1.05 (bench/RESULTS.md, eleventh run).
     if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
+    // r2c's real rows of 2048 (a square split, the half length 2^22) take 1024 instead
+    // (FourStepShape::tall4, 4096 x 1024): runs of eight rows stored instead of four (a run of
+    // 32 bytes and its mirror's, which straddles two sectors). On the H200 r2c 2^23 took 1.165 ms
+    // instead of 1.180 (bench/RESULTS.md, twenty-first run).
+    if (rows && shape.n1 == shape.n2 && four_step_teams(FourStepKind::rows_real, shape.n2) < 16 &&
+        has_four_step_kernel(2 * shape.n1) && has_four_step_kernel(shape.n2 / 2)) {
+      shape.n1 *= 2;
+      shape.n2 /= 2;
+    }
     const int n = rows ? shape.n2 : shape.n1;
     if (!has_four_step_kernel(n) || (!rows && !has_real_columns_pass(n))) {
       return false;

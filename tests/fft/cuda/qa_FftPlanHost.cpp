@@ -891,10 +891,13 @@ TEST(FftPlanHost, FourStepPasses) {
         EXPECT_EQ(n1 * n2, complex_n) << layout.algorithm;
         const gpu::FourStepShape shape = n2 == n1       ? gpu::FourStepShape::square
                                          : n2 == 2 * n1 ? gpu::FourStepShape::wide
-                                                        : gpu::FourStepShape::tall;
+                                         : n1 == 2 * n2 ? gpu::FourStepShape::tall
+                                                        : gpu::FourStepShape::tall4;
         EXPECT_EQ(d.shape, shape) << layout.algorithm;
-        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2) << layout.algorithm;
-        EXPECT_TRUE(gpu::has_four_step_shape(d.kind, d.shape)) << layout.algorithm;
+        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2 || n1 == 4 * n2) << layout.algorithm;
+        EXPECT_TRUE(gpu::has_four_step_shape(d.kind, d.n, d.shape)) << layout.algorithm;
+        // The ratio of four only for r2c's half length 2^22 (four_step_real).
+        EXPECT_EQ(n1 == 4 * n2, t == Transform::r2c && complex_n == (1LL << 22)) << layout.algorithm;
         // r2c's half lengths split tall rather than wide (the real rows the shorter side).
         EXPECT_TRUE(t == Transform::r2c ? n1 >= n2 : n1 <= n2) << layout.algorithm;
         const int teams = gpu::four_step_teams(d.kind, d.n);
@@ -1079,13 +1082,14 @@ TEST(FftPlanHost, FourStepRealRows) {
       EXPECT_EQ(column_teams * gpu::team_threads(n), 512) << n;
       EXPECT_EQ(column_teams, n == 1024 ? 8 : std::max(16, gpu::four_step_teams(n))) << n;
     }
-    for (const int count : {n / 2, n, 2 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
-    for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);      // columns of n1 = n
+    for (const int count : {n / 2, n, 2 * n, 4 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
+    for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);             // columns of n1 = n
   }
   std::mt19937_64 rng(31);
-  for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22}) {
+  for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22, 1u << 23}) {
     for (const bool in_place : {false, true}) {
       for (const Transform t : {Transform::r2c, Transform::c2r}) {
+        if (t == Transform::c2r && n > (1u << 22)) continue;  // columns of 2048: a pass of its own
         const PlanSpec spec{n, 3, t, in_place};
         std::string algorithm;
         EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
