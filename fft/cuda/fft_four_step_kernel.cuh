@@ -23,18 +23,8 @@ namespace prism::fft::gpu {
 // rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
 // that the addresses of a thread's elements differ by constants and take no registers of their
 // own.
-// The launch bounds' threads: 1024 (64 registers), but c2r's real columns of 1024 their blocks'
-// 512 (up to 128 registers, one block per multiprocessor): at 64 registers they spilled 80 bytes
-// per thread (ptxas -v; 48 at 128) and the pass took 0.928 ms against the plain column pass's
-// 0.456 (Nsight Compute, H100); with 128, c2r 2^21 1.319 -> 1.271 ms, 2^22 1.420 -> 1.323
-// (bench/RESULTS.md, twentieth run).
-template <int kN, FourStepKind kKind>
-constexpr int four_step_bound_threads() {
-  return kKind == FourStepKind::columns_real && kN == 1024 ? four_step_teams(kKind, kN) * team_threads(kN)
-                                                           : kMaxThreadsPerBlock;
-}
 template <int kN, FourStepKind kKind, FourStepShape kShape>
-__global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;

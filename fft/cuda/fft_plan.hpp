@@ -16,7 +16,7 @@
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
 //    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
 //    pass and c2r in the column pass where the four-step kernel takes them, c2r with columns of
-//    up to 1024 in blocks of at most 512 threads, else one extra pass over the rows); odd n
+//    up to 512 in blocks of at most 512 threads, else one extra pass over the rows); odd n
 //    through the complex algorithms with real loads or Hermitian expansion fused in.
 #pragma once
 
