@@ -101,8 +101,23 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     }
     return;
   }
-  fft.run_remapped(planes_of(first_team), first_lane, planes, d.stage_tw, lane, [&](int, int k, Cf v) {
-    if constexpr (kColumns) v = cmul(v, load_table(d.pass_tw, k * kStrides.out_elem + inner));
+  // The column passes' twiddles (pass_twiddle, four_step_twiddle_split): split, a thread's
+  // outputs are k = lane + kThreads * high (output_index), so the low factor is the thread's own,
+  // read with slot 0 (high 0; read before the stages, it held registers through them and the
+  // columns of 512 and 1024 spilled more), and the high factor a compile-time row of each slot.
+  constexpr bool kSplitTwiddles = kColumns && four_step_twiddle_split(kN, kStrides.out_elem) != kN;
+  Cf w_lane{1.0f, 0.0f};
+  fft.run_remapped(planes_of(first_team), first_lane, planes, d.stage_tw, lane, [&](int slot, int k, Cf v) {
+    if constexpr (kColumns && !kSplitTwiddles) v = cmul(v, load_table(d.pass_tw, k * kStrides.out_elem + inner));
+    if constexpr (kSplitTwiddles) {
+      const int high = Team::output_index(0, slot) / Team::kThreads;
+      if (high == 0) {
+        w_lane = load_table(d.pass_tw, lane * kStrides.out_elem + inner);
+        v = cmul(v, w_lane);
+      } else {
+        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, (Team::kThreads + high - 1) * kStrides.out_elem + inner)));
+      }
+    }
     y[k * kStrides.out_elem] = kConjOut ? conj(v) : v;
   });
 }

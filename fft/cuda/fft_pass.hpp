@@ -478,7 +478,10 @@ struct PassDesc {
   long long conv_inner_dist = 0;
 
   const Cf* stage_tw = nullptr;  // the stages' twiddle tables (see StageDesc)
-  const Cf* pass_tw = nullptr;   // four-step twiddles w_M^{inner*k} at k*inner_count + inner
+  // Four-step twiddles w_M^{inner*k} in two factors (pass_twiddle): rows k < pass_tw_split of
+  // inner_count values, then a row for each further multiple of pass_tw_split.
+  const Cf* pass_tw = nullptr;
+  int pass_tw_split = 1;
   const Cf* chirp = nullptr;
   const Cf* conv = nullptr;
   // w_{2h}^k, k <= h; r2c_post_rows: w_{2h}^r at r < n1, then w_{2h}^{n1 k} at n1 + k, k <= n2
@@ -569,11 +572,40 @@ PRISM_HD long long store_logical(const PassDesc& p, long long inner, int k) {
   return inner * p.lout_inner + static_cast<long long>(k) * p.lout_elem;
 }
 
-// The multiplies and conjugations applied on the way out, in their fixed order.
+// The four-step twiddle w_M^{inner*k} of a table laid out by twiddle_grid (fft_plan.hpp): for
+// k = low + split*high (low < split), w^{inner*low} at low*inner_count + inner times
+// w^{inner*split*high} at (split + high - 1)*inner_count + inner (none for high = 0).
+// The lengths of the four-step kernel's columns and rows (see "four-step passes" below).
+inline constexpr int kFourStepMinLength = 128;
+inline constexpr int kFourStepMaxLength = 4096;
+PRISM_HD constexpr bool has_four_step_kernel(long long n) {
+  return is_power_of_two(n) && n >= kFourStepMinLength && n <= kFourStepMaxLength;
+}
+
+// Whether a pass kernel compiled for this length (0: any length) may meet a split table:
+// four_step_twiddle_split splits only passes of 1024 and more that have a four-step kernel. The
+// others compile without the two-factor case, whose registers made the Bluestein kernel's passes
+// of 320 and 512 spill up to 28 bytes per thread more (ptxas -v) and c2c 65537 (320 x 512, never
+// split) run 4 % slower.
+inline constexpr int kTwiddleSplitMinLength = 1024;
+PRISM_HD constexpr bool may_split_twiddles(int compiled_length) {
+  return compiled_length == 0 || (has_four_step_kernel(compiled_length) && compiled_length >= kTwiddleSplitMinLength);
+}
+template <bool kMaySplit = true>
+PRISM_HD Cf pass_twiddle(const Cf* table, int split, long long inner_count, int k, long long inner) {
+  if (!kMaySplit || k < split) return load_table(table, k * inner_count + inner);
+  const int high = k / split;
+  const Cf low = load_table(table, (k - high * split) * inner_count + inner);
+  return cmul(low, load_table(table, (split + high - 1) * inner_count + inner));
+}
+
+// The multiplies and conjugations applied on the way out, in their fixed order (kMaySplit:
+// may_split_twiddles of the kernel's compiled length).
+template <bool kMaySplit = true>
 PRISM_HD Cf store_value(const PassDesc& p, long long inner, int k, Cf v) {
   if (p.store_conj) v = conj(v);
   if (p.store_twiddle != StoreTwiddle::none) {
-    const Cf w = load_table(p.pass_tw, k * p.inner_count + inner);
+    const Cf w = pass_twiddle<kMaySplit>(p.pass_tw, p.pass_tw_split, p.inner_count, k, inner);
     v = p.store_twiddle == StoreTwiddle::forward ? cmul(v, w) : cmul_conj(v, w);
   }
   if (p.store_chirp) v = cmul(v, load_table(p.chirp, store_logical(p, inner, k)));
@@ -586,10 +618,11 @@ PRISM_HD long long store_address(const PassDesc& p, long long outer, long long i
          static_cast<long long>(k) * p.out.elem_stride;
 }
 
+template <bool kMaySplit = true>
 PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long long inner, int k,
                             Cf v) {
   if (store_logical(p, inner, k) >= p.n_keep) return;
-  v = store_value(p, inner, k, v);
+  v = store_value<kMaySplit>(p, inner, k, v);
   const long long addr = store_address(p, outer, inner, k);
   if (p.store_kind == StoreKind::real_row) {
     float* rows = static_cast<float*>(dst);
@@ -603,14 +636,15 @@ PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long 
 // Paired r2c in one pass (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the
 // pair's spectrum Z as it leaves the stages (z(i) reads Z[i]; split_pair), stored as
 // store_element would (store multiplies applied to both Z values first, k >= n_keep dropped).
-template <class ReadZ>
+template <bool kMaySplit = true, class ReadZ>
 PRISM_HD void store_pair_split(const PassDesc& p, void* dst, long long outer, long long inner,
                                int k, ReadZ z) {
   if (store_logical(p, inner, k) >= p.n_keep) return;
   const int partner = pair_partner(k, p.real_n);
   Cf x1;
   Cf x2;
-  split_pair(store_value(p, inner, k, z(k)), store_value(p, inner, partner, z(partner)), x1, x2);
+  split_pair(store_value<kMaySplit>(p, inner, k, z(k)), store_value<kMaySplit>(p, inner, partner, z(partner)), x1,
+             x2);
   Cf* rows = static_cast<Cf*>(dst);
   const long long addr = store_address(p, outer, inner, k);
   rows[addr] = x1;
@@ -994,8 +1028,6 @@ enum class FourStepKind : int {
   columns_real,     // c2r pre-processing on load, twiddle on store (RealStep::c2r_pre_columns)
 };
 
-inline constexpr int kFourStepMinLength = 128;
-inline constexpr int kFourStepMaxLength = 4096;
 
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
 // split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
@@ -1046,13 +1078,9 @@ struct FourStepPassDesc {
   long long in_outer = 0;       // complex elements between the outer indices' inputs
   long long out_outer = 0;      // ... and outputs
   const Cf* stage_tw = nullptr;
-  const Cf* pass_tw = nullptr;  // columns: w_N^{inner*k} at k * inner_count + inner
+  const Cf* pass_tw = nullptr;  // columns: pass_twiddle's table, split by four_step_twiddle_split
   const Cf* real_tw = nullptr;  // rows_real, columns_real: PassDesc::real_tw
 };
-
-PRISM_HD constexpr bool has_four_step_kernel(long long n) {
-  return is_power_of_two(n) && n >= kFourStepMinLength && n <= kFourStepMaxLength;
-}
 
 // Transforms per block of the four-step kernel of length n, a compile-time constant (as a
 // run-time value the thread map made the kernels of 512-4096 spill 100-300 bytes per thread):
@@ -1079,6 +1107,23 @@ PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
   const int wide = least < most ? least : most;
   return wide > teams ? wide : teams;
+}
+
+// Where a four-step pass's twiddles split (pass_twiddle, twiddle_grid) for a pass of `count`
+// elements over `inner_count` transforms: at the four-step kernel's team threads (whose outputs
+// k = lane + threads * high make the low factor the thread's own) where the whole grid would
+// exceed kTwiddleGridMaxEntries and count is at least kTwiddleSplitMinLength (the shorter
+// side of every such power of two the planner splits; may_split_twiddles), else not at all
+// (split = count). A grid as large as the
+// transform is read whole for every transform of a batch: the column pass of c2c 2^24 (a
+// 128 MB grid) moved 1.5x its data through DRAM and took 640 us against the row pass's 369
+// (Nsight Compute, H200); split, c2c and r2c 2^22-2^24 ran 6-11 % faster, c2r 4-6 %, while
+// 2^20 (an 8 MB grid, held in L2) ran 0.5-2.5 % slower (bench/RESULTS.md, twenty-first run).
+inline constexpr long long kTwiddleGridMaxEntries = 1LL << 20;
+PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_count) {
+  const bool split = has_four_step_kernel(count) && count >= kTwiddleSplitMinLength &&
+                     count * inner_count > kTwiddleGridMaxEntries;
+  return split ? team_threads(static_cast<int>(count)) : static_cast<int>(count);
 }
 
 // Whether c2r's column pass of length n takes the real pre-processing (columns_real) instead of
@@ -1204,6 +1249,8 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   } else {
     return false;
   }
+  // The column kinds' twiddles split as the kernel reads them.
+  if (four_step_columns(kind) && p.pass_tw_split != four_step_twiddle_split(n, p.inner_count)) return false;
   const int teams = four_step_teams(kind, n);
   const long long inner = p.inner_count;
   if (p.per_block != teams || inner % teams != 0 || four_step_shared_bytes(n, teams) > max_shared_bytes) {

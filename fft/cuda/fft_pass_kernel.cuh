@@ -169,7 +169,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         const long long stride = io.out_stride;
         const long long inner = io.inner0 + b;
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
-          row[i * stride] = store_value(*io.pass, inner, i, x);
+          row[i * stride] = store_value<may_split_twiddles(kN)>(*io.pass, inner, i, x);
         });
       } else if constexpr (kOut == StageOut::plain_rows) {
         Cf* row = io.out + b * io.out_dist;
@@ -177,7 +177,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
       } else if constexpr (kOut == StageOut::elements) {
         const long long inner = io.inner0 + b;
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
-          store_element(*io.pass, io.dst, io.outer, inner, i, x);
+          store_element<may_split_twiddles(kN)>(*io.pass, io.dst, io.outer, inner, i, x);
         });
       } else if constexpr (kOut == StageOut::shared_conv) {
         const Cf* conv = io.pass->conv + (io.inner0 + b) * io.pass->conv_inner_dist;
@@ -205,7 +205,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
           if constexpr (kOut == StageOut::r2c_plain_rows) {
             row[k] = x;
           } else {
-            row[k] = store_value(*io.pass, inner, k, x);
+            row[k] = store_value<may_split_twiddles(kN)>(*io.pass, inner, k, x);
           }
         };
 #pragma unroll
@@ -397,8 +397,8 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
       for (int e = tid; e < half * sn; e += threads) {
         const int k = e / half;
         const int bp = e - k * half;
-        const Cf a = store_value(p, inner0 + 2 * bp, k, s.read(2 * bp, k));
-        const Cf c = store_value(p, inner0 + 2 * bp + 1, k, s.read(2 * bp + 1, k));
+        const Cf a = store_value<may_split_twiddles(kLength)>(p, inner0 + 2 * bp, k, s.read(2 * bp, k));
+        const Cf c = store_value<may_split_twiddles(kLength)>(p, inner0 + 2 * bp + 1, k, s.read(2 * bp + 1, k));
         *reinterpret_cast<float4*>(base + k * p.out.elem_stride + 2 * bp) =
             make_float4(a.re, a.im, c.re, c.im);
       }
@@ -408,7 +408,8 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
         // Paired real rows of plain batched passes (the planner uses no other).
         for (int e = tid; e < nb * sn; e += threads) {
           const int b = e / sn;
-          store_pair_split(p, dst, outer, inner0 + b, e - b * sn, [&](int i) { return s.read(b, i); });
+          store_pair_split<may_split_twiddles(kLength)>(p, dst, outer, inner0 + b, e - b * sn,
+                                                          [&](int i) { return s.read(b, i); });
         }
         return;
       }
@@ -427,10 +428,10 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
           const Cf z_k = s.read(b, k == h ? 0 : k);
           const Cf z_partner = s.read(b, partner == h ? 0 : partner);
           Cf* row = rows + b * p.out.inner_dist;
-          row[k] = store_value(p, inner0 + b, k,
+          row[k] = store_value<may_split_twiddles(kLength)>(p, inner0 + b, k,
                                r2c_post_value(z_k, z_partner, load_table(p.real_tw, k)));
           if (partner != k) {
-            row[partner] = store_value(p, inner0 + b, partner,
+            row[partner] = store_value<may_split_twiddles(kLength)>(p, inner0 + b, partner,
                                        r2c_post_value(z_partner, z_k, load_table(p.real_tw, partner)));
           }
         }
@@ -456,7 +457,7 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
         } else {
           v = s.read(b, k);
         }
-        store_element(p, dst, outer, inner0 + b, k, v);
+        store_element<may_split_twiddles(kLength)>(p, dst, outer, inner0 + b, k, v);
       }
     }
   }

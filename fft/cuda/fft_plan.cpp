@@ -278,15 +278,20 @@ class Builder {
   }
 
   // The four-step twiddles w_n^{inner*k} of a pass over `inner_count` transforms of `count`
-  // elements, at k * inner_count + inner (store_value), shared by the passes of that shape.
-  int twiddle_grid_table(long long n, long long count, long long inner_count) {
+  // elements (store_value, pass_twiddle; split by four_step_twiddle_split), shared by the passes
+  // of that shape, bound to the step.
+  void bind_twiddle_grid(Step& step, long long n, long long count, long long inner_count) {
+    const int split = four_step_twiddle_split(count, inner_count);
+    step.pass.pass_tw_split = split;
     const std::array<long long, 3> key{n, count, inner_count};
     auto found = std::find_if(twiddle_grids_.begin(), twiddle_grids_.end(),
                               [&key](const auto& entry) { return entry.first == key; });
-    if (found != twiddle_grids_.end()) return found->second;
-    const int id = add_table(twiddle_grid(n, count, inner_count));
-    twiddle_grids_.emplace_back(key, id);
-    return id;
+    if (found != twiddle_grids_.end()) {
+      step.pass_tw = found->second;
+      return;
+    }
+    step.pass_tw = add_table(twiddle_grid(n, count, inner_count, split));
+    twiddle_grids_.emplace_back(key, step.pass_tw);
   }
 
   // The stages' twiddle tables of a radix order (see StageDesc), shared by the passes that take
@@ -451,7 +456,7 @@ class Builder {
       p.store_n = n1;
       p.n_keep = kNoLimit;
       p.store_twiddle = StoreTwiddle::forward;
-      step.pass_tw = twiddle_grid_table(n, n1, n2);
+      bind_twiddle_grid(step, n, n1, n2);
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
       configure_block(p, side_by_side_elements(options_.column_elements_per_block, n1), n2);
@@ -635,7 +640,7 @@ class Builder {
       p.n_keep = kNoLimit;
       p.store_twiddle = StoreTwiddle::forward;
       step.chirp = chirp_id;
-      step.pass_tw = twiddle_grid_table(m, m1, m2);
+      bind_twiddle_grid(step, m, m1, m2);
       step.src = in.buffer;
       step.dst = BufferRef::scratch;
       configure_block(p, column_elements, m2);
@@ -660,7 +665,7 @@ class Builder {
       p.store_conj = true;
       p.store_twiddle = StoreTwiddle::conjugate;
       step.conv = conv_id;
-      step.pass_tw = twiddle_grid_table(m, m2, m1);
+      bind_twiddle_grid(step, m, m2, m1);
       step.src = BufferRef::scratch;
       step.dst = BufferRef::scratch;
       configure_block(p, options_.single_elements_per_block, m1);
@@ -855,15 +860,19 @@ std::vector<Cf> stage_twiddle_table(long long n) {
   return stage_twiddle_table(radices, count);
 }
 
-std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count) {
-  std::vector<Cf> w(static_cast<std::size_t>(count * inner_count));
-  for (long long k = 0; k < count; ++k) {
+std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count, long long split) {
+  if (split < 1 || split > count) throw std::invalid_argument("twiddle_grid: split outside 1..count");
+  const long long highs = (count + split - 1) / split;  // high = 0 .. highs - 1
+  std::vector<Cf> w(static_cast<std::size_t>((split + highs - 1) * inner_count));
+  const auto set = [&](long long row, long long exponent_step) {
     for (long long inner = 0; inner < inner_count; ++inner) {
-      const cd value = unit_root_double(inner * k, n);
-      w[static_cast<std::size_t>(k * inner_count + inner)] =
+      const cd value = unit_root_double(inner * exponent_step, n);
+      w[static_cast<std::size_t>(row * inner_count + inner)] =
           Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
     }
-  }
+  };
+  for (long long low = 0; low < split; ++low) set(low, low);
+  for (long long high = 1; high < highs; ++high) set(split + high - 1, split * high);
   return w;
 }
 

@@ -152,9 +152,13 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count);
 
 // exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
 std::vector<Cf> unit_roots(long long n, long long count);
-// The twiddles of a four-step pass (PassDesc::pass_tw): exp(-2 pi i inner*k / n) at
-// k * inner_count + inner for k < count, inner < inner_count, so that neighbouring transforms
-// (neighbouring threads) read neighbouring entries. Double precision, rounded to float.
-std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count);
+// The twiddles of a four-step pass (PassDesc::pass_tw, read by pass_twiddle): exp(-2 pi i
+// inner*k / n) for k < count, inner < inner_count, in two factors for k = low + split*high:
+// rows low < split of exp(-2 pi i inner*low / n), then rows high = 1 .. ceil(count/split) - 1 of
+// exp(-2 pi i inner*split*high / n), each row's inner_count values side by side so that
+// neighbouring transforms (neighbouring threads) read neighbouring entries; split = count gives
+// the whole count x inner_count grid. Double precision, rounded to float. Throws
+// std::invalid_argument for a split outside 1..count.
+std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count, long long split);
 
 }  // namespace prism::fft::gpu

@@ -1043,6 +1043,57 @@ TEST(FftPlanHost, FourStepPasses) {
 // holding Z[h - k] (c2r's column pass the same over the n2 columns); the plans, run block by
 // block by the host executor, against FFTW; with blockings of the tuning mode, the separate
 // real rows pass instead.
+TEST(FftPlanHost, FourStepTwiddlesInTwoFactors) {
+  // pass_twiddle over twiddle_grid's table: exp(-2 pi i inner k / n) for every k and inner, for
+  // splits that divide the count, that do not, and the whole grid (split = count).
+  struct Case {
+    long long n, count, inner_count, split;
+  };
+  for (const Case c : {Case{4096, 64, 64, 4}, Case{4096, 64, 64, 64}, Case{6000, 40, 150, 7},
+                       Case{1 << 20, 1024, 1024, 64}, Case{1 << 22, 4096, 1024, 256}}) {
+    const std::vector<gpu::Cf> table = gpu::twiddle_grid(c.n, c.count, c.inner_count, c.split);
+    const long long highs = (c.count + c.split - 1) / c.split;
+    ASSERT_EQ(static_cast<long long>(table.size()), (c.split + highs - 1) * c.inner_count);
+    double worst = 0;
+    for (long long k = 0; k < c.count; ++k) {
+      for (long long inner = 0; inner < c.inner_count; inner += 1 + c.inner_count / 97) {
+        const gpu::Cf w = gpu::pass_twiddle(table.data(), static_cast<int>(c.split), c.inner_count,
+                                            static_cast<int>(k), inner);
+        const double angle = -2.0 * M_PI * static_cast<double>((inner * k) % c.n) / static_cast<double>(c.n);
+        worst = std::max(worst, std::abs(std::complex<double>(w.re, w.im) - std::polar(1.0, angle)));
+      }
+    }
+    // Two roots rounded to float and their product: a few float epsilons at most.
+    EXPECT_LT(worst, 2.5e-7) << c.n << " " << c.count << "x" << c.inner_count << " split " << c.split;
+  }
+  // Kernels compiled for lengths below 1024 leave the two-factor case out (may_split_twiddles),
+  // so shorter passes never split, however large the grid.
+  EXPECT_EQ(gpu::four_step_twiddle_split(512, 1 << 13), 512);
+  EXPECT_EQ(gpu::four_step_twiddle_split(1024, 1 << 10), 1024);
+  EXPECT_EQ(gpu::four_step_twiddle_split(1024, 1 << 11), 64);
+  EXPECT_EQ(gpu::four_step_twiddle_split(1536, 1 << 11), 1536);
+  for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
+    EXPECT_EQ(gpu::may_split_twiddles(n), gpu::four_step_twiddle_split(n, 1 << 16) != n) << n;
+  }
+  EXPECT_THROW(gpu::twiddle_grid(64, 8, 8, 0), std::invalid_argument);
+  EXPECT_THROW(gpu::twiddle_grid(64, 8, 8, 9), std::invalid_argument);
+  // The planner splits the four-step column passes of lengths with a four-step kernel at the
+  // kernel's team threads where the grid exceeds 2^20 values (four_step_pass_of requires the
+  // kernel's split), others not at all.
+  struct Planned {
+    std::size_t n;
+    int split;
+  };
+  for (const Planned c : {Planned{1 << 20, 1024}, Planned{1 << 21, 1024 / 16}, Planned{1 << 24, 4096 / 16},
+                          Planned{48000 * 64, 0}}) {
+    const PlanLayout layout = gpu::make_plan_layout({c.n, 2, Transform::c2c_forward, false});
+    ASSERT_EQ(layout.steps.size(), 2u) << layout.algorithm;
+    const gpu::PassDesc& columns = layout.steps[0].pass;
+    EXPECT_EQ(columns.pass_tw_split, c.split == 0 ? columns.n : c.split) << layout.algorithm;
+    EXPECT_EQ(columns.pass_tw_split, gpu::four_step_twiddle_split(columns.n, columns.inner_count));
+  }
+}
+
 TEST(FftPlanHost, FourStepRealRows) {
   // Lines (rows, or columns of the c2r) of `length` elements, `count` of them, h = count x
   // length, `teams` per block.
