@@ -981,7 +981,8 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
 }  // namespace
 
 int default_rows_elements_per_thread(long long n, RowsKind kind) {
-  if (has_decimal_rows_kernel(n)) return kDecimalTeamElements;
+  const bool complex = kind == RowsKind::forward || kind == RowsKind::inverse;
+  if (has_decimal_rows_kernel(n) && !(complex && n == 1000)) return kDecimalTeamElements;
   return has_wide_rows_kernel(n) && kind == RowsKind::real_inverse ? kWideTeamElements : kElementsPerThread;
 }
 
@@ -1032,7 +1033,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         if (builder.four_step_real(h, in, out, RealStep::r2c_post_rows)) break;
         const int real_tw = builder.add_table(unit_roots(n, h + 1));
         if (fits_single_pass(h)) {
-          Step& step = builder.single_pass(h, in, out);
+          Step& step = builder.single_pass(h, in, out, radix_list(h), RowsKind::real_forward);
           PassDesc& p = step.pass;
           p.real_step = RealStep::r2c_post;
           p.store_n = static_cast<int>(h + 1);
