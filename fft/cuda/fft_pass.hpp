@@ -1117,8 +1117,9 @@ PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
 // (split = count). A grid as large as the
 // transform is read whole for every transform of a batch: the column pass of c2c 2^24 (a
 // 128 MB grid) moved 1.5x its data through DRAM and took 640 us against the row pass's 369
-// (Nsight Compute, H200); split, c2c and r2c 2^22-2^24 ran 6-11 % faster, c2r 4-6 %, while
-// 2^20 (an 8 MB grid, held in L2) ran 0.5-2.5 % slower (bench/RESULTS.md, twenty-first run).
+// (Nsight Compute, H200); split, c2c 2^21-2^24 ran 7-12 % faster, r2c 2^22-2^24 6-11 %, c2r
+// 4-6 %, Bluestein 1000003 7-8 %, while 2^20 (an 8 MB grid, held in L2) ran 0.5-2.5 % slower
+// (bench/RESULTS.md, twenty-first run).
 inline constexpr long long kTwiddleGridMaxEntries = 1LL << 20;
 PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_count) {
   const bool split = has_four_step_kernel(count) && count >= kTwiddleSplitMinLength &&
