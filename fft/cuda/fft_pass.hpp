@@ -572,9 +572,6 @@ PRISM_HD long long store_logical(const PassDesc& p, long long inner, int k) {
   return inner * p.lout_inner + static_cast<long long>(k) * p.lout_elem;
 }
 
-// The four-step twiddle w_M^{inner*k} of a table laid out by twiddle_grid (fft_plan.hpp): for
-// k = low + split*high (low < split), w^{inner*low} at low*inner_count + inner times
-// w^{inner*split*high} at (split + high - 1)*inner_count + inner (none for high = 0).
 // The lengths of the four-step kernel's columns and rows (see "four-step passes" below).
 inline constexpr int kFourStepMinLength = 128;
 inline constexpr int kFourStepMaxLength = 4096;
@@ -585,12 +582,16 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // Whether a pass kernel compiled for this length (0: any length) may meet a split table:
 // four_step_twiddle_split splits only passes of 1024 and more that have a four-step kernel. The
 // others compile without the two-factor case, whose registers made the Bluestein kernel's passes
-// of 320 and 512 spill up to 28 bytes per thread more (ptxas -v) and c2c 65537 (320 x 512, never
-// split) run 4 % slower.
+// of 320 and 512 spill up to 24 bytes per thread more (ptxas -v) and c2c 65537 (320 x 512, never
+// split) run 4 % slower (bench/RESULTS.md, twenty-first run).
 inline constexpr int kTwiddleSplitMinLength = 1024;
 PRISM_HD constexpr bool may_split_twiddles(int compiled_length) {
   return compiled_length == 0 || (has_four_step_kernel(compiled_length) && compiled_length >= kTwiddleSplitMinLength);
 }
+
+// The four-step twiddle w_M^{inner*k} of a table laid out by twiddle_grid (fft_plan.hpp): for
+// k = low + split*high (low < split), w^{inner*low} at low*inner_count + inner times
+// w^{inner*split*high} at (split + high - 1)*inner_count + inner (none for high = 0).
 template <bool kMaySplit = true>
 PRISM_HD Cf pass_twiddle(const Cf* table, int split, long long inner_count, int k, long long inner) {
   if (!kMaySplit || k < split) return load_table(table, k * inner_count + inner);
@@ -1028,7 +1029,6 @@ enum class FourStepKind : int {
   columns_real,     // c2r pre-processing on load, twiddle on store (RealStep::c2r_pre_columns)
 };
 
-
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
 // split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
 // real rows the shorter side, and tall4 instead of square where that halves its real rows: see
@@ -1114,12 +1114,11 @@ PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
 // k = lane + threads * high make the low factor the thread's own) where the whole grid would
 // exceed kTwiddleGridMaxEntries and count is at least kTwiddleSplitMinLength (the shorter
 // side of every such power of two the planner splits; may_split_twiddles), else not at all
-// (split = count). A grid as large as the
-// transform is read whole for every transform of a batch: the column pass of c2c 2^24 (a
-// 128 MB grid) moved 1.5x its data through DRAM and took 640 us against the row pass's 369
-// (Nsight Compute, H200); split, c2c 2^21-2^24 ran 7-12 % faster, r2c 2^22-2^24 6-11 %, c2r
-// 4-6 %, Bluestein 1000003 7-8 %, while 2^20 (an 8 MB grid, held in L2) ran 0.5-2.5 % slower
-// (bench/RESULTS.md, twenty-first run).
+// (split = count). A grid as large as the transform is read whole for every transform of a
+// batch: the column pass of c2c 2^24 (a 128 MB grid) moved 1.5x its data through DRAM and took
+// 640 us against the row pass's 369 (Nsight Compute, H200); split, c2c 2^21-2^24 ran 7-12 %
+// faster, r2c 2^22-2^24 6-11 %, c2r 4-6 %, Bluestein 1000003 7-8 %, while 2^20 (an 8 MB grid,
+// held in L2) ran 0.5-2.5 % slower (bench/RESULTS.md, twenty-first run).
 inline constexpr long long kTwiddleGridMaxEntries = 1LL << 20;
 PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_count) {
   const bool split = has_four_step_kernel(count) && count >= kTwiddleSplitMinLength &&
