@@ -87,9 +87,9 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 // of the pass) and kind: decimal teams for 500 and the real kinds' 1000 (halves of r2c and c2r
 // 2000), 6-15 % faster than the plain rows kernel at its default blocking on the H100
 // (bench/RESULTS.md, twentieth run), 7-23 % on the H200 (twenty-first run); c2c 1000 the plain
-// rows kernel, 4.7 % faster on the H200 (0.327 ms against 0.343), 1.4 % on the H100; wide teams
-// for c2r's halves of 8192, the one kind they were faster for on the H200 (nineteenth run); else
-// kElementsPerThread.
+// rows kernel, 4.7 % faster on the H200 (0.327 ms against 0.343), on the H100 1.4 % in one call
+// and equal in the other; wide teams for c2r's halves of 8192, the one kind they were faster for
+// on the H200 (nineteenth run); else kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {
