@@ -1050,11 +1050,8 @@ TEST(FftPlanHost, FourStepPasses) {
   }
 }
 
-// r2c over a four-step half length h = n1 x n2: the row pass's blocks hold rows r and their
-// mirrors (n1 - r) mod n1, every row once, the partner team's element four_step_real_mirror
-// holding Z[h - k] (c2r's column pass the same over the n2 columns); the plans, run block by
-// block by the host executor, against FFTW; with blockings of the tuning mode, the separate
-// real rows pass instead.
+// The four-step twiddles in two factors (twiddle_grid, pass_twiddle) and where the planner
+// splits them (four_step_twiddle_split).
 TEST(FftPlanHost, FourStepTwiddlesInTwoFactors) {
   // pass_twiddle over twiddle_grid's table: exp(-2 pi i inner k / n) for every k and inner, for
   // splits that divide the count, that do not, and the whole grid (split = count).
@@ -1106,6 +1103,11 @@ TEST(FftPlanHost, FourStepTwiddlesInTwoFactors) {
   }
 }
 
+// r2c over a four-step half length h = n1 x n2: the row pass's blocks hold rows r and their
+// mirrors (n1 - r) mod n1, every row once, the partner team's element four_step_real_mirror
+// holding Z[h - k] (c2r's column pass the same over the n2 columns); the plans, run block by
+// block by the host executor, against FFTW; with blockings of the tuning mode, the separate
+// real rows pass instead.
 TEST(FftPlanHost, FourStepRealRows) {
   // Lines (rows, or columns of the c2r) of `length` elements, `count` of them, h = count x
   // length, `teams` per block.
