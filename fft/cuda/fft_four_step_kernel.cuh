@@ -23,8 +23,17 @@ namespace prism::fft::gpu {
 // rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
 // that the addresses of a thread's elements differ by constants and take no registers of their
 // own.
+// The launch bounds' threads: 1024 (64 registers), but c2r's real columns of 512 their blocks'
+// 512 (128 registers, one block per multiprocessor instead of two): at 64 registers they spilled
+// 88 bytes per thread (ptxas -v), and with 128 c2r 2^19 took 0.857 ms instead of 0.886, 2^20
+// 0.873 instead of 0.901 on the H200; the real columns of 128 and 256 ran 0.3-2.1 % slower so
+// (bench/RESULTS.md, twenty-first run).
+template <int kN, FourStepKind kKind>
+constexpr int four_step_bound_threads() {
+  return kKind == FourStepKind::columns_real && kN == 512 ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
+}
 template <int kN, FourStepKind kKind, FourStepShape kShape>
-__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+__global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;
