@@ -30,7 +30,8 @@ namespace prism::fft::gpu {
 // (bench/RESULTS.md, twenty-first run).
 template <int kN, FourStepKind kKind>
 constexpr int four_step_bound_threads() {
-  return kKind == FourStepKind::columns_real && kN == 512 ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
+  return kKind == FourStepKind::columns_real && kN == 512 ? four_step_teams(kKind, kN) * team_threads(kN)
+                                                          : kMaxThreadsPerBlock;
 }
 template <int kN, FourStepKind kKind, FourStepShape kShape>
 __global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
@@ -124,7 +125,8 @@ __global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
         w_lane = load_table(d.pass_tw, lane * kStrides.out_elem + inner);
         v = cmul(v, w_lane);
       } else {
-        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, (Team::kThreads + high - 1) * kStrides.out_elem + inner)));
+        const int row = twiddle_high_row(Team::kThreads, high);
+        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, row * kStrides.out_elem + inner)));
       }
     }
     y[k * kStrides.out_elem] = kConjOut ? conj(v) : v;

@@ -591,13 +591,14 @@ PRISM_HD constexpr bool may_split_twiddles(int compiled_length) {
 
 // The four-step twiddle w_M^{inner*k} of a table laid out by twiddle_grid (fft_plan.hpp): for
 // k = low + split*high (low < split), w^{inner*low} at low*inner_count + inner times
-// w^{inner*split*high} at (split + high - 1)*inner_count + inner (none for high = 0).
+// w^{inner*split*high} in row twiddle_high_row(split, high) (none for high = 0).
+PRISM_HD constexpr int twiddle_high_row(int split, int high) { return split + high - 1; }
 template <bool kMaySplit = true>
 PRISM_HD Cf pass_twiddle(const Cf* table, int split, long long inner_count, int k, long long inner) {
   if (!kMaySplit || k < split) return load_table(table, k * inner_count + inner);
   const int high = k / split;
   const Cf low = load_table(table, (k - high * split) * inner_count + inner);
-  return cmul(low, load_table(table, (split + high - 1) * inner_count + inner));
+  return cmul(low, load_table(table, twiddle_high_row(split, high) * inner_count + inner));
 }
 
 // The multiplies and conjugations applied on the way out, in their fixed order (kMaySplit:

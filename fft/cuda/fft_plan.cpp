@@ -872,7 +872,9 @@ std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count
     }
   };
   for (long long low = 0; low < split; ++low) set(low, low);
-  for (long long high = 1; high < highs; ++high) set(split + high - 1, split * high);
+  for (long long high = 1; high < highs; ++high) {
+    set(twiddle_high_row(static_cast<int>(split), static_cast<int>(high)), split * high);
+  }
   return w;
 }
 
