@@ -22,19 +22,12 @@ namespace prism::fft::gpu {
 // group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
 // rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
 // that the addresses of a thread's elements differ by constants and take no registers of their
-// own.
-// The launch bounds' threads: 1024 (64 registers), but c2r's real columns of 512 their blocks'
-// 512 (128 registers, one block per multiprocessor instead of two): at 64 registers they spilled
-// 88 bytes per thread (ptxas -v), and with 128 c2r 2^19 took 0.857 ms instead of 0.886, 2^20
-// 0.873 instead of 0.901 on the H200; the real columns of 128 and 256 ran 0.3-2.1 % slower so
-// (bench/RESULTS.md, twenty-first run).
-template <int kN, FourStepKind kKind>
-constexpr int four_step_bound_threads() {
-  return kKind == FourStepKind::columns_real && kN == 512 ? four_step_teams(kKind, kN) * team_threads(kN)
-                                                          : kMaxThreadsPerBlock;
-}
+// own. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
+// multiprocessor) while their exchange spilled 88 bytes per thread; with four_step_real_slot's
+// (36 bytes) two blocks of 512 threads ran c2r 2^19 in 0.757 ms instead of 0.826 and 2^20 in
+// 0.765 instead of 0.837 on the H200 (bench/RESULTS.md, twenty-second run).
 template <int kN, FourStepKind kKind, FourStepShape kShape>
-__global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
+__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;
@@ -74,37 +67,75 @@ __global__ void __launch_bounds__((four_step_bound_threads<kN, kKind>()), 1)
     return kConjIn ? conj(v) : v;
   });
   if constexpr (kReal && kColumns) {
-    // X of the column through the team's planes to the partner column's team, then the
-    // half-length inverse's input conj(2Z).
-    fft.for_each_input(lane, [&](int i, Cf& v) { planes.write(i, v); });
+    // X of the column through the team's planes to the partner column's team
+    // (four_step_real_slot), then the half-length inverse's input conj(2Z).
+    constexpr int R = Team::kFirstRadix;
+    constexpr int B = Team::kFirstButterflies;
+#pragma unroll
+    for (int q = 0; q < Team::kFirstPerThread; ++q) {
+      const int j = Team::first_butterfly(lane, q);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int a = four_step_real_slot(inner, j + r * B);
+        planes.re[a] = fft.v[q][r].re;
+        planes.im[a] = fft.v[q][r].im;
+      }
+    }
     __syncthreads();
     const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
-    fft.for_each_input(lane, [&](int i, Cf& v) {
-      Cf x_k = v;
-      Cf x_mirror = partner.read(four_step_real_mirror(inner, i, kN));
-      if (inner == 0 && i == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
-        x_mirror = x[kN * kPaired];
-        x_k.im = 0.0f;
-        x_mirror.im = 0.0f;
+#pragma unroll
+    for (int q = 0; q < Team::kFirstPerThread; ++q) {
+      const int j = Team::first_butterfly(lane, q);
+      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, kPaired);
+      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, kPaired);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int a = four_step_real_mirror_slot(kN, j + r * B);
+        Cf x_k = fft.v[q][r];
+        Cf x_mirror{partner.re[a], partner.im[a]};
+        if (r == 0 && j == 0 && inner == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
+          x_mirror = x[kN * kPaired];
+          x_k.im = 0.0f;
+          x_mirror.im = 0.0f;
+        }
+        fft.v[q][r] = conj(c2r_pre_value(x_k, x_mirror, four_step_real_butterfly_twiddle<R>(w_even, w_odd, r)));
       }
-      v = conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(d.real_tw, inner, i, kPaired)));
-    });
+    }
   }
   if constexpr (kReal && !kColumns) {
-    // Z of the row through the team's planes to the partner row's team, then X.
+    // Z of the row through the team's planes to the partner row's team (four_step_real_slot),
+    // then X.
+    constexpr int R = Team::kLastRadix;
+    constexpr int B = Team::kLastButterflies;
     Cf z[Team::kOutputs];
     fft.run_remapped_into(planes_of(first_team), first_lane, planes, d.stage_tw, lane, z);
     __syncthreads();  // every thread has read the planes of the last stage
 #pragma unroll
-    for (int slot = 0; slot < Team::kOutputs; ++slot) planes.write(Team::output_index(lane, slot), z[slot]);
+    for (int q = 0; q < Team::kLastPerThread; ++q) {
+      const int j = Team::last_butterfly(lane, q, false);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int a = four_step_real_slot(inner, j + r * B);
+        planes.re[a] = z[q * R + r].re;
+        planes.im[a] = z[q * R + r].im;
+      }
+    }
     __syncthreads();
     const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
 #pragma unroll
-    for (int slot = 0; slot < Team::kOutputs; ++slot) {
-      const int k = Team::output_index(lane, slot);
-      const Cf z_mirror = partner.read(four_step_real_mirror(inner, k, kN));
-      y[k * kStrides.out_elem] =
-          r2c_post_value(z[slot], z_mirror, four_step_real_twiddle(d.real_tw, inner, k, kPaired));
+    for (int q = 0; q < Team::kLastPerThread; ++q) {
+      const int j = Team::last_butterfly(lane, q, false);
+      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, kPaired);
+      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, kPaired);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int k = j + r * B;
+        const int a = four_step_real_mirror_slot(kN, k);
+        Cf z_mirror{partner.re[a], partner.im[a]};
+        if (r == 0 && j == 0 && inner == 0) z_mirror = z[q * R];  // Z[0] pairs with itself
+        y[k * kStrides.out_elem] =
+            r2c_post_value(z[q * R + r], z_mirror, four_step_real_butterfly_twiddle<R>(w_even, w_odd, r));
+      }
     }
     if (inner == 0 && lane == 0) {  // X[h] from Z[0] (slot 0 of lane 0 is k = 0)
       y[kN * kStrides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, kPaired));

@@ -4,6 +4,7 @@
 // buffers, which computes the same values.
 #include "fft/cuda/fft_host_executor.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -112,31 +113,52 @@ void load_line(const PassDesc& p, const void* src, long long outer, int line, in
   for (int i = 0; i < length; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, line, i);
 }
 
+// The real twiddle of element r of a butterfly of radix R (R at run time).
+Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
+  switch (radix) {
+    case 2: return four_step_real_butterfly_twiddle<2>(w_even, w_odd, r);
+    case 4: return four_step_real_butterfly_twiddle<4>(w_even, w_odd, r);
+    case 8: return four_step_real_butterfly_twiddle<8>(w_even, w_odd, r);
+    case 16: return four_step_real_butterfly_twiddle<16>(w_even, w_odd, r);
+    default: throw std::logic_error("real columns: no first stage of radix " + std::to_string(radix));
+  }
+}
+
 // The row pass of an r2c over a four-step half length (RealStep::r2c_post_rows): each block's
-// rows' spectra Z, then X from each row and its partner's.
+// rows' spectra Z, exchanged through planes at the kernel's slots (four_step_real_slot), then X
+// from each row and its partner's with the kernel's twiddles.
 void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, long long transforms,
                               std::vector<Cf>& other) {
   const int n2 = p.n;
   const int n1 = static_cast<int>(p.inner_count);
   const int teams = p.per_block;
+  const int radix = p.stages[p.num_stages - 1].radix;
+  const int butterflies = n2 / radix;
   std::vector<std::vector<Cf>> z(static_cast<std::size_t>(teams));
+  std::vector<std::vector<Cf>> planes(static_cast<std::size_t>(teams));
   for_each_real_block(transforms, n1, teams, [&](long long outer, const std::vector<int>& rows) {
     for (int t = 0; t < teams; ++t) {
+      const int row = rows[static_cast<std::size_t>(t)];
       std::vector<Cf>& data = z[static_cast<std::size_t>(t)];
-      load_line(p, src, outer, rows[static_cast<std::size_t>(t)], n2, data);
+      load_line(p, src, outer, row, n2, data);
       other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
       host_stages(p, data, other);
+      std::vector<Cf>& plane = planes[static_cast<std::size_t>(t)];
+      plane.assign(static_cast<std::size_t>(n2) + 1, Cf{std::nanf(""), std::nanf("")});
+      for (int k = 0; k < n2; ++k) plane[static_cast<std::size_t>(four_step_real_slot(row, k))] = data[static_cast<std::size_t>(k)];
     }
     for (int t = 0; t < teams; ++t) {
       const int row = rows[static_cast<std::size_t>(t)];
       const std::vector<Cf>& own = z[static_cast<std::size_t>(t)];
       const std::vector<Cf>& partner =
-          z[static_cast<std::size_t>(four_step_real_partner_team(t, row, teams, n1))];
+          planes[static_cast<std::size_t>(four_step_real_partner_team(t, row, teams, n1))];
       for (int k = 0; k < n2; ++k) {
-        const Cf x = r2c_post_value(own[static_cast<std::size_t>(k)],
-                                    partner[static_cast<std::size_t>(four_step_real_mirror(row, k, n2))],
-                                    four_step_real_twiddle(p.real_tw, row, k, n1));
-        store_element(p, dst, outer, row, k, x);
+        const int j = k % butterflies;
+        const Cf z_mirror = row == 0 && k == 0 ? own[0] : partner[static_cast<std::size_t>(four_step_real_mirror_slot(n2, k))];
+        const Cf w = real_butterfly_twiddle(radix, four_step_real_twiddle(p.real_tw, row, j, n1),
+                                            four_step_real_twiddle(p.real_tw, row, j + butterflies, n1),
+                                            k / butterflies);
+        store_element(p, dst, outer, row, k, r2c_post_value(own[static_cast<std::size_t>(k)], z_mirror, w));
       }
       if (row == 0) {
         store_element(p, dst, outer, 0, n2,
@@ -147,34 +169,48 @@ void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, lon
 }
 
 // The column pass of a c2r over a four-step half length (RealStep::c2r_pre_columns): conj(2Z)
-// from each of the block's columns of X and its partner's, then the stages.
+// from each of the block's columns of X and its partner's, exchanged through planes at the
+// kernel's slots (four_step_real_slot) with its twiddles, then the stages.
 void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, long long transforms,
                                  std::vector<Cf>& other) {
   const int n1 = p.n;
   const int n2 = static_cast<int>(p.inner_count);
   const int teams = p.per_block;
+  const int radix = p.stages[0].radix;
+  const int butterflies = n1 / radix;
   std::vector<std::vector<Cf>> x(static_cast<std::size_t>(teams));
+  std::vector<std::vector<Cf>> planes(static_cast<std::size_t>(teams));
   std::vector<Cf> data;
   for_each_real_block(transforms, n2, teams, [&](long long outer, const std::vector<int>& columns) {
     for (int t = 0; t < teams; ++t) {
-      load_line(p, src, outer, columns[static_cast<std::size_t>(t)], n1, x[static_cast<std::size_t>(t)]);
+      const int column = columns[static_cast<std::size_t>(t)];
+      load_line(p, src, outer, column, n1, x[static_cast<std::size_t>(t)]);
+      std::vector<Cf>& plane = planes[static_cast<std::size_t>(t)];
+      plane.assign(static_cast<std::size_t>(n1) + 1, Cf{std::nanf(""), std::nanf("")});
+      for (int e = 0; e < n1; ++e) {
+        plane[static_cast<std::size_t>(four_step_real_slot(column, e))] =
+            x[static_cast<std::size_t>(t)][static_cast<std::size_t>(e)];
+      }
     }
     const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
     for (int t = 0; t < teams; ++t) {
       const int column = columns[static_cast<std::size_t>(t)];
       const std::vector<Cf>& partner =
-          x[static_cast<std::size_t>(four_step_real_partner_team(t, column, teams, n2))];
+          planes[static_cast<std::size_t>(four_step_real_partner_team(t, column, teams, n2))];
       data.resize(static_cast<std::size_t>(n1));
       for (int i = 0; i < n1; ++i) {
+        const int j = i % butterflies;
+        const int r = i / butterflies;
         Cf x_k = x[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)];
-        Cf x_mirror = partner[static_cast<std::size_t>(four_step_real_mirror(column, i, n1))];
+        Cf x_mirror = partner[static_cast<std::size_t>(four_step_real_mirror_slot(n1, i))];
         if (column == 0 && i == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
           x_mirror = x_h;
           x_k.im = 0.0f;
           x_mirror.im = 0.0f;
         }
-        data[static_cast<std::size_t>(i)] =
-            conj(c2r_pre_value(x_k, x_mirror, four_step_real_twiddle(p.real_tw, column, i, n2)));
+        const Cf w = real_butterfly_twiddle(radix, four_step_real_twiddle(p.real_tw, column, j, n2),
+                                         four_step_real_twiddle(p.real_tw, column, j + butterflies, n2), r);
+        data[static_cast<std::size_t>(i)] = conj(c2r_pre_value(x_k, x_mirror, w));
       }
       other.assign(static_cast<std::size_t>(n1), Cf{0.0f, 0.0f});
       host_stages(p, data, other);

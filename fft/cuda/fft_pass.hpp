@@ -1212,6 +1212,27 @@ PRISM_HD Cf four_step_real_twiddle(const Cf* real_tw, int row, int k, int n1) {
   return row == 0 ? w_k : cmul(load_table(real_tw, row), w_k);
 }
 
+// The real rows and columns exchange with their partners through shared memory unpadded (a
+// warp's threads hold one element of neighbouring teams, whose planes fall in distinct banks):
+// element e of line l (a row's Z, a column's X) goes to slot e + 1 of its team's plane, e for
+// line 0, so that the mirror of element e is at slot n - e of the partner's for every line (its
+// element n - 1 - e, or (n - e) mod n for line 0, whose slot n, asked for at e = 0, is never
+// written: row 0's Z[0] pairs with itself, column 0's X[0] with X[h] from global memory). A
+// thread's addresses are then its butterfly's plus constants; with the padded index and a
+// per-line mirror rule c2r's real columns of 128 and 256 spilled 72-76 bytes per thread at 64
+// registers (ptxas -v).
+PRISM_HD constexpr int four_step_real_slot(int line, int e) { return line == 0 ? e : e + 1; }
+PRISM_HD constexpr int four_step_real_mirror_slot(int n, int e) { return n - e; }
+// The real twiddle w_{2h}^{l + c e} of element e = j + r n/R of line l (c: the count of lines;
+// butterfly j of radix R, the first stage of a column, the last of a row) from those of
+// elements j and j + n/R (w_even, w_odd, four_step_real_twiddle): c n/R = h/R, so it is w_even
+// or w_odd times w_R^{floor(r/2)}, a constant. Two table reads per butterfly instead of R: with
+// one per element c2r's real columns spilled 200-250 bytes per thread.
+template <int R>
+PRISM_HD Cf four_step_real_butterfly_twiddle(Cf w_even, Cf w_odd, int r) {
+  return rotate_by_root<R>(r % 2 == 0 ? w_even : w_odd, r / 2);
+}
+
 // Element offsets (complex elements) of element i of transform (outer, inner), in and out.
 PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
   const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);

@@ -1150,6 +1150,53 @@ TEST(FftPlanHost, FourStepRealRows) {
     for (const int count : {n / 2, n, 2 * n, 4 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
     for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);             // columns of n1 = n
   }
+  // The exchange of the real rows and columns: the mirror of element e sits at the same slot of
+  // the partner's plane for every line (but line 0's element 0, which pairs with itself or
+  // X[h]), and the twiddles from two per butterfly of radix R are the table's within float
+  // rounding. Lines of length n, `count` of them.
+  const auto check_exchange = [](int n, int count, int radix) {
+    const long long h = static_cast<long long>(n) * count;
+    const int butterflies = n / radix;
+    std::vector<gpu::Cf> table(static_cast<std::size_t>(count + n + 1));  // four_step_real_twiddle's
+    for (int k = 0; k <= count + n; ++k) {
+      const double turns = (k < count ? k : static_cast<double>(count) * (k - count)) / (2.0 * static_cast<double>(h));
+      table[static_cast<std::size_t>(k)] = gpu::Cf{static_cast<float>(std::cos(2 * M_PI * turns)),
+                                                   static_cast<float>(-std::sin(2 * M_PI * turns))};
+    }
+    double worst = 0.0;
+    for (int line = 0; line < count; ++line) {
+      const int partner = (count - line) % count;
+      for (int e = 0; e < n; ++e) {
+        const int mirror = gpu::four_step_real_mirror(line, e, n);
+        if (line != 0 || e != 0) {
+          ASSERT_EQ(gpu::four_step_real_slot(partner, mirror), gpu::four_step_real_mirror_slot(n, e))
+              << n << " line " << line << " e " << e;
+        }
+        const int j = e % butterflies;
+        const int r = e / butterflies;
+        const gpu::Cf w_even = gpu::four_step_real_twiddle(table.data(), line, j, count);
+        const gpu::Cf w_odd = gpu::four_step_real_twiddle(table.data(), line, j + butterflies, count);
+        gpu::Cf w{};
+        switch (radix) {
+          case 2: w = gpu::four_step_real_butterfly_twiddle<2>(w_even, w_odd, r); break;
+          case 4: w = gpu::four_step_real_butterfly_twiddle<4>(w_even, w_odd, r); break;
+          case 8: w = gpu::four_step_real_butterfly_twiddle<8>(w_even, w_odd, r); break;
+          case 16: w = gpu::four_step_real_butterfly_twiddle<16>(w_even, w_odd, r); break;
+          default: FAIL() << "radix " << radix;
+        }
+        const double angle = -M_PI * static_cast<double>(line + static_cast<long long>(count) * e) / static_cast<double>(h);
+        worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
+      }
+    }
+    EXPECT_LT(gpu::four_step_real_mirror_slot(n, 0), gpu::team_plane_floats(n)) << n;
+    EXPECT_LT(worst, 3e-7) << n << " x " << count;
+  };
+  for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
+    const gpu::RadixList radices = gpu::radix_list(n);
+    check_exchange(n, n / 2, radices.radix[radices.count - 1]);  // rows, the last stage's butterflies
+    check_exchange(n, 2 * n, radices.radix[radices.count - 1]);
+    if (gpu::has_real_columns_pass(n)) check_exchange(n, 2 * n, radices.radix[0]);  // columns, the first's
+  }
   std::mt19937_64 rng(31);
   for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22, 1u << 23}) {
     for (const bool in_place : {false, true}) {
