@@ -120,7 +120,7 @@ Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
     case 4: return four_step_real_butterfly_twiddle<4>(w_even, w_odd, r);
     case 8: return four_step_real_butterfly_twiddle<8>(w_even, w_odd, r);
     case 16: return four_step_real_butterfly_twiddle<16>(w_even, w_odd, r);
-    default: throw std::logic_error("real columns: no first stage of radix " + std::to_string(radix));
+    default: throw std::logic_error("real rows and columns: no butterfly of radix " + std::to_string(radix));
   }
 }
 

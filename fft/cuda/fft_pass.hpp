@@ -1131,14 +1131,14 @@ PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_
 // a pass of its own: where its blocks hold at most 512 threads (two blocks per multiprocessor;
 // with 1024, one, the exchange between a column and its mirror and its barriers cost more than
 // the pass saved: c2r 2^22 1.166 -> 1.209 ms on the H200, bench/RESULTS.md, tenth run) and at
-// least 16 columns (runs of 8 neighbouring columns and of their mirrors, 64 bytes): columns of 128
-// to 512, c2r up to 2^20. Columns of 1024 (eight in 512 threads) ran slower fused on the H200:
-// c2r 2^21 1.009 -> 1.068 ms, 2^22 1.131 -> 1.163 (twenty-first run; on the H100 they ran
-// faster, twentieth run).
+// least 8 columns (runs of 4 neighbouring columns and of their mirrors, 32 bytes): columns of 128
+// to 1024, c2r up to 2^22. The columns of 1024 ran slower fused while the exchange spilled (c2r
+// 2^21 1.009 -> 1.068 ms, twenty-first run); with four_step_real_slot's, c2r 2^21 took 0.934 ms
+// instead of 1.016 and 2^22 0.917 instead of 1.078 (twenty-second run).
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
   if (!has_four_step_kernel(n)) return false;
   const int teams = four_step_teams(FourStepKind::columns_real, n);
-  return teams * team_threads(n) <= kMaxThreadsPerBlock / 2 && teams >= 16;
+  return teams * team_threads(n) <= kMaxThreadsPerBlock / 2 && teams >= 8;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

@@ -741,11 +741,11 @@ class Builder {
   //  - r2c (RealStep::r2c_post_rows): the post-processing in the row pass, which also stores
   //    X[h];
   //  - c2r (RealStep::c2r_pre_columns): the pre-processing in the column pass where its blocks
-  //    hold at most 512 threads and 16 columns (has_real_columns_pass: columns up to 512). The
+  //    hold at most 512 threads and 8 columns (has_real_columns_pass: columns up to 1024). The
   //    fused pass adds an exchange through shared memory before the first stage; with blocks
   //    of 1024 threads, one per multiprocessor, c2r 2^22 and 2^24 ran 4-5 % slower fused on the
-  //    H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run); columns of 1024 in
-  //    blocks of 512 (eight columns) 3-6 % slower (twenty-first run).
+  //    H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run), and since the
+  //    exchange of four_step_real_slot c2r 2^21 and 2^22 8-15 % faster (twenty-second run).
   bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
     if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;

@@ -939,9 +939,9 @@ TEST(FftPlanHost, FourStepPasses) {
       if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
       if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
       if (t == Transform::r2c) expected[1] = gpu::FourStepKind::rows_real;
-      // c2r fuses where the column pass's blocks hold at most 512 threads and 16 columns or more
-      // (columns up to 512).
-      const bool c2r_fused = t == Transform::c2r && n <= (1u << 20);
+      // c2r fuses where the column pass's blocks hold at most 512 threads and 8 columns or more
+      // (columns up to 1024).
+      const bool c2r_fused = t == Transform::c2r && n <= (1u << 22);
       if (c2r_fused) expected[0] = gpu::FourStepKind::columns_real;
       if (real && n == (1u << 15)) expected.clear();
       EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
@@ -1140,12 +1140,12 @@ TEST(FftPlanHost, FourStepRealRows) {
     const int column_teams = gpu::four_step_teams(gpu::FourStepKind::columns_real, n);
     EXPECT_EQ(row_teams, std::min(64, gpu::kMaxThreadsPerBlock / gpu::team_threads(n)));
     EXPECT_LE(column_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
-    // c2r's column pass takes the pre-processing for columns of up to 512: blocks of 512
-    // threads, at least 16 columns.
-    EXPECT_EQ(gpu::has_real_columns_pass(n), n <= 512) << n;
+    // c2r's column pass takes the pre-processing for columns of up to 1024: blocks of 512
+    // threads, at least 8 columns.
+    EXPECT_EQ(gpu::has_real_columns_pass(n), n <= 1024) << n;
     if (gpu::has_real_columns_pass(n)) {
       EXPECT_EQ(column_teams * gpu::team_threads(n), 512) << n;
-      EXPECT_EQ(column_teams, std::max(16, gpu::four_step_teams(n))) << n;
+      EXPECT_EQ(column_teams, std::max(std::min(16, 512 / gpu::team_threads(n)), gpu::four_step_teams(n))) << n;
     }
     for (const int count : {n / 2, n, 2 * n, 4 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
     for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);             // columns of n1 = n
@@ -1201,7 +1201,7 @@ TEST(FftPlanHost, FourStepRealRows) {
   for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22, 1u << 23}) {
     for (const bool in_place : {false, true}) {
       for (const Transform t : {Transform::r2c, Transform::c2r}) {
-        if (t == Transform::c2r && n > (1u << 20)) continue;  // columns of 1024 up: a pass of its own
+        if (t == Transform::c2r && n > (1u << 22)) continue;  // columns of 2048 up: a pass of its own
         const PlanSpec spec{n, 3, t, in_place};
         std::string algorithm;
         EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
