@@ -1091,8 +1091,8 @@ struct FourStepPassDesc {
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
 
 // Transforms per block of a four-step pass of this kind, at most what 1024 threads hold (c2r's
-// real columns 512, see has_real_columns_pass): column passes take at least 16 (runs of 128
-// bytes per row; 8 at 2048, 4 at 4096; real columns of 1024 eight), real rows
+// real columns below 2048 512, see has_real_columns_pass): column passes take at least 16 (runs
+// of 128 bytes per row; 8 at 2048, 4 at 4096; real columns of 1024 eight), real rows
 // at least 64 (a whole block from 256 up), plain row passes four_step_teams(n). Measured on the
 // H200 (bench/RESULTS.md, tenth and eleventh runs): columns of 2048 eight wide instead of four,
 // c2c 2^22 0.933 -> 0.816 ms; of 1024 sixteen instead of eight, c2c 2^21 0.770 -> 0.715;
@@ -1103,7 +1103,7 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 // while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
-  const int threads = kind == FourStepKind::columns_real ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
+  const int threads = kind == FourStepKind::columns_real && n < 2048 ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
   const int most = threads / (n / kElementsPerThread);
   const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
   const int wide = least < most ? least : most;
@@ -1128,17 +1128,18 @@ PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_
 }
 
 // Whether c2r's column pass of length n takes the real pre-processing (columns_real) instead of
-// a pass of its own: where its blocks hold at most 512 threads (two blocks per multiprocessor;
-// with 1024, one, the exchange between a column and its mirror and its barriers cost more than
-// the pass saved: c2r 2^22 1.166 -> 1.209 ms on the H200, bench/RESULTS.md, tenth run) and at
-// least 8 columns (runs of 4 neighbouring columns and of their mirrors, 32 bytes): columns of 128
-// to 1024, c2r up to 2^22. The columns of 1024 ran slower fused while the exchange spilled (c2r
-// 2^21 1.009 -> 1.068 ms, twenty-first run); with four_step_real_slot's, c2r 2^21 took 0.934 ms
-// instead of 1.016 and 2^22 0.917 instead of 1.078 (twenty-second run).
+// a pass of its own: where a block holds at least 8 columns (runs of 4 neighbouring columns and
+// of their mirrors, 32 bytes), in 512 threads (two blocks per multiprocessor) up to columns of
+// 1024, in 1024 at 2048: columns of 128 to 2048, c2r up to 2^24. While the exchange between a
+// column and its mirror spilled, blocks of 1024 threads ran slower fused (c2r 2^22 1.166 ->
+// 1.209 ms on the H200, bench/RESULTS.md, tenth run) and so did the columns of 1024 (c2r 2^21
+// 1.009 -> 1.068 ms, twenty-first run); with four_step_real_slot's, c2r 2^21 took 0.934 ms
+// instead of 1.016, 2^22 0.917 instead of 1.078, 2^23 1.026 instead of 1.125 and 2^24 0.98-0.99
+// instead of 1.127 (twenty-second run).
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
   if (!has_four_step_kernel(n)) return false;
   const int teams = four_step_teams(FourStepKind::columns_real, n);
-  return teams * team_threads(n) <= kMaxThreadsPerBlock / 2 && teams >= 8;
+  return teams >= 8;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

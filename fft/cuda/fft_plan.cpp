@@ -741,11 +741,11 @@ class Builder {
   //  - r2c (RealStep::r2c_post_rows): the post-processing in the row pass, which also stores
   //    X[h];
   //  - c2r (RealStep::c2r_pre_columns): the pre-processing in the column pass where its blocks
-  //    hold at most 512 threads and 8 columns (has_real_columns_pass: columns up to 1024). The
-  //    fused pass adds an exchange through shared memory before the first stage; with blocks
-  //    of 1024 threads, one per multiprocessor, c2r 2^22 and 2^24 ran 4-5 % slower fused on the
-  //    H200, with 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run), and since the
-  //    exchange of four_step_real_slot c2r 2^21 and 2^22 8-15 % faster (twenty-second run).
+  //    hold 8 columns or more (has_real_columns_pass: columns up to 2048). The fused pass adds
+  //    an exchange through shared memory before the first stage; while that spilled, blocks of
+  //    1024 threads, one per multiprocessor, ran c2r 2^22 and 2^24 4-5 % slower fused on the
+  //    H200, blocks of 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run); with the
+  //    exchange of four_step_real_slot c2r 2^21-2^24 ran 8-15 % faster fused (twenty-second run).
   bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
     if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;

@@ -939,16 +939,14 @@ TEST(FftPlanHost, FourStepPasses) {
       if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
       if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
       if (t == Transform::r2c) expected[1] = gpu::FourStepKind::rows_real;
-      // c2r fuses where the column pass's blocks hold at most 512 threads and 8 columns or more
-      // (columns up to 1024).
-      const bool c2r_fused = t == Transform::c2r && n <= (1u << 22);
-      if (c2r_fused) expected[0] = gpu::FourStepKind::columns_real;
+      // c2r fuses at every length here (columns up to 2048, has_real_columns_pass).
+      if (t == Transform::c2r) expected[0] = gpu::FourStepKind::columns_real;
       if (real && n == (1u << 15)) expected.clear();
       EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
       if (real && n > (1u << 15)) {
-        EXPECT_EQ(layout.steps.size(), t == Transform::c2r && !c2r_fused ? 3u : 2u) << layout.algorithm;
+        EXPECT_EQ(layout.steps.size(), 2u) << layout.algorithm;
         EXPECT_EQ(layout.steps.front().pass.real_step,
-                  c2r_fused ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none)
+                  t == Transform::c2r ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none)
             << layout.algorithm;
         EXPECT_EQ(layout.steps.back().pass.real_step,
                   t == Transform::r2c ? gpu::RealStep::r2c_post_rows : gpu::RealStep::none)
@@ -1140,12 +1138,13 @@ TEST(FftPlanHost, FourStepRealRows) {
     const int column_teams = gpu::four_step_teams(gpu::FourStepKind::columns_real, n);
     EXPECT_EQ(row_teams, std::min(64, gpu::kMaxThreadsPerBlock / gpu::team_threads(n)));
     EXPECT_LE(column_teams * gpu::team_threads(n), gpu::kMaxThreadsPerBlock);
-    // c2r's column pass takes the pre-processing for columns of up to 1024: blocks of 512
-    // threads, at least 8 columns.
-    EXPECT_EQ(gpu::has_real_columns_pass(n), n <= 1024) << n;
+    // c2r's column pass takes the pre-processing for columns of up to 2048: blocks of 512
+    // threads (1024 at 2048), at least 8 columns.
+    EXPECT_EQ(gpu::has_real_columns_pass(n), n <= 2048) << n;
     if (gpu::has_real_columns_pass(n)) {
-      EXPECT_EQ(column_teams * gpu::team_threads(n), 512) << n;
-      EXPECT_EQ(column_teams, std::max(std::min(16, 512 / gpu::team_threads(n)), gpu::four_step_teams(n))) << n;
+      const int threads = n < 2048 ? 512 : 1024;
+      EXPECT_EQ(column_teams * gpu::team_threads(n), threads) << n;
+      EXPECT_EQ(column_teams, std::max(std::min(16, threads / gpu::team_threads(n)), gpu::four_step_teams(n))) << n;
     }
     for (const int count : {n / 2, n, 2 * n, 4 * n}) check_pairs(count, n, row_teams);  // rows of n2 = n
     for (const int count : {n, 2 * n}) check_pairs(count, n, column_teams);             // columns of n1 = n
@@ -1201,7 +1200,6 @@ TEST(FftPlanHost, FourStepRealRows) {
   for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22, 1u << 23}) {
     for (const bool in_place : {false, true}) {
       for (const Transform t : {Transform::r2c, Transform::c2r}) {
-        if (t == Transform::c2r && n > (1u << 22)) continue;  // columns of 2048 up: a pass of its own
         const PlanSpec spec{n, 3, t, in_place};
         std::string algorithm;
         EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
