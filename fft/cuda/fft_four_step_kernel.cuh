@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
           x_k.im = 0.0f;
           x_mirror.im = 0.0f;
         }
-        fft.v[q][r] = conj(c2r_pre_value(x_k, x_mirror, four_step_real_butterfly_twiddle<R>(w_even, w_odd, r)));
+        fft.v[q][r] = conj(c2r_pre_value(x_k, x_mirror, real_butterfly_twiddle_of<R>(w_even, w_odd, r)));
       }
     }
   }
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
         Cf z_mirror{partner.re[a], partner.im[a]};
         if (r == 0 && j == 0 && inner == 0) z_mirror = z[q * R];  // Z[0] pairs with itself
         y[k * kStrides.out_elem] =
-            r2c_post_value(z[q * R + r], z_mirror, four_step_real_butterfly_twiddle<R>(w_even, w_odd, r));
+            r2c_post_value(z[q * R + r], z_mirror, real_butterfly_twiddle_of<R>(w_even, w_odd, r));
       }
     }
     if (inner == 0 && lane == 0) {  // X[h] from Z[0] (slot 0 of lane 0 is k = 0)

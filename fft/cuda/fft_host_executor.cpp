@@ -116,10 +116,10 @@ void load_line(const PassDesc& p, const void* src, long long outer, int line, in
 // The real twiddle of element r of a butterfly of radix R (R at run time).
 Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
   switch (radix) {
-    case 2: return four_step_real_butterfly_twiddle<2>(w_even, w_odd, r);
-    case 4: return four_step_real_butterfly_twiddle<4>(w_even, w_odd, r);
-    case 8: return four_step_real_butterfly_twiddle<8>(w_even, w_odd, r);
-    case 16: return four_step_real_butterfly_twiddle<16>(w_even, w_odd, r);
+    case 2: return real_butterfly_twiddle_of<2>(w_even, w_odd, r);
+    case 4: return real_butterfly_twiddle_of<4>(w_even, w_odd, r);
+    case 8: return real_butterfly_twiddle_of<8>(w_even, w_odd, r);
+    case 16: return real_butterfly_twiddle_of<16>(w_even, w_odd, r);
     default: throw std::logic_error("real rows and columns: no butterfly of radix " + std::to_string(radix));
   }
 }

@@ -236,36 +236,68 @@ struct TeamFft {
         const bool zero = q == 0 && lane == 0;  // butterflies 0 and kN/(2R): their own partners
         const int j = last_butterfly(lane, q, true);
         const int j2 = last_butterfly(lane, q + H, true);
+        const Cf w_even = load_table(real_twiddles, j);
+        const Cf w_odd = load_table(real_twiddles, j + kLastButterflies);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const Cf partner = zero ? z[q][(R - r) % R] : z[q + H][R - 1 - r];
-          const int k = j + r * kLastButterflies;
-          out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
+          out[q * R + r] = r2c_post_value(z[q][r], partner, real_twiddle<R>(real_twiddles, j, r, w_even, w_odd));
         }
+        const Cf w2_even = load_table(real_twiddles, j2);
+        const Cf w2_odd = load_table(real_twiddles, j2 + kLastButterflies);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const Cf partner = zero ? z[q + H][R - 1 - r] : z[q][R - 1 - r];
-          const int k = j2 + r * kLastButterflies;
-          out[(q + H) * R + r] = r2c_post_value(z[q + H][r], partner, load_table(real_twiddles, k));
+          out[(q + H) * R + r] = r2c_post_value(z[q + H][r], partner, real_twiddle<R>(real_twiddles, j2, r, w2_even, w2_odd));
         }
       }
       out[kOutputs] = r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN));
       return;
     }
     __syncthreads();  // every thread has read the planes of the last stage
+    if constexpr (is_power_of_two(R)) {
+      // Z through the planes unpadded (a team's neighbouring lanes write and read neighbouring
+      // elements), so that a thread's addresses are its butterfly's plus constants, and two real
+      // twiddles per butterfly (real_twiddle). On the H200 r2c 2048-8192 ran 1.7-7.8 % faster so;
+      // the decimal teams keep the padded planes (r2c 1000, a last radix of 5, ran 1.9-3.9 %
+      // slower unpadded; bench/RESULTS.md, twenty-second run).
 #pragma unroll
-    for (int q = 0; q < kE / R; ++q) {
+      for (int q = 0; q < kE / R; ++q) {
+        const int j = last_butterfly(lane, q, true);
 #pragma unroll
-      for (int r = 0; r < R; ++r) s.write(real_output_index(lane, q * R + r), z[q][r]);
-    }
-    __syncthreads();
+        for (int r = 0; r < R; ++r) {
+          s.re[j + r * kLastButterflies] = z[q][r].re;
+          s.im[j + r * kLastButterflies] = z[q][r].im;
+        }
+      }
+      __syncthreads();
 #pragma unroll
-    for (int q = 0; q < kE / R; ++q) {
+      for (int q = 0; q < kE / R; ++q) {
+        const int j = last_butterfly(lane, q, true);
+        const Cf w_even = load_table(real_twiddles, j);
+        const Cf w_odd = load_table(real_twiddles, j + kLastButterflies);
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int k = real_output_index(lane, q * R + r);
-        const Cf partner = s.read(k == 0 ? 0 : kN - k);
-        out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
+        for (int r = 0; r < R; ++r) {
+          const int a = kN - j - r * kLastButterflies;
+          const Cf partner = r == 0 && j == 0 ? z[q][0] : Cf{s.re[a], s.im[a]};  // Z[0] pairs with itself
+          out[q * R + r] = r2c_post_value(z[q][r], partner, real_twiddle<R>(real_twiddles, j, r, w_even, w_odd));
+        }
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < kE / R; ++q) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) s.write(real_output_index(lane, q * R + r), z[q][r]);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int q = 0; q < kE / R; ++q) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int k = real_output_index(lane, q * R + r);
+          const Cf partner = s.read(k == 0 ? 0 : kN - k);
+          out[q * R + r] = r2c_post_value(z[q][r], partner, load_table(real_twiddles, k));
+        }
       }
     }
     out[kOutputs] = r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN));
@@ -300,6 +332,18 @@ struct TeamFft {
   }
 
  private:
+  // The real twiddle w^k of output k = j + r kN/R of last-stage butterfly j: from w^j and
+  // w^(j + kN/R) (w_even, w_odd) where R is a power of two (real_butterfly_twiddle_of), else read
+  // for each output (the unused reads of w_even and w_odd then drop out).
+  template <int R>
+  static __device__ __forceinline__ Cf real_twiddle(const Cf* real_twiddles, int j, int r, Cf w_even, Cf w_odd) {
+    if constexpr (is_power_of_two(R)) {
+      return real_butterfly_twiddle_of<R>(w_even, w_odd, r);
+    } else {
+      return load_table(real_twiddles, j + r * kLastButterflies);
+    }
+  }
+
   // First stage from the registers (ns = 1: no twiddles; lane `first_lane` of the team of
   // `first`), middle stages through shared memory, the last stage's outputs left in `out`
   // (kPairLast: its butterflies in real-transform pairs).

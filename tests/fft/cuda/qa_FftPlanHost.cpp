@@ -1177,10 +1177,10 @@ TEST(FftPlanHost, FourStepRealRows) {
         const gpu::Cf w_odd = gpu::four_step_real_twiddle(table.data(), line, j + butterflies, count);
         gpu::Cf w{};
         switch (radix) {
-          case 2: w = gpu::four_step_real_butterfly_twiddle<2>(w_even, w_odd, r); break;
-          case 4: w = gpu::four_step_real_butterfly_twiddle<4>(w_even, w_odd, r); break;
-          case 8: w = gpu::four_step_real_butterfly_twiddle<8>(w_even, w_odd, r); break;
-          case 16: w = gpu::four_step_real_butterfly_twiddle<16>(w_even, w_odd, r); break;
+          case 2: w = gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r); break;
+          case 4: w = gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r); break;
+          case 8: w = gpu::real_butterfly_twiddle_of<8>(w_even, w_odd, r); break;
+          case 16: w = gpu::real_butterfly_twiddle_of<16>(w_even, w_odd, r); break;
           default: FAIL() << "radix " << radix;
         }
         const double angle = -M_PI * static_cast<double>(line + static_cast<long long>(count) * e) / static_cast<double>(h);
@@ -1190,6 +1190,37 @@ TEST(FftPlanHost, FourStepRealRows) {
     EXPECT_LT(gpu::four_step_real_mirror_slot(n, 0), gpu::team_plane_floats(n)) << n;
     EXPECT_LT(worst, 3e-7) << n << " x " << count;
   };
+  // Whole rows (one line, TeamFft::run_real_into) of other radices, odd ones too.
+  for (const auto& [n, radix] : {std::pair{96, 3}, std::pair{500, 5}, std::pair{112, 7}, std::pair{64, 4},
+                                 std::pair{2, 2}}) {
+    const int butterflies = n / radix;
+    double worst = 0.0;
+    const auto w_of = [&](int k) {
+      const double angle = -M_PI * k / n;
+      return gpu::Cf{static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))};
+    };
+    for (int k = 0; k < n; ++k) {
+      const int j = k % butterflies;
+      const int r = k / butterflies;
+      const gpu::Cf w_even = w_of(j);
+      const gpu::Cf w_odd = w_of(j + butterflies);
+      gpu::Cf w{};
+      switch (radix) {
+        case 2: w = gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r); break;
+        case 3: w = gpu::real_butterfly_twiddle_of<3>(w_even, w_odd, r); break;
+        case 4: w = gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r); break;
+        case 5: w = gpu::real_butterfly_twiddle_of<5>(w_even, w_odd, r); break;
+        case 7: w = gpu::real_butterfly_twiddle_of<7>(w_even, w_odd, r); break;
+        default: FAIL() << "radix " << radix;
+      }
+      const double angle = -M_PI * k / n;
+      worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
+    }
+    EXPECT_LT(worst, 3e-7) << n << " radix " << radix;
+  }
+  EXPECT_FALSE(gpu::has_unit_roots(10));
+  EXPECT_FALSE(gpu::has_unit_roots(15));
+  EXPECT_FALSE(gpu::has_unit_roots(21));
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
     const gpu::RadixList radices = gpu::radix_list(n);
     check_exchange(n, n / 2, radices.radix[radices.count - 1]);  // rows, the last stage's butterflies
