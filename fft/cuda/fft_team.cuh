@@ -156,9 +156,6 @@ struct TeamFft {
       }
       return conj(c2r_pre_value(x_k, x_hk, w));
     };
-    const auto pre = [&](Cf x_k, Cf x_hk, int k) {
-      return pre_w(x_k, x_hk, k, load_table(real_twiddles, k));
-    };
     if constexpr (kPairedFirst) {
       // Group q's butterfly j and group q + H's partner kN/R - j: element r of one mirrors
       // element R - 1 - r of the other; butterflies 0 and kN/(2R) (lane 0, q = 0) mirror
@@ -172,6 +169,8 @@ struct TeamFft {
         const bool zero = q == 0 && lane == 0;
         const int j = first_butterfly(lane, q);
         const int j2 = first_butterfly(lane, q + H);
+        const Cf w_even = load_table(real_twiddles, j);
+        const Cf w_odd = load_table(real_twiddles, j + kFirstButterflies);
         Cf a[R];
         Cf b[R];
 #pragma unroll
@@ -185,7 +184,7 @@ struct TeamFft {
         for (int r = 0; r < R; ++r) {
           const int k = j + r * kFirstButterflies;
           const int k2 = j2 + (R - 1 - r) * kFirstButterflies;
-          const Cf w = load_table(real_twiddles, k);
+          const Cf w = real_twiddle<R, kFirstButterflies>(real_twiddles, j, r, w_even, w_odd);
           const Cf w2 = zero ? load_table(real_twiddles, k2) : mirror_twiddle(w);
           const Cf partner = zero ? (r == 0 ? x_last : a[(R - r) % R]) : b[R - 1 - r];
           const Cf partner2 = zero ? b[r] : a[r];
@@ -194,7 +193,9 @@ struct TeamFft {
         }
       }
     } else {
-      for_each_input(lane, [&](int i, Cf& z) { z = pre(x(i), x(kN - i), i); });
+      // One twiddle read per input: with two per butterfly (real_twiddle) c2r 32768 and 2000
+      // ran 3.5-5.1 % slower on the H200 (bench/RESULTS.md, twenty-second run).
+      for_each_input(lane, [&](int i, Cf& z) { z = pre_w(x(i), x(kN - i), i, load_table(real_twiddles, i)); });
     }
   }
 
@@ -332,15 +333,16 @@ struct TeamFft {
   }
 
  private:
-  // The real twiddle w^k of output k = j + r kN/R of last-stage butterfly j: from w^j and
-  // w^(j + kN/R) (w_even, w_odd) where R is a power of two (real_butterfly_twiddle_of), else read
-  // for each output (the unused reads of w_even and w_odd then drop out).
-  template <int R>
+  // The real twiddle w^k of element k = j + r B of butterfly j of a stage of radix R (B = kN/R
+  // butterflies: the last stage's outputs, the first's inputs): from w^j and w^(j + B) (w_even,
+  // w_odd) where R is a power of two (real_butterfly_twiddle_of), else read for each element
+  // (the unused reads of w_even and w_odd then drop out).
+  template <int R, int B = kLastButterflies>
   static __device__ __forceinline__ Cf real_twiddle(const Cf* real_twiddles, int j, int r, Cf w_even, Cf w_odd) {
     if constexpr (is_power_of_two(R)) {
       return real_butterfly_twiddle_of<R>(w_even, w_odd, r);
     } else {
-      return load_table(real_twiddles, j + r * kLastButterflies);
+      return load_table(real_twiddles, j + r * B);
     }
   }
 
