@@ -26,6 +26,20 @@ using gpu::PlanLayout;
 
 constexpr double kHostTolerance = 1e-6;
 
+// real_butterfly_twiddle_of for a radix known at run time.
+gpu::Cf factored_real_twiddle(int radix, gpu::Cf w_even, gpu::Cf w_odd, int r) {
+  switch (radix) {
+    case 2: return gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r);
+    case 3: return gpu::real_butterfly_twiddle_of<3>(w_even, w_odd, r);
+    case 4: return gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r);
+    case 5: return gpu::real_butterfly_twiddle_of<5>(w_even, w_odd, r);
+    case 7: return gpu::real_butterfly_twiddle_of<7>(w_even, w_odd, r);
+    case 8: return gpu::real_butterfly_twiddle_of<8>(w_even, w_odd, r);
+    case 16: return gpu::real_butterfly_twiddle_of<16>(w_even, w_odd, r);
+    default: ADD_FAILURE() << "no factored real twiddle for radix " << radix; return gpu::Cf{};
+  }
+}
+
 // Runs one plan on the host executor with poisoned output and returns the worst relative L2
 // error over the rows.
 double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr,
@@ -1175,14 +1189,7 @@ TEST(FftPlanHost, FourStepRealRows) {
         const int r = e / butterflies;
         const gpu::Cf w_even = gpu::four_step_real_twiddle(table.data(), line, j, count);
         const gpu::Cf w_odd = gpu::four_step_real_twiddle(table.data(), line, j + butterflies, count);
-        gpu::Cf w{};
-        switch (radix) {
-          case 2: w = gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r); break;
-          case 4: w = gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r); break;
-          case 8: w = gpu::real_butterfly_twiddle_of<8>(w_even, w_odd, r); break;
-          case 16: w = gpu::real_butterfly_twiddle_of<16>(w_even, w_odd, r); break;
-          default: FAIL() << "radix " << radix;
-        }
+        const gpu::Cf w = factored_real_twiddle(radix, w_even, w_odd, r);
         const double angle = -M_PI * static_cast<double>(line + static_cast<long long>(count) * e) / static_cast<double>(h);
         worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
       }
@@ -1190,7 +1197,7 @@ TEST(FftPlanHost, FourStepRealRows) {
     EXPECT_LT(gpu::four_step_real_mirror_slot(n, 0), gpu::team_plane_floats(n)) << n;
     EXPECT_LT(worst, 3e-7) << n << " x " << count;
   };
-  // Whole rows (one line, TeamFft::run_real_into) of other radices, odd ones too.
+  // Whole rows (one line: TeamFft's real post- and pre-processing) of other radices, odd ones too.
   for (const auto& [n, radix] : {std::pair{96, 3}, std::pair{500, 5}, std::pair{112, 7}, std::pair{64, 4},
                                  std::pair{2, 2}}) {
     const int butterflies = n / radix;
@@ -1204,15 +1211,7 @@ TEST(FftPlanHost, FourStepRealRows) {
       const int r = k / butterflies;
       const gpu::Cf w_even = w_of(j);
       const gpu::Cf w_odd = w_of(j + butterflies);
-      gpu::Cf w{};
-      switch (radix) {
-        case 2: w = gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r); break;
-        case 3: w = gpu::real_butterfly_twiddle_of<3>(w_even, w_odd, r); break;
-        case 4: w = gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r); break;
-        case 5: w = gpu::real_butterfly_twiddle_of<5>(w_even, w_odd, r); break;
-        case 7: w = gpu::real_butterfly_twiddle_of<7>(w_even, w_odd, r); break;
-        default: FAIL() << "radix " << radix;
-      }
+      const gpu::Cf w = factored_real_twiddle(radix, w_even, w_odd, r);
       const double angle = -M_PI * k / n;
       worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
     }
