@@ -685,17 +685,18 @@ PRISM_HD Cf c2r_pre_value(Cf x_k, Cf x_h_minus_k, Cf w_k) {
   return (x_k + partner) + mul_i(cmul_conj(x_k - partner, w_k));
 }
 
+// Radices whose roots unit_root holds (not the prime-factor butterflies 10, 15, 21).
+PRISM_HD constexpr bool has_unit_roots(int radix) {
+  return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
+         radix == 11 || radix == 13;
+}
+
 // The real twiddle of element r of a butterfly of radix R whose elements are n/R apart in a
 // transform of n = h/c (w_{2h}^{l + c e}, e = j + r n/R: element e of line l of a four-step's
 // c lines, or of a whole row with l = 0 and c = 1), from those of its elements 0 and 1 (w_even,
 // w_odd): c n/R = h/R, so it is w_even or w_odd times w_R^{floor(r/2)}, a constant. Two table
 // reads per butterfly instead of R: with one per element c2r's real columns spilled 200-250
 // bytes per thread (ptxas -v).
-// Radices whose roots unit_root holds (not the prime-factor butterflies 10, 15, 21).
-PRISM_HD constexpr bool has_unit_roots(int radix) {
-  return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
-         radix == 11 || radix == 13;
-}
 template <int R>
 PRISM_HD Cf real_butterfly_twiddle_of(Cf w_even, Cf w_odd, int r) {
   static_assert(has_unit_roots(R), "real_butterfly_twiddle_of: no unit_root table for this radix");
@@ -1241,6 +1242,7 @@ PRISM_HD Cf four_step_real_twiddle(const Cf* real_tw, int row, int k, int n1) {
 // registers (ptxas -v).
 PRISM_HD constexpr int four_step_real_slot(int line, int e) { return line == 0 ? e : e + 1; }
 PRISM_HD constexpr int four_step_real_mirror_slot(int n, int e) { return n - e; }
+
 // Element offsets (complex elements) of element i of transform (outer, inner), in and out.
 PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
   const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);
