@@ -75,11 +75,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     for (int q = 0; q < Team::kFirstPerThread; ++q) {
       const int j = Team::first_butterfly(lane, q);
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int a = four_step_real_slot(inner, j + r * B);
-        planes.re[a] = fft.v[q][r].re;
-        planes.im[a] = fft.v[q][r].im;
-      }
+      for (int r = 0; r < R; ++r) planes.write_slot(four_step_real_slot(inner, j + r * B), fft.v[q][r]);
     }
     __syncthreads();
     const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
@@ -90,9 +86,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, kPaired);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const int a = four_step_real_mirror_slot(kN, j + r * B);
         Cf x_k = fft.v[q][r];
-        Cf x_mirror{partner.re[a], partner.im[a]};
+        Cf x_mirror = partner.read_slot(four_step_real_mirror_slot(kN, j + r * B));
         if (r == 0 && j == 0 && inner == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
           x_mirror = x[kN * kPaired];
           x_k.im = 0.0f;
@@ -114,11 +109,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     for (int q = 0; q < Team::kLastPerThread; ++q) {
       const int j = Team::last_butterfly(lane, q, false);
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int a = four_step_real_slot(inner, j + r * B);
-        planes.re[a] = z[q * R + r].re;
-        planes.im[a] = z[q * R + r].im;
-      }
+      for (int r = 0; r < R; ++r) planes.write_slot(four_step_real_slot(inner, j + r * B), z[q * R + r]);
     }
     __syncthreads();
     const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
@@ -130,8 +121,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int k = j + r * B;
-        const int a = four_step_real_mirror_slot(kN, k);
-        Cf z_mirror{partner.re[a], partner.im[a]};
+        Cf z_mirror = partner.read_slot(four_step_real_mirror_slot(kN, k));
         if (r == 0 && j == 0 && inner == 0) z_mirror = z[q * R];  // Z[0] pairs with itself
         y[k * kStrides.out_elem] =
             r2c_post_value(z[q * R + r], z_mirror, real_butterfly_twiddle_of<R>(w_even, w_odd, r));

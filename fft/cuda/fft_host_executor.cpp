@@ -113,14 +113,12 @@ void load_line(const PassDesc& p, const void* src, long long outer, int line, in
   for (int i = 0; i < length; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, line, i);
 }
 
-// The real twiddle of element r of a butterfly of radix R (R at run time).
-Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
-  switch (radix) {
-    case 2: return real_butterfly_twiddle_of<2>(w_even, w_odd, r);
-    case 4: return real_butterfly_twiddle_of<4>(w_even, w_odd, r);
-    case 8: return real_butterfly_twiddle_of<8>(w_even, w_odd, r);
-    case 16: return real_butterfly_twiddle_of<16>(w_even, w_odd, r);
-    default: throw std::logic_error("real rows and columns: no butterfly of radix " + std::to_string(radix));
+// A team's plane of the real exchange: element e of `line` at four_step_real_slot(line, e), the
+// slot no element takes poisoned.
+void fill_real_plane(int line, const std::vector<Cf>& data, std::vector<Cf>& plane) {
+  plane.assign(data.size() + 1, Cf{std::nanf(""), std::nanf("")});
+  for (std::size_t e = 0; e < data.size(); ++e) {
+    plane[static_cast<std::size_t>(four_step_real_slot(line, static_cast<int>(e)))] = data[e];
   }
 }
 
@@ -143,9 +141,7 @@ void host_four_step_real_rows(const PassDesc& p, const void* src, void* dst, lon
       load_line(p, src, outer, row, n2, data);
       other.assign(static_cast<std::size_t>(n2), Cf{0.0f, 0.0f});
       host_stages(p, data, other);
-      std::vector<Cf>& plane = planes[static_cast<std::size_t>(t)];
-      plane.assign(static_cast<std::size_t>(n2) + 1, Cf{std::nanf(""), std::nanf("")});
-      for (int k = 0; k < n2; ++k) plane[static_cast<std::size_t>(four_step_real_slot(row, k))] = data[static_cast<std::size_t>(k)];
+      fill_real_plane(row, data, planes[static_cast<std::size_t>(t)]);
     }
     for (int t = 0; t < teams; ++t) {
       const int row = rows[static_cast<std::size_t>(t)];
@@ -185,12 +181,7 @@ void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, 
     for (int t = 0; t < teams; ++t) {
       const int column = columns[static_cast<std::size_t>(t)];
       load_line(p, src, outer, column, n1, x[static_cast<std::size_t>(t)]);
-      std::vector<Cf>& plane = planes[static_cast<std::size_t>(t)];
-      plane.assign(static_cast<std::size_t>(n1) + 1, Cf{std::nanf(""), std::nanf("")});
-      for (int e = 0; e < n1; ++e) {
-        plane[static_cast<std::size_t>(four_step_real_slot(column, e))] =
-            x[static_cast<std::size_t>(t)][static_cast<std::size_t>(e)];
-      }
+      fill_real_plane(column, x[static_cast<std::size_t>(t)], planes[static_cast<std::size_t>(t)]);
     }
     const Cf x_h = static_cast<const Cf*>(src)[outer * p.in.outer_dist + static_cast<long long>(n1) * n2];
     for (int t = 0; t < teams; ++t) {
@@ -379,6 +370,21 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
         host_transform(p, src, dst, outer, inner, data, other);
       }
     }
+  }
+}
+
+Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
+  switch (radix) {
+    case 2: return real_butterfly_twiddle_of<2>(w_even, w_odd, r);
+    case 3: return real_butterfly_twiddle_of<3>(w_even, w_odd, r);
+    case 4: return real_butterfly_twiddle_of<4>(w_even, w_odd, r);
+    case 5: return real_butterfly_twiddle_of<5>(w_even, w_odd, r);
+    case 7: return real_butterfly_twiddle_of<7>(w_even, w_odd, r);
+    case 8: return real_butterfly_twiddle_of<8>(w_even, w_odd, r);
+    case 11: return real_butterfly_twiddle_of<11>(w_even, w_odd, r);
+    case 13: return real_butterfly_twiddle_of<13>(w_even, w_odd, r);
+    case 16: return real_butterfly_twiddle_of<16>(w_even, w_odd, r);
+    default: throw std::invalid_argument("real butterfly twiddle: no unit roots for radix " + std::to_string(radix));
   }
 }
 

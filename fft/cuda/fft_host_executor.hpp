@@ -13,4 +13,8 @@ namespace prism::fft::gpu {
 // batch).
 void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::size_t rows);
 
+// real_butterfly_twiddle_of (fft_pass.hpp) for a radix known at run time; std::invalid_argument
+// for a radix without unit roots (has_unit_roots).
+Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r);
+
 }  // namespace prism::fft::gpu

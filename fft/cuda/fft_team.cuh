@@ -61,6 +61,12 @@ struct TeamPlanes {
     re[a] = v.re;
     im[a] = v.im;
   }
+  // Slot a, unpadded: the real transforms' exchange with a partner (four_step_real_slot).
+  __device__ __forceinline__ Cf read_slot(int a) const { return Cf{re[a], im[a]}; }
+  __device__ __forceinline__ void write_slot(int a, Cf v) const {
+    re[a] = v.re;
+    im[a] = v.im;
+  }
 };
 
 // w_n^(h-k) of a real transform of length n = 2h from w_n^k: -conj(w_n^k), exactly. (The r2c's
@@ -184,7 +190,7 @@ struct TeamFft {
         for (int r = 0; r < R; ++r) {
           const int k = j + r * kFirstButterflies;
           const int k2 = j2 + (R - 1 - r) * kFirstButterflies;
-          const Cf w = real_twiddle<R, kFirstButterflies>(real_twiddles, j, r, w_even, w_odd);
+          const Cf w = real_butterfly_twiddle_of<R>(w_even, w_odd, r);
           const Cf w2 = zero ? load_table(real_twiddles, k2) : mirror_twiddle(w);
           const Cf partner = zero ? (r == 0 ? x_last : a[(R - r) % R]) : b[R - 1 - r];
           const Cf partner2 = zero ? b[r] : a[r];
@@ -193,7 +199,7 @@ struct TeamFft {
         }
       }
     } else {
-      // One twiddle read per input: with two per butterfly (real_twiddle) c2r 32768 and 2000
+      // One twiddle read per input: with two per butterfly (real_butterfly_twiddle_of) c2r 32768 and 2000
       // ran 3.5-5.1 % slower on the H200 (bench/RESULTS.md, twenty-second run).
       for_each_input(lane, [&](int i, Cf& z) { z = pre_w(x(i), x(kN - i), i, load_table(real_twiddles, i)); });
     }
@@ -242,14 +248,14 @@ struct TeamFft {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const Cf partner = zero ? z[q][(R - r) % R] : z[q + H][R - 1 - r];
-          out[q * R + r] = r2c_post_value(z[q][r], partner, real_twiddle<R>(real_twiddles, j, r, w_even, w_odd));
+          out[q * R + r] = r2c_post_value(z[q][r], partner, real_butterfly_twiddle_of<R>(w_even, w_odd, r));
         }
         const Cf w2_even = load_table(real_twiddles, j2);
         const Cf w2_odd = load_table(real_twiddles, j2 + kLastButterflies);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const Cf partner = zero ? z[q + H][R - 1 - r] : z[q][R - 1 - r];
-          out[(q + H) * R + r] = r2c_post_value(z[q + H][r], partner, real_twiddle<R>(real_twiddles, j2, r, w2_even, w2_odd));
+          out[(q + H) * R + r] = r2c_post_value(z[q + H][r], partner, real_butterfly_twiddle_of<R>(w2_even, w2_odd, r));
         }
       }
       out[kOutputs] = r2c_post_value(z[0][0], z[0][0], load_table(real_twiddles, kN));
@@ -259,17 +265,14 @@ struct TeamFft {
     if constexpr (is_power_of_two(R)) {
       // Z through the planes unpadded (a team's neighbouring lanes write and read neighbouring
       // elements), so that a thread's addresses are its butterfly's plus constants, and two real
-      // twiddles per butterfly (real_twiddle). On the H200 r2c 2048-8192 ran 1.7-7.8 % faster so;
+      // twiddles per butterfly (real_butterfly_twiddle_of). On the H200 r2c 2048-8192 ran 1.7-7.8 % faster so;
       // the decimal teams keep the padded planes (r2c 1000, a last radix of 5, ran 1.9-3.9 %
       // slower unpadded; bench/RESULTS.md, twenty-second run).
 #pragma unroll
       for (int q = 0; q < kE / R; ++q) {
         const int j = last_butterfly(lane, q, true);
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-          s.re[j + r * kLastButterflies] = z[q][r].re;
-          s.im[j + r * kLastButterflies] = z[q][r].im;
-        }
+        for (int r = 0; r < R; ++r) s.write_slot(j + r * kLastButterflies, z[q][r]);
       }
       __syncthreads();
 #pragma unroll
@@ -280,8 +283,10 @@ struct TeamFft {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const int a = kN - j - r * kLastButterflies;
-          const Cf partner = r == 0 && j == 0 ? z[q][0] : Cf{s.re[a], s.im[a]};  // Z[0] pairs with itself
-          out[q * R + r] = r2c_post_value(z[q][r], partner, real_twiddle<R>(real_twiddles, j, r, w_even, w_odd));
+          // Z[0] pairs with itself. (Spelled out: read_slot under this condition compiles to
+          // another schedule than the one measured.)
+          const Cf partner = r == 0 && j == 0 ? z[q][0] : Cf{s.re[a], s.im[a]};
+          out[q * R + r] = r2c_post_value(z[q][r], partner, real_butterfly_twiddle_of<R>(w_even, w_odd, r));
         }
       }
     } else {
@@ -333,19 +338,6 @@ struct TeamFft {
   }
 
  private:
-  // The real twiddle w^k of element k = j + r B of butterfly j of a stage of radix R (B = kN/R
-  // butterflies: the last stage's outputs, the first's inputs): from w^j and w^(j + B) (w_even,
-  // w_odd) where R is a power of two (real_butterfly_twiddle_of), else read for each element
-  // (the unused reads of w_even and w_odd then drop out).
-  template <int R, int B = kLastButterflies>
-  static __device__ __forceinline__ Cf real_twiddle(const Cf* real_twiddles, int j, int r, Cf w_even, Cf w_odd) {
-    if constexpr (is_power_of_two(R)) {
-      return real_butterfly_twiddle_of<R>(w_even, w_odd, r);
-    } else {
-      return load_table(real_twiddles, j + r * B);
-    }
-  }
-
   // First stage from the registers (ns = 1: no twiddles; lane `first_lane` of the team of
   // `first`), middle stages through shared memory, the last stage's outputs left in `out`
   // (kPairLast: its butterflies in real-transform pairs).

@@ -26,20 +26,6 @@ using gpu::PlanLayout;
 
 constexpr double kHostTolerance = 1e-6;
 
-// real_butterfly_twiddle_of for a radix known at run time.
-gpu::Cf factored_real_twiddle(int radix, gpu::Cf w_even, gpu::Cf w_odd, int r) {
-  switch (radix) {
-    case 2: return gpu::real_butterfly_twiddle_of<2>(w_even, w_odd, r);
-    case 3: return gpu::real_butterfly_twiddle_of<3>(w_even, w_odd, r);
-    case 4: return gpu::real_butterfly_twiddle_of<4>(w_even, w_odd, r);
-    case 5: return gpu::real_butterfly_twiddle_of<5>(w_even, w_odd, r);
-    case 7: return gpu::real_butterfly_twiddle_of<7>(w_even, w_odd, r);
-    case 8: return gpu::real_butterfly_twiddle_of<8>(w_even, w_odd, r);
-    case 16: return gpu::real_butterfly_twiddle_of<16>(w_even, w_odd, r);
-    default: ADD_FAILURE() << "no factored real twiddle for radix " << radix; return gpu::Cf{};
-  }
-}
-
 // Runs one plan on the host executor with poisoned output and returns the worst relative L2
 // error over the rows.
 double host_error(const PlanSpec& spec, std::mt19937_64& rng, std::string* algorithm = nullptr,
@@ -1189,7 +1175,7 @@ TEST(FftPlanHost, FourStepRealRows) {
         const int r = e / butterflies;
         const gpu::Cf w_even = gpu::four_step_real_twiddle(table.data(), line, j, count);
         const gpu::Cf w_odd = gpu::four_step_real_twiddle(table.data(), line, j + butterflies, count);
-        const gpu::Cf w = factored_real_twiddle(radix, w_even, w_odd, r);
+        const gpu::Cf w = gpu::real_butterfly_twiddle(radix, w_even, w_odd, r);
         const double angle = -M_PI * static_cast<double>(line + static_cast<long long>(count) * e) / static_cast<double>(h);
         worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
       }
@@ -1211,7 +1197,7 @@ TEST(FftPlanHost, FourStepRealRows) {
       const int r = k / butterflies;
       const gpu::Cf w_even = w_of(j);
       const gpu::Cf w_odd = w_of(j + butterflies);
-      const gpu::Cf w = factored_real_twiddle(radix, w_even, w_odd, r);
+      const gpu::Cf w = gpu::real_butterfly_twiddle(radix, w_even, w_odd, r);
       const double angle = -M_PI * k / n;
       worst = std::max(worst, std::hypot(w.re - std::cos(angle), w.im - std::sin(angle)));
     }
