@@ -182,6 +182,28 @@ struct ClusterLaunch {
   }
 };
 
+// Rows between a row of the rows kernel and the row, a quarter of a wave of blocks later (the
+// blocks the device holds at once), whose input its team prefetches into L2
+// (RowsPassDesc::prefetch_ahead); 0 where the kernel does not prefetch (rows_prefetch) or the
+// device's figures are unavailable.
+long long rows_prefetch_ahead(const KernelChoice& choice) {
+  const RowsPassDesc& d = choice.rows_desc;
+  if (choice.rows == nullptr || !rows_prefetch(d.n, d.kind)) return 0;
+  int device = 0;
+  int multiprocessors = 0;
+  int blocks_per_multiprocessor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks_per_multiprocessor, choice.rows, rows_block_threads(d.n, d.kind, d.elements_per_thread),
+          choice.shared_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return static_cast<long long>(multiprocessors) * blocks_per_multiprocessor / 4 *
+         rows_per_block(d.n, d.kind, d.elements_per_thread);
+}
+
 // The planner options for the current device: no cluster passes where the device has no
 // thread-block clusters (before sm_90) or cannot hold one cluster of every shape we launch
 // (a partitioned device).
@@ -333,6 +355,7 @@ class CudaFftPlan final : public Plan {
       step.cluster.real_tw = table(step.real_tw);
       kernels_.push_back(step.kind == Step::Kind::fft_pass ? choose_kernel(p) : KernelChoice{});
       kernels_.back().shared_bytes = static_cast<std::size_t>(launch_shared_bytes(step));
+      kernels_.back().rows_desc.prefetch_ahead = rows_prefetch_ahead(kernels_.back());
     }
   }
   ~CudaFftPlan() override { release(); }

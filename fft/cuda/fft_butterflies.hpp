@@ -39,6 +39,7 @@ struct Butterfly<4> {
 // Multiplies by exp(-2*pi*i*m/R); quarter turns are exact sign swaps, so they skip the multiply.
 template <int R>
 PRISM_HD Cf rotate_by_root(Cf v, int m) {
+  static_assert(has_unit_roots(R), "rotate_by_root: no unit_root table for this radix");
   m %= R;
   if (m == 0) return v;
   if (4 * m == R) return mul_neg_i(v);

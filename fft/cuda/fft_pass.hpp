@@ -685,12 +685,6 @@ PRISM_HD Cf c2r_pre_value(Cf x_k, Cf x_h_minus_k, Cf w_k) {
   return (x_k + partner) + mul_i(cmul_conj(x_k - partner, w_k));
 }
 
-// Radices whose roots unit_root holds (not the prime-factor butterflies 10, 15, 21).
-PRISM_HD constexpr bool has_unit_roots(int radix) {
-  return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
-         radix == 11 || radix == 13;
-}
-
 // The real twiddle of element r of a butterfly of radix R whose elements are n/R apart in a
 // transform of n = h/c (w_{2h}^{l + c e}, e = j + r n/R: element e of line l of a four-step's
 // c lines, or of a whole row with l = 0 and c = 1), from those of its elements 0 and 1 (w_even,
@@ -764,6 +758,8 @@ struct RowsPassDesc {
   long long out_dist = 0;  // complex elements between output rows
   const Cf* stage_tw = nullptr;
   const Cf* real_tw = nullptr;
+  // Rows from a row to the one whose input its team asks L2 to prefetch (0: none; rows_prefetch).
+  long long prefetch_ahead = 0;
 };
 
 // A TeamFft of length n: its threads (at `elements` per thread), and the floats of each of its
@@ -797,6 +793,26 @@ PRISM_HD constexpr int rows_block_threads(int n, RowsKind kind, int elements = 0
 PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int elements = 0) {
   return static_cast<long long>(rows_per_block(n, kind, elements)) * 2 * team_plane_floats(n) *
          static_cast<long long>(sizeof(float));
+}
+
+// Whether the rows kernel of length n and kind has each team prefetch into L2 the input of a
+// row that starts a quarter of a wave of blocks later (RowsPassDesc::prefetch_ahead), so that
+// DRAM keeps reading while the rows in the multiprocessors run their stages. On the H200
+// (bench/RESULTS.md, twenty-third run) c2c 256-16384 took 1-13 % less (16384, one row per
+// multiprocessor: 0.405 -> 0.351 ms), r2c 4096-16384 0.5-8 % less, c2r 4096 5 % less;
+// prefetching, r2c 256 and c2r 256, 8192-32768 took 1-15 % more. A whole wave ahead every length
+// took up to 25 % more (the prefetched rows evicted before their blocks ran), half or an eighth
+// of a wave about what a quarter took. Lengths below 256 and the decimal ones were not measured
+// and do not prefetch.
+PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
+  if (!is_power_of_two(n) || n < 256) return false;
+  switch (kind) {
+    case RowsKind::forward:
+    case RowsKind::inverse: return true;
+    case RowsKind::real_forward: return n >= 2048;
+    case RowsKind::real_inverse: return n == 2048;
+  }
+  return false;
 }
 
 // Whether pass p is a single pass over plain batched rows (any length), and of which kind (d;

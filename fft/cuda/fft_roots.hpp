@@ -7,6 +7,13 @@
 
 namespace prism::fft::gpu {
 
+// Radices whose roots unit_root holds, or that need none beyond quarter turns (2, 4); not the
+// prime-factor butterflies 10, 15, 21.
+PRISM_HD constexpr bool has_unit_roots(int radix) {
+  return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
+         radix == 11 || radix == 13;
+}
+
 PRISM_HD constexpr Cf unit_root(int radix, int m) {
   switch (radix * 32 + m) {
     case 96: return Cf{1.000000000e+00f, 0.000000000e+00f};

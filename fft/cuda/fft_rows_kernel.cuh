@@ -10,6 +10,8 @@
 // 0.261-0.266 (bench/RESULTS.md, seventh run).
 // The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
 // runs its stages in rows_radix_list's order and reads each X once (TeamFft::load_real_inverse).
+// Where rows_prefetch says so, each team first asks L2 for the input of a row that starts a
+// quarter of a wave of blocks later.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,6 +32,27 @@ namespace prism::fft::gpu {
 // 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
 // registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
 // Decimal teams (blocks of 400 threads) ask for two blocks, 80 registers.
+// Asks L2 to fetch [begin, begin + bytes) (its 16-byte-aligned part) without waiting for it: a
+// hint, on sm_90 and later (cp.async.bulk.prefetch), the lines marked to be evicted last (a
+// whole wave ahead, c2c 1024 took 17 % more so, 24 % more unmarked); nothing on earlier devices.
+__device__ __forceinline__ void prefetch_into_l2(const void* begin, long long bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const auto address = static_cast<unsigned long long>(__cvta_generic_to_global(begin));
+  const unsigned long long first = (address + 15) & ~15ull;
+  const unsigned long long last = (address + static_cast<unsigned long long>(bytes)) & ~15ull;
+  if (last > first) {
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(first),
+                 "r"(static_cast<unsigned>(last - first)), "l"(policy)
+                 : "memory");
+  }
+#else
+  (void)begin;
+  (void)bytes;
+#endif
+}
+
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);
@@ -51,6 +74,14 @@ __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_b
   const bool live = row < rows;
   const Cf* x = static_cast<const Cf*>(src) + row * d.in_dist;
   Cf* y = static_cast<Cf*>(dst) + row * d.out_dist;
+  // Only in the kernels that prefetch: with the test compiled in and not taken, c2r 128-2048,
+  // 8192, 32768 and 1000 took 5-13 % more (bench/RESULTS.md, twenty-third run).
+  if constexpr (rows_prefetch(kN, kKind)) {
+    if (lane == 0 && d.prefetch_ahead > 0 && row + d.prefetch_ahead < rows) {
+      constexpr long long kInputBytes = (kKind == RowsKind::real_inverse ? kN + 1 : kN) * sizeof(Cf);
+      prefetch_into_l2(x + d.prefetch_ahead * d.in_dist, kInputBytes);
+    }
+  }
   const TeamPlanes planes = Team::planes(shared, team);
   Team fft;
   if constexpr (kKind == RowsKind::real_inverse) {

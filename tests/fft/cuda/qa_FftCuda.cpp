@@ -344,6 +344,43 @@ TEST_F(FftCuda, RowsTeamWidths) {
   }
 }
 
+// The rows kernel's lengths that prefetch a later row's input into L2 (rows_prefetch), with a
+// batch past the rows that teams prefetch ahead (RowsPassDesc::prefetch_ahead: a quarter of the
+// rows that the device's multiprocessors hold at once), so that the last rows of the batch are
+// prefetched right up to the end of the buffer; in and out of place, against cuFFT.
+TEST_F(FftCuda, RowsPrefetch) {
+  int device = 0;
+  int multiprocessors = 0;
+  int threads_per_multiprocessor = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  CUDA_OK(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  struct Case {
+    std::size_t n;
+    Transform transform;
+    gpu::RowsKind kind;
+    bool in_place;
+  };
+  std::mt19937_64 rng(8);
+  for (const Case& c : {Case{256, Transform::c2c_forward, gpu::RowsKind::forward, true},
+                        Case{4096, Transform::c2c_inverse, gpu::RowsKind::inverse, false},
+                        Case{16384, Transform::c2c_forward, gpu::RowsKind::forward, false},
+                        Case{4096, Transform::r2c, gpu::RowsKind::real_forward, true},
+                        Case{32768, Transform::r2c, gpu::RowsKind::real_forward, false},
+                        Case{4096, Transform::c2r, gpu::RowsKind::real_inverse, false}}) {
+    const bool real = c.transform == Transform::r2c || c.transform == Transform::c2r;
+    const int rows_length = static_cast<int>(real ? c.n / 2 : c.n);
+    ASSERT_TRUE(gpu::rows_prefetch(rows_length, c.kind)) << c.n;
+    const auto most_ahead = static_cast<std::size_t>(multiprocessors) *
+                            (threads_per_multiprocessor / gpu::team_threads(rows_length)) / 4;
+    const PlanSpec spec{c.n, most_ahead + 7, c.transform, c.in_place};
+    const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
+    EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+        << test::transform_name(c.transform) << " n=" << c.n << " batch=" << spec.batch
+        << (c.in_place ? " in place " : " ") << gpu::describe_cuda_plan(spec) << ": cuFFT " << e.cufft;
+  }
+}
+
 // Rows of 500 and 1000 on the rows kernel's decimal teams (10 elements per thread, the planner's
 // rule) and on the plain rows kernel (the option's 16): c2c 500 and 1000 both ways and the real
 // transforms of 1000 and 2000 (halves 500 and 1000), 67 rows (the last block of four or eight
