@@ -21,17 +21,6 @@
 
 namespace prism::fft::gpu {
 
-// Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
-// rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768
-// threads per multiprocessor (80 registers each): fewer spills, and against 1024 threads at 64
-// registers c2c 64-4096 took up to 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md,
-// eleventh and fourteenth runs); c2r too but for halves 256 and 2048 (c2r 512, 4096), 6 % slower
-// at 768, which keep 1024. Larger blocks (one row of 8192 or 16384) ask for as many as 64
-// registers allow: at 128 the rows of 8192 had one block per multiprocessor and c2c 8192 took
-// 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
-// 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
-// registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
-// Decimal teams (blocks of 400 threads) ask for two blocks, 80 registers.
 // Asks L2 to fetch [begin, begin + bytes) (its 16-byte-aligned part) without waiting for it: a
 // hint, on sm_90 and later (cp.async.bulk.prefetch), the lines marked to be evicted last (a
 // whole wave ahead, c2c 1024 took 17 % more so, 24 % more unmarked); nothing on earlier devices.
@@ -53,6 +42,17 @@ __device__ __forceinline__ void prefetch_into_l2(const void* begin, long long by
 #endif
 }
 
+// Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
+// rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768
+// threads per multiprocessor (80 registers each): fewer spills, and against 1024 threads at 64
+// registers c2c 64-4096 took up to 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md,
+// eleventh and fourteenth runs); c2r too but for halves 256 and 2048 (c2r 512, 4096), 6 % slower
+// at 768, which keep 1024. Larger blocks (one row of 8192 or 16384) ask for as many as 64
+// registers allow: at 128 the rows of 8192 had one block per multiprocessor and c2c 8192 took
+// 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
+// 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
+// registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
+// Decimal teams (blocks of 400 threads) ask for two blocks, 80 registers.
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);
