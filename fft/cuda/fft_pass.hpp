@@ -800,9 +800,9 @@ PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int element
 // DRAM keeps reading while the rows in the multiprocessors run their stages. On the H200
 // (bench/RESULTS.md, twenty-third run) c2c 256-16384 took 1-13 % less (16384, one row per
 // multiprocessor: 0.405 -> 0.351 ms), r2c 4096-16384 0.5-8 % less, c2r 4096 5 % less;
-// prefetching, r2c 256 and c2r 256, 8192-32768 took 1-15 % more. A whole wave ahead every length
-// took up to 25 % more (the prefetched rows evicted before their blocks ran), half or an eighth
-// of a wave about what a quarter took. Lengths below 256 and the decimal ones were not measured
+// prefetching, r2c 256 and c2r 256, 8192-32768 took 1-15 % more. A whole wave ahead most lengths
+// took 16-31 % more (the prefetched rows evicted before their blocks ran), half or an eighth of a
+// wave about what a quarter took. Lengths below 256 and the decimal ones were not measured
 // and do not prefetch.
 PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
   if (!is_power_of_two(n) || n < 256) return false;
