@@ -182,26 +182,41 @@ struct ClusterLaunch {
   }
 };
 
-// Rows between a row of the rows kernel and the row, a quarter of a wave of blocks later (the
-// blocks the device holds at once), whose input its team prefetches into L2
-// (RowsPassDesc::prefetch_ahead); 0 where the kernel does not prefetch (rows_prefetch) or the
+// A quarter of a wave of blocks of `kernel` (the blocks the device holds at once), the distance
+// at which the rows and four-step kernels prefetch a later block's input into L2; 0 where the
 // device's figures are unavailable.
-long long rows_prefetch_ahead(const KernelChoice& choice) {
-  const RowsPassDesc& d = choice.rows_desc;
-  if (choice.rows == nullptr || !rows_prefetch(d.n, d.kind)) return 0;
+template <typename Kernel>
+long long quarter_wave_blocks(Kernel kernel, int threads, std::size_t shared_bytes) {
   int device = 0;
   int multiprocessors = 0;
   int blocks_per_multiprocessor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks_per_multiprocessor, choice.rows, rows_block_threads(d.n, d.kind, d.elements_per_thread),
-          choice.shared_bytes) != cudaSuccess) {
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor, kernel, threads, shared_bytes) !=
+          cudaSuccess) {
     cudaGetLastError();
     return 0;
   }
-  return static_cast<long long>(multiprocessors) * blocks_per_multiprocessor / 4 *
-         rows_per_block(d.n, d.kind, d.elements_per_thread);
+  return static_cast<long long>(multiprocessors) * blocks_per_multiprocessor / 4;
+}
+
+// Sets the prefetch distance of a rows or four-step pass (RowsPassDesc::prefetch_ahead in rows,
+// FourStepPassDesc::prefetch_ahead in blocks): a quarter of a wave where the kernel prefetches
+// (rows_prefetch, four_step_prefetch), else 0.
+void set_prefetch_ahead(KernelChoice& choice) {
+  RowsPassDesc& rows = choice.rows_desc;
+  if (choice.rows != nullptr && rows_prefetch(rows.n, rows.kind)) {
+    rows.prefetch_ahead =
+        quarter_wave_blocks(choice.rows, rows_block_threads(rows.n, rows.kind, rows.elements_per_thread),
+                            choice.shared_bytes) *
+        rows_per_block(rows.n, rows.kind, rows.elements_per_thread);
+  }
+  FourStepPassDesc& four_step = choice.four_step_desc;
+  if (choice.four_step != nullptr && four_step_prefetch(four_step.n, four_step.kind)) {
+    four_step.prefetch_ahead = quarter_wave_blocks(
+        choice.four_step, four_step_teams(four_step.kind, four_step.n) * team_threads(four_step.n),
+        choice.shared_bytes);
+  }
 }
 
 // The planner options for the current device: no cluster passes where the device has no
@@ -355,7 +370,7 @@ class CudaFftPlan final : public Plan {
       step.cluster.real_tw = table(step.real_tw);
       kernels_.push_back(step.kind == Step::Kind::fft_pass ? choose_kernel(p) : KernelChoice{});
       kernels_.back().shared_bytes = static_cast<std::size_t>(launch_shared_bytes(step));
-      kernels_.back().rows_desc.prefetch_ahead = rows_prefetch_ahead(kernels_.back());
+      set_prefetch_ahead(kernels_.back());
     }
   }
   ~CudaFftPlan() override { release(); }

@@ -14,9 +14,23 @@
 #include <cuda_runtime.h>
 
 #include "fft/cuda/fft_pass.hpp"
+#include "fft/cuda/fft_prefetch.cuh"
 #include "fft/cuda/fft_team.cuh"
 
 namespace prism::fft::gpu {
+
+// Asks L2 for the input of block `block` of a plain row pass (nothing past the grid): lane 0 of
+// each team the team's row.
+template <int kN, FourStepKind kKind>
+__device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& d, const void* src, long long block) {
+  static_assert(kKind == FourStepKind::rows || kKind == FourStepKind::rows_inverse, "plain row passes only");
+  constexpr int kTeams = four_step_teams(kKind, kN);
+  if (block >= gridDim.x || threadIdx.x >= kTeams) return;
+  const long long groups = d.inner_count / kTeams;
+  const long long outer = block / groups;
+  const long long row = (block - outer * groups) * kTeams + threadIdx.x;
+  prefetch_into_l2(static_cast<const Cf*>(src) + outer * d.in_outer + row * kN, kN * sizeof(Cf));
+}
 
 // Block blockIdx.x: outer index blockIdx.x / (inner_count / kTeams), transforms kTeams x that
 // group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
@@ -49,6 +63,10 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const long long groups = d.inner_count / kTeams;
   const long long outer = blockIdx.x / groups;
   const int group_first = static_cast<int>(blockIdx.x - outer * groups) * kTeams;
+  // Only in the kernels that prefetch, as in the rows kernel.
+  if constexpr (four_step_prefetch(kN, kKind)) {
+    if (d.prefetch_ahead > 0) four_step_prefetch_rows<kN, kKind>(d, src, blockIdx.x + d.prefetch_ahead);
+  }
   // The transform of a team: the next of the group, or for real rows a row or its mirror.
   const auto inner_of = [&](int t) {
     return kReal ? four_step_real_row(group_first, t, kTeams, kPaired) : group_first + t;

@@ -1115,6 +1115,9 @@ struct FourStepPassDesc {
   const Cf* stage_tw = nullptr;
   const Cf* pass_tw = nullptr;  // columns: pass_twiddle's table, split by four_step_twiddle_split
   const Cf* real_tw = nullptr;  // rows_real, columns_real: PassDesc::real_tw
+  // Blocks from a block to the one whose input it asks L2 to prefetch (0: none;
+  // four_step_prefetch).
+  long long prefetch_ahead = 0;
 };
 
 // Transforms per block of the four-step kernel of length n, a compile-time constant (as a
@@ -1174,6 +1177,18 @@ PRISM_HD constexpr bool has_real_columns_pass(int n) {
   if (!has_four_step_kernel(n)) return false;
   const int teams = four_step_teams(FourStepKind::columns_real, n);
   return teams >= 8;
+}
+
+// Whether the four-step kernel of length n and kind has each block first prefetch into L2 the
+// input of the block a quarter of a wave later (FourStepPassDesc::prefetch_ahead), as the rows
+// kernel does (rows_prefetch): the plain row passes (contiguous rows) but rows of 1024. On the
+// H200 (bench/RESULTS.md, twenty-fourth run) c2c 2^22-2^24 took 1.6-3.2 % less, c2r 2^18, 2^23,
+// 2^24 2.8-4.1 % less, rows of 1024 (c2c 2^19, 2^20, c2r 2^20, 2^21) 0.3-0.9 % more. Column
+// passes read kN short runs of a block's columns: prefetched, c2c 2^24 took 20 % more (each run
+// alone) and c2c 2^21 16 % more (whole 128-byte lines, once); prefetching the real rows (r2c)
+// gained 1.4 % at 2^16 and 2^17 and lost 0.5-1.2 % at 2^20 and 2^22.
+PRISM_HD constexpr bool four_step_prefetch(int n, FourStepKind kind) {
+  return (kind == FourStepKind::rows || kind == FourStepKind::rows_inverse) && n != 1024;
 }
 
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns

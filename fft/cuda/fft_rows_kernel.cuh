@@ -17,30 +17,10 @@
 #include <cuda_runtime.h>
 
 #include "fft/cuda/fft_pass.hpp"
+#include "fft/cuda/fft_prefetch.cuh"
 #include "fft/cuda/fft_team.cuh"
 
 namespace prism::fft::gpu {
-
-// Asks L2 to fetch [begin, begin + bytes) (its 16-byte-aligned part) without waiting for it: a
-// hint, on sm_90 and later (cp.async.bulk.prefetch), the lines marked to be evicted last (a
-// whole wave ahead, c2c 1024 took 17 % more so, 24 % more unmarked); nothing on earlier devices.
-__device__ __forceinline__ void prefetch_into_l2(const void* begin, long long bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const auto address = static_cast<unsigned long long>(__cvta_generic_to_global(begin));
-  const unsigned long long first = (address + 15) & ~15ull;
-  const unsigned long long last = (address + static_cast<unsigned long long>(bytes)) & ~15ull;
-  if (last > first) {
-    unsigned long long policy;
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(first),
-                 "r"(static_cast<unsigned>(last - first)), "l"(policy)
-                 : "memory");
-  }
-#else
-  (void)begin;
-  (void)bytes;
-#endif
-}
 
 // Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
 // rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768

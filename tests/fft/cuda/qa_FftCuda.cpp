@@ -381,6 +381,48 @@ TEST_F(FftCuda, RowsPrefetch) {
   }
 }
 
+// The four-step's plain row passes that prefetch a later block's input into L2
+// (four_step_prefetch; forward in c2c, inverse in c2c and c2r) from 2^15 to 2^24, with batches
+// past the blocks that a block prefetches ahead (FourStepPassDesc::prefetch_ahead: a quarter of
+// the blocks the multiprocessors hold at once, each of at least 512 threads and at most 16384
+// elements), so that the last blocks are prefetched right up to the end of the pass's input; in
+// and out of place, against cuFFT.
+TEST_F(FftCuda, FourStepPrefetch) {
+  int device = 0;
+  int multiprocessors = 0;
+  int threads_per_multiprocessor = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  CUDA_OK(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  const std::size_t most_ahead = static_cast<std::size_t>(multiprocessors) * (threads_per_multiprocessor / 512) / 4;
+  struct Case {
+    std::size_t n;
+    Transform transform;
+    bool in_place;
+  };
+  std::mt19937_64 rng(12);
+  for (const Case& c : {Case{1 << 15, Transform::c2c_forward, false}, Case{1 << 16, Transform::c2c_inverse, true},
+                        Case{1 << 16, Transform::c2r, false}, Case{1 << 21, Transform::c2c_forward, true},
+                        Case{1 << 22, Transform::c2c_inverse, false}, Case{1 << 24, Transform::c2r, false}}) {
+    const bool real = c.transform == Transform::r2c || c.transform == Transform::c2r;
+    const std::size_t half_or_n = real ? c.n / 2 : c.n;
+    const PlanSpec spec{c.n, (most_ahead + 8) * 16384 / half_or_n + 1, c.transform, c.in_place};
+    int prefetching = 0;
+    for (const gpu::Step& step : gpu::make_plan_layout(spec).steps) {
+      gpu::FourStepPassDesc d;
+      if (step.kind == gpu::Step::Kind::fft_pass && gpu::four_step_pass_of(step.pass, d, gpu::kMaxSharedBytesPerBlock) &&
+          gpu::four_step_prefetch(d.n, d.kind)) {
+        ++prefetching;
+      }
+    }
+    ASSERT_GT(prefetching, 0) << gpu::describe_cuda_plan(spec);
+    const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
+    EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+        << test::transform_name(c.transform) << " n=" << c.n << " batch=" << spec.batch
+        << (c.in_place ? " in place " : " ") << gpu::describe_cuda_plan(spec) << ": cuFFT " << e.cufft;
+  }
+}
+
 // Rows of 500 and 1000 on the rows kernel's decimal teams (10 elements per thread, the planner's
 // rule) and on the plain rows kernel (the option's 16): c2c 500 and 1000 both ways and the real
 // transforms of 1000 and 2000 (halves 500 and 1000), 67 rows (the last block of four or eight
