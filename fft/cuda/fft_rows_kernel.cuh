@@ -32,10 +32,13 @@ namespace prism::fft::gpu {
 // 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
 // 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
 // registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
-// Decimal teams (blocks of 400 threads) ask for two blocks, 80 registers.
+// Decimal teams (blocks of 400 threads) ask for three blocks, 48 registers (8 bytes spilled in
+// r2c): at two (72 registers) c2c 500 took 0.327 ms instead of 0.287, r2c 1000 0.406 instead of
+// 0.378 and r2c 2000 0.424 instead of 0.381 (bench/RESULTS.md, twenty-fourth run).
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);
+  if (kE == kDecimalTeamElements) return 3;
   if (kE != kElementsPerThread) return 2;
   if (threads > 256) return kMaxThreadsPerBlock / threads;
   const bool at_64_registers = kKind == RowsKind::real_inverse && (kN == 256 || kN == 2048);
