@@ -983,8 +983,7 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
 }  // namespace
 
 int default_rows_elements_per_thread(long long n, RowsKind kind) {
-  const bool complex = kind == RowsKind::forward || kind == RowsKind::inverse;
-  if (has_decimal_rows_kernel(n) && !(complex && n == 1000)) return kDecimalTeamElements;
+  if (has_decimal_rows_kernel(n)) return kDecimalTeamElements;
   return has_wide_rows_kernel(n) && kind == RowsKind::real_inverse ? kWideTeamElements : kElementsPerThread;
 }
 

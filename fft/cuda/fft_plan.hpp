@@ -84,12 +84,12 @@ inline constexpr bool known_rows_elements_per_thread(long long elements) {
 inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's rule), 16, 32 or 10";
 
 // The planner's rule for the rows kernel's elements per thread at length n (the complex length
-// of the pass) and kind: decimal teams for 500 and the real kinds' 1000 (halves of r2c and c2r
-// 2000), 6-15 % faster than the plain rows kernel at its default blocking on the H100
-// (bench/RESULTS.md, twentieth run), 7-23 % on the H200 (twenty-first run); c2c 1000 the plain
-// rows kernel, 4.7 % faster on the H200 (0.327 ms against 0.343), on the H100 1.4 % in one call
-// and equal in the other; wide teams for c2r's halves of 8192, the one kind they were faster for
-// on the H200 (nineteenth run); else kElementsPerThread.
+// of the pass) and kind: decimal teams for 500 and 1000, 6-15 % faster than the plain rows kernel
+// at its default blocking on the H100 (bench/RESULTS.md, twentieth run), 7-23 % on the H200
+// (twenty-first run), c2c 1000 too since they run three blocks per multiprocessor (0.274 ms
+// against 0.322 on the H200, twenty-fourth run; at two the plain rows kernel was 4.7 % faster);
+// wide teams for c2r's halves of 8192, the one kind they were faster for on the H200
+// (nineteenth run); else kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {

@@ -506,7 +506,7 @@ TEST(FftPlanHost, RowsPasses) {
     EXPECT_FALSE(any_rows_pass(spec)) << test::transform_name(spec.transform) << " n=" << spec.n;
   }
   // The other compiled lengths' single passes run on the plain rows kernel (but the decimal
-  // lengths', which by the planner's rule take the rows kernel's decimal teams, c2c 1000 aside):
+  // lengths', which by the planner's rule take the rows kernel's decimal teams):
   // c2c both ways, and r2c and c2r of twice the length where the first stage has 16 butterflies
   // or more.
   int plain = 0;
@@ -519,7 +519,7 @@ TEST(FftPlanHost, RowsPasses) {
                              Expected{Transform::r2c, gpu::RowsKind::real_forward},
                              Expected{Transform::c2r, gpu::RowsKind::real_inverse}}) {
       const bool real = e.transform == Transform::r2c || e.transform == Transform::c2r;
-      const bool by_rows_kernel = pow2_rows || (gpu::has_decimal_rows_kernel(n) && (real || n == 500));
+      const bool by_rows_kernel = pow2_rows || gpu::has_decimal_rows_kernel(n);
       const std::size_t length = static_cast<std::size_t>(real ? 2 * n : n);
       const PlanLayout layout = gpu::make_plan_layout({length, 3, e.transform, n % 3 == 0});
       ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
@@ -769,10 +769,8 @@ TEST(FftPlanHost, DecimalRowsTeams) {
         const PlanSpec spec{real ? 2 * half_or_n : half_or_n, 7, t, in_place};
         SCOPED_TRACE(test::transform_name(t) + std::string(" n=") + std::to_string(spec.n) +
                      (in_place ? " in place" : ""));
-        // The planner's rule: decimal teams but for c2c 1000 (default_rows_elements_per_thread).
-        const bool default_decimal = real || n == 500;
+        // The planner's rule (default_rows_elements_per_thread) and the option alike.
         for (const gpu::PlannerOptions& options : {gpu::PlannerOptions{}, decimal}) {
-          if (!default_decimal && options.rows_elements_per_thread == 0) continue;
           const PlanLayout layout = gpu::make_plan_layout(spec, options);
           ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
           gpu::RowsPassDesc d;
@@ -787,12 +785,6 @@ TEST(FftPlanHost, DecimalRowsTeams) {
 
         const PlanLayout layout = gpu::make_plan_layout(spec, decimal);
         const PlanLayout plain = gpu::make_plan_layout(spec, plain_rows);
-        if (!default_decimal) {  // the default plan is the plain rows kernel's
-          const PlanLayout by_default = gpu::make_plan_layout(spec);
-          ASSERT_EQ(by_default.steps.size(), 1u);
-          EXPECT_EQ(by_default.steps[0].pass.rows_elements_per_thread, gpu::kElementsPerThread);
-          EXPECT_EQ(by_default.algorithm, plain.algorithm);
-        }
         ASSERT_EQ(plain.steps.size(), 1u) << plain.algorithm;
         gpu::RowsPassDesc plain_desc;
         EXPECT_FALSE(gpu::rows_pass_of(plain.steps[0].pass, plain_desc));
@@ -809,9 +801,7 @@ TEST(FftPlanHost, DecimalRowsTeams) {
   for (const gpu::RowsKind kind : {gpu::RowsKind::forward, gpu::RowsKind::inverse, gpu::RowsKind::real_forward,
                                    gpu::RowsKind::real_inverse}) {
     EXPECT_EQ(gpu::default_rows_elements_per_thread(500, kind), gpu::kDecimalTeamElements);
-    const bool complex = kind == gpu::RowsKind::forward || kind == gpu::RowsKind::inverse;
-    EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, kind),
-              complex ? gpu::kElementsPerThread : gpu::kDecimalTeamElements);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, kind), gpu::kDecimalTeamElements);
     EXPECT_EQ(gpu::default_rows_elements_per_thread(2000, kind), gpu::kElementsPerThread);
   }
   expect_width_ignored(gpu::kDecimalTeamElements, {2000, 4096, 8192}, ", 10 per thread");
