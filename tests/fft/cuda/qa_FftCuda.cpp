@@ -344,17 +344,24 @@ TEST_F(FftCuda, RowsTeamWidths) {
   }
 }
 
-// The rows kernel's lengths that prefetch a later row's input into L2 (rows_prefetch), with a
-// batch past the rows that teams prefetch ahead (RowsPassDesc::prefetch_ahead: a quarter of the
-// rows that the device's multiprocessors hold at once), so that the last rows of the batch are
-// prefetched right up to the end of the buffer; in and out of place, against cuFFT.
-TEST_F(FftCuda, RowsPrefetch) {
+// The threads the current device's multiprocessors hold at once, all of them together.
+void resident_threads(std::size_t& threads) {
   int device = 0;
   int multiprocessors = 0;
   int threads_per_multiprocessor = 0;
   CUDA_OK(cudaGetDevice(&device));
   CUDA_OK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   CUDA_OK(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  threads = static_cast<std::size_t>(multiprocessors) * static_cast<std::size_t>(threads_per_multiprocessor);
+}
+
+// The rows kernel's lengths that prefetch a later row's input into L2 (rows_prefetch), with a
+// batch past the rows that teams prefetch ahead (RowsPassDesc::prefetch_ahead: a quarter of the
+// rows that the device's multiprocessors hold at once), so that the last rows of the batch are
+// prefetched right up to the end of the buffer; in and out of place, against cuFFT.
+TEST_F(FftCuda, RowsPrefetch) {
+  std::size_t resident = 0;
+  ASSERT_NO_FATAL_FAILURE(resident_threads(resident));
   struct Case {
     std::size_t n;
     Transform transform;
@@ -371,8 +378,7 @@ TEST_F(FftCuda, RowsPrefetch) {
     const bool real = c.transform == Transform::r2c || c.transform == Transform::c2r;
     const int rows_length = static_cast<int>(real ? c.n / 2 : c.n);
     ASSERT_TRUE(gpu::rows_prefetch(rows_length, c.kind)) << c.n;
-    const auto most_ahead = static_cast<std::size_t>(multiprocessors) *
-                            (threads_per_multiprocessor / gpu::team_threads(rows_length)) / 4;
+    const std::size_t most_ahead = resident / gpu::team_threads(rows_length) / 4;
     const PlanSpec spec{c.n, most_ahead + 7, c.transform, c.in_place};
     const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
     EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
@@ -388,13 +394,9 @@ TEST_F(FftCuda, RowsPrefetch) {
 // elements), so that the last blocks are prefetched right up to the end of the pass's input; in
 // and out of place, against cuFFT.
 TEST_F(FftCuda, FourStepPrefetch) {
-  int device = 0;
-  int multiprocessors = 0;
-  int threads_per_multiprocessor = 0;
-  CUDA_OK(cudaGetDevice(&device));
-  CUDA_OK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  CUDA_OK(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  const std::size_t most_ahead = static_cast<std::size_t>(multiprocessors) * (threads_per_multiprocessor / 512) / 4;
+  std::size_t resident = 0;
+  ASSERT_NO_FATAL_FAILURE(resident_threads(resident));
+  const std::size_t most_ahead = resident / 512 / 4;
   struct Case {
     std::size_t n;
     Transform transform;
