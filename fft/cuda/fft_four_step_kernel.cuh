@@ -8,7 +8,9 @@
 // real rows of an r2c exchange Z with their mirror rows through shared memory first, the real
 // columns of a c2r X with their mirror columns before the first stage. On
 // the H200, c2c 2^16 took 0.533 ms on this kernel, 0.702 on the pass kernel, cuFFT 0.591
-// (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid).
+// (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid). Where
+// four_step_prefetch says so (the plain row passes), a block first asks L2 for the rows of the
+// block a quarter of a wave later.
 #pragma once
 
 #include <cuda_runtime.h>

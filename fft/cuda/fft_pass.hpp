@@ -1182,8 +1182,8 @@ PRISM_HD constexpr bool has_real_columns_pass(int n) {
 // Whether the four-step kernel of length n and kind has each block first prefetch into L2 the
 // input of the block a quarter of a wave later (FourStepPassDesc::prefetch_ahead), as the rows
 // kernel does (rows_prefetch): the plain row passes (contiguous rows) but rows of 1024. On the
-// H200 (bench/RESULTS.md, twenty-fourth run) c2c 2^22-2^24 took 1.6-3.2 % less, c2r 2^18, 2^23,
-// 2^24 2.8-4.1 % less, rows of 1024 (c2c 2^19, 2^20, c2r 2^20, 2^21) 0.3-0.9 % more. Column
+// H200 (bench/RESULTS.md, twenty-fourth run) c2c 2^22-2^24 took 2.1-4.1 % less, c2r 2^18, 2^23,
+// 2^24 2.6-4.3 % less, rows of 1024 (c2c 2^19, 2^20, c2r 2^20, 2^21) 0.3-0.9 % more. Column
 // passes read kN short runs of a block's columns: prefetched, c2c 2^24 took 20 % more (each run
 // alone) and c2c 2^21 16 % more (whole 128-byte lines, once); prefetching the real rows (r2c)
 // gained 1.4 % at 2^16 and 2^17 and lost 0.5-1.2 % at 2^20 and 2^22.
