@@ -21,17 +21,29 @@
 
 namespace prism::fft::gpu {
 
+// Block `block`'s outer index and the first of its kTeams transforms (the group's).
+template <int kTeams>
+__device__ __forceinline__ void four_step_block_origin(const FourStepPassDesc& d, long long block,
+                                                       long long& outer, int& group_first) {
+  const long long groups = d.inner_count / kTeams;
+  outer = block / groups;
+  group_first = static_cast<int>(block - outer * groups) * kTeams;
+}
+
 // Asks L2 for the input of block `block` of a plain row pass (nothing past the grid): lane 0 of
 // each team the team's row.
-template <int kN, FourStepKind kKind>
+template <int kN, FourStepKind kKind, FourStepShape kShape>
 __device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& d, const void* src, long long block) {
   static_assert(kKind == FourStepKind::rows || kKind == FourStepKind::rows_inverse, "plain row passes only");
   constexpr int kTeams = four_step_teams(kKind, kN);
+  constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kShape);
+  static_assert(kStrides.in_elem == 1, "a row pass reads whole rows");
   if (block >= gridDim.x || threadIdx.x >= kTeams) return;
-  const long long groups = d.inner_count / kTeams;
-  const long long outer = block / groups;
-  const long long row = (block - outer * groups) * kTeams + threadIdx.x;
-  prefetch_into_l2(static_cast<const Cf*>(src) + outer * d.in_outer + row * kN, kN * sizeof(Cf));
+  long long outer;
+  int group_first;
+  four_step_block_origin<kTeams>(d, block, outer, group_first);
+  const long long row = group_first + static_cast<int>(threadIdx.x);
+  prefetch_into_l2(static_cast<const Cf*>(src) + outer * d.in_outer + row * kStrides.in_inner, kN * sizeof(Cf));
 }
 
 // Block blockIdx.x: outer index blockIdx.x / (inner_count / kTeams), transforms kTeams x that
@@ -62,12 +74,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   int first_team = team;
   int first_lane = lane;
   if constexpr (!kColumns) four_step_lane_major(static_cast<int>(threadIdx.x), Team::kThreads, first_team, first_lane);
-  const long long groups = d.inner_count / kTeams;
-  const long long outer = blockIdx.x / groups;
-  const int group_first = static_cast<int>(blockIdx.x - outer * groups) * kTeams;
+  long long outer;
+  int group_first;
+  four_step_block_origin<kTeams>(d, blockIdx.x, outer, group_first);
   // Only in the kernels that prefetch, as in the rows kernel.
   if constexpr (four_step_prefetch(kN, kKind)) {
-    if (d.prefetch_ahead > 0) four_step_prefetch_rows<kN, kKind>(d, src, blockIdx.x + d.prefetch_ahead);
+    if (d.prefetch_ahead > 0) four_step_prefetch_rows<kN, kKind, kShape>(d, src, blockIdx.x + d.prefetch_ahead);
   }
   // The transform of a team: the next of the group, or for real rows a row or its mirror.
   const auto inner_of = [&](int t) {
