@@ -730,9 +730,10 @@ inline constexpr int kRowsKinds = 4;
 inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
 
-// Decimal teams: the rows kernel is also compiled for the decimal lengths 500 (10x10x5) and
-// 1000 (10x10x10), with teams of kDecimalTeamElements elements per thread: each thread takes one
-// butterfly of every radix-10 stage (two of radix 5) at indices fixed for the whole transform.
+// Decimal teams: the rows kernel is also compiled for the decimal lengths 500 (10x10x5), 1000
+// (10x10x10) and 2000 (10x10x10x2, decimal_radix_list), with teams of kDecimalTeamElements
+// elements per thread: each thread takes one butterfly of every radix-10 stage (two of radix 5,
+// five of radix 2) at indices fixed for the whole transform.
 // On fft_plain_rows_kernel the butterflies of a block's transforms are dealt to its threads
 // afresh at every stage, and the divisions of that map (by 100 and 125 for each butterfly) and
 // of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
@@ -742,9 +743,28 @@ inline constexpr int kRowsMaxLength = 16384;
 // -> 0.420, c2c 1000 0.369 -> 0.374 (at the copy's speed). The planner's rule takes them; the
 // planner option rows_elements_per_thread = kElementsPerThread puts the rows on the plain rows
 // kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the
-// plain rows kernel's, for c2r's halves too (rows_radix_list).
+// plain rows kernel's, for c2r's halves too (rows_radix_list), but 2000's: radix_list's 16x5x5x5
+// has a radix that does not divide 10.
 inline constexpr int kDecimalTeamElements = 10;
-PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000; }
+PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000 || n == 2000; }
+// The stages of a decimal team: tens, then the fives or twos left over, so that every radix
+// divides kDecimalTeamElements (500 = 10x10x5 and 1000 = 10x10x10 as radix_list; 2000 =
+// 10x10x10x2).
+PRISM_HD constexpr RadixList decimal_radix_list(long long n) {
+  RadixList list;
+  int twos = 0;
+  int fives = 0;
+  for (; n % 2 == 0; n /= 2) ++twos;
+  for (; n % 5 == 0; n /= 5) ++fives;
+  const int tens = twos < fives ? twos : fives;
+  for (int i = 0; i < tens; ++i) list.radix[list.count++] = 10;
+  for (int i = tens; i < fives; ++i) list.radix[list.count++] = 5;
+  for (int i = tens; i < twos; ++i) list.radix[list.count++] = 2;
+  return list;
+}
+static_assert(same_radices(decimal_radix_list(500), radix_list(500)) &&
+                  same_radices(decimal_radix_list(1000), radix_list(1000)),
+              "the decimal teams of 500 and 1000 run radix_list's stages, as the plain rows kernel");
 // The elements per thread of the rows kernel's teams of length n (but the wide teams).
 PRISM_HD constexpr int rows_team_elements(long long n) {
   return has_decimal_rows_kernel(n) ? kDecimalTeamElements : kElementsPerThread;
@@ -773,7 +793,7 @@ PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) |
 // 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
 // ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
-  if (has_decimal_rows_kernel(n)) return 400;  // 4 rows of 1000, 8 of 500: 13 warps, the last half full
+  if (has_decimal_rows_kernel(n)) return 400;  // 2 rows of 2000, 4 of 1000, 8 of 500: 13 warps, the last half full
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 
@@ -884,8 +904,10 @@ PRISM_HD constexpr bool has_wide_rows_kernel(long long n) { return n == kWideRow
 // as 4x8x8 (a stage more, each X read once: c2r 512 0.302-0.309 ms instead of 0.324-0.326), while
 // 4096 as 8x8x8x8 gained nothing (c2r 8192 0.344-0.350 against 0.340-0.342; thirteenth run) and
 // keeps 16x16x16. The other kinds, and lengths without a rows kernel (whose compiled pass
-// kernels fix radix_list's order), take radix_list.
-PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n) {
+// kernels fix radix_list's order), take radix_list; the decimal teams (`elements` =
+// kDecimalTeamElements) decimal_radix_list, for every kind.
+PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n, int elements = kElementsPerThread) {
+  if (elements == kDecimalTeamElements && has_decimal_rows_kernel(n)) return decimal_radix_list(n);
   RadixList list = radix_list(n);
   if (kind == RowsKind::real_inverse && n == 256) {
     list.count = 3;
@@ -922,7 +944,7 @@ PRISM_HD constexpr bool has_rows_teams(long long n, int elements) {
 // the kernel's order (rows_radix_list), at elements per thread that the kernel is compiled for.
 inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
   return has_rows_teams(p.n, p.rows_elements_per_thread) && plain_rows_pass(p, d) &&
-         same_radices(pass_radices(p), rows_radix_list(d.kind, p.n));
+         same_radices(pass_radices(p), rows_radix_list(d.kind, p.n, p.rows_elements_per_thread));
 }
 
 // Whether the first stage of length n has 16 or more butterflies per transform, so that a c2r

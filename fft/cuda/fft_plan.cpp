@@ -417,20 +417,23 @@ class Builder {
   // The same in a given radix order, for the rows kernel of `kind` where it takes the pass.
   Step& single_pass(long long n, const Endpoint& in, const Endpoint& out,
                     const RadixList& radices, RowsKind kind) {
+    // The option where the length has teams of that width or asks for the plain rows kernel
+    // (kElementsPerThread at a decimal length), else the planner's rule.
+    const int asked = options_.rows_elements_per_thread;
+    const bool asked_applies = has_rows_teams(n, asked) || asked == kElementsPerThread;
+    const int elements = asked != 0 && asked_applies ? asked : default_rows_elements_per_thread(n, kind);
+    // Decimal teams run their own stages (2000 = 10x10x10x2, not radix_list's 16x5x5x5).
+    const bool decimal = elements == kDecimalTeamElements && has_decimal_rows_kernel(n);
     Step step;
-    set_stages(step, static_cast<int>(n), radices);
+    set_stages(step, static_cast<int>(n), decimal ? rows_radix_list(kind, n, elements) : radices);
     PassDesc& p = step.pass;
+    p.rows_elements_per_thread = elements;
     p.smem_elems = p.n;
     p.inner_is_batch = true;
     set_load(p, in, IoLayout{0, in.row_dist, 1}, 0, 1);
     p.load_n = p.n;
     set_store(p, out, IoLayout{0, out.row_dist, 1}, 0, 1);
     p.store_n = static_cast<int>(std::min<long long>(n, out.keep));
-    // The option where the length has teams of that width or asks for the plain rows kernel
-    // (kElementsPerThread at a decimal length), else the planner's rule.
-    const int asked = options_.rows_elements_per_thread;
-    const bool asked_applies = has_rows_teams(n, asked) || asked == kElementsPerThread;
-    p.rows_elements_per_thread = asked != 0 && asked_applies ? asked : default_rows_elements_per_thread(n, kind);
     if (has_wide_rows_kernel(n) || p.rows_elements_per_thread == kDecimalTeamElements) {
       stage_summary_ += ", " + std::to_string(p.rows_elements_per_thread) + " per thread";
     }

@@ -7,7 +7,8 @@
 // through global memory: the input arrives in registers from the prologue, the stages exchange
 // through shared memory, the outputs leave in registers to the epilogue.
 //
-// The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list), the
+// The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list;
+// decimal teams: decimal_radix_list), the
 // Stockham index maps and the per-stage twiddle table of fft_pass.hpp (stage_twiddle_table on
 // the host), so the arithmetic is the one the CPU tests check stage by stage. Shared memory
 // holds the team's transform as two float planes with a pad word every 32 elements (no bank
@@ -81,7 +82,7 @@ struct TeamFft {
   static_assert(kE == rows_team_elements(kN) || (is_power_of_two(kN) && kE == kWideTeamElements),
                 "team FFTs take rows_team_elements(kN) elements per thread, or kWideTeamElements");
   static constexpr RadixList kRadices =
-      rows_radix_list(kRealInverse ? RowsKind::real_inverse : RowsKind::forward, kN);
+      rows_radix_list(kRealInverse ? RowsKind::real_inverse : RowsKind::forward, kN, kE);
   static_assert(every_radix_divides(kRadices, kE), "each thread takes whole butterflies of every stage");
   static constexpr int kStages = kRadices.count;
   static constexpr int kThreads = team_threads(kN, kE);  // threads per team

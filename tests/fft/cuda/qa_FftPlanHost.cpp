@@ -496,7 +496,7 @@ TEST(FftPlanHost, RowsPasses) {
   };
   for (const PlanSpec& spec : {PlanSpec{16, 4, Transform::c2c_forward, false},
                                PlanSpec{32, 4, Transform::r2c, false},  // half length 16
-                               PlanSpec{2000, 4, Transform::c2c_forward, false},
+                               PlanSpec{4000, 4, Transform::c2c_forward, false},
                                PlanSpec{1920, 4, Transform::r2c, false},
                                PlanSpec{32768, 2, Transform::c2c_forward, false},
                                PlanSpec{65536, 2, Transform::r2c, false},
@@ -569,6 +569,9 @@ TEST(FftPlanHost, PlainRowsKernelRegisters) {
   EXPECT_EQ(gpu::plain_rows_kernel_registers(8000), 56);   // 2 blocks of 17 warps instead of 1
   EXPECT_EQ(gpu::plain_rows_kernel_registers(1920), 64);   // 72 would hold 3 blocks of 8 warps, not 4
   EXPECT_EQ(gpu::plain_rows_kernel_registers(16000), 64);  // one block of 32 warps
+  // The plain rows kernel's plans (the decimal lengths take decimal teams by the planner's rule).
+  gpu::PlannerOptions plain_rows;
+  plain_rows.rows_elements_per_thread = gpu::kElementsPerThread;
   int checked = 0;
   for (const int n : gpu::kCompiledLengths) {
     if (!gpu::has_plain_rows_kernel(n, gpu::RowsKind::forward)) continue;
@@ -584,7 +587,7 @@ TEST(FftPlanHost, PlainRowsKernelRegisters) {
     for (const Transform t : {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
       const bool real = t == Transform::r2c || t == Transform::c2r;
       const std::size_t length = static_cast<std::size_t>(real ? 2 * n : n);
-      const PlanLayout layout = gpu::make_plan_layout({length, 1000, t, false});
+      const PlanLayout layout = gpu::make_plan_layout({length, 1000, t, false}, plain_rows);
       ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
       const gpu::PassDesc& p = layout.steps[0].pass;
       gpu::RowsPassDesc d;
@@ -744,25 +747,35 @@ TEST(FftPlanHost, WideRowsTeams) {
   }
 }
 
-// Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500 and 1000
-// (c2c either way, and the halves of r2c / c2r 1000 and 2000), in and out of place, are rows
-// passes of 8 or 4 rows in 400 threads by the planner's rule and where the options ask for them,
-// and plain rows passes of the same stages on fft_plain_rows_kernel where the options ask for 16
-// per thread (c2r's halves in radix_list's order either way); other lengths ignore the option,
-// and no other width makes a decimal rows pass.
+// Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500, 1000 and
+// 2000 (c2c either way, and the halves of r2c / c2r 1000, 2000 and 4000), in and out of place,
+// are rows passes of 8, 4 or 2 rows in 400 threads, in decimal_radix_list's stages (500 and 1000:
+// radix_list's; 2000: 10x10x10x2 for 16x5x5x5), by the planner's rule and where the options ask
+// for them, and plain rows passes in radix_list's stages on fft_plain_rows_kernel where the
+// options ask for 16 per thread (c2r's halves too); other lengths ignore the option, and no
+// other width makes a decimal rows pass.
 TEST(FftPlanHost, DecimalRowsTeams) {
   gpu::PlannerOptions decimal;
   decimal.rows_elements_per_thread = gpu::kDecimalTeamElements;
   gpu::PlannerOptions plain_rows;
   plain_rows.rows_elements_per_thread = gpu::kElementsPerThread;
-  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}}) {
+  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}, std::size_t{2000}}) {
     const int n = static_cast<int>(half_or_n);
     EXPECT_TRUE(gpu::has_decimal_rows_kernel(n));
     EXPECT_FALSE(gpu::has_rows_kernel(n));
     EXPECT_EQ(gpu::rows_team_elements(n), gpu::kDecimalTeamElements);
-    EXPECT_TRUE(gpu::every_radix_divides(gpu::radix_list(n), gpu::kDecimalTeamElements)) << n;
+    const gpu::RadixList stages = gpu::decimal_radix_list(n);
+    EXPECT_EQ(stages.radix[0] * stages.radix[1] * stages.radix[2] * (stages.count == 4 ? stages.radix[3] : 1), n);
+    EXPECT_EQ(stages.count, n == 2000 ? 4 : 3) << n;
+    EXPECT_TRUE(gpu::every_radix_divides(stages, gpu::kDecimalTeamElements)) << n;
+    EXPECT_EQ(gpu::same_radices(stages, gpu::radix_list(n)), n != 2000) << n;
+    EXPECT_EQ(gpu::every_radix_divides(gpu::radix_list(n), gpu::kDecimalTeamElements), n != 2000) << n;
     EXPECT_FALSE(gpu::every_radix_divides(gpu::radix_list(n), gpu::kElementsPerThread)) << n;
-    EXPECT_TRUE(gpu::same_radices(gpu::rows_radix_list(gpu::RowsKind::real_inverse, n), gpu::radix_list(n)));
+    for (const gpu::RowsKind kind : {gpu::RowsKind::forward, gpu::RowsKind::inverse, gpu::RowsKind::real_forward,
+                                     gpu::RowsKind::real_inverse}) {
+      EXPECT_TRUE(gpu::same_radices(gpu::rows_radix_list(kind, n), gpu::radix_list(n))) << n;
+      EXPECT_TRUE(gpu::same_radices(gpu::rows_radix_list(kind, n, gpu::kDecimalTeamElements), stages)) << n;
+    }
     for (const Transform t : kAllTransforms) {
       const bool real = t == Transform::r2c || t == Transform::c2r;
       for (const bool in_place : {false, true}) {
@@ -777,7 +790,8 @@ TEST(FftPlanHost, DecimalRowsTeams) {
           ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d)) << layout.algorithm;
           EXPECT_EQ(d.n, n);
           EXPECT_EQ(d.elements_per_thread, gpu::kDecimalTeamElements);
-          EXPECT_EQ(gpu::rows_per_block(n, d.kind, d.elements_per_thread), n == 500 ? 8 : 4);
+          EXPECT_EQ(gpu::rows_per_block(n, d.kind, d.elements_per_thread), 4000 / n);
+          EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(layout.steps[0].pass), stages));
           EXPECT_EQ(gpu::rows_block_threads(n, d.kind, d.elements_per_thread), 400);
           EXPECT_EQ(gpu::launch_shared_bytes(layout.steps[0]), gpu::rows_shared_bytes(n, d.kind, d.elements_per_thread));
           EXPECT_NE(layout.algorithm.find(", 10 per thread"), std::string::npos) << layout.algorithm;
@@ -793,7 +807,7 @@ TEST(FftPlanHost, DecimalRowsTeams) {
         ASSERT_TRUE(gpu::rows_pass_of(layout.steps[0].pass, d));
         EXPECT_EQ(plain_desc.kind, d.kind);
         EXPECT_TRUE(gpu::plain_rows_kernel_takes(plain.steps[0].pass, plain_desc.kind));
-        EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(plain.steps[0].pass), gpu::pass_radices(layout.steps[0].pass)));
+        EXPECT_TRUE(gpu::same_radices(gpu::pass_radices(plain.steps[0].pass), gpu::radix_list(n)));
         EXPECT_EQ(plain.algorithm.find("per thread"), std::string::npos) << plain.algorithm;
       }
     }
@@ -802,9 +816,10 @@ TEST(FftPlanHost, DecimalRowsTeams) {
                                    gpu::RowsKind::real_inverse}) {
     EXPECT_EQ(gpu::default_rows_elements_per_thread(500, kind), gpu::kDecimalTeamElements);
     EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, kind), gpu::kDecimalTeamElements);
-    EXPECT_EQ(gpu::default_rows_elements_per_thread(2000, kind), gpu::kElementsPerThread);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(2000, kind), gpu::kDecimalTeamElements);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(4000, kind), gpu::kElementsPerThread);
   }
-  expect_width_ignored(gpu::kDecimalTeamElements, {2000, 4096, 8192}, ", 10 per thread");
+  expect_width_ignored(gpu::kDecimalTeamElements, {4000, 4096, 8192}, ", 10 per thread");
   gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}).steps[0].pass;
   for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
     thousand.rows_elements_per_thread = elements;
