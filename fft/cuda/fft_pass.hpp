@@ -282,11 +282,14 @@ PRISM_HD constexpr bool same_radices(const RadixList& a, const RadixList& b) {
 
 // Butterfly of group q (< per_thread) of thread `lane` in a stage of `butterflies` butterflies
 // that `threads` threads share, each taking per_thread of them: lane + q * threads, or paired
-// (per_thread >= 2): the second half of the groups takes the partners butterflies - j of the
+// (butterflies_pair_up): the second half of the groups takes the partners butterflies - j of the
 // first half's j (j = 0 pairs with butterflies / 2; both are their own partners). With the
 // stage's inputs (or outputs) at j + r * butterflies, element r of butterfly j and element
 // R - 1 - r of its partner sit at mirrored indices i and n - i, so a real transform finds each
 // value's mirror in the same thread: r2c after its last stage, c2r before its first.
+// Pairs need an even per_thread: with five (the last radix-2 stage of a decimal team of 4000)
+// some butterflies were taken twice and others never, and r2c 8000 came out wrong.
+PRISM_HD constexpr bool butterflies_pair_up(int per_thread) { return per_thread >= 2 && per_thread % 2 == 0; }
 PRISM_HD constexpr int paired_butterfly(int lane, int q, int threads, int per_thread,
                                         int butterflies, bool paired) {
   if (!paired || q < per_thread / 2) return lane + q * threads;
@@ -731,9 +734,9 @@ inline constexpr int kRowsMinLength = 32;
 inline constexpr int kRowsMaxLength = 16384;
 
 // Decimal teams: the rows kernel is also compiled for the decimal lengths 500 (10x10x5), 1000
-// (10x10x10) and 2000 (10x10x10x2, decimal_radix_list), with teams of kDecimalTeamElements
-// elements per thread: each thread takes one butterfly of every radix-10 stage (two of radix 5,
-// five of radix 2) at indices fixed for the whole transform.
+// (10x10x10), 2000 (10x10x10x2) and 4000 (10x10x10x2x2; decimal_radix_list), with teams of
+// kDecimalTeamElements elements per thread: each thread takes one butterfly of every radix-10
+// stage (two of radix 5, five of radix 2) at indices fixed for the whole transform.
 // On fft_plain_rows_kernel the butterflies of a block's transforms are dealt to its threads
 // afresh at every stage, and the divisions of that map (by 100 and 125 for each butterfly) and
 // of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
@@ -743,13 +746,15 @@ inline constexpr int kRowsMaxLength = 16384;
 // -> 0.420, c2c 1000 0.369 -> 0.374 (at the copy's speed). The planner's rule takes them; the
 // planner option rows_elements_per_thread = kElementsPerThread puts the rows on the plain rows
 // kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the
-// plain rows kernel's, for c2r's halves too (rows_radix_list), but 2000's: radix_list's 16x5x5x5
-// has a radix that does not divide 10.
+// plain rows kernel's, for c2r's halves too (rows_radix_list), but 2000's and 4000's: radix_list's
+// 16x5x5x5 and 16x10x5x5 have a radix that does not divide 10. With the twos first (2x10x10x10,
+// 2x2x10x10x10) c2c 2000 took 0.345 ms instead of 0.327, 4000 0.391 instead of 0.381, r2c 4000
+// 0.456 instead of 0.424 (H200, bench/RESULTS.md, twenty-fifth run).
 inline constexpr int kDecimalTeamElements = 10;
-PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000 || n == 2000; }
+PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000 || n == 2000 || n == 4000; }
 // The stages of a decimal team: tens, then the fives or twos left over, so that every radix
 // divides kDecimalTeamElements (500 = 10x10x5 and 1000 = 10x10x10 as radix_list; 2000 =
-// 10x10x10x2).
+// 10x10x10x2, 4000 = 10x10x10x2x2).
 PRISM_HD constexpr RadixList decimal_radix_list(long long n) {
   RadixList list;
   int twos = 0;
@@ -793,7 +798,7 @@ PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) |
 // 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
 // ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
-  if (has_decimal_rows_kernel(n)) return 400;  // 2 rows of 2000, 4 of 1000, 8 of 500: 13 warps, the last half full
+  if (has_decimal_rows_kernel(n)) return 400;  // 1 row of 4000, 2 of 2000, 4 of 1000, 8 of 500: 13 warps, the last half full
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 

@@ -69,8 +69,8 @@ struct PlannerOptions {
   // Elements per thread of the rows kernel's teams for the rows that have a choice: those with
   // wide teams (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r
   // 16384) take kElementsPerThread (16) or kWideTeamElements (32); the decimal lengths
-  // (has_decimal_rows_kernel: single passes of 500, 1000 and 2000, c2c or the halves of r2c /
-  // c2r 1000, 2000 and 4000) take kDecimalTeamElements (10), or run on the plain rows kernel at
+  // (has_decimal_rows_kernel: single passes of 500, 1000, 2000 and 4000, c2c or the halves of
+  // r2c / c2r 1000 to 8000) take kDecimalTeamElements (10), or run on the plain rows kernel at
   // kElementsPerThread (16); 0: the planner's rule (default_rows_elements_per_thread). Other
   // lengths ignore it.
   int rows_elements_per_thread = 0;
@@ -88,9 +88,10 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 // at its default blocking on the H100 (bench/RESULTS.md, twentieth run), 7-23 % on the H200
 // (twenty-first run), c2c 1000 too since they run three blocks per multiprocessor (0.274 ms
 // against 0.322 on the H200, twenty-fourth run; at two the plain rows kernel was 4.7 % faster),
-// and for 2000 (10x10x10x2 against the plain rows kernel's 16x5x5x5; H200, twenty-fifth run:
-// c2c 2000 0.348 -> 0.328 ms, r2c 4000 0.459 -> 0.426, c2r 4000 0.417 -> 0.390, and every
-// blocking of the plain rows kernel slower in the tuning mode); wide teams for c2r's halves of 8192, the one kind they were faster for on the H200
+// and for 2000 and 4000 (10x10x10x2 and 10x10x10x2x2 against the plain rows kernel's 16x5x5x5
+// and 16x10x5x5; H200, twenty-fifth run: c2c 2000 0.348 -> 0.328 ms, 4000 0.434 -> 0.381, r2c
+// 4000 0.459 -> 0.426, 8000 0.531 -> 0.449, c2r 4000 0.417 -> 0.390, 8000 0.491 -> 0.460, and
+// every blocking of the plain rows kernel slower in the tuning mode); wide teams for c2r's halves of 8192, the one kind they were faster for on the H200
 // (nineteenth run); else kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 

@@ -1,7 +1,7 @@
 // The rows kernel of our CUDA FFT: a single pass over plain batched rows of a power-of-two
 // length or a decimal one (RowsPassDesc, fft_pass.hpp), each row computed by one TeamFft
 // (fft_team.cuh) of n/16 threads, n/32 (wide teams, kWideTeamElements) for rows of 8192, n/10
-// (kDecimalTeamElements) for rows of 500, 1000 and 2000. The pass kernel
+// (kDecimalTeamElements) for rows of 500, 1000, 2000 and 4000. The pass kernel
 // (fft_pass_kernel.cuh) serves every layout of the planner and decides at run time what this
 // kernel fixes at compile time (strides, the thread-to-butterfly map, partial blocks at every
 // stage, load and store kinds); the first stage's inputs come straight from global memory into
@@ -35,7 +35,7 @@ namespace prism::fft::gpu {
 // Decimal teams (blocks of 400 threads) ask for three blocks, 48 registers (8 bytes spilled in
 // r2c): at two (72 registers) c2c 500 took 0.327 ms instead of 0.287, r2c 1000 0.406 instead of
 // 0.378 and r2c 2000 0.424 instead of 0.381 (bench/RESULTS.md, twenty-fourth run); the rows of
-// 2000 too (no spills but r2c's 20 bytes).
+// 2000 and 4000 too.
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);

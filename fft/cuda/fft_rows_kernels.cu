@@ -26,13 +26,15 @@ RowsKernel rows_kernel(int n, RowsKind kind, int elements_per_thread) {
   if (elements_per_thread == kWideTeamElements) {
     return n == kWideRowsLength ? rows_kernel_of_length<kWideRowsLength, kWideTeamElements>(kind) : nullptr;
   }
-  static_assert(has_decimal_rows_kernel(500) && has_decimal_rows_kernel(1000) && has_decimal_rows_kernel(2000),
+  static_assert(has_decimal_rows_kernel(500) && has_decimal_rows_kernel(1000) && has_decimal_rows_kernel(2000) &&
+                    has_decimal_rows_kernel(4000),
                 "update the decimal kernels here");
   if (elements_per_thread == kDecimalTeamElements) {
     switch (n) {
       case 500: return rows_kernel_of_length<500>(kind);
       case 1000: return rows_kernel_of_length<1000>(kind);
       case 2000: return rows_kernel_of_length<2000>(kind);
+      case 4000: return rows_kernel_of_length<4000>(kind);
       default: return nullptr;
     }
   }

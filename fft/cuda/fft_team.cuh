@@ -31,15 +31,15 @@
 // constants only: an array that a functor captures and indexes ends up in local memory).
 // output_index(lane, slot) gives k, real_output_index(lane, slot) for real transforms.
 //
-// Real transforms whose last two stages give each thread two or more butterflies (radix 8 or
-// less; kPairedReal) take the last stage's butterflies in partner pairs j, kN/R - j: the thread
+// Real transforms whose last two stages are of radix 8 or less and whose last gives each thread
+// an even count of butterflies (butterflies_pair_up; kPairedReal) take the last stage's butterflies in partner pairs j, kN/R - j: the thread
 // then holds Z[k] and Z[kN-k] for each of its outputs and forms X[k] in registers, with no
 // further exchange through shared memory.
 //
 // The inverse real transform (TeamFft<kN, true>, c2r of length 2·kN) loads X[0..kN] and forms
 // the half-length transform's input Z[k] from X[k] and X[kN-k] (load_real_inverse). Its stages
 // run in rows_radix_list's order (a last radix of 8 or less moved first, 256 as 4x8x8), and
-// where that gives each thread two or more first-stage butterflies (kPairedFirst) they pair up
+// where that gives each thread an even count of first-stage butterflies (kPairedFirst) they pair up
 // as the r2c's last stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and
 // one twiddle for both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of
 // its inputs (every X twice). The caller's stage twiddle table must be of the same order.
@@ -98,10 +98,10 @@ struct TeamFft {
   // Measured on the H200 (bench/RESULTS.md, r2c through the rows kernel): faster where the last
   // two stages are of radix 8 or less (half lengths 512, 1024, 8192, 16384: 3-19 %), slower
   // where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the former pair.
-  static constexpr bool kPairedReal = kLastPerThread >= 2 && kRadices.radix[kStages - 2] <= 8;
+  static constexpr bool kPairedReal = butterflies_pair_up(kLastPerThread) && kRadices.radix[kStages - 2] <= 8;
   static constexpr int kFirstButterflies = kN / kFirstRadix;
   static constexpr int kFirstPerThread = kE / kFirstRadix;
-  static constexpr bool kPairedFirst = kRealInverse && kFirstPerThread >= 2;
+  static constexpr bool kPairedFirst = kRealInverse && butterflies_pair_up(kFirstPerThread);
 
   static __device__ __forceinline__ TeamPlanes planes(float* shared, int team) {
     float* base = shared + team * kSharedFloats;

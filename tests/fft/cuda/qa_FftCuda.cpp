@@ -425,18 +425,17 @@ TEST_F(FftCuda, FourStepPrefetch) {
   }
 }
 
-// Rows of 500, 1000 and 2000 on the rows kernel's decimal teams (10 elements per thread, the
-// planner's rule) and on the plain rows kernel (the option's 16): c2c 500, 1000 and 2000 both
-// ways and the real transforms of 1000, 2000 and 4000 (halves 500, 1000 and 2000), 67 rows (the
-// last block of two, four or eight rows partial), in and out of place, against cuFFT on the same
-// input.
+// Rows of 500, 1000, 2000 and 4000 on the rows kernel's decimal teams (10 elements per thread,
+// the planner's rule) and on the plain rows kernel (the option's 16): c2c of these lengths both
+// ways and the real transforms of twice them, 67 rows (the last block of two, four or eight rows
+// partial), in and out of place, against cuFFT on the same input.
 TEST_F(FftCuda, DecimalRowsTeams) {
   std::mt19937_64 rng(11);
   for (const int elements : {gpu::kDecimalTeamElements, gpu::kElementsPerThread}) {
     gpu::PlannerOptions options;
     options.rows_elements_per_thread = elements;
     OptionsBackend ours(options);
-    for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}, std::size_t{2000}}) {
+    for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}, std::size_t{2000}, std::size_t{4000}}) {
       for (Transform t : kAllTransforms) {
         const bool real = t == Transform::r2c || t == Transform::c2r;
         for (const bool in_place : {false, true}) {

@@ -496,7 +496,7 @@ TEST(FftPlanHost, RowsPasses) {
   };
   for (const PlanSpec& spec : {PlanSpec{16, 4, Transform::c2c_forward, false},
                                PlanSpec{32, 4, Transform::r2c, false},  // half length 16
-                               PlanSpec{4000, 4, Transform::c2c_forward, false},
+                               PlanSpec{8000, 4, Transform::c2c_forward, false},
                                PlanSpec{1920, 4, Transform::r2c, false},
                                PlanSpec{32768, 2, Transform::c2c_forward, false},
                                PlanSpec{65536, 2, Transform::r2c, false},
@@ -614,6 +614,28 @@ TEST(FftPlanHost, PlainRowsKernelRegisters) {
   EXPECT_FALSE(gpu::plain_rows_kernel_takes(p, d.kind));
 }
 
+// Paired butterflies (paired_butterfly) take every butterfly of a stage exactly once where each
+// thread's count pairs up (even), and not otherwise (a decimal team's five radix-2 butterflies
+// of 4000 took some twice).
+TEST(FftPlanHost, PairedButterfliesNeedAnEvenCount) {
+  for (const int threads : {3, 4, 32, 400}) {
+    for (int per_thread = 1; per_thread <= 16; ++per_thread) {
+      const int butterflies = threads * per_thread;
+      std::vector<int> taken(static_cast<std::size_t>(butterflies), 0);
+      for (int lane = 0; lane < threads; ++lane) {
+        for (int q = 0; q < per_thread; ++q) {
+          const int j = gpu::paired_butterfly(lane, q, threads, per_thread, butterflies, true);
+          ASSERT_GE(j, 0);
+          ASSERT_LT(j, butterflies);
+          ++taken[static_cast<std::size_t>(j)];
+        }
+      }
+      const bool each_once = std::count(taken.begin(), taken.end(), 1) == butterflies;
+      EXPECT_EQ(each_once, gpu::butterflies_pair_up(per_thread)) << threads << " threads, " << per_thread;
+    }
+  }
+}
+
 // c2r's rows passes below 16384 run their last radix first where it is 8 or less
 // (rows_radix_list), and the first stage's butterflies in partner pairs (paired_butterfly, as
 // TeamFft<n, true> loads them): every butterfly taken once, and the mirror kN - i of each input
@@ -653,7 +675,7 @@ TEST(FftPlanHost, RowsRealInverseOrder) {
       if (elements == gpu::kWideTeamElements && !gpu::has_wide_rows_kernel(n)) continue;
       const int radix = list.radix[0];
       const int per_thread = elements / radix;
-      if (per_thread < 2) continue;  // TeamFft<n, true, elements>::kPairedFirst
+      if (!gpu::butterflies_pair_up(per_thread)) continue;  // TeamFft<n, true, elements>::kPairedFirst
       ++paired;
       const int threads = gpu::team_threads(n, elements);
       const int butterflies = n / radix;
@@ -747,10 +769,11 @@ TEST(FftPlanHost, WideRowsTeams) {
   }
 }
 
-// Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500, 1000 and
-// 2000 (c2c either way, and the halves of r2c / c2r 1000, 2000 and 4000), in and out of place,
-// are rows passes of 8, 4 or 2 rows in 400 threads, in decimal_radix_list's stages (500 and 1000:
-// radix_list's; 2000: 10x10x10x2 for 16x5x5x5), by the planner's rule and where the options ask
+// Rows with decimal teams (kDecimalTeamElements per thread): the single passes of 500, 1000, 2000
+// and 4000 (c2c either way, and the halves of r2c / c2r 1000 to 8000), in and out of place, are
+// rows passes of 8, 4, 2 or 1 rows in 400 threads, in decimal_radix_list's stages (500 and 1000:
+// radix_list's; 2000: 10x10x10x2 for 16x5x5x5, 4000: 10x10x10x2x2 for 16x10x5x5), by the
+// planner's rule and where the options ask
 // for them, and plain rows passes in radix_list's stages on fft_plain_rows_kernel where the
 // options ask for 16 per thread (c2r's halves too); other lengths ignore the option, and no
 // other width makes a decimal rows pass.
@@ -759,17 +782,19 @@ TEST(FftPlanHost, DecimalRowsTeams) {
   decimal.rows_elements_per_thread = gpu::kDecimalTeamElements;
   gpu::PlannerOptions plain_rows;
   plain_rows.rows_elements_per_thread = gpu::kElementsPerThread;
-  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}, std::size_t{2000}}) {
+  for (const std::size_t half_or_n : {std::size_t{500}, std::size_t{1000}, std::size_t{2000}, std::size_t{4000}}) {
     const int n = static_cast<int>(half_or_n);
     EXPECT_TRUE(gpu::has_decimal_rows_kernel(n));
     EXPECT_FALSE(gpu::has_rows_kernel(n));
     EXPECT_EQ(gpu::rows_team_elements(n), gpu::kDecimalTeamElements);
     const gpu::RadixList stages = gpu::decimal_radix_list(n);
-    EXPECT_EQ(stages.radix[0] * stages.radix[1] * stages.radix[2] * (stages.count == 4 ? stages.radix[3] : 1), n);
-    EXPECT_EQ(stages.count, n == 2000 ? 4 : 3) << n;
+    int product = 1;
+    for (int s = 0; s < stages.count; ++s) product *= stages.radix[s];
+    EXPECT_EQ(product, n);
+    EXPECT_EQ(stages.count, n == 4000 ? 5 : n == 2000 ? 4 : 3) << n;
     EXPECT_TRUE(gpu::every_radix_divides(stages, gpu::kDecimalTeamElements)) << n;
-    EXPECT_EQ(gpu::same_radices(stages, gpu::radix_list(n)), n != 2000) << n;
-    EXPECT_EQ(gpu::every_radix_divides(gpu::radix_list(n), gpu::kDecimalTeamElements), n != 2000) << n;
+    EXPECT_EQ(gpu::same_radices(stages, gpu::radix_list(n)), n <= 1000) << n;
+    EXPECT_EQ(gpu::every_radix_divides(gpu::radix_list(n), gpu::kDecimalTeamElements), n <= 1000) << n;
     EXPECT_FALSE(gpu::every_radix_divides(gpu::radix_list(n), gpu::kElementsPerThread)) << n;
     for (const gpu::RowsKind kind : {gpu::RowsKind::forward, gpu::RowsKind::inverse, gpu::RowsKind::real_forward,
                                      gpu::RowsKind::real_inverse}) {
@@ -817,9 +842,10 @@ TEST(FftPlanHost, DecimalRowsTeams) {
     EXPECT_EQ(gpu::default_rows_elements_per_thread(500, kind), gpu::kDecimalTeamElements);
     EXPECT_EQ(gpu::default_rows_elements_per_thread(1000, kind), gpu::kDecimalTeamElements);
     EXPECT_EQ(gpu::default_rows_elements_per_thread(2000, kind), gpu::kDecimalTeamElements);
-    EXPECT_EQ(gpu::default_rows_elements_per_thread(4000, kind), gpu::kElementsPerThread);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(4000, kind), gpu::kDecimalTeamElements);
+    EXPECT_EQ(gpu::default_rows_elements_per_thread(8000, kind), gpu::kElementsPerThread);
   }
-  expect_width_ignored(gpu::kDecimalTeamElements, {4000, 4096, 8192}, ", 10 per thread");
+  expect_width_ignored(gpu::kDecimalTeamElements, {8000, 4096, 8192}, ", 10 per thread");
   gpu::PassDesc thousand = gpu::make_plan_layout({1000, 3, Transform::c2c_forward, false}).steps[0].pass;
   for (const int elements : {gpu::kElementsPerThread, gpu::kWideTeamElements}) {
     thousand.rows_elements_per_thread = elements;

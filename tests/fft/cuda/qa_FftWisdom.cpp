@@ -594,11 +594,12 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     }
     EXPECT_EQ(widths, (std::set<int>{16, 32}));
   }
-  // Rows of 500, 1000 and 2000: the decimal teams (the planner's rule, the default candidate)
+  // Rows of 500, 1000, 2000 and 4000: the decimal teams (the planner's rule, the default candidate)
   // against the plain rows kernel at each of its blockings.
   for (const PlanSpec& spec : {PlanSpec(1000, 64, Transform::c2c_forward), PlanSpec(500, 64, Transform::c2c_inverse),
                                PlanSpec(2000, 64, Transform::c2c_forward), PlanSpec(1000, 8, Transform::r2c),
-                               PlanSpec(2000, 8, Transform::c2r), PlanSpec(4000, 8, Transform::r2c)}) {
+                               PlanSpec(2000, 8, Transform::c2r), PlanSpec(4000, 8, Transform::r2c),
+                               PlanSpec(4000, 16, Transform::c2c_inverse), PlanSpec(8000, 8, Transform::c2r)}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     int decimal_candidates = 0;
     std::set<int> plain_blockings;
@@ -618,7 +619,7 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     EXPECT_GE(plain_blockings.size(), 3u) << "the plain rows kernel at several blockings";
   }
   for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r),
-                               PlanSpec(4000, 64, Transform::c2c_forward)}) {
+                               PlanSpec(8000, 64, Transform::c2c_forward)}) {
     for (const PlannerOptions& options : planner_candidates(spec)) {
       for (const Step& step : make_plan_layout(spec, options).steps)
         EXPECT_EQ(step.pass.rows_elements_per_thread, kElementsPerThread)
