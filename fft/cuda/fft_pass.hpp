@@ -751,7 +751,9 @@ inline constexpr int kRowsMaxLength = 16384;
 // 2x2x10x10x10) c2c 2000 took 0.345 ms instead of 0.327, 4000 0.391 instead of 0.381, r2c 4000
 // 0.456 instead of 0.424 (H200, bench/RESULTS.md, twenty-fifth run).
 inline constexpr int kDecimalTeamElements = 10;
-PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) { return n == 500 || n == 1000 || n == 2000 || n == 4000; }
+PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) {
+  return n == 500 || n == 1000 || n == 2000 || n == 4000;
+}
 // The stages of a decimal team: tens, then the fives or twos left over, so that every radix
 // divides kDecimalTeamElements (500 = 10x10x5 and 1000 = 10x10x10 as radix_list; 2000 =
 // 10x10x10x2, 4000 = 10x10x10x2x2).
@@ -798,7 +800,8 @@ PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) |
 // 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
 // ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
-  if (has_decimal_rows_kernel(n)) return 400;  // 1 row of 4000, 2 of 2000, 4 of 1000, 8 of 500: 13 warps, the last half full
+  // Decimal teams: 1 row of 4000, 2 of 2000, 4 of 1000, 8 of 500; 13 warps, the last half full.
+  if (has_decimal_rows_kernel(n)) return 400;
   return kind == RowsKind::real_inverse && n == 1024 ? 128 : 64;
 }
 

@@ -91,8 +91,9 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 // and for 2000 and 4000 (10x10x10x2 and 10x10x10x2x2 against the plain rows kernel's 16x5x5x5
 // and 16x10x5x5; H200, twenty-fifth run: c2c 2000 0.348 -> 0.328 ms, 4000 0.434 -> 0.381, r2c
 // 4000 0.459 -> 0.426, 8000 0.531 -> 0.449, c2r 4000 0.417 -> 0.390, 8000 0.491 -> 0.460, and
-// every blocking of the plain rows kernel slower in the tuning mode); wide teams for c2r's halves of 8192, the one kind they were faster for on the H200
-// (nineteenth run); else kElementsPerThread.
+// every blocking of the plain rows kernel slower in the tuning mode); wide teams for c2r's
+// halves of 8192, the one kind they were faster for on the H200 (nineteenth run); else
+// kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 struct PlanLayout {

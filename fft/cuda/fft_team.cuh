@@ -7,14 +7,13 @@
 // through global memory: the input arrives in registers from the prologue, the stages exchange
 // through shared memory, the outputs leave in registers to the epilogue.
 //
-// The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list;
-// decimal teams: decimal_radix_list), the
-// Stockham index maps and the per-stage twiddle table of fft_pass.hpp (stage_twiddle_table on
-// the host), so the arithmetic is the one the CPU tests check stage by stage. Shared memory
-// holds the team's transform as two float planes with a pad word every 32 elements (no bank
-// conflicts on the power-of-two strides). A real transform of length 2·kN runs as the complex
-// transform of the kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last
-// stage.
+// The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list; decimal
+// teams: decimal_radix_list), the Stockham index maps and the per-stage twiddle table of
+// fft_pass.hpp (stage_twiddle_table on the host), so the arithmetic is the one the CPU tests check
+// stage by stage. Shared memory holds the team's transform as two float planes with a pad word
+// every 32 elements (no bank conflicts on the power-of-two strides). A real transform of length
+// 2·kN runs as the complex transform of the kN pairs (x[2i], x[2i+1]) with the r2c post-processing
+// fused after the last stage.
 //
 // Use (every thread of the CTA, teams side by side, all of the same kN, since the stages
 // synchronise the whole CTA):
@@ -32,17 +31,17 @@
 // output_index(lane, slot) gives k, real_output_index(lane, slot) for real transforms.
 //
 // Real transforms whose last two stages are of radix 8 or less and whose last gives each thread
-// an even count of butterflies (butterflies_pair_up; kPairedReal) take the last stage's butterflies in partner pairs j, kN/R - j: the thread
-// then holds Z[k] and Z[kN-k] for each of its outputs and forms X[k] in registers, with no
-// further exchange through shared memory.
+// an even count of butterflies (butterflies_pair_up; kPairedReal) take the last stage's
+// butterflies in partner pairs j, kN/R - j: the thread then holds Z[k] and Z[kN-k] for each of
+// its outputs and forms X[k] in registers, with no further exchange through shared memory.
 //
-// The inverse real transform (TeamFft<kN, true>, c2r of length 2·kN) loads X[0..kN] and forms
-// the half-length transform's input Z[k] from X[k] and X[kN-k] (load_real_inverse). Its stages
-// run in rows_radix_list's order (a last radix of 8 or less moved first, 256 as 4x8x8), and
-// where that gives each thread an even count of first-stage butterflies (kPairedFirst) they pair up
-// as the r2c's last stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and
-// one twiddle for both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of
-// its inputs (every X twice). The caller's stage twiddle table must be of the same order.
+// The inverse real transform (TeamFft<kN, true>, c2r of length 2·kN) loads X[0..kN] and forms the
+// half-length transform's input Z[k] from X[k] and X[kN-k] (load_real_inverse). Its stages run in
+// rows_radix_list's order (a last radix of 8 or less moved first, 256 as 4x8x8), and where that
+// gives each thread an even count of first-stage butterflies (kPairedFirst) they pair up as the
+// r2c's last stage does, so each thread reads X[k] and X[kN-k] for its inputs once, and one twiddle
+// for both (w^(kN-k) = -conj(w^k)); otherwise each thread reads both X for each of its inputs
+// (every X twice). The caller's stage twiddle table must be of the same order.
 #pragma once
 
 #include "fft/cuda/fft_pass.hpp"
