@@ -773,10 +773,9 @@ TEST(FftPlanHost, WideRowsTeams) {
 // and 4000 (c2c either way, and the halves of r2c / c2r 1000 to 8000), in and out of place, are
 // rows passes of 8, 4, 2 or 1 rows in 400 threads, in decimal_radix_list's stages (500 and 1000:
 // radix_list's; 2000: 10x10x10x2 for 16x5x5x5, 4000: 10x10x10x2x2 for 16x10x5x5), by the
-// planner's rule and where the options ask
-// for them, and plain rows passes in radix_list's stages on fft_plain_rows_kernel where the
-// options ask for 16 per thread (c2r's halves too); other lengths ignore the option, and no
-// other width makes a decimal rows pass.
+// planner's rule and where the options ask for them, and plain rows passes in radix_list's
+// stages on fft_plain_rows_kernel where the options ask for 16 per thread (c2r's halves too);
+// other lengths ignore the option, and no other width makes a decimal rows pass.
 TEST(FftPlanHost, DecimalRowsTeams) {
   gpu::PlannerOptions decimal;
   decimal.rows_elements_per_thread = gpu::kDecimalTeamElements;

@@ -619,7 +619,8 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     EXPECT_EQ(decimal_candidates, 1);
     const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
     const std::size_t rows_length = real ? spec.n / 2 : spec.n;
-    EXPECT_GE(plain_blockings.size(), rows_length == 4000 ? 2u : 3u) << "the plain rows kernel at several blockings";
+    EXPECT_GE(plain_blockings.size(), rows_length == 4000 ? 2u : 3u)
+        << "the plain rows kernel at several blockings";
   }
   for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r),
                                PlanSpec(8000, 64, Transform::c2c_forward)}) {
