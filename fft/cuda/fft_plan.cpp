@@ -410,22 +410,17 @@ class Builder {
     }
   }
 
-  // One Stockham pass over plain batched rows.
-  Step& single_pass(long long n, const Endpoint& in, const Endpoint& out) {
-    return single_pass(n, in, out, radix_list(n), RowsKind::forward);
-  }
-  // The same in a given radix order, for the rows kernel of `kind` where it takes the pass.
-  Step& single_pass(long long n, const Endpoint& in, const Endpoint& out,
-                    const RadixList& radices, RowsKind kind) {
+  // One Stockham pass over plain batched rows, in the stage order of the rows kernel of `kind`
+  // at the pass's elements per thread (rows_radix_list: radix_list's but for c2r's halves and
+  // the decimal teams), which the pass kernels of other lengths take too.
+  Step& single_pass(long long n, const Endpoint& in, const Endpoint& out, RowsKind kind = RowsKind::forward) {
     // The option where the length has teams of that width or asks for the plain rows kernel
     // (kElementsPerThread at a decimal length), else the planner's rule.
     const int asked = options_.rows_elements_per_thread;
     const bool asked_applies = has_rows_teams(n, asked) || asked == kElementsPerThread;
     const int elements = asked != 0 && asked_applies ? asked : default_rows_elements_per_thread(n, kind);
-    // Decimal teams run their own stages (2000 = 10x10x10x2, not radix_list's 16x5x5x5).
-    const bool decimal = elements == kDecimalTeamElements && has_decimal_rows_kernel(n);
     Step step;
-    set_stages(step, static_cast<int>(n), decimal ? rows_radix_list(kind, n, elements) : radices);
+    set_stages(step, static_cast<int>(n), rows_radix_list(kind, n, elements));
     PassDesc& p = step.pass;
     p.rows_elements_per_thread = elements;
     p.smem_elems = p.n;
@@ -1037,7 +1032,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         if (builder.four_step_real(h, in, out, RealStep::r2c_post_rows)) break;
         const int real_tw = builder.add_table(unit_roots(n, h + 1));
         if (fits_single_pass(h)) {
-          Step& step = builder.single_pass(h, in, out, radix_list(h), RowsKind::real_forward);
+          Step& step = builder.single_pass(h, in, out, RowsKind::real_forward);
           PassDesc& p = step.pass;
           p.real_step = RealStep::r2c_post;
           p.store_n = static_cast<int>(h + 1);
@@ -1107,8 +1102,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         if (fits_single_pass(h)) {
           // In the rows kernel's stage order, which the pass kernels of its lengths do not
           // take: a pass of those lengths must be a rows pass.
-          Step& step = builder.single_pass(h, in, out, rows_radix_list(RowsKind::real_inverse, h),
-                                           RowsKind::real_inverse);
+          Step& step = builder.single_pass(h, in, out, RowsKind::real_inverse);
           PassDesc& p = step.pass;
           p.real_step = RealStep::c2r_pre;
           p.load_n = static_cast<int>(h + 1);
