@@ -2,9 +2,10 @@
 // for plain batched rows of powers of two; the plain rows kernel for c2c rows of the other
 // compiled lengths; the four-step kernel, fft_four_step_kernel.cuh, for the passes of four-steps
 // over powers of two; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
-// kernels, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
+// kernels, the direct-DFT kernel of short rows, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
 //
-// Sections: kernel choice · the real-rows kernel · the pair-split kernel · plan and backend.
+// Sections: kernel choice · the real-rows kernel · the pair-split kernel · the direct-DFT kernel
+// · plan and backend.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -160,6 +161,37 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
   if (e >= transforms * per_transform) return;
   const long long t = e / per_transform;
   pair_split_element(d, spectra, out, rows, t, static_cast<int>(e - t * per_transform));
+}
+
+// ---- the direct-DFT kernel ------------------------------------------------------------------
+// Short rows in double precision (fft_direct.hpp): a block folds its rows from global memory
+// into shared memory, then its threads compute the rows' output pairs, several each.
+
+__global__ void __launch_bounds__(kDirectBlockThreads) direct_dft_kernel(const DirectDftDesc d, const float* src,
+                                                                        float* dst, long long rows) {
+  extern __shared__ double direct_shared[];
+  Cd* roots = reinterpret_cast<Cd*>(direct_shared);
+  Cd* staged = roots + direct_roots_count(d);
+  const int stride = direct_staged_stride(d.h);
+  const long long first = static_cast<long long>(blockIdx.x) * d.rows_per_block;
+  const int block_rows = static_cast<int>(min(static_cast<long long>(d.rows_per_block), rows - first));
+  for (int t = threadIdx.x; t < direct_roots_count(d); t += kDirectBlockThreads) roots[t] = direct_root(d.roots, t);
+  __syncthreads();
+  const int folds = direct_folds(d.h) + 1;  // with j = 0
+  for (int i = threadIdx.x; i < block_rows * folds; i += kDirectBlockThreads) {
+    const int row = i / folds;
+    direct_stage(d, src + (first + row) * d.in_row_dist, roots, staged + row * stride, i - row * folds);
+  }
+  __syncthreads();
+  const int pairs = direct_pairs(d.h);
+  for (int i = threadIdx.x; i < block_rows * pairs; i += kDirectBlockThreads) {
+    const int row = i / pairs;
+    const int k = i - row * pairs;
+    Cd out_k;
+    Cd out_hk;
+    direct_pair(d, staged + row * stride, roots, k, out_k, out_hk);
+    direct_store(d, roots, k, out_k, out_hk, dst + (first + row) * d.out_row_dist);
+  }
 }
 
 // ---- plan and backend ------------------------------------------------------------------------
@@ -368,6 +400,7 @@ class CudaFftPlan final : public Plan {
       step.cluster.stage_tw = table(step.stage_tw);
       step.cluster.cluster_tw = table(step.pass_tw);
       step.cluster.real_tw = table(step.real_tw);
+      step.direct.roots = table(step.real_tw);
       kernels_.push_back(step.kind == Step::Kind::fft_pass ? choose_kernel(p) : KernelChoice{});
       kernels_.back().shared_bytes = static_cast<std::size_t>(launch_shared_bytes(step));
       set_prefetch_ahead(kernels_.back());
@@ -395,6 +428,11 @@ class CudaFftPlan final : public Plan {
         pair_split_kernel<<<elementwise_blocks(elements), kElementwiseThreads, 0, s>>>(
             step.split, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms,
             static_cast<long long>(rows));
+      } else if (step.kind == Step::Kind::direct_dft) {
+        const DirectDftDesc& d = step.direct;
+        const long long blocks = (transforms + d.rows_per_block - 1) / d.rows_per_block;
+        direct_dft_kernel<<<static_cast<unsigned>(blocks), kDirectBlockThreads, kernels_[i].shared_bytes, s>>>(
+            d, static_cast<const float*>(src), static_cast<float*>(dst), transforms);
       } else if (step.kind == Step::Kind::real_rows) {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
         real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(
@@ -478,7 +516,7 @@ class CudaBackend final : public Backend {
     if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
       name = prop.name;
     }
-    return "prism CUDA FFT (Stockham / four-step / Bluestein, single precision) on " + name;
+    return "prism CUDA FFT (Stockham / four-step / Bluestein / direct DFT, single precision) on " + name;
   }
 
  private:

@@ -236,6 +236,25 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
   }
 }
 
+// Row by row, as the kernel's threads: every pair's folded input staged before any output of
+// the row is stored (in place, the row is read whole first).
+void host_direct_dft(const DirectDftDesc& d, const void* src, void* dst, std::size_t count) {
+  std::vector<Cd> roots(static_cast<std::size_t>(direct_roots_count(d)));
+  for (int t = 0; t < direct_roots_count(d); ++t) roots[static_cast<std::size_t>(t)] = direct_root(d.roots, t);
+  std::vector<Cd> staged(static_cast<std::size_t>(direct_staged_stride(d.h)));
+  for (std::size_t row = 0; row < count; ++row) {
+    const float* x = static_cast<const float*>(src) + static_cast<long long>(row) * d.in_row_dist;
+    float* y = static_cast<float*>(dst) + static_cast<long long>(row) * d.out_row_dist;
+    for (int j = 0; j <= direct_folds(d.h); ++j) direct_stage(d, x, roots.data(), staged.data(), j);
+    for (int k = 0; k < direct_pairs(d.h); ++k) {
+      Cd out_k;
+      Cd out_hk;
+      direct_pair(d, staged.data(), roots.data(), k, out_k, out_hk);
+      direct_store(d, roots.data(), k, out_k, out_hk, y);
+    }
+  }
+}
+
 void host_pair_split(const PairSplitDesc& d, const void* src, void* dst, std::size_t rows,
                      std::size_t transforms) {
   for (std::size_t t = 0; t < transforms; ++t) {
@@ -334,6 +353,12 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     }
     if (step.kind == Step::Kind::pair_split) {
       host_pair_split(step.split, src, dst, rows, count);
+      continue;
+    }
+    if (step.kind == Step::Kind::direct_dft) {
+      DirectDftDesc d = step.direct;
+      d.roots = table_or_null(layout, step.real_tw);
+      host_direct_dft(d, src, dst, count);
       continue;
     }
     if (step.kind == Step::Kind::cluster_pass) {

@@ -915,6 +915,41 @@ std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {
   return lengths;
 }
 
+bool direct_dft_rule(long long n, Transform transform) {
+  const bool real = transform == Transform::r2c || transform == Transform::c2r;
+  const int h = direct_dft_length(n, real);
+  if (h == 0) return false;
+  if (!is_smooth(h)) return true;
+  if (n > kDirectSmoothLength) return false;
+  // Where our FFT of a short smooth length was the faster on the H200 and not less accurate
+  // than cuFFT (bench/RESULTS.md, twenty-sixth run).
+  struct Exception {
+    long long n;
+    Transform transform;
+  };
+  constexpr Exception kFftFaster[] = {{2, Transform::c2c_forward}, {2, Transform::c2c_inverse},
+                                      {11, Transform::c2c_forward}, {11, Transform::c2c_inverse},
+                                      {24, Transform::c2c_forward}, {24, Transform::c2c_inverse},
+                                      {4, Transform::r2c}, {8, Transform::r2c}, {16, Transform::r2c},
+                                      {16, Transform::c2r}};
+  for (const Exception& e : kFftFaster) {
+    if (e.n == n && e.transform == transform) return false;
+  }
+  return true;
+}
+
+std::vector<Cf> direct_roots_table(long long count) {
+  std::vector<Cf> table(2 * static_cast<std::size_t>(count));
+  for (long long t = 0; t < count; ++t) {
+    const cd w = std::conj(unit_root_double(t, count));  // (cos, sin) of 2 pi t / count
+    const Cf hi{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+    table[2 * static_cast<std::size_t>(t)] = hi;
+    table[2 * static_cast<std::size_t>(t) + 1] =
+        Cf{static_cast<float>(w.real() - hi.re), static_cast<float>(w.imag() - hi.im)};
+  }
+  return table;
+}
+
 bool is_direct_length(long long n) {
   if (!is_smooth(n)) return false;
   if (fits_single_pass(n)) return true;
@@ -929,6 +964,7 @@ long long launch_shared_bytes(const Step& step) {
     case Step::Kind::pair_split: return 0;
     case Step::Kind::cluster_pass:
       return 2LL * cluster_plane_floats(step.cluster.m) * static_cast<long long>(sizeof(float));
+    case Step::Kind::direct_dft: return direct_shared_bytes(step.direct);
     case Step::Kind::fft_pass: break;
   }
   const PassDesc& p = step.pass;
@@ -980,6 +1016,38 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
 
 }  // namespace
 
+namespace {
+
+// The whole transform as one pass of the direct DFT (fft_direct.hpp) of complex length h.
+void plan_direct_dft(PlanLayout& layout, int h) {
+  const PlanSpec& spec = layout.spec;
+  DirectDftDesc d;
+  switch (spec.transform) {
+    case Transform::c2c_forward: d.kind = RowsKind::forward; break;
+    case Transform::c2c_inverse: d.kind = RowsKind::inverse; break;
+    case Transform::r2c: d.kind = RowsKind::real_forward; break;
+    case Transform::c2r: d.kind = RowsKind::real_inverse; break;
+  }
+  d.n = static_cast<int>(spec.n);
+  d.h = h;
+  d.root_step = direct_half_length(d) ? 2 : 1;
+  const bool real_in = spec.transform == Transform::r2c;
+  const bool real_out = spec.transform == Transform::c2r;
+  d.in_row_dist = real_in ? layout.in_row : 2 * layout.in_row;
+  d.out_row_dist = real_out ? layout.out_row : 2 * layout.out_row;
+  d.rows_per_block = direct_rows_per_block(h);
+  Step step;
+  step.kind = Step::Kind::direct_dft;
+  step.direct = d;
+  layout.tables.push_back(direct_roots_table(direct_roots_count(d)));
+  step.real_tw = static_cast<int>(layout.tables.size()) - 1;
+  layout.steps.push_back(step);
+  layout.algorithm = std::string("direct DFT in double") + (direct_half_length(d) ? ", real via half length" : "") +
+                     " [" + std::to_string(h) + "]";
+}
+
+}  // namespace
+
 int default_rows_elements_per_thread(long long n, RowsKind kind) {
   if (has_decimal_rows_kernel(n)) return kDecimalTeamElements;
   return has_wide_rows_kernel(n) && kind == RowsKind::real_inverse ? kWideTeamElements : kElementsPerThread;
@@ -997,10 +1065,21 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
                                 std::to_string(options.rows_elements_per_thread) + ": " +
                                 kRowsElementsPerThreadChoices);
   }
+  if (options.direct_dft < -1 || options.direct_dft > 1) {
+    throw std::invalid_argument("planner option direct_dft " + std::to_string(options.direct_dft) +
+                                ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
+  }
   PlanLayout layout;
   layout.spec = spec;
   layout.in_row = input_row_length(spec);
   layout.out_row = output_row_length(spec);
+  const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+  const int direct_h = direct_dft_length(static_cast<long long>(spec.n), real);
+  if (direct_h > 0 && (options.direct_dft == 1 ||
+                       (options.direct_dft == 0 && direct_dft_rule(static_cast<long long>(spec.n), spec.transform)))) {
+    plan_direct_dft(layout, direct_h);
+    return layout;
+  }
   Builder builder(layout, options);
   const long long n = static_cast<long long>(spec.n);
   int c = 0;  // cluster pass shape of a real transform's half length

@@ -3,6 +3,8 @@
 // the CUDA backend (tables uploaded to the device) and by the host executor in the CPU tests.
 //
 // Algorithms, by length:
+//  - short rows where the planner's rule takes them (direct_dft_rule): the direct DFT in double
+//    precision (fft_direct.hpp), one pass;
 //  - every prime factor <= 13 and n <= kMaxSinglePass: one Stockham pass in shared memory;
 //  - n = C*M with C in {2, 4, 8} and M in {8192, 16384} (2^15 ... 2^17), when the options ask
 //    for them (PlannerOptions::cluster_block_length) and the device has thread-block clusters:
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "fft/cuda/fft_direct.hpp"
 #include "fft/cuda/fft_pass.hpp"
 #include "fft/fft.hpp"
 
@@ -34,8 +37,9 @@ namespace prism::fft::gpu {
 enum class BufferRef { input, output, scratch, pair_spectra };
 
 struct Step {
-  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass };
+  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass, direct_dft };
   Kind kind = Kind::fft_pass;
+  DirectDftDesc direct;  // direct_dft: its roots are the table `real_tw`
   PassDesc pass;  // fft_pass; cluster_pass: the stages of its M-point FFTs
   ClusterPassDesc cluster;
   RealRowsDesc rows;
@@ -74,6 +78,10 @@ struct PlannerOptions {
   // kElementsPerThread (16); 0: the planner's rule (default_rows_elements_per_thread). Other
   // lengths ignore it.
   int rows_elements_per_thread = 0;
+  // The direct DFT (fft_direct.hpp) for the lengths it takes (direct_dft_length): 0 where the
+  // planner's rule says (direct_dft_rule), 1 wherever it can, -1 never. Not a candidate of the
+  // tuning mode, which measures speed only: the rule takes it for accuracy.
+  int direct_dft = 0;
 };
 
 // Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
@@ -95,6 +103,15 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 // halves of 8192, the one kind they were faster for on the H200 (nineteenth run); else
 // kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
+
+// The planner's rule for the direct DFT, among the lengths it takes (direct_dft_length): those
+// whose complex length has a prime factor above 13 (else Bluestein: 1.1-2.7x the direct DFT's
+// time on the H200 up to 46, less at 61), and the lengths up to kDirectSmoothLength but a few
+// where our FFT was faster (bench/RESULTS.md, twenty-sixth run: the direct DFT took 0.3-1.0x
+// the FFT's time, c2c 3-27, r2c and c2r 2-27). Its error is the float rounding of the result,
+// 2.5e-8, where the FFTs of these lengths were up to 1.3x cuFFT's (4e-8 to 9e-8).
+inline constexpr long long kDirectSmoothLength = 30;
+bool direct_dft_rule(long long n, Transform transform);
 
 struct PlanLayout {
   PlanSpec spec;
@@ -155,6 +172,10 @@ std::string bluestein_length_problem(long long n, long long m);
 // stages of a length (fft_team.cuh) upload this table.
 std::vector<Cf> stage_twiddle_table(long long n);
 std::vector<Cf> stage_twiddle_table(const int* radices, int count);
+
+// The direct DFT's roots table (DirectDftDesc::roots): (cos, sin) of 2 pi t / count for t <
+// count, each as the float nearest and the float nearest the rest.
+std::vector<Cf> direct_roots_table(long long count);
 
 // exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
 std::vector<Cf> unit_roots(long long n, long long count);

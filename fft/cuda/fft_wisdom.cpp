@@ -37,8 +37,8 @@ using json = nlohmann::json;
 
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
-// planner_candidates; this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 6 * sizeof(int),
+// planner_candidates (or, as direct_dft, say there why not); this fails to compile until then.
+static_assert(sizeof(PlannerOptions) == 7 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -102,7 +102,7 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.row_elements_per_block == b.row_elements_per_block &&
          a.cluster_block_length == b.cluster_block_length &&
          a.bluestein_length == b.bluestein_length &&
-         a.rows_elements_per_thread == b.rows_elements_per_thread;
+         a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -115,7 +115,8 @@ std::string describe(const PlannerOptions& options) {
                                         : ", bluestein m " + std::to_string(options.bluestein_length)) +
          (options.rows_elements_per_thread == 0
               ? std::string()
-              : ", rows " + std::to_string(options.rows_elements_per_thread) + " per thread");
+              : ", rows " + std::to_string(options.rows_elements_per_thread) + " per thread") +
+         (options.direct_dft == 0 ? std::string() : options.direct_dft > 0 ? ", direct DFT" : ", no direct DFT");
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -176,6 +177,9 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
     o.cluster_block_length = cluster;
     variations.push_back(o);
   }
+  // The direct DFT (PlannerOptions::direct_dft) is not varied: the planner's rule takes it for
+  // its accuracy where an FFT would be less accurate than cuFFT, and speed alone must not undo
+  // that.
   // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
   // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
   // only lengths that are not direct take it.
@@ -219,12 +223,15 @@ struct FormatError : std::runtime_error {
 };
 
 json options_to_json(const PlannerOptions& o) {
-  return json{{"single_elements_per_block", o.single_elements_per_block},
+  json j{{"single_elements_per_block", o.single_elements_per_block},
               {"column_elements_per_block", o.column_elements_per_block},
               {"row_elements_per_block", o.row_elements_per_block},
               {"cluster_block_length", o.cluster_block_length},
               {"bluestein_length", o.bluestein_length},
               {"rows_elements_per_thread", o.rows_elements_per_thread}};
+  // Written where set (by hand: the tuning mode never varies it), so that files stay as they were.
+  if (o.direct_dft != 0) j["direct_dft"] = o.direct_dft;
+  return j;
 }
 
 long long positive_integer(const json& object, const char* key, const std::string& where) {
@@ -305,6 +312,14 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
                         ", not " + value.dump());
     }
     o.rows_elements_per_thread = value.get<int>();
+  }
+  if (j.contains("direct_dft")) {
+    const json& value = j["direct_dft"];
+    if (!value.is_number_integer() || value.get<long long>() < -1 || value.get<long long>() > 1) {
+      throw FormatError(where + ": \"direct_dft\" must be 0 (the planner's rule), 1 (wherever it can) or -1 " +
+                        "(never), not " + value.dump());
+    }
+    o.direct_dft = value.get<int>();
   }
   return o;
 }

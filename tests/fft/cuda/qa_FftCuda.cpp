@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -86,9 +87,14 @@ std::vector<float> run_on_device(Plan& plan, const std::vector<float>& input, De
   return result;
 }
 
+// Relative errors of the whole batch taken as one vector (the figure compared: a short row's own
+// error is a noisy estimate of it), and the worst row's (the correctness bound: one wrong row
+// must not hide in a long batch).
 struct Errors {
   double ours = 0.0;
   double cufft = 0.0;
+  double ours_worst_row = 0.0;
+  double cufft_worst_row = 0.0;
 };
 
 Errors measure(const PlanSpec& spec, std::mt19937_64& rng, Backend& ours_backend,
@@ -111,7 +117,9 @@ Errors measure(const PlanSpec& spec, std::mt19937_64& rng, Backend& ours_backend
   const std::vector<float> theirs = run_on_device(*cufft_plan, input, buf, stream);
   cufft_plan.reset();
 
-  Errors worst;
+  Errors e;
+  test::ErrorSum ours_all;
+  test::ErrorSum cufft_all;
   const std::size_t row_out = static_cast<std::size_t>(out_floats);
   for (std::size_t row = 0; row < spec.batch; ++row) {
     const std::vector<double> ref =
@@ -120,11 +128,28 @@ Errors measure(const PlanSpec& spec, std::mt19937_64& rng, Backend& ours_backend
     a.add(ours.data() + row * row_out, ref);
     test::ErrorSum b;
     b.add(theirs.data() + row * row_out, ref);
-    worst.ours = std::max(worst.ours, a.relative());
-    worst.cufft = std::max(worst.cufft, b.relative());
+    ours_all.add(ours.data() + row * row_out, ref);
+    cufft_all.add(theirs.data() + row * row_out, ref);
+    e.ours_worst_row = std::max(e.ours_worst_row, a.relative());
+    e.cufft_worst_row = std::max(e.cufft_worst_row, b.relative());
   }
-  return worst;
+  e.ours = ours_all.relative();
+  e.cufft = cufft_all.relative();
+  return e;
 }
+
+// Plans with given planner options (our kernels).
+class OptionsBackend final : public Backend {
+ public:
+  explicit OptionsBackend(const gpu::PlannerOptions& options) : options_(options) {}
+  BackendKind kind() const override { return BackendKind::cuda; }
+  bool device_memory() const override { return true; }
+  std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return gpu::make_cuda_plan(spec, options_); }
+  std::string describe() const override { return "prism CUDA FFT with planner options"; }
+
+ private:
+  gpu::PlannerOptions options_;
+};
 
 class FftCuda : public ::testing::Test {
  protected:
@@ -135,8 +160,9 @@ class FftCuda : public ::testing::Test {
   }
   void TearDown() override { cudaStreamDestroy(stream_); }
 
-  void check(const PlanSpec& spec, std::mt19937_64& rng) {
-    const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
+  // With our backend, or one with other planner options.
+  void check(const PlanSpec& spec, std::mt19937_64& rng, Backend* ours = nullptr) {
+    const Errors e = measure(spec, rng, ours ? *ours : *ours_, *cufft_, stream_);
     const std::string key = length_class(spec.n) + " | " + test::transform_name(spec.transform);
     ClassResult& r = results()[key];
     ++r.sizes;
@@ -152,7 +178,7 @@ class FftCuda : public ::testing::Test {
                     e.ours, e.cufft);
       r.above_list += entry;
     }
-    EXPECT_LE(e.ours, kCorrectness) << test::transform_name(spec.transform) << " n=" << spec.n
+    EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(spec.transform) << " n=" << spec.n
                                     << " batch=" << spec.batch << (spec.in_place ? " in place " : " ")
                                     << gpu::describe_cuda_plan(spec);
   }
@@ -165,13 +191,16 @@ class FftCuda : public ::testing::Test {
 constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_inverse,
                                         Transform::r2c, Transform::c2r};
 
+// At least 4096 elements per length (three rows from 1366 up), so that the errors compared are
+// those of the length and not of a few rows' draw.
 TEST_F(FftCuda, AllLengthsUpTo4096) {
   std::mt19937_64 rng(1);
   const bool quick = quick_mode();
   for (std::size_t n = 2; n <= 4096; ++n) {
     if (quick && n > 64 && (n & (n - 1)) != 0) continue;
+    const std::size_t batch = std::max<std::size_t>(3, (4096 + n - 1) / n);
     for (Transform t : kAllTransforms) {
-      check(PlanSpec{n, 3, t, n % 16 == 7}, rng);
+      check(PlanSpec{n, batch, t, n % 16 == 7}, rng);
       if (HasFailure()) return;
     }
   }
@@ -208,13 +237,16 @@ TEST_F(FftCuda, PowersOfTwoAndBenchmarkLengths) {
 // + 1, at most 65), every third in place.
 TEST_F(FftCuda, CompiledLengths) {
   std::mt19937_64 rng(5);
+  gpu::PlannerOptions fft_only;
+  fft_only.direct_dft = -1;  // the shortest (4, 8, 16) take the direct DFT by the planner's rule
+  OptionsBackend ours(fft_only);
   for (int i = 0; i < gpu::kCompiledLengthCount; ++i) {
     const auto n = static_cast<std::size_t>(gpu::kCompiledLengths[i]);
     const auto per_block = static_cast<unsigned>(std::max<std::size_t>(1, 4096 / n));
     const unsigned batch = std::min(2 * per_block + 1, 65u);
     for (Transform t : kAllTransforms) {
       const std::size_t length = (t == Transform::r2c || t == Transform::c2r) ? 2 * n : n;
-      check(PlanSpec{length, batch, t, i % 3 == 1}, rng);
+      check(PlanSpec{length, batch, t, i % 3 == 1}, rng, &ours);
       if (HasFailure()) return;
     }
   }
@@ -272,18 +304,6 @@ TEST_F(FftCuda, PartialBatchOnStream) {
   }
 }
 
-// Plans with given planner options (our kernels).
-class OptionsBackend final : public Backend {
- public:
-  explicit OptionsBackend(const gpu::PlannerOptions& options) : options_(options) {}
-  BackendKind kind() const override { return BackendKind::cuda; }
-  bool device_memory() const override { return true; }
-  std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return gpu::make_cuda_plan(spec, options_); }
-  std::string describe() const override { return "prism CUDA FFT with planner options"; }
-
- private:
-  gpu::PlannerOptions options_;
-};
 
 // Cluster passes of both block lengths (2^15 ... 2^17 and real transforms of twice that), three
 // rows, in and out of place (in-place real rows are not 16-byte aligned: element loads), against
@@ -466,6 +486,44 @@ TEST_F(FftCuda, DecimalRowsTeams) {
       check_partial_batch(ours, PlanSpec{2 * half_or_n, 9, Transform::c2r, false}, rng, stream_);
     }
   }
+}
+
+// The direct DFT (fft_direct.hpp) at every length it takes, against the FFT the planner would
+// otherwise run (Stockham or Bluestein) and cuFFT on the same input, 4096 elements or more per
+// length, every third in place: its error is the one rounding to float of a sum in double, below
+// both. And a partial batch: the rows asked for, no others written.
+TEST_F(FftCuda, DirectDft) {
+  std::mt19937_64 rng(13);
+  gpu::PlannerOptions direct_options;
+  direct_options.direct_dft = 1;
+  gpu::PlannerOptions fft_options;
+  fft_options.direct_dft = -1;
+  OptionsBackend direct(direct_options);
+  OptionsBackend fft(fft_options);
+  double worst = 0.0;
+  for (Transform t : kAllTransforms) {
+    const bool real = t == Transform::r2c || t == Transform::c2r;
+    for (std::size_t n = 2; n <= 2 * gpu::kMaxDirectLength; ++n) {
+      if (gpu::direct_dft_length(static_cast<long long>(n), real) == 0) continue;
+      const PlanSpec spec{n, std::max<std::size_t>(3, (4096 + n - 1) / n), t, n % 3 == 1};
+      ASSERT_EQ(gpu::make_plan_layout(spec, direct_options).steps[0].kind, gpu::Step::Kind::direct_dft);
+      const std::uint64_t seed = rng();
+      std::mt19937_64 same_input(seed);
+      const Errors e = measure(spec, same_input, direct, *cufft_, stream_);
+      same_input.seed(seed);
+      const Errors f = measure(spec, same_input, fft, *cufft_, stream_);
+      ASSERT_EQ(e.cufft, f.cufft) << "not the same input";
+      EXPECT_LE(e.ours, std::max(4e-8, 1.1 * e.cufft))
+          << test::transform_name(t) << " n=" << n << ": FFT " << f.ours << ", cuFFT " << e.cufft;
+      EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << n;
+      worst = std::max(worst, e.ours);
+      std::printf("direct DFT %-12s n=%-4zu %-8s direct %.3g  FFT %.3g (%s)  cuFFT %.3g\n", test::transform_name(t), n,
+                  spec.in_place ? "in place" : "", e.ours, f.ours, gpu::make_plan_layout(spec, fft_options).algorithm.c_str(),
+                  e.cufft);
+    }
+    check_partial_batch(direct, PlanSpec{real ? std::size_t{100} : std::size_t{61}, 200, t, false}, rng, stream_);
+  }
+  std::printf("direct DFT: worst %.3g\n", worst);
 }
 
 void print_results() {

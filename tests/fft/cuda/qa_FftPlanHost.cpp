@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -219,8 +220,10 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
       EXPECT_LT(gpu::kCompiledLengths[i - 1], n) << "kCompiledLengths sorted, unique";
     }
     EXPECT_TRUE(gpu::has_compiled_kernel(n));
+    gpu::PlannerOptions fft_only;
+    fft_only.direct_dft = -1;  // 4, 8, 16: the direct DFT by the planner's rule
     const auto layout = gpu::make_plan_layout({static_cast<std::size_t>(n), 1,
-                                               Transform::c2c_forward, false});
+                                               Transform::c2c_forward, false}, fft_only);
     ASSERT_EQ(layout.steps.size(), 1u) << n << ": " << layout.algorithm;
     EXPECT_EQ(layout.steps[0].pass.n, n);
   }
@@ -256,11 +259,14 @@ TEST(FftPlanHost, BluesteinLengths) {
     if (m < 33) continue;
     EXPECT_LT(gpu::bluestein_pass_cost(m), 40LL * m) << m;
   }
+  // The short lengths (17, 29) take the direct DFT by the planner's rule, Bluestein without it.
+  gpu::PlannerOptions fft_only;
+  fft_only.direct_dft = -1;
   for (const long long n : {17LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
     SCOPED_TRACE(n);
     const std::vector<long long> lengths = gpu::bluestein_lengths(n, 100);
     ASSERT_FALSE(lengths.empty());
-    EXPECT_EQ(gpu::make_plan_layout({static_cast<std::size_t>(n), 1, Transform::c2c_forward, false})
+    EXPECT_EQ(gpu::make_plan_layout({static_cast<std::size_t>(n), 1, Transform::c2c_forward, false}, fft_only)
                   .bluestein_length,
               lengths.front());
     EXPECT_EQ(std::set<long long>(lengths.begin(), lengths.end()).size(), lengths.size());
@@ -280,7 +286,7 @@ TEST(FftPlanHost, BluesteinLengths) {
   std::mt19937_64 rng(4097);
   for (const long long n : {29LL, 1031LL, 4097LL, 10007LL}) {
     for (const long long m : gpu::bluestein_lengths(n, 3)) {
-      gpu::PlannerOptions options;
+      gpu::PlannerOptions options = fft_only;
       options.bluestein_length = static_cast<int>(m);
       for (const Transform t : kAllTransforms) {
         const PlanSpec spec{static_cast<std::size_t>(n), 2, t, false};
@@ -379,6 +385,7 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
         for (int elements : {0, 1 << 16}) {
           gpu::PlannerOptions options;
           options.bluestein_length = static_cast<int>(m);
+          options.direct_dft = -1;  // 17, 29, 61: Bluestein, not the planner's direct DFT
           if (elements != 0) options.single_elements_per_block = elements;
           const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false}, options);
           for (const auto& step : layout.steps) {
@@ -521,7 +528,9 @@ TEST(FftPlanHost, RowsPasses) {
       const bool real = e.transform == Transform::r2c || e.transform == Transform::c2r;
       const bool by_rows_kernel = pow2_rows || gpu::has_decimal_rows_kernel(n);
       const std::size_t length = static_cast<std::size_t>(real ? 2 * n : n);
-      const PlanLayout layout = gpu::make_plan_layout({length, 3, e.transform, n % 3 == 0});
+      gpu::PlannerOptions fft_only;
+      fft_only.direct_dft = -1;  // the shortest: the direct DFT by the planner's rule
+      const PlanLayout layout = gpu::make_plan_layout({length, 3, e.transform, n % 3 == 0}, fft_only);
       ASSERT_EQ(layout.steps.size(), 1u) << layout.algorithm;
       gpu::RowsPassDesc d;
       ASSERT_TRUE(gpu::plain_rows_pass(layout.steps[0].pass, d)) << test::transform_name(e.transform) << " " << length;
@@ -569,9 +578,11 @@ TEST(FftPlanHost, PlainRowsKernelRegisters) {
   EXPECT_EQ(gpu::plain_rows_kernel_registers(8000), 56);   // 2 blocks of 17 warps instead of 1
   EXPECT_EQ(gpu::plain_rows_kernel_registers(1920), 64);   // 72 would hold 3 blocks of 8 warps, not 4
   EXPECT_EQ(gpu::plain_rows_kernel_registers(16000), 64);  // one block of 32 warps
-  // The plain rows kernel's plans (the decimal lengths take decimal teams by the planner's rule).
+  // The plain rows kernel's plans (the decimal lengths take decimal teams by the planner's rule,
+  // the shortest the direct DFT).
   gpu::PlannerOptions plain_rows;
   plain_rows.rows_elements_per_thread = gpu::kElementsPerThread;
+  plain_rows.direct_dft = -1;
   int checked = 0;
   for (const int n : gpu::kCompiledLengths) {
     if (!gpu::has_plain_rows_kernel(n, gpu::RowsKind::forward)) continue;
@@ -1277,7 +1288,7 @@ TEST(FftPlanHost, FourStepRealRows) {
 TEST(FftPlanHost, PairedRealRows) {
   std::mt19937_64 rng(77);
   for (const Transform t : {Transform::r2c, Transform::c2r}) {
-    for (const std::size_t n : {3u, 15u, 17u, 4095u, 4097u, 10007u, 59049u}) {
+    for (const std::size_t n : {35u, 45u, 67u, 4095u, 4097u, 10007u, 59049u}) {
       for (const unsigned batch : {3u, 4u}) {
         for (const bool in_place : {false, true}) {
           const PlanSpec spec{n, batch, t, in_place};
@@ -1347,6 +1358,96 @@ TEST(FftPlanHost, ClusterPasses) {
   on.cluster_block_length = 16384;
   EXPECT_EQ(gpu::make_plan_layout({1 << 18, 1, Transform::c2c_forward, false}, on).algorithm.rfind("four-step", 0), 0u);
   EXPECT_EQ(gpu::make_plan_layout({3 * 65536, 2, Transform::r2c, false}, on).algorithm.rfind("four-step", 0), 0u);
+}
+
+// The direct DFT at every length it takes, every kind, in and out of place: sums in double and
+// one rounding to float, so no row's relative error is above the float unit roundoff 2^-24
+// (every FFT in float of these lengths but the shortest is, in some row). And the lengths the
+// planner's rule gives it, the option's overrides, and a partial batch.
+TEST(FftPlanHost, DirectDft) {
+  constexpr double kUnitRoundoff = 5.9604644775390625e-08;  // 2^-24
+  std::mt19937_64 rng(61);
+  gpu::PlannerOptions on;
+  on.direct_dft = 1;
+  int lengths = 0;
+  for (Transform t : kAllTransforms) {
+    const bool real = t == Transform::r2c || t == Transform::c2r;
+    for (std::size_t n = t == Transform::c2r ? 2 : 1; n <= 2 * gpu::kMaxDirectLength + 2; ++n) {
+      const int h = gpu::direct_dft_length(static_cast<long long>(n), real);
+      const PlanSpec spec{n, 5, t, n % 3 == 2};
+      const PlanLayout layout = gpu::make_plan_layout(spec, on);
+      if (h == 0) {
+        EXPECT_NE(layout.steps[0].kind, gpu::Step::Kind::direct_dft) << test::transform_name(t) << " n=" << n;
+        continue;
+      }
+      EXPECT_EQ(h, real && n % 2 == 0 ? static_cast<int>(n / 2) : static_cast<int>(n));
+      ASSERT_EQ(layout.steps.size(), 1u);
+      ASSERT_EQ(layout.steps[0].kind, gpu::Step::Kind::direct_dft);
+      EXPECT_EQ(layout.algorithm.rfind("direct DFT in double", 0), 0u) << layout.algorithm;
+      EXPECT_LE(layout.steps[0].direct.rows_per_block * gpu::direct_pairs(h), gpu::kDirectPairsPerBlock);
+      EXPECT_LE(gpu::launch_shared_bytes(layout.steps[0]), 48 * 1024);  // no opt-in needed
+      const double err = host_error(spec, rng, nullptr, on);
+      EXPECT_LE(err, kUnitRoundoff) << test::transform_name(t) << " n=" << n << (spec.in_place ? " in place" : "");
+      ++lengths;
+    }
+  }
+  EXPECT_EQ(lengths, 64 + 64 + 96 + 95);  // c2c both ways; r2c 64 even, 32 odd; c2r from 2
+
+  // The rule: lengths with a prime factor above 13 (else Bluestein), the complex length of
+  // real rows of even n being half of it, and smooth lengths up to 30 but where the FFT was
+  // faster.
+  for (const auto& [n, t, direct] : {std::tuple{17, Transform::c2c_forward, true},
+                                     std::tuple{61, Transform::c2c_inverse, true},
+                                     std::tuple{62, Transform::c2r, true},    // odd half, 31
+                                     std::tuple{122, Transform::r2c, true},   // half 61
+                                     std::tuple{23, Transform::r2c, true},    // odd, 23
+                                     std::tuple{3, Transform::c2c_forward, true},
+                                     std::tuple{16, Transform::c2c_forward, true},
+                                     std::tuple{30, Transform::c2r, true},
+                                     std::tuple{27, Transform::r2c, true},
+                                     std::tuple{2, Transform::c2c_inverse, false},  // the FFT faster
+                                     std::tuple{24, Transform::c2c_forward, false},
+                                     std::tuple{8, Transform::r2c, false},
+                                     std::tuple{16, Transform::c2r, false},
+                                     std::tuple{32, Transform::c2c_forward, false},  // above 30
+                                     std::tuple{60, Transform::c2c_forward, false},
+                                     std::tuple{64, Transform::c2r, false},
+                                     std::tuple{67, Transform::c2c_forward, false},  // above 64
+                                     std::tuple{134, Transform::r2c, false},         // half 67
+                                     std::tuple{127, Transform::c2r, false}}) {      // odd, above 64
+    const PlanSpec spec{static_cast<std::size_t>(n), 1, t, false};
+    EXPECT_EQ(gpu::direct_dft_rule(n, t), direct) << test::transform_name(t) << " n=" << n;
+    EXPECT_EQ(gpu::make_plan_layout(spec).steps[0].kind == gpu::Step::Kind::direct_dft, direct)
+        << test::transform_name(t) << " n=" << n << ": " << gpu::make_plan_layout(spec).algorithm;
+  }
+  gpu::PlannerOptions off;
+  off.direct_dft = -1;
+  EXPECT_EQ(gpu::make_plan_layout({61, 1, Transform::c2c_forward, false}, off).algorithm.find("bluestein"), 0u);
+  EXPECT_EQ(gpu::make_plan_layout({16, 1, Transform::c2c_forward, false}, off).algorithm.find("stockham"), 0u);
+  EXPECT_EQ(gpu::make_plan_layout({64, 1, Transform::c2c_forward, false}, on).steps[0].kind,
+            gpu::Step::Kind::direct_dft);
+  gpu::PlannerOptions bad;
+  bad.direct_dft = 2;
+  EXPECT_THROW(gpu::make_plan_layout({16, 1, Transform::c2c_forward, false}, bad), std::invalid_argument);
+
+  // The first rows of a batch: those rows right, the rest of the output not written.
+  for (Transform t : kAllTransforms) {
+    const PlanSpec spec{46, 7, t, false};
+    const PlanLayout layout = gpu::make_plan_layout(spec);
+    ASSERT_EQ(layout.steps[0].kind, gpu::Step::Kind::direct_dft) << layout.algorithm;
+    const long long in_floats = test::input_row_floats(spec);
+    const long long out_floats = test::output_row_floats(spec);
+    const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+    std::vector<float> output(static_cast<std::size_t>(out_floats) * spec.batch, std::numeric_limits<float>::quiet_NaN());
+    gpu::execute_on_host(layout, input.data(), output.data(), 3);
+    for (std::size_t row = 0; row < 3; ++row) {
+      test::ErrorSum e;
+      e.add(output.data() + row * out_floats, test::reference_row(spec, input.data() + row * in_floats));
+      EXPECT_LE(e.relative(), kUnitRoundoff) << test::transform_name(t) << " row " << row;
+    }
+    EXPECT_TRUE(std::all_of(output.begin() + 3 * out_floats, output.end(), [](float v) { return std::isnan(v); }))
+        << test::transform_name(t) << ": rows beyond 3 written";
+  }
 }
 
 class FftPlanHostSweep : public ::testing::TestWithParam<Transform> {};

@@ -201,11 +201,20 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   decimal_teams.rows_elements_per_thread = 10;
   const WisdomEntry decimal = entry_of(kH200, PlanSpec(2000, 1024, Transform::c2r), decimal_teams);
   wisdom.record(decimal);
+  PlannerOptions fft_only;  // set by hand: the tuning mode does not vary it
+  fft_only.direct_dft = -1;
+  const WisdomEntry no_direct = entry_of(kH200, PlanSpec(16, 4096, Transform::c2c_forward), fft_only);
+  wisdom.record(no_direct);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 5u);
+  ASSERT_EQ(loaded.entries().size(), 6u);
+  const WisdomEntry* fft = loaded.find(no_direct.key);
+  ASSERT_NE(fft, nullptr);
+  EXPECT_EQ(fft->best.direct_dft, -1);
+  EXPECT_NE(describe(fft->best).find("no direct DFT"), std::string::npos) << describe(fft->best);
+  EXPECT_EQ(loaded.find(decimal.key)->best.direct_dft, 0);  // absent: the planner's rule
   const WisdomEntry* e = loaded.find(original.key);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->key.device.name, "NVIDIA H200");
@@ -398,6 +407,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-rows-elements.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 24"),
        "\"rows_elements_per_thread\" must be 0 (the planner's rule), 16, 32 or 10, not 24"},
+      {"bad-direct.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"direct_dft\": 3"),
+       "\"direct_dft\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 3"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
