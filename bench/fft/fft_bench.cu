@@ -7,7 +7,7 @@
 // and c2r. Prints GB/s (one read of the input and one write of the output), GFLOP/s
 // (5 N log2 N complex, 2.5 N log2 N real) and the ratio to cuFFT; --tune also times the
 // planner's candidates per length (fft_wisdom.hpp, planner_candidates; prism fft-tune measures
-// the same list and records the winners).
+// the same list and records the winners) and, for the short lengths, the direct DFT and the FFT.
 //
 //   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...]   (--sizes: only these lengths)
 #include <cuda_runtime.h>
@@ -165,8 +165,14 @@ int main(int argc, char** argv) {
       const std::size_t signal_row_bytes = real ? n * sizeof(float) : n * 2 * sizeof(float);
       const std::size_t in_row_bytes = inverse ? complex_row_bytes : signal_row_bytes;
       const std::size_t out_row_bytes = inverse ? signal_row_bytes : complex_row_bytes;
-      const std::size_t batch = std::max<std::size_t>(1, kHalfWorkingSet / in_row_bytes);
-      if (batch * out_row_bytes > buffer_bytes) continue;
+      std::size_t batch = std::max<std::size_t>(1, kHalfWorkingSet / in_row_bytes);
+      // Short r2c rows: the spectrum is longer than the signal (n/2 + 1 complex values for n
+      // floats), so fewer rows, that the output fits.
+      if (batch * out_row_bytes > buffer_bytes) batch = buffer_bytes / out_row_bytes;
+      if (batch == 0) {
+        std::fprintf(stderr, "fft_bench: %s %zu does not fit the %zu MiB buffers, skipped\n", kind, n, buffer_bytes >> 20);
+        continue;
+      }
       const PlanSpec spec{n, batch, inverse ? Transform::c2r : real ? Transform::r2c : Transform::c2c_forward, false};
 
       const std::size_t in_floats = batch * in_row_bytes / sizeof(float);
@@ -237,6 +243,19 @@ int main(int argc, char** argv) {
           std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
                       prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
                       prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+        }
+        // The direct DFT and the FFT for the short lengths that can take either (the planner's
+        // rule picks by accuracy, so the candidates above do not vary it).
+        if (prism::fft::gpu::direct_dft_length(static_cast<long long>(n), real) > 0) {
+          for (const int direct : {1, -1}) {
+            prism::fft::gpu::PlannerOptions options;
+            options.direct_dft = direct;
+            auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
+            const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
+            std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
+                        prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
+                        prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+          }
         }
       }
     }
