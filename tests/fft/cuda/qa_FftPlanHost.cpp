@@ -1288,7 +1288,7 @@ TEST(FftPlanHost, FourStepRealRows) {
 TEST(FftPlanHost, PairedRealRows) {
   std::mt19937_64 rng(77);
   for (const Transform t : {Transform::r2c, Transform::c2r}) {
-    for (const std::size_t n : {35u, 45u, 67u, 4095u, 4097u, 10007u, 59049u}) {
+    for (const std::size_t n : {45u, 63u, 67u, 4095u, 4097u, 10007u, 59049u}) {
       for (const unsigned batch : {3u, 4u}) {
         for (const bool in_place : {false, true}) {
           const PlanSpec spec{n, batch, t, in_place};
@@ -1394,8 +1394,8 @@ TEST(FftPlanHost, DirectDft) {
   EXPECT_EQ(lengths, 64 + 64 + 96 + 95);  // c2c both ways; r2c 64 even, 32 odd; c2r from 2
 
   // The rule: lengths with a prime factor above 13 (else Bluestein), the complex length of
-  // real rows of even n being half of it, and smooth lengths up to 30 but where the FFT was
-  // faster.
+  // real rows of even n being half of it, smooth lengths up to 30 but where the FFT was faster,
+  // and those where the FFT was less accurate than cuFFT.
   for (const auto& [n, t, direct] : {std::tuple{17, Transform::c2c_forward, true},
                                      std::tuple{61, Transform::c2c_inverse, true},
                                      std::tuple{62, Transform::c2r, true},    // odd half, 31
@@ -1410,6 +1410,9 @@ TEST(FftPlanHost, DirectDft) {
                                      std::tuple{8, Transform::r2c, false},
                                      std::tuple{16, Transform::c2r, false},
                                      std::tuple{32, Transform::c2c_forward, false},  // above 30
+                                     std::tuple{32, Transform::r2c, true},  // the FFT less accurate
+                                     std::tuple{110, Transform::c2r, true},
+                                     std::tuple{112, Transform::c2r, false},
                                      std::tuple{60, Transform::c2c_forward, false},
                                      std::tuple{64, Transform::c2r, false},
                                      std::tuple{67, Transform::c2c_forward, false},  // above 64
