@@ -63,7 +63,7 @@ PRISM_HD constexpr bool direct_real(RowsKind kind) {
 PRISM_HD constexpr bool direct_half_length(const DirectDftDesc& d) { return direct_real(d.kind) && d.h != d.n; }
 
 PRISM_HD constexpr int direct_roots_count(const DirectDftDesc& d) { return d.h * d.root_step; }
-// Threads of one row: one per output pair k = 0 .. h/2.
+// Output pairs of one row, k = 0 .. h/2 (each computed by one thread).
 PRISM_HD constexpr int direct_pairs(int h) { return h / 2 + 1; }
 // Folded values a_j, b_j for j = 1 .. (h-1)/2.
 PRISM_HD constexpr int direct_folds(int h) { return (h - 1) / 2; }
@@ -172,9 +172,9 @@ PRISM_HD void direct_pair(const DirectDftDesc& d, const Cd* staged, const Cd* ro
     a = (k & 1) ? a - middle : a + middle;
   }
   Cd b{0.0, 0.0};
-  // w = exp(2 pi i jk / h) by repeated multiplication: no table read per term (a table indexed
-  // by jk mod h made the kernel wait on shared-memory bank conflicts), at a cost of about
-  // j * 2^-52 in w, far below the float rounding of the result.
+  // w = exp(2 pi i jk / h) by repeated multiplication, not a table read at jk mod h per term
+  // (the slower on the H200: bench/RESULTS.md, twenty-sixth run), at a cost of about j * 2^-52
+  // in w, far below the float rounding of the result.
   const Cd step = roots[k * d.root_step];
   Cd w = step;
   for (int j = 1; j <= direct_folds(h); ++j) {
