@@ -924,14 +924,16 @@ bool direct_dft_rule(long long n, Transform transform) {
     long long n;
     Transform transform;
   };
-  // Where our FFT's error was above 1.1x cuFFT's on the H200 (the whole sweep 2..4096,
-  // bench/RESULTS.md, twenty-sixth run: c2r 32 7.65e-08 against 6.83e-08 ... c2r 90 9.8e-08
-  // against 8.15e-08).
-  constexpr Exception kFftLessAccurate[] = {{32, Transform::r2c}, {32, Transform::c2r},  {35, Transform::c2r},
-                                            {36, Transform::c2r}, {44, Transform::c2r},  {60, Transform::c2r},
-                                            {88, Transform::c2r}, {90, Transform::c2r},  {108, Transform::c2r},
-                                            {110, Transform::c2r}};
-  for (const Exception& e : kFftLessAccurate) {
+  // Above 30: where our FFT's error was above 1.1x cuFFT's on the H200 (the whole sweep
+  // 2..4096, bench/RESULTS.md, twenty-sixth run: c2r 32 7.65e-08 against 6.83e-08 ... c2r 90
+  // 9.8e-08 against 8.15e-08), and r2c where the direct DFT was the faster (36: 0.661 ms against
+  // 0.937).
+  constexpr Exception kDirectLonger[] = {
+      {32, Transform::r2c},  {36, Transform::r2c}, {44, Transform::r2c}, {60, Transform::r2c},
+      {90, Transform::r2c},  {108, Transform::r2c}, {32, Transform::c2r}, {35, Transform::c2r},
+      {36, Transform::c2r},  {44, Transform::c2r},  {60, Transform::c2r}, {88, Transform::c2r},
+      {90, Transform::c2r},  {108, Transform::c2r}, {110, Transform::c2r}};
+  for (const Exception& e : kDirectLonger) {
     if (e.n == n && e.transform == transform) return true;
   }
   if (n > kDirectSmoothLength) return false;
@@ -1023,10 +1025,6 @@ void pair_rows(PlanLayout& layout, Endpoint& in, Endpoint& out) {
   out.pair_dist = out.row_dist;
   out.row_dist *= 2;
 }
-
-}  // namespace
-
-namespace {
 
 // The whole transform as one pass of the direct DFT (fft_direct.hpp) of complex length h.
 void plan_direct_dft(PlanLayout& layout, int h) {

@@ -108,8 +108,8 @@ int default_rows_elements_per_thread(long long n, RowsKind kind);
 // whose complex length has a prime factor above 13 (else Bluestein: 1.1-2.7x the direct DFT's
 // time on the H200 up to 46, less at 61), and the lengths up to kDirectSmoothLength but a few
 // where our FFT was faster (bench/RESULTS.md, twenty-sixth run: the direct DFT took 0.3-1.0x
-// the FFT's time, c2c 3-27, r2c and c2r 2-27), and the longer ones where our FFT's error was
-// above 1.1x cuFFT's (r2c 32, c2r 32-110). Its error is the float rounding of the result,
+// the FFT's time, c2c 3-27, r2c and c2r 2-27), and longer ones where our FFT's error was above
+// 1.1x cuFFT's (r2c 32, c2r 32-110) or the direct DFT was the faster (r2c 36-108). Its error is the float rounding of the result,
 // 2.0-2.7e-8, where the FFTs of these lengths were up to 1.3x cuFFT's (4e-8 to 1e-7).
 inline constexpr long long kDirectSmoothLength = 30;
 bool direct_dft_rule(long long n, Transform transform);

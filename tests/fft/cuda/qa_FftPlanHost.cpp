@@ -1395,7 +1395,7 @@ TEST(FftPlanHost, DirectDft) {
 
   // The rule: lengths with a prime factor above 13 (else Bluestein), the complex length of
   // real rows of even n being half of it, smooth lengths up to 30 but where the FFT was faster,
-  // and those where the FFT was less accurate than cuFFT.
+  // and longer ones where the FFT was less accurate than cuFFT or the direct DFT faster.
   for (const auto& [n, t, direct] : {std::tuple{17, Transform::c2c_forward, true},
                                      std::tuple{61, Transform::c2c_inverse, true},
                                      std::tuple{62, Transform::c2r, true},    // odd half, 31
@@ -1411,6 +1411,8 @@ TEST(FftPlanHost, DirectDft) {
                                      std::tuple{16, Transform::c2r, false},
                                      std::tuple{32, Transform::c2c_forward, false},  // above 30
                                      std::tuple{32, Transform::r2c, true},  // the FFT less accurate
+                                     std::tuple{108, Transform::r2c, true},  // the direct DFT faster
+                                     std::tuple{110, Transform::r2c, false},
                                      std::tuple{110, Transform::c2r, true},
                                      std::tuple{112, Transform::c2r, false},
                                      std::tuple{60, Transform::c2c_forward, false},
