@@ -2,7 +2,8 @@
 // for plain batched rows of powers of two; the plain rows kernel for c2c rows of the other
 // compiled lengths; the four-step kernel, fft_four_step_kernel.cuh, for the passes of four-steps
 // over powers of two; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
-// kernels, the direct-DFT kernel of short rows, and the Plan / Backend objects that upload a PlanLayout and launch its passes.
+// kernels, the direct-DFT kernel of short rows, and the Plan / Backend objects that upload a
+// PlanLayout and launch its passes.
 //
 // Sections: kernel choice · the real-rows kernel · the pair-split kernel · the direct-DFT kernel
 // · plan and backend.

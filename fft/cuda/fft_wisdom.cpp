@@ -224,11 +224,11 @@ struct FormatError : std::runtime_error {
 
 json options_to_json(const PlannerOptions& o) {
   json j{{"single_elements_per_block", o.single_elements_per_block},
-              {"column_elements_per_block", o.column_elements_per_block},
-              {"row_elements_per_block", o.row_elements_per_block},
-              {"cluster_block_length", o.cluster_block_length},
-              {"bluestein_length", o.bluestein_length},
-              {"rows_elements_per_thread", o.rows_elements_per_thread}};
+         {"column_elements_per_block", o.column_elements_per_block},
+         {"row_elements_per_block", o.row_elements_per_block},
+         {"cluster_block_length", o.cluster_block_length},
+         {"bluestein_length", o.bluestein_length},
+         {"rows_elements_per_thread", o.rows_elements_per_thread}};
   // Written where set (by hand: the tuning mode never varies it), so that files stay as they were.
   if (o.direct_dft != 0) j["direct_dft"] = o.direct_dft;
   return j;
