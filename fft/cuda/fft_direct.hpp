@@ -27,7 +27,9 @@ namespace prism::fft::gpu {
 // output), so that beyond this an FFT is faster.
 inline constexpr int kMaxDirectLength = 64;
 
-struct Cd {
+// 16-byte aligned by its type: the kernel reads and writes one in shared memory as a single
+// 16-byte access (ld/st.shared.v2.f64).
+struct alignas(16) Cd {
   double re;
   double im;
 };
@@ -67,11 +69,20 @@ PRISM_HD constexpr int direct_roots_count(const DirectDftDesc& d) { return d.h *
 PRISM_HD constexpr int direct_pairs(int h) { return h / 2 + 1; }
 // Folded values a_j, b_j for j = 1 .. (h-1)/2.
 PRISM_HD constexpr int direct_folds(int h) { return (h - 1) / 2; }
+
 // Doubles-complex of one row's folded input: x_0, x_(h/2) (unused for odd h), then a_j, b_j.
-PRISM_HD constexpr int direct_staged_stride(int h) { return 2 + 2 * direct_folds(h); }
+PRISM_HD constexpr int direct_staged_values(int h) { return 2 + 2 * direct_folds(h); }
+// Doubles-complex between the rows' folded inputs in the kernel's shared memory: one more where
+// the rows have folded values, so that the rows a warp reads at once fall in different banks.
+// (At the even stride the rows of a warp met in one bank and the shared-memory pipe, not DRAM,
+// bounded the kernel: L1 99 %, DRAM 43 % at c2c 4, Nsight Compute, bench/RESULTS.md
+// twenty-seventh run.)
+PRISM_HD constexpr int direct_staged_stride(int h) { return direct_staged_values(h) + (direct_folds(h) > 0 ? 1 : 0); }
 
 // A block's threads, and the output pairs it computes (rows_per_block rows of direct_pairs(h)):
-// several per thread, so that each block moves enough data to keep the memory busy.
+// several per thread, so that each block moves enough data to keep the memory busy. (Half as
+// many, with the values in two planes, made c2c 4 and 10 11 % and 29 % slower, bench/RESULTS.md
+// twenty-seventh run.)
 inline constexpr int kDirectBlockThreads = 256;
 inline constexpr int kDirectPairsPerBlock = 1024;
 PRISM_HD constexpr int direct_rows_per_block(int h) {
@@ -120,32 +131,28 @@ PRISM_HD Cd input_at(const DirectDftDesc& d, const float* row, const Cd* roots, 
 
 }  // namespace direct_detail
 
-// Folds one row's input into `staged` (direct_staged_stride(h) values): the call for j = 0
+// Folds one row's input into `staged` (direct_staged_values(h) values): the call for j = 0
 // writes x_0 and x_(h/2), the call for j = 1 .. direct_folds(h) writes a_j and b_j. `roots`
 // are the doubles of direct_root (used by c2r of even n).
 PRISM_HD void direct_stage(const DirectDftDesc& d, const float* row, const Cd* roots, Cd* staged, int j) {
   using namespace direct_detail;
   const int h = d.h;
-  if (d.kind == RowsKind::real_forward && !direct_half_length(d)) {
+  const bool odd_real = direct_real(d.kind) && !direct_half_length(d);
+  if (odd_real && j == 0) {  // x_0, or X_0 (real)
+    staged[0] = Cd{static_cast<double>(row[0]), 0.0};
+    staged[1] = Cd{0.0, 0.0};
+    return;
+  }
+  if (odd_real && d.kind == RowsKind::real_forward) {
     // r2c of odd n: real a_j, b_j.
-    if (j == 0) {
-      staged[0] = Cd{static_cast<double>(row[0]), 0.0};
-      staged[1] = Cd{0.0, 0.0};
-      return;
-    }
     const double x = row[j];
     const double y = row[h - j];
     staged[2 * j] = Cd{x + y, 0.0};
     staged[2 * j + 1] = Cd{x - y, 0.0};
     return;
   }
-  if (d.kind == RowsKind::real_inverse && !direct_half_length(d)) {
+  if (odd_real) {
     // c2r of odd n: X_(h-j) = conj X_j, so a_j = 2 Re X_j and b_j = 2i Im X_j.
-    if (j == 0) {
-      staged[0] = Cd{static_cast<double>(row[0]), 0.0};
-      staged[1] = Cd{0.0, 0.0};
-      return;
-    }
     const Cd x = complex_at(row, j);
     staged[2 * j] = Cd{2.0 * x.re, 0.0};
     staged[2 * j + 1] = Cd{0.0, 2.0 * x.im};

@@ -241,7 +241,7 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
 void host_direct_dft(const DirectDftDesc& d, const void* src, void* dst, std::size_t count) {
   std::vector<Cd> roots(static_cast<std::size_t>(direct_roots_count(d)));
   for (int t = 0; t < direct_roots_count(d); ++t) roots[static_cast<std::size_t>(t)] = direct_root(d.roots, t);
-  std::vector<Cd> staged(static_cast<std::size_t>(direct_staged_stride(d.h)));
+  std::vector<Cd> staged(static_cast<std::size_t>(direct_staged_values(d.h)));
   for (std::size_t row = 0; row < count; ++row) {
     const float* x = static_cast<const float*>(src) + static_cast<long long>(row) * d.in_row_dist;
     float* y = static_cast<float*>(dst) + static_cast<long long>(row) * d.out_row_dist;
