@@ -2,7 +2,7 @@
 // for plain batched rows of powers of two; the plain rows kernel for c2c rows of the other
 // compiled lengths; the four-step kernel, fft_four_step_kernel.cuh, for the passes of four-steps
 // over powers of two; else the pass kernel, fft_pass_kernel.cuh), the real-rows and pair-split
-// kernels, the direct-DFT kernel of short rows, and the Plan / Backend objects that upload a
+// kernels, the direct-DFT kernels of short rows, and the Plan / Backend objects that upload a
 // PlanLayout and launch its passes.
 //
 // Sections: kernel choice · the real-rows kernel · the pair-split kernel · the direct-DFT kernel
@@ -166,7 +166,8 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
 
 // ---- the direct-DFT kernel ------------------------------------------------------------------
 // Short rows in double precision (fft_direct.hpp): a block folds its rows from global memory
-// into shared memory, then its threads compute the rows' output pairs, several each.
+// into shared memory, then its threads compute the rows' output pairs, several each; rows of the
+// lengths direct_thread_rows takes, a row per thread (direct_rows_kernel).
 
 __global__ void __launch_bounds__(kDirectBlockThreads) direct_dft_kernel(const DirectDftDesc d, const float* src,
                                                                         float* dst, long long rows) {
@@ -194,6 +195,76 @@ __global__ void __launch_bounds__(kDirectBlockThreads) direct_dft_kernel(const D
     direct_store(d, roots, k, out_k, out_hk, dst + (first + row) * d.out_row_dist);
   }
 }
+
+// Copies `count` rows of `per_row` values, `from_dist` and `to_dist` apart, with the block's
+// threads on consecutive values (coalesced on the global side).
+template <class T>
+__device__ void direct_copy_rows_of(const T* from, long long from_dist, T* to, long long to_dist, int per_row,
+                                    int count) {
+  const SmallDivisor divisor(static_cast<unsigned>(per_row));
+  for (int c = threadIdx.x; c < count * per_row; c += kDirectRowThreads) {
+    const int r = static_cast<int>(divisor.quotient(static_cast<unsigned>(c)));
+    const int q = c - r * per_row;
+    to[r * to_dist + q] = from[r * from_dist + q];
+  }
+}
+// Rows of `floats` floats: as pairs (8-byte accesses) where both sides allow.
+__device__ void direct_copy_rows(const float* from, long long from_dist, float* to, long long to_dist, int floats,
+                                 int count) {
+  const bool pairs = floats % 2 == 0 && from_dist % 2 == 0 && to_dist % 2 == 0 &&
+                     reinterpret_cast<unsigned long long>(from) % 8 == 0 &&
+                     reinterpret_cast<unsigned long long>(to) % 8 == 0;
+  if (pairs) {
+    direct_copy_rows_of(reinterpret_cast<const float2*>(from), from_dist / 2, reinterpret_cast<float2*>(to),
+                        to_dist / 2, floats / 2, count);
+  } else {
+    direct_copy_rows_of(from, from_dist, to, to_dist, floats, count);
+  }
+}
+
+// A row per thread, complex length kH (direct_thread_rows): the block's rows in through shared
+// memory, each thread's row computed there with its folded values in registers, the rows out.
+template <int kH>
+__global__ void __launch_bounds__(kDirectRowThreads) direct_rows_kernel(const DirectDftDesc desc, const float* src,
+                                                                       float* dst, long long rows) {
+  extern __shared__ double direct_shared[];
+  DirectDftDesc d = desc;
+  d.h = kH;  // a constant from here on: the loops over the row unroll
+  Cd* roots = reinterpret_cast<Cd*>(direct_shared);
+  float* buffer = reinterpret_cast<float*>(roots + direct_roots_count(d));
+  const int stride = direct_thread_row_stride(d);
+  const long long first = static_cast<long long>(blockIdx.x) * kDirectRowThreads;
+  const int block_rows = static_cast<int>(min(static_cast<long long>(kDirectRowThreads), rows - first));
+  for (int t = threadIdx.x; t < direct_roots_count(d); t += kDirectRowThreads) roots[t] = direct_root(d.roots, t);
+  direct_copy_rows(src + first * d.in_row_dist, d.in_row_dist, buffer, stride, direct_in_floats(d), block_rows);
+  __syncthreads();
+  if (static_cast<int>(threadIdx.x) < block_rows) {
+    float* row = buffer + threadIdx.x * stride;
+    Cd staged[direct_staged_values(kH)];
+#pragma unroll
+    for (int j = 0; j <= direct_folds(kH); ++j) direct_stage(d, row, roots, staged, j);
+    // Every input is folded before the first output overwrites the row.
+#pragma unroll
+    for (int k = 0; k < direct_pairs(kH); ++k) {
+      Cd out_k;
+      Cd out_hk;
+      direct_pair(d, staged, roots, k, out_k, out_hk);
+      direct_store(d, roots, k, out_k, out_hk, row);
+    }
+  }
+  __syncthreads();
+  direct_copy_rows(buffer, stride, dst + first * d.out_row_dist, d.out_row_dist, direct_out_floats(d), block_rows);
+}
+
+using DirectRowsKernel = void (*)(DirectDftDesc, const float*, float*, long long);
+template <int... kOffsets>
+constexpr std::array<DirectRowsKernel, sizeof...(kOffsets)> direct_rows_kernel_table(
+    std::integer_sequence<int, kOffsets...>) {
+  return {&direct_rows_kernel<kMinDirectThreadLength + kOffsets>...};
+}
+// direct_rows_kernels[h - kMinDirectThreadLength]: the kernel of complex length h.
+constexpr auto direct_rows_kernels = direct_rows_kernel_table(
+    std::make_integer_sequence<int, kMaxDirectThreadLength - kMinDirectThreadLength + 1>{});
 
 // ---- plan and backend ------------------------------------------------------------------------
 
@@ -432,8 +503,14 @@ class CudaFftPlan final : public Plan {
       } else if (step.kind == Step::Kind::direct_dft) {
         const DirectDftDesc& d = step.direct;
         const long long blocks = (transforms + d.rows_per_block - 1) / d.rows_per_block;
-        direct_dft_kernel<<<static_cast<unsigned>(blocks), kDirectBlockThreads, kernels_[i].shared_bytes, s>>>(
-            d, static_cast<const float*>(src), static_cast<float*>(dst), transforms);
+        if (direct_thread_rows(d.h)) {
+          const DirectRowsKernel kernel = direct_rows_kernels[static_cast<std::size_t>(d.h - kMinDirectThreadLength)];
+          kernel<<<static_cast<unsigned>(blocks), kDirectRowThreads, kernels_[i].shared_bytes, s>>>(
+              d, static_cast<const float*>(src), static_cast<float*>(dst), transforms);
+        } else {
+          direct_dft_kernel<<<static_cast<unsigned>(blocks), kDirectBlockThreads, kernels_[i].shared_bytes, s>>>(
+              d, static_cast<const float*>(src), static_cast<float*>(dst), transforms);
+        }
       } else if (step.kind == Step::Kind::real_rows) {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
         real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(

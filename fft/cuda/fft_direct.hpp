@@ -89,11 +89,71 @@ PRISM_HD constexpr int direct_rows_per_block(int h) {
   return kDirectPairsPerBlock / direct_pairs(h) > 1 ? kDirectPairsPerBlock / direct_pairs(h) : 1;
 }
 
-// The kernel's shared memory: the roots as doubles and the rows' folded inputs.
-PRISM_HD constexpr long long direct_shared_bytes(const DirectDftDesc& d) {
-  return static_cast<long long>(sizeof(Cd)) *
-         (direct_roots_count(d) + static_cast<long long>(d.rows_per_block) * direct_staged_stride(d.h));
+// Rows of complex length kMinDirectThreadLength to kMaxDirectThreadLength take the kernel of a
+// row per thread, compiled per length (direct_rows_kernel, cuda_backend.cu): a block of
+// kDirectRowThreads copies its rows into shared memory with coalesced loads, each thread folds,
+// computes and stores its own row there with the functions below (h a constant, so that the
+// loops unroll and the folded values stay in registers), and the block copies the outputs out.
+// Other rows take the kernel of output pairs (direct_dft_kernel), several threads to a row. On
+// the H200 (bench/RESULTS.md, twenty-seventh run) the row per thread took up to 36 % less time
+// at h 4 to 16 (c2c 16 0.643 -> 0.412 ms, r2c 24 0.623 -> 0.399; c2c 7 the same) and more below,
+// where its blocks move too little (h = 1, r2c 2: 0.288 -> 0.577 ms; h = 2, c2r 4 +54 %; h = 3,
+// c2r 3 +17 %).
+inline constexpr int kMinDirectThreadLength = 4;
+inline constexpr int kMaxDirectThreadLength = 16;
+inline constexpr int kDirectRowThreads = 128;
+PRISM_HD constexpr bool direct_thread_rows(int h) {
+  return h >= kMinDirectThreadLength && h <= kMaxDirectThreadLength;
 }
+
+// Floats of one row that the direct DFT reads (input) and writes (output).
+PRISM_HD constexpr int direct_in_floats(const DirectDftDesc& d) {
+  const bool half = direct_half_length(d);
+  switch (d.kind) {
+    case RowsKind::forward:
+    case RowsKind::inverse: return 2 * d.h;
+    case RowsKind::real_forward: return half ? 2 * d.h : d.h;  // x_0 .. x_(n-1)
+    case RowsKind::real_inverse: return half ? 2 * d.h + 2 : d.h + 1;  // X_0 .. X_(n/2)
+  }
+  return 0;
+}
+PRISM_HD constexpr int direct_out_floats(const DirectDftDesc& d) {
+  const bool half = direct_half_length(d);
+  switch (d.kind) {
+    case RowsKind::forward:
+    case RowsKind::inverse: return 2 * d.h;
+    case RowsKind::real_forward: return half ? 2 * d.h + 2 : d.h + 1;
+    case RowsKind::real_inverse: return half ? 2 * d.h : d.h;
+  }
+  return 0;
+}
+// Floats between the rows of the row-per-thread kernel in shared memory: room for either row,
+// even (8-byte complex accesses) and 2 mod 4, so that the 8-byte accesses of a half warp's
+// threads, each to its own row, fall in different banks.
+PRISM_HD constexpr int direct_thread_row_stride(const DirectDftDesc& d) {
+  const int most = direct_in_floats(d) > direct_out_floats(d) ? direct_in_floats(d) : direct_out_floats(d);
+  const int even = most + most % 2;
+  return even % 4 == 0 ? even + 2 : even;
+}
+
+// The kernel's shared memory: the roots as doubles, and the rows' folded inputs (kernel of output
+// pairs) or the rows themselves (row per thread).
+PRISM_HD constexpr long long direct_shared_bytes(const DirectDftDesc& d) {
+  const long long roots = static_cast<long long>(sizeof(Cd)) * direct_roots_count(d);
+  if (direct_thread_rows(d.h)) {
+    return roots + static_cast<long long>(sizeof(float)) * d.rows_per_block * direct_thread_row_stride(d);
+  }
+  return roots + static_cast<long long>(sizeof(Cd)) * d.rows_per_block * direct_staged_stride(d.h);
+}
+
+// c / d for c < 2^16 and 1 <= d < 2^16 as a multiply-high (the row-per-thread kernel's copy
+// loops, where d is a row's length): with m = ceil(2^32 / d), c * m / 2^32 exceeds c / d by less
+// than c / 2^32 < 2^-16 <= 1/d, too little to reach the next integer.
+struct SmallDivisor {
+  unsigned long long magic;
+  PRISM_HD explicit SmallDivisor(unsigned d) : magic(((1ULL << 32) + d - 1) / d) {}
+  PRISM_HD unsigned quotient(unsigned c) const { return static_cast<unsigned>((c * magic) >> 32); }
+};
 
 PRISM_HD Cd direct_root(const Cf* roots, int t) {
   const Cf hi = roots[2 * t];

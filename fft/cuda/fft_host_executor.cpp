@@ -4,7 +4,9 @@
 // buffers, which computes the same values.
 #include "fft/cuda/fft_host_executor.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -237,21 +239,33 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
 }
 
 // Row by row, as the kernel's threads: every pair's folded input staged before any output of
-// the row is stored (in place, the row is read whole first).
+// the row is stored (in place, the row is read whole first). Rows the GPU computes a row per
+// thread (direct_thread_rows) go through a scratch row of direct_thread_row_stride floats, as
+// there through shared memory: only direct_in_floats come in (the rest is NaN) and only
+// direct_out_floats go out.
 void host_direct_dft(const DirectDftDesc& d, const void* src, void* dst, std::size_t count) {
   std::vector<Cd> roots(static_cast<std::size_t>(direct_roots_count(d)));
   for (int t = 0; t < direct_roots_count(d); ++t) roots[static_cast<std::size_t>(t)] = direct_root(d.roots, t);
   std::vector<Cd> staged(static_cast<std::size_t>(direct_staged_values(d.h)));
+  const bool thread_rows = direct_thread_rows(d.h);
+  std::vector<float> scratch(thread_rows ? static_cast<std::size_t>(direct_thread_row_stride(d)) : 0);
   for (std::size_t row = 0; row < count; ++row) {
     const float* x = static_cast<const float*>(src) + static_cast<long long>(row) * d.in_row_dist;
     float* y = static_cast<float*>(dst) + static_cast<long long>(row) * d.out_row_dist;
+    if (thread_rows) {
+      std::fill(scratch.begin(), scratch.end(), std::numeric_limits<float>::quiet_NaN());
+      std::copy(x, x + direct_in_floats(d), scratch.begin());
+      x = scratch.data();
+    }
+    float* out = thread_rows ? scratch.data() : y;
     for (int j = 0; j <= direct_folds(d.h); ++j) direct_stage(d, x, roots.data(), staged.data(), j);
     for (int k = 0; k < direct_pairs(d.h); ++k) {
       Cd out_k;
       Cd out_hk;
       direct_pair(d, staged.data(), roots.data(), k, out_k, out_hk);
-      direct_store(d, roots.data(), k, out_k, out_hk, y);
+      direct_store(d, roots.data(), k, out_k, out_hk, out);
     }
+    if (thread_rows) std::copy(scratch.begin(), scratch.begin() + direct_out_floats(d), y);
   }
 }
 

@@ -1043,7 +1043,7 @@ void plan_direct_dft(PlanLayout& layout, int h) {
   const bool real_out = spec.transform == Transform::c2r;
   d.in_row_dist = real_in ? layout.in_row : 2 * layout.in_row;
   d.out_row_dist = real_out ? layout.out_row : 2 * layout.out_row;
-  d.rows_per_block = direct_rows_per_block(h);
+  d.rows_per_block = direct_thread_rows(h) ? kDirectRowThreads : direct_rows_per_block(h);
   Step step;
   step.kind = Step::Kind::direct_dft;
   step.direct = d;

@@ -1360,6 +1360,19 @@ TEST(FftPlanHost, ClusterPasses) {
   EXPECT_EQ(gpu::make_plan_layout({3 * 65536, 2, Transform::r2c, false}, on).algorithm.rfind("four-step", 0), 0u);
 }
 
+// The row-per-thread direct kernel's division of a value index by a row's length: exact for
+// every index its copy loops reach (below 2^16) and every divisor up to a row's most values.
+TEST(FftPlanHost, DirectRowsSmallDivisor) {
+  for (unsigned d = 1; d <= 2 * gpu::kMaxDirectThreadLength + 2; ++d) {
+    const gpu::SmallDivisor divisor(d);
+    for (unsigned c = 0; c < (1u << 16); ++c) ASSERT_EQ(divisor.quotient(c), c / d) << c << " / " << d;
+  }
+  for (unsigned d : {1000u, 4099u, 65535u}) {
+    const gpu::SmallDivisor divisor(d);
+    for (unsigned c = 0; c < (1u << 16); ++c) ASSERT_EQ(divisor.quotient(c), c / d) << c << " / " << d;
+  }
+}
+
 // The direct DFT at every length it takes, every kind, in and out of place: sums in double and
 // one rounding to float, so no row's relative error is above the float unit roundoff 2^-24
 // (every FFT in float of these lengths but the shortest is, in some row). And the lengths the
@@ -1384,7 +1397,15 @@ TEST(FftPlanHost, DirectDft) {
       ASSERT_EQ(layout.steps.size(), 1u);
       ASSERT_EQ(layout.steps[0].kind, gpu::Step::Kind::direct_dft);
       EXPECT_EQ(layout.algorithm.rfind("direct DFT in double", 0), 0u) << layout.algorithm;
-      EXPECT_LE(layout.steps[0].direct.rows_per_block * gpu::direct_pairs(h), gpu::kDirectPairsPerBlock);
+      const gpu::DirectDftDesc& d = layout.steps[0].direct;
+      if (gpu::direct_thread_rows(h)) {
+        EXPECT_EQ(d.rows_per_block, gpu::kDirectRowThreads);
+        const int stride = gpu::direct_thread_row_stride(d);
+        EXPECT_EQ(stride % 4, 2);
+        EXPECT_GE(stride, std::max(gpu::direct_in_floats(d), gpu::direct_out_floats(d)));
+      } else {
+        EXPECT_LE(d.rows_per_block * gpu::direct_pairs(h), gpu::kDirectPairsPerBlock);
+      }
       EXPECT_LE(gpu::launch_shared_bytes(layout.steps[0]), 48 * 1024);  // no opt-in needed
       const double err = host_error(spec, rng, nullptr, on);
       EXPECT_LE(err, kUnitRoundoff) << test::transform_name(t) << " n=" << n << (spec.in_place ? " in place" : "");
