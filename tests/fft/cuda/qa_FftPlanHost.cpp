@@ -1429,7 +1429,8 @@ TEST(FftPlanHost, DirectDft) {
                                      std::tuple{2, Transform::c2c_inverse, false},  // the FFT faster
                                      std::tuple{24, Transform::c2c_forward, false},
                                      std::tuple{8, Transform::r2c, false},
-                                     std::tuple{16, Transform::c2r, false},
+                                     std::tuple{16, Transform::c2r, true},  // the row per thread faster
+                                     std::tuple{11, Transform::c2c_inverse, true},
                                      std::tuple{32, Transform::c2c_forward, false},  // above 30
                                      std::tuple{32, Transform::r2c, true},  // the FFT less accurate
                                      std::tuple{108, Transform::r2c, true},  // the direct DFT faster
