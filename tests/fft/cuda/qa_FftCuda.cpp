@@ -491,7 +491,7 @@ TEST_F(FftCuda, DecimalRowsTeams) {
 // The direct DFT (fft_direct.hpp) at every length it takes, against the FFT the planner would
 // otherwise run (Stockham or Bluestein) and cuFFT on the same input, 4096 elements or more per
 // length, every third in place: its error is the one rounding to float of a sum in double, below
-// both. And a partial batch: the rows asked for, no others written.
+// both. And a partial batch on each of its kernels: the rows asked for, no others written.
 TEST_F(FftCuda, DirectDft) {
   std::mt19937_64 rng(13);
   gpu::PlannerOptions direct_options;
@@ -521,7 +521,9 @@ TEST_F(FftCuda, DirectDft) {
                   spec.in_place ? "in place" : "", e.ours, f.ours, gpu::make_plan_layout(spec, fft_options).algorithm.c_str(),
                   e.cufft);
     }
+    // The kernel of output pairs (61, half 50) and the row per thread (12, half 12).
     check_partial_batch(direct, PlanSpec{real ? std::size_t{100} : std::size_t{61}, 200, t, false}, rng, stream_);
+    check_partial_batch(direct, PlanSpec{real ? std::size_t{24} : std::size_t{12}, 200, t, false}, rng, stream_);
   }
   std::printf("direct DFT: worst %.3g\n", worst);
 }
