@@ -106,26 +106,19 @@ PRISM_HD constexpr bool direct_thread_rows(int h) {
   return h >= kMinDirectThreadLength && h <= kMaxDirectThreadLength;
 }
 
-// Floats of one row that the direct DFT reads (input) and writes (output).
+// Floats of one row of a real transform's real values (x_0 .. x_(n-1)) and of its half spectrum
+// (X_0 .. X_(n/2)), and of one row that the direct DFT reads (input) and writes (output).
+PRISM_HD constexpr int direct_real_floats(const DirectDftDesc& d) { return direct_half_length(d) ? 2 * d.h : d.h; }
+PRISM_HD constexpr int direct_spectrum_floats(const DirectDftDesc& d) {
+  return direct_half_length(d) ? 2 * d.h + 2 : d.h + 1;
+}
 PRISM_HD constexpr int direct_in_floats(const DirectDftDesc& d) {
-  const bool half = direct_half_length(d);
-  switch (d.kind) {
-    case RowsKind::forward:
-    case RowsKind::inverse: return 2 * d.h;
-    case RowsKind::real_forward: return half ? 2 * d.h : d.h;  // x_0 .. x_(n-1)
-    case RowsKind::real_inverse: return half ? 2 * d.h + 2 : d.h + 1;  // X_0 .. X_(n/2)
-  }
-  return 0;
+  if (!direct_real(d.kind)) return 2 * d.h;
+  return d.kind == RowsKind::real_forward ? direct_real_floats(d) : direct_spectrum_floats(d);
 }
 PRISM_HD constexpr int direct_out_floats(const DirectDftDesc& d) {
-  const bool half = direct_half_length(d);
-  switch (d.kind) {
-    case RowsKind::forward:
-    case RowsKind::inverse: return 2 * d.h;
-    case RowsKind::real_forward: return half ? 2 * d.h + 2 : d.h + 1;
-    case RowsKind::real_inverse: return half ? 2 * d.h : d.h;
-  }
-  return 0;
+  if (!direct_real(d.kind)) return 2 * d.h;
+  return d.kind == RowsKind::real_forward ? direct_spectrum_floats(d) : direct_real_floats(d);
 }
 // Floats between the rows of the row-per-thread kernel in shared memory: room for either row,
 // even (8-byte complex accesses) and 2 mod 4, so that the 8-byte accesses of a half warp's
