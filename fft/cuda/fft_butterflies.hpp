@@ -1,7 +1,7 @@
 // Fixed-size DFT butterflies (forward direction, e^{-2*pi*i*jk/R}) for the radices of our Stockham
 // stages: 2, 4, 8, 16 (split into 2x4 and 4x4 with constant inner twiddles), the odd primes
-// 3, 5, 7, 11, 13 (symmetric-pair formulation, about half the multiplies of a plain DFT), and
-// 10, 15, 21 (2x5, 3x5, 3x7 by the prime factor map: no inner twiddles).
+// 3, 5, 7, 11, 13 and 17 to 31 (symmetric-pair formulation, about half the multiplies of a plain
+// DFT), and 10, 15, 21 (2x5, 3x5, 3x7 by the prime factor map: no inner twiddles).
 // All loops have compile-time bounds so that the values stay in registers on the GPU.
 #pragma once
 
@@ -138,6 +138,28 @@ struct Butterfly<11> {
 template <>
 struct Butterfly<13> {
   PRISM_HD static void run(Cf* v) { prime_butterfly<13>(v); }
+};
+// The primes 17 to 31, for the run-time stage loop only: lengths with such a factor would
+// otherwise take Bluestein, a convolution of twice the length in three float FFTs.
+template <>
+struct Butterfly<17> {
+  PRISM_HD static void run(Cf* v) { prime_butterfly<17>(v); }
+};
+template <>
+struct Butterfly<19> {
+  PRISM_HD static void run(Cf* v) { prime_butterfly<19>(v); }
+};
+template <>
+struct Butterfly<23> {
+  PRISM_HD static void run(Cf* v) { prime_butterfly<23>(v); }
+};
+template <>
+struct Butterfly<29> {
+  PRISM_HD static void run(Cf* v) { prime_butterfly<29>(v); }
+};
+template <>
+struct Butterfly<31> {
+  PRISM_HD static void run(Cf* v) { prime_butterfly<31>(v); }
 };
 
 // R = A*B with A and B coprime, by the prime factor (Good-Thomas) map: input n = (B*n1 + A*n2)

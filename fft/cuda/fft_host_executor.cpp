@@ -41,7 +41,12 @@ void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& othe
       case 13: host_stage<13>(st, p.n, p.stage_tw, data, other); break;
       case 15: host_stage<15>(st, p.n, p.stage_tw, data, other); break;
       case 16: host_stage<16>(st, p.n, p.stage_tw, data, other); break;
+      case 17: host_stage<17>(st, p.n, p.stage_tw, data, other); break;
+      case 19: host_stage<19>(st, p.n, p.stage_tw, data, other); break;
       case 21: host_stage<21>(st, p.n, p.stage_tw, data, other); break;
+      case 23: host_stage<23>(st, p.n, p.stage_tw, data, other); break;
+      case 29: host_stage<29>(st, p.n, p.stage_tw, data, other); break;
+      case 31: host_stage<31>(st, p.n, p.stage_tw, data, other); break;
       default: throw std::logic_error("host executor: no butterfly of radix " + std::to_string(st.radix));
     }
     data.swap(other);

@@ -81,12 +81,14 @@ PRISM_HD constexpr int compiled_length_index(long long n) {
 }
 PRISM_HD constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
-// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13}. The power of two becomes
+// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31} (the
+// primes from 17 only in lengths without a compiled kernel: none of kCompiledLengths has them,
+// and is_smooth in fft_plan.hpp tells them apart). The power of two becomes
 // 16s with one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
 // mean fewer exchanges through shared memory. An odd power 2^(4a+1) >= 512 ends in 8x8x8 rather
 // than 16x8x4 (same number of stages): the radix-4 stage, four butterflies per thread, made the
 // 64-register kernels spill (512: 640 bytes per thread, 8192: 920), and 8192 ran 12 % slower.
-// Returns the number of radices written, or -1 when n has a prime factor above 13 (or needs
+// Returns the number of radices written, or -1 when n has a prime factor above 31 (or needs
 // more than max_out radices).
 PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   if (n < 1) return -1;
@@ -188,7 +190,7 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
     if (count >= max_out) return -1;
     radices[count++] = 21;
   }
-  const int odd_primes[5] = {3, 5, 7, 11, 13};
+  const int odd_primes[10] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31};
   for (int p : odd_primes) {
     while (n % p == 0) {
       if (count >= max_out) return -1;
@@ -197,6 +199,16 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
     }
   }
   return n == 1 ? count : -1;
+}
+
+// Largest radix factorize gives; kLargestSmoothPrime: the largest prime of the smooth lengths,
+// those the compiled kernels, the four-step kernels and Bluestein's convolutions are made of.
+inline constexpr int kLargestRadixPrime = 31;
+inline constexpr int kLargestSmoothPrime = 13;
+
+// Whether a radix of factorize is one of the primes above kLargestSmoothPrime.
+PRISM_HD constexpr bool is_large_prime_radix(int radix) {
+  return radix > kLargestSmoothPrime && radix != 15 && radix != 16 && radix != 21;
 }
 
 // The radices of n as a value, for lengths fixed at compile time.

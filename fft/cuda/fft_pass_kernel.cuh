@@ -286,6 +286,11 @@ __device__ void device_stages(const PassDesc& p, SharedPlanes s, int nb) {
             case 10: device_stage<10>(st, p.n, p.stage_tw, s, nb); break;
             case 11: device_stage<11>(st, p.n, p.stage_tw, s, nb); break;
             case 13: device_stage<13>(st, p.n, p.stage_tw, s, nb); break;
+            case 17: device_stage<17>(st, p.n, p.stage_tw, s, nb); break;
+            case 19: device_stage<19>(st, p.n, p.stage_tw, s, nb); break;
+            case 23: device_stage<23>(st, p.n, p.stage_tw, s, nb); break;
+            case 29: device_stage<29>(st, p.n, p.stage_tw, s, nb); break;
+            case 31: device_stage<31>(st, p.n, p.stage_tw, s, nb); break;
             default: break;
           }
         }

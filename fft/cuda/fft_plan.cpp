@@ -53,7 +53,9 @@ void fft_double_inplace(std::vector<cd>& data) {
   const long long n = static_cast<long long>(data.size());
   int coarse[64];
   const int coarse_count = factorize(n, coarse, 64);
-  if (coarse_count < 0) throw std::logic_error("fft_double_inplace: length not smooth");
+  const bool smooth =
+      coarse_count >= 0 && std::none_of(coarse, coarse + coarse_count, is_large_prime_radix);
+  if (!smooth) throw std::logic_error("fft_double_inplace: length not smooth");
   // Naive R-point DFTs cost R multiplies per output: radix 4 and 2 are cheaper than 16 and 8.
   int radices[128];
   int count = 0;
@@ -114,7 +116,20 @@ void fft_double_inplace(std::vector<cd>& data) {
   }
 }
 
+// Every prime factor <= kLargestSmoothPrime: the lengths of compiled kernels and Bluestein
+// convolutions. Lengths with a prime factor from 17 to 31 have plans too (has_radix_plan), in
+// the run-time stage loop only.
 bool is_smooth(long long n) {
+  int radices[64];
+  const int count = factorize(n, radices, 64);
+  if (count < 0) return false;
+  for (int s = 0; s < count; ++s) {
+    if (is_large_prime_radix(radices[s])) return false;
+  }
+  return true;
+}
+
+bool has_radix_plan(long long n) {
   int radices[64];
   return factorize(n, radices, 64) >= 0;
 }
@@ -708,7 +723,7 @@ class Builder {
                               Shape& shape) const {
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
-    if (is_smooth(n) && four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
+    if (has_radix_plan(n) && four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
     return Algorithm::bluestein;
   }
 
@@ -854,7 +869,7 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count) {
 std::vector<Cf> stage_twiddle_table(long long n) {
   int radices[kMaxStages];
   const int count = factorize(n, radices, kMaxStages);
-  if (count < 0) throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above 13");
+  if (count < 0) throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above 31");
   return stage_twiddle_table(radices, count);
 }
 
@@ -896,11 +911,12 @@ long long bluestein_pass_cost(long long m) {
 
 std::string bluestein_length_problem(long long n, long long m) {
   if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
+  if (!is_smooth(m)) return "a length with a prime factor above 13";
   if (fits_single_pass(m)) return {};
   int m1 = 0;
   int m2 = 0;
-  if (!is_smooth(m) || !four_step_split(m, m1, m2)) {
-    return "neither one block's length nor a smooth length with a four-step split";
+  if (!four_step_split(m, m1, m2)) {
+    return "neither one block's length nor a length with a four-step split";
   }
   return {};
 }
@@ -962,7 +978,7 @@ std::vector<Cf> direct_roots_table(long long count) {
 }
 
 bool is_direct_length(long long n) {
-  if (!is_smooth(n)) return false;
+  if (!has_radix_plan(n)) return false;
   if (fits_single_pass(n)) return true;
   int n1 = 0;
   int n2 = 0;

@@ -6,12 +6,14 @@
 //  - short rows where the planner's rule takes them (direct_dft_rule): the direct DFT in double
 //    precision (fft_direct.hpp), one pass;
 //  - every prime factor <= 13 and n <= kMaxSinglePass: one Stockham pass in shared memory;
+//    prime factors from 17 to 31 too, in the pass kernel's run-time stage loop (compiled
+//    kernels have none of them);
 //  - n = C*M with C in {2, 4, 8} and M in {8192, 16384} (2^15 ... 2^17), when the options ask
 //    for them (PlannerOptions::cluster_block_length) and the device has thread-block clusters:
 //    one cluster pass (ClusterPassDesc), the C blocks of a transform exchanging through
 //    distributed shared memory;
-//  - other smooth n = n1*n2: four-step, column pass with the twiddle fused into its store, row
-//    pass with the transpose fused into its store;
+//  - other n = n1*n2 with prime factors <= 31: four-step, column pass with the twiddle fused
+//    into its store, row pass with the transpose fused into its store;
 //  - otherwise Bluestein with a smooth convolution length m >= 2n-1: one pass when m fits a
 //    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
@@ -152,7 +154,7 @@ inline constexpr long long kMaxSharedBytesPerBlock = 227 * 1024;
 long long launch_shared_bytes(const Step& step);
 long long max_launch_shared_bytes(const PlanLayout& layout);
 
-// Whether n is computed without Bluestein (every prime factor <= 13 and a split exists).
+// Whether n is computed without Bluestein (every prime factor <= 31 and a split exists).
 bool is_direct_length(long long n);
 
 // Convolution lengths a Bluestein transform of length n can take, the planner's estimate of

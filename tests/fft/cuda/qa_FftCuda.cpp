@@ -42,6 +42,9 @@ std::string length_class(std::size_t n) {
   if (pow2 && n <= 65536) return "pow2 <= 2^16";
   if (pow2) return "pow2 2^17..2^26";
   if (!gpu::is_direct_length(static_cast<long long>(n))) return "bluestein";
+  int radices[gpu::kMaxStages];
+  const int count = gpu::factorize(static_cast<long long>(n), radices, gpu::kMaxStages);
+  if (std::any_of(radices, radices + count, gpu::is_large_prime_radix)) return "primes 17..31";
   return "smooth (2,3,5,7,11,13)";
 }
 

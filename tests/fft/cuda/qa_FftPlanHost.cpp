@@ -65,12 +65,12 @@ constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_i
                                         Transform::r2c, Transform::c2r};
 
 TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
-  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 10, 11, 13, 15, 16, 21};
+  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 10, 11, 13, 15, 16, 17, 19, 21, 23, 29, 31};
   int radices[gpu::kMaxStages];
   for (long long n = 1; n <= 200000; ++n) {
     const int count = gpu::factorize(n, radices, gpu::kMaxStages);
     long long m = n;
-    for (long long p : {2, 3, 5, 7, 11, 13}) {
+    for (long long p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31}) {
       while (m % p == 0) m /= p;
     }
     if (m != 1) {
@@ -117,6 +117,8 @@ TEST(FftPlanHost, PairedOddRadicesOnlyInCompiledKernels) {
   EXPECT_EQ(radix_string(480), "16x10x3");      // the 5 went to a ten
   EXPECT_EQ(radix_string(15360), "16x8x8x3x5");  // a radix-15 stage: 1024 threads a transform
   EXPECT_EQ(radix_string(45), "3x3x5");         // no compiled kernel
+  EXPECT_EQ(radix_string(119), "7x17");
+  EXPECT_EQ(radix_string(4352), "16x16x17");
 }
 
 // Every butterfly against the R-point DFT in double precision.
@@ -155,7 +157,12 @@ TEST(FftPlanHost, ButterfliesAreDfts) {
   check(std::integral_constant<int, 13>{});
   check(std::integral_constant<int, 15>{});
   check(std::integral_constant<int, 16>{});
+  check(std::integral_constant<int, 17>{});
+  check(std::integral_constant<int, 19>{});
   check(std::integral_constant<int, 21>{});
+  check(std::integral_constant<int, 23>{});
+  check(std::integral_constant<int, 29>{});
+  check(std::integral_constant<int, 31>{});
 }
 
 TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
@@ -209,6 +216,21 @@ TEST(FftPlanHost, AlgorithmChoice) {
   EXPECT_NE(gpu::make_plan_layout({65537, 1, Transform::c2c_forward, false}).algorithm.find("three passes"),
             std::string::npos);
   EXPECT_THROW(gpu::make_plan_layout({0, 1, Transform::c2c_forward, false}), std::invalid_argument);
+  // Prime factors 17 to 31: Stockham stages in the run-time loop, one pass or a four-step;
+  // from 37 up, Bluestein.
+  for (Transform t : kAllTransforms) {
+    for (std::size_t n : {119u, 2 * 119u, 4352u, 31u * 29u * 16u}) {
+      const std::string algorithm = gpu::make_plan_layout({n, 1, t, false}).algorithm;
+      EXPECT_EQ(algorithm.find("bluestein"), std::string::npos) << test::transform_name(t) << " n=" << n << ": " << algorithm;
+    }
+    EXPECT_NE(gpu::make_plan_layout({148, 1, t, false}).algorithm.find("bluestein"), std::string::npos)
+        << test::transform_name(t);
+  }
+  EXPECT_NE(gpu::make_plan_layout({23u * 16384u, 1, Transform::c2c_forward, false}).algorithm.find("four-step"),
+            std::string::npos);
+  EXPECT_FALSE(gpu::is_direct_length(37 * 4));
+  EXPECT_TRUE(gpu::is_direct_length(17 * 19 * 23));
+  EXPECT_EQ(gpu::bluestein_length_problem(100, 17 * 16), "a length with a prime factor above 13");
 }
 
 // The compiled kernels: each length is a single pass, and the planner picks them for the halves
@@ -259,10 +281,10 @@ TEST(FftPlanHost, BluesteinLengths) {
     if (m < 33) continue;
     EXPECT_LT(gpu::bluestein_pass_cost(m), 40LL * m) << m;
   }
-  // The short lengths (17, 29) take the direct DFT by the planner's rule, Bluestein without it.
+  // The short lengths (37, 41) take the direct DFT by the planner's rule, Bluestein without it.
   gpu::PlannerOptions fft_only;
   fft_only.direct_dft = -1;
-  for (const long long n : {17LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
+  for (const long long n : {37LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
     SCOPED_TRACE(n);
     const std::vector<long long> lengths = gpu::bluestein_lengths(n, 100);
     ASSERT_FALSE(lengths.empty());
@@ -284,7 +306,7 @@ TEST(FftPlanHost, BluesteinLengths) {
   EXPECT_EQ(gpu::bluestein_lengths(4097, 3), (std::vector<long long>{12288, 10240, 16384}));
 
   std::mt19937_64 rng(4097);
-  for (const long long n : {29LL, 1031LL, 4097LL, 10007LL}) {
+  for (const long long n : {41LL, 1031LL, 4097LL, 10007LL}) {
     for (const long long m : gpu::bluestein_lengths(n, 3)) {
       gpu::PlannerOptions options = fft_only;
       options.bluestein_length = static_cast<int>(m);
@@ -311,7 +333,9 @@ TEST(FftPlanHost, BluesteinLengths) {
   };
   EXPECT_EQ(refusal(4097, 8192), "bluestein: convolution length 8192 for n = 4097 is below 2n - 1 = 8193");
   EXPECT_EQ(refusal(10007, 17 * 2048),
-            "bluestein: convolution length 34816 for n = 10007 is neither one block's length nor a smooth "
+            "bluestein: convolution length 34816 for n = 10007 is a length with a prime factor above 13");
+  EXPECT_EQ(refusal(10007, 1 << 29),
+            "bluestein: convolution length 536870912 for n = 10007 is neither one block's length nor a "
             "length with a four-step split");
   // Lengths without Bluestein ignore it.
   gpu::PlannerOptions options;
@@ -1496,12 +1520,14 @@ TEST_P(FftPlanHostSweep, AllLengthsUpTo4096) {
 }
 
 // 150 random lengths (log-uniform in 4097 .. 2^18), plus lengths that pick each multi-pass
-// plan shape (four-step, Bluestein in one and in three passes, real rows pass, split pass).
+// plan shape (four-step, Bluestein in one and in three passes, real rows pass, split pass, a
+// four-step with stages of radix 17 to 31).
 TEST_P(FftPlanHostSweep, LargerLengths) {
   const Transform transform = GetParam();
   std::mt19937_64 rng(20261121 + static_cast<int>(transform));
   std::vector<std::size_t> sizes = {16384, 16385, 32768, 65536, 65537, 1 << 17, 48000, 10007,
-                                    3 * 3 * 5 * 7 * 11 * 13 * 2, 131071, 1 << 20, 1000003};
+                                    3 * 3 * 5 * 7 * 11 * 13 * 2, 131071, 1 << 20, 1000003,
+                                    17 * 19 * 23 * 29 * 2, 31 * 16384};
   std::uniform_real_distribution<double> log_size(std::log(4097.0), std::log(262144.0));
   for (int i = 0; i < 150; ++i) sizes.push_back(static_cast<std::size_t>(std::exp(log_size(rng))));
   double worst = 0.0;
