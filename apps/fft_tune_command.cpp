@@ -196,7 +196,7 @@ Runner add_fft_tune_command(CLI::App& app) {
       "cluster instead of the four-step for 2^15..2^17; 16 or 32 elements per thread for rows of "
       "8192, decimal teams or the plain rows kernel for rows of 500 and 1000; Bluestein's "
       "convolution length for lengths "
-      "with a prime factor above 13) and record the fastest in "
+      "with a prime factor above 31) and record the fastest in "
       "the wisdom file, which planning with --backend cuda then follows.");
   cmd->footer(
       "Each candidate's output is first compared with the default plan's (a wrong one cannot "

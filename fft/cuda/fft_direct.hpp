@@ -2,7 +2,8 @@
 // the unit roots, the products and the sums in double and one rounding to float at the store.
 // Short lengths are where an FFT's few float roundings weigh most against cuFFT's hard-coded
 // kernels, and where a length with a prime factor above 13 would otherwise take Bluestein (three
-// FFTs of twice the length and two chirp multiplies in float). Like fft_pass.hpp, everything is
+// FFTs of twice the length and two chirp multiplies in float) or, for 17 to 31, a Stockham stage
+// of that radix in the run-time stage loop. Like fft_pass.hpp, everything is
 // __host__ __device__: the CUDA kernel (cuda_backend.cu) and the host executor run these same
 // functions.
 //

@@ -107,7 +107,8 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 // The planner's rule for the direct DFT, among the lengths it takes (direct_dft_length): those
-// whose complex length has a prime factor above 13 (else Bluestein: 1.1-2.7x the direct DFT's
+// whose complex length has a prime factor above 13 (else Bluestein, or a stage of radix 17 to 31
+// that was not measured against it: Bluestein took 1.1-2.7x the direct DFT's
 // time on the H200 up to 46, less at 61), and the lengths up to kDirectSmoothLength but a few
 // where our FFT was faster (bench/RESULTS.md, twenty-sixth run: the direct DFT took 0.3-1.0x
 // the FFT's time, c2c 3-27, r2c and c2r 2-27), and longer ones where our FFT's error was above

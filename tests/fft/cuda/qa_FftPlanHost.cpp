@@ -1438,8 +1438,9 @@ TEST(FftPlanHost, DirectDft) {
   }
   EXPECT_EQ(lengths, 64 + 64 + 96 + 95);  // c2c both ways; r2c 64 even, 32 odd; c2r from 2
 
-  // The rule: lengths with a prime factor above 13 (else Bluestein), the complex length of
-  // real rows of even n being half of it, smooth lengths up to 30 but where the FFT was faster,
+  // The rule: lengths with a prime factor above 13 (else Bluestein or a stage of radix
+  // 17..31), the complex length of real rows of even n being half of it, smooth lengths up to 30
+  // but where the FFT was faster,
   // and longer ones where the FFT was less accurate than cuFFT or the direct DFT faster.
   for (const auto& [n, t, direct] : {std::tuple{17, Transform::c2c_forward, true},
                                      std::tuple{61, Transform::c2c_inverse, true},
