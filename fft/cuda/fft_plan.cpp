@@ -47,15 +47,28 @@ std::vector<cd> unit_roots_double(long long n) {
   return w;
 }
 
+// Every prime factor <= kLargestSmoothPrime: the lengths of compiled kernels and Bluestein
+// convolutions. Lengths with a prime factor from 17 to 31 have plans too (has_radix_plan), in
+// the run-time stage loop only.
+bool is_smooth(long long n) {
+  int radices[64];
+  const int count = factorize(n, radices, 64);
+  if (count < 0) return false;
+  return std::none_of(radices, radices + count, is_large_prime_radix);
+}
+
+bool has_radix_plan(long long n) {
+  int radices[64];
+  return factorize(n, radices, 64) >= 0;
+}
+
 // Double-precision forward DFT of a smooth length by the same Stockham maps as the kernels
 // (naive R-point DFTs inside); used only at planning time for the Bluestein spectrum.
 void fft_double_inplace(std::vector<cd>& data) {
   const long long n = static_cast<long long>(data.size());
   int coarse[64];
+  if (!is_smooth(n)) throw std::logic_error("fft_double_inplace: length not smooth");
   const int coarse_count = factorize(n, coarse, 64);
-  const bool smooth =
-      coarse_count >= 0 && std::none_of(coarse, coarse + coarse_count, is_large_prime_radix);
-  if (!smooth) throw std::logic_error("fft_double_inplace: length not smooth");
   // Naive R-point DFTs cost R multiplies per output: radix 4 and 2 are cheaper than 16 and 8.
   int radices[128];
   int count = 0;
@@ -114,24 +127,6 @@ void fft_double_inplace(std::vector<cd>& data) {
     data.swap(other);
     ns *= radix;
   }
-}
-
-// Every prime factor <= kLargestSmoothPrime: the lengths of compiled kernels and Bluestein
-// convolutions. Lengths with a prime factor from 17 to 31 have plans too (has_radix_plan), in
-// the run-time stage loop only.
-bool is_smooth(long long n) {
-  int radices[64];
-  const int count = factorize(n, radices, 64);
-  if (count < 0) return false;
-  for (int s = 0; s < count; ++s) {
-    if (is_large_prime_radix(radices[s])) return false;
-  }
-  return true;
-}
-
-bool has_radix_plan(long long n) {
-  int radices[64];
-  return factorize(n, radices, 64) >= 0;
 }
 
 bool power_of_two_radices(const int* radices, int count) {
@@ -869,7 +864,10 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count) {
 std::vector<Cf> stage_twiddle_table(long long n) {
   int radices[kMaxStages];
   const int count = factorize(n, radices, kMaxStages);
-  if (count < 0) throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above 31");
+  if (count < 0) {
+    throw std::invalid_argument("stage_twiddle_table: " + std::to_string(n) + " has a prime factor above " +
+                                std::to_string(kLargestRadixPrime));
+  }
   return stage_twiddle_table(radices, count);
 }
 
@@ -911,7 +909,7 @@ long long bluestein_pass_cost(long long m) {
 
 std::string bluestein_length_problem(long long n, long long m) {
   if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
-  if (!is_smooth(m)) return "a length with a prime factor above 13";
+  if (!is_smooth(m)) return "a length with a prime factor above " + std::to_string(kLargestSmoothPrime);
   if (fits_single_pass(m)) return {};
   int m1 = 0;
   int m2 = 0;
