@@ -221,7 +221,8 @@ TEST(FftPlanHost, AlgorithmChoice) {
   for (Transform t : kAllTransforms) {
     for (std::size_t n : {119u, 2 * 119u, 4352u, 31u * 29u * 16u}) {
       const std::string algorithm = gpu::make_plan_layout({n, 1, t, false}).algorithm;
-      EXPECT_EQ(algorithm.find("bluestein"), std::string::npos) << test::transform_name(t) << " n=" << n << ": " << algorithm;
+      EXPECT_EQ(algorithm.find("bluestein"), std::string::npos)
+          << test::transform_name(t) << " n=" << n << ": " << algorithm;
     }
     EXPECT_NE(gpu::make_plan_layout({148, 1, t, false}).algorithm.find("bluestein"), std::string::npos)
         << test::transform_name(t);
