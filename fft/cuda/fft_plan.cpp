@@ -48,18 +48,14 @@ std::vector<cd> unit_roots_double(long long n) {
 }
 
 // Every prime factor <= kLargestSmoothPrime: the lengths of compiled kernels and Bluestein
-// convolutions. Lengths with a prime factor from 17 to 31 have plans too (has_radix_plan), in
-// the run-time stage loop only.
+// convolutions. Lengths with a prime factor from 17 to 31 have plans too (factorize), in the
+// run-time stage loop only.
+bool is_smooth(const int* radices, int count) {
+  return count >= 0 && std::none_of(radices, radices + count, is_large_prime_radix);
+}
 bool is_smooth(long long n) {
   int radices[64];
-  const int count = factorize(n, radices, 64);
-  if (count < 0) return false;
-  return std::none_of(radices, radices + count, is_large_prime_radix);
-}
-
-bool has_radix_plan(long long n) {
-  int radices[64];
-  return factorize(n, radices, 64) >= 0;
+  return is_smooth(radices, factorize(n, radices, 64));
 }
 
 // Double-precision forward DFT of a smooth length by the same Stockham maps as the kernels
@@ -67,8 +63,8 @@ bool has_radix_plan(long long n) {
 void fft_double_inplace(std::vector<cd>& data) {
   const long long n = static_cast<long long>(data.size());
   int coarse[64];
-  if (!is_smooth(n)) throw std::logic_error("fft_double_inplace: length not smooth");
   const int coarse_count = factorize(n, coarse, 64);
+  if (!is_smooth(coarse, coarse_count)) throw std::logic_error("fft_double_inplace: length not smooth");
   // Naive R-point DFTs cost R multiplies per output: radix 4 and 2 are cheaper than 16 and 8.
   int radices[128];
   int count = 0;
@@ -718,7 +714,7 @@ class Builder {
                               Shape& shape) const {
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
-    if (has_radix_plan(n) && four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
+    if (four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
     return Algorithm::bluestein;
   }
 
@@ -976,7 +972,6 @@ std::vector<Cf> direct_roots_table(long long count) {
 }
 
 bool is_direct_length(long long n) {
-  if (!has_radix_plan(n)) return false;
   if (fits_single_pass(n)) return true;
   int n1 = 0;
   int n2 = 0;
