@@ -26,9 +26,36 @@ void host_stage(const StageDesc& st, int n, const Cf* twiddles, const std::vecto
   }
 }
 
+// A prime stage (prime_stage_item): the twiddled inputs of each butterfly, then its items.
+void host_prime_stage(const StageDesc& st, int n, const Cf* twiddles, const std::vector<Cf>& from,
+                      std::vector<Cf>& to) {
+  const int p = st.radix;
+  const int n_over_radix = n / p;
+  const Cf* roots = twiddles + stage_roots_offset(st);
+  std::vector<Cf> inputs(static_cast<std::size_t>(p));
+  Cf out[kPrimeItemOutputs];
+  for (int j = 0; j < n_over_radix; ++j) {
+    for (int r = 0; r < p; ++r) {
+      const int i = stage_input_index(n_over_radix, j, r);
+      const Cf x = from[static_cast<std::size_t>(i)];
+      inputs[static_cast<std::size_t>(r)] =
+          r > 0 && st.ns > 1 ? cmul(x, twiddles[prime_stage_twiddle_index(st, n_over_radix, i)]) : x;
+    }
+    for (int g = 0; g < prime_stage_groups(p); ++g) {
+      prime_stage_item(p, g, [&](int r) { return inputs[static_cast<std::size_t>(r)]; }, roots, out);
+      prime_stage_store(st, j, g, out, [&](int i, Cf value) { to[static_cast<std::size_t>(i)] = value; });
+    }
+  }
+}
+
 void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& other) {
   for (int s = 0; s < p.num_stages; ++s) {
     const StageDesc& st = p.stages[s];
+    if (is_prime_stage_radix(st.radix)) {
+      host_prime_stage(st, p.n, p.stage_tw, data, other);
+      data.swap(other);
+      continue;
+    }
     switch (st.radix) {
       case 2: host_stage<2>(st, p.n, p.stage_tw, data, other); break;
       case 3: host_stage<3>(st, p.n, p.stage_tw, data, other); break;

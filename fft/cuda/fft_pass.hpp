@@ -81,14 +81,15 @@ PRISM_HD constexpr int compiled_length_index(long long n) {
 }
 PRISM_HD constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
-// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31} (the
-// primes from 17 only in lengths without a compiled kernel: none of kCompiledLengths has them,
-// and is_smooth in fft_plan.hpp tells them apart). The power of two becomes
+// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13} and the primes 17 to 127
+// (the primes from 17 only in lengths without a compiled kernel: none of kCompiledLengths has
+// them, and is_smooth in fft_plan.hpp tells them apart; above 31 they take the prime stage,
+// prime_stage_item below). The power of two becomes
 // 16s with one 8 or 4 where needed (never a lone 2 unless n's two-part is 2), because larger radices
 // mean fewer exchanges through shared memory. An odd power 2^(4a+1) >= 512 ends in 8x8x8 rather
 // than 16x8x4 (same number of stages): the radix-4 stage, four butterflies per thread, made the
 // 64-register kernels spill (512: 640 bytes per thread, 8192: 920), and 8192 ran 12 % slower.
-// Returns the number of radices written, or -1 when n has a prime factor above 31 (or needs
+// Returns the number of radices written, or -1 when n has a prime factor above 127 (or needs
 // more than max_out radices).
 PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   if (n < 1) return -1;
@@ -190,7 +191,8 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
     if (count >= max_out) return -1;
     radices[count++] = 21;
   }
-  const int odd_primes[10] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31};
+  const int odd_primes[30] = {3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37,  41,  43,  47,  53,
+                              59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};
   for (int p : odd_primes) {
     while (n % p == 0) {
       if (count >= max_out) return -1;
@@ -202,13 +204,33 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
 }
 
 // Largest radix factorize gives; kLargestSmoothPrime: the largest prime of the smooth lengths,
-// those the compiled kernels, the four-step kernels and Bluestein's convolutions are made of.
-inline constexpr int kLargestRadixPrime = 31;
+// those the compiled kernels, the four-step kernels and Bluestein's convolutions are made of;
+// kLargestUnrolledPrime: the largest with an unrolled butterfly (Butterfly<R>), the primes above
+// it run the prime stage.
+inline constexpr int kLargestRadixPrime = 127;
 inline constexpr int kLargestSmoothPrime = 13;
+inline constexpr int kLargestUnrolledPrime = 31;
 
 // Whether a radix of factorize is one of the primes above kLargestSmoothPrime.
 PRISM_HD constexpr bool is_large_prime_radix(int radix) {
   return radix > kLargestSmoothPrime && radix != 15 && radix != 16 && radix != 21;
+}
+
+// Whether a radix of factorize runs the prime stage (prime_stage_item) rather than a butterfly.
+PRISM_HD constexpr bool is_prime_stage_radix(int radix) { return radix > kLargestUnrolledPrime; }
+
+// The prime stage: a radix-p butterfly of p up to 127 unrolled would hold 2p values and p/2 x
+// p/2 roots in registers (radices 37 to 61 that way spilled 1.4-3.8 KB per thread and ran
+// slower than Bluestein on the H200, bench/RESULTS.md, twenty-eighth run). Instead each work
+// item of a butterfly computes kPrimePairsPerItem output pairs (k, p - k), reading the
+// (twiddled) inputs from shared memory and the roots from the pass's table, and each thread
+// holds at most kPrimeItemsPerThread items' outputs until the stage's barrier (three: at four
+// the stage spilled within the pass kernel's 64 registers).
+inline constexpr int kPrimePairsPerItem = 2;
+inline constexpr int kPrimeItemsPerThread = 3;
+inline constexpr int kPrimeItemOutputs = 2 * kPrimePairsPerItem + 1;
+PRISM_HD constexpr int prime_stage_groups(int radix) {
+  return ((radix - 1) / 2 + kPrimePairsPerItem - 1) / kPrimePairsPerItem;
 }
 
 // The radices of n as a value, for lengths fixed at compile time.
@@ -230,13 +252,16 @@ constexpr long long butterflies_per_thread(int radix, long long n) {
                                 : (kElementsPerThread + radix - 1) / radix;
 }
 
-// Threads a block of `per_block` transforms of length n needs (butterflies_per_thread), in whole
-// warps.
+// Threads a block of `per_block` transforms of length n needs (butterflies_per_thread; a prime
+// stage's items kPrimeItemsPerThread to a thread), in whole warps.
 constexpr long long block_threads(const int* radices, int count, long long n, long long per_block) {
   long long threads = 32;
   for (int s = 0; s < count; ++s) {
-    const long long per_thread = butterflies_per_thread(radices[s], n);
-    const long long needed = (per_block * n / radices[s] + per_thread - 1) / per_thread;
+    const long long work = per_block * n / radices[s] *
+                           (is_prime_stage_radix(radices[s]) ? prime_stage_groups(radices[s]) : 1);
+    const long long per_thread =
+        is_prime_stage_radix(radices[s]) ? kPrimeItemsPerThread : butterflies_per_thread(radices[s], n);
+    const long long needed = (work + per_thread - 1) / per_thread;
     threads = needed > threads ? needed : threads;
   }
   return (threads + 31) / 32 * 32;
@@ -329,12 +354,14 @@ struct StageDesc {
 };
 
 // Offset of stage `stage`'s twiddles; stage_twiddle_offset(radices, count) is the table size.
-// Each stage's part is rounded up to an even count (16-byte aligned starts).
+// Each stage's part is rounded up to an even count (16-byte aligned starts). A prime stage's
+// part ends with the radix's roots (stage_roots_offset).
 PRISM_HD constexpr int stage_twiddle_offset(const int* radices, int stage) {
   int offset = 0;
   int ns = 1;
   for (int t = 0; t < stage; ++t) {
     if (t > 0) offset += (ns * radices[t] + 1) & ~1;
+    if (is_prime_stage_radix(radices[t])) offset += (radices[t] + 1) & ~1;
     ns *= radices[t];
   }
   return offset;
@@ -383,6 +410,84 @@ template <int R, class Write>
 PRISM_HD void stage_store(const StageDesc& st, int j, const Cf* v, Write write) {
 PRISM_UNROLL
   for (int r = 0; r < R; ++r) write(stage_output_index(st, j, r), v[r]);
+}
+
+// ---- prime stage -----------------------------------------------------------------------------
+// A stage of a prime radix p above kLargestUnrolledPrime (see kPrimePairsPerItem). Its twiddles
+// are applied to the inputs in place first (the items of one butterfly share them); then item
+// g of butterfly j gives y[k] and y[p - k] for k = 1 + g * kPrimePairsPerItem ... (up to
+// (p - 1) / 2), and y[0]. The sums are those of prime_butterfly, with the roots read from the
+// table: forward roots (cos, -sin) of 2 pi m / p for m = 0 .. p - 1.
+
+// Where a prime stage's roots start in the pass's twiddle table.
+PRISM_HD constexpr int stage_roots_offset(const StageDesc& st) {
+  return st.tw_offset + (st.ns > 1 ? (st.ns * st.radix + 1) & ~1 : 0);
+}
+
+// Index into the pass's twiddle table of input r's twiddle, for element i = j + r * (n / p).
+PRISM_HD int prime_stage_twiddle_index(const StageDesc& st, int n_over_radix, int i) {
+  const int r = i / n_over_radix;
+  const int j = i - r * n_over_radix;
+  return st.tw_offset + r * st.ns + j % st.ns;
+}
+
+// Item g's outputs: out[0] = y[0], out[1 + 2t] = y[k_t], out[2 + 2t] = y[p - k_t] with
+// k_t = 1 + g * kPrimePairsPerItem + t (those with k_t > (p - 1) / 2 are not outputs).
+// input(r): the twiddled input r of the butterfly.
+template <class Input>
+PRISM_HD void prime_stage_item(int p, int g, Input input, const Cf* roots, Cf* out) {
+  constexpr int K = kPrimePairsPerItem;
+  const int h = (p - 1) / 2;
+  const Cf x0 = input(0);
+  Cf sum_cos[K];
+  Cf sum_sin[K];
+  int step[K];
+  int root[K];
+  PRISM_UNROLL
+  for (int t = 0; t < K; ++t) {
+    sum_cos[t] = x0;
+    sum_sin[t] = Cf{0.0f, 0.0f};
+    step[t] = 1 + g * K + t;
+    root[t] = 0;
+  }
+  Cf y0 = x0;
+  for (int r = 1; r <= h; ++r) {
+    const Cf x_r = input(r);
+    const Cf x_pr = input(p - r);
+    const Cf a = x_r + x_pr;
+    const Cf b = x_r - x_pr;
+    y0 = y0 + a;
+    PRISM_UNROLL
+    for (int t = 0; t < K; ++t) {
+      root[t] += step[t];  // (r * k_t) mod p, exactly
+      if (root[t] >= p) root[t] -= p;
+      const Cf w = load_table(roots, root[t]);
+      sum_cos[t] = sum_cos[t] + a * w.re;
+      sum_sin[t] = sum_sin[t] + b * (-w.im);
+    }
+  }
+  out[0] = y0;
+  PRISM_UNROLL
+  for (int t = 0; t < K; ++t) {
+    out[1 + 2 * t] = sum_cos[t] + mul_neg_i(sum_sin[t]);
+    out[2 + 2 * t] = sum_cos[t] + mul_i(sum_sin[t]);
+  }
+}
+
+// Writes item g's outputs (prime_stage_item) of butterfly j through write(i, value).
+template <class Write>
+PRISM_HD void prime_stage_store(const StageDesc& st, int j, int g, const Cf* out, Write write) {
+  const int h = (st.radix - 1) / 2;
+  const int base = stage_output_index(st, j, 0);
+  if (g == 0) write(base, out[0]);
+  PRISM_UNROLL
+  for (int t = 0; t < kPrimePairsPerItem; ++t) {
+    const int k = 1 + g * kPrimePairsPerItem + t;
+    if (k <= h) {
+      write(base + k * st.ns, out[1 + 2 * t]);
+      write(base + (st.radix - k) * st.ns, out[2 + 2 * t]);
+    }
+  }
 }
 
 // ---- Bluestein chirp index -------------------------------------------------------------------

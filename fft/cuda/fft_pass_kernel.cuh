@@ -265,6 +265,55 @@ __device__ __noinline__ void device_stage(const StageDesc st, int n, const Cf* t
   __syncthreads();
 }
 
+// A prime stage (prime_stage_item): the twiddles applied in place, a barrier, each thread's items
+// computed from shared memory and held, a barrier, their outputs written. An item's group is
+// the slowest index, so the lanes of a warp mostly read the same roots.
+static __device__ __noinline__ void device_prime_stage(const StageDesc st, int n,
+                                                       const Cf* twiddles, SharedPlanes s, int nb) {
+  const int p = st.radix;
+  const int n_over_radix = n / p;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  if (st.ns > 1) {
+    for (int e = tid; e < nb * n; e += threads) {
+      const int b = e / n;
+      const int i = e - b * n;
+      if (i >= n_over_radix) {
+        s.write(b, i, cmul(s.read(b, i), load_table(twiddles, prime_stage_twiddle_index(st, n_over_radix, i))));
+      }
+    }
+    __syncthreads();
+  }
+  const Cf* roots = twiddles + stage_roots_offset(st);
+  const int butterflies = nb * n_over_radix;
+  const int items = butterflies * prime_stage_groups(p);
+  Cf out[kPrimeItemsPerThread][kPrimeItemOutputs];
+#pragma unroll
+  for (int q = 0; q < kPrimeItemsPerThread; ++q) {
+    const int item = tid + q * threads;
+    if (item < items) {
+      const int g = item / butterflies;
+      const int rest = item - g * butterflies;
+      const int b = rest / n_over_radix;
+      const int j = rest - b * n_over_radix;
+      prime_stage_item(p, g, [&](int r) { return s.read(b, j + r * n_over_radix); }, roots, out[q]);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < kPrimeItemsPerThread; ++q) {
+    const int item = tid + q * threads;
+    if (item < items) {
+      const int g = item / butterflies;
+      const int rest = item - g * butterflies;
+      const int b = rest / n_over_radix;
+      const int j = rest - b * n_over_radix;
+      prime_stage_store(st, j, g, out[q], [&](int i, Cf x) { s.write(b, i, x); });
+    }
+  }
+  __syncthreads();
+}
+
 // The run-time stage loop. Each radix is its own (not inlined) function: inlined into one loop,
 // the nine butterflies made the register allocator spill across all of them.
 // kPowerOfTwoOnly: compiles only the radices 16/8/4/2 (a smaller kernel for those lengths).
@@ -291,7 +340,9 @@ __device__ void device_stages(const PassDesc& p, SharedPlanes s, int nb) {
             case 23: device_stage<23>(st, p.n, p.stage_tw, s, nb); break;
             case 29: device_stage<29>(st, p.n, p.stage_tw, s, nb); break;
             case 31: device_stage<31>(st, p.n, p.stage_tw, s, nb); break;
-            default: break;
+            default:
+              if (is_prime_stage_radix(st.radix)) device_prime_stage(st, p.n, p.stage_tw, s, nb);
+              break;
           }
         }
         break;

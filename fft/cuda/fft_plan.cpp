@@ -712,6 +712,7 @@ class Builder {
   };
   Algorithm complex_algorithm(long long n, const Endpoint& in, const Endpoint& out,
                               Shape& shape) const {
+    if (!takes_prime_stages(n, options_)) return Algorithm::bluestein;
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
     if (four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
@@ -852,6 +853,14 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count) {
         }
       }
     }
+    if (is_prime_stage_radix(radices[s])) {
+      const StageDesc stage{radices[s], static_cast<int>(ns), stage_twiddle_offset(radices, s)};
+      const int roots = stage_roots_offset(stage);
+      for (long long m = 0; m < radix; ++m) {
+        const cd w = unit_root_double(m, radix);
+        table[static_cast<std::size_t>(roots + m)] = Cf{static_cast<float>(w.real()), static_cast<float>(w.imag())};
+      }
+    }
     ns *= radix;
   }
   return table;
@@ -971,7 +980,18 @@ std::vector<Cf> direct_roots_table(long long count) {
   return table;
 }
 
-bool is_direct_length(long long n) {
+int prime_stage_count(long long n) {
+  int radices[kMaxStages];
+  const int count = factorize(n, radices, kMaxStages);
+  return count < 0 ? 0 : static_cast<int>(std::count_if(radices, radices + count, is_prime_stage_radix));
+}
+
+bool takes_prime_stages(long long n, const PlannerOptions& options) {
+  return options.prime_stages != 0 || prime_stage_count(n) == 0;
+}
+
+bool is_direct_length(long long n, const PlannerOptions& options) {
+  if (!takes_prime_stages(n, options)) return false;
   if (fits_single_pass(n)) return true;
   int n1 = 0;
   int n2 = 0;
@@ -1085,6 +1105,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     throw std::invalid_argument("planner option direct_dft " + std::to_string(options.direct_dft) +
                                 ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
   }
+  if (options.prime_stages != 0 && options.prime_stages != 1) {
+    throw std::invalid_argument("planner option prime_stages " + std::to_string(options.prime_stages) +
+                                ": 1 (prime stages) or 0 (Bluestein instead)");
+  }
   PlanLayout layout;
   layout.spec = spec;
   layout.in_row = input_row_length(spec);
@@ -1120,7 +1144,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     }
     case Transform::r2c: {
       const long long h = n / 2;
-      if (n % 2 == 0 && is_direct_length(h)) {
+      if (n % 2 == 0 && is_direct_length(h, options)) {
         // The real row read as h complex values.
         in.load_kind = LoadKind::complex_row;
         in.row_dist = layout.in_row / 2;
@@ -1189,7 +1213,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     }
     case Transform::c2r: {
       const long long h = n / 2;
-      if (n % 2 == 0 && is_direct_length(h)) {
+      if (n % 2 == 0 && is_direct_length(h, options)) {
         out.store_kind = StoreKind::complex_row;
         out.row_dist = layout.out_row / 2;
         out.keep = h;

@@ -84,6 +84,16 @@ struct PlannerOptions {
   // planner's rule says (direct_dft_rule), 1 wherever it can, -1 never. Not a candidate of the
   // tuning mode, which measures speed only: the rule takes it for accuracy.
   int direct_dft = 0;
+  // Prime stages (radices 37 to 127, prime_stage_item) for the lengths that have them: 1, or 0
+  // for Bluestein instead. On the H200 (bench/RESULTS.md, twenty-ninth run) their error stayed
+  // within 1.1x cuFFT's at every such length up to 4096 where Bluestein's was above it at 112
+  // (c2c forward); Bluestein was 1.05-2.8x faster for single passes (c2c 148 1.84 against 1.94
+  // ms, 4087 2.08 against 4.58) and a four-step of two prime stages (14351: 2.8 against 8.0),
+  // slower for four-steps of one (606208: 4.50 against 3.30, 827392: 5.13 against 4.09;
+  // 1040384 = 127 x 8192 4.27 against 4.41). Not a
+  // candidate of the tuning mode, which measures speed only: the default takes them for
+  // accuracy, as the direct DFT.
+  int prime_stages = 1;
 };
 
 // Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
@@ -107,7 +117,7 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 // The planner's rule for the direct DFT, among the lengths it takes (direct_dft_length): those
-// whose complex length has a prime factor above 13 (else Bluestein, or a stage of radix 17 to 31
+// whose complex length has a prime factor above 13 (else Bluestein, or a stage of radix 17 to 127
 // that was not measured against it: Bluestein took 1.1-2.7x the direct DFT's
 // time on the H200 up to 46, less at 61), and the lengths up to kDirectSmoothLength but a few
 // where our FFT was faster (bench/RESULTS.md, twenty-sixth run: the direct DFT took 0.3-1.0x
@@ -155,8 +165,15 @@ inline constexpr long long kMaxSharedBytesPerBlock = 227 * 1024;
 long long launch_shared_bytes(const Step& step);
 long long max_launch_shared_bytes(const PlanLayout& layout);
 
-// Whether n is computed without Bluestein (every prime factor <= 31 and a split exists).
-bool is_direct_length(long long n);
+// Prime stages in n's radices (factorize: primes 37 to 127), 0 also where it has a prime factor
+// above 127.
+int prime_stage_count(long long n);
+// Whether a plan of n under these options takes its prime stages (true where it has none).
+bool takes_prime_stages(long long n, const PlannerOptions& options);
+
+// Whether n is computed without Bluestein under these options: every prime factor <= 127, its
+// prime stages taken (takes_prime_stages) and a split exists.
+bool is_direct_length(long long n, const PlannerOptions& options = PlannerOptions{});
 
 // Convolution lengths a Bluestein transform of length n can take, the planner's estimate of
 // the cheapest first (the default plan's), at most max_count: lengths that one block holds

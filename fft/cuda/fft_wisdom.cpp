@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates (or, as direct_dft, say there why not); this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 7 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 8 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -102,7 +102,8 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.row_elements_per_block == b.row_elements_per_block &&
          a.cluster_block_length == b.cluster_block_length &&
          a.bluestein_length == b.bluestein_length &&
-         a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft;
+         a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft &&
+         a.prime_stages == b.prime_stages;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -116,7 +117,8 @@ std::string describe(const PlannerOptions& options) {
          (options.rows_elements_per_thread == 0
               ? std::string()
               : ", rows " + std::to_string(options.rows_elements_per_thread) + " per thread") +
-         (options.direct_dft == 0 ? std::string() : options.direct_dft > 0 ? ", direct DFT" : ", no direct DFT");
+         (options.direct_dft == 0 ? std::string() : options.direct_dft > 0 ? ", direct DFT" : ", no direct DFT") +
+         (options.prime_stages == 0 ? ", no prime stages" : "");
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -180,6 +182,8 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // The direct DFT (PlannerOptions::direct_dft) is not varied: the planner's rule takes it for
   // its accuracy where an FFT would be less accurate than cuFFT, and speed alone must not undo
   // that.
+  // Nor are the prime stages (PlannerOptions::prime_stages), for the same reason: Bluestein is
+  // faster for some of their lengths but less accurate than cuFFT.
   // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
   // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
   // only lengths that are not direct take it.
@@ -231,6 +235,7 @@ json options_to_json(const PlannerOptions& o) {
          {"rows_elements_per_thread", o.rows_elements_per_thread}};
   // Written where set (by hand: the tuning mode never varies it), so that files stay as they were.
   if (o.direct_dft != 0) j["direct_dft"] = o.direct_dft;
+  if (o.prime_stages != 1) j["prime_stages"] = o.prime_stages;
   return j;
 }
 
@@ -320,6 +325,14 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
                         "(never), not " + value.dump());
     }
     o.direct_dft = value.get<int>();
+  }
+  if (j.contains("prime_stages")) {
+    const json& value = j["prime_stages"];
+    if (!value.is_number_integer() || (value.get<long long>() != 0 && value.get<long long>() != 1)) {
+      throw FormatError(where + ": \"prime_stages\" must be 1 (prime stages) or 0 (Bluestein instead), not " +
+                        value.dump());
+    }
+    o.prime_stages = value.get<int>();
   }
   return o;
 }

@@ -5,7 +5,8 @@
 // c2r, and prints the worst error per
 // class beside cuFFT's on the same input. Exits with 77 (ctest SKIP) when no device is usable.
 // PRISM_FFT_QUICK=1 shortens the sweeps (lengths 2..64 and every power of two, 20 random
-// lengths) for quick checks during kernel work.
+// lengths) for quick checks during kernel work. PRISM_FFT_PRIME_STAGES=0 runs them with
+// PlannerOptions::prime_stages = 0: Bluestein for the lengths with a prime factor 37 to 127.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,13 +39,21 @@ bool quick_mode() {
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
+gpu::PlannerOptions sweep_options() {
+  gpu::PlannerOptions options;
+  const char* value = std::getenv("PRISM_FFT_PRIME_STAGES");
+  if (value && *value) options.prime_stages = std::atoi(value);
+  return options;
+}
+
 std::string length_class(std::size_t n) {
   const bool pow2 = (n & (n - 1)) == 0;
   if (pow2 && n <= 65536) return "pow2 <= 2^16";
   if (pow2) return "pow2 2^17..2^26";
-  if (!gpu::is_direct_length(static_cast<long long>(n))) return "bluestein";
+  if (!gpu::is_direct_length(static_cast<long long>(n), sweep_options())) return "bluestein";
   int radices[gpu::kMaxStages];
   const int count = gpu::factorize(static_cast<long long>(n), radices, gpu::kMaxStages);
+  if (std::any_of(radices, radices + count, gpu::is_prime_stage_radix)) return "primes 37..127";
   if (std::any_of(radices, radices + count, gpu::is_large_prime_radix)) return "primes 17..31";
   return "smooth (2,3,5,7,11,13)";
 }
@@ -157,7 +167,11 @@ class OptionsBackend final : public Backend {
 class FftCuda : public ::testing::Test {
  protected:
   void SetUp() override {
-    ours_ = make_cuda_backend();
+    if (sweep_options().prime_stages != gpu::PlannerOptions{}.prime_stages) {
+      ours_ = std::make_unique<OptionsBackend>(sweep_options());
+    } else {
+      ours_ = make_cuda_backend();
+    }
     cufft_ = make_cufft_backend();
     CUDA_OK(cudaStreamCreate(&stream_));
   }
@@ -328,6 +342,36 @@ TEST_F(FftCuda, LargePrimeRadices) {
       EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
           << test::transform_name(t) << " n=" << spec.n << " " << algorithm << ", cuFFT " << e.cufft;
       EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << spec.n;
+    }
+  }
+}
+
+// Prime stages (radices 37 to 127, prime_stage_item; PlannerOptions::prime_stages = 1 whatever
+// PRISM_FFT_PRIME_STAGES says), in the quick sweep too: 127 alone (37 alone
+// takes the direct DFT), 37 and 127 after power-of-two and radix-3 stages, two prime stages in
+// one transform, c2c and as the half of r2c / c2r, several transforms to a block and a partly
+// filled last one (7 rows), a four-step with one in a half and one with one in each; every other
+// one in place. Within 1.1x cuFFT's error or 3e-7.
+TEST_F(FftCuda, PrimeStages) {
+  std::mt19937_64 rng(37);
+  gpu::PlannerOptions options;
+  options.prime_stages = 1;
+  OptionsBackend ours(options);
+  const std::size_t lengths[] = {37, 127, 1184, 127 * 24, 37 * 41, 61 * 67, 113 * 127, 101 * 8192};
+  int index = 0;
+  for (const std::size_t n_or_half : lengths) {
+    for (Transform t : kAllTransforms) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      const bool in_place = ++index % 2 == 0;
+      const PlanSpec spec{real ? 2 * n_or_half : n_or_half, n_or_half <= 4096 ? 7u : 2u, t, in_place};
+      const std::string algorithm = gpu::make_plan_layout(spec, options).algorithm;
+      ASSERT_EQ(algorithm.find("bluestein"), std::string::npos) << algorithm;
+      const Errors e = measure(spec, rng, ours, *cufft_, stream_);
+      EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+          << test::transform_name(t) << " n=" << spec.n << " " << algorithm << ", cuFFT " << e.cufft;
+      EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << spec.n;
+      std::printf("prime stage %-12s n=%-7zu %-8s %-44s ours %.3g cuFFT %.3g\n", test::transform_name(t), spec.n,
+                  in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
     }
   }
 }

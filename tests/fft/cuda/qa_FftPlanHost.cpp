@@ -65,12 +65,15 @@ constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_i
                                         Transform::r2c, Transform::c2r};
 
 TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
-  const std::set<int> allowed = {2, 3, 4, 5, 7, 8, 10, 11, 13, 15, 16, 17, 19, 21, 23, 29, 31};
+  const std::vector<int> primes = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29,  31,  37,  41,  43,  47, 53,
+                                    59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};
+  std::set<int> allowed = {4, 8, 10, 15, 16, 21};
+  allowed.insert(primes.begin(), primes.end());
   int radices[gpu::kMaxStages];
   for (long long n = 1; n <= 200000; ++n) {
     const int count = gpu::factorize(n, radices, gpu::kMaxStages);
     long long m = n;
-    for (long long p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31}) {
+    for (long long p : primes) {
       while (m % p == 0) m /= p;
     }
     if (m != 1) {
@@ -216,21 +219,41 @@ TEST(FftPlanHost, AlgorithmChoice) {
   EXPECT_NE(gpu::make_plan_layout({65537, 1, Transform::c2c_forward, false}).algorithm.find("three passes"),
             std::string::npos);
   EXPECT_THROW(gpu::make_plan_layout({0, 1, Transform::c2c_forward, false}), std::invalid_argument);
-  // Prime factors 17 to 31: Stockham stages in the run-time loop, one pass or a four-step;
-  // from 37 up, Bluestein.
+  // Prime factors 17 to 31: Stockham stages in the run-time loop (unrolled butterflies), one
+  // pass or a four-step; 37 to 127 likewise (prime stages), or Bluestein where
+  // PlannerOptions::prime_stages = 0 asks; from 131 up, Bluestein.
+  gpu::PlannerOptions no_prime;
+  no_prime.prime_stages = 0;
   for (Transform t : kAllTransforms) {
     for (std::size_t n : {119u, 2 * 119u, 4352u, 31u * 29u * 16u}) {
       const std::string algorithm = gpu::make_plan_layout({n, 1, t, false}).algorithm;
       EXPECT_EQ(algorithm.find("bluestein"), std::string::npos)
           << test::transform_name(t) << " n=" << n << ": " << algorithm;
     }
-    EXPECT_NE(gpu::make_plan_layout({148, 1, t, false}).algorithm.find("bluestein"), std::string::npos)
+    for (std::size_t n : {148u, 37u * 41u, 127u * 32u, 113u * 127u, 101u * 8192u}) {
+      const std::string algorithm = gpu::make_plan_layout({n, 1, t, false}).algorithm;
+      EXPECT_EQ(algorithm.find("bluestein"), std::string::npos)
+          << test::transform_name(t) << " n=" << n << ": " << algorithm;
+      EXPECT_NE(gpu::make_plan_layout({n, 1, t, false}, no_prime).algorithm.find("bluestein"), std::string::npos)
+          << test::transform_name(t) << " n=" << n;
+    }
+    EXPECT_NE(gpu::make_plan_layout({4 * 131, 1, t, false}).algorithm.find("bluestein"), std::string::npos)
         << test::transform_name(t);
   }
+  EXPECT_EQ(gpu::prime_stage_count(113 * 127 * 4), 2);
+  EXPECT_EQ(gpu::prime_stage_count(17 * 31), 0);
+  EXPECT_EQ(gpu::prime_stage_count(131 * 37), 0);  // a prime factor above 127: Bluestein
   EXPECT_NE(gpu::make_plan_layout({23u * 16384u, 1, Transform::c2c_forward, false}).algorithm.find("four-step"),
             std::string::npos);
-  EXPECT_FALSE(gpu::is_direct_length(37 * 4));
-  EXPECT_TRUE(gpu::is_direct_length(17 * 19 * 23));
+  EXPECT_NE(gpu::make_plan_layout({127u * 8192u, 1, Transform::c2c_forward, false}).algorithm.find("four-step"),
+            std::string::npos);
+  EXPECT_FALSE(gpu::is_direct_length(131 * 4));
+  EXPECT_TRUE(gpu::is_direct_length(37 * 4));
+  EXPECT_FALSE(gpu::is_direct_length(37 * 4, no_prime));
+  EXPECT_TRUE(gpu::is_direct_length(17 * 19 * 23, no_prime));
+  gpu::PlannerOptions bad;
+  bad.prime_stages = -1;
+  EXPECT_THROW(gpu::make_plan_layout({148, 1, Transform::c2c_forward, false}, bad), std::invalid_argument);
   EXPECT_EQ(gpu::bluestein_length_problem(100, 17 * 16), "a length with a prime factor above 13");
 }
 
@@ -282,10 +305,9 @@ TEST(FftPlanHost, BluesteinLengths) {
     if (m < 33) continue;
     EXPECT_LT(gpu::bluestein_pass_cost(m), 40LL * m) << m;
   }
-  // The short lengths (37, 41) take the direct DFT by the planner's rule, Bluestein without it.
   gpu::PlannerOptions fft_only;
   fft_only.direct_dft = -1;
-  for (const long long n : {37LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
+  for (const long long n : {131LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
     SCOPED_TRACE(n);
     const std::vector<long long> lengths = gpu::bluestein_lengths(n, 100);
     ASSERT_FALSE(lengths.empty());
@@ -307,7 +329,7 @@ TEST(FftPlanHost, BluesteinLengths) {
   EXPECT_EQ(gpu::bluestein_lengths(4097, 3), (std::vector<long long>{12288, 10240, 16384}));
 
   std::mt19937_64 rng(4097);
-  for (const long long n : {41LL, 1031LL, 4097LL, 10007LL}) {
+  for (const long long n : {131LL, 1031LL, 4097LL, 10007LL}) {
     for (const long long m : gpu::bluestein_lengths(n, 3)) {
       gpu::PlannerOptions options = fft_only;
       options.bluestein_length = static_cast<int>(m);
@@ -404,13 +426,12 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
   EXPECT_EQ(gpu::bluestein_kernel_registers(6400), 72);   // two blocks of 14 warps
   EXPECT_EQ(gpu::bluestein_kernel_registers(4608), 64);   // three blocks of 10 warps
   std::size_t one_pass = 0;
-  for (std::size_t n : {17, 29, 61, 127, 251, 509, 1031, 2053, 3001, 4097, 5003, 6007, 8191}) {
+  for (std::size_t n : {131, 139, 251, 257, 509, 1031, 2053, 3001, 4097, 5003, 6007, 8191}) {
     for (Transform t : {Transform::c2c_forward, Transform::r2c, Transform::c2r}) {
       for (long long m : gpu::bluestein_lengths(static_cast<long long>(n), 6)) {
         for (int elements : {0, 1 << 16}) {
           gpu::PlannerOptions options;
           options.bluestein_length = static_cast<int>(m);
-          options.direct_dft = -1;  // 17, 29, 61: Bluestein, not the planner's direct DFT
           if (elements != 0) options.single_elements_per_block = elements;
           const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false}, options);
           for (const auto& step : layout.steps) {
@@ -1475,7 +1496,7 @@ TEST(FftPlanHost, DirectDft) {
   }
   gpu::PlannerOptions off;
   off.direct_dft = -1;
-  EXPECT_EQ(gpu::make_plan_layout({61, 1, Transform::c2c_forward, false}, off).algorithm.find("bluestein"), 0u);
+  EXPECT_EQ(gpu::make_plan_layout({61, 1, Transform::c2c_forward, false}, off).algorithm.find("stockham"), 0u);
   EXPECT_EQ(gpu::make_plan_layout({16, 1, Transform::c2c_forward, false}, off).algorithm.find("stockham"), 0u);
   EXPECT_EQ(gpu::make_plan_layout({64, 1, Transform::c2c_forward, false}, on).steps[0].kind,
             gpu::Step::Kind::direct_dft);
@@ -1521,15 +1542,43 @@ TEST_P(FftPlanHostSweep, AllLengthsUpTo4096) {
               test::transform_name(transform), worst);
 }
 
+// Every length 1..4096 with a prime stage (radix 37 to 127) planned without them
+// (PlannerOptions::prime_stages = 0: Bluestein, which the sweep above does not take for them):
+// every fifth with two rows per batch, every seventh in place.
+TEST_P(FftPlanHostSweep, BluesteinForPrimeStageLengths) {
+  const Transform transform = GetParam();
+  const bool real = transform == Transform::r2c || transform == Transform::c2r;
+  std::mt19937_64 rng(37 + static_cast<int>(transform));
+  gpu::PlannerOptions options;
+  options.prime_stages = 0;
+  double worst = 0.0;
+  int count = 0;
+  for (std::size_t n = 2; n <= 4096; ++n) {
+    if (gpu::prime_stage_count(static_cast<long long>(n)) == 0) continue;
+    if (gpu::direct_dft_length(static_cast<long long>(n), real) > 0) continue;  // the direct DFT
+    PlanSpec spec{n, n % 5 == 3 ? 2u : 1u, transform, n % 7 == 5};
+    std::string algorithm;
+    const double err = host_error(spec, rng, &algorithm, options);
+    worst = std::max(worst, err);
+    ++count;
+    ASSERT_NE(algorithm.find("bluestein"), std::string::npos) << n << ": " << algorithm;
+    ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n
+                                   << (spec.in_place ? " in place " : " ") << algorithm;
+  }
+  EXPECT_GT(count, 500);
+  std::printf("worst host-executor error, Bluestein for %d prime-stage lengths <= 4096, %-12s %.3g\n", count,
+              test::transform_name(transform), worst);
+}
+
 // 150 random lengths (log-uniform in 4097 .. 2^18), plus lengths that pick each multi-pass
 // plan shape (four-step, Bluestein in one and in three passes, real rows pass, split pass, a
-// four-step with stages of radix 17 to 31).
+// four-step with stages of radix 17 to 31, one with a prime stage).
 TEST_P(FftPlanHostSweep, LargerLengths) {
   const Transform transform = GetParam();
   std::mt19937_64 rng(20261121 + static_cast<int>(transform));
   std::vector<std::size_t> sizes = {16384, 16385, 32768, 65536, 65537, 1 << 17, 48000, 10007,
                                     3 * 3 * 5 * 7 * 11 * 13 * 2, 131071, 1 << 20, 1000003,
-                                    17 * 19 * 23 * 29 * 2, 31 * 16384};
+                                    17 * 19 * 23 * 29 * 2, 31 * 16384, 101 * 8192};
   std::uniform_real_distribution<double> log_size(std::log(4097.0), std::log(262144.0));
   for (int i = 0; i < 150; ++i) sizes.push_back(static_cast<std::size_t>(std::exp(log_size(rng))));
   double worst = 0.0;

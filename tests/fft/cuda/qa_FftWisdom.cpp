@@ -205,11 +205,19 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   fft_only.direct_dft = -1;
   const WisdomEntry no_direct = entry_of(kH200, PlanSpec(16, 4096, Transform::c2c_forward), fft_only);
   wisdom.record(no_direct);
+  PlannerOptions bluestein_only;  // likewise
+  bluestein_only.prime_stages = 0;
+  const WisdomEntry no_prime = entry_of(kH200, PlanSpec(4087, 1024, Transform::r2c), bluestein_only);
+  wisdom.record(no_prime);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 6u);
+  ASSERT_EQ(loaded.entries().size(), 7u);
+  ASSERT_NE(loaded.find(no_prime.key), nullptr);
+  EXPECT_EQ(loaded.find(no_prime.key)->best.prime_stages, 0);
+  EXPECT_NE(describe(loaded.find(no_prime.key)->best).find("no prime stages"), std::string::npos);
+  EXPECT_EQ(loaded.find(decimal.key)->best.prime_stages, 1);  // absent: prime stages
   const WisdomEntry* fft = loaded.find(no_direct.key);
   ASSERT_NE(fft, nullptr);
   EXPECT_EQ(fft->best.direct_dft, -1);
@@ -410,6 +418,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-direct.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"direct_dft\": 3"),
        "\"direct_dft\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 3"},
+      {"bad-prime-stages.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"prime_stages\": -1"),
+       "\"prime_stages\" must be 1 (prime stages) or 0 (Bluestein instead), not -1"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
