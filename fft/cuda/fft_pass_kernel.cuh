@@ -287,27 +287,32 @@ static __device__ __noinline__ void device_prime_stage(const StageDesc st, int n
   const Cf* roots = twiddles + stage_roots_offset(st);
   const int butterflies = nb * n_over_radix;
   const int items = butterflies * prime_stage_groups(p);
+  // Item q of this thread: group g of butterfly j of transform b.
+  const auto item_of = [&](int item, int& g, int& b, int& j) {
+    g = item / butterflies;
+    const int rest = item - g * butterflies;
+    b = rest / n_over_radix;
+    j = rest - b * n_over_radix;
+  };
   Cf out[kPrimeItemsPerThread][kPrimeItemOutputs];
 #pragma unroll
   for (int q = 0; q < kPrimeItemsPerThread; ++q) {
-    const int item = tid + q * threads;
-    if (item < items) {
-      const int g = item / butterflies;
-      const int rest = item - g * butterflies;
-      const int b = rest / n_over_radix;
-      const int j = rest - b * n_over_radix;
+    int g;
+    int b;
+    int j;
+    if (tid + q * threads < items) {
+      item_of(tid + q * threads, g, b, j);
       prime_stage_item(p, g, [&](int r) { return s.read(b, j + r * n_over_radix); }, roots, out[q]);
     }
   }
   __syncthreads();
 #pragma unroll
   for (int q = 0; q < kPrimeItemsPerThread; ++q) {
-    const int item = tid + q * threads;
-    if (item < items) {
-      const int g = item / butterflies;
-      const int rest = item - g * butterflies;
-      const int b = rest / n_over_radix;
-      const int j = rest - b * n_over_radix;
+    int g;
+    int b;
+    int j;
+    if (tid + q * threads < items) {
+      item_of(tid + q * threads, g, b, j);
       prime_stage_store(st, j, g, out[q], [&](int i, Cf x) { s.write(b, i, x); });
     }
   }

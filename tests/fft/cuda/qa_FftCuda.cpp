@@ -200,6 +200,29 @@ class FftCuda : public ::testing::Test {
                                     << gpu::describe_cuda_plan(spec);
   }
 
+  // Each length (the half of r2c / c2r) in every kind, 7 rows up to 4096 (a last block partly
+  // filled where a block holds several) and 2 above, every other one in place: planned without
+  // Bluestein, within 1.1x cuFFT's error or 3e-7.
+  void check_without_bluestein(const std::vector<std::size_t>& lengths, const gpu::PlannerOptions& options,
+                               Backend& ours, std::mt19937_64& rng, const char* label) {
+    int index = 0;
+    for (const std::size_t n_or_half : lengths) {
+      for (Transform t : {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
+        const bool real = t == Transform::r2c || t == Transform::c2r;
+        const bool in_place = ++index % 2 == 0;
+        const PlanSpec spec{real ? 2 * n_or_half : n_or_half, n_or_half <= 4096 ? 7u : 2u, t, in_place};
+        const std::string algorithm = gpu::make_plan_layout(spec, options).algorithm;
+        ASSERT_EQ(algorithm.find("bluestein"), std::string::npos) << algorithm;
+        const Errors e = measure(spec, rng, ours, *cufft_, stream_);
+        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+            << test::transform_name(t) << " n=" << spec.n << " " << algorithm << ", cuFFT " << e.cufft;
+        EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << spec.n;
+        std::printf("%s %-12s n=%-7zu %-8s %-44s ours %.3g cuFFT %.3g\n", label, test::transform_name(t), spec.n,
+                    in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
+      }
+    }
+  }
+
   std::unique_ptr<Backend> ours_;
   std::unique_ptr<Backend> cufft_;
   cudaStream_t stream_ = nullptr;
@@ -329,21 +352,8 @@ TEST_F(FftCuda, PartialBatchOnStream) {
 // was in the whole sweep (bench/RESULTS.md, twenty-eighth run), or 3e-7.
 TEST_F(FftCuda, LargePrimeRadices) {
   std::mt19937_64 rng(6);
-  const std::size_t lengths[] = {1088, 912, 2944, 2900, 15872, 119, 391, 430882, 507904};
-  int index = 0;
-  for (const std::size_t n_or_half : lengths) {
-    for (Transform t : kAllTransforms) {
-      const bool real = t == Transform::r2c || t == Transform::c2r;
-      const bool in_place = ++index % 2 == 0;
-      const PlanSpec spec{real ? 2 * n_or_half : n_or_half, n_or_half <= 4096 ? 7u : 2u, t, in_place};
-      const std::string algorithm = gpu::make_plan_layout(spec).algorithm;
-      ASSERT_EQ(algorithm.find("bluestein"), std::string::npos) << algorithm;
-      const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
-      EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
-          << test::transform_name(t) << " n=" << spec.n << " " << algorithm << ", cuFFT " << e.cufft;
-      EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << spec.n;
-    }
-  }
+  check_without_bluestein({1088, 912, 2944, 2900, 15872, 119, 391, 430882, 507904}, sweep_options(), *ours_,
+                          rng, "radix 17..31");
 }
 
 // Prime stages (radices 37 to 127, prime_stage_item; PlannerOptions::prime_stages = 1 whatever
@@ -357,23 +367,8 @@ TEST_F(FftCuda, PrimeStages) {
   gpu::PlannerOptions options;
   options.prime_stages = 1;
   OptionsBackend ours(options);
-  const std::size_t lengths[] = {37, 127, 1184, 127 * 24, 37 * 41, 61 * 67, 113 * 127, 101 * 8192};
-  int index = 0;
-  for (const std::size_t n_or_half : lengths) {
-    for (Transform t : kAllTransforms) {
-      const bool real = t == Transform::r2c || t == Transform::c2r;
-      const bool in_place = ++index % 2 == 0;
-      const PlanSpec spec{real ? 2 * n_or_half : n_or_half, n_or_half <= 4096 ? 7u : 2u, t, in_place};
-      const std::string algorithm = gpu::make_plan_layout(spec, options).algorithm;
-      ASSERT_EQ(algorithm.find("bluestein"), std::string::npos) << algorithm;
-      const Errors e = measure(spec, rng, ours, *cufft_, stream_);
-      EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
-          << test::transform_name(t) << " n=" << spec.n << " " << algorithm << ", cuFFT " << e.cufft;
-      EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << spec.n;
-      std::printf("prime stage %-12s n=%-7zu %-8s %-44s ours %.3g cuFFT %.3g\n", test::transform_name(t), spec.n,
-                  in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
-    }
-  }
+  check_without_bluestein({37, 127, 1184, 127 * 24, 37 * 41, 61 * 67, 113 * 127, 101 * 8192}, options, ours, rng,
+                          "prime stage");
 }
 
 // Cluster passes of both block lengths (2^15 ... 2^17 and real transforms of twice that), three
