@@ -93,6 +93,41 @@ TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
   }
 }
 
+// A prime stage computes its items kPrimeItemsPerThread to a thread and no more
+// (device_prime_stage): every pass with one has threads for all of its block's items, and fits
+// a block. Each length up to 4096 with a prime stage and four-steps with one in either half, in
+// every kind, at the default blocking and at the most transforms per block.
+TEST(FftPlanHost, PrimeStageThreadsCoverTheirItems) {
+  std::vector<std::size_t> lengths = {101 * 8192, 37 * 16384, 127 * 8192, 113 * 127, 61 * 4096 * 3};
+  for (std::size_t n = 2; n <= 4096; ++n) {
+    if (gpu::prime_stage_count(static_cast<long long>(n)) > 0) lengths.push_back(n);
+  }
+  int passes = 0;
+  for (const std::size_t n : lengths) {
+    for (Transform t : kAllTransforms) {
+      for (int elements : {0, 1 << 16}) {
+        gpu::PlannerOptions options;
+        if (elements != 0) options.single_elements_per_block = elements;
+        const PlanLayout layout = gpu::make_plan_layout({n, 3, t, false}, options);
+        for (const auto& step : layout.steps) {
+          if (step.kind != gpu::Step::Kind::fft_pass) continue;
+          const gpu::PassDesc& p = step.pass;
+          for (int s = 0; s < p.num_stages; ++s) {
+            const int radix = p.stages[s].radix;
+            if (!gpu::is_prime_stage_radix(radix)) continue;
+            ++passes;
+            const long long items = static_cast<long long>(p.per_block) * (p.n / radix) * gpu::prime_stage_groups(radix);
+            ASSERT_GE(static_cast<long long>(p.threads) * gpu::kPrimeItemsPerThread, items)
+                << test::transform_name(t) << " n=" << n << " pass " << p.n << ": " << layout.algorithm;
+            ASSERT_LE(p.threads, gpu::kMaxThreadsPerBlock) << n;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(passes, 5000);
+}
+
 // The run-time stage loop (device_stages, lengths without a compiled kernel) has no stage of
 // radix 15 or 21; compiled lengths take them where they save a stage.
 TEST(FftPlanHost, PairedOddRadicesOnlyInCompiledKernels) {
