@@ -237,35 +237,29 @@ int main(int argc, char** argv) {
       if (tune) {
         // Tuning mode: the planner's candidates (the list prism fft-tune measures), timed on the
         // same buffers; the first is the default.
-        for (const prism::fft::gpu::PlannerOptions& options : prism::fft::gpu::planner_candidates(spec)) {
+        const auto time_options = [&](const prism::fft::gpu::PlannerOptions& options) {
           auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
           const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
           std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
                       prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
                       prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+        };
+        for (const prism::fft::gpu::PlannerOptions& options : prism::fft::gpu::planner_candidates(spec)) {
+          time_options(options);
         }
-        // The direct DFT and the FFT for the short lengths that can take either (the planner's
-        // rule picks by accuracy, so the candidates above do not vary it).
-        // Likewise Bluestein in place of the prime stages (radices 37 to 127), which the planner
-        // takes for accuracy.
+        // Bluestein in place of the prime stages (radices 37 to 127), and the direct DFT and the
+        // FFT for the short lengths that can take either: the planner takes the prime stages and
+        // the direct DFT for their accuracy, so the candidates above do not vary them.
         if (prism::fft::gpu::prime_stage_count(static_cast<long long>(n)) > 0) {
           prism::fft::gpu::PlannerOptions options;
           options.prime_stages = 0;
-          auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
-          const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
-          std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
-                      prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
-                      prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+          time_options(options);
         }
         if (prism::fft::gpu::direct_dft_length(static_cast<long long>(n), real) > 0) {
           for (const int direct : {1, -1}) {
             prism::fft::gpu::PlannerOptions options;
             options.direct_dft = direct;
-            auto plan = prism::fft::gpu::make_cuda_plan(spec, options);
-            const double ms = median_ms([&] { plan->execute(d_in, d_out, nullptr); }, runs, start, stop);
-            std::printf("    tune %-58s : %8.3f ms %8.0f GB/s  %s\n",
-                        prism::fft::gpu::describe(options).c_str(), ms, row.bytes / (ms * 1e6),
-                        prism::fft::gpu::make_plan_layout(spec, options).algorithm.c_str());
+            time_options(options);
           }
         }
       }
