@@ -77,7 +77,10 @@ struct KernelChoice {
 // else the pass kernel); else a run-time stage loop.
 KernelChoice choose_kernel(const PassDesc& p) {
   KernelChoice choice;
-  const int i = compiled_length_index(p.n);
+  // The compiled kernels of a length run radix_list's stages, against which the pass's twiddle
+  // table is built only where the pass has them (a pass in the rows kernel's stage order that
+  // no rows kernel takes runs the run-time loop).
+  const int i = same_radices(pass_radices(p), radix_list(p.n)) ? compiled_length_index(p.n) : -1;
   if (four_step_pass_of(p, choice.four_step_desc, kMaxSharedBytesPerBlock)) {
     choice.four_step = four_step_kernel(p.n, choice.four_step_desc.kind, choice.four_step_desc.shape);
     return choice;
@@ -99,7 +102,7 @@ KernelChoice choose_kernel(const PassDesc& p) {
       throw std::logic_error("CUDA FFT: a rows pass of length " + std::to_string(p.n) +
                              " whose stages are not in the rows kernel's order");
     }
-    if (plain_rows_kernel_takes(p, rows.kind)) {
+    if (i >= 0 && plain_rows_kernel_takes(p, rows.kind)) {
       const KernelPart& part = kernel_parts()[i % kKernelParts];
       choice.pass = part.plain_rows[kRowsKinds * (i / kKernelParts) + static_cast<int>(rows.kind)];
       return choice;

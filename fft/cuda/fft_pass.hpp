@@ -391,25 +391,58 @@ PRISM_HD Cf load_table(const Cf* table, long long i) {
 #endif
 }
 
-// Reads the R inputs of butterfly j, applies the stage twiddles and the R-point DFT.
+// Division by a divisor known only at run time as one multiply-high, where a 32-bit division is
+// a loop of some twenty instructions on the GPU (the run-time stage loop divided for every
+// butterfly and element). With m = ceil(2^32 / d), floor(x * m / 2^32) = floor(x / d) for every
+// x with x * d <= 2^32: x * m / 2^32 = x / d + x * e / (d * 2^32) with e = m * d - 2^32 < d. The
+// indices divided (elements and butterflies of one block, below 2^15, by lengths up to 2^14)
+// stay far inside that.
+struct RuntimeDivisor {
+  unsigned d = 1;
+  unsigned m = 0;  // 0 for d = 1, whose 2^32 does not fit
+  PRISM_HD constexpr explicit RuntimeDivisor(int divisor)
+      : d(static_cast<unsigned>(divisor)),
+        m(divisor == 1 ? 0u : 0xFFFFFFFFu / static_cast<unsigned>(divisor) + 1u) {}
+  PRISM_HD int quotient(int x) const {
+    const unsigned ux = static_cast<unsigned>(x);
+#if defined(__CUDA_ARCH__)
+    return static_cast<int>(d == 1 ? ux : __umulhi(ux, m));
+#else
+    return static_cast<int>(d == 1 ? ux : static_cast<unsigned>((static_cast<unsigned long long>(ux) * m) >> 32));
+#endif
+  }
+  PRISM_HD int remainder(int x) const { return x - quotient(x) * static_cast<int>(d); }
+};
+
+// Reads the R inputs of butterfly j, applies the stage twiddles and the R-point DFT; k = j %
+// st.ns, which the run-time stage loop computes without a division.
 template <int R, class Read>
-PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddles, Read read,
-                            Cf* v) {
-  const int n_over_radix = n / R;
+PRISM_HD void stage_compute_at(const StageDesc& st, int n_over_radix, int j, int k,
+                               const Cf* twiddles, Read read, Cf* v) {
   PRISM_UNROLL
   for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n_over_radix, j, r));
   if (st.ns > 1) {
-    const int base = stage_twiddle_index(st, j, 0);
+    const int base = st.tw_offset + k;  // stage_twiddle_index(st, j, 0)
     PRISM_UNROLL
     for (int r = 1; r < R; ++r) v[r] = cmul(v[r], load_table(twiddles, base + r * st.ns));
   }
   Butterfly<R>::run(v);
 }
+template <int R, class Read>
+PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddles, Read read,
+                            Cf* v) {
+  stage_compute_at<R>(st, n / R, j, j % st.ns, twiddles, read, v);
+}
 
 template <int R, class Write>
-PRISM_HD void stage_store(const StageDesc& st, int j, const Cf* v, Write write) {
+PRISM_HD void stage_store_at(const StageDesc& st, int j, int k, const Cf* v, Write write) {
+  const int base = (j - k) * R + k;  // stage_output_index(st, j, 0)
 PRISM_UNROLL
-  for (int r = 0; r < R; ++r) write(stage_output_index(st, j, r), v[r]);
+  for (int r = 0; r < R; ++r) write(base + r * st.ns, v[r]);
+}
+template <int R, class Write>
+PRISM_HD void stage_store(const StageDesc& st, int j, const Cf* v, Write write) {
+  stage_store_at<R>(st, j, j % st.ns, v, write);
 }
 
 // ---- prime stage -----------------------------------------------------------------------------

@@ -242,14 +242,17 @@ __device__ __noinline__ void device_stage(const StageDesc st, int n, const Cf* t
   constexpr int kPerThread = (kElementsPerThread + R - 1) / R;
   const int per_transform = n / R;
   const int total = nb * per_transform;
+  const RuntimeDivisor by_transform(per_transform);
+  const RuntimeDivisor by_ns(st.ns);
   Cf v[kPerThread][R];
 #pragma unroll
   for (int q = 0; q < kPerThread; ++q) {
     const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
     if (idx < total) {
-      const int b = idx / per_transform;
+      const int b = by_transform.quotient(idx);
       const int j = idx - b * per_transform;
-      stage_compute<R>(st, n, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
+      stage_compute_at<R>(st, per_transform, j, by_ns.remainder(j), twiddles,
+                          [&](int i) { return s.read(b, i); }, v[q]);
     }
   }
   __syncthreads();
@@ -257,9 +260,9 @@ __device__ __noinline__ void device_stage(const StageDesc st, int n, const Cf* t
   for (int q = 0; q < kPerThread; ++q) {
     const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
     if (idx < total) {
-      const int b = idx / per_transform;
+      const int b = by_transform.quotient(idx);
       const int j = idx - b * per_transform;
-      stage_store<R>(st, j, v[q], [&](int i, Cf x) { s.write(b, i, x); });
+      stage_store_at<R>(st, j, by_ns.remainder(j), v[q], [&](int i, Cf x) { s.write(b, i, x); });
     }
   }
   __syncthreads();
@@ -384,6 +387,7 @@ template <int kL>
 __device__ __forceinline__ void load_contiguous(const PassDesc& p, const float4* v4, int pairs,
                                                 int len, SharedPlanes s) {
   const int ln = kL > 0 ? kL : len;
+  const RuntimeDivisor by_len(ln);
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   for (int e0 = tid; e0 < pairs; e0 += kBatch * threads) {
@@ -398,8 +402,8 @@ __device__ __forceinline__ void load_contiguous(const PassDesc& p, const float4*
       const int e = e0 + u * threads;
       if (e < pairs) {
         const int first = 2 * e;
-        const int b0 = first / ln;
-        const int b1 = (first + 1) / ln;
+        const int b0 = kL > 0 ? first / kL : by_len.quotient(first);
+        const int b1 = kL > 0 ? (first + 1) / kL : by_len.quotient(first + 1);
         s.write(b0, first - b0 * ln, load_conjugations(p, Cf{q[u].x, q[u].y}));
         s.write(b1, first + 1 - b1 * ln, load_conjugations(p, Cf{q[u].z, q[u].w}));
       }
@@ -411,12 +415,13 @@ template <int kL>
 __device__ __forceinline__ void store_contiguous(float4* v4, int pairs, int len, bool conj_out,
                                                  SharedPlanes s) {
   const int sn = kL > 0 ? kL : len;
+  const RuntimeDivisor by_len(sn);
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   for (int e = tid; e < pairs; e += threads) {
     const int first = 2 * e;
-    const int b0 = first / sn;
-    const int b1 = (first + 1) / sn;
+    const int b0 = kL > 0 ? first / kL : by_len.quotient(first);
+    const int b1 = kL > 0 ? (first + 1) / kL : by_len.quotient(first + 1);
     Cf a = s.read(b0, first - b0 * sn);
     Cf c = s.read(b1, first + 1 - b1 * sn);
     if (conj_out) {
@@ -467,8 +472,9 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
       const bool row_major = p.out.elem_stride == 1 || p.inner_is_batch;
       if (p.real_step == RealStep::pair_split) {
         // Paired real rows of plain batched passes (the planner uses no other).
+        const RuntimeDivisor by_len(sn);
         for (int e = tid; e < nb * sn; e += threads) {
-          const int b = e / sn;
+          const int b = by_len.quotient(e);
           store_pair_split<may_split_twiddles(kLength)>(p, dst, outer, inner0 + b, e - b * sn,
                                                           [&](int i) { return s.read(b, i); });
         }
@@ -482,8 +488,9 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
         const int h = (kLength > 0 && p.n == kLength) ? kLength : p.n;
         const int pairs = h / 2 + 1;
         Cf* rows = static_cast<Cf*>(dst) + outer * p.out.outer_dist + inner0 * p.out.inner_dist;
+        const RuntimeDivisor by_pairs(pairs);
         for (int e = tid; e < nb * pairs; e += threads) {
-          const int b = e / pairs;
+          const int b = by_pairs.quotient(e);
           const int k = e - b * pairs;
           const int partner = k == 0 ? h : h - k;  // X index paired with k
           const Cf z_k = s.read(b, k == h ? 0 : k);
@@ -498,14 +505,16 @@ __device__ __forceinline__ void store_phase(const PassDesc& p, SharedPlanes s, v
         }
         return;
       }
+      const RuntimeDivisor by_len(sn);
+      const RuntimeDivisor by_transforms(nb);
       for (int e = tid; e < nb * sn; e += threads) {
         int b;
         int k;
         if (row_major) {
-          b = e / sn;
+          b = by_len.quotient(e);
           k = e - b * sn;
         } else {
-          k = e / nb;
+          k = by_transforms.quotient(e);
           b = e - k * nb;
         }
         Cf v;
@@ -697,24 +706,27 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     } else {
       const bool row_major = p.in.elem_stride == 1 || p.inner_is_batch;
       const int total = nb * ln;
+      // Element e: b = e / ln, i = e % ln (row-major), or i = e / nb, b = e % nb.
+      const RuntimeDivisor by_major(row_major ? ln : nb);
+      const int minor_count = row_major ? ln : nb;
       for (int e0 = tid; e0 < total; e0 += kBatch * threads) {
         Cf q[kBatch];
 #pragma unroll
         for (int u = 0; u < kBatch; ++u) {
           const int e = e0 + u * threads;
           if (e < total) {
-            const int b = row_major ? e / ln : e % nb;
-            const int i = row_major ? e - b * ln : e / nb;
-            q[u] = load_element(p, src, outer, inner0 + b, i);
+            const int major = by_major.quotient(e);
+            const int minor = e - major * minor_count;
+            q[u] = load_element(p, src, outer, inner0 + (row_major ? major : minor), row_major ? minor : major);
           }
         }
 #pragma unroll
         for (int u = 0; u < kBatch; ++u) {
           const int e = e0 + u * threads;
           if (e < total) {
-            const int b = row_major ? e / ln : e % nb;
-            const int i = row_major ? e - b * ln : e / nb;
-            s.write(b, i, q[u]);
+            const int major = by_major.quotient(e);
+            const int minor = e - major * minor_count;
+            s.write(row_major ? major : minor, row_major ? minor : major, q[u]);
           }
         }
       }
@@ -725,8 +737,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   if (p.real_step == RealStep::c2r_pre) {
     const int h = p.n;
     const int pairs = h / 2 + 1;
+    const RuntimeDivisor by_pairs(pairs);
     for (int e = tid; e < nb * pairs; e += threads) {
-      const int b = e / pairs;
+      const int b = by_pairs.quotient(e);
       const int k = e - b * pairs;
       Cf x_k = s.read(b, k);
       Cf x_hk = s.read(b, h - k);
@@ -746,8 +759,9 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
 
   if (p.mid_conv) {
     const int n = kLength > 0 ? kLength : p.n;
+    const RuntimeDivisor by_len(n);
     for (int e = tid; e < nb * n; e += threads) {
-      const int b = e / n;
+      const int b = kLength > 0 ? e / kLength : by_len.quotient(e);
       const int k = e - b * n;
       const Cf w = load_table(p.conv, (inner0 + b) * p.conv_inner_dist + k);
       s.write(b, k, conj(cmul(s.read(b, k), w)));

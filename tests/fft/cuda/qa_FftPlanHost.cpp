@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -201,6 +202,31 @@ TEST(FftPlanHost, ButterfliesAreDfts) {
   check(std::integral_constant<int, 23>{});
   check(std::integral_constant<int, 29>{});
   check(std::integral_constant<int, 31>{});
+}
+
+// The run-time stage loop divides by RuntimeDivisor: element and butterfly indices of one block
+// (below 2^15: a block holds at most kMaxSharedBytesPerBlock / 8 elements) by lengths up to
+// 2^15, and the bound of its comment, x * d <= 2^32, at its edge.
+TEST(FftPlanHost, RuntimeDivisorMatchesDivision) {
+  static_assert(gpu::kMaxSharedBytesPerBlock / 8 < (1 << 15));
+  for (int d = 1; d <= (1 << 15); ++d) {
+    const gpu::RuntimeDivisor divisor(d);
+    int q = 0;
+    int r = 0;
+    for (int x = 0; x < (1 << 15); ++x) {
+      if (divisor.quotient(x) != q || divisor.remainder(x) != r) {
+        FAIL() << x << " / " << d << ": " << divisor.quotient(x) << " remainder " << divisor.remainder(x);
+      }
+      if (++r == d) {
+        r = 0;
+        ++q;
+      }
+    }
+    const long long edge = (1ll << 32) / d;  // the largest x with x * d <= 2^32
+    for (long long x = std::max(0ll, edge - 64); x <= std::min(edge, static_cast<long long>(INT_MAX)); ++x) {
+      ASSERT_EQ(divisor.quotient(static_cast<int>(x)), x / d) << x << " / " << d;
+    }
+  }
 }
 
 TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
