@@ -255,6 +255,14 @@ int main(int argc, char** argv) {
           options.prime_stages = 0;
           time_options(options);
         }
+        if (inverse &&
+            prism::fft::gpu::can_take_full_length_c2r(static_cast<long long>(n), prism::fft::gpu::PlannerOptions{})) {
+          for (const int full_length : {1, -1}) {
+            prism::fft::gpu::PlannerOptions options;
+            options.full_length_c2r = full_length;
+            time_options(options);
+          }
+        }
         if (prism::fft::gpu::direct_dft_length(static_cast<long long>(n), real) > 0) {
           for (const int direct : {1, -1}) {
             prism::fft::gpu::PlannerOptions options;

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <complex>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -998,6 +999,21 @@ bool is_direct_length(long long n, const PlannerOptions& options) {
   return four_step_split(n, n1, n2);
 }
 
+bool can_take_full_length_c2r(long long n, const PlannerOptions& options) {
+  if (!fits_single_pass(n) || !takes_prime_stages(n, options)) return false;
+  return n % 2 == 1 || is_direct_length(n / 2, options);
+}
+
+bool full_length_c2r_rule(long long n) {
+  constexpr long long kFullLength[] = {135, 162, 198, 243, 264, 297, 360, 405, 486, 810, 990, 1080};
+  return std::find(std::begin(kFullLength), std::end(kFullLength), n) != std::end(kFullLength);
+}
+
+bool takes_full_length_c2r(long long n, const PlannerOptions& options) {
+  if (options.full_length_c2r < 0 || !can_take_full_length_c2r(n, options)) return false;
+  return options.full_length_c2r > 0 || full_length_c2r_rule(n);
+}
+
 long long launch_shared_bytes(const Step& step) {
   switch (step.kind) {
     case Step::Kind::real_rows:
@@ -1109,6 +1125,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     throw std::invalid_argument("planner option prime_stages " + std::to_string(options.prime_stages) +
                                 ": 1 (prime stages) or 0 (Bluestein instead)");
   }
+  if (options.full_length_c2r < -1 || options.full_length_c2r > 1) {
+    throw std::invalid_argument("planner option full_length_c2r " + std::to_string(options.full_length_c2r) +
+                                ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
+  }
   PlanLayout layout;
   layout.spec = spec;
   layout.in_row = input_row_length(spec);
@@ -1213,7 +1233,8 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     }
     case Transform::c2r: {
       const long long h = n / 2;
-      if (n % 2 == 0 && is_direct_length(h, options)) {
+      const bool full_length = takes_full_length_c2r(n, options);
+      if (n % 2 == 0 && !full_length && is_direct_length(h, options)) {
         out.store_kind = StoreKind::complex_row;
         out.row_dist = layout.out_row / 2;
         out.keep = h;
@@ -1263,10 +1284,11 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         out.store_kind = StoreKind::real_row;
         out.keep = n;
         // Two rows per complex transform: the inverse of X1 + i X2 is x1 + i x2.
-        const bool paired = spec.batch >= 2;
+        const bool paired = spec.batch >= 2 && !full_length;
         if (paired) pair_rows(layout, in, out);
         builder.complex_transform(n, in, out);
         if (paired) builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
+        if (full_length) builder.name_algorithm(builder.algorithm() + ", real of the full length");
       }
       break;
     }

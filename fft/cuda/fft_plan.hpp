@@ -21,7 +21,9 @@
 //    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
 //    pass and c2r in the column pass where the four-step kernel takes them, c2r with columns of
 //    up to 512 in blocks of at most 512 threads, else one extra pass over the rows); odd n
-//    through the complex algorithms with real loads or Hermitian expansion fused in.
+//    through the complex algorithms with real loads or Hermitian expansion fused in; c2r of the
+//    lengths of full_length_c2r_rule through the complex FFT of the full length, one row per
+//    transform (for its accuracy).
 #pragma once
 
 #include <cstddef>
@@ -94,6 +96,14 @@ struct PlannerOptions {
   // candidate of the tuning mode, which measures speed only: the default takes them for
   // accuracy, as the direct DFT.
   int prime_stages = 1;
+  // c2r through the complex FFT of the full length n, the Hermitian row expanded on load and the
+  // real parts stored, one row per transform (can_take_full_length_c2r: n one pass without
+  // Bluestein), instead of the half length's FFT (even n) or two rows per transform (odd n):
+  // 0 where the planner's rule says (full_length_c2r_rule), 1 wherever it can, -1 never. Its
+  // error is that of the real part alone, about 0.8x the half length's or a pair's, at twice
+  // the arithmetic of the half length. Not a candidate of the tuning mode: the rule takes it for
+  // accuracy, as the direct DFT.
+  int full_length_c2r = 0;
 };
 
 // Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
@@ -126,6 +136,18 @@ int default_rows_elements_per_thread(long long n, RowsKind kind);
 // 2.0-2.7e-8, where the FFTs of these lengths were up to 1.3x cuFFT's (4e-8 to 1e-7).
 inline constexpr long long kDirectSmoothLength = 30;
 bool direct_dft_rule(long long n, Transform transform);
+
+// Whether a c2r of length n can take the full-length complex FFT (PlannerOptions::
+// full_length_c2r): n one pass without Bluestein, and not already its plan (even n whose half
+// length takes Bluestein).
+bool can_take_full_length_c2r(long long n, const PlannerOptions& options);
+// The planner's rule for it, among the lengths that can: the c2r lengths whose half-length or
+// paired FFT's error was above 1.1x cuFFT's in the whole sweep 2..4096 on the H200 (135, 162,
+// 198, 243, 264, 297, 360, 405, 486, 810, 990, 1080: 1.04-1.26e-07 against 0.85-1.12e-07,
+// bench/RESULTS.md, twenty-sixth to twenty-ninth runs), longer than the direct DFT takes.
+bool full_length_c2r_rule(long long n);
+// Whether a c2r plan of n under these options takes it.
+bool takes_full_length_c2r(long long n, const PlannerOptions& options);
 
 struct PlanLayout {
   PlanSpec spec;

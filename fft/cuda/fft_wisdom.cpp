@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates (or, as direct_dft, say there why not); this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 8 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 9 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -103,7 +103,7 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.cluster_block_length == b.cluster_block_length &&
          a.bluestein_length == b.bluestein_length &&
          a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft &&
-         a.prime_stages == b.prime_stages;
+         a.prime_stages == b.prime_stages && a.full_length_c2r == b.full_length_c2r;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -118,7 +118,9 @@ std::string describe(const PlannerOptions& options) {
               ? std::string()
               : ", rows " + std::to_string(options.rows_elements_per_thread) + " per thread") +
          (options.direct_dft == 0 ? std::string() : options.direct_dft > 0 ? ", direct DFT" : ", no direct DFT") +
-         (options.prime_stages == 0 ? ", no prime stages" : "");
+         (options.prime_stages == 0 ? ", no prime stages" : "") +
+         (options.full_length_c2r == 0 ? std::string()
+          : options.full_length_c2r > 0 ? ", full-length c2r" : ", no full-length c2r");
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -183,7 +185,9 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // its accuracy where an FFT would be less accurate than cuFFT, and speed alone must not undo
   // that.
   // Nor are the prime stages (PlannerOptions::prime_stages), for the same reason: Bluestein is
-  // faster for some of their lengths but less accurate than cuFFT.
+  // faster for some of their lengths but less accurate than cuFFT. Nor the full-length c2r
+  // (PlannerOptions::full_length_c2r), which the rule takes where the half length's error was
+  // above 1.1x cuFFT's.
   // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
   // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
   // only lengths that are not direct take it.
@@ -236,6 +240,7 @@ json options_to_json(const PlannerOptions& o) {
   // Written where set (by hand: the tuning mode never varies it), so that files stay as they were.
   if (o.direct_dft != 0) j["direct_dft"] = o.direct_dft;
   if (o.prime_stages != 1) j["prime_stages"] = o.prime_stages;
+  if (o.full_length_c2r != 0) j["full_length_c2r"] = o.full_length_c2r;
   return j;
 }
 
@@ -333,6 +338,14 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
                         value.dump());
     }
     o.prime_stages = value.get<int>();
+  }
+  if (j.contains("full_length_c2r")) {
+    const json& value = j["full_length_c2r"];
+    if (!value.is_number_integer() || value.get<long long>() < -1 || value.get<long long>() > 1) {
+      throw FormatError(where + ": \"full_length_c2r\" must be 0 (the planner's rule), 1 (wherever it can) or " +
+                        "-1 (never), not " + value.dump());
+    }
+    o.full_length_c2r = value.get<int>();
   }
   return o;
 }

@@ -6,7 +6,9 @@
 // class beside cuFFT's on the same input. Exits with 77 (ctest SKIP) when no device is usable.
 // PRISM_FFT_QUICK=1 shortens the sweeps (lengths 2..64 and every power of two, 20 random
 // lengths) for quick checks during kernel work. PRISM_FFT_PRIME_STAGES=0 runs them with
-// PlannerOptions::prime_stages = 0: Bluestein for the lengths with a prime factor 37 to 127.
+// PlannerOptions::prime_stages = 0: Bluestein for the lengths with a prime factor 37 to 127;
+// PRISM_FFT_FULL_LENGTH_C2R=1 (or -1) with PlannerOptions::full_length_c2r = 1 (-1): every c2r
+// that can through the complex FFT of the full length (none).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -43,6 +45,8 @@ gpu::PlannerOptions sweep_options() {
   gpu::PlannerOptions options;
   const char* value = std::getenv("PRISM_FFT_PRIME_STAGES");
   if (value && *value) options.prime_stages = std::atoi(value);
+  const char* full_length = std::getenv("PRISM_FFT_FULL_LENGTH_C2R");
+  if (full_length && *full_length) options.full_length_c2r = std::atoi(full_length);
   return options;
 }
 
@@ -167,7 +171,8 @@ class OptionsBackend final : public Backend {
 class FftCuda : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (sweep_options().prime_stages != gpu::PlannerOptions{}.prime_stages) {
+    if (sweep_options().prime_stages != gpu::PlannerOptions{}.prime_stages ||
+        sweep_options().full_length_c2r != gpu::PlannerOptions{}.full_length_c2r) {
       ours_ = std::make_unique<OptionsBackend>(sweep_options());
     } else {
       ours_ = make_cuda_backend();
@@ -369,6 +374,35 @@ TEST_F(FftCuda, PrimeStages) {
   OptionsBackend ours(options);
   check_without_bluestein({37, 127, 1184, 127 * 24, 37 * 41, 61 * 67, 113 * 127, 101 * 8192}, options, ours, rng,
                           "prime stage");
+}
+
+// c2r through the complex FFT of the full length (PlannerOptions::full_length_c2r): the lengths
+// of the planner's rule by default, and with 1 compiled lengths (whose pass kernels take the
+// Hermitian rows in their element loads; the decimal ones have passes in the rows kernel's stage
+// order, which no compiled pass kernel runs), run-time loop lengths, radix 17 and a prime stage;
+// batches of one row and of several with a partly filled last block, every other one in place.
+// Within 1.1x cuFFT's error or 3e-7, and no row wrong.
+TEST_F(FftCuda, FullLengthC2r) {
+  std::mt19937_64 rng(1080);
+  gpu::PlannerOptions always;
+  always.full_length_c2r = 1;
+  OptionsBackend forced(always);
+  int index = 0;
+  for (const std::size_t n : {135u, 162u, 243u, 1080u, 1000u, 2000u, 4000u, 1024u, 4096u, 8192u, 250u,
+                              2187u, 306u, 148u, 4095u}) {
+    const bool by_rule = gpu::full_length_c2r_rule(static_cast<long long>(n));
+    for (const unsigned batch : {1u, 7u}) {
+      const PlanSpec spec{n, batch, Transform::c2r, ++index % 2 == 0};
+      Backend& ours = by_rule ? *ours_ : forced;
+      const std::string algorithm = gpu::make_plan_layout(spec, by_rule ? gpu::PlannerOptions{} : always).algorithm;
+      EXPECT_NE(algorithm.find("real of the full length"), std::string::npos) << n << " " << algorithm;
+      const Errors e = measure(spec, rng, ours, *cufft_, stream_);
+      EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft)) << "c2r n=" << n << " " << algorithm << ", cuFFT " << e.cufft;
+      EXPECT_LE(e.ours_worst_row, kCorrectness) << "c2r n=" << n << " batch " << batch << " " << algorithm;
+      std::printf("full-length c2r n=%-5zu batch %u %-8s %-44s ours %.3g cuFFT %.3g\n", n, batch,
+                  spec.in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
+    }
+  }
 }
 
 // Cluster passes of both block lengths (2^15 ... 2^17 and real transforms of twice that), three

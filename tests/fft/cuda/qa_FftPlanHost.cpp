@@ -320,6 +320,65 @@ TEST(FftPlanHost, AlgorithmChoice) {
 
 // The compiled kernels: each length is a single pass, and the planner picks them for the halves
 // of four-step splits and for Bluestein convolutions where the cost rule says so.
+// c2r through the full length (PlannerOptions::full_length_c2r): by the planner's rule at the
+// lengths of full_length_c2r_rule, where its error is that of the real part alone, below the half
+// length's or the pair's on the same input; wherever it can with 1 (compiled lengths and those of
+// the run-time loop, even and odd, in and out of place, batches of one row and of many); never
+// with -1; and not where the length is no single pass or takes Bluestein.
+TEST(FftPlanHost, FullLengthC2r) {
+  gpu::PlannerOptions always;
+  always.full_length_c2r = 1;
+  gpu::PlannerOptions never;
+  never.full_length_c2r = -1;
+  for (const std::size_t n : {135u, 162u, 243u, 1080u}) {
+    const PlanSpec spec{n, std::max<std::size_t>(8, 32768 / n), Transform::c2r, false};
+    EXPECT_TRUE(gpu::full_length_c2r_rule(static_cast<long long>(n)));
+    const PlanLayout full = gpu::make_plan_layout(spec);
+    EXPECT_NE(full.algorithm.find("real of the full length"), std::string::npos) << n << " " << full.algorithm;
+    EXPECT_FALSE(full.paired_rows) << n;
+    const PlanLayout half = gpu::make_plan_layout(spec, never);
+    EXPECT_EQ(half.algorithm.find("real of the full length"), std::string::npos) << n << " " << half.algorithm;
+    // The whole batch's error, on one input.
+    std::mt19937_64 rng(n);
+    const long long in_floats = test::input_row_floats(spec);
+    const long long out_floats = test::output_row_floats(spec);
+    const std::vector<float> input = test::make_input(spec, in_floats, spec.batch, rng);
+    test::ErrorSum errors[2];
+    for (int variant = 0; variant < 2; ++variant) {
+      std::vector<float> output(static_cast<std::size_t>(out_floats) * spec.batch,
+                                std::numeric_limits<float>::quiet_NaN());
+      gpu::execute_on_host(variant == 0 ? full : half, input.data(), output.data(), spec.batch);
+      for (std::size_t row = 0; row < spec.batch; ++row) {
+        errors[variant].add(output.data() + row * static_cast<std::size_t>(out_floats),
+                            test::reference_row(spec, input.data() + row * static_cast<std::size_t>(in_floats)));
+      }
+    }
+    EXPECT_LT(errors[0].relative(), 0.9 * errors[1].relative())
+        << n << ": full length " << errors[0].relative() << ", " << half.algorithm << " " << errors[1].relative();
+  }
+  std::mt19937_64 rng(1080);
+  int index = 0;
+  for (const std::size_t n : {100u, 162u, 250u, 1000u, 2000u, 45u * 4u, 17u * 2u * 9u, 37u * 4u, 135u, 4095u}) {
+    for (const unsigned batch : {1u, 5u}) {
+      const PlanSpec spec{n, batch, Transform::c2r, ++index % 2 == 0};
+      std::string algorithm;
+      EXPECT_LE(host_error(spec, rng, &algorithm, always), kHostTolerance) << n << " " << algorithm;
+      EXPECT_NE(algorithm.find("real of the full length"), std::string::npos) << n << " " << algorithm;
+    }
+  }
+  // No single pass (2^17), Bluestein (2 * 131), a half length of Bluestein (2 * 2 * 131): the
+  // plans they had.
+  for (const std::size_t n : {131072u, 262u, 524u}) {
+    EXPECT_FALSE(gpu::can_take_full_length_c2r(static_cast<long long>(n), always)) << n;
+    EXPECT_EQ(gpu::make_plan_layout({n, 3, Transform::c2r, false}, always).algorithm,
+              gpu::make_plan_layout({n, 3, Transform::c2r, false}, never).algorithm);
+  }
+  EXPECT_FALSE(gpu::full_length_c2r_rule(1024));
+  gpu::PlannerOptions bad;
+  bad.full_length_c2r = 2;
+  EXPECT_THROW(gpu::make_plan_layout({1080, 1, Transform::c2r, false}, bad), std::invalid_argument);
+}
+
 TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   for (int i = 0; i < gpu::kCompiledLengthCount; ++i) {
     const int n = gpu::kCompiledLengths[i];

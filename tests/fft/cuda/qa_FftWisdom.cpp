@@ -209,11 +209,19 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   bluestein_only.prime_stages = 0;
   const WisdomEntry no_prime = entry_of(kH200, PlanSpec(4087, 1024, Transform::r2c), bluestein_only);
   wisdom.record(no_prime);
+  PlannerOptions half_length;  // likewise
+  half_length.full_length_c2r = -1;
+  const WisdomEntry no_full_length = entry_of(kH200, PlanSpec(1080, 1024, Transform::c2r), half_length);
+  wisdom.record(no_full_length);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 7u);
+  ASSERT_EQ(loaded.entries().size(), 8u);
+  ASSERT_NE(loaded.find(no_full_length.key), nullptr);
+  EXPECT_EQ(loaded.find(no_full_length.key)->best.full_length_c2r, -1);
+  EXPECT_NE(describe(loaded.find(no_full_length.key)->best).find("no full-length c2r"), std::string::npos);
+  EXPECT_EQ(loaded.find(decimal.key)->best.full_length_c2r, 0);  // absent: the planner's rule
   ASSERT_NE(loaded.find(no_prime.key), nullptr);
   EXPECT_EQ(loaded.find(no_prime.key)->best.prime_stages, 0);
   EXPECT_NE(describe(loaded.find(no_prime.key)->best).find("no prime stages"), std::string::npos);
@@ -421,6 +429,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-prime-stages.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"prime_stages\": -1"),
        "\"prime_stages\" must be 1 (prime stages) or 0 (Bluestein instead), not -1"},
+      {"bad-full-length-c2r.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"full_length_c2r\": 2"),
+       "\"full_length_c2r\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 2"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
