@@ -100,9 +100,11 @@ struct PlannerOptions {
   // real parts stored, one row per transform (can_take_full_length_c2r: n one pass without
   // Bluestein), instead of the half length's FFT (even n) or two rows per transform (odd n):
   // 0 where the planner's rule says (full_length_c2r_rule), 1 wherever it can, -1 never. Its
-  // error is that of the real part alone, about 0.8x the half length's or a pair's, at twice
-  // the arithmetic of the half length. Not a candidate of the tuning mode: the rule takes it for
-  // accuracy, as the direct DFT.
+  // error is that of the real part alone: on the H200 (bench/RESULTS.md, thirtieth run) 0.8-0.95x
+  // cuFFT's at the rule's lengths, where the half length's or a pair's was 1.1-1.26x; but twice
+  // the arithmetic, and the Hermitian rows loaded element by element: 1.9-2.8x the time (c2r
+  // 135 1.28 against 2.44 ms, 162 0.94 against 2.63, 1080 1.14 against 2.80). Not a candidate
+  // of the tuning mode: the rule takes it for accuracy, as the direct DFT.
   int full_length_c2r = 0;
 };
 
