@@ -323,14 +323,17 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
     }
     o.rows_elements_per_thread = value.get<int>();
   }
-  if (j.contains("direct_dft")) {
-    const json& value = j["direct_dft"];
+  // The rule-or-override options, set by hand: 0 (the planner's rule), 1 (wherever it can), -1 (never).
+  const auto rule_option = [&](const char* key, int& field) {
+    if (!j.contains(key)) return;
+    const json& value = j[key];
     if (!value.is_number_integer() || value.get<long long>() < -1 || value.get<long long>() > 1) {
-      throw FormatError(where + ": \"direct_dft\" must be 0 (the planner's rule), 1 (wherever it can) or -1 " +
+      throw FormatError(where + ": \"" + key + "\" must be 0 (the planner's rule), 1 (wherever it can) or -1 " +
                         "(never), not " + value.dump());
     }
-    o.direct_dft = value.get<int>();
-  }
+    field = value.get<int>();
+  };
+  rule_option("direct_dft", o.direct_dft);
   if (j.contains("prime_stages")) {
     const json& value = j["prime_stages"];
     if (!value.is_number_integer() || (value.get<long long>() != 0 && value.get<long long>() != 1)) {
@@ -339,14 +342,7 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
     }
     o.prime_stages = value.get<int>();
   }
-  if (j.contains("full_length_c2r")) {
-    const json& value = j["full_length_c2r"];
-    if (!value.is_number_integer() || value.get<long long>() < -1 || value.get<long long>() > 1) {
-      throw FormatError(where + ": \"full_length_c2r\" must be 0 (the planner's rule), 1 (wherever it can) or " +
-                        "-1 (never), not " + value.dump());
-    }
-    o.full_length_c2r = value.get<int>();
-  }
+  rule_option("full_length_c2r", o.full_length_c2r);
   return o;
 }
 
