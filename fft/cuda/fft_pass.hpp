@@ -368,13 +368,17 @@ PRISM_HD constexpr int stage_twiddle_offset(const int* radices, int stage) {
 }
 
 PRISM_HD int stage_input_index(int n_over_radix, int j, int r) { return j + r * n_over_radix; }
-PRISM_HD int stage_output_index(const StageDesc& st, int j, int r) {
-  const int k = j % st.ns;
+// k = j % st.ns, given where the caller has it without a division (the run-time stage loop).
+PRISM_HD int stage_output_index_at(const StageDesc& st, int j, int k, int r) {
   return (j - k) * st.radix + k + r * st.ns;
 }
-// Index into the pass's twiddle table of the twiddle for input r of butterfly j.
+PRISM_HD int stage_output_index(const StageDesc& st, int j, int r) {
+  return stage_output_index_at(st, j, j % st.ns, r);
+}
+// Index into the pass's twiddle table of the twiddle for input r of butterfly j (k = j % st.ns).
+PRISM_HD int stage_twiddle_index_at(const StageDesc& st, int k, int r) { return st.tw_offset + r * st.ns + k; }
 PRISM_HD int stage_twiddle_index(const StageDesc& st, int j, int r) {
-  return st.tw_offset + r * st.ns + (j % st.ns);
+  return stage_twiddle_index_at(st, j % st.ns, r);
 }
 
 // Shared-memory address of element i: one pad word every 32 so that the strided exchanges of
@@ -422,7 +426,7 @@ PRISM_HD void stage_compute_at(const StageDesc& st, int n_over_radix, int j, int
   PRISM_UNROLL
   for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n_over_radix, j, r));
   if (st.ns > 1) {
-    const int base = st.tw_offset + k;  // stage_twiddle_index(st, j, 0)
+    const int base = stage_twiddle_index_at(st, k, 0);
     PRISM_UNROLL
     for (int r = 1; r < R; ++r) v[r] = cmul(v[r], load_table(twiddles, base + r * st.ns));
   }
@@ -436,7 +440,8 @@ PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddle
 
 template <int R, class Write>
 PRISM_HD void stage_store_at(const StageDesc& st, int j, int k, const Cf* v, Write write) {
-  const int base = (j - k) * R + k;  // stage_output_index(st, j, 0)
+  // The radix as the constant R (st.radix at run time cost the large radices registers).
+  const int base = stage_output_index_at(StageDesc{R, st.ns, st.tw_offset}, j, k, 0);
 PRISM_UNROLL
   for (int r = 0; r < R; ++r) write(base + r * st.ns, v[r]);
 }
@@ -460,8 +465,7 @@ PRISM_HD constexpr int stage_roots_offset(const StageDesc& st) {
 // Index into the pass's twiddle table of input r's twiddle, for element i = j + r * (n / p).
 PRISM_HD int prime_stage_twiddle_index(const StageDesc& st, int n_over_radix, int i) {
   const int r = i / n_over_radix;
-  const int j = i - r * n_over_radix;
-  return st.tw_offset + r * st.ns + j % st.ns;
+  return stage_twiddle_index(st, i - r * n_over_radix, r);
 }
 
 // Item g's outputs: out[0] = y[0], out[1 + 2t] = y[k_t], out[2 + 2t] = y[p - k_t] with

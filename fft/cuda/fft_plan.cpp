@@ -1000,7 +1000,7 @@ bool is_direct_length(long long n, const PlannerOptions& options) {
 }
 
 bool can_take_full_length_c2r(long long n, const PlannerOptions& options) {
-  if (!fits_single_pass(n) || !takes_prime_stages(n, options)) return false;
+  if (!fits_single_pass(n) || !is_direct_length(n, options)) return false;
   return n % 2 == 1 || is_direct_length(n / 2, options);
 }
 

@@ -92,9 +92,8 @@ struct PlannerOptions {
   // (c2c forward); Bluestein was 1.05-2.8x faster for single passes (c2c 148 1.84 against 1.94
   // ms, 4087 2.08 against 4.58) and a four-step of two prime stages (14351: 2.8 against 8.0),
   // slower for four-steps of one (606208: 4.50 against 3.30, 827392: 5.13 against 4.09;
-  // 1040384 = 127 x 8192 4.27 against 4.41). Not a
-  // candidate of the tuning mode, which measures speed only: the default takes them for
-  // accuracy, as the direct DFT.
+  // 1040384 = 127 x 8192 4.27 against 4.41). Not a candidate of the tuning mode, which measures
+  // speed only: the default takes them for accuracy, as the direct DFT.
   int prime_stages = 1;
   // c2r through the complex FFT of the full length n, the Hermitian row expanded on load and the
   // real parts stored, one row per transform (can_take_full_length_c2r: n one pass without
