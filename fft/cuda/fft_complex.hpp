@@ -13,8 +13,10 @@
 // about the CUDA pragma.
 #if defined(__CUDACC__)
 #define PRISM_UNROLL _Pragma("unroll")
+#define PRISM_NO_UNROLL _Pragma("unroll 1")
 #else
 #define PRISM_UNROLL
+#define PRISM_NO_UNROLL
 #endif
 
 namespace prism::fft::gpu {

@@ -32,6 +32,8 @@ void host_prime_stage(const StageDesc& st, int n, const Cf* twiddles, const std:
   const int p = st.radix;
   const int n_over_radix = n / p;
   const Cf* roots = twiddles + stage_roots_offset(st);
+  const RuntimeDivisor by_n_over_radix(n_over_radix);
+  const RuntimeDivisor by_ns(st.ns);
   std::vector<Cf> inputs(static_cast<std::size_t>(p));
   Cf out[kPrimeItemOutputs];
   for (int j = 0; j < n_over_radix; ++j) {
@@ -39,11 +41,11 @@ void host_prime_stage(const StageDesc& st, int n, const Cf* twiddles, const std:
       const int i = stage_input_index(n_over_radix, j, r);
       const Cf x = from[static_cast<std::size_t>(i)];
       inputs[static_cast<std::size_t>(r)] =
-          r > 0 && st.ns > 1 ? cmul(x, twiddles[prime_stage_twiddle_index(st, n_over_radix, i)]) : x;
+          r > 0 && st.ns > 1 ? cmul(x, twiddles[prime_stage_twiddle_index(st, by_n_over_radix, by_ns, i)]) : x;
     }
     for (int g = 0; g < prime_stage_groups(p); ++g) {
       prime_stage_item(p, g, [&](int r) { return inputs[static_cast<std::size_t>(r)]; }, roots, out);
-      prime_stage_store(st, j, g, out, [&](int i, Cf value) { to[static_cast<std::size_t>(i)] = value; });
+      prime_stage_store(st, j, by_ns.remainder(j), g, out, [&](int i, Cf value) { to[static_cast<std::size_t>(i)] = value; });
     }
   }
 }

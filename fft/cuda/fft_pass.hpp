@@ -229,6 +229,13 @@ PRISM_HD constexpr bool is_prime_stage_radix(int radix) { return radix > kLarges
 inline constexpr int kPrimePairsPerItem = 2;
 inline constexpr int kPrimeItemsPerThread = 3;
 inline constexpr int kPrimeItemOutputs = 2 * kPrimePairsPerItem + 1;
+// An item's sums run over up to 63 terms. Added one by one, each rounding is relative to the
+// partial sum so far; summed in blocks of kPrimeSumBlock terms, then the blocks' sums, to sums of
+// at most 8 terms: on the host executor c2c 127 1.53e-07 -> 0.93e-07, 14351 = 113 x 127
+// 2.18e-07 -> 1.37e-07 (qa_FftPlanHost PrimeStageSumsInBlocks). A whole block's terms unrolled,
+// the last block's rolled: on the H200 -3.6 to +1.9 % against the terms one by one at radices 37
+// to 127 (bench/RESULTS.md, thirty-first run), where rolled blocks cost 2-9 %.
+inline constexpr int kPrimeSumBlock = 8;
 PRISM_HD constexpr int prime_stage_groups(int radix) {
   return ((radix - 1) / 2 + kPrimePairsPerItem - 1) / kPrimePairsPerItem;
 }
@@ -455,17 +462,21 @@ PRISM_HD void stage_store(const StageDesc& st, int j, const Cf* v, Write write) 
 // are applied to the inputs in place first (the items of one butterfly share them); then item
 // g of butterfly j gives y[k] and y[p - k] for k = 1 + g * kPrimePairsPerItem ... (up to
 // (p - 1) / 2), and y[0]. The sums are those of prime_butterfly, with the roots read from the
-// table: forward roots (cos, -sin) of 2 pi m / p for m = 0 .. p - 1.
+// table: forward roots (cos, -sin) of 2 pi m / p for m = 0 .. p - 1, in blocks of
+// kPrimeSumBlock terms (y[0], one output of p, term by term).
 
 // Where a prime stage's roots start in the pass's twiddle table.
 PRISM_HD constexpr int stage_roots_offset(const StageDesc& st) {
   return st.tw_offset + (st.ns > 1 ? (st.ns * st.radix + 1) & ~1 : 0);
 }
 
-// Index into the pass's twiddle table of input r's twiddle, for element i = j + r * (n / p).
-PRISM_HD int prime_stage_twiddle_index(const StageDesc& st, int n_over_radix, int i) {
-  const int r = i / n_over_radix;
-  return stage_twiddle_index(st, i - r * n_over_radix, r);
+// Index into the pass's twiddle table of input r's twiddle, for element i = j + r * (n / p);
+// the divisors are n / p and st.ns.
+PRISM_HD int prime_stage_twiddle_index(const StageDesc& st, const RuntimeDivisor& by_n_over_radix,
+                                       const RuntimeDivisor& by_ns, int i) {
+  const int r = by_n_over_radix.quotient(i);
+  const int j = i - r * static_cast<int>(by_n_over_radix.d);
+  return stage_twiddle_index_at(st, by_ns.remainder(j), r);
 }
 
 // Item g's outputs: out[0] = y[0], out[1 + 2t] = y[k_t], out[2 + 2t] = y[p - k_t] with
@@ -488,7 +499,10 @@ PRISM_HD void prime_stage_item(int p, int g, Input input, const Cf* roots, Cf* o
     root[t] = 0;
   }
   Cf y0 = x0;
-  for (int r = 1; r <= h; ++r) {
+  Cf part_cos[K];
+  Cf part_sin[K];
+  // Term r of every sum, into the block's partial sums.
+  const auto add_term = [&](int r) {
     const Cf x_r = input(r);
     const Cf x_pr = input(p - r);
     const Cf a = x_r + x_pr;
@@ -499,8 +513,27 @@ PRISM_HD void prime_stage_item(int p, int g, Input input, const Cf* roots, Cf* o
       root[t] += step[t];  // (r * k_t) mod p, exactly
       if (root[t] >= p) root[t] -= p;
       const Cf w = load_table(roots, root[t]);
-      sum_cos[t] = sum_cos[t] + a * w.re;
-      sum_sin[t] = sum_sin[t] + b * (-w.im);
+      part_cos[t] = part_cos[t] + a * w.re;
+      part_sin[t] = part_sin[t] + b * (-w.im);
+    }
+  };
+  for (int first = 1; first <= h; first += kPrimeSumBlock) {
+    PRISM_UNROLL
+    for (int t = 0; t < K; ++t) {
+      part_cos[t] = Cf{0.0f, 0.0f};
+      part_sin[t] = Cf{0.0f, 0.0f};
+    }
+    if (first + kPrimeSumBlock - 1 <= h) {
+      PRISM_UNROLL
+      for (int u = 0; u < kPrimeSumBlock; ++u) add_term(first + u);
+    } else {
+      PRISM_NO_UNROLL
+      for (int r = first; r <= h; ++r) add_term(r);
+    }
+    PRISM_UNROLL
+    for (int t = 0; t < K; ++t) {
+      sum_cos[t] = sum_cos[t] + part_cos[t];
+      sum_sin[t] = sum_sin[t] + part_sin[t];
     }
   }
   out[0] = y0;
@@ -511,11 +544,12 @@ PRISM_HD void prime_stage_item(int p, int g, Input input, const Cf* roots, Cf* o
   }
 }
 
-// Writes item g's outputs (prime_stage_item) of butterfly j through write(i, value).
+// Writes item g's outputs (prime_stage_item) of butterfly j (k = j % st.ns) through
+// write(i, value).
 template <class Write>
-PRISM_HD void prime_stage_store(const StageDesc& st, int j, int g, const Cf* out, Write write) {
+PRISM_HD void prime_stage_store(const StageDesc& st, int j, int k, int g, const Cf* out, Write write) {
   const int h = (st.radix - 1) / 2;
-  const int base = stage_output_index(st, j, 0);
+  const int base = stage_output_index_at(st, j, k, 0);
   if (g == 0) write(base, out[0]);
   PRISM_UNROLL
   for (int t = 0; t < kPrimePairsPerItem; ++t) {
