@@ -234,7 +234,7 @@ inline constexpr int kPrimeItemOutputs = 2 * kPrimePairsPerItem + 1;
 // at most 8 terms: on the host executor c2c 127 1.53e-07 -> 0.93e-07, 14351 = 113 x 127
 // 2.18e-07 -> 1.37e-07 (qa_FftPlanHost PrimeStageSumsInBlocks). A whole block's terms unrolled,
 // the last block's rolled: on the H200 -3.6 to +1.9 % against the terms one by one at radices 37
-// to 127 (bench/RESULTS.md, thirty-first run), where rolled blocks cost 2-9 %.
+// to 127 (bench/RESULTS.md, thirty-first run), where all blocks rolled cost 5-12 %.
 inline constexpr int kPrimeSumBlock = 8;
 PRISM_HD constexpr int prime_stage_groups(int radix) {
   return ((radix - 1) / 2 + kPrimePairsPerItem - 1) / kPrimePairsPerItem;
