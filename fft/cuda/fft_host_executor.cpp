@@ -65,6 +65,7 @@ void host_stages(const PassDesc& p, std::vector<Cf>& data, std::vector<Cf>& othe
       case 5: host_stage<5>(st, p.n, p.stage_tw, data, other); break;
       case 7: host_stage<7>(st, p.n, p.stage_tw, data, other); break;
       case 8: host_stage<8>(st, p.n, p.stage_tw, data, other); break;
+      case 9: host_stage<9>(st, p.n, p.stage_tw, data, other); break;
       case 10: host_stage<10>(st, p.n, p.stage_tw, data, other); break;
       case 11: host_stage<11>(st, p.n, p.stage_tw, data, other); break;
       case 13: host_stage<13>(st, p.n, p.stage_tw, data, other); break;
@@ -454,6 +455,7 @@ Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
     case 5: return real_butterfly_twiddle_of<5>(w_even, w_odd, r);
     case 7: return real_butterfly_twiddle_of<7>(w_even, w_odd, r);
     case 8: return real_butterfly_twiddle_of<8>(w_even, w_odd, r);
+    case 9: return real_butterfly_twiddle_of<9>(w_even, w_odd, r);
     case 11: return real_butterfly_twiddle_of<11>(w_even, w_odd, r);
     case 13: return real_butterfly_twiddle_of<13>(w_even, w_odd, r);
     case 16: return real_butterfly_twiddle_of<16>(w_even, w_odd, r);

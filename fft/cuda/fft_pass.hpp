@@ -81,7 +81,7 @@ PRISM_HD constexpr int compiled_length_index(long long n) {
 }
 PRISM_HD constexpr bool has_compiled_kernel(long long n) { return compiled_length_index(n) >= 0; }
 
-// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 3, 5, 7, 11, 13} and the primes 17 to 127
+// Splits n into the radices {16, 8, 4, 2, 10, 15, 21, 9, 3, 5, 7, 11, 13} and the primes 17 to 127
 // (the primes from 17 only in lengths without a compiled kernel: none of kCompiledLengths has
 // them, and is_smooth in fft_plan.hpp tells them apart; above 31 they take the prime stage,
 // prime_stage_item below). The power of two becomes
@@ -143,6 +143,13 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   const int twenty_ones = pairs_of(21, threes < sevens ? threes : sevens);
   for (int i = 0; i < fifteens; ++i) n /= 15;
   for (int i = 0; i < twenty_ones; ++i) n /= 21;
+  // Nines: two 3s in one stage, in lengths without a compiled kernel only (the run-time stage
+  // loop, where every stage is a pass through shared memory and a barrier): on the H200 c2c 81
+  // -31 %, 243 = 9x9x3 -15 %, 6561 -29 %, r2c 162 -32 % (bench/RESULTS.md, thirty-first run).
+  // Not for exactly three 3s: c2c and r2c 1080 as 8x9x3x5 took 8-11 % more than as 8x3x3x3x5,
+  // 135 as 9x3x5 -6 to +0.3 %. The compiled kernels keep the radices they were measured with.
+  const int nines = pairs_allowed || threes == 3 ? 0 : threes / 2;
+  for (int i = 0; i < nines; ++i) n /= 9;
   int sixteens = twos / 4;
   int rest = twos % 4;
   int tail[3] = {0, 0, 0};
@@ -190,6 +197,10 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   for (int i = 0; i < twenty_ones; ++i) {
     if (count >= max_out) return -1;
     radices[count++] = 21;
+  }
+  for (int i = 0; i < nines; ++i) {
+    if (count >= max_out) return -1;
+    radices[count++] = 9;
   }
   const int odd_primes[30] = {3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37,  41,  43,  47,  53,
                               59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};

@@ -346,6 +346,7 @@ __device__ void device_stages(const PassDesc& p, SharedPlanes s, int nb) {
             case 3: device_stage<3>(st, p.n, p.stage_tw, s, nb); break;
             case 5: device_stage<5>(st, p.n, p.stage_tw, s, nb); break;
             case 7: device_stage<7>(st, p.n, p.stage_tw, s, nb); break;
+            case 9: device_stage<9>(st, p.n, p.stage_tw, s, nb); break;
             case 10: device_stage<10>(st, p.n, p.stage_tw, s, nb); break;
             case 11: device_stage<11>(st, p.n, p.stage_tw, s, nb); break;
             case 13: device_stage<13>(st, p.n, p.stage_tw, s, nb); break;

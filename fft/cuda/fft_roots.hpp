@@ -12,7 +12,7 @@ namespace prism::fft::gpu {
 // prime-factor butterflies 10, 15, 21.
 PRISM_HD constexpr bool has_unit_roots(int radix) {
   return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
-         radix == 11 || radix == 13 || radix == 17 || radix == 19 || radix == 23 || radix == 29 ||
+         radix == 9 || radix == 11 || radix == 13 || radix == 17 || radix == 19 || radix == 23 || radix == 29 ||
          radix == 31;
 }
 
@@ -41,6 +41,15 @@ PRISM_HD constexpr Cf unit_root(int radix, int m) {
     case 261: return Cf{-7.071067812e-01f, 7.071067812e-01f};
     case 262: return Cf{0.000000000e+00f, 1.000000000e+00f};
     case 263: return Cf{7.071067812e-01f, 7.071067812e-01f};
+    case 288: return Cf{1.000000000e+00f, 0.000000000e+00f};
+    case 289: return Cf{7.660444431e-01f, -6.427876097e-01f};
+    case 290: return Cf{1.736481777e-01f, -9.848077530e-01f};
+    case 291: return Cf{-5.000000000e-01f, -8.660254038e-01f};
+    case 292: return Cf{-9.396926208e-01f, -3.420201433e-01f};
+    case 293: return Cf{-9.396926208e-01f, 3.420201433e-01f};
+    case 294: return Cf{-5.000000000e-01f, 8.660254038e-01f};
+    case 295: return Cf{1.736481777e-01f, 9.848077530e-01f};
+    case 296: return Cf{7.660444431e-01f, 6.427876097e-01f};
     case 352: return Cf{1.000000000e+00f, 0.000000000e+00f};
     case 353: return Cf{8.412535328e-01f, -5.406408175e-01f};
     case 354: return Cf{4.154150130e-01f, -9.096319954e-01f};

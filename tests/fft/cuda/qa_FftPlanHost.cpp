@@ -70,7 +70,7 @@ constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_i
 TEST(FftPlanHost, FactorisationCoversSmoothLengths) {
   const std::vector<int> primes = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29,  31,  37,  41,  43,  47, 53,
                                     59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127};
-  std::set<int> allowed = {4, 8, 10, 15, 16, 21};
+  std::set<int> allowed = {4, 8, 9, 10, 15, 16, 21};
   allowed.insert(primes.begin(), primes.end());
   int radices[gpu::kMaxStages];
   for (long long n = 1; n <= 200000; ++n) {
@@ -132,12 +132,18 @@ TEST(FftPlanHost, PrimeStageThreadsCoverTheirItems) {
 }
 
 // The run-time stage loop (device_stages, lengths without a compiled kernel) has no stage of
-// radix 15 or 21; compiled lengths take them where they save a stage.
+// radix 15 or 21, and its 3s go two to a radix-9 stage (at most one radix 3 left), but for
+// exactly three; compiled lengths take 15 and 21 where they save a stage, and no 9.
 TEST(FftPlanHost, PairedOddRadicesOnlyInCompiledKernels) {
   int radices[gpu::kMaxStages];
   for (long long n = 1; n <= 200000; ++n) {
     const int count = gpu::factorize(n, radices, gpu::kMaxStages);
-    if (gpu::has_compiled_kernel(n)) continue;
+    if (gpu::has_compiled_kernel(n)) {
+      for (int i = 0; i < count; ++i) EXPECT_NE(radices[i], 9) << n;
+      continue;
+    }
+    const auto threes = std::count(radices, radices + std::max(count, 0), 3);
+    EXPECT_TRUE(threes <= 1 || (threes == 3 && std::count(radices, radices + count, 9) == 0)) << n;
     for (int i = 0; i < count; ++i) {
       EXPECT_TRUE(radices[i] != 15 && radices[i] != 21) << n;
     }
@@ -157,7 +163,9 @@ TEST(FftPlanHost, PairedOddRadicesOnlyInCompiledKernels) {
   EXPECT_EQ(radix_string(4095), "15x21x13");
   EXPECT_EQ(radix_string(480), "16x10x3");      // the 5 went to a ten
   EXPECT_EQ(radix_string(15360), "16x8x8x3x5");  // a radix-15 stage: 1024 threads a transform
-  EXPECT_EQ(radix_string(45), "3x3x5");         // no compiled kernel
+  EXPECT_EQ(radix_string(45), "9x5");           // no compiled kernel
+  EXPECT_EQ(radix_string(243), "9x9x3");
+  EXPECT_EQ(radix_string(1080), "8x3x3x3x5");
   EXPECT_EQ(radix_string(119), "7x17");
   EXPECT_EQ(radix_string(4352), "16x16x17");
 }
@@ -193,6 +201,7 @@ TEST(FftPlanHost, ButterfliesAreDfts) {
   check(std::integral_constant<int, 5>{});
   check(std::integral_constant<int, 7>{});
   check(std::integral_constant<int, 8>{});
+  check(std::integral_constant<int, 9>{});
   check(std::integral_constant<int, 10>{});
   check(std::integral_constant<int, 11>{});
   check(std::integral_constant<int, 13>{});
