@@ -1,7 +1,8 @@
 // Fixed-size DFT butterflies (forward direction, e^{-2*pi*i*jk/R}) for the radices of our Stockham
 // stages: 2, 4, 8, 16 (split into 2x4 and 4x4 with constant inner twiddles), the odd primes
-// 3, 5, 7, 11, 13 and 17 to 31 and the odd 9 (symmetric-pair formulation, about half the
-// multiplies of a plain DFT), and 10, 15, 21 (2x5, 3x5, 3x7 by the prime factor map: no inner twiddles).
+// 3, 5, 7, 11, 13 and 17 to 31 and also 9 (symmetric-pair formulation, about half the
+// multiplies of a plain DFT), and 10, 15, 21 (2x5, 3x5, 3x7 by the prime factor map: no inner
+// twiddles).
 // All loops have compile-time bounds so that the values stay in registers on the GPU.
 #pragma once
 
@@ -197,9 +198,9 @@ PRISM_UNROLL
 }
 
 // 9, two 3s in one stage of the run-time stage loop (see factorize), by the symmetric pairs of
-// the odd primes, which hold for any odd R: as 3x3 with inner twiddles its second rotation of
-// the stage's inputs cost accuracy (host executor: c2r 567 = 9x9x7 1.27e-07 against 1.25e-07 as
-// 3x3x3x3x7), by the pairs 1.18e-07.
+// the odd primes, which hold for any odd R. As 3x3 with inner twiddles it rounded each input a
+// second time after the stage's twiddle (host executor: c2r 567 = 9x9x7 1.27e-07, 1.25e-07 as
+// 3x3x3x3x7); by the pairs 1.18e-07.
 template <>
 struct Butterfly<9> {
   PRISM_HD static void run(Cf* v) { prime_butterfly<9>(v); }
@@ -207,7 +208,6 @@ struct Butterfly<9> {
 
 // 10 = 2x5 (1000 = 10x10x10 rather than 8x5x5x5), 15 = 3x5 and 21 = 3x7 (1920 = 16x8x15,
 // 4095 = 15x21x13): a stage fewer per pair, see factorize.
-
 template <>
 struct Butterfly<10> {
   PRISM_HD static void run(Cf* v) { prime_factor_butterfly<2, 5>(v); }

@@ -12,8 +12,8 @@ namespace prism::fft::gpu {
 // prime-factor butterflies 10, 15, 21.
 PRISM_HD constexpr bool has_unit_roots(int radix) {
   return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
-         radix == 9 || radix == 11 || radix == 13 || radix == 17 || radix == 19 || radix == 23 || radix == 29 ||
-         radix == 31;
+         radix == 9 || radix == 11 || radix == 13 || radix == 17 || radix == 19 || radix == 23 ||
+         radix == 29 || radix == 31;
 }
 
 PRISM_HD constexpr Cf unit_root(int radix, int m) {
