@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -108,6 +109,10 @@ KernelChoice choose_kernel(const PassDesc& p) {
       return choice;
     }
   }
+  if (p.load_permuted && (i < 0 || bluestein_pass_of(p) == BluesteinPass::none)) {
+    throw std::logic_error("CUDA FFT: a Rader pass of length " + std::to_string(p.n) +
+                           " that the Bluestein kernel does not take");
+  }
   if (i >= 0) {
     const KernelPart& part = kernel_parts()[i % kKernelParts];
     const BluesteinPass bluestein = bluestein_pass_of(p);
@@ -165,6 +170,42 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
   if (e >= transforms * per_transform) return;
   const long long t = e / per_transform;
   pair_split_element(d, spectra, out, rows, t, static_cast<int>(e - t * per_transform));
+}
+
+// ---- Rader's first output ------------------------------------------------------------------
+// X[0] of each Rader transform and x[0] into its convolution (RaderDcDesc, fft_pass.hpp), a warp
+// per transform: each lane takes every 32nd column sum, lane 0 stores the total.
+constexpr int kRaderDcWarpsPerBlock = 8;
+
+__global__ void rader_dc_kernel(const PassDesc p, const RaderDcDesc d, const void* src,
+                                Cf* scratch, void* dst, long long transforms) {
+  const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (t >= transforms) return;
+  const Cf x0 = rader_x0(p, src, t);
+  Cf* sums = scratch + t * d.scratch_dist;
+  Cf total{0.0f, 0.0f};
+  for (int c = lane; c < d.columns; c += 32) {
+    const Cf sum = sums[c];
+    total = total + sum;
+    sums[c] = rader_column_sum_less_x0(d, sum, x0);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    total.re += __shfl_xor_sync(0xffffffffu, total.re, offset);
+    total.im += __shfl_xor_sync(0xffffffffu, total.im, offset);
+  }
+  if (lane == 0) store_rader_dc(p, dst, t, x0, total);
+}
+
+// Rader's outputs X[k], k >= 1, gathered from the scratch (store_rader_output): one thread per
+// output, neighbouring threads on neighbouring outputs.
+__global__ void rader_gather_kernel(const PassDesc p, const RaderDcDesc d, const Cf* scratch, void* dst,
+                                    long long transforms) {
+  const long long kept = rader_outputs_kept(p, d);
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= transforms * kept) return;
+  const long long t = e / kept;
+  store_rader_output(p, d, scratch, dst, t, 1 + e - t * kept);
 }
 
 // ---- the direct-DFT kernel ------------------------------------------------------------------
@@ -440,6 +481,8 @@ class CudaFftPlan final : public Plan {
     // All tables in one allocation: plan creation is dominated by allocation calls otherwise.
     std::size_t total = 0;
     for (const auto& table : layout_.tables) total += table.size() + 1;
+    // Index tables behind them, two ints to a complex slot.
+    for (const auto& table : layout_.index_tables) total += (table.size() + 1) / 2 + 1;
     try {
       check(cudaMalloc(&table_memory_, std::max<std::size_t>(1, total) * sizeof(Cf)), "cudaMalloc");
       device_bytes_ = std::max<std::size_t>(1, total) * sizeof(Cf);
@@ -449,6 +492,13 @@ class CudaFftPlan final : public Plan {
         tables_.push_back(table_memory_ + staged.size());
         staged.insert(staged.end(), table.begin(), table.end());
         if (staged.size() % 2 != 0) staged.push_back(Cf{0.0f, 0.0f});  // 16-byte aligned starts
+      }
+      for (const auto& table : layout_.index_tables) {
+        const std::size_t start = staged.size();
+        index_tables_.push_back(reinterpret_cast<int*>(table_memory_ + start));
+        staged.resize(start + (table.size() + 1) / 2);
+        std::memcpy(staged.data() + start, table.data(), table.size() * sizeof(int));
+        if (staged.size() % 2 != 0) staged.push_back(Cf{0.0f, 0.0f});
       }
       check(cudaMemcpy(table_memory_, staged.data(), staged.size() * sizeof(Cf), cudaMemcpyHostToDevice),
             "cudaMemcpy");
@@ -471,6 +521,7 @@ class CudaFftPlan final : public Plan {
       p.chirp = table(step.chirp);
       p.conv = table(step.conv);
       p.real_tw = table(step.real_tw);
+      p.load_index = index_table(step.load_index);
       step.rows.real_tw = table(step.real_tw);
       step.cluster.stage_tw = table(step.stage_tw);
       step.cluster.cluster_tw = table(step.pass_tw);
@@ -503,6 +554,18 @@ class CudaFftPlan final : public Plan {
         pair_split_kernel<<<elementwise_blocks(elements), kElementwiseThreads, 0, s>>>(
             step.split, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms,
             static_cast<long long>(rows));
+      } else if (step.kind == Step::Kind::rader_dc) {
+        PassDesc p = step.pass;
+        p.rows = static_cast<long long>(rows);
+        const long long blocks = (transforms + kRaderDcWarpsPerBlock - 1) / kRaderDcWarpsPerBlock;
+        rader_dc_kernel<<<static_cast<unsigned>(blocks), 32 * kRaderDcWarpsPerBlock, 0, s>>>(
+            p, step.rader, src, scratch_, dst, transforms);
+      } else if (step.kind == Step::Kind::rader_gather) {
+        PassDesc p = step.pass;
+        p.rows = static_cast<long long>(rows);
+        const long long elements = rader_outputs_kept(p, step.rader) * transforms;
+        rader_gather_kernel<<<elementwise_blocks(elements), kElementwiseThreads, 0, s>>>(
+            p, step.rader, scratch_, dst, transforms);
       } else if (step.kind == Step::Kind::direct_dft) {
         const DirectDftDesc& d = step.direct;
         const long long blocks = (transforms + d.rows_per_block - 1) / d.rows_per_block;
@@ -545,6 +608,9 @@ class CudaFftPlan final : public Plan {
 
  private:
   const Cf* table(int id) const { return id < 0 ? nullptr : tables_[static_cast<std::size_t>(id)]; }
+  const int* index_table(int id) const {
+    return id < 0 ? nullptr : index_tables_[static_cast<std::size_t>(id)];
+  }
   const void* resolve(BufferRef ref, const void* in, void* out) const {
     switch (ref) {
       case BufferRef::input: return in;
@@ -558,6 +624,7 @@ class CudaFftPlan final : public Plan {
     if (table_memory_) cudaFree(table_memory_);
     table_memory_ = nullptr;
     tables_.clear();
+    index_tables_.clear();
     if (scratch_) cudaFree(scratch_);
     scratch_ = nullptr;
     pair_spectra_ = nullptr;
@@ -566,6 +633,7 @@ class CudaFftPlan final : public Plan {
   PlanLayout layout_;
   Cf* table_memory_ = nullptr;
   std::vector<Cf*> tables_;
+  std::vector<int*> index_tables_;
   std::vector<KernelChoice> kernels_;  // per step (fft passes)
   Cf* scratch_ = nullptr;
   Cf* pair_spectra_ = nullptr;  // inside scratch_

@@ -87,7 +87,7 @@ void host_transform(const PassDesc& p, const void* src, void* dst, long long out
                     long long inner, std::vector<Cf>& data, std::vector<Cf>& other) {
   data.assign(static_cast<std::size_t>(p.smem_elems), Cf{0.0f, 0.0f});
   other.assign(static_cast<std::size_t>(p.smem_elems), Cf{0.0f, 0.0f});
-  for (int i = 0; i < p.load_n; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, inner, i);
+  for (int i = 0; i < p.load_n; ++i) data[static_cast<std::size_t>(i)] = load_element<true>(p, src, outer, inner, i);
 
   if (p.real_step == RealStep::c2r_pre) {
     const int h = p.n;
@@ -147,7 +147,7 @@ void for_each_real_block(long long transforms, int count, int teams, Block&& blo
 void load_line(const PassDesc& p, const void* src, long long outer, int line, int length,
                std::vector<Cf>& data) {
   data.resize(static_cast<std::size_t>(length));
-  for (int i = 0; i < length; ++i) data[static_cast<std::size_t>(i)] = load_element(p, src, outer, line, i);
+  for (int i = 0; i < length; ++i) data[static_cast<std::size_t>(i)] = load_element<true>(p, src, outer, line, i);
 }
 
 // A team's plane of the real exchange: element e of `line` at four_step_real_slot(line, e), the
@@ -373,6 +373,28 @@ void host_cluster_pass(const ClusterPassDesc& d, const PassDesc& stages, const v
 const Cf* table_or_null(const PlanLayout& layout, int id) {
   return id < 0 ? nullptr : layout.tables[static_cast<std::size_t>(id)].data();
 }
+const int* index_table_or_null(const PlanLayout& layout, int id) {
+  return id < 0 ? nullptr : layout.index_tables[static_cast<std::size_t>(id)].data();
+}
+
+// Rader's X[0] of each transform, and x[0] into its convolution (RaderDcDesc): the column sums
+// added in order.
+void host_rader_dc(const Step& step, const void* src, Cf* scratch, void* dst, std::size_t rows,
+                   std::size_t transforms) {
+  PassDesc p = step.pass;
+  p.rows = static_cast<long long>(rows);
+  const RaderDcDesc& d = step.rader;
+  for (std::size_t t = 0; t < transforms; ++t) {
+    const Cf x0 = rader_x0(p, src, static_cast<long long>(t));
+    Cf total{0.0f, 0.0f};
+    Cf* sums = scratch + static_cast<long long>(t) * d.scratch_dist;
+    for (int c = 0; c < d.columns; ++c) {
+      total = total + sums[c];
+      sums[c] = rader_column_sum_less_x0(d, sums[c], x0);
+    }
+    store_rader_dc(p, dst, static_cast<long long>(t), x0, total);
+  }
+}
 
 }  // namespace
 
@@ -404,6 +426,22 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       host_pair_split(step.split, src, dst, rows, count);
       continue;
     }
+    if (step.kind == Step::Kind::rader_dc) {
+      host_rader_dc(step, src, scratch.data(), dst, rows, count);
+      continue;
+    }
+    if (step.kind == Step::Kind::rader_gather) {
+      PassDesc p = step.pass;
+      p.rows = static_cast<long long>(rows);
+      p.load_index = index_table_or_null(layout, step.load_index);
+      const long long kept = rader_outputs_kept(p, step.rader);
+      for (std::size_t t = 0; t < count; ++t) {
+        for (long long k = 1; k <= kept; ++k) {
+          store_rader_output(p, step.rader, static_cast<const Cf*>(src), dst, static_cast<long long>(t), k);
+        }
+      }
+      continue;
+    }
     if (step.kind == Step::Kind::direct_dft) {
       DirectDftDesc d = step.direct;
       d.roots = table_or_null(layout, step.real_tw);
@@ -426,6 +464,7 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
     p.chirp = table_or_null(layout, step.chirp);
     p.conv = table_or_null(layout, step.conv);
     p.real_tw = table_or_null(layout, step.real_tw);
+    p.load_index = index_table_or_null(layout, step.load_index);
     p.rows = static_cast<long long>(rows);
     if (p.real_step == RealStep::r2c_post_rows) {
       host_four_step_real_rows(p, src, dst, static_cast<long long>(count), other);

@@ -1,13 +1,14 @@
 // The shape of one FFT kernel launch ("pass") and everything both executors need to run it:
 // factorisation into radices, the Stockham stage index maps and twiddle indices, the Bluestein
 // chirp index, and the load / store rules of a pass (layouts, zero padding, real and Hermitian
-// rows, chirp and twiddle multiplies, the real-FFT pre/post-processing). All __host__ __device__:
+// rows, chirp and twiddle multiplies, Rader's permutations, the real-FFT pre/post-processing).
+// All __host__ __device__:
 // the CUDA kernel and the host executor call these same functions, so the CPU tests check the
 // exact index maps and arithmetic the GPU runs.
 //
-// Sections: factorisation · Stockham stage maps · Bluestein chirp index · pass description ·
-// element loads and stores · real-FFT pre/post-processing · rows passes · four-step passes ·
-// cluster passes.
+// Sections: factorisation · Stockham stage maps · prime stage · Bluestein chirp index · pass
+// description · element loads and stores · Rader's first and last steps · real-FFT
+// pre/post-processing · rows passes · Bluestein passes · four-step passes · cluster passes.
 #pragma once
 
 #include <cstdint>
@@ -579,6 +580,15 @@ PRISM_HD unsigned long long chirp_index(unsigned long long j, unsigned long long
   return (j * j) % (2ull * n);
 }
 
+// Reads a constant index table entry through the read-only cache on the device.
+PRISM_HD long long load_index_table(const int* table, long long i) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(table + i);
+#else
+  return table[i];
+#endif
+}
+
 // ---- pass description ------------------------------------------------------------------------
 
 enum class LoadKind : int {
@@ -648,6 +658,10 @@ struct PassDesc {
   bool load_conj_raw = false;     // conjugate what was read (inverse transforms)
   bool load_chirp = false;        // multiply by chirp[logical] (Bluestein)
   bool load_conj = false;         // conjugate after the chirp (inverse of an inner FFT)
+  // Rader (prime n, its n - 1 other elements permuted): logical index q loads element
+  // load_index[q] of the row (g^q mod n), which is at outer * in.outer_dist + load_index[q]
+  // (that element of the Hermitian row).
+  bool load_permuted = false;
 
   // Storing: element k of transform (outer, inner) is logical output index
   // inner*lout_inner + k*lout_elem; indices >= n_keep are not stored.
@@ -686,6 +700,7 @@ struct PassDesc {
   int pass_tw_split = 1;
   const Cf* chirp = nullptr;
   const Cf* conv = nullptr;
+  const int* load_index = nullptr;  // load_permuted; Rader's output gather (RaderDcDesc)
   // w_{2h}^k, k <= h; r2c_post_rows: w_{2h}^r at r < n1, then w_{2h}^{n1 k} at n1 + k, k <= n2
   // (four_step_real_twiddle: a table of n1 + n2 + 1 values instead of h + 1, which a batch
   // would read once per transform); c2r_pre_columns the same with columns for rows.
@@ -736,24 +751,25 @@ PRISM_HD Cf hermitian_value(const Cf* row, long long s, bool mirrored, long long
   return mirrored ? conj(v) : v;
 }
 
-PRISM_HD Cf load_element(const PassDesc& p, const void* src, long long outer, long long inner,
-                         int i) {
-  const long long logical = inner * p.lin_inner + static_cast<long long>(i) * p.lin_elem;
-  if (p.load_chirp && logical >= p.n_valid) return Cf{0.0f, 0.0f};
+// Element `index` of the row of transform (outer, inner) at address() (complex elements, floats
+// for real rows; Hermitian rows are addressed by the index, and address() is not called),
+// conjugated for inverse transforms.
+template <class Address>
+PRISM_HD Cf load_row_element(const PassDesc& p, const void* src, long long outer, long long inner,
+                             long long index, Address address) {
   Cf v;
   if (p.load_kind == LoadKind::hermitian_row) {
     const long long t = p.inner_is_batch ? inner : outer;
     const long long row = p.paired ? 2 * t : t;
-    const bool mirrored = 2 * logical > p.herm_n;
-    const long long s = mirrored ? p.herm_n - logical : logical;
+    const bool mirrored = 2 * index > p.herm_n;
+    const long long s = mirrored ? p.herm_n - index : index;
     const Cf* rows = static_cast<const Cf*>(src);
     v = hermitian_value(rows + row * p.herm_row_dist, s, mirrored, p.herm_n);
     if (p.paired && has_second_row(p, outer, inner)) {
       v = v + mul_i(hermitian_value(rows + (row + 1) * p.herm_row_dist, s, mirrored, p.herm_n));
     }
   } else {
-    const long long addr = outer * p.in.outer_dist + inner * p.in.inner_dist +
-                           static_cast<long long>(i) * p.in.elem_stride;
+    const long long addr = address();
     if (p.load_kind == LoadKind::real_row) {
       const float* rows = static_cast<const float*>(src);
       v = Cf{rows[addr], 0.0f};
@@ -762,7 +778,27 @@ PRISM_HD Cf load_element(const PassDesc& p, const void* src, long long outer, lo
       v = static_cast<const Cf*>(src)[addr];
     }
   }
-  if (p.load_conj_raw) v = conj(v);
+  return p.load_conj_raw ? conj(v) : v;
+}
+
+// Element i of transform (outer, inner) as the pass loads it. kMayPermute: whether p may be a
+// Rader pass (load_permuted); the kernels that never run one compile without that branch, which
+// cost the one-pass Bluestein kernel of 12288 registers (c2c 4097 10 % slower on the H200).
+template <bool kMayPermute = false>
+PRISM_HD Cf load_element(const PassDesc& p, const void* src, long long outer, long long inner,
+                         int i) {
+  const long long logical = inner * p.lin_inner + static_cast<long long>(i) * p.lin_elem;
+  if (kMayPermute && p.load_permuted) {
+    const long long index = load_index_table(p.load_index, logical);
+    const Cf v = load_row_element(p, src, outer, inner, index,
+                                  [&] { return outer * p.in.outer_dist + index; });
+    return p.load_conj ? conj(v) : v;
+  }
+  if (p.load_chirp && logical >= p.n_valid) return Cf{0.0f, 0.0f};
+  Cf v = load_row_element(p, src, outer, inner, logical, [&] {
+    return outer * p.in.outer_dist + inner * p.in.inner_dist +
+           static_cast<long long>(i) * p.in.elem_stride;
+  });
   if (p.load_chirp) v = cmul(v, load_table(p.chirp, logical));
   if (p.load_conj) v = conj(v);
   return v;
@@ -822,12 +858,10 @@ PRISM_HD long long store_address(const PassDesc& p, long long outer, long long i
          static_cast<long long>(k) * p.out.elem_stride;
 }
 
-template <bool kMaySplit = true>
-PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long long inner, int k,
-                            Cf v) {
-  if (store_logical(p, inner, k) >= p.n_keep) return;
-  v = store_value<kMaySplit>(p, inner, k, v);
-  const long long addr = store_address(p, outer, inner, k);
+// Writes v to `addr` of the output (complex elements, or floats for real rows: the real part to
+// row 2t, the imaginary part to row 2t+1 of a pair).
+PRISM_HD void store_row_element(const PassDesc& p, void* dst, long long outer, long long inner,
+                                long long addr, Cf v) {
   if (p.store_kind == StoreKind::real_row) {
     float* rows = static_cast<float*>(dst);
     rows[addr] = v.re;
@@ -835,6 +869,14 @@ PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long 
   } else {
     static_cast<Cf*>(dst)[addr] = v;
   }
+}
+
+template <bool kMaySplit = true>
+PRISM_HD void store_element(const PassDesc& p, void* dst, long long outer, long long inner, int k,
+                            Cf v) {
+  if (store_logical(p, inner, k) >= p.n_keep) return;
+  v = store_value<kMaySplit>(p, inner, k, v);
+  store_row_element(p, dst, outer, inner, store_address(p, outer, inner, k), v);
 }
 
 // Paired r2c in one pass (RealStep::pair_split): the spectra of rows 2t and 2t+1 at k from the
@@ -865,6 +907,69 @@ PRISM_HD void pair_split_element(const PairSplitDesc& d, const Cf* spectra, Cf* 
   Cf* row = out + 2 * t * d.out_row_dist;
   row[k] = x1;
   if (2 * t + 1 < rows) row[d.out_row_dist + k] = x2;
+}
+
+// ---- Rader's first and last steps -----------------------------------------------------------
+// A Rader transform (prime n = m + 1, m = m1 x m2, fft_plan.cpp) computes X[g^-s] = x[0] +
+// (a * b)[s] for s < m by a cyclic convolution of a[q] = x[g^q], and X[0] = x[0] + sum_q a[q].
+// A step of its own between the first pass (the m1-point column FFTs) and the second does both
+// ends: the sum is A[0], that of the first pass's outputs of index 0 (the column sums, the
+// four-step twiddle of index 0 being 1: m2 elements at the start of each transform's scratch
+// row); and subtracting m1 x[0] from each of them subtracts m x[0] from A[0] alone, which the
+// spectrum's B[0] / m = -1 / m (b sums to -1) turns into x[0] added to every output. In a itself
+// the constant would have grown the convolution's rounding with |x[0]| (up to 1.5x the error
+// on the host executor). The last pass leaves the outputs in the scratch in the order of s, and
+// a last step gathers X[k] from s = load_index[k] (k = g^-s) into the output in order: the
+// same permutation scattered by the last pass's stores took 1.66 ms of c2c 65537's 3.12 on the
+// H200 (bench/RESULTS.md, thirty-second run).
+struct RaderDcDesc {
+  long long n = 0;             // the prime length
+  int columns = 0;             // m2, columns of the first pass
+  int column_length = 0;       // m1
+  long long scratch_dist = 0;  // complex elements between transforms in the scratch
+};
+
+// x[0] of transform t as the first pass loads (p: its loads).
+PRISM_HD Cf rader_x0(const PassDesc& p, const void* src, long long t) {
+  return load_row_element(p, src, t, 0, 0, [&] { return t * p.in.outer_dist; });
+}
+
+// What a column sum of transform t becomes (see RaderDcDesc).
+PRISM_HD Cf rader_column_sum_less_x0(const RaderDcDesc& d, Cf column_sum, Cf x0) {
+  return column_sum - x0 * static_cast<float>(d.column_length);
+}
+
+// Stores X[0] = x[0] + A[0] of transform t (p: the output's stores), conjugated as the whole
+// transform is; a pair of real rows' (RealStep::pair_split) as both rows' spectra at 0.
+PRISM_HD void store_rader_dc(const PassDesc& p, void* dst, long long t, Cf x0, Cf sum) {
+  Cf v = x0 + sum;
+  if (p.real_step == RealStep::pair_split) {
+    store_pair_split(p, dst, t, 0, 0, [&](int) { return v; });
+    return;
+  }
+  if (p.store_conj_final) v = conj(v);
+  if (p.n_keep > 0) store_row_element(p, dst, t, 0, t * p.out.outer_dist, v);
+}
+
+// Outputs X[k] of transform t kept (k from 1 to min(n, n_keep) - 1).
+PRISM_HD long long rader_outputs_kept(const PassDesc& p, const RaderDcDesc& d) {
+  return (p.n_keep < d.n ? p.n_keep : d.n) - 1;
+}
+
+// Stores X[k], k >= 1, of transform t from the scratch (p: the output's stores and the gather's
+// table); a pair of real rows' (RealStep::pair_split) as both rows' spectra at k, from X[k] and
+// X[n - k] (k <= n / 2): the split fused in, without a buffer of the pairs' spectra and a pass
+// of its own over them.
+PRISM_HD void store_rader_output(const PassDesc& p, const RaderDcDesc& d, const Cf* scratch, void* dst,
+                                 long long t, long long k) {
+  const Cf* z = scratch + t * d.scratch_dist;
+  if (p.real_step == RealStep::pair_split) {
+    store_pair_split(p, dst, t, 0, static_cast<int>(k), [&](int i) { return z[load_index_table(p.load_index, i)]; });
+    return;
+  }
+  Cf v = z[load_index_table(p.load_index, k)];
+  if (p.store_conj_final) v = conj(v);
+  store_row_element(p, dst, t, 0, t * p.out.outer_dist + k, v);
 }
 
 // ---- real-FFT pre/post-processing ------------------------------------------------------------
@@ -1048,7 +1153,7 @@ PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
 inline bool plain_rows_pass(const PassDesc& p, RowsPassDesc& d) {
   const int n = p.n;
   if (!p.inner_is_batch || p.paired || p.mid_conv || p.load_chirp || p.store_chirp ||
-      p.load_conj || p.store_conj || p.store_twiddle != StoreTwiddle::none ||
+      p.load_permuted || p.load_conj || p.store_conj || p.store_twiddle != StoreTwiddle::none ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
       p.in.elem_stride != 1 || p.out.elem_stride != 1 || p.lout_inner != 0 || p.lout_elem != 1) {
     return false;
@@ -1238,16 +1343,18 @@ inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
   // Every index stored by the last stage of columns_in and rows (they drop nothing).
   const bool stores_all = p.store_kind == StoreKind::complex_row && p.store_n == p.n &&
                           store_logical(p, p.inner_count - 1, p.n - 1) < p.n_keep;
-  const bool complex_load = p.load_kind == LoadKind::complex_row && !p.load_chirp;
+  const bool complex_load = p.load_kind == LoadKind::complex_row && !p.load_chirp && !p.load_permuted;
   if (p.mid_conv && !p.store_chirp && complex_load && !p.load_conj_raw && !p.load_conj &&
       p.in.elem_stride == 1 && p.out.elem_stride == 1 && stores_all) {
     return BluesteinPass::rows;
   }
-  if (p.load_chirp && !p.mid_conv && !p.store_chirp && p.lin_inner == 1 &&
+  if ((p.load_chirp || p.load_permuted) && !p.mid_conv && !p.store_chirp && p.lin_inner == 1 &&
       p.out.inner_dist == 1 && stores_all) {
     return BluesteinPass::columns_in;
   }
-  if (p.store_chirp && !p.mid_conv && complex_load && p.in.inner_dist == 1 &&
+  // The chirp on store (Bluestein), or the inverse FFT through conjugates (load_conj: Rader's,
+  // to scratch).
+  if ((p.store_chirp || p.load_conj) && !p.mid_conv && complex_load && p.in.inner_dist == 1 &&
       p.lout_inner == 1 && p.store_n == p.n) {
     return BluesteinPass::columns_out;
   }
@@ -1521,7 +1628,7 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   const bool real = p.real_step == RealStep::r2c_post_rows;
   const bool real_columns = p.real_step == RealStep::c2r_pre_columns;
   if (p.inner_is_batch || !has_four_step_kernel(n) || p.paired || p.mid_conv || p.load_chirp ||
-      p.store_chirp || p.load_conj || p.store_conj ||
+      p.store_chirp || p.load_permuted || p.load_conj || p.store_conj ||
       (p.real_step != RealStep::none && !real && !real_columns) ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
       p.load_n != n || p.store_n != n) {

@@ -98,8 +98,10 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
 // thread turns its own outputs Z[j + r*kNs], still in registers, into X[k] of the real-input
 // spectrum with the partner Z[kN - k] read from shared memory, and stores them to global memory
 // (X[kN] too, by the thread of j = 0): one shared read per output and no separate store phase.
+// kPermuted: elements loads may be Rader's gather (PassDesc::load_permuted); only the Bluestein
+// kernel's first column variant takes it.
 template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut,
-          bool kInverse = false>
+          bool kInverse = false, bool kPermuted = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
                                             const DirectIo& io) {
   constexpr int kPerThread = compiled_butterflies_per_thread(R, kN);
@@ -149,7 +151,7 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
       } else if constexpr (kIn == StageIn::elements) {
         const long long inner = io.inner0 + b;
         stage_compute<R>(kStage, kN, j, twiddles,
-                         [&](int i) { return load_element(*io.pass, io.src, io.outer, inner, i); },
+                         [&](int i) { return load_element<kPermuted>(*io.pass, io.src, io.outer, inner, i); },
                          v[q]);
       } else {
         stage_compute<R>(kStage, kN, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
@@ -222,7 +224,8 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
 
 // The stages of the compiled length kN: the first reads from kIn, the last writes to kOut, the
 // others go through shared memory.
-template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kInverse = false>
+template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kInverse = false,
+          bool kPermuted = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
                                              const DirectIo& io) {
   constexpr RadixList kRadices = radix_list(kN);
@@ -230,9 +233,9 @@ __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s,
     constexpr int R = kRadices.radix[kStage];
     constexpr bool kLast = kStage == kRadices.count - 1;
     fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage),
-                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared, kInverse>(
+                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared, kInverse, kPermuted>(
         twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kInverse>(twiddles, s, nb, io);
+    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kInverse, kPermuted>(twiddles, s, nb, io);
   }
 }
 
@@ -578,7 +581,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     const bool in_rows = p.in.elem_stride == 1;
     const bool in_columns = !in_rows && p.in.inner_dist == 1 && !p.inner_is_batch;
     const bool direct_load = p.n == kLength && p.load_kind == LoadKind::complex_row &&
-                             !p.load_chirp && (in_rows || in_columns) && p.load_n == kLength &&
+                             !p.load_chirp && !p.load_permuted && (in_rows || in_columns) && p.load_n == kLength &&
                              p.real_step != RealStep::c2r_pre && !p.mid_conv;
     const bool out_rows = p.out.elem_stride == 1;
     const bool out_columns = !out_rows && p.out.inner_dist == 1 && !p.inner_is_batch;
@@ -593,7 +596,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // Only with a wide first stage (wide_first_stage).
     if constexpr (wide_first_stage(kLength)) {
       const bool direct_c2r = p.n == kLength && p.real_step == RealStep::c2r_pre &&
-                              p.load_kind == LoadKind::complex_row && !p.load_chirp && in_rows &&
+                              p.load_kind == LoadKind::complex_row && !p.load_chirp && !p.load_permuted && in_rows &&
                               p.inner_is_batch && p.load_n == kLength + 1 &&
                               p.load_conj_raw == p.load_conj && !p.mid_conv &&
                               p.store_kind == StoreKind::complex_row && !p.store_chirp &&
@@ -618,7 +621,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // (store_phase). On the H200 r2c / c2r 125 took 0.81 / 0.89 ms instead of 1.05 / 1.13
     // through the load phase (bench/RESULTS.md, seventeenth run).
     const bool direct_paired = p.paired && p.inner_is_batch && p.n == kLength &&
-                               p.load_n == kLength && !p.load_chirp && !p.mid_conv &&
+                               p.load_n == kLength && !p.load_chirp && !p.load_permuted && !p.mid_conv &&
                                p.real_step != RealStep::c2r_pre;
     if (direct_paired) {
       DirectIo io;
@@ -674,7 +677,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   // ordered so that neighbouring threads read neighbouring addresses.
   {
     const int ln = p.load_n;
-    const bool simple = p.load_kind == LoadKind::complex_row && !p.load_chirp;
+    const bool simple = p.load_kind == LoadKind::complex_row && !p.load_chirp && !p.load_permuted;
     const Cf* base = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
     if (simple && p.in.elem_stride == 1 && p.in.inner_dist == ln && (nb * ln) % 2 == 0 &&
         aligned16(base)) {
@@ -825,7 +828,8 @@ __global__ void __maxnreg__(plain_rows_kernel_registers(kLength))
 //     (bluestein_kernel_registers).
 //   columns_in, columns_out: the first and third of three passes, over columns side by side
 //     (neighbouring threads take neighbouring columns); loads through load_element (chirp,
-//     padding, real or Hermitian rows) or stores through store_element (chirp, tail, real rows).
+//     padding, real or Hermitian rows, Rader's gather) or stores through store_element (chirp,
+//     tail, real rows).
 //   rows: the second, rows of scratch in place.
 // On the pass kernel the three passes of c2c 65537 took 2.53, 2.50 and 1.35 ms, here 1.43,
 // 1.85 and 1.06; c2c 10007 4.87 -> 3.77 ms, 20011 5.19 -> 3.44 (bench/RESULTS.md, eighteenth
@@ -864,7 +868,13 @@ __global__ void __maxnreg__(bluestein_pass_registers(kLength, kPass))
     io.out_dist = p.out.inner_dist;
     io.out_stride = p.out.elem_stride;
     io.out_columns = true;
-    fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::rows>(p.stage_tw, s, nb, io);
+    // Rader's gather in a path of its own: in the one path Bluestein's passes ran 3 % slower
+    // (c2c 10007, 12289 on the H200).
+    if (p.load_permuted) {
+      fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::rows, false, true>(p.stage_tw, s, nb, io);
+    } else {
+      fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::rows>(p.stage_tw, s, nb, io);
+    }
   } else if constexpr (kPass == BluesteinPass::rows) {
     io.in = in;
     io.in_dist = p.in.inner_dist;

@@ -40,6 +40,25 @@ cd unit_root_double(long long t, long long n) {
   return cd(x, -y);  // forward roots turn clockwise
 }
 
+// b^e mod p, for p < 2^31 (the products stay below 2^62).
+long long modular_power(long long b, long long e, long long p) {
+  long long result = 1;
+  b %= p;
+  for (; e > 0; e >>= 1) {
+    if (e & 1) result = result * b % p;
+    b = b * b % p;
+  }
+  return result;
+}
+
+bool is_prime(long long n) {
+  if (n < 2) return false;
+  for (long long d = 2; d * d <= n; ++d) {
+    if (n % d == 0) return false;
+  }
+  return true;
+}
+
 std::vector<cd> unit_roots_double(long long n) {
   std::vector<cd> w(static_cast<std::size_t>(n));
   for (long long t = 0; t < n; ++t) {
@@ -612,22 +631,7 @@ class Builder {
     int m1 = 0;
     int m2 = 0;
     if (!four_step_split(m, m1, m2)) throw std::invalid_argument("bluestein: no split");
-    // The spectrum in the order the row pass holds it: row k1, element k2 is X[k1 + m1*k2].
-    std::vector<Cf> conv(static_cast<std::size_t>(m));
-    for (long long k1 = 0; k1 < m1; ++k1) {
-      for (long long k2 = 0; k2 < m2; ++k2) {
-        const cd value = spectrum[static_cast<std::size_t>(k1 + m1 * k2)];
-        conv[static_cast<std::size_t>(k1 * m2 + k2)] =
-            Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
-      }
-    }
-    const int conv_id = add_table(std::move(conv));
-    // The column passes in blocks of half the four-step's column elements: on the H200, with
-    // the Bluestein kernel's column passes (bluestein_pass_of), 4096 instead of 8192 took c2c
-    // 10007 3.77 -> 3.61 ms, 20011 3.44 -> 3.34, 65537 4.35 -> 4.10; 2048 was faster at 20011
-    // (3.18) but slower at 65537 (4.25), 16384 slower at all three (bench/RESULTS.md,
-    // eighteenth run, the tuning mode).
-    const int column_elements = std::max(1, options_.column_elements_per_block / 2);
+    const int column_elements = convolution_column_elements();
     {  // columns: chirp and zero padding on load, forward twiddle on store
       Step step;
       set_stages(step, m1);
@@ -651,31 +655,7 @@ class Builder {
       configure_block(p, column_elements, m2);
       layout_.steps.push_back(step);
     }
-    {  // rows, in place: forward FFT, spectrum multiply, inverse FFT, inverse twiddle
-      Step step;
-      set_stages(step, m2);
-      PassDesc& p = step.pass;
-      p.smem_elems = m2;
-      p.inner_is_batch = false;
-      p.inner_count = m1;
-      p.load_kind = LoadKind::complex_row;
-      p.in = IoLayout{m, m2, 1};
-      p.load_n = m2;
-      p.mid_conv = true;
-      p.conv_inner_dist = m2;
-      p.store_kind = StoreKind::complex_row;
-      p.out = IoLayout{m, m2, 1};
-      p.store_n = m2;
-      p.n_keep = kNoLimit;
-      p.store_conj = true;
-      p.store_twiddle = StoreTwiddle::conjugate;
-      step.conv = conv_id;
-      bind_twiddle_grid(step, m, m2, m1);
-      step.src = BufferRef::scratch;
-      step.dst = BufferRef::scratch;
-      configure_block(p, options_.single_elements_per_block, m1);
-      layout_.steps.push_back(step);
-    }
+    convolution_rows(m, m1, m2, spectrum);
     {  // columns: inverse FFT, chirp, keep the first n
       Step step;
       set_stages(step, m1);
@@ -702,9 +682,171 @@ class Builder {
                  std::to_string(m2) + ", three passes)";
   }
 
+  // The column passes of a three-pass convolution (Bluestein's, Rader's) in blocks of half the
+  // four-step's column elements: on the H200, with the Bluestein kernel's column passes
+  // (bluestein_pass_of), 4096 instead of 8192 took c2c 10007 3.77 -> 3.61 ms, 20011 3.44 ->
+  // 3.34, 65537 4.35 -> 4.10; 2048 was faster at 20011 (3.18) but slower at 65537 (4.25), 16384
+  // slower at all three (bench/RESULTS.md, eighteenth run, the tuning mode).
+  int convolution_column_elements() const {
+    return std::max(1, options_.column_elements_per_block / 2);
+  }
+
+  // The row pass of a three-pass convolution of length m = m1 x m2 over the scratch, in place:
+  // forward FFT, multiply by the spectrum (FFT_m of the kernel, / m), inverse FFT, inverse
+  // twiddle on store.
+  void convolution_rows(long long m, int m1, int m2, const std::vector<cd>& spectrum) {
+    // The spectrum in the order the row pass holds it: row k1, element k2 is X[k1 + m1*k2].
+    std::vector<Cf> conv(static_cast<std::size_t>(m));
+    for (long long k1 = 0; k1 < m1; ++k1) {
+      for (long long k2 = 0; k2 < m2; ++k2) {
+        const cd value = spectrum[static_cast<std::size_t>(k1 + m1 * k2)];
+        conv[static_cast<std::size_t>(k1 * m2 + k2)] =
+            Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
+      }
+    }
+    Step step;
+    set_stages(step, m2);
+    PassDesc& p = step.pass;
+    p.smem_elems = m2;
+    p.inner_is_batch = false;
+    p.inner_count = m1;
+    p.load_kind = LoadKind::complex_row;
+    p.in = IoLayout{m, m2, 1};
+    p.load_n = m2;
+    p.mid_conv = true;
+    p.conv_inner_dist = m2;
+    p.store_kind = StoreKind::complex_row;
+    p.out = IoLayout{m, m2, 1};
+    p.store_n = m2;
+    p.n_keep = kNoLimit;
+    p.store_conj = true;
+    p.store_twiddle = StoreTwiddle::conjugate;
+    step.conv = add_table(std::move(conv));
+    bind_twiddle_grid(step, m, m2, m1);
+    step.src = BufferRef::scratch;
+    step.dst = BufferRef::scratch;
+    configure_block(p, options_.single_elements_per_block, m1);
+    layout_.steps.push_back(step);
+  }
+
+  int add_index_table(std::vector<int> table) {
+    layout_.index_tables.push_back(std::move(table));
+    return static_cast<int>(layout_.index_tables.size()) - 1;
+  }
+
+  // Rader's algorithm for prime n, m = n - 1 = m1 x m2 (four_step_split), g a primitive root:
+  // for s < m, X[g^-s] = x[0] + sum_q x[g^q] w^(g^(q-s)) = x[0] + (a * b)[s], the cyclic
+  // convolution of a[q] = x[g^q] and b[t] = w^(g^-t); X[0] = x[0] + sum_q a[q]. Bluestein's three
+  // passes at half its convolution length, the gather in the first pass's loads, a step of its
+  // own after the first pass for X[0] and x[0] (from and into the first pass's column sums;
+  // before anything is stored, which in place overwrites the input), the last pass in place in
+  // the scratch and a last step gathering the outputs in order (RaderDcDesc).
+  void rader(long long n, const Endpoint& in, const Endpoint& out) {
+    const long long m = n - 1;
+    int m1 = 0;
+    int m2 = 0;
+    if (!four_step_split(m, m1, m2)) throw std::invalid_argument("rader: no split");
+    const long long g = primitive_root(n);
+    std::vector<int> gather(static_cast<std::size_t>(m));
+    std::vector<int> scatter(static_cast<std::size_t>(m));
+    const long long g_inverse = modular_power(g, m - 1, n);
+    long long up = 1;
+    long long down = 1;
+    for (long long q = 0; q < m; ++q) {
+      gather[static_cast<std::size_t>(q)] = static_cast<int>(up);
+      scatter[static_cast<std::size_t>(q)] = static_cast<int>(down);
+      up = up * g % n;
+      down = down * g_inverse % n;
+    }
+    std::vector<cd> spectrum(static_cast<std::size_t>(m));
+    for (long long t = 0; t < m; ++t) {
+      spectrum[static_cast<std::size_t>(t)] = unit_root_double(scatter[static_cast<std::size_t>(t)], n);
+    }
+    fft_double_inplace(spectrum);
+    for (auto& value : spectrum) value /= static_cast<double>(m);
+    layout_.scratch_row = std::max(layout_.scratch_row, m);
+    const int column_elements = convolution_column_elements();
+
+    Step columns_in;  // columns: the gather less x[0] on load, forward twiddle on store
+    {
+      set_stages(columns_in, m1);
+      PassDesc& p = columns_in.pass;
+      p.smem_elems = m1;
+      p.inner_is_batch = false;
+      p.inner_count = m2;
+      set_load(p, in, IoLayout{in.row_dist, 1, m2}, 1, m2);
+      p.load_n = m1;
+      p.load_permuted = true;
+      p.store_kind = StoreKind::complex_row;
+      p.out = IoLayout{m, 1, m2};
+      p.store_n = m1;
+      p.n_keep = kNoLimit;
+      p.store_twiddle = StoreTwiddle::forward;
+      columns_in.load_index = add_index_table(std::move(gather));
+      bind_twiddle_grid(columns_in, m, m1, m2);
+      columns_in.src = in.buffer;
+      columns_in.dst = BufferRef::scratch;
+      configure_block(p, column_elements, m2);
+      layout_.steps.push_back(columns_in);
+    }
+    {  // X[0], and x[0] into the convolution: the column sums (scratch elements 0 .. m2 - 1)
+      Step step;
+      step.kind = Step::Kind::rader_dc;
+      step.pass = columns_in.pass;
+      set_store(step.pass, out, IoLayout{out.row_dist, 1, 1}, 0, 1);
+      step.pass.store_twiddle = StoreTwiddle::none;
+      step.rader = RaderDcDesc{n, m2, m1, m};
+      step.src = in.buffer;
+      step.dst = out.buffer;
+      layout_.steps.push_back(step);
+    }
+    convolution_rows(m, m1, m2, spectrum);
+    {  // columns: inverse FFT, in place (each block reads its columns before it writes them)
+      Step step;
+      set_stages(step, m1);
+      PassDesc& p = step.pass;
+      p.smem_elems = m1;
+      p.inner_is_batch = false;
+      p.inner_count = m2;
+      p.load_kind = LoadKind::complex_row;
+      p.in = IoLayout{m, 1, m2};
+      p.load_n = m1;
+      p.load_conj = true;
+      p.store_kind = StoreKind::complex_row;
+      p.out = IoLayout{m, 1, m2};
+      p.lout_inner = 1;
+      p.lout_elem = m2;
+      p.n_keep = kNoLimit;
+      p.store_n = m1;
+      p.store_conj = true;
+      step.src = BufferRef::scratch;
+      step.dst = BufferRef::scratch;
+      configure_block(p, column_elements, m2);
+      layout_.steps.push_back(step);
+    }
+    {  // the outputs X[k], k >= 1, gathered from s with g^-s = k
+      std::vector<int> gather_out(static_cast<std::size_t>(n), 0);
+      for (long long s = 0; s < m; ++s) {
+        gather_out[static_cast<std::size_t>(scatter[static_cast<std::size_t>(s)])] = static_cast<int>(s);
+      }
+      Step step;
+      step.kind = Step::Kind::rader_gather;
+      set_store(step.pass, out, IoLayout{out.row_dist, 1, 1}, 0, 1);
+      step.pass.n_keep = std::min(n, out.keep);
+      step.pass.inner_is_batch = false;
+      step.load_index = add_index_table(std::move(gather_out));
+      step.rader = RaderDcDesc{n, m2, m1, m};
+      step.src = BufferRef::scratch;
+      step.dst = out.buffer;
+      layout_.steps.push_back(step);
+    }
+    algorithm_ = "rader m=" + std::to_string(m) + " (" + std::to_string(m1) + "x" +
+                 std::to_string(m2) + ", three passes)";
+  }
+
   // The algorithm of a complex transform of length n between these endpoints, with the shape it
   // found: the cluster c x m, or the four-step split n1 x n2.
-  enum class Algorithm { single_pass, cluster, four_step, bluestein };
+  enum class Algorithm { single_pass, cluster, four_step, rader, bluestein };
   struct Shape {
     int c = 0;
     int m = 0;
@@ -717,6 +859,7 @@ class Builder {
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
     if (four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
+    if (takes_rader(n, options_)) return Algorithm::rader;
     return Algorithm::bluestein;
   }
 
@@ -737,6 +880,7 @@ class Builder {
         break;
       }
       case Algorithm::four_step: four_step(n, shape.n1, shape.n2, in, out); break;
+      case Algorithm::rader: rader(n, in, out); break;
       case Algorithm::bluestein: bluestein(n, in, out); break;
     }
   }
@@ -820,6 +964,16 @@ class Builder {
       case Algorithm::single_pass: return true;
       case Algorithm::bluestein: return fits_single_pass(bluestein_convolution_length(n));
       default: return false;
+    }
+  }
+
+  // Rader's X[0] and gather steps of a paired r2c of length n store the two rows' spectra
+  // (RealStep::pair_split).
+  void split_rader_pairs(long long n) {
+    for (Step& step : layout_.steps) {
+      if (step.kind != Step::Kind::rader_dc && step.kind != Step::Kind::rader_gather) continue;
+      step.pass.real_step = RealStep::pair_split;
+      step.pass.real_n = n;
     }
   }
 
@@ -935,6 +1089,48 @@ std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {
   return lengths;
 }
 
+long long primitive_root(long long p) {
+  if (!is_prime(p)) throw std::invalid_argument("primitive_root: " + std::to_string(p) + " is not prime");
+  if (p == 2) return 1;
+  std::vector<long long> factors;  // the distinct prime factors of p - 1
+  long long rest = p - 1;
+  for (long long d = 2; d * d <= rest; ++d) {
+    if (rest % d != 0) continue;
+    factors.push_back(d);
+    while (rest % d == 0) rest /= d;
+  }
+  if (rest > 1) factors.push_back(rest);
+  for (long long g = 2;; ++g) {
+    const bool generates = std::all_of(factors.begin(), factors.end(), [&](long long f) {
+      return modular_power(g, (p - 1) / f, p) != 1;
+    });
+    if (generates) return g;
+  }
+}
+
+bool can_take_rader(long long n) {
+  if (n < 3 || n - 1 > kMaxPlannedLength || !is_prime(n) || is_direct_length(n)) return false;
+  int m1 = 0;
+  int m2 = 0;
+  return is_smooth(n - 1) && four_step_split(n - 1, m1, m2) && has_compiled_kernel(m1) &&
+         has_compiled_kernel(m2);
+}
+
+bool rader_rule(long long n) {
+  if (!can_take_rader(n) || !bluestein_candidates(2 * n - 1, true).empty()) return false;
+  const std::vector<BluesteinCandidate> bluestein = bluestein_candidates(2 * n - 1, false);
+  if (bluestein.empty()) return true;
+  int m1 = 0;
+  int m2 = 0;
+  four_step_split(n - 1, m1, m2);
+  return bluestein_three_pass_cost(n - 1, m1, m2) < bluestein.front().cost;
+}
+
+bool takes_rader(long long n, const PlannerOptions& options) {
+  if (options.rader < 0 || !can_take_rader(n)) return false;
+  return options.rader > 0 || (options.bluestein_length == 0 && rader_rule(n));
+}
+
 bool direct_dft_rule(long long n, Transform transform) {
   const bool real = transform == Transform::r2c || transform == Transform::c2r;
   const int h = direct_dft_length(n, real);
@@ -1017,7 +1213,9 @@ bool takes_full_length_c2r(long long n, const PlannerOptions& options) {
 long long launch_shared_bytes(const Step& step) {
   switch (step.kind) {
     case Step::Kind::real_rows:
-    case Step::Kind::pair_split: return 0;
+    case Step::Kind::pair_split:
+    case Step::Kind::rader_dc:
+    case Step::Kind::rader_gather: return 0;
     case Step::Kind::cluster_pass:
       return 2LL * cluster_plane_floats(step.cluster.m) * static_cast<long long>(sizeof(float));
     case Step::Kind::direct_dft: return direct_shared_bytes(step.direct);
@@ -1129,6 +1327,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     throw std::invalid_argument("planner option full_length_c2r " + std::to_string(options.full_length_c2r) +
                                 ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
   }
+  if (options.rader < -1 || options.rader > 1) {
+    throw std::invalid_argument("planner option rader " + std::to_string(options.rader) +
+                                ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
+  }
   PlanLayout layout;
   layout.spec = spec;
   layout.in_row = input_row_length(spec);
@@ -1205,7 +1407,12 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         // over the spectra kept in their own buffer.
         const bool paired = spec.batch >= 2;
         if (paired) pair_rows(layout, in, out);
-        if (paired && !builder.one_pass_kernel(n, in, out)) {
+        if (paired && takes_rader(n, options)) {
+          // Rader's last steps split the pairs' spectra from its scratch (store_rader_output).
+          builder.complex_transform(n, in, out);
+          builder.split_rader_pairs(n);
+          builder.name_algorithm(builder.algorithm() + ", two real rows per transform");
+        } else if (paired && !builder.one_pass_kernel(n, in, out)) {
           Endpoint spectra;
           spectra.buffer = BufferRef::pair_spectra;
           spectra.row_dist = n;

@@ -17,6 +17,10 @@
 //  - otherwise Bluestein with a smooth convolution length m >= 2n-1: one pass when m fits a
 //    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
+//  - prime n whose n - 1 has a four-step split, where Bluestein would take three passes and the
+//    planner's estimate finds Rader cheaper (rader_rule): Rader's cyclic convolution of length
+//    n - 1 in Bluestein's three passes, the input gathered by powers of a primitive root in the
+//    first, X[0] by a step of its own after it and the outputs gathered by a last one;
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
 //    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
 //    pass and c2r in the column pass where the four-step kernel takes them, c2r with columns of
@@ -41,13 +45,17 @@ namespace prism::fft::gpu {
 enum class BufferRef { input, output, scratch, pair_spectra };
 
 struct Step {
-  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass, direct_dft };
+  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass, direct_dft, rader_dc, rader_gather };
   Kind kind = Kind::fft_pass;
   DirectDftDesc direct;  // direct_dft: its roots are the table `real_tw`
   PassDesc pass;  // fft_pass; cluster_pass: the stages of its M-point FFTs
   ClusterPassDesc cluster;
   RealRowsDesc rows;
   PairSplitDesc split;
+  // rader_dc: X[0] of a Rader transform, `pass` loading as its first pass and storing as the
+  // output; rader_gather: its other outputs from the scratch, `pass` storing as the output,
+  // load_index the gather (RaderDcDesc, fft_pass.hpp).
+  RaderDcDesc rader;
   BufferRef src = BufferRef::input;
   BufferRef dst = BufferRef::output;
   // Indices into PlanLayout::tables (-1: none); bound to host or device pointers at execution.
@@ -56,6 +64,8 @@ struct Step {
   int chirp = -1;
   int conv = -1;
   int real_tw = -1;
+  // Index into PlanLayout::index_tables (-1: none): PassDesc::load_index.
+  int load_index = -1;
 };
 
 // Tunable choices of the planner (the tuning mode measures candidates of these).
@@ -105,6 +115,10 @@ struct PlannerOptions {
   // 135 1.28 against 2.44 ms, 162 0.94 against 2.63, 1080 1.14 against 2.80). Not a candidate
   // of the tuning mode: the rule takes it for accuracy, as the direct DFT.
   int full_length_c2r = 0;
+  // Rader's algorithm for prime lengths that can take it (can_take_rader) instead of Bluestein:
+  // 0 where the planner's rule says (rader_rule) and bluestein_length is 0, 1 wherever it can,
+  // -1 never. A candidate of the tuning mode, which measures speed.
+  int rader = 0;
 };
 
 // Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
@@ -150,6 +164,23 @@ bool full_length_c2r_rule(long long n);
 // Whether a c2r plan of n under these options takes it.
 bool takes_full_length_c2r(long long n, const PlannerOptions& options);
 
+// Whether a prime length n can take Rader's algorithm (PlannerOptions::rader): n - 1 smooth
+// with a four-step split into lengths with compiled kernels (the convolution in three passes on
+// the Bluestein kernel, the one that gathers and scatters), n too long for the direct DFT's and
+// the prime stages' single passes.
+bool can_take_rader(long long n);
+// The planner's rule for it, among the lengths that can: where Bluestein takes three passes
+// (2n - 1 beyond one block) and the estimate of Rader's three passes of n - 1
+// (bluestein_three_pass_cost) is below that of Bluestein's cheapest convolution length. On the
+// H200 (bench/RESULTS.md, thirty-second run, call 5) Rader took c2c / r2c / c2r 12289 21 / 21 /
+// 15 %, 18433 28 / 25 / 21 %, 40961 39 / 35 / 31 %, 65537 44 / 42 / 38 % and 786433 37 / 35 /
+// 36 % less time than Bluestein.
+bool rader_rule(long long n);
+// Whether a plan of n under these options takes it.
+bool takes_rader(long long n, const PlannerOptions& options);
+// The least primitive root modulo the prime p (g whose powers g^0 .. g^(p-2) are 1 .. p-1).
+long long primitive_root(long long p);
+
 struct PlanLayout {
   PlanSpec spec;
   long long in_row = 0;       // elements between input rows (floats for real rows)
@@ -161,6 +192,7 @@ struct PlanLayout {
   long long pair_spectra_row = 0;  // complex elements per transform of BufferRef::pair_spectra
   std::vector<Step> steps;
   std::vector<std::vector<Cf>> tables;
+  std::vector<std::vector<int>> index_tables;  // Rader's permutations (Step::load_index)
   std::string algorithm;      // human-readable summary, e.g. "stockham 16x16x16"
   long long bluestein_length = 0;  // the Bluestein convolution length; 0: no Bluestein
 };

@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates (or, as direct_dft, say there why not); this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 9 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 10 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -103,7 +103,8 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.cluster_block_length == b.cluster_block_length &&
          a.bluestein_length == b.bluestein_length &&
          a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft &&
-         a.prime_stages == b.prime_stages && a.full_length_c2r == b.full_length_c2r;
+         a.prime_stages == b.prime_stages && a.full_length_c2r == b.full_length_c2r &&
+         a.rader == b.rader;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -120,7 +121,8 @@ std::string describe(const PlannerOptions& options) {
          (options.direct_dft == 0 ? std::string() : options.direct_dft > 0 ? ", direct DFT" : ", no direct DFT") +
          (options.prime_stages == 0 ? ", no prime stages" : "") +
          (options.full_length_c2r == 0 ? std::string()
-          : options.full_length_c2r > 0 ? ", full-length c2r" : ", no full-length c2r");
+          : options.full_length_c2r > 0 ? ", full-length c2r" : ", no full-length c2r") +
+         (options.rader == 0 ? std::string() : options.rader > 0 ? ", rader" : ", no rader");
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -191,6 +193,13 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
   // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
   // only lengths that are not direct take it.
+  // Rader's algorithm where it can take the length (PlannerOptions::rader; a Bluestein length
+  // below sets Bluestein).
+  if (can_take_rader(static_cast<long long>(spec.n))) {
+    PlannerOptions o;
+    o.rader = 1;
+    variations.push_back(o);
+  }
   if (!is_direct_length(static_cast<long long>(spec.n))) {
     for (long long m : bluestein_lengths(static_cast<long long>(spec.n), kBluesteinCandidates)) {
       PlannerOptions o;
@@ -237,10 +246,11 @@ json options_to_json(const PlannerOptions& o) {
          {"cluster_block_length", o.cluster_block_length},
          {"bluestein_length", o.bluestein_length},
          {"rows_elements_per_thread", o.rows_elements_per_thread}};
-  // Written where set (by hand: the tuning mode never varies it), so that files stay as they were.
+  // Written where set (by hand, or the tuning mode's Rader), so that files stay as they were.
   if (o.direct_dft != 0) j["direct_dft"] = o.direct_dft;
   if (o.prime_stages != 1) j["prime_stages"] = o.prime_stages;
   if (o.full_length_c2r != 0) j["full_length_c2r"] = o.full_length_c2r;
+  if (o.rader != 0) j["rader"] = o.rader;
   return j;
 }
 
@@ -343,6 +353,7 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
     o.prime_stages = value.get<int>();
   }
   rule_option("full_length_c2r", o.full_length_c2r);
+  rule_option("rader", o.rader);
   return o;
 }
 

@@ -331,7 +331,7 @@ void check_partial_batch(Backend& backend, const PlanSpec& spec, std::mt19937_64
 
 // Fewer rows than the plan's batch (c2c; the rows kernel's c2c inverse, r2c and c2r with part of
 // a block's rows; r2c and c2r with two real rows per transform and an odd count, r2c 10007
-// through the split pass; four-step c2c and r2c).
+// through the split pass, r2c and c2r 65537 by Rader; four-step c2c and r2c).
 TEST_F(FftCuda, PartialBatchOnStream) {
   std::mt19937_64 rng(4);
   for (const PlanSpec& spec : {PlanSpec{1024, 8, Transform::c2c_forward, false},
@@ -341,6 +341,8 @@ TEST_F(FftCuda, PartialBatchOnStream) {
                                PlanSpec{4095, 8, Transform::r2c, false},
                                PlanSpec{4097, 8, Transform::c2r, false},
                                PlanSpec{10007, 8, Transform::r2c, false},
+                               PlanSpec{65537, 8, Transform::r2c, false},
+                               PlanSpec{65537, 8, Transform::c2r, false},
                                PlanSpec{32768, 8, Transform::c2c_forward, false},
                                PlanSpec{65536, 8, Transform::c2c_inverse, false},
                                PlanSpec{131072, 8, Transform::r2c, false},
@@ -402,6 +404,35 @@ TEST_F(FftCuda, FullLengthC2r) {
       EXPECT_LE(e.ours_worst_row, kCorrectness) << "c2r n=" << n << " batch " << batch << " " << algorithm;
       std::printf("full-length c2r n=%-5zu batch %u %-8s %-44s ours %.3g cuFFT %.3g\n", n, batch,
                   spec.in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
+    }
+  }
+}
+
+// Rader's algorithm (PlannerOptions::rader): the primes the planner's rule gives it, and with 1
+// shorter ones (257, 641, 7681), every kind, one row and
+// three (an odd count of real rows: a pair without its second row), every other one in place.
+// Within 1.1x cuFFT's error or 3e-7, and no row wrong.
+TEST_F(FftCuda, Rader) {
+  std::mt19937_64 rng(65537);
+  gpu::PlannerOptions always;
+  always.rader = 1;
+  OptionsBackend forced(always);
+  OptionsBackend by_default(gpu::PlannerOptions{});
+  int index = 0;
+  for (const std::size_t n : {12289u, 18433u, 40961u, 65537u, 786433u, 257u, 641u, 7681u}) {
+    const bool by_rule = gpu::rader_rule(static_cast<long long>(n));
+    for (Transform t : kAllTransforms) {
+      for (const unsigned batch : {1u, 3u}) {
+        const PlanSpec spec{n, batch, t, ++index % 2 == 0};
+        const std::string algorithm = gpu::make_plan_layout(spec, by_rule ? gpu::PlannerOptions{} : always).algorithm;
+        EXPECT_EQ(algorithm.find("rader"), 0u) << n << " " << algorithm;
+        const Errors e = measure(spec, rng, by_rule ? by_default : forced, *cufft_, stream_);
+        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+            << test::transform_name(t) << " n=" << n << " " << algorithm << ", cuFFT " << e.cufft;
+        EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << n << " batch " << batch;
+        std::printf("rader %-12s n=%-7zu batch %u %-8s %-44s ours %.3g cuFFT %.3g\n", test::transform_name(t), n,
+                    batch, spec.in_place ? "in place" : "", algorithm.c_str(), e.ours, e.cufft);
+      }
     }
   }
 }

@@ -456,9 +456,9 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
     EXPECT_EQ(layout.steps[0].pass.n, n);
   }
   EXPECT_FALSE(gpu::has_compiled_kernel(1001));
-  const auto pass_lengths = [](std::size_t n, Transform t) {
+  const auto pass_lengths = [](std::size_t n, Transform t, const gpu::PlannerOptions& options = {}) {
     std::vector<int> lengths;
-    for (const auto& step : gpu::make_plan_layout({n, 1, t, false}).steps) {
+    for (const auto& step : gpu::make_plan_layout({n, 1, t, false}, options).steps) {
       if (step.kind == gpu::Step::Kind::fft_pass) lengths.push_back(step.pass.n);
     }
     return lengths;
@@ -468,11 +468,15 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   EXPECT_EQ(pass_lengths(48000, Transform::r2c), (std::vector<int>{125, 192}));
   // Bluestein: 4097 in one pass of 12288 = 16x16x16x3, the cheapest of the estimate (not the
   // smaller 9216 = 16x8x8x3x3, nor 8232 = 8x3x7x7x7 without a kernel); 10007 over 20480 =
-  // 128 x 160 and 65537 over 163840 = 320 x 512 in three passes (not the smaller 138240 =
-  // 288 x 480, whose passes of 288 and 480 cost more per element).
+  // 128 x 160 and, without Rader, 65537 over 163840 = 320 x 512 in three passes (not the
+  // smaller 138240 = 288 x 480, whose passes of 288 and 480 cost more per element). Rader:
+  // 65537 over 65536 = 256 x 256.
+  gpu::PlannerOptions no_rader;
+  no_rader.rader = -1;
   EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{12288}));
   EXPECT_EQ(pass_lengths(10007, Transform::c2c_forward), (std::vector<int>{128, 160, 128}));
-  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{320, 512, 320}));
+  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward, no_rader), (std::vector<int>{320, 512, 320}));
+  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{256, 256, 256}));
   // Without a compiled split the balanced one stays: 44100 = 210 x 210.
   EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
 }
@@ -489,6 +493,7 @@ TEST(FftPlanHost, BluesteinLengths) {
   }
   gpu::PlannerOptions fft_only;
   fft_only.direct_dft = -1;
+  fft_only.rader = -1;  // 65537 takes Rader by default
   for (const long long n : {131LL, 1031LL, 2053LL, 4097LL, 8191LL, 8209LL, 65537LL}) {
     SCOPED_TRACE(n);
     const std::vector<long long> lengths = gpu::bluestein_lengths(n, 100);
@@ -645,11 +650,13 @@ TEST(FftPlanHost, BluesteinKernelRegisters) {
 TEST(FftPlanHost, BluesteinPasses) {
   using gpu::BluesteinPass;
   std::size_t counted[gpu::kBluesteinPasses] = {};
+  gpu::PlannerOptions no_rader;  // 65537 takes Rader by default
+  no_rader.rader = -1;
   for (std::size_t n : {4097, 6007, 10007, 20011, 65537, 131101, 1000003}) {
     for (Transform t :
          {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
       for (bool in_place : {false, true}) {
-        const PlanLayout layout = gpu::make_plan_layout({n, 3, t, in_place}, gpu::PlannerOptions{});
+        const PlanLayout layout = gpu::make_plan_layout({n, 3, t, in_place}, no_rader);
         ASSERT_NE(layout.algorithm.find("bluestein"), std::string::npos) << n;
         const bool three = layout.algorithm.find("three passes") != std::string::npos;
         int pass = 0;
@@ -681,6 +688,93 @@ TEST(FftPlanHost, BluesteinPasses) {
         if (step.kind != gpu::Step::Kind::fft_pass) continue;
         EXPECT_EQ(gpu::bluestein_pass_of(step.pass), BluesteinPass::none)
             << n << " " << layout.algorithm << ", pass of " << step.pass.n;
+      }
+    }
+  }
+}
+
+// Rader's algorithm (prime n, a convolution of length n - 1): the primitive root, which lengths
+// can take it and which the rule gives it, its passes on the Bluestein kernel's three variants
+// with the X[0] step between the first two and the gather of the outputs last, and its results (the host executor, against FFTW in
+// double precision, every output written) at primes that take it by default and by the option.
+TEST(FftPlanHost, Rader) {
+  for (long long p : {3, 5, 7, 11, 257, 641, 12289, 40961, 65537}) {
+    const long long g = gpu::primitive_root(p);
+    std::set<long long> powers;
+    long long power = 1;
+    for (long long q = 0; q < p - 1; ++q) {
+      powers.insert(power);
+      power = power * g % p;
+    }
+    EXPECT_EQ(static_cast<long long>(powers.size()), p - 1) << p << ": g = " << g;
+    EXPECT_EQ(*powers.begin(), 1);
+    EXPECT_EQ(*powers.rbegin(), p - 1);
+  }
+  EXPECT_EQ(gpu::primitive_root(65537), 3);
+  EXPECT_EQ(gpu::primitive_root(7), 3);
+  EXPECT_THROW(gpu::primitive_root(65536), std::invalid_argument);
+
+  for (long long n : {257, 641, 769, 12289, 18433, 40961, 65537, 786433}) {
+    EXPECT_TRUE(gpu::can_take_rader(n)) << n;
+  }
+  // Not prime; a direct length (radix 127); n - 1 with a prime factor above 13.
+  for (long long n : {4097, 65536, 127, 10007, 20011, 1000003}) EXPECT_FALSE(gpu::can_take_rader(n)) << n;
+  // The rule: where Bluestein takes three passes (2n - 1 beyond one block).
+  for (long long n : {257, 641, 7681}) EXPECT_FALSE(gpu::rader_rule(n)) << n;
+  for (long long n : {12289, 18433, 40961, 65537, 786433}) EXPECT_TRUE(gpu::rader_rule(n)) << n;
+
+  const PlanSpec spec{65537, 3, Transform::c2c_forward, false};
+  EXPECT_EQ(gpu::make_plan_layout(spec).algorithm.find("rader m=65536 (256x256, three passes)"), 0u);
+  gpu::PlannerOptions never;
+  never.rader = -1;
+  EXPECT_EQ(gpu::make_plan_layout(spec, never).algorithm.find("bluestein"), 0u);
+  gpu::PlannerOptions bluestein_length;
+  bluestein_length.bluestein_length = 147456;
+  EXPECT_EQ(gpu::make_plan_layout(spec, bluestein_length).algorithm.find("bluestein m=147456"), 0u);
+  gpu::PlannerOptions always;
+  always.rader = 1;
+  EXPECT_EQ(gpu::make_plan_layout({257, 1, Transform::c2c_forward, false}, always).algorithm,
+            "rader m=256 (16x16, three passes) [16 | 16 | 16]");
+  EXPECT_EQ(gpu::make_plan_layout({10007, 1, Transform::c2c_forward, false}, always).algorithm.find("bluestein"), 0u);
+  gpu::PlannerOptions bad;
+  bad.rader = 2;
+  EXPECT_THROW(gpu::make_plan_layout(spec, bad), std::invalid_argument);
+
+  using gpu::BluesteinPass;
+  for (Transform t : kAllTransforms) {
+    for (bool in_place : {false, true}) {
+      const PlanLayout layout = gpu::make_plan_layout({65537, 3, t, in_place});
+      ASSERT_EQ(layout.algorithm.find("rader"), 0u) << layout.algorithm;
+      std::vector<gpu::Step::Kind> kinds;
+      std::vector<BluesteinPass> passes;
+      for (const auto& step : layout.steps) {
+        kinds.push_back(step.kind);
+        if (step.kind == gpu::Step::Kind::fft_pass) passes.push_back(gpu::bluestein_pass_of(step.pass));
+      }
+      ASSERT_GE(kinds.size(), 5u);
+      EXPECT_EQ(kinds[1], gpu::Step::Kind::rader_dc) << test::transform_name(t);
+      EXPECT_EQ(kinds[4], gpu::Step::Kind::rader_gather) << test::transform_name(t);
+      // Paired r2c rows: the split in the gather, no pass and no buffer of their own.
+      EXPECT_EQ(kinds.size(), 5u) << test::transform_name(t);
+      EXPECT_EQ(layout.pair_spectra_row, 0) << test::transform_name(t);
+      EXPECT_EQ(passes, (std::vector<BluesteinPass>{BluesteinPass::columns_in, BluesteinPass::rows,
+                                                    BluesteinPass::columns_out}))
+          << test::transform_name(t) << (in_place ? " in place" : "");
+    }
+  }
+
+  std::mt19937_64 rng(65537);
+  for (Transform t : kAllTransforms) {
+    for (std::size_t n : {257, 641, 12289, 65537}) {
+      for (std::size_t batch : {1, 3}) {
+        for (bool in_place : {false, true}) {
+          const PlanSpec case_spec{n, batch, t, in_place};
+          std::string algorithm;
+          const double err = host_error(case_spec, rng, &algorithm, always);
+          ASSERT_EQ(algorithm.find("rader"), 0u) << n << ": " << algorithm;
+          EXPECT_LE(err, kHostTolerance) << test::transform_name(t) << " n=" << n << " batch " << batch
+                                         << (in_place ? " in place" : "");
+        }
       }
     }
   }
@@ -1752,8 +1846,33 @@ TEST_P(FftPlanHostSweep, BluesteinForPrimeStageLengths) {
               test::transform_name(transform), worst);
 }
 
+// Every prime 131..2^18 that Rader's algorithm can take (PlannerOptions::rader = 1; the rule
+// gives it those above 8192): every fifth with two rows per batch, every seventh in place.
+TEST_P(FftPlanHostSweep, RaderForPrimes) {
+  const Transform transform = GetParam();
+  std::mt19937_64 rng(131 + static_cast<int>(transform));
+  gpu::PlannerOptions options;
+  options.rader = 1;
+  double worst = 0.0;
+  int count = 0;
+  for (std::size_t n = 131; n <= (1u << 18); n += 2) {
+    if (!gpu::can_take_rader(static_cast<long long>(n))) continue;
+    PlanSpec spec{n, count % 5 == 3 ? 2u : 1u, transform, count % 7 == 5};
+    std::string algorithm;
+    const double err = host_error(spec, rng, &algorithm, options);
+    worst = std::max(worst, err);
+    ++count;
+    ASSERT_EQ(algorithm.find("rader"), 0u) << n << ": " << algorithm;
+    ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n
+                                   << (spec.in_place ? " in place " : " ") << algorithm;
+  }
+  EXPECT_GT(count, 40);
+  std::printf("worst host-executor error, Rader for %d primes <= 2^18, %-12s %.3g\n", count,
+              test::transform_name(transform), worst);
+}
+
 // 150 random lengths (log-uniform in 4097 .. 2^18), plus lengths that pick each multi-pass
-// plan shape (four-step, Bluestein in one and in three passes, real rows pass, split pass, a
+// plan shape (four-step, Bluestein in one and in three passes, Rader, real rows pass, split pass, a
 // four-step with stages of radix 17 to 31, one with a prime stage).
 TEST_P(FftPlanHostSweep, LargerLengths) {
   const Transform transform = GetParam();

@@ -213,11 +213,19 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   half_length.full_length_c2r = -1;
   const WisdomEntry no_full_length = entry_of(kH200, PlanSpec(1080, 1024, Transform::c2r), half_length);
   wisdom.record(no_full_length);
+  PlannerOptions rader;  // the tuning mode's Rader where the rule does not take it
+  rader.rader = 1;
+  const WisdomEntry rader_entry = entry_of(kH200, PlanSpec(7681, 2048, Transform::c2c_forward), rader);
+  wisdom.record(rader_entry);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 8u);
+  ASSERT_EQ(loaded.entries().size(), 9u);
+  ASSERT_NE(loaded.find(rader_entry.key), nullptr);
+  EXPECT_EQ(loaded.find(rader_entry.key)->best.rader, 1);
+  EXPECT_NE(describe(loaded.find(rader_entry.key)->best).find(", rader"), std::string::npos);
+  EXPECT_EQ(loaded.find(decimal.key)->best.rader, 0);  // absent: the planner's rule
   ASSERT_NE(loaded.find(no_full_length.key), nullptr);
   EXPECT_EQ(loaded.find(no_full_length.key)->best.full_length_c2r, -1);
   EXPECT_NE(describe(loaded.find(no_full_length.key)->best).find("no full-length c2r"), std::string::npos);
@@ -432,6 +440,9 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-full-length-c2r.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"full_length_c2r\": 2"),
        "\"full_length_c2r\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 2"},
+      {"bad-rader.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"rader\": 5"),
+       "\"rader\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 5"},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -598,20 +609,32 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     cluster_lengths.insert(options.cluster_block_length);
   EXPECT_EQ(cluster_lengths, (std::set<int>{0, 8192, 16384}));
   // A Bluestein length: the convolution lengths the estimate ranks next, each one planned; other
-  // lengths have none.
-  for (const PlanSpec& spec : {PlanSpec(4097, 16, Transform::c2c_forward), PlanSpec(65537, 4, Transform::r2c)}) {
+  // lengths have none. A length Rader's algorithm takes by default (65537): all six, and Rader
+  // the default; one it can take but does not (7681): Rader a candidate of its own.
+  for (const PlanSpec& spec : {PlanSpec(4097, 16, Transform::c2c_forward), PlanSpec(65537, 4, Transform::r2c),
+                               PlanSpec(7681, 16, Transform::c2c_forward)}) {
     SCOPED_TRACE(spec.n);
     std::vector<long long> lengths;
+    bool rader_candidate = false;
     for (const PlannerOptions& options : planner_candidates(spec)) {
+      rader_candidate = rader_candidate || options.rader == 1;
       if (options.bluestein_length == 0) continue;
       EXPECT_EQ(make_plan_layout(spec, options).bluestein_length, options.bluestein_length);
       lengths.push_back(options.bluestein_length);
     }
     const std::vector<long long> estimated = bluestein_lengths(static_cast<long long>(spec.n), 6);
     ASSERT_EQ(estimated.size(), 6u);
-    // The first is the default plan's, which the default options already measure.
-    EXPECT_EQ(make_plan_layout(spec).bluestein_length, estimated.front());
-    EXPECT_EQ(lengths, std::vector<long long>(estimated.begin() + 1, estimated.end()));
+    const bool rader_default = rader_rule(static_cast<long long>(spec.n));
+    EXPECT_EQ(rader_default, spec.n == 65537);
+    EXPECT_EQ(rader_candidate, spec.n == 7681);  // 65537's is the default plan's, listed once
+    if (rader_default) {
+      EXPECT_EQ(make_plan_layout(spec).algorithm.find("rader"), 0u);
+      EXPECT_EQ(lengths, estimated);
+    } else {
+      // The first is the default plan's, which the default options already measure.
+      EXPECT_EQ(make_plan_layout(spec).bluestein_length, estimated.front());
+      EXPECT_EQ(lengths, std::vector<long long>(estimated.begin() + 1, estimated.end()));
+    }
   }
   for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
     EXPECT_EQ(options.bluestein_length, 0);
