@@ -633,12 +633,8 @@ class Builder {
     if (!four_step_split(m, m1, m2)) throw std::invalid_argument("bluestein: no split");
     const int column_elements = convolution_column_elements();
     {  // columns: chirp and zero padding on load, forward twiddle on store
-      Step step;
-      set_stages(step, m1);
+      Step step = convolution_columns(m1, m2);
       PassDesc& p = step.pass;
-      p.smem_elems = m1;
-      p.inner_is_batch = false;
-      p.inner_count = m2;
       set_load(p, in, IoLayout{in.row_dist, 1, m2}, 1, m2);
       p.load_n = m1;
       p.load_chirp = true;
@@ -657,12 +653,8 @@ class Builder {
     }
     convolution_rows(m, m1, m2, spectrum);
     {  // columns: inverse FFT, chirp, keep the first n
-      Step step;
-      set_stages(step, m1);
+      Step step = convolution_columns(m1, m2);
       PassDesc& p = step.pass;
-      p.smem_elems = m1;
-      p.inner_is_batch = false;
-      p.inner_count = m2;
       p.load_kind = LoadKind::complex_row;
       p.in = IoLayout{m, 1, m2};
       p.load_n = m1;
@@ -689,6 +681,17 @@ class Builder {
   // slower at all three (bench/RESULTS.md, eighteenth run, the tuning mode).
   int convolution_column_elements() const {
     return std::max(1, options_.column_elements_per_block / 2);
+  }
+
+  // A pass of m1-point FFTs over the m2 columns of each transform of a three-pass convolution,
+  // its loads and stores still to be set.
+  Step convolution_columns(int m1, int m2) {
+    Step step;
+    set_stages(step, m1);
+    step.pass.smem_elems = m1;
+    step.pass.inner_is_batch = false;
+    step.pass.inner_count = m2;
+    return step;
   }
 
   // The row pass of a three-pass convolution of length m = m1 x m2 over the scratch, in place:
@@ -767,13 +770,9 @@ class Builder {
     layout_.scratch_row = std::max(layout_.scratch_row, m);
     const int column_elements = convolution_column_elements();
 
-    Step columns_in;  // columns: the gather less x[0] on load, forward twiddle on store
+    Step columns_in = convolution_columns(m1, m2);  // the gather on load, forward twiddle on store
     {
-      set_stages(columns_in, m1);
       PassDesc& p = columns_in.pass;
-      p.smem_elems = m1;
-      p.inner_is_batch = false;
-      p.inner_count = m2;
       set_load(p, in, IoLayout{in.row_dist, 1, m2}, 1, m2);
       p.load_n = m1;
       p.load_permuted = true;
@@ -802,12 +801,8 @@ class Builder {
     }
     convolution_rows(m, m1, m2, spectrum);
     {  // columns: inverse FFT, in place (each block reads its columns before it writes them)
-      Step step;
-      set_stages(step, m1);
+      Step step = convolution_columns(m1, m2);
       PassDesc& p = step.pass;
-      p.smem_elems = m1;
-      p.inner_is_batch = false;
-      p.inner_count = m2;
       p.load_kind = LoadKind::complex_row;
       p.in = IoLayout{m, 1, m2};
       p.load_n = m1;
