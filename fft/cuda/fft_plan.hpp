@@ -174,7 +174,9 @@ bool can_take_rader(long long n);
 // (bluestein_three_pass_cost) is below that of Bluestein's cheapest convolution length. On the
 // H200 (bench/RESULTS.md, thirty-second run, call 5) Rader took c2c / r2c / c2r 12289 21 / 21 /
 // 15 %, 18433 28 / 25 / 21 %, 40961 39 / 35 / 31 %, 65537 44 / 42 / 38 % and 786433 37 / 35 /
-// 36 % less time than Bluestein.
+// 36 % less time than Bluestein. Not against Bluestein in one pass (n up to 8192): there Rader
+// was 4-17 % faster at 1153 and 4801, 7-48 % slower at 3457, 7681 and 8191 (call 7), which the
+// tuning mode tells apart.
 bool rader_rule(long long n);
 // Whether a plan of n under these options takes it.
 bool takes_rader(long long n, const PlannerOptions& options);
