@@ -10,8 +10,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <array>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -172,7 +172,7 @@ __global__ void pair_split_kernel(const PairSplitDesc d, const Cf* spectra, Cf* 
   pair_split_element(d, spectra, out, rows, t, static_cast<int>(e - t * per_transform));
 }
 
-// ---- Rader's first output ------------------------------------------------------------------
+// ---- Rader's first and last steps -----------------------------------------------------------
 // X[0] of each Rader transform and x[0] into its convolution (RaderDcDesc, fft_pass.hpp), a warp
 // per transform: each lane takes every 32nd column sum, lane 0 stores the total.
 constexpr int kRaderDcWarpsPerBlock = 8;
