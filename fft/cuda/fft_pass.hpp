@@ -414,6 +414,15 @@ PRISM_HD Cf load_table(const Cf* table, long long i) {
 #endif
 }
 
+// And an index table's entry (Rader's permutations), through the read-only cache on the device.
+PRISM_HD long long load_index_table(const int* table, long long i) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(table + i);
+#else
+  return table[i];
+#endif
+}
+
 // Division by a divisor known only at run time as one multiply-high, where a 32-bit division is
 // a loop of some twenty instructions on the GPU (the run-time stage loop divided for every
 // butterfly and element). With m = ceil(2^32 / d), floor(x * m / 2^32) = floor(x / d) for every
@@ -578,15 +587,6 @@ PRISM_HD void prime_stage_store(const StageDesc& st, int j, int k, int g, const 
 // exactly, so the angle keeps full precision for large j (j^2 overflows float long before).
 PRISM_HD unsigned long long chirp_index(unsigned long long j, unsigned long long n) {
   return (j * j) % (2ull * n);
-}
-
-// Reads a constant index table entry through the read-only cache on the device.
-PRISM_HD long long load_index_table(const int* table, long long i) {
-#if defined(__CUDA_ARCH__)
-  return __ldg(table + i);
-#else
-  return table[i];
-#endif
 }
 
 // ---- pass description ------------------------------------------------------------------------

@@ -581,7 +581,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     const bool in_rows = p.in.elem_stride == 1;
     const bool in_columns = !in_rows && p.in.inner_dist == 1 && !p.inner_is_batch;
     const bool direct_load = p.n == kLength && p.load_kind == LoadKind::complex_row &&
-                             !p.load_chirp && !p.load_permuted && (in_rows || in_columns) && p.load_n == kLength &&
+                             !p.load_chirp && (in_rows || in_columns) && p.load_n == kLength &&
                              p.real_step != RealStep::c2r_pre && !p.mid_conv;
     const bool out_rows = p.out.elem_stride == 1;
     const bool out_columns = !out_rows && p.out.inner_dist == 1 && !p.inner_is_batch;
@@ -596,7 +596,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // Only with a wide first stage (wide_first_stage).
     if constexpr (wide_first_stage(kLength)) {
       const bool direct_c2r = p.n == kLength && p.real_step == RealStep::c2r_pre &&
-                              p.load_kind == LoadKind::complex_row && !p.load_chirp && !p.load_permuted && in_rows &&
+                              p.load_kind == LoadKind::complex_row && !p.load_chirp && in_rows &&
                               p.inner_is_batch && p.load_n == kLength + 1 &&
                               p.load_conj_raw == p.load_conj && !p.mid_conv &&
                               p.store_kind == StoreKind::complex_row && !p.store_chirp &&
@@ -621,7 +621,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // (store_phase). On the H200 r2c / c2r 125 took 0.81 / 0.89 ms instead of 1.05 / 1.13
     // through the load phase (bench/RESULTS.md, seventeenth run).
     const bool direct_paired = p.paired && p.inner_is_batch && p.n == kLength &&
-                               p.load_n == kLength && !p.load_chirp && !p.load_permuted && !p.mid_conv &&
+                               p.load_n == kLength && !p.load_chirp && !p.mid_conv &&
                                p.real_step != RealStep::c2r_pre;
     if (direct_paired) {
       DirectIo io;
@@ -677,7 +677,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   // ordered so that neighbouring threads read neighbouring addresses.
   {
     const int ln = p.load_n;
-    const bool simple = p.load_kind == LoadKind::complex_row && !p.load_chirp && !p.load_permuted;
+    const bool simple = p.load_kind == LoadKind::complex_row && !p.load_chirp;
     const Cf* base = static_cast<const Cf*>(src) + outer * p.in.outer_dist + inner0 * p.in.inner_dist;
     if (simple && p.in.elem_stride == 1 && p.in.inner_dist == ln && (nb * ln) % 2 == 0 &&
         aligned16(base)) {

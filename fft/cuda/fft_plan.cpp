@@ -769,6 +769,7 @@ class Builder {
     for (auto& value : spectrum) value /= static_cast<double>(m);
     layout_.scratch_row = std::max(layout_.scratch_row, m);
     const int column_elements = convolution_column_elements();
+    const RaderDcDesc ends{n, m2, m1, m};
 
     Step columns_in = convolution_columns(m1, m2);  // the gather on load, forward twiddle on store
     {
@@ -794,7 +795,7 @@ class Builder {
       step.pass = columns_in.pass;
       set_store(step.pass, out, IoLayout{out.row_dist, 1, 1}, 0, 1);
       step.pass.store_twiddle = StoreTwiddle::none;
-      step.rader = RaderDcDesc{n, m2, m1, m};
+      step.rader = ends;
       step.src = in.buffer;
       step.dst = out.buffer;
       layout_.steps.push_back(step);
@@ -827,10 +828,9 @@ class Builder {
       Step step;
       step.kind = Step::Kind::rader_gather;
       set_store(step.pass, out, IoLayout{out.row_dist, 1, 1}, 0, 1);
-      step.pass.n_keep = std::min(n, out.keep);
       step.pass.inner_is_batch = false;
       step.load_index = add_index_table(std::move(gather_out));
-      step.rader = RaderDcDesc{n, m2, m1, m};
+      step.rader = ends;
       step.src = BufferRef::scratch;
       step.dst = out.buffer;
       layout_.steps.push_back(step);

@@ -190,9 +190,6 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   // faster for some of their lengths but less accurate than cuFFT. Nor the full-length c2r
   // (PlannerOptions::full_length_c2r), which the rule takes where the half length's error was
   // above 1.1x cuFFT's.
-  // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
-  // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
-  // only lengths that are not direct take it.
   // Rader's algorithm where it can take the length (PlannerOptions::rader; a Bluestein length
   // below sets Bluestein).
   if (can_take_rader(static_cast<long long>(spec.n))) {
@@ -200,6 +197,9 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
     o.rader = 1;
     variations.push_back(o);
   }
+  // Bluestein's convolution length: the estimate's next cheapest. A plan with Bluestein
+  // transforms spec.n with it (the real kinds too: two real rows per complex transform), and
+  // only lengths that are not direct take it.
   if (!is_direct_length(static_cast<long long>(spec.n))) {
     for (long long m : bluestein_lengths(static_cast<long long>(spec.n), kBluesteinCandidates)) {
       PlannerOptions o;
