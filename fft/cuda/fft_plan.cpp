@@ -1063,7 +1063,7 @@ long long bluestein_pass_cost(long long m) {
 }
 
 std::string bluestein_length_problem(long long n, long long m) {
-  if (m < 2 * n - 1) return "below 2n - 1 = " + std::to_string(2 * n - 1);
+  if (m < bluestein_min_length(n)) return "below 2n - 2 = " + std::to_string(bluestein_min_length(n));
   if (!is_smooth(m)) return "a length with a prime factor above " + std::to_string(kLargestSmoothPrime);
   if (fits_single_pass(m)) return {};
   int m1 = 0;
@@ -1075,8 +1075,8 @@ std::string bluestein_length_problem(long long n, long long m) {
 }
 
 std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {
-  std::vector<BluesteinCandidate> candidates = bluestein_candidates(2 * n - 1, true);
-  if (candidates.empty()) candidates = bluestein_candidates(2 * n - 1, false);
+  std::vector<BluesteinCandidate> candidates = bluestein_candidates(bluestein_min_length(n), true);
+  if (candidates.empty()) candidates = bluestein_candidates(bluestein_min_length(n), false);
   std::vector<long long> lengths;
   for (std::size_t i = 0; i < candidates.size() && i < max_count; ++i) {
     lengths.push_back(candidates[i].m);
@@ -1112,8 +1112,8 @@ bool can_take_rader(long long n) {
 }
 
 bool rader_rule(long long n) {
-  if (!can_take_rader(n) || !bluestein_candidates(2 * n - 1, true).empty()) return false;
-  const std::vector<BluesteinCandidate> bluestein = bluestein_candidates(2 * n - 1, false);
+  if (!can_take_rader(n) || !bluestein_candidates(bluestein_min_length(n), true).empty()) return false;
+  const std::vector<BluesteinCandidate> bluestein = bluestein_candidates(bluestein_min_length(n), false);
   if (bluestein.empty()) return true;
   int m1 = 0;
   int m2 = 0;

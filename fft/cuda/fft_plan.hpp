@@ -80,9 +80,10 @@ struct PlannerOptions {
   // slower than the four-step except for r2c 65536 (bench/RESULTS.md), so they are a candidate
   // of the tuning mode. Ignored on devices without thread-block clusters.
   int cluster_block_length = 0;
-  // The convolution length m of a Bluestein plan: at least 2n - 1, and a length the planner
-  // builds (one that a block holds, or a smooth one with a four-step split); 0: the planner's
-  // estimate of the cheapest (bluestein_lengths). Plans without Bluestein ignore it.
+  // The convolution length m of a Bluestein plan: at least 2n - 2 (bluestein_min_length), and
+  // a length the planner builds (one that a block holds, or a smooth one with a four-step
+  // split); 0: the planner's estimate of the cheapest (bluestein_lengths). Plans without
+  // Bluestein ignore it.
   int bluestein_length = 0;
   // Elements per thread of the rows kernel's teams for the rows that have a choice: those with
   // wide teams (has_wide_rows_kernel: single passes of 8192, c2c or the half of r2c / c2r
@@ -170,7 +171,7 @@ bool takes_full_length_c2r(long long n, const PlannerOptions& options);
 // the prime stages' single passes.
 bool can_take_rader(long long n);
 // The planner's rule for it, among the lengths that can: where Bluestein takes three passes
-// (2n - 1 beyond one block) and the estimate of Rader's three passes of n - 1
+// (2n - 2 beyond one block) and the estimate of Rader's three passes of n - 1
 // (bluestein_three_pass_cost) is below that of Bluestein's cheapest convolution length. On the
 // H200 (bench/RESULTS.md, thirty-second run, call 5) Rader took c2c / r2c / c2r 12289 21 / 21 /
 // 15 %, 18433 28 / 25 / 21 %, 40961 39 / 35 / 31 %, 65537 44 / 42 / 38 % and 786433 37 / 35 /
@@ -232,16 +233,23 @@ bool takes_prime_stages(long long n, const PlannerOptions& options);
 // prime stages taken (takes_prime_stages) and a split exists.
 bool is_direct_length(long long n, const PlannerOptions& options = PlannerOptions{});
 
+// The shortest convolution length of a Bluestein transform of length n: 2n - 2, not the 2n - 1
+// taps of its chirp kernel (offsets -(n - 1) .. n - 1). In a cyclic convolution of m points two
+// offsets meet at one index only where m is at most 2n - 2, and at m = 2n - 2 those are n - 1
+// and -(n - 1), where the kernel, a function of the offset's square, has the same value. So
+// 4097 = 2^12 + 1 convolves over 8192 points instead of 12288.
+constexpr long long bluestein_min_length(long long n) { return 2 * n - 2; }
+
 // Convolution lengths a Bluestein transform of length n can take, the planner's estimate of
 // the cheapest first (the default plan's), at most max_count: lengths that one block holds
-// where one of them is at least 2n - 1 (the whole convolution one pass), else smooth lengths
+// where one of them is at least 2n - 2 (the whole convolution one pass), else smooth lengths
 // with a four-step split (three passes). The tuning mode measures them.
 std::vector<long long> bluestein_lengths(long long n, std::size_t max_count);
 // The estimate for a convolution of length m in one pass (picoseconds per transform, from
 // measurements of the one-pass Bluestein kernel at each compiled length; a length without a
 // kernel costs kRunTimeLoopCost times the costliest per element).
 long long bluestein_pass_cost(long long m);
-// Why m cannot be the convolution length of a Bluestein transform of length n ("below 2n - 1 =
+// Why m cannot be the convolution length of a Bluestein transform of length n ("below 2n - 2 =
 // ..."); empty where it can (PlannerOptions::bluestein_length).
 std::string bluestein_length_problem(long long n, long long m);
 

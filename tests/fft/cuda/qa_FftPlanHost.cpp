@@ -466,23 +466,23 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
   // 48000 = 200 x 240; its r2c half 24000 = 125 x 192 rather than the more balanced 150 x 160.
   EXPECT_EQ(pass_lengths(48000, Transform::c2c_forward), (std::vector<int>{200, 240}));
   EXPECT_EQ(pass_lengths(48000, Transform::r2c), (std::vector<int>{125, 192}));
-  // Bluestein: 4097 in one pass of 12288 = 16x16x16x3, the cheapest of the estimate (not the
-  // smaller 9216 = 16x8x8x3x3, nor 8232 = 8x3x7x7x7 without a kernel); 10007 over 20480 =
-  // 128 x 160 and, without Rader, 65537 over 163840 = 320 x 512 in three passes (not the
-  // smaller 138240 = 288 x 480, whose passes of 288 and 480 cost more per element). Rader:
-  // 65537 over 65536 = 256 x 256.
+  // Bluestein: 4097 in one pass of 8192 = 2n - 2; 4099 in one of 12288 = 16x16x16x3, the
+  // cheapest of the estimate (not the smaller 9216 = 16x8x8x3x3, nor 8232 = 8x3x7x7x7 without a
+  // kernel); 10007 over 20480 = 128 x 160 and, without Rader, 65537 over 131072 = 256 x 512 in
+  // three passes. Rader: 65537 over 65536 = 256 x 256.
   gpu::PlannerOptions no_rader;
   no_rader.rader = -1;
-  EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{12288}));
+  EXPECT_EQ(pass_lengths(4097, Transform::c2c_forward), (std::vector<int>{8192}));
+  EXPECT_EQ(pass_lengths(4099, Transform::c2c_forward), (std::vector<int>{12288}));
   EXPECT_EQ(pass_lengths(10007, Transform::c2c_forward), (std::vector<int>{128, 160, 128}));
-  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward, no_rader), (std::vector<int>{320, 512, 320}));
+  EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward, no_rader), (std::vector<int>{256, 512, 256}));
   EXPECT_EQ(pass_lengths(65537, Transform::c2c_forward), (std::vector<int>{256, 256, 256}));
   // Without a compiled split the balanced one stays: 44100 = 210 x 210.
   EXPECT_EQ(pass_lengths(44100, Transform::c2c_forward), (std::vector<int>{210, 210}));
 }
 
 // Bluestein's convolution length: the estimate's candidates (one pass where a block holds
-// 2n - 1, else three), the first the default plan's, every one of them planned and computed
+// 2n - 2, else three), the first the default plan's, every one of them planned and computed
 // right when the options ask for it; lengths the planner cannot use are refused with the reason.
 TEST(FftPlanHost, BluesteinLengths) {
   // Every compiled length a Bluestein convolution can take (n >= 17: m >= 33) has a measured
@@ -503,7 +503,7 @@ TEST(FftPlanHost, BluesteinLengths) {
               lengths.front());
     EXPECT_EQ(std::set<long long>(lengths.begin(), lengths.end()).size(), lengths.size());
     for (const long long m : lengths) {
-      EXPECT_GE(m, 2 * n - 1);
+      EXPECT_GE(m, gpu::bluestein_min_length(n));
       EXPECT_EQ(m <= gpu::kMaxSinglePass, n <= 8192) << m;
     }
     // Cheapest first: one pass by the measured estimate.
@@ -513,7 +513,6 @@ TEST(FftPlanHost, BluesteinLengths) {
       }
     }
   }
-  EXPECT_EQ(gpu::bluestein_lengths(4097, 3), (std::vector<long long>{12288, 10240, 16384}));
 
   std::mt19937_64 rng(4097);
   for (const long long n : {131LL, 1031LL, 4097LL, 10007LL}) {
@@ -541,7 +540,7 @@ TEST(FftPlanHost, BluesteinLengths) {
     }
     return std::string("planned");
   };
-  EXPECT_EQ(refusal(4097, 8192), "bluestein: convolution length 8192 for n = 4097 is below 2n - 1 = 8193");
+  EXPECT_EQ(refusal(4097, 8190), "bluestein: convolution length 8190 for n = 4097 is below 2n - 2 = 8192");
   EXPECT_EQ(refusal(10007, 17 * 2048),
             "bluestein: convolution length 34816 for n = 10007 is a length with a prime factor above 13");
   EXPECT_EQ(refusal(10007, 1 << 29),
@@ -553,6 +552,36 @@ TEST(FftPlanHost, BluesteinLengths) {
   EXPECT_EQ(gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}, options).algorithm,
             gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}).algorithm);
   EXPECT_EQ(gpu::make_plan_layout({4096, 1, Transform::c2c_forward, false}, options).bluestein_length, 0);
+}
+
+// The shortest convolution, m = 2n - 2: the kernel's taps at offsets n - 1 and -(n - 1) share
+// one index, and are equal. Every kind, batches of one and three, in and out of place, at lengths
+// whose 2n - 2 has compiled kernels (one pass: 577, 1153, 2049, 4097; three passes: 65537 with
+// Rader off), against the double-precision reference; one point less is refused.
+TEST(FftPlanHost, BluesteinShortestConvolution) {
+  EXPECT_EQ(gpu::bluestein_min_length(4097), 8192);
+  EXPECT_EQ(gpu::bluestein_lengths(4097, 1), (std::vector<long long>{8192}));
+  EXPECT_EQ(gpu::make_plan_layout({4097, 1, Transform::c2c_forward, false}).algorithm.find("bluestein m=8192 (one pass)"),
+            0u);
+  gpu::PlannerOptions no_rader;
+  no_rader.rader = -1;
+  std::mt19937_64 rng(8192);
+  for (const long long n : {577LL, 1153LL, 2049LL, 4097LL, 65537LL}) {
+    gpu::PlannerOptions options = no_rader;
+    options.bluestein_length = static_cast<int>(gpu::bluestein_min_length(n));
+    for (const Transform t : kAllTransforms) {
+      for (const std::size_t batch : {std::size_t{1}, std::size_t{3}}) {
+        const PlanSpec spec{static_cast<std::size_t>(n), batch, t, batch == 3};
+        std::string algorithm;
+        EXPECT_LE(host_error(spec, rng, &algorithm, options), kHostTolerance)
+            << test::transform_name(t) << " n=" << n << " batch " << batch << " " << algorithm;
+        EXPECT_EQ(algorithm.find("bluestein m=" + std::to_string(gpu::bluestein_min_length(n))), 0u)
+            << algorithm;
+      }
+    }
+    EXPECT_EQ(gpu::bluestein_length_problem(n, gpu::bluestein_min_length(n) - 1),
+              "below 2n - 2 = " + std::to_string(gpu::bluestein_min_length(n)));
+  }
 }
 
 // The launch contract of every pass: a kernel's thread i takes butterflies i, i + threads, ...
@@ -719,7 +748,7 @@ TEST(FftPlanHost, Rader) {
   }
   // Not prime; a direct length (radix 127); n - 1 with a prime factor above 13.
   for (long long n : {4097, 65536, 127, 10007, 20011, 1000003}) EXPECT_FALSE(gpu::can_take_rader(n)) << n;
-  // The rule: where Bluestein takes three passes (2n - 1 beyond one block).
+  // The rule: where Bluestein takes three passes (2n - 2 beyond one block).
   for (long long n : {257, 641, 7681}) EXPECT_FALSE(gpu::rader_rule(n)) << n;
   for (long long n : {12289, 18433, 40961, 65537, 786433}) EXPECT_TRUE(gpu::rader_rule(n)) << n;
 

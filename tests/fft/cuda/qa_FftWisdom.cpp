@@ -517,11 +517,11 @@ TEST_F(WisdomFile, UnusableBluesteinLengthWarnsOnceAndPlansWithTheEstimate) {
   EXPECT_EQ(make_plan_layout(spec, lookup_planner_options(kH200, spec, file)).bluestein_length, 10240);
 
   PlannerOptions too_short;
-  too_short.bluestein_length = 8192;
+  too_short.bluestein_length = 8190;
   wisdom.record(entry_of(kH200, spec, too_short));
   wisdom.save(file);
   const std::string warnings = warnings_of_two_default_lookups(spec, file);
-  EXPECT_NE(warnings.find("\"bluestein_length\" 8192 for n = 4097 is below 2n - 1 = 8193"),
+  EXPECT_NE(warnings.find("\"bluestein_length\" 8190 for n = 4097 is below 2n - 2 = 8192"),
             std::string::npos)
       << warnings;
   EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
