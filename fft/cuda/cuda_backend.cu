@@ -116,6 +116,13 @@ KernelChoice choose_kernel(const PassDesc& p) {
   if (i >= 0) {
     const KernelPart& part = kernel_parts()[i % kKernelParts];
     const BluesteinPass bluestein = bluestein_pass_of(p);
+    const int held = bluestein_held_elements(p.n);
+    if (bluestein == BluesteinPass::one_pass && held > 0 && (p.per_block != 1 || p.threads != p.n / held)) {
+      throw std::logic_error("CUDA FFT: a one-pass Bluestein convolution of length " + std::to_string(p.n) +
+                             " in blocks of " + std::to_string(p.per_block) + " transforms and " +
+                             std::to_string(p.threads) + " threads; its kernel holds the spectrum of one in " +
+                             std::to_string(p.n / held) + " threads");
+    }
     const int entry = i / kKernelParts;
     choice.pass = bluestein == BluesteinPass::none
                       ? part.kernels[entry]

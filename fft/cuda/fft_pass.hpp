@@ -1361,6 +1361,30 @@ inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
   return BluesteinPass::none;
 }
 
+// Elements each thread of a block of one transform of compiled length m holds in every stage,
+// where that is one count E (every stage of an unrolled radix, m / E threads in whole warps)
+// and m is at least kSingleElementsPerBlock; else 0. There thread t's elements are
+// t + (m / E) s, s = 0 .. E - 1, in the outputs of the last stage as in the inputs of the first,
+// so the one-pass Bluestein kernel keeps the first FFT's outputs in registers as the second's
+// inputs (StageOut::held_conv, StageIn::held: one shared-memory round trip and two barriers
+// fewer), its blocks one transform each. Shorter lengths share blocks by default: one to a
+// block took Bluestein 509 (m = 1024) 2-4 % longer, 1021 (2048) no less (H200,
+// bench/RESULTS.md).
+PRISM_HD constexpr int bluestein_held_elements(long long m) {
+  if (m < kSingleElementsPerBlock) return 0;
+  const RadixList list = radix_list(m);
+  int elements = 0;
+  for (int s = 0; s < list.count; ++s) {
+    const int radix = list.radix[s];
+    if (is_prime_stage_radix(radix)) return 0;
+    const int here = compiled_butterflies_per_thread(radix, m) * radix;
+    if (elements != 0 && here != elements) return 0;
+    elements = here;
+  }
+  if (elements == 0 || m % elements != 0 || (m / elements) % 32 != 0) return 0;
+  return elements;
+}
+
 // Registers per thread of the Bluestein kernel of compiled length m and pass: the one pass's
 // per length (bluestein_kernel_registers), 64 for the three-pass variants (blocks of up to 1024
 // threads, as the pass kernel). 96 for the row pass spilled less (160: 232 bytes against 496)

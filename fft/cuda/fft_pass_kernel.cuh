@@ -51,12 +51,16 @@ struct SharedPlanes {
 // elements: load_element / store_element of the pass (any load and store kind, the chirp, zero
 // padding and the dropped tail of Bluestein; src, dst and outer of the DirectIo). shared_conv
 // (end only): the Bluestein spectrum multiply and conjugation fused into the shared-memory
-// writes of the last stage.
-enum class StageIn { shared, rows, plain_rows, c2r_rows, elements };
+// writes of the last stage. held (end only) leaves the last stage's outputs in the caller's
+// registers, and held_conv (start only) takes them as the first stage's inputs, times the
+// Bluestein spectrum and conjugated: a block of one transform whose every stage gives each
+// thread E elements (bluestein_held_elements), so that element q + (E / R) r of the thread's
+// array is input or output r of its butterfly group q in a stage of radix R.
+enum class StageIn { shared, rows, plain_rows, c2r_rows, elements, held_conv };
 // r2c_rows, r2c_plain_rows (end only): the last stage of a half-length r2c over rows, to shared
 // memory, then the real post-processing from there to the rows (through store_value; plain:
 // nothing else, fft_plain_rows_kernel).
-enum class StageOut { shared, shared_conv, rows, plain_rows, elements, r2c_rows, r2c_plain_rows };
+enum class StageOut { shared, shared_conv, held, rows, plain_rows, elements, r2c_rows, r2c_plain_rows };
 
 // Global memory that the first stage reads directly and the last stage writes directly, with
 // no separate load / store phase and their two shared-memory round trips. Element i of
@@ -101,15 +105,20 @@ __device__ __forceinline__ void butterfly_of(int idx, int nb, bool columns, int&
 // kPermuted: elements loads may be Rader's gather (PassDesc::load_permuted); only the Bluestein
 // kernel's first column variant takes it.
 template <int kN, int R, int kNs, int kTwiddleOffset, StageIn kIn, StageOut kOut,
-          bool kInverse = false, bool kPermuted = false>
+          bool kInverse = false, bool kPermuted = false, bool kFirstUse = false>
 __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, int nb,
-                                            const DirectIo& io) {
+                                            const DirectIo& io, Cf* held) {
   constexpr int kPerThread = compiled_butterflies_per_thread(R, kN);
   constexpr int kPerTransform = kN / R;
   constexpr StageDesc kStage{R, kNs, kTwiddleOffset};
   constexpr bool kToGlobal =
       kOut == StageOut::rows || kOut == StageOut::plain_rows || kOut == StageOut::elements;
   constexpr bool kRealPost = kOut == StageOut::r2c_rows || kOut == StageOut::r2c_plain_rows;
+  // No barrier around a stage that writes no shared memory, nor before the first writes of a
+  // block's only transform (kFirstUse).
+  constexpr bool kWritesShared = !kToGlobal && kOut != StageOut::held;
+  static_assert(kIn != StageIn::held_conv || kNs == 1, "held inputs go to the first stage");
+  static_assert(kOut != StageOut::held || kNs * R == kN, "held outputs come from the last stage");
   const int total = nb * kPerTransform;
   // One thread-to-butterfly mapping for the reads and the writes of this stage (the values in
   // v[q] belong to it); column order where this stage touches global columns.
@@ -153,12 +162,22 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         stage_compute<R>(kStage, kN, j, twiddles,
                          [&](int i) { return load_element<kPermuted>(*io.pass, io.src, io.outer, inner, i); },
                          v[q]);
+      } else if constexpr (kIn == StageIn::held_conv) {
+        // Input r of butterfly j is element j + r n/R. (Multiplied here rather than in the
+        // last stage before, which kept more values live: 576 bytes of spills at 8192 against
+        // 464, ptxas -v.)
+        const Cf* conv = io.pass->conv + io.inner0 * io.pass->conv_inner_dist;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          v[q][r] = conj(cmul(held[q + kPerThread * r], load_table(conv, j + r * kPerTransform)));
+        }
+        Butterfly<R>::run(v[q]);  // ns = 1: no twiddles
       } else {
         stage_compute<R>(kStage, kN, j, twiddles, [&](int i) { return s.read(b, i); }, v[q]);
       }
     }
   }
-  if constexpr (!kToGlobal) __syncthreads();
+  if constexpr (kWritesShared && !kFirstUse) __syncthreads();
 #pragma unroll
   for (int q = 0; q < kPerThread; ++q) {
     const int idx = static_cast<int>(threadIdx.x) + q * static_cast<int>(blockDim.x);
@@ -186,12 +205,15 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) {
           s.write(b, i, conj(cmul(x, load_table(conv, i))));
         });
+      } else if constexpr (kOut == StageOut::held) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) held[q + kPerThread * r] = v[q][r];  // element j + r n/R
       } else {
         stage_store<R>(kStage, j, v[q], [&](int i, Cf x) { s.write(b, i, x); });
       }
     }
   }
-  if constexpr (!kToGlobal) __syncthreads();
+  if constexpr (kWritesShared) __syncthreads();
   if constexpr (kRealPost) {
     static_assert(!kToGlobal && kNs * R == kN, "the real post-processing follows the last stage");
     const Cf* real_tw = io.pass->real_tw;
@@ -223,19 +245,19 @@ __device__ __forceinline__ void fixed_stage(const Cf* twiddles, SharedPlanes s, 
 }
 
 // The stages of the compiled length kN: the first reads from kIn, the last writes to kOut, the
-// others go through shared memory.
+// others go through shared memory. kFirstUse: the block's shared memory holds nothing before.
 template <int kN, int kStage, int kNs, StageIn kIn, StageOut kOut, bool kInverse = false,
-          bool kPermuted = false>
+          bool kPermuted = false, bool kFirstUse = false>
 __device__ __forceinline__ void fixed_stages(const Cf* twiddles, SharedPlanes s, int nb,
-                                             const DirectIo& io) {
+                                             const DirectIo& io, Cf* held = nullptr) {
   constexpr RadixList kRadices = radix_list(kN);
   if constexpr (kStage < kRadices.count) {
     constexpr int R = kRadices.radix[kStage];
     constexpr bool kLast = kStage == kRadices.count - 1;
     fixed_stage<kN, R, kNs, stage_twiddle_offset(kRadices.radix, kStage),
-                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared, kInverse, kPermuted>(
-        twiddles, s, nb, io);
-    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kInverse, kPermuted>(twiddles, s, nb, io);
+                kStage == 0 ? kIn : StageIn::shared, kLast ? kOut : StageOut::shared, kInverse, kPermuted,
+                kFirstUse && kStage == 0>(twiddles, s, nb, io, held);
+    fixed_stages<kN, kStage + 1, kNs * R, kIn, kOut, kInverse, kPermuted, kFirstUse>(twiddles, s, nb, io, held);
   }
 }
 
@@ -852,15 +874,34 @@ __global__ void __maxnreg__(bluestein_pass_registers(kLength, kPass))
   Cf* out = static_cast<Cf*>(dst) + block.outer * p.out.outer_dist +
             block.inner0 * p.out.inner_dist;
   if constexpr (kPass == BluesteinPass::one_pass) {
-    fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared_conv>(p.stage_tw, s, nb, io);
     // Storing every k < kLength drops the same tail as store_phase's k < store_n.
     const bool element_store = p.real_step == RealStep::none &&
                                (p.store_n == kLength || store_logical(p, 0, p.store_n) >= p.n_keep);
-    if (element_store) {
-      fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::elements>(p.stage_tw, s, nb, io);
+    // The first FFT's outputs stay in registers as the second's inputs where the planner gives
+    // the block one transform (bluestein_held_elements; the backend checks), with no barrier
+    // before the first FFT's first writes: c2c 4097 (m = 8192) took 1.82 ms so, 2.09 through
+    // shared memory; with the spectrum multiply in the first FFT's last stage 1.97, and 2.04
+    // where each block chose its path at run time (both compiled: 990 bytes of spills against
+    // 576; H200, bench/RESULTS.md, thirty-third run).
+    constexpr int kHeld = bluestein_held_elements(kLength);
+    if constexpr (kHeld > 0) {
+      Cf held[kHeld];
+      fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::held, false, false, true>(p.stage_tw, s, nb, io,
+                                                                                       held);
+      if (element_store) {
+        fixed_stages<kLength, 0, 1, StageIn::held_conv, StageOut::elements>(p.stage_tw, s, nb, io, held);
+      } else {
+        fixed_stages<kLength, 0, 1, StageIn::held_conv, StageOut::shared>(p.stage_tw, s, nb, io, held);
+        store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+      }
     } else {
-      fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
-      store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+      fixed_stages<kLength, 0, 1, StageIn::elements, StageOut::shared_conv>(p.stage_tw, s, nb, io);
+      if (element_store) {
+        fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::elements>(p.stage_tw, s, nb, io);
+      } else {
+        fixed_stages<kLength, 0, 1, StageIn::shared, StageOut::shared>(p.stage_tw, s, nb, DirectIo{});
+        store_phase<kLength>(p, s, dst, block.outer, block.inner0, nb);
+      }
     }
   } else if constexpr (kPass == BluesteinPass::columns_in) {
     io.in_columns = true;

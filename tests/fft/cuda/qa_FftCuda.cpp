@@ -437,6 +437,38 @@ TEST_F(FftCuda, Rader) {
   }
 }
 
+// Bluestein over the shortest convolution, m = 2n - 2 (4097, 2049 by default; 8191 over 16380,
+// a length without a compiled kernel, forced), and the one-pass kernel's registers between its
+// FFTs (bluestein_held_elements: 4093 and 4097 over 8192, 2049 over 4096, 8191 over 16384; 6007
+// over 12288 through shared memory): every kind, one row and three, every other one in place.
+// Within 1.1x cuFFT's error or 3e-7, and no row wrong.
+TEST_F(FftCuda, BluesteinShortestConvolution) {
+  std::mt19937_64 rng(8192);
+  int index = 0;
+  const std::pair<std::size_t, int> cases[] = {{4097, 0}, {4093, 0}, {2049, 0}, {6007, 0}, {8191, 0}, {8191, 16380}};
+  for (const auto& [n, m] : cases) {
+    gpu::PlannerOptions options;
+    options.bluestein_length = m;
+    OptionsBackend backend(options);
+    for (Transform t : kAllTransforms) {
+      for (const unsigned batch : {1u, 3u}) {
+        const PlanSpec spec{n, batch, t, ++index % 2 == 0};
+        const gpu::PlanLayout layout = gpu::make_plan_layout(spec, options);
+        EXPECT_EQ(layout.algorithm.find("bluestein"), 0u) << n << " " << layout.algorithm;
+        if (n == 4097 || n == 2049 || m == 16380) {
+          EXPECT_EQ(layout.bluestein_length, gpu::bluestein_min_length(static_cast<long long>(n)));
+        }
+        const Errors e = measure(spec, rng, backend, *cufft_, stream_);
+        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+            << test::transform_name(t) << " n=" << n << " " << layout.algorithm << ", cuFFT " << e.cufft;
+        EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << n << " batch " << batch;
+        std::printf("bluestein %-12s n=%-5zu batch %u %-8s %-58s ours %.3g cuFFT %.3g\n", test::transform_name(t),
+                    n, batch, spec.in_place ? "in place" : "", layout.algorithm.c_str(), e.ours, e.cufft);
+      }
+    }
+  }
+}
+
 // Cluster passes of both block lengths (2^15 ... 2^17 and real transforms of twice that), three
 // rows, in and out of place (in-place real rows are not 16-byte aligned: element loads), against
 // cuFFT on the same input. Skipped where the device has no thread-block clusters.

@@ -584,6 +584,74 @@ TEST(FftPlanHost, BluesteinShortestConvolution) {
   }
 }
 
+// The one-pass Bluestein kernel's registers between its two FFTs (bluestein_held_elements):
+// where every stage gives each of the block's threads E elements, thread t's butterflies of the
+// last stage output, and those of the first stage take, exactly the elements t + T s (T = m / E
+// threads), element s at q + (E / R) r of its array for input or output r of butterfly group q,
+// by the stages' own index maps. 12288 = 16x16x16x3 (five radix-3 butterflies, 15 elements, to
+// a thread) cannot.
+TEST(FftPlanHost, BluesteinHeldElements) {
+  int eligible = 0;
+  for (const int m : gpu::kCompiledLengths) {
+    const int e = gpu::bluestein_held_elements(m);
+    if (e == 0) continue;
+    ++eligible;
+    SCOPED_TRACE(m);
+    const int threads = m / e;
+    EXPECT_EQ(gpu::compiled_transform_threads(m), threads);
+    const gpu::RadixList list = gpu::radix_list(m);
+    const int first = list.radix[0];
+    const int last = list.radix[list.count - 1];
+    const gpu::StageDesc last_stage{last, m / last, 0};
+    for (int t = 0; t < threads; ++t) {
+      std::vector<int> first_inputs(static_cast<std::size_t>(e), -1);
+      std::vector<int> last_outputs(static_cast<std::size_t>(e), -1);
+      for (int q = 0; q < e / first; ++q) {
+        for (int r = 0; r < first; ++r) {
+          first_inputs[static_cast<std::size_t>(q + e / first * r)] =
+              gpu::stage_input_index(m / first, t + q * threads, r);
+        }
+      }
+      for (int q = 0; q < e / last; ++q) {
+        for (int r = 0; r < last; ++r) {
+          last_outputs[static_cast<std::size_t>(q + e / last * r)] =
+              gpu::stage_output_index(last_stage, t + q * threads, r);
+        }
+      }
+      for (int s = 0; s < e; ++s) {
+        ASSERT_EQ(first_inputs[static_cast<std::size_t>(s)], t + threads * s) << "t " << t;
+        ASSERT_EQ(last_outputs[static_cast<std::size_t>(s)], t + threads * s) << "t " << t;
+      }
+    }
+  }
+  EXPECT_EQ(gpu::bluestein_held_elements(8192), 16);
+  EXPECT_EQ(gpu::bluestein_held_elements(12288), 0);
+  EXPECT_EQ(gpu::bluestein_held_elements(2048), 0);  // below kSingleElementsPerBlock
+  EXPECT_EQ(eligible, 3);                             // 4096, 8192, 16384
+  // The planner gives such a one-pass convolution a block of its own, of m / E threads, even
+  // where the options ask for more elements per block (the CUDA backend refuses other blocks);
+  // shorter ones (257, 509, 1021 over 512, 1024, 2048) share blocks as before.
+  gpu::PlannerOptions wide_blocks;
+  wide_blocks.single_elements_per_block = 16384;
+  for (const long long n : {257LL, 509LL, 1021LL, 2049LL, 4093LL, 4097LL, 8191LL}) {
+    for (const gpu::PlannerOptions& options : {gpu::PlannerOptions{}, wide_blocks}) {
+      const gpu::PlanLayout layout =
+          gpu::make_plan_layout({static_cast<std::size_t>(n), 4, Transform::c2c_forward, false}, options);
+      ASSERT_EQ(layout.steps.size(), 1u) << n << " " << layout.algorithm;
+      const gpu::PassDesc& p = layout.steps[0].pass;
+      ASSERT_EQ(gpu::bluestein_pass_of(p), gpu::BluesteinPass::one_pass) << n;
+      const int e = gpu::bluestein_held_elements(p.n);
+      EXPECT_EQ(e > 0, n > 2000) << n << " m " << p.n;
+      if (e > 0) {
+        EXPECT_EQ(p.per_block, 1) << n;
+        EXPECT_EQ(p.threads, p.n / e) << n;
+      } else {
+        EXPECT_GT(p.per_block, 1) << n;
+      }
+    }
+  }
+}
+
 // The launch contract of every pass: a kernel's thread i takes butterflies i, i + threads, ...
 // of each stage, as many as its per-thread count (butterflies_per_thread: that of the compiled
 // kernel or of the run-time loop), so the planner's thread count must cover all
