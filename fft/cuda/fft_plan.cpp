@@ -214,9 +214,11 @@ constexpr long long kRunTimeLoopCost = 3;
 // row added at the same m): the planner's estimate of which convolution length is cheapest.
 // Measured on the H200 (bench/RESULTS.md, thirteenth run), where it is far from proportional to
 // m: 12288 = 16x16x16x3 took 182 ns, 9216 = 16x8x8x3x3 253, 15360 = 16x8x8x3x5 543 (the stages
-// of radix 3 and 5 and the threads they take). 8192 and 16384 from the thirty-third run, with
-// the spectrum held in registers between the FFTs (bluestein_held_elements: 4093 1.823 ms for
-// 16396 transforms, 8191 2.020 for 8193). The tuning mode measures the device at hand.
+// of radix 3 and 5 and the threads they take). Since then 4096, 8192 and 16384 hold the
+// spectrum in registers between the FFTs (bluestein_held_elements) and took 8192 84.6 ns and
+// 16384 193.3 (thirty-third run); their entries stay as measured first, because 8192 at 84.6
+// would take the lengths whose 2n - 2 lies in (4608, 6400] from 6400 to 8192, which no device
+// run has timed or swept yet. The tuning mode measures the device at hand.
 struct BluesteinPassCost {
   int m;
   long long ps;
@@ -230,8 +232,8 @@ constexpr BluesteinPassCost kBluesteinPassCost[] = {
     {1600, 22423}, {1920, 38660}, {2000, 29859}, {2048, 16834}, {2304, 34402}, {2560, 33950},
     {3072, 44850}, {3200, 46792}, {3840, 49422}, {4000, 75654}, {4095, 137957}, {4096, 30085},
     {4608, 74876}, {5120, 99462}, {6144, 94330}, {6400, 90728}, {7680, 166809}, {8000, 194375},
-    {8192, 84600}, {9216, 252527}, {10240, 197484}, {12288, 182333}, {12800, 244141},
-    {15360, 543461}, {16000, 584614}, {16384, 193300},
+    {8192, 100158}, {9216, 252527}, {10240, 197484}, {12288, 182333}, {12800, 244141},
+    {15360, 543461}, {16000, 584614}, {16384, 222299},
 };
 
 struct BluesteinCandidate {
