@@ -1366,7 +1366,7 @@ inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
 // and m is at least kSingleElementsPerBlock; else 0. There thread t's elements are
 // t + (m / E) s, s = 0 .. E - 1, in the outputs of the last stage as in the inputs of the first,
 // so the one-pass Bluestein kernel keeps the first FFT's outputs in registers as the second's
-// inputs (StageOut::held_conv, StageIn::held: one shared-memory round trip and two barriers
+// inputs (StageOut::held, StageIn::held_conv: one shared-memory round trip and two barriers
 // fewer), its blocks one transform each. Shorter lengths share blocks by default: one to a
 // block took Bluestein 509 (m = 1024) 2-4 % longer, 1021 (2048) no less (H200,
 // bench/RESULTS.md).
