@@ -19,6 +19,15 @@ import numpy as np
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
+def lock_owner(n):
+    """The process id in display n's X lock file, None while there is none (or half written)."""
+    try:
+        with open(f"/tmp/.X{n}-lock") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
 class Xvfb:
     """Starts `Xvfb :N` on the first free display number >= 90; stops it on exit."""
 
@@ -33,14 +42,21 @@ class Xvfb:
                 continue
             proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", self.size, "-nolisten", "tcp"],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            for _ in range(100):
-                if os.path.exists(f"/tmp/.X11-unix/X{n}") or proc.poll() is not None:
+            # Ours once its socket is there and the lock file names our process: another test
+            # starting at the same moment may own the number, and its socket appears while our
+            # server is still on its way to failing (a test that took that for its own lost its
+            # display when the other test ended).
+            for _ in range(200):
+                if proc.poll() is not None:
                     break
+                if os.path.exists(f"/tmp/.X11-unix/X{n}") and lock_owner(n) == proc.pid:
+                    self.proc, self.display = proc, f":{n}"
+                    return self
                 time.sleep(0.05)
-            if proc.poll() is None:
-                self.proc, self.display = proc, f":{n}"
-                return self
             # lost a race for this number with another test: try the next one
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         raise RuntimeError("cannot start Xvfb on any display :90 ... :189")
 
     def __exit__(self, *exc):
