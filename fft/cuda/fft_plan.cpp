@@ -285,6 +285,15 @@ std::vector<BluesteinCandidate> bluestein_candidates(long long target, bool sing
   return candidates;
 }
 
+// The convolution lengths a Bluestein transform of length n chooses from: those one block holds
+// (single_pass true) where there are any, else those of three passes.
+std::vector<BluesteinCandidate> bluestein_candidates_of(long long n, bool& single_pass) {
+  std::vector<BluesteinCandidate> candidates = bluestein_candidates(bluestein_min_length(n), true);
+  single_pass = !candidates.empty();
+  if (!single_pass) candidates = bluestein_candidates(bluestein_min_length(n), false);
+  return candidates;
+}
+
 struct Endpoint {
   BufferRef buffer = BufferRef::input;
   LoadKind load_kind = LoadKind::complex_row;
@@ -1082,8 +1091,8 @@ std::string bluestein_length_problem(long long n, long long m) {
 }
 
 std::vector<long long> bluestein_lengths(long long n, std::size_t max_count) {
-  std::vector<BluesteinCandidate> candidates = bluestein_candidates(bluestein_min_length(n), true);
-  if (candidates.empty()) candidates = bluestein_candidates(bluestein_min_length(n), false);
+  bool single_pass = false;
+  const std::vector<BluesteinCandidate> candidates = bluestein_candidates_of(n, single_pass);
   std::vector<long long> lengths;
   for (std::size_t i = 0; i < candidates.size() && i < max_count; ++i) {
     lengths.push_back(candidates[i].m);
@@ -1119,8 +1128,10 @@ bool can_take_rader(long long n) {
 }
 
 bool rader_rule(long long n) {
-  if (!can_take_rader(n) || !bluestein_candidates(bluestein_min_length(n), true).empty()) return false;
-  const std::vector<BluesteinCandidate> bluestein = bluestein_candidates(bluestein_min_length(n), false);
+  if (!can_take_rader(n)) return false;
+  bool single_pass = false;
+  const std::vector<BluesteinCandidate> bluestein = bluestein_candidates_of(n, single_pass);
+  if (single_pass) return false;
   if (bluestein.empty()) return true;
   int m1 = 0;
   int m2 = 0;
