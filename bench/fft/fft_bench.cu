@@ -9,7 +9,8 @@
 // planner's candidates per length (fft_wisdom.hpp, planner_candidates; prism fft-tune measures
 // the same list and records the winners) and, for the short lengths, the direct DFT and the FFT.
 //
-//   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...]   (--sizes: only these lengths)
+//   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...] [--kinds c2c,r2c,c2r]
+//     (--sizes: only these lengths; --kinds: only these transforms, e.g. under a profiler)
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   bool tune = false;
   int runs = 25;
   std::vector<std::size_t> only_sizes;
+  std::vector<std::string> kinds{"c2c", "r2c", "c2r"};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
@@ -112,8 +114,23 @@ int main(int argc, char** argv) {
         only_sizes.push_back(static_cast<std::size_t>(std::strtoull(item, nullptr, 10)));
       }
     }
+    else if (!std::strcmp(argv[i], "--kinds") && i + 1 < argc) {
+      kinds.clear();
+      for (char* item = std::strtok(argv[++i], ","); item; item = std::strtok(nullptr, ",")) {
+        if (std::strcmp(item, "c2c") && std::strcmp(item, "r2c") && std::strcmp(item, "c2r")) {
+          std::fprintf(stderr, "fft_bench: --kinds takes c2c, r2c and c2r, not '%s'\n", item);
+          return 2;
+        }
+        kinds.emplace_back(item);
+      }
+      if (kinds.empty()) {
+        std::fprintf(stderr, "fft_bench: --kinds names no transform (c2c, r2c, c2r)\n");
+        return 2;
+      }
+    }
     else {
-      std::fprintf(stderr, "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...]\n");
+      std::fprintf(stderr,
+                   "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...] [--kinds c2c,r2c,c2r]\n");
       return 2;
     }
   }
@@ -157,7 +174,8 @@ int main(int argc, char** argv) {
 
   std::printf("%-4s %9s %7s | %9s %8s %8s | %9s %8s | %6s | %9s | %s\n", "kind", "n", "batch",
               "ours ms", "GB/s", "GFLOP/s", "cuFFT ms", "GB/s", "ratio", "diff", "our algorithm");
-  for (const char* kind : {"c2c", "r2c", "c2r"}) {
+  for (const std::string& kind_name : kinds) {
+    const char* kind = kind_name.c_str();
     const bool inverse = !std::strcmp(kind, "c2r");
     const bool real = inverse || !std::strcmp(kind, "r2c");
     for (std::size_t n : sizes) {
