@@ -8,7 +8,8 @@
 // lengths) for quick checks during kernel work. PRISM_FFT_PRIME_STAGES=0 runs them with
 // PlannerOptions::prime_stages = 0: Bluestein for the lengths with a prime factor 37 to 127;
 // PRISM_FFT_FULL_LENGTH_C2R=1 with PlannerOptions::full_length_c2r = 1: every c2r that one pass
-// can take through the complex FFT of the full length (-1: none).
+// can take through the complex FFT of the full length (-1: none). PRISM_FFT_SWEEP_RANGE=A-B
+// takes only the lengths A..B of the sweep 2..4096 (a re-sweep of the lengths a change moved).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -37,6 +38,24 @@ constexpr double kCorrectness = 1e-6;  // anything above is a wrong result, not 
 bool quick_mode() {
   const char* value = std::getenv("PRISM_FFT_QUICK");
   return value && *value && *value != '0';
+}
+
+// The lengths of AllLengthsUpTo4096: 2..4096, or PRISM_FFT_SWEEP_RANGE=A-B within it.
+bool sweep_range(std::size_t& first, std::size_t& last) {
+  first = 2;
+  last = 4096;
+  const char* value = std::getenv("PRISM_FFT_SWEEP_RANGE");
+  if (!value || !*value) return true;
+  unsigned long a = 0;
+  unsigned long b = 0;
+  char tail = 0;
+  if (std::sscanf(value, "%lu-%lu%c", &a, &b, &tail) != 2 || a < 2 || b > 4096 || a > b) {
+    std::fprintf(stderr, "PRISM_FFT_SWEEP_RANGE='%s': expected A-B with 2 <= A <= B <= 4096\n", value);
+    return false;
+  }
+  first = a;
+  last = b;
+  return true;
 }
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
@@ -241,7 +260,10 @@ constexpr Transform kAllTransforms[] = {Transform::c2c_forward, Transform::c2c_i
 TEST_F(FftCuda, AllLengthsUpTo4096) {
   std::mt19937_64 rng(1);
   const bool quick = quick_mode();
-  for (std::size_t n = 2; n <= 4096; ++n) {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  ASSERT_TRUE(sweep_range(first, last));
+  for (std::size_t n = first; n <= last; ++n) {
     if (quick && n > 64 && (n & (n - 1)) != 0) continue;
     const std::size_t batch = std::max<std::size_t>(3, (4096 + n - 1) / n);
     for (Transform t : kAllTransforms) {
