@@ -369,7 +369,7 @@ void set_prefetch_ahead(KernelChoice& choice) {
   FourStepPassDesc& four_step = choice.four_step_desc;
   if (choice.four_step != nullptr && four_step_prefetch(four_step.n, four_step.kind)) {
     four_step.prefetch_ahead = quarter_wave_blocks(
-        choice.four_step, four_step_teams(four_step.kind, four_step.n) * team_threads(four_step.n),
+        choice.four_step, four_step_teams(four_step.kind, four_step.n) * four_step_team_threads(four_step.n),
         choice.shared_bytes);
   }
 }
@@ -481,6 +481,12 @@ class CudaFftPlan final : public Plan {
                   "cudaFuncSetAttribute (four-step pass)");
           }
         }
+      }
+      for (int n = 1; n <= kFourStepMaxLength; ++n) {
+        if (!has_decimal_four_step_kernel(n)) continue;
+        check(cudaFuncSetAttribute(four_step_kernel(n, FourStepKind::rows_real, FourStepShape::decimal_rows),
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+              "cudaFuncSetAttribute (four-step pass, decimal real rows)");
       }
       return true;
     }();
@@ -598,7 +604,7 @@ class CudaFftPlan final : public Plan {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;
         const int teams = four_step_teams(d.kind, d.n);
         const long long blocks = transforms * (d.inner_count / teams);
-        kernels_[i].four_step<<<static_cast<unsigned>(blocks), teams * team_threads(d.n),
+        kernels_[i].four_step<<<static_cast<unsigned>(blocks), teams * four_step_team_threads(d.n),
                                 kernels_[i].shared_bytes, s>>>(d, src, dst);
       } else {
         PassDesc p = step.pass;

@@ -50,12 +50,13 @@ __device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& 
 // group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
 // rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
 // that the addresses of a thread's elements differ by constants and take no registers of their
-// own. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
+// own; but the decimal real rows' count n1 (FourStepShape::decimal_rows: d.other_side), the
+// stride of their stores. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
 // multiprocessor) while their exchange spilled 88 bytes per thread; with four_step_real_slot's
 // (36 bytes) two blocks of 512 threads ran c2r 2^19 in 0.757 ms instead of 0.826 and 2^20 in
 // 0.765 instead of 0.837 on the H200 (bench/RESULTS.md, twenty-second run).
 template <int kN, FourStepKind kKind, FourStepShape kShape>
-__global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
+__global__ void __launch_bounds__(four_step_launch_threads(kN), four_step_launch_blocks(kN))
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
   using Team = TeamFft<kN>;
@@ -63,10 +64,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   constexpr bool kReal = kKind == FourStepKind::rows_real || kKind == FourStepKind::columns_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;
   constexpr bool kConjOut = kKind == FourStepKind::rows_inverse;
-  constexpr FourStepStrides kStrides = four_step_strides(kKind, kN, kShape);
+  constexpr bool kRunTimeSide = kShape == FourStepShape::decimal_rows;
+  const FourStepStrides strides = four_step_strides_of(
+      kKind, kN, kRunTimeSide ? d.other_side : four_step_other_side(kKind, kN, kShape));
   constexpr int kTeams = four_step_teams(kKind, kN);
   // The count of the real rows or columns: n1 of the row passes, n2 of the column passes.
-  constexpr int kPaired = kColumns ? kStrides.in_elem : kStrides.out_elem;
+  const int paired = kColumns ? strides.in_elem : strides.out_elem;
   // The team-major map throughout, but for the row pass's loads and first stage.
   int team;
   int lane;
@@ -83,11 +86,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   }
   // The transform of a team: the next of the group, or for real rows a row or its mirror.
   const auto inner_of = [&](int t) {
-    return kReal ? four_step_real_row(group_first, t, kTeams, kPaired) : group_first + t;
+    return kReal ? four_step_real_row(group_first, t, kTeams, paired) : group_first + t;
   };
   const int inner = inner_of(team);
-  const Cf* x = static_cast<const Cf*>(src) + outer * d.in_outer + inner_of(first_team) * kStrides.in_inner;
-  Cf* y = static_cast<Cf*>(dst) + outer * d.out_outer + inner * kStrides.out_inner;
+  const Cf* x = static_cast<const Cf*>(src) + outer * d.in_outer + inner_of(first_team) * strides.in_inner;
+  Cf* y = static_cast<Cf*>(dst) + outer * d.out_outer + inner * strides.out_inner;
   constexpr int kTeamFloats = four_step_team_floats(kN, kTeams);
   const auto planes_of = [&](int t) {
     return TeamPlanes{shared + t * kTeamFloats, shared + (kTeams + t) * kTeamFloats};
@@ -95,7 +98,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   const TeamPlanes planes = planes_of(team);
   Team fft;
   fft.load(first_lane, [&](int i) {
-    const Cf v = x[i * kStrides.in_elem];
+    const Cf v = x[i * strides.in_elem];
     return kConjIn ? conj(v) : v;
   });
   if constexpr (kReal && kColumns) {
@@ -110,18 +113,18 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       for (int r = 0; r < R; ++r) planes.write_slot(four_step_real_slot(inner, j + r * B), fft.v[q][r]);
     }
     __syncthreads();
-    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
+    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, paired));
 #pragma unroll
     for (int q = 0; q < Team::kFirstPerThread; ++q) {
       const int j = Team::first_butterfly(lane, q);
-      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, kPaired);
-      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, kPaired);
+      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, paired);
+      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, paired);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         Cf x_k = fft.v[q][r];
         Cf x_mirror = partner.read_slot(four_step_real_mirror_slot(kN, j + r * B));
         if (r == 0 && j == 0 && inner == 0) {  // X[0] pairs with X[h]; both imaginary parts ignored
-          x_mirror = x[kN * kPaired];
+          x_mirror = x[kN * paired];
           x_k.im = 0.0f;
           x_mirror.im = 0.0f;
         }
@@ -144,23 +147,23 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
       for (int r = 0; r < R; ++r) planes.write_slot(four_step_real_slot(inner, j + r * B), z[q * R + r]);
     }
     __syncthreads();
-    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, kPaired));
+    const TeamPlanes partner = planes_of(four_step_real_partner_team(team, inner, kTeams, paired));
 #pragma unroll
     for (int q = 0; q < Team::kLastPerThread; ++q) {
       const int j = Team::last_butterfly(lane, q, false);
-      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, kPaired);
-      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, kPaired);
+      const Cf w_even = four_step_real_twiddle(d.real_tw, inner, j, paired);
+      const Cf w_odd = four_step_real_twiddle(d.real_tw, inner, j + B, paired);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int k = j + r * B;
         Cf z_mirror = partner.read_slot(four_step_real_mirror_slot(kN, k));
         if (r == 0 && j == 0 && inner == 0) z_mirror = z[q * R];  // Z[0] pairs with itself
-        y[k * kStrides.out_elem] =
+        y[k * strides.out_elem] =
             r2c_post_value(z[q * R + r], z_mirror, real_butterfly_twiddle_of<R>(w_even, w_odd, r));
       }
     }
     if (inner == 0 && lane == 0) {  // X[h] from Z[0] (slot 0 of lane 0 is k = 0)
-      y[kN * kStrides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, kPaired));
+      y[kN * strides.out_elem] = r2c_post_value(z[0], z[0], four_step_real_twiddle(d.real_tw, 0, kN, paired));
     }
     return;
   }
@@ -168,21 +171,22 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
   // outputs are k = lane + kThreads * high (output_index), so the low factor is the thread's own,
   // read with slot 0 (high 0; read before the stages, it held registers through them and the
   // columns of 512 and 1024 spilled more), and the high factor a compile-time row of each slot.
-  constexpr bool kSplitTwiddles = kColumns && four_step_twiddle_split(kN, kStrides.out_elem) != kN;
+  constexpr bool kSplitTwiddles =
+      kColumns && four_step_twiddle_split(kN, four_step_other_side(kKind, kN, kShape)) != kN;
   Cf w_lane{1.0f, 0.0f};
   fft.run_remapped(planes_of(first_team), first_lane, planes, d.stage_tw, lane, [&](int slot, int k, Cf v) {
-    if constexpr (kColumns && !kSplitTwiddles) v = cmul(v, load_table(d.pass_tw, k * kStrides.out_elem + inner));
+    if constexpr (kColumns && !kSplitTwiddles) v = cmul(v, load_table(d.pass_tw, k * strides.out_elem + inner));
     if constexpr (kSplitTwiddles) {
       const int high = Team::output_index(0, slot) / Team::kThreads;
       if (high == 0) {
-        w_lane = load_table(d.pass_tw, lane * kStrides.out_elem + inner);
+        w_lane = load_table(d.pass_tw, lane * strides.out_elem + inner);
         v = cmul(v, w_lane);
       } else {
         const int row = twiddle_high_row(Team::kThreads, high);
-        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, row * kStrides.out_elem + inner)));
+        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, row * strides.out_elem + inner)));
       }
     }
-    y[k * kStrides.out_elem] = kConjOut ? conj(v) : v;
+    y[k * strides.out_elem] = kConjOut ? conj(v) : v;
   });
 }
 

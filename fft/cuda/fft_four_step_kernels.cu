@@ -1,5 +1,6 @@
 // Compiles the four-step kernel (fft_four_step_kernel.cuh) for every power of two from
-// kFourStepMinLength to kFourStepMaxLength, each FourStepKind and the shapes of has_four_step_shape.
+// kFourStepMinLength to kFourStepMaxLength, each FourStepKind and the shapes of has_four_step_shape,
+// and for the decimal real rows (has_decimal_four_step_kernel).
 #include "fft/cuda/fft_four_step_kernel.cuh"
 #include "fft/cuda/fft_pass_kernels.hpp"
 
@@ -21,6 +22,7 @@ FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
     case FourStepShape::wide: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide>();
     case FourStepShape::tall: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall>();
     case FourStepShape::tall4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall4>();
+    case FourStepShape::decimal_rows: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::decimal_rows>();
   }
   return nullptr;
 }
@@ -42,7 +44,7 @@ FourStepKernel four_step_kernel_of_length(FourStepKind kind, FourStepShape shape
 }  // namespace
 
 FourStepKernel four_step_kernel(int n, FourStepKind kind, FourStepShape shape) {
-  static_assert(kFourStepMinLength == 128 && kFourStepMaxLength == 4096,
+  static_assert(kFourStepMinLength == 128 && kFourStepMaxLength == 4096 && has_decimal_four_step_kernel(500),
                 "update the kernels compiled here");
   switch (n) {
     case 128: return four_step_kernel_of_length<128>(kind, shape);
@@ -51,6 +53,7 @@ FourStepKernel four_step_kernel(int n, FourStepKind kind, FourStepShape shape) {
     case 1024: return four_step_kernel_of_length<1024>(kind, shape);
     case 2048: return four_step_kernel_of_length<2048>(kind, shape);
     case 4096: return four_step_kernel_of_length<4096>(kind, shape);
+    case 500: return four_step_kernel_of_length<500>(kind, shape);
     default: return nullptr;
   }
 }

@@ -1427,10 +1427,21 @@ enum class FourStepKind : int {
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
 // split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
 // real rows the shorter side, and tall4 instead of square where that halves its real rows: see
-// the planner's four_step_real).
-enum class FourStepShape : int { square, wide, tall, tall4 };
+// the planner's four_step_real). decimal_rows: an r2c's real rows of a decimal team
+// (has_decimal_four_step_kernel) over any count n1 of rows that its blocks divide, n1 a
+// run-time value (FourStepPassDesc::other_side).
+enum class FourStepShape : int { square, wide, tall, tall4, decimal_rows };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
-                                                    FourStepShape::tall, FourStepShape::tall4};
+                                                    FourStepShape::tall, FourStepShape::tall4,
+                                                    FourStepShape::decimal_rows};
+
+// The decimal length whose real rows (FourStepKind::rows_real) the four-step kernel runs as
+// decimal teams (has_decimal_rows_kernel), so that an r2c of a half length 500 n1 (48000 = 2 x
+// 48 x 500, audio's second at 48 kHz) stores X from its row pass instead of a real rows pass
+// of its own after two pass-kernel passes. Only 500 = 10x10x5: the real twiddles of a
+// butterfly come from two per butterfly and the unit roots of its radix
+// (real_butterfly_twiddle_of), and 1000's last radix, 10, has no table of them.
+PRISM_HD constexpr bool has_decimal_four_step_kernel(long long n) { return n == 500; }
 
 PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
   return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse ||
@@ -1439,6 +1450,7 @@ PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
 
 // The length of the other side of a four-step whose columns (column kinds) or rows have length
 // n: n2 for the columns, n1 for the rows.
+// 0 for decimal_rows (a run-time value).
 PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepShape shape) {
   const bool columns = four_step_columns(kind);
   switch (shape) {
@@ -1446,14 +1458,20 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return columns ? 2 * n : n / 2;
     case FourStepShape::tall: return columns ? n / 2 : 2 * n;
     case FourStepShape::tall4: return columns ? n / 4 : 4 * n;
+    case FourStepShape::decimal_rows: return 0;
   }
   return n;
 }
 
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
-// rows), tall4 where the other side has a four-step kernel too.
+// rows), tall4 where the other side has a four-step kernel too; decimal_rows for the real rows
+// of has_decimal_four_step_kernel only.
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
+  if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal_rows) {
+    return has_decimal_four_step_kernel(n) && shape == FourStepShape::decimal_rows &&
+           kind == FourStepKind::rows_real;
+  }
   const bool r2c_pass = kind == FourStepKind::columns || kind == FourStepKind::rows_real;
   const int other = four_step_other_side(kind, n, shape);
   switch (shape) {
@@ -1461,6 +1479,7 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return true;
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
+    case FourStepShape::decimal_rows: return false;
   }
   return false;
 }
@@ -1470,6 +1489,7 @@ struct FourStepPassDesc {
   FourStepKind kind = FourStepKind::columns;
   FourStepShape shape = FourStepShape::square;
   long long inner_count = 1;    // transforms per outer index (columns or rows of one transform)
+  int other_side = 0;           // n2 of the column passes, n1 of the row passes
   long long in_outer = 0;       // complex elements between the outer indices' inputs
   long long out_outer = 0;      // ... and outputs
   const Cf* stage_tw = nullptr;
@@ -1487,6 +1507,23 @@ struct FourStepPassDesc {
 // sizes run on the pass kernel.
 PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n; }
 
+// Threads of one transform of the four-step kernel (its TeamFft's, rows_team_elements per
+// thread).
+PRISM_HD constexpr int four_step_team_threads(int n) { return team_threads(n, rows_team_elements(n)); }
+
+// Rows per block of the decimal real rows: 8 (400 threads, two blocks per multiprocessor at 72
+// registers). On the H200 (bench/RESULTS.md, thirty-fourth run) 16 rows (800 threads, one block
+// at 72 registers; two would allow 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905
+// ms against 0.880, 96000 1.032 against 1.008; and 10^6 (rows 1000 x 500, which 16 do not
+// divide) took 1.178 ms on the 8 against 1.540 without them.
+inline constexpr int kDecimalFourStepTeams = 8;
+// The four-step kernel's launch bounds: blocks of up to 1024 threads, one per multiprocessor at
+// the least (64 registers); the decimal real rows' blocks two.
+PRISM_HD constexpr int four_step_launch_threads(int n) {
+  return has_decimal_four_step_kernel(n) ? kDecimalFourStepTeams * four_step_team_threads(n) : kMaxThreadsPerBlock;
+}
+PRISM_HD constexpr int four_step_launch_blocks(int n) { return has_decimal_four_step_kernel(n) ? 2 : 1; }
+
 // Transforms per block of a four-step pass of this kind, at most what 1024 threads hold (c2r's
 // real columns below 2048 512, see has_real_columns_pass): column passes take at least 16 (runs
 // of 128 bytes per row; 8 at 2048, 4 at 4096; real columns of 1024 eight), real rows
@@ -1498,8 +1535,10 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 // the r2c 2^22 row pass moved 1.5x its bytes through DRAM; a whole block instead of 8192
 // elements took r2c 2^21 (rows of 1024) from 1.09 to 0.84 ms and 2^19 (512) from 0.785 to 0.73,
 // while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
+// The decimal real rows take kDecimalFourStepTeams (8 rows of 500, 400 threads).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
+  if (has_decimal_four_step_kernel(n)) return kind == FourStepKind::rows_real ? kDecimalFourStepTeams : teams;
   const int threads = kind == FourStepKind::columns_real && n < 2048 ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
   const int most = threads / (n / kElementsPerThread);
   const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
@@ -1561,13 +1600,14 @@ struct FourStepStrides {
   int out_inner;
   int out_elem;
 };
+// four_step_strides_of: the same for the other side's length `other` (n2 of the column passes,
+// n1 of the row passes).
+PRISM_HD constexpr FourStepStrides four_step_strides_of(FourStepKind kind, int n, int other) {
+  if (four_step_columns(kind)) return FourStepStrides{1, other, 1, other};
+  return FourStepStrides{n, 1, 1, other};
+}
 PRISM_HD constexpr FourStepStrides four_step_strides(FourStepKind kind, int n, FourStepShape shape) {
-  if (four_step_columns(kind)) {
-    const int n2 = four_step_other_side(kind, n, shape);
-    return FourStepStrides{1, n2, 1, n2};
-  }
-  const int n1 = four_step_other_side(kind, n, shape);
-  return FourStepStrides{n, 1, 1, n1};
+  return four_step_strides_of(kind, n, four_step_other_side(kind, n, shape));
 }
 
 // Thread `tid` of a block of `teams` transforms of `threads` threads each: its team and lane.
@@ -1613,7 +1653,7 @@ PRISM_HD constexpr int four_step_real_partner_team(int team, int row, int teams,
 // Element k of row r holds Z[r + n1 k]; Z[h - r - n1 k] is element four_step_real_mirror(r, k,
 // n2) of the partner row: n2 - 1 - k, or (n2 - k) mod n2 for row 0.
 PRISM_HD constexpr int four_step_real_mirror(int row, int k, int n2) {
-  return row == 0 ? (n2 - k) & (n2 - 1) : n2 - 1 - k;
+  return row == 0 ? (n2 - k) % n2 : n2 - 1 - k;
 }
 // w_{2h}^{r + n1 k} = w_{2h}^r w_{2h}^{n1 k} from the table of PassDesc::real_tw
 // (r2c_post_rows); exact for row 0.
@@ -1636,11 +1676,11 @@ PRISM_HD constexpr int four_step_real_mirror_slot(int n, int e) { return n - e; 
 
 // Element offsets (complex elements) of element i of transform (outer, inner), in and out.
 PRISM_HD long long four_step_in_offset(const FourStepPassDesc& d, long long outer, int inner, int i) {
-  const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);
+  const FourStepStrides st = four_step_strides_of(d.kind, d.n, d.other_side);
   return outer * d.in_outer + inner * st.in_inner + i * st.in_elem;
 }
 PRISM_HD long long four_step_out_offset(const FourStepPassDesc& d, long long outer, int inner, int k) {
-  const FourStepStrides st = four_step_strides(d.kind, d.n, d.shape);
+  const FourStepStrides st = four_step_strides_of(d.kind, d.n, d.other_side);
   return outer * d.out_outer + inner * st.out_inner + k * st.out_elem;
 }
 
@@ -1651,7 +1691,8 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   const int n = p.n;
   const bool real = p.real_step == RealStep::r2c_post_rows;
   const bool real_columns = p.real_step == RealStep::c2r_pre_columns;
-  if (p.inner_is_batch || !has_four_step_kernel(n) || p.paired || p.mid_conv || p.load_chirp ||
+  if (p.inner_is_batch || !(has_four_step_kernel(n) || has_decimal_four_step_kernel(n)) || p.paired ||
+      p.mid_conv || p.load_chirp ||
       p.store_chirp || p.load_permuted || p.load_conj || p.store_conj ||
       (p.real_step != RealStep::none && !real && !real_columns) ||
       p.load_kind != LoadKind::complex_row || p.store_kind != StoreKind::complex_row ||
@@ -1680,13 +1721,18 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
     return false;
   }
   FourStepShape shape = FourStepShape::square;
+  int other_side = 0;
   bool fits = false;
   for (const FourStepShape candidate : kFourStepShapes) {
-    const FourStepStrides st = four_step_strides(kind, n, candidate);
+    // decimal_rows: over the pass's own count of rows.
+    const int other = candidate == FourStepShape::decimal_rows ? static_cast<int>(inner)
+                                                                : four_step_other_side(kind, n, candidate);
+    const FourStepStrides st = four_step_strides_of(kind, n, other);
     if (has_four_step_shape(kind, n, candidate) && p.in.inner_dist == st.in_inner &&
         p.in.elem_stride == st.in_elem && p.out.inner_dist == st.out_inner &&
         p.out.elem_stride == st.out_elem) {
       shape = candidate;
+      other_side = other;
       fits = true;
     }
   }
@@ -1705,6 +1751,7 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   d.kind = kind;
   d.shape = shape;
   d.inner_count = inner;
+  d.other_side = other_side;
   d.in_outer = p.in.outer_dist;
   d.out_outer = p.out.outer_dist;
   d.stage_tw = p.stage_tw;

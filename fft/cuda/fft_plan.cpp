@@ -927,8 +927,10 @@ class Builder {
       shape.n1 *= 2;
       shape.n2 /= 2;
     }
+    if (rows) decimal_real_rows_split(h, shape.n1, shape.n2);
     const int n = rows ? shape.n2 : shape.n1;
-    if (!has_four_step_kernel(n) || (!rows && !has_real_columns_pass(n))) {
+    if (!(has_four_step_kernel(n) || (rows && has_decimal_four_step_kernel(n))) ||
+        (!rows && !has_real_columns_pass(n))) {
       return false;
     }
     // What the four-step below adds, taken back where the kernel does not take the pass (the
@@ -943,7 +945,7 @@ class Builder {
     const bool default_blocking = p.per_block == four_step_teams(plain, n);
     p.real_step = real_step;
     p.per_block = four_step_teams(kind, n);
-    p.threads = p.per_block * team_threads(n);
+    p.threads = p.per_block * four_step_team_threads(n);
     FourStepPassDesc d;
     if (!default_blocking || !four_step_pass_of(p, d, kMaxSharedBytesPerBlock)) {
       layout_.steps.resize(first);
@@ -956,6 +958,26 @@ class Builder {
     algorithm_ += rows ? ", real via half length, post-processing in the row pass"
                        : ", real via half length, pre-processing in the column pass";
     return true;
+  }
+
+  // r2c's real rows as decimal teams (has_decimal_four_step_kernel: rows of 500) where the half
+  // length is n1 x 500 with n1 a compiled length that the blocks' rows divide (48000 = 2 x 48 x
+  // 500, 10^6 = 2 x 1000 x 500): the row pass stores X, where the four-step kernel takes no
+  // other split of such a half length. On the H200 (bench/RESULTS.md, thirty-fourth run) r2c
+  // 48000 took 0.88 ms instead of 1.36 over 125 x 192 and a real rows pass, 96000 1.01 instead
+  // of 1.25, 10^6 1.18 instead of 1.54.
+  static void decimal_real_rows_split(long long h, int& n1, int& n2) {
+    for (int d = 1; d <= kFourStepMaxLength; ++d) {
+      if (!has_decimal_four_step_kernel(d) || h % d != 0) continue;
+      const long long rows = h / d;
+      if (rows > kMaxSinglePass || !has_compiled_kernel(rows) || !fits_single_pass(rows) ||
+          rows % four_step_teams(FourStepKind::rows_real, d) != 0) {
+        continue;
+      }
+      n1 = static_cast<int>(rows);
+      n2 = d;
+      return;
+    }
   }
 
   // The table of four_step_real_twiddle for `lines` rows (or columns) of `length`:
