@@ -484,9 +484,11 @@ class CudaFftPlan final : public Plan {
       }
       for (int n = 1; n <= kFourStepMaxLength; ++n) {
         if (!has_decimal_four_step_kernel(n)) continue;
-        check(cudaFuncSetAttribute(four_step_kernel(n, FourStepKind::rows_real, FourStepShape::decimal_rows),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-              "cudaFuncSetAttribute (four-step pass, decimal real rows)");
+        for (FourStepKind kind : {FourStepKind::rows_real, FourStepKind::columns_real}) {
+          check(cudaFuncSetAttribute(four_step_kernel(n, kind, FourStepShape::decimal),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+                "cudaFuncSetAttribute (four-step pass, decimal real rows or columns)");
+        }
       }
       return true;
     }();

@@ -1,5 +1,6 @@
 // The four-step kernel of our CUDA FFT: the column and row passes of a four-step over powers of
-// two (FourStepPassDesc, fft_pass.hpp), each column or row computed by one TeamFft
+// two, and the real rows and columns of 500 (FourStepPassDesc, fft_pass.hpp), each column or row
+// computed by one TeamFft
 // (fft_team.cuh) of n/16 threads, four_step_teams(kind, n) of them side by side in a block. The pass
 // kernel (fft_pass_kernel.cuh) runs these passes too, deciding per element what this kernel
 // fixes at compile time (the stages, the thread map, the conjugations, the twiddle); here the
@@ -48,10 +49,11 @@ __device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& 
 
 // Block blockIdx.x: outer index blockIdx.x / (inner_count / kTeams), transforms kTeams x that
 // group (kTeams = four_step_teams(kKind, kN)). Blocks of up to 1024 threads at 64 registers, as the
-// rows kernel. The strides are compile-time constants (four_step_strides of kKind and kShape), so
-// that the addresses of a thread's elements differ by constants and take no registers of their
-// own; but the decimal real rows' count n1 (FourStepShape::decimal_rows: d.other_side), the
-// stride of their stores. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
+// rows kernel (the decimal teams' blocks of 400 two per multiprocessor, four_step_launch_blocks).
+// The strides are compile-time constants (four_step_strides of kKind and kShape), so that the
+// addresses of a thread's elements differ by constants and take no registers of their own; but
+// the decimal passes' other side (FourStepShape::decimal: d.other_side), the stride of the real
+// rows' stores and of the real columns' loads and stores. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
 // multiprocessor) while their exchange spilled 88 bytes per thread; with four_step_real_slot's
 // (36 bytes) two blocks of 512 threads ran c2r 2^19 in 0.757 ms instead of 0.826 and 2^20 in
 // 0.765 instead of 0.837 on the H200 (bench/RESULTS.md, twenty-second run).
@@ -64,7 +66,7 @@ __global__ void __launch_bounds__(four_step_launch_threads(kN), four_step_launch
   constexpr bool kReal = kKind == FourStepKind::rows_real || kKind == FourStepKind::columns_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;
   constexpr bool kConjOut = kKind == FourStepKind::rows_inverse;
-  constexpr bool kRunTimeSide = kShape == FourStepShape::decimal_rows;
+  constexpr bool kRunTimeSide = kShape == FourStepShape::decimal;
   const FourStepStrides strides = four_step_strides_of(
       kKind, kN, kRunTimeSide ? d.other_side : four_step_other_side(kKind, kN, kShape));
   constexpr int kTeams = four_step_teams(kKind, kN);

@@ -22,7 +22,7 @@ FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
     case FourStepShape::wide: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide>();
     case FourStepShape::tall: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall>();
     case FourStepShape::tall4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall4>();
-    case FourStepShape::decimal_rows: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::decimal_rows>();
+    case FourStepShape::decimal: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::decimal>();
   }
   return nullptr;
 }

@@ -495,6 +495,7 @@ Cf real_butterfly_twiddle(int radix, Cf w_even, Cf w_odd, int r) {
     case 7: return real_butterfly_twiddle_of<7>(w_even, w_odd, r);
     case 8: return real_butterfly_twiddle_of<8>(w_even, w_odd, r);
     case 9: return real_butterfly_twiddle_of<9>(w_even, w_odd, r);
+    case 10: return real_butterfly_twiddle_of<10>(w_even, w_odd, r);
     case 11: return real_butterfly_twiddle_of<11>(w_even, w_odd, r);
     case 13: return real_butterfly_twiddle_of<13>(w_even, w_odd, r);
     case 16: return real_butterfly_twiddle_of<16>(w_even, w_odd, r);

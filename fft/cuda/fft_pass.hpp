@@ -1427,20 +1427,21 @@ enum class FourStepKind : int {
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
 // split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
 // real rows the shorter side, and tall4 instead of square where that halves its real rows: see
-// the planner's four_step_real). decimal_rows: an r2c's real rows of a decimal team
-// (has_decimal_four_step_kernel) over any count n1 of rows that its blocks divide, n1 a
-// run-time value (FourStepPassDesc::other_side).
-enum class FourStepShape : int { square, wide, tall, tall4, decimal_rows };
+// the planner's four_step_real). decimal: an r2c's real rows or a c2r's real columns of a
+// decimal team (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that
+// its blocks divide, a run-time value (FourStepPassDesc::other_side).
+enum class FourStepShape : int { square, wide, tall, tall4, decimal };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
                                                     FourStepShape::tall, FourStepShape::tall4,
-                                                    FourStepShape::decimal_rows};
+                                                    FourStepShape::decimal};
 
-// The decimal length whose real rows (FourStepKind::rows_real) the four-step kernel runs as
-// decimal teams (has_decimal_rows_kernel), so that an r2c of a half length 500 n1 (48000 = 2 x
-// 48 x 500, audio's second at 48 kHz) stores X from its row pass instead of a real rows pass
-// of its own after two pass-kernel passes. Only 500 = 10x10x5: the real twiddles of a
-// butterfly come from two per butterfly and the unit roots of its radix
-// (real_butterfly_twiddle_of), and 1000's last radix, 10, has no table of them.
+// The decimal length whose real rows and columns (FourStepKind::rows_real, columns_real) the
+// four-step kernel runs as decimal teams (has_decimal_rows_kernel), so that an r2c of a half
+// length n1 x 500 (48000 = 2 x 48 x 500, audio's second at 48 kHz) stores X from its row pass,
+// and a c2r of a half length 500 x n2 forms its input in its column pass, instead of a real
+// rows pass of their own beside two pass-kernel passes. Only 500 (10x10x5, 50 threads a team):
+// a block of eight teams of 1000 would take 800 threads, one block per multiprocessor at more
+// than 40 registers.
 PRISM_HD constexpr bool has_decimal_four_step_kernel(long long n) { return n == 500; }
 
 PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
@@ -1450,7 +1451,7 @@ PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
 
 // The length of the other side of a four-step whose columns (column kinds) or rows have length
 // n: n2 for the columns, n1 for the rows.
-// 0 for decimal_rows (a run-time value).
+// 0 for decimal (a run-time value).
 PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepShape shape) {
   const bool columns = four_step_columns(kind);
   switch (shape) {
@@ -1458,19 +1459,19 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return columns ? 2 * n : n / 2;
     case FourStepShape::tall: return columns ? n / 2 : 2 * n;
     case FourStepShape::tall4: return columns ? n / 4 : 4 * n;
-    case FourStepShape::decimal_rows: return 0;
+    case FourStepShape::decimal: return 0;
   }
   return n;
 }
 
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
-// rows), tall4 where the other side has a four-step kernel too; decimal_rows for the real rows
-// of has_decimal_four_step_kernel only.
+// rows), tall4 where the other side has a four-step kernel too; decimal for the real rows and
+// columns of has_decimal_four_step_kernel only.
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
-  if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal_rows) {
-    return has_decimal_four_step_kernel(n) && shape == FourStepShape::decimal_rows &&
-           kind == FourStepKind::rows_real;
+  if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal) {
+    return has_decimal_four_step_kernel(n) && shape == FourStepShape::decimal &&
+           (kind == FourStepKind::rows_real || kind == FourStepKind::columns_real);
   }
   const bool r2c_pass = kind == FourStepKind::columns || kind == FourStepKind::rows_real;
   const int other = four_step_other_side(kind, n, shape);
@@ -1479,7 +1480,7 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return true;
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
-    case FourStepShape::decimal_rows: return false;
+    case FourStepShape::decimal: return false;
   }
   return false;
 }
@@ -1511,7 +1512,7 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 // thread).
 PRISM_HD constexpr int four_step_team_threads(int n) { return team_threads(n, rows_team_elements(n)); }
 
-// Rows per block of the decimal real rows: 8 (400 threads, two blocks per multiprocessor at 72
+// Rows (c2r: columns) per block of the decimal real rows and columns: 8 (400 threads, two blocks per multiprocessor at 72
 // registers). On the H200 (bench/RESULTS.md, thirty-fourth run) 16 rows (800 threads, one block
 // at 72 registers; two would allow 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905
 // ms against 0.880, 96000 1.032 against 1.008; and 10^6 (rows 1000 x 500, which 16 do not
@@ -1535,10 +1536,12 @@ PRISM_HD constexpr int four_step_launch_blocks(int n) { return has_decimal_four_
 // the r2c 2^22 row pass moved 1.5x its bytes through DRAM; a whole block instead of 8192
 // elements took r2c 2^21 (rows of 1024) from 1.09 to 0.84 ms and 2^19 (512) from 0.785 to 0.73,
 // while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
-// The decimal real rows take kDecimalFourStepTeams (8 rows of 500, 400 threads).
+// The decimal real rows and columns take kDecimalFourStepTeams (8 of 500, 400 threads).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
-  if (has_decimal_four_step_kernel(n)) return kind == FourStepKind::rows_real ? kDecimalFourStepTeams : teams;
+  if (has_decimal_four_step_kernel(n)) {
+    return kind == FourStepKind::rows_real || kind == FourStepKind::columns_real ? kDecimalFourStepTeams : teams;
+  }
   const int threads = kind == FourStepKind::columns_real && n < 2048 ? kMaxThreadsPerBlock / 2 : kMaxThreadsPerBlock;
   const int most = threads / (n / kElementsPerThread);
   const int least = four_step_columns(kind) ? 16 : kind == FourStepKind::rows_real ? 64 : teams;
@@ -1573,6 +1576,7 @@ PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_
 // instead of 1.016, 2^22 0.917 instead of 1.078, 2^23 1.026 instead of 1.125 and 2^24 0.98-0.99
 // instead of 1.127 (twenty-second run).
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
+  if (has_decimal_four_step_kernel(n)) return true;
   if (!has_four_step_kernel(n)) return false;
   const int teams = four_step_teams(FourStepKind::columns_real, n);
   return teams >= 8;
@@ -1724,8 +1728,8 @@ inline bool four_step_pass_of(const PassDesc& p, FourStepPassDesc& d, long long 
   int other_side = 0;
   bool fits = false;
   for (const FourStepShape candidate : kFourStepShapes) {
-    // decimal_rows: over the pass's own count of rows.
-    const int other = candidate == FourStepShape::decimal_rows ? static_cast<int>(inner)
+    // decimal: over the pass's own count of rows.
+    const int other = candidate == FourStepShape::decimal ? static_cast<int>(inner)
                                                                 : four_step_other_side(kind, n, candidate);
     const FourStepStrides st = four_step_strides_of(kind, n, other);
     if (has_four_step_shape(kind, n, candidate) && p.in.inner_dist == st.in_inner &&

@@ -927,10 +927,9 @@ class Builder {
       shape.n1 *= 2;
       shape.n2 /= 2;
     }
-    if (rows) decimal_real_rows_split(h, shape.n1, shape.n2);
+    decimal_real_split(h, rows, shape.n1, shape.n2);
     const int n = rows ? shape.n2 : shape.n1;
-    if (!(has_four_step_kernel(n) || (rows && has_decimal_four_step_kernel(n))) ||
-        (!rows && !has_real_columns_pass(n))) {
+    if (!(has_four_step_kernel(n) || has_decimal_four_step_kernel(n)) || (!rows && !has_real_columns_pass(n))) {
       return false;
     }
     // What the four-step below adds, taken back where the kernel does not take the pass (the
@@ -960,22 +959,24 @@ class Builder {
     return true;
   }
 
-  // r2c's real rows as decimal teams (has_decimal_four_step_kernel: rows of 500) where the half
-  // length is n1 x 500 with n1 a compiled length that the blocks' rows divide (48000 = 2 x 48 x
-  // 500, 10^6 = 2 x 1000 x 500): the row pass stores X, where the four-step kernel takes no
-  // other split of such a half length. On the H200 (bench/RESULTS.md, thirty-fourth run) r2c
-  // 48000 took 0.88 ms instead of 1.36 over 125 x 192 and a real rows pass, 96000 1.01 instead
-  // of 1.25, 10^6 1.18 instead of 1.54.
-  static void decimal_real_rows_split(long long h, int& n1, int& n2) {
+  // r2c's real rows (c2r's real columns) as decimal teams (has_decimal_four_step_kernel: 500)
+  // where the half length is n1 x 500 (500 x n2) with the other side a compiled length that the
+  // blocks' rows (columns) divide (48000 = 2 x 48 x 500, 10^6 = 2 x 1000 x 500): the row pass
+  // stores X (the column pass forms the input), where the four-step kernel takes no other split
+  // of such a half length. On the H200 (bench/RESULTS.md, thirty-fourth run) r2c 48000 took 0.88
+  // ms instead of 1.36 over 125 x 192 and a real rows pass, 96000 1.01 instead of 1.25, 10^6
+  // 1.18 instead of 1.54.
+  static void decimal_real_split(long long h, bool rows, int& n1, int& n2) {
+    const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     for (int d = 1; d <= kFourStepMaxLength; ++d) {
       if (!has_decimal_four_step_kernel(d) || h % d != 0) continue;
-      const long long rows = h / d;
-      if (rows > kMaxSinglePass || !has_compiled_kernel(rows) || !fits_single_pass(rows) ||
-          rows % four_step_teams(FourStepKind::rows_real, d) != 0) {
+      const long long lines = h / d;
+      if (lines > kMaxSinglePass || !has_compiled_kernel(lines) || !fits_single_pass(lines) ||
+          lines % four_step_teams(kind, d) != 0) {
         continue;
       }
-      n1 = static_cast<int>(rows);
-      n2 = d;
+      n1 = rows ? static_cast<int>(lines) : d;
+      n2 = rows ? d : static_cast<int>(lines);
       return;
     }
   }

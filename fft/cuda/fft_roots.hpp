@@ -9,9 +9,10 @@
 namespace prism::fft::gpu {
 
 // Radices whose roots unit_root holds, or that need none beyond quarter turns (2, 4); not the
-// prime-factor butterflies 10, 15, 21.
+// prime-factor butterflies 15 and 21, whose stages need none. 10's serve the real twiddles of a
+// decimal team's radix-10 stage (real_butterfly_twiddle_of), not its butterfly.
 PRISM_HD constexpr bool has_unit_roots(int radix) {
-  return radix == 2 || radix == 4 || radix == 8 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
+  return radix == 2 || radix == 4 || radix == 8 || radix == 10 || radix == 16 || radix == 3 || radix == 5 || radix == 7 ||
          radix == 9 || radix == 11 || radix == 13 || radix == 17 || radix == 19 || radix == 23 ||
          radix == 29 || radix == 31;
 }
@@ -50,6 +51,16 @@ PRISM_HD constexpr Cf unit_root(int radix, int m) {
     case 294: return Cf{-5.000000000e-01f, 8.660254038e-01f};
     case 295: return Cf{1.736481777e-01f, 9.848077530e-01f};
     case 296: return Cf{7.660444431e-01f, 6.427876097e-01f};
+    case 320: return Cf{1.000000000e+00f, 0.000000000e+00f};
+    case 321: return Cf{8.090169944e-01f, -5.877852523e-01f};
+    case 322: return Cf{3.090169944e-01f, -9.510565163e-01f};
+    case 323: return Cf{-3.090169944e-01f, -9.510565163e-01f};
+    case 324: return Cf{-8.090169944e-01f, -5.877852523e-01f};
+    case 325: return Cf{-1.000000000e+00f, 0.000000000e+00f};
+    case 326: return Cf{-8.090169944e-01f, 5.877852523e-01f};
+    case 327: return Cf{-3.090169944e-01f, 9.510565163e-01f};
+    case 328: return Cf{3.090169944e-01f, 9.510565163e-01f};
+    case 329: return Cf{8.090169944e-01f, 5.877852523e-01f};
     case 352: return Cf{1.000000000e+00f, 0.000000000e+00f};
     case 353: return Cf{8.412535328e-01f, -5.406408175e-01f};
     case 354: return Cf{4.154150130e-01f, -9.096319954e-01f};

@@ -527,27 +527,33 @@ TEST_F(FftCuda, ClusterPasses) {
   }
 }
 
-// r2c over a half length n1 x 500 whose row pass runs the four-step kernel's decimal real rows
-// (FourStepShape::decimal_rows): 48000, 96000 and 10^6, one row and three, in and out of place,
-// within 1.1x cuFFT's error or 3e-7, and an execution of fewer rows than the plan's batch.
+// r2c over a half length n1 x 500 whose row pass runs the four-step kernel's decimal real rows,
+// and c2r over 500 x n2 whose column pass runs its decimal real columns (FourStepShape::decimal):
+// 48000, 96000 and 10^6, one row and three, in and out of place, within 1.1x cuFFT's error or
+// 3e-7, and executions of fewer rows than the plan's batch.
 TEST_F(FftCuda, DecimalRealRows) {
   std::mt19937_64 rng(12);
-  for (const std::size_t n : {std::size_t{48000}, std::size_t{96000}, std::size_t{1000000}}) {
-    for (const unsigned batch : {1u, 3u}) {
-      for (const bool in_place : {false, true}) {
-        const PlanSpec spec{n, batch, Transform::r2c, in_place};
-        const std::string algorithm = gpu::make_plan_layout(spec, {}).algorithm;
-        ASSERT_NE(algorithm.find("x500, real via half length, post-processing in the row pass"), std::string::npos)
-            << algorithm;
-        const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
-        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
-            << "r2c n=" << n << " batch=" << batch << (in_place ? " in place " : " ") << algorithm;
-        std::printf("decimal real rows r2c n=%-6zu batch=%u %-8s ours %.3g cuFFT %.3g\n", n, batch,
-                    in_place ? "in place" : "", e.ours, e.cufft);
+  for (const Transform t : {Transform::r2c, Transform::c2r}) {
+    for (const std::size_t n : {std::size_t{48000}, std::size_t{96000}, std::size_t{1000000}}) {
+      for (const unsigned batch : {1u, 3u}) {
+        for (const bool in_place : {false, true}) {
+          const PlanSpec spec{n, batch, t, in_place};
+          const std::string algorithm = gpu::make_plan_layout(spec, {}).algorithm;
+          ASSERT_NE(algorithm.find(t == Transform::r2c ? "x500, real via half length, post-processing in the row pass"
+                                                       : "four-step 500x"),
+                    std::string::npos)
+              << algorithm;
+          const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
+          EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft)) << test::transform_name(t) << " n=" << n << " batch="
+                                                           << batch << (in_place ? " in place " : " ") << algorithm;
+          std::printf("decimal real %s n=%-7zu batch=%u %-8s ours %.3g cuFFT %.3g\n", test::transform_name(t), n,
+                      batch, in_place ? "in place" : "", e.ours, e.cufft);
+        }
       }
     }
   }
   check_partial_batch(*ours_, PlanSpec{48000, 5, Transform::r2c, false}, rng, stream_);
+  check_partial_batch(*ours_, PlanSpec{48000, 5, Transform::c2r, false}, rng, stream_);
 }
 
 // The rows kernel at both team widths (16 and 32 elements per thread) for rows of 8192: c2c 8192

@@ -463,11 +463,13 @@ TEST(FftPlanHost, PlannerPrefersCompiledKernels) {
     }
     return lengths;
   };
-  // 48000 = 200 x 240; its c2r half 24000 = 125 x 192 rather than the more balanced 150 x 160,
-  // its r2c half 48 x 500 (the decimal real rows of the four-step kernel).
+  // 48000 = 200 x 240; its real halves 24000 = 48 x 500 (r2c) and 500 x 48 (c2r), the decimal
+  // real rows and columns of the four-step kernel; 100000's half 50000 = 200 x 250 (100 rows of
+  // 500 do not fill blocks of 8) rather than the more balanced 200 x 250.
   EXPECT_EQ(pass_lengths(48000, Transform::c2c_forward), (std::vector<int>{200, 240}));
-  EXPECT_EQ(pass_lengths(48000, Transform::c2r), (std::vector<int>{125, 192}));
   EXPECT_EQ(pass_lengths(48000, Transform::r2c), (std::vector<int>{48, 500}));
+  EXPECT_EQ(pass_lengths(48000, Transform::c2r), (std::vector<int>{500, 48}));
+  EXPECT_EQ(pass_lengths(100000, Transform::c2r), (std::vector<int>{200, 250}));
   // Bluestein: 4097 in one pass of 8192 = 2n - 2; 4099 in one of 12288 = 16x16x16x3, the
   // cheapest of the estimate (not the smaller 9216 = 16x8x8x3x3, nor 8232 = 8x3x7x7x7 without a
   // kernel); 10007 over 20480 = 128 x 160 and, without Rader, 65537 over 131072 = 256 x 512 in
@@ -674,9 +676,11 @@ TEST(FftPlanHost, ThreadsCoverEveryButterfly) {
         const gpu::PassDesc& p = step.pass;
         ++passes;
         ASSERT_LE(p.threads, gpu::kMaxThreadsPerBlock) << n;
-        if (p.real_step == gpu::RealStep::r2c_post_rows) {
-          // The four-step kernel's real rows: its teams (the decimal ones in blocks of 400).
-          ASSERT_EQ(p.threads, gpu::four_step_teams(gpu::FourStepKind::rows_real, p.n) * gpu::four_step_team_threads(p.n)) << n;
+        if (p.real_step == gpu::RealStep::r2c_post_rows || p.real_step == gpu::RealStep::c2r_pre_columns) {
+          // The four-step kernel's real rows and columns: its teams (the decimal ones in blocks of 400).
+          const gpu::FourStepKind kind = p.real_step == gpu::RealStep::r2c_post_rows ? gpu::FourStepKind::rows_real
+                                                                                      : gpu::FourStepKind::columns_real;
+          ASSERT_EQ(p.threads, gpu::four_step_teams(kind, p.n) * gpu::four_step_team_threads(p.n)) << n;
         } else {
           ASSERT_EQ(p.threads % 32, 0) << n;
         }
@@ -1670,7 +1674,7 @@ TEST(FftPlanHost, FourStepRealRows) {
     }
     EXPECT_LT(worst, 3e-7) << n << " radix " << radix;
   }
-  EXPECT_FALSE(gpu::has_unit_roots(10));
+  EXPECT_TRUE(gpu::has_unit_roots(10));  // the first stage of the decimal real columns of 500
   EXPECT_FALSE(gpu::has_unit_roots(15));
   EXPECT_FALSE(gpu::has_unit_roots(21));
   for (int n = gpu::kFourStepMinLength; n <= gpu::kFourStepMaxLength; n *= 2) {
@@ -1699,24 +1703,35 @@ TEST(FftPlanHost, FourStepRealRows) {
   EXPECT_EQ(decimal_teams * gpu::four_step_team_threads(500), 400);
   EXPECT_EQ(gpu::four_step_launch_threads(500), 400);
   for (const int count : {16, 48, 96, 192}) check_pairs(count, 500, decimal_teams);
-  check_exchange(500, 48, 5);
+  check_exchange(500, 48, 5);   // rows: the last stage's radix
   check_exchange(500, 96, 5);
-  EXPECT_FALSE(gpu::has_decimal_four_step_kernel(1000));  // its last radix, 10, has no unit roots
+  check_exchange(500, 48, 10);  // columns: the first's
+  check_exchange(500, 1000, 10);
+  EXPECT_EQ(gpu::four_step_teams(gpu::FourStepKind::columns_real, 500), decimal_teams);
+  EXPECT_TRUE(gpu::has_real_columns_pass(500));
+  EXPECT_FALSE(gpu::has_decimal_four_step_kernel(1000));  // eight teams of 100 threads: 800
   for (const std::size_t n : {48000u, 96000u, 1000000u}) {
     for (const bool in_place : {false, true}) {
-      const PlanSpec spec{n, n < 1000000 ? 3u : 1u, Transform::r2c, in_place};
-      const PlanLayout decimal = gpu::make_plan_layout(spec, {});
-      EXPECT_EQ(decimal.algorithm.rfind("four-step " + std::to_string(n / 1000) + "x500, real via half length, "
-                                        "post-processing in the row pass", 0), 0u)
-          << decimal.algorithm;
-      gpu::FourStepPassDesc rows;
-      ASSERT_TRUE(gpu::four_step_pass_of(decimal.steps.back().pass, rows, gpu::kMaxSharedBytesPerBlock))
-          << decimal.algorithm;
-      EXPECT_EQ(rows.shape, gpu::FourStepShape::decimal_rows);
-      EXPECT_EQ(rows.other_side, static_cast<int>(n / 1000));
-      EXPECT_EQ(decimal.steps.back().pass.threads, 400);
-      std::string algorithm;
-      EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
+      for (const Transform t : {Transform::r2c, Transform::c2r}) {
+        const bool r2c = t == Transform::r2c;
+        const PlanSpec spec{n, n < 1000000 ? 3u : 1u, t, in_place};
+        const PlanLayout decimal = gpu::make_plan_layout(spec, {});
+        const std::string lines = std::to_string(n / 1000);
+        EXPECT_EQ(decimal.algorithm.rfind(r2c ? "four-step " + lines + "x500, real via half length, post-processing in the row pass"
+                                              : "four-step 500x" + lines + ", real via half length, pre-processing in the column pass",
+                                          0),
+                  0u)
+            << decimal.algorithm;
+        const gpu::Step& real_pass = r2c ? decimal.steps.back() : decimal.steps.front();
+        gpu::FourStepPassDesc d;
+        ASSERT_TRUE(gpu::four_step_pass_of(real_pass.pass, d, gpu::kMaxSharedBytesPerBlock)) << decimal.algorithm;
+        EXPECT_EQ(d.kind, r2c ? gpu::FourStepKind::rows_real : gpu::FourStepKind::columns_real);
+        EXPECT_EQ(d.shape, gpu::FourStepShape::decimal);
+        EXPECT_EQ(d.other_side, static_cast<int>(n / 1000));
+        EXPECT_EQ(real_pass.pass.threads, 400);
+        std::string algorithm;
+        EXPECT_LE(host_error(spec, rng, &algorithm), kHostTolerance) << n << " " << algorithm;
+      }
     }
   }
   // 100000: its half length's rows (100 of 500) do not fill blocks of 8, so the passes of the
@@ -1724,6 +1739,8 @@ TEST(FftPlanHost, FourStepRealRows) {
   const PlanLayout undivided = gpu::make_plan_layout(PlanSpec{100000, 3, Transform::r2c, false}, {});
   EXPECT_EQ(undivided.algorithm.find("x500"), std::string::npos) << undivided.algorithm;
   EXPECT_EQ(undivided.steps.back().kind, gpu::Step::Kind::real_rows) << undivided.algorithm;
+  const PlanLayout undivided_c2r = gpu::make_plan_layout(PlanSpec{100000, 3, Transform::c2r, false}, {});
+  EXPECT_EQ(undivided_c2r.steps.front().kind, gpu::Step::Kind::real_rows) << undivided_c2r.algorithm;
   gpu::PlannerOptions other_blocks;
   other_blocks.row_elements_per_block = 16384;
   other_blocks.column_elements_per_block = 4096;
