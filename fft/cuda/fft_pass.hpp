@@ -1513,7 +1513,7 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 PRISM_HD constexpr int four_step_team_threads(int n) { return team_threads(n, rows_team_elements(n)); }
 
 // Rows (c2r: columns) per block of the decimal real rows and columns: 8 (400 threads, two blocks per multiprocessor at 72
-// registers). On the H200 (bench/RESULTS.md, thirty-fourth run) 16 rows (800 threads, one block
+// registers). On the H200 (bench/RESULTS.md, thirty-fifth run) 16 rows (800 threads, one block
 // at 72 registers; two would allow 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905
 // ms against 0.880, 96000 1.032 against 1.008; and 10^6 (rows 1000 x 500, which 16 do not
 // divide) took 1.178 ms on the 8 against 1.540 without them.

@@ -963,9 +963,10 @@ class Builder {
   // where the half length is n1 x 500 (500 x n2) with the other side a compiled length that the
   // blocks' rows (columns) divide (48000 = 2 x 48 x 500, 10^6 = 2 x 1000 x 500): the row pass
   // stores X (the column pass forms the input), where the four-step kernel takes no other split
-  // of such a half length. On the H200 (bench/RESULTS.md, thirty-fourth run) r2c 48000 took 0.88
-  // ms instead of 1.36 over 125 x 192 and a real rows pass, 96000 1.01 instead of 1.25, 10^6
-  // 1.18 instead of 1.54.
+  // of such a half length. On the H200 (bench/RESULTS.md, thirty-fifth run) r2c 48000 took 0.88
+  // ms instead of 1.35 over 125 x 192 and a real rows pass, 96000 1.00 instead of 1.24, 10^6
+  // 1.17 instead of 1.53; c2r 48000 0.95 instead of 1.40, 96000 0.99 instead of 1.29, 10^6 1.10
+  // instead of 1.54.
   static void decimal_real_split(long long h, bool rows, int& n1, int& n2) {
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     for (int d = 1; d <= kFourStepMaxLength; ++d) {
