@@ -1,7 +1,7 @@
 // The four-step kernel of our CUDA FFT: the column and row passes of a four-step over powers of
 // two, and the real rows and columns of 500 (FourStepPassDesc, fft_pass.hpp), each column or row
-// computed by one TeamFft
-// (fft_team.cuh) of n/16 threads, four_step_teams(kind, n) of them side by side in a block. The pass
+// computed by one TeamFft (fft_team.cuh) of n/16 threads (50 for 500),
+// four_step_teams(kind, n) of them side by side in a block. The pass
 // kernel (fft_pass_kernel.cuh) runs these passes too, deciding per element what this kernel
 // fixes at compile time (the stages, the thread map, the conjugations, the twiddle); here the
 // first stage's inputs come straight from global memory into registers and the last stage's
@@ -53,8 +53,9 @@ __device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& 
 // The strides are compile-time constants (four_step_strides of kKind and kShape), so that the
 // addresses of a thread's elements differ by constants and take no registers of their own; but
 // the decimal passes' other side (FourStepShape::decimal: d.other_side), the stride of the real
-// rows' stores and of the real columns' loads and stores. Every pass at 64 registers: c2r's real columns of 512 took 128 (one block per
-// multiprocessor) while their exchange spilled 88 bytes per thread; with four_step_real_slot's
+// rows' stores and of the real columns' loads and stores. Every pass at 64 registers: c2r's
+// real columns of 512 took 128 (one block per multiprocessor) while their exchange spilled 88
+// bytes per thread; with four_step_real_slot's
 // (36 bytes) two blocks of 512 threads ran c2r 2^19 in 0.757 ms instead of 0.826 and 2^20 in
 // 0.765 instead of 0.837 on the H200 (bench/RESULTS.md, twenty-second run).
 template <int kN, FourStepKind kKind, FourStepShape kShape>

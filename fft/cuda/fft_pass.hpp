@@ -1440,8 +1440,8 @@ inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourS
 // length n1 x 500 (48000 = 2 x 48 x 500, audio's second at 48 kHz) stores X from its row pass,
 // and a c2r of a half length 500 x n2 forms its input in its column pass, instead of a real
 // rows pass of their own beside two pass-kernel passes. Only 500 (10x10x5, 50 threads a team):
-// a block of eight teams of 1000 would take 800 threads, one block per multiprocessor at more
-// than 40 registers.
+// eight teams of 1000 would take 800 threads, the block that ran rows of 500 slower
+// (kDecimalFourStepTeams).
 PRISM_HD constexpr bool has_decimal_four_step_kernel(long long n) { return n == 500; }
 
 PRISM_HD constexpr bool four_step_columns(FourStepKind kind) {
@@ -1512,8 +1512,8 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 // thread).
 PRISM_HD constexpr int four_step_team_threads(int n) { return team_threads(n, rows_team_elements(n)); }
 
-// Rows (c2r: columns) per block of the decimal real rows and columns: 8 (400 threads, two blocks per multiprocessor at 72
-// registers). On the H200 (bench/RESULTS.md, thirty-fifth run) 16 rows (800 threads, one block
+// Rows (c2r: columns) per block of the decimal real rows and columns: 8 (400 threads, two
+// blocks per multiprocessor at 72 registers). On the H200 (bench/RESULTS.md, thirty-fifth run) 16 rows (800 threads, one block
 // at 72 registers; two would allow 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905
 // ms against 0.880, 96000 1.032 against 1.008; and 10^6 (rows 1000 x 500, which 16 do not
 // divide) took 1.178 ms on the 8 against 1.540 without them.
@@ -1574,7 +1574,7 @@ PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_
 // 1.209 ms on the H200, bench/RESULTS.md, tenth run) and so did the columns of 1024 (c2r 2^21
 // 1.009 -> 1.068 ms, twenty-first run); with four_step_real_slot's, c2r 2^21 took 0.934 ms
 // instead of 1.016, 2^22 0.917 instead of 1.078, 2^23 1.026 instead of 1.125 and 2^24 0.98-0.99
-// instead of 1.127 (twenty-second run).
+// instead of 1.127 (twenty-second run). The decimal columns of 500 too (kDecimalFourStepTeams).
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
   if (has_decimal_four_step_kernel(n)) return true;
   if (!has_four_step_kernel(n)) return false;
