@@ -62,7 +62,7 @@ template <int kN, FourStepKind kKind, FourStepShape kShape>
 __global__ void __launch_bounds__(four_step_launch_threads(kN), four_step_launch_blocks(kN))
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {
   extern __shared__ float shared[];
-  using Team = TeamFft<kN>;
+  using Team = TeamFft<kN, false, rows_team_elements(kN), four_step_derive_twiddles(kKind, kN)>;
   constexpr bool kColumns = four_step_columns(kKind);
   constexpr bool kReal = kKind == FourStepKind::rows_real || kKind == FourStepKind::columns_real;
   constexpr bool kConjIn = kKind == FourStepKind::columns_inverse;

@@ -466,6 +466,30 @@ PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddle
   stage_compute_at<R>(st, n / R, j, j % st.ns, twiddles, read, v);
 }
 
+// The same with the twiddles of the inputs r that are not powers of two formed as products of
+// two loaded ones (w^r = w^p w^(r-p), p the highest power of two in r): log2(R) table reads per
+// butterfly instead of R - 1, a rounding or two more per twiddle. For the team FFTs' stages
+// (fft_team.cuh), whose tables outgrow L1 at the longest rows (75 KB at 8192).
+template <int R, class Read>
+PRISM_HD void stage_compute_derived(const StageDesc& st, int n, int j, const Cf* twiddles, Read read, Cf* v) {
+  const int k = j % st.ns;
+  PRISM_UNROLL
+  for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n / R, j, r));
+  if (st.ns > 1) {
+    const int base = stage_twiddle_index_at(st, k, 0);
+    Cf w[R];
+    PRISM_UNROLL
+    for (int r = 1; r < R; ++r) {
+      int p = 1;
+      while (2 * p <= r) p *= 2;
+      w[r] = p == r ? load_table(twiddles, base + r * st.ns) : cmul(w[p], w[r - p]);
+    }
+    PRISM_UNROLL
+    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], w[r]);
+  }
+  Butterfly<R>::run(v);
+}
+
 template <int R, class Write>
 PRISM_HD void stage_store_at(const StageDesc& st, int j, int k, const Cf* v, Write write) {
   // The radix as the constant R (st.radix at run time cost the large radices registers).
@@ -1147,6 +1171,33 @@ PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
   return false;
 }
 
+// Whether the rows kernel of length n, kind and elements per thread reads its rows' input without
+// allocating lines in L1 (ld.global.L1::no_allocate), which keeps the stage twiddles there. On the
+// H200 (bench/RESULTS.md, thirty-sixth run) c2c 8192 took 3.2-3.4 % less so; with every length
+// from 256 to 16384 bypassing, the others took the same or more: c2c 16384 8.7 %, r2c 256-2048
+// 7-13 %, c2r 256-8192 7-86 %.
+PRISM_HD constexpr bool rows_input_bypasses_l1(int n, RowsKind kind, int elements) {
+  return n == 8192 && elements == kElementsPerThread && (kind == RowsKind::forward || kind == RowsKind::inverse);
+}
+
+// Whether the rows kernel's team of length n, kind and elements per thread forms the stage
+// twiddles of inputs that are not powers of two as products (stage_compute_derived). Measured on
+// the H200 against reading every one (bench/RESULTS.md, thirty-sixth run, call 5): r2c 4096-32768
+// 1.3-6.5 % less (halves 2048-16384), c2r 16384 4.4 % and 32768 7.7 % less, c2c 16384 1.0 %, the
+// decimal teams 1.3-5.2 % (c2c 1000-4000, r2c 1000-4000, c2r 1000 and 4000); but (call 4) c2r 4096
+// 11.6 % more and 8192 6.8 % (halves 2048, 4096), c2c 8192 12 % (64 registers, spilling), and
+// (call 5) c2r 2000 8.7 % (half 1000); lengths up to 1024 within 1 %.
+PRISM_HD constexpr bool rows_derive_twiddles(int n, RowsKind kind, int elements) {
+  if (elements == kDecimalTeamElements) return !(kind == RowsKind::real_inverse && n == 1000);
+  switch (kind) {
+    case RowsKind::forward:
+    case RowsKind::inverse: return n == 16384;
+    case RowsKind::real_forward: return n >= 2048;
+    case RowsKind::real_inverse: return n >= 8192;
+  }
+  return false;
+}
+
 // Whether pass p is a single pass over plain batched rows (any length), and of which kind (d;
 // its tables are p's): the planner's single passes of plain rows; not four-step or Bluestein
 // passes or paired real rows.
@@ -1423,6 +1474,15 @@ enum class FourStepKind : int {
   rows_real,        // forward, r2c post-processing on store (RealStep::r2c_post_rows)
   columns_real,     // c2r pre-processing on load, twiddle on store (RealStep::c2r_pre_columns)
 };
+
+// Whether the four-step kernel's teams of length n and kind form the stage twiddles as products
+// (stage_compute_derived): c2r's passes of powers of two (the real columns and the inverse rows),
+// where on the H200 c2r 65536 took 3.1 % less and 2^20 4.1 % less (bench/RESULTS.md, thirty-sixth
+// run, call 5); with every four-step pass deriving (call 4), c2c's and r2c's measured within 1.2 %
+// either way, and they keep the table.
+PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
+  return is_power_of_two(n) && (kind == FourStepKind::columns_real || kind == FourStepKind::rows_inverse);
+}
 
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
 // split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its

@@ -11,7 +11,8 @@
 // The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
 // runs its stages in rows_radix_list's order and reads each X once (TeamFft::load_real_inverse).
 // Where rows_prefetch says so, each team first asks L2 for the input of a row that starts a
-// quarter of a wave of blocks later.
+// quarter of a wave of blocks later; rows_input_bypasses_l1 and rows_derive_twiddles keep the
+// twiddles' reads in L1 and fewer.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,6 +22,19 @@
 #include "fft/cuda/fft_team.cuh"
 
 namespace prism::fft::gpu {
+
+// A row's input element; where rows_input_bypasses_l1 says so, read without allocating its line
+// in L1 (each is read once), so that the stage twiddles read through L1 (75 KB at 8192) stay.
+template <bool kBypassL1>
+__device__ __forceinline__ Cf load_row_element(const Cf* p) {
+  if constexpr (kBypassL1) {
+    Cf v;
+    asm("ld.global.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(v.re), "=f"(v.im) : "l"(p));
+    return v;
+  } else {
+    return *p;
+  }
+}
 
 // Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
 // rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768
@@ -49,13 +63,14 @@ template <int kN, RowsKind kKind, int kE = rows_team_elements(kN)>
 __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_blocks<kN, kKind, kE>()))
     fft_rows_kernel(const RowsPassDesc d, const void* src, void* dst, long long rows) {
   extern __shared__ float shared[];
-  using Team = TeamFft<kN, kKind == RowsKind::real_inverse, kE>;
+  using Team = TeamFft<kN, kKind == RowsKind::real_inverse, kE, rows_derive_twiddles(kN, kKind, kE)>;
   const int team = static_cast<int>(threadIdx.x) / Team::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Team::kThreads;
   const long long row = static_cast<long long>(blockIdx.x) * rows_per_block(kN, kKind, kE) + team;
   // Teams past the last row run the stages on zeros (the stages synchronise the whole block)
   // and store nothing.
   const bool live = row < rows;
+  constexpr bool kBypassL1 = rows_input_bypasses_l1(kN, kKind, kE);
   const Cf* x = static_cast<const Cf*>(src) + row * d.in_dist;
   Cf* y = static_cast<Cf*>(dst) + row * d.out_dist;
   // Only in the kernels that prefetch: with the test compiled in and not taken, c2r 128-2048,
@@ -69,12 +84,13 @@ __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_b
   const TeamPlanes planes = Team::planes(shared, team);
   Team fft;
   if constexpr (kKind == RowsKind::real_inverse) {
-    fft.load_real_inverse(lane, [&](int i) { return live ? x[i] : Cf{0.0f, 0.0f}; }, d.real_tw);
+    fft.load_real_inverse(
+        lane, [&](int i) { return live ? load_row_element<kBypassL1>(x + i) : Cf{0.0f, 0.0f}; }, d.real_tw);
     fft.run(planes, d.stage_tw, lane, [&](int, int k, Cf v) {
       if (live) y[k] = conj(v);
     });
   } else if constexpr (kKind == RowsKind::real_forward) {
-    fft.load(lane, [&](int i) { return live ? x[i] : Cf{0.0f, 0.0f}; });
+    fft.load(lane, [&](int i) { return live ? load_row_element<kBypassL1>(x + i) : Cf{0.0f, 0.0f}; });
     fft.run_real(planes, d.stage_tw, d.real_tw, lane, [&](int, int k, Cf v) {
       if (live) y[k] = v;
     });
@@ -82,7 +98,7 @@ __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_b
     constexpr bool kInverse = kKind == RowsKind::inverse;
     fft.load(lane, [&](int i) {
       if (!live) return Cf{0.0f, 0.0f};
-      const Cf v = x[i];
+      const Cf v = load_row_element<kBypassL1>(x + i);
       return kInverse ? conj(v) : v;
     });
     fft.run(planes, d.stage_tw, lane, [&](int, int k, Cf v) {

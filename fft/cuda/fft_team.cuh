@@ -10,7 +10,9 @@
 // The stages are the planner's: radix_list(kN) (16s, then 8 or 4; c2r: rows_radix_list; decimal
 // teams: decimal_radix_list), the Stockham index maps and the per-stage twiddle table of
 // fft_pass.hpp (stage_twiddle_table on the host), so the arithmetic is the one the CPU tests check
-// stage by stage. Shared memory holds the team's transform as two float planes with a pad word
+// stage by stage; with kDerivedTwiddles (rows_derive_twiddles, four_step_derive_twiddles) the
+// later stages read only the twiddles of inputs 1, 2, 4, 8 and form the others as products
+// (stage_compute_derived, held to stage_compute by the host tests). Shared memory holds the team's transform as two float planes with a pad word
 // every 32 elements (no bank conflicts on the power-of-two strides). A real transform of length
 // 2·kN runs as the complex transform of the kN pairs (x[2i], x[2i+1]) with the r2c post-processing
 // fused after the last stage.
@@ -74,7 +76,7 @@ struct TeamPlanes {
 // 100-120 bytes per thread at half lengths 8192 and 16384, ptxas -v.)
 __host__ __device__ __forceinline__ Cf mirror_twiddle(Cf w) { return Cf{-w.re, w.im}; }
 
-template <int kN, bool kRealInverse = false, int kE = rows_team_elements(kN)>
+template <int kN, bool kRealInverse = false, int kE = rows_team_elements(kN), bool kDerivedTwiddles = false>
 struct TeamFft {
   static_assert(has_rows_kernel(kN) || has_decimal_rows_kernel(kN),
                 "team FFTs are of the rows kernel's lengths (has_rows_kernel, has_decimal_rows_kernel)");
@@ -338,6 +340,17 @@ struct TeamFft {
   }
 
  private:
+  // Butterfly j of a later stage from the planes (kDerivedTwiddles: stage_compute_derived).
+  template <int R>
+  static __device__ __forceinline__ void compute(const StageDesc& st, int j, const Cf* twiddles, TeamPlanes s,
+                                                 Cf* v) {
+    if constexpr (kDerivedTwiddles) {
+      stage_compute_derived<R>(st, kN, j, twiddles, [&](int i) { return s.read(i); }, v);
+    } else {
+      stage_compute<R>(st, kN, j, twiddles, [&](int i) { return s.read(i); }, v);
+    }
+  }
+
   // First stage from the registers (ns = 1: no twiddles; lane `first_lane` of the team of
   // `first`), middle stages through shared memory, the last stage's outputs left in `out`
   // (kPairLast: its butterflies in real-transform pairs).
@@ -369,14 +382,14 @@ struct TeamFft {
 #pragma unroll
       for (int q = 0; q < P; ++q) {
         const int j = last_butterfly(lane, q, kPairLast);
-        stage_compute<R>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, out[q]);
+        compute<R>(kStageDesc, j, twiddles, s, out[q]);
       }
     } else {
       Cf w[P][R];
 #pragma unroll
       for (int q = 0; q < P; ++q) {
         const int j = lane + q * kThreads;
-        stage_compute<R>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, w[q]);
+        compute<R>(kStageDesc, j, twiddles, s, w[q]);
       }
       __syncthreads();
 #pragma unroll

@@ -323,6 +323,83 @@ TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
   }
 }
 
+// Butterfly j of stage st through stage_compute_derived, with the table's entries of the inputs
+// that are not powers of two poisoned, against stage_compute on the clean table: the twiddles
+// formed as products agree to float rounding and the poisoned entries are never read.
+template <int R>
+double derived_stage_error(const gpu::StageDesc& st, int n, int j, const std::vector<gpu::Cf>& clean,
+                           const std::vector<gpu::Cf>& poisoned, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+  std::vector<gpu::Cf> data(static_cast<std::size_t>(n));
+  for (gpu::Cf& x : data) x = gpu::Cf{uniform(rng), uniform(rng)};
+  const auto read = [&](int i) { return data[static_cast<std::size_t>(i)]; };
+  gpu::Cf expected[R];
+  gpu::Cf derived[R];
+  gpu::stage_compute<R>(st, n, j, clean.data(), read, expected);
+  gpu::stage_compute_derived<R>(st, n, j, poisoned.data(), read, derived);
+  double diff = 0.0;
+  double norm = 0.0;
+  for (int r = 0; r < R; ++r) {
+    diff += std::norm(std::complex<double>(derived[r].re - expected[r].re, derived[r].im - expected[r].im));
+    norm += std::norm(std::complex<double>(expected[r].re, expected[r].im));
+  }
+  return std::sqrt(diff / norm);
+}
+
+TEST(FftPlanHost, DerivedStageTwiddles) {
+  std::mt19937_64 rng(17);
+  struct Team {
+    int n;
+    gpu::RowsKind kind;
+    int elements;
+  };
+  for (const Team& t : {Team{2048, gpu::RowsKind::real_forward, gpu::kElementsPerThread},
+                        Team{8192, gpu::RowsKind::real_inverse, gpu::kWideTeamElements},
+                        Team{8192, gpu::RowsKind::real_forward, gpu::kElementsPerThread},
+                        Team{16384, gpu::RowsKind::forward, gpu::kElementsPerThread},
+                        Team{16384, gpu::RowsKind::real_inverse, gpu::kElementsPerThread},
+                        Team{500, gpu::RowsKind::real_forward, gpu::kDecimalTeamElements},
+                        Team{1000, gpu::RowsKind::forward, gpu::kDecimalTeamElements},
+                        Team{4000, gpu::RowsKind::real_inverse, gpu::kDecimalTeamElements}}) {
+    ASSERT_TRUE(gpu::rows_derive_twiddles(t.n, t.kind, t.elements)) << t.n;
+    const gpu::RadixList list = gpu::rows_radix_list(t.kind, t.n, t.elements);
+    const std::vector<gpu::Cf> clean = gpu::stage_twiddle_table(list.radix, list.count);
+    std::vector<gpu::Cf> poisoned = clean;
+    int ns = list.radix[0];
+    for (int s = 1; s < list.count; ++s) {
+      const int radix = list.radix[s];
+      const gpu::StageDesc st{radix, ns, gpu::stage_twiddle_offset(list.radix, s)};
+      for (int r = 0; r < radix; ++r) {
+        if ((r & (r - 1)) == 0) continue;
+        for (int k = 0; k < ns; ++k) {
+          poisoned[static_cast<std::size_t>(gpu::stage_twiddle_index_at(st, k, r))] =
+              gpu::Cf{std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+        }
+      }
+      double worst = 0.0;
+      for (int j = 0; j < t.n / radix; j += 1 + t.n / radix / 97) {
+        double e = 0.0;
+        switch (radix) {
+          case 2: e = derived_stage_error<2>(st, t.n, j, clean, poisoned, rng); break;
+          case 4: e = derived_stage_error<4>(st, t.n, j, clean, poisoned, rng); break;
+          case 5: e = derived_stage_error<5>(st, t.n, j, clean, poisoned, rng); break;
+          case 8: e = derived_stage_error<8>(st, t.n, j, clean, poisoned, rng); break;
+          case 10: e = derived_stage_error<10>(st, t.n, j, clean, poisoned, rng); break;
+          case 16: e = derived_stage_error<16>(st, t.n, j, clean, poisoned, rng); break;
+          default: FAIL() << "radix " << radix << " of " << t.n;
+        }
+        ASSERT_FALSE(std::isnan(e)) << t.n << " stage " << s << " butterfly " << j << ": a poisoned entry read";
+        worst = std::max(worst, e);
+      }
+      EXPECT_LE(worst, 5e-7) << t.n << " stage " << s << " radix " << radix;
+      if (radix > 2) {
+        EXPECT_GT(worst, 0.0) << t.n << " stage " << s << ": products that round exactly as the table";
+      }
+      ns *= radix;
+    }
+  }
+}
+
 TEST(FftPlanHost, ChirpIndexIsExactForLargeLengths) {
   for (unsigned long long n : {1000003ull, 134217727ull}) {
     for (unsigned long long j : {0ull, 1ull, 12345ull, n / 2, n - 1}) {
