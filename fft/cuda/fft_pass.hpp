@@ -469,7 +469,7 @@ PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddle
 // The same with the twiddles of the inputs r that are not powers of two formed as products of
 // two loaded ones (w^r = w^p w^(r-p), p the highest power of two in r): log2(R) table reads per
 // butterfly instead of R - 1, a rounding or two more per twiddle. For the team FFTs' stages
-// (fft_team.cuh), whose tables outgrow L1 at the longest rows (75 KB at 8192).
+// (fft_team.cuh), whose tables reach 75 KB at 8192 (rows_derive_twiddles).
 template <int R, class Read>
 PRISM_HD void stage_compute_derived(const StageDesc& st, int n, int j, const Cf* twiddles, Read read, Cf* v) {
   const int k = j % st.ns;

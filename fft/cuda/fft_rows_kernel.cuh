@@ -11,8 +11,9 @@
 // The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
 // runs its stages in rows_radix_list's order and reads each X once (TeamFft::load_real_inverse).
 // Where rows_prefetch says so, each team first asks L2 for the input of a row that starts a
-// quarter of a wave of blocks later; rows_input_bypasses_l1 and rows_derive_twiddles keep the
-// twiddles' reads in L1 and fewer.
+// quarter of a wave of blocks later. Where rows_input_bypasses_l1 says so, the input is read past
+// L1 so that the stage twiddles stay there; where rows_derive_twiddles says so, the team reads
+// fewer twiddles and forms the rest as products.
 #pragma once
 
 #include <cuda_runtime.h>

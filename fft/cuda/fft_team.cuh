@@ -12,10 +12,10 @@
 // fft_pass.hpp (stage_twiddle_table on the host), so the arithmetic is the one the CPU tests check
 // stage by stage; with kDerivedTwiddles (rows_derive_twiddles, four_step_derive_twiddles) the
 // later stages read only the twiddles of inputs 1, 2, 4, 8 and form the others as products
-// (stage_compute_derived, held to stage_compute by the host tests). Shared memory holds the team's transform as two float planes with a pad word
-// every 32 elements (no bank conflicts on the power-of-two strides). A real transform of length
-// 2·kN runs as the complex transform of the kN pairs (x[2i], x[2i+1]) with the r2c post-processing
-// fused after the last stage.
+// (stage_compute_derived, held to stage_compute by the host tests). Shared memory holds the
+// team's transform as two float planes with a pad word every 32 elements (no bank conflicts on
+// the power-of-two strides). A real transform of length 2·kN runs as the complex transform of the
+// kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last stage.
 //
 // Use (every thread of the CTA, teams side by side, all of the same kN, since the stages
 // synchronise the whole CTA):
