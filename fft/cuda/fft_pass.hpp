@@ -447,47 +447,39 @@ struct RuntimeDivisor {
 };
 
 // Reads the R inputs of butterfly j, applies the stage twiddles and the R-point DFT; k = j %
-// st.ns, which the run-time stage loop computes without a division.
-template <int R, class Read>
+// st.ns, which the run-time stage loop computes without a division. kDerivedTwiddles: the
+// twiddles of the inputs r that are not powers of two are formed as products of two loaded ones
+// (w^r = w^p w^(r-p), p the highest power of two in r): log2(R) table reads per butterfly instead
+// of R - 1, a rounding or two more per twiddle. For the team FFTs' stages (fft_team.cuh), whose
+// tables reach 75 KB at 8192 (rows_derive_twiddles, four_step_derive_twiddles).
+template <int R, bool kDerivedTwiddles = false, class Read>
 PRISM_HD void stage_compute_at(const StageDesc& st, int n_over_radix, int j, int k,
                                const Cf* twiddles, Read read, Cf* v) {
   PRISM_UNROLL
   for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n_over_radix, j, r));
   if (st.ns > 1) {
     const int base = stage_twiddle_index_at(st, k, 0);
-    PRISM_UNROLL
-    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], load_table(twiddles, base + r * st.ns));
+    if constexpr (kDerivedTwiddles) {
+      Cf w[R];
+      PRISM_UNROLL
+      for (int r = 1; r < R; ++r) {
+        int p = 1;
+        while (2 * p <= r) p *= 2;
+        w[r] = p == r ? load_table(twiddles, base + r * st.ns) : cmul(w[p], w[r - p]);
+      }
+      PRISM_UNROLL
+      for (int r = 1; r < R; ++r) v[r] = cmul(v[r], w[r]);
+    } else {
+      PRISM_UNROLL
+      for (int r = 1; r < R; ++r) v[r] = cmul(v[r], load_table(twiddles, base + r * st.ns));
+    }
   }
   Butterfly<R>::run(v);
 }
-template <int R, class Read>
+template <int R, bool kDerivedTwiddles = false, class Read>
 PRISM_HD void stage_compute(const StageDesc& st, int n, int j, const Cf* twiddles, Read read,
                             Cf* v) {
-  stage_compute_at<R>(st, n / R, j, j % st.ns, twiddles, read, v);
-}
-
-// The same with the twiddles of the inputs r that are not powers of two formed as products of
-// two loaded ones (w^r = w^p w^(r-p), p the highest power of two in r): log2(R) table reads per
-// butterfly instead of R - 1, a rounding or two more per twiddle. For the team FFTs' stages
-// (fft_team.cuh), whose tables reach 75 KB at 8192 (rows_derive_twiddles).
-template <int R, class Read>
-PRISM_HD void stage_compute_derived(const StageDesc& st, int n, int j, const Cf* twiddles, Read read, Cf* v) {
-  const int k = j % st.ns;
-  PRISM_UNROLL
-  for (int r = 0; r < R; ++r) v[r] = read(stage_input_index(n / R, j, r));
-  if (st.ns > 1) {
-    const int base = stage_twiddle_index_at(st, k, 0);
-    Cf w[R];
-    PRISM_UNROLL
-    for (int r = 1; r < R; ++r) {
-      int p = 1;
-      while (2 * p <= r) p *= 2;
-      w[r] = p == r ? load_table(twiddles, base + r * st.ns) : cmul(w[p], w[r - p]);
-    }
-    PRISM_UNROLL
-    for (int r = 1; r < R; ++r) v[r] = cmul(v[r], w[r]);
-  }
-  Butterfly<R>::run(v);
+  stage_compute_at<R, kDerivedTwiddles>(st, n / R, j, j % st.ns, twiddles, read, v);
 }
 
 template <int R, class Write>
@@ -1181,7 +1173,7 @@ PRISM_HD constexpr bool rows_input_bypasses_l1(int n, RowsKind kind, int element
 }
 
 // Whether the rows kernel's team of length n, kind and elements per thread forms the stage
-// twiddles of inputs that are not powers of two as products (stage_compute_derived). Measured on
+// twiddles of inputs that are not powers of two as products (stage_compute_at). Measured on
 // the H200 against reading every one (bench/RESULTS.md, thirty-sixth run, call 5): r2c 4096-32768
 // 1.3-6.5 % less (halves 2048-16384), c2r 16384 4.4 % and 32768 7.7 % less, c2c 16384 1.0 %, the
 // decimal teams 1.3-5.2 % (c2c 1000-4000, r2c 1000-4000, c2r 1000 and 4000); but (call 4) c2r 4096
@@ -1476,7 +1468,7 @@ enum class FourStepKind : int {
 };
 
 // Whether the four-step kernel's teams of length n and kind form the stage twiddles as products
-// (stage_compute_derived): c2r's passes of powers of two (the real columns and the inverse rows),
+// (stage_compute_at): c2r's passes of powers of two (the real columns and the inverse rows),
 // where on the H200 c2r 65536 took 3.1 % less and 2^20 4.1 % less (bench/RESULTS.md, thirty-sixth
 // run, call 5); with every four-step pass deriving (call 4), c2c's and r2c's measured within 1.2 %
 // either way, and they keep the table.

@@ -12,7 +12,7 @@
 // fft_pass.hpp (stage_twiddle_table on the host), so the arithmetic is the one the CPU tests check
 // stage by stage; with kDerivedTwiddles (rows_derive_twiddles, four_step_derive_twiddles) the
 // later stages read only the twiddles of inputs 1, 2, 4, 8 and form the others as products
-// (stage_compute_derived, held to stage_compute by the host tests). Shared memory holds the
+// (stage_compute's kDerivedTwiddles, held to the table's twiddles by the host tests). Shared memory holds the
 // team's transform as two float planes with a pad word every 32 elements (no bank conflicts on
 // the power-of-two strides). A real transform of length 2·kN runs as the complex transform of the
 // kN pairs (x[2i], x[2i+1]) with the r2c post-processing fused after the last stage.
@@ -340,17 +340,6 @@ struct TeamFft {
   }
 
  private:
-  // Butterfly j of a later stage from the planes (kDerivedTwiddles: stage_compute_derived).
-  template <int R>
-  static __device__ __forceinline__ void compute(const StageDesc& st, int j, const Cf* twiddles, TeamPlanes s,
-                                                 Cf* v) {
-    if constexpr (kDerivedTwiddles) {
-      stage_compute_derived<R>(st, kN, j, twiddles, [&](int i) { return s.read(i); }, v);
-    } else {
-      stage_compute<R>(st, kN, j, twiddles, [&](int i) { return s.read(i); }, v);
-    }
-  }
-
   // First stage from the registers (ns = 1: no twiddles; lane `first_lane` of the team of
   // `first`), middle stages through shared memory, the last stage's outputs left in `out`
   // (kPairLast: its butterflies in real-transform pairs).
@@ -382,14 +371,14 @@ struct TeamFft {
 #pragma unroll
       for (int q = 0; q < P; ++q) {
         const int j = last_butterfly(lane, q, kPairLast);
-        compute<R>(kStageDesc, j, twiddles, s, out[q]);
+        stage_compute<R, kDerivedTwiddles>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, out[q]);
       }
     } else {
       Cf w[P][R];
 #pragma unroll
       for (int q = 0; q < P; ++q) {
         const int j = lane + q * kThreads;
-        compute<R>(kStageDesc, j, twiddles, s, w[q]);
+        stage_compute<R, kDerivedTwiddles>(kStageDesc, kN, j, twiddles, [&](int i) { return s.read(i); }, w[q]);
       }
       __syncthreads();
 #pragma unroll

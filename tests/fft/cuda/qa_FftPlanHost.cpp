@@ -323,7 +323,7 @@ TEST(FftPlanHost, StockhamStagesArePermutationsEndingInNaturalOrder) {
   }
 }
 
-// Butterfly j of stage st through stage_compute_derived, with the table's entries of the inputs
+// Butterfly j of stage st with the twiddles as products (stage_compute's kDerivedTwiddles), with the table's entries of the inputs
 // that are not powers of two poisoned, against stage_compute on the clean table: the twiddles
 // formed as products agree to float rounding and the poisoned entries are never read.
 template <int R>
@@ -336,7 +336,7 @@ double derived_stage_error(const gpu::StageDesc& st, int n, int j, const std::ve
   gpu::Cf expected[R];
   gpu::Cf derived[R];
   gpu::stage_compute<R>(st, n, j, clean.data(), read, expected);
-  gpu::stage_compute_derived<R>(st, n, j, poisoned.data(), read, derived);
+  gpu::stage_compute<R, true>(st, n, j, poisoned.data(), read, derived);
   double diff = 0.0;
   double norm = 0.0;
   for (int r = 0; r < R; ++r) {
