@@ -140,31 +140,32 @@ unsigned elementwise_blocks(long long elements) {
 }
 
 // ---- the real-rows kernel --------------------------------------------------------------------
-// Real-FFT post-processing (in place, each thread owns the pair k, h-k) or pre-processing (out
-// of place) for half-lengths above one block.
+// Real-FFT post-processing (each thread owns the pair k, h-k, so it may run in place) or
+// pre-processing (out of place) for half-lengths above one block; a 2-D grid, rows along y.
 
 __global__ void real_rows_kernel(const RealRowsDesc r, const Cf* src, Cf* dst, long long rows) {
   const int h = r.h;
-  const long long per_row = r.c2r ? h : h / 2 + 1;
-  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= rows * per_row) return;
-  const long long row = e / per_row;
-  const int k = static_cast<int>(e - row * per_row);
-  const Cf* x = src + row * r.in_row_dist;
-  Cf* y = dst + row * r.out_row_dist;
-  if (r.c2r) {
-    y[k] = c2r_pre_of_row(x, h, k, r.real_tw);
-    return;
+  const int per_row = r.c2r ? h : h / 2 + 1;
+  const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= per_row) return;
+  // Rows along the grid's y, which holds at most 65535: each block steps over the rest.
+  for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
+    const Cf* x = src + row * r.in_row_dist;
+    Cf* y = dst + row * r.out_row_dist;
+    if (r.c2r) {
+      y[k] = c2r_pre_of_row_at(x, h, k, real_rows_twiddle(r, k));
+      continue;
+    }
+    const Cf z_k = x[k];
+    if (k == 0) {
+      y[0] = r2c_post_value(z_k, z_k, real_rows_twiddle(r, 0));
+      y[h] = r2c_post_value(z_k, z_k, real_rows_twiddle(r, h));
+      continue;
+    }
+    const Cf z_hk = x[h - k];
+    y[k] = r2c_post_value(z_k, z_hk, real_rows_twiddle(r, k));
+    if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, real_rows_twiddle(r, h - k));
   }
-  const Cf z_k = x[k];
-  if (k == 0) {
-    y[0] = r2c_post_value(z_k, z_k, load_table(r.real_tw, 0));
-    y[h] = r2c_post_value(z_k, z_k, load_table(r.real_tw, h));
-    return;
-  }
-  const Cf z_hk = x[h - k];
-  y[k] = r2c_post_value(z_k, z_hk, load_table(r.real_tw, k));
-  if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, load_table(r.real_tw, h - k));
 }
 
 // ---- the pair-split kernel -------------------------------------------------------------------
@@ -594,8 +595,9 @@ class CudaFftPlan final : public Plan {
         }
       } else if (step.kind == Step::Kind::real_rows) {
         const long long per_row = step.rows.c2r ? step.rows.h : step.rows.h / 2 + 1;
-        real_rows_kernel<<<elementwise_blocks(per_row * transforms), kElementwiseThreads, 0, s>>>(
-            step.rows, static_cast<const Cf*>(src), static_cast<Cf*>(dst), transforms);
+        const dim3 grid(elementwise_blocks(per_row), static_cast<unsigned>(std::min<long long>(transforms, 65535)));
+        real_rows_kernel<<<grid, kElementwiseThreads, 0, s>>>(step.rows, static_cast<const Cf*>(src),
+                                                              static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
         const long long per_block = rows_per_block(d.n, d.kind, d.elements_per_thread);

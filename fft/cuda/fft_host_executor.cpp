@@ -255,18 +255,18 @@ void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size
     const Cf* x = in + static_cast<long long>(row) * r.in_row_dist;
     Cf* y = out + static_cast<long long>(row) * r.out_row_dist;
     if (r.c2r) {
-      for (int k = 0; k < h; ++k) y[k] = c2r_pre_of_row(x, h, k, r.real_tw);
+      for (int k = 0; k < h; ++k) y[k] = c2r_pre_of_row_at(x, h, k, real_rows_twiddle(r, k));
     } else {
       // In place: each pair (k, h-k) is read before either is written.
       for (int k = 0; 2 * k <= h; ++k) {
         const Cf z_k = x[k];
         const Cf z_hk = x[(h - k) % h];
         if (k == 0) {
-          y[0] = r2c_post_value(z_k, z_k, r.real_tw[0]);
-          y[h] = r2c_post_value(z_k, z_k, r.real_tw[h]);
+          y[0] = r2c_post_value(z_k, z_k, real_rows_twiddle(r, 0));
+          y[h] = r2c_post_value(z_k, z_k, real_rows_twiddle(r, h));
         } else {
-          y[k] = r2c_post_value(z_k, z_hk, r.real_tw[k]);
-          if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, r.real_tw[h - k]);
+          y[k] = r2c_post_value(z_k, z_hk, real_rows_twiddle(r, k));
+          if (2 * k != h) y[h - k] = r2c_post_value(z_hk, z_k, real_rows_twiddle(r, h - k));
         }
       }
     }

@@ -726,11 +726,14 @@ struct PassDesc {
 // Real-FFT pre/post-processing as its own pass, for lengths whose half-length transform does
 // not fit one block (its partner elements k and h-k then live in different blocks).
 struct RealRowsDesc {
-  bool c2r = false;            // false: r2c post-processing in place on the output rows
+  bool c2r = false;            // false: r2c post-processing (in place, or into the output rows)
   int h = 1;                   // half length n/2
   long long in_row_dist = 0;   // complex elements
   long long out_row_dist = 0;  // complex elements
+  // w_n^k for k = 0..h as two factors (real_rows_twiddle): w_n^lo for lo < 2^tw_low_bits, then
+  // w_n^(hi 2^tw_low_bits) for hi = 0..h >> tw_low_bits (real_rows_twiddles on the host).
   const Cf* real_tw = nullptr;
+  int tw_low_bits = 0;
 };
 
 // Paired r2c whose transform takes several passes (four-step, Bluestein in three passes): the
@@ -1023,14 +1026,25 @@ PRISM_HD Cf real_butterfly_twiddle_of(Cf w_even, Cf w_odd, int r) {
 // Element k < h of the half-length FFT's input, conj(2Z[k]), from a row x of the h+1 values of
 // a Hermitian spectrum (the imaginary parts of X[0] and X[h] are ignored, as FFTW does; cuFFT
 // 12000's C2R uses them at some lengths, bench/RESULTS.md).
-PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
+PRISM_HD Cf c2r_pre_of_row_at(const Cf* x, int h, int k, Cf w_k) {
   Cf x_k = x[k];
   Cf x_hk = x[h - k];
   if (k == 0) {
     x_k.im = 0.0f;
     x_hk.im = 0.0f;
   }
-  return conj(c2r_pre_value(x_k, x_hk, load_table(real_tw, k)));
+  return conj(c2r_pre_value(x_k, x_hk, w_k));
+}
+PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
+  return c2r_pre_of_row_at(x, h, k, load_table(real_tw, k));
+}
+
+// w_{2h}^k, 0 <= k <= h, of a real rows pass, the product of its two factors: tables of
+// 2 sqrt(h) values stay in L1 and L2, where the whole table (64 MB at r2c 2^24) was read from
+// DRAM for every row.
+PRISM_HD Cf real_rows_twiddle(const RealRowsDesc& r, int k) {
+  const int low_count = 1 << r.tw_low_bits;
+  return cmul(load_table(r.real_tw, k & (low_count - 1)), load_table(r.real_tw, low_count + (k >> r.tw_low_bits)));
 }
 
 // ---- rows passes -----------------------------------------------------------------------------

@@ -915,8 +915,9 @@ class Builder {
     const FourStepKind plain = rows ? FourStepKind::rows : FourStepKind::columns;
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     // r2c: the real rows on the shorter side (n1 = 2 n2) where both sides have four-step
-    // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^24 took 1.37 ms
-    // instead of 1.66, 2^22 0.97 instead of 1.05 (bench/RESULTS.md, eleventh run).
+    // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^22 took 0.97 ms
+    // instead of 1.05 (bench/RESULTS.md, eleventh run; 2^24, 1.37 ms instead of 1.66 then, now
+    // takes the rows pass below).
     if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
     // r2c's real rows of 2048 (a square split, the half length 2^22) take 1024 instead
     // (FourStepShape::tall4, 4096 x 1024): runs of eight rows stored instead of four (a run of
@@ -932,6 +933,12 @@ class Builder {
     if (!(has_four_step_kernel(n) || has_decimal_four_step_kernel(n)) || (!rows && !has_real_columns_pass(n))) {
       return false;
     }
+    // r2c's real rows of 2048 and longer stay unfused: the plain four-step into a buffer of
+    // its own, then the real rows pass (make_plan_layout). On the H200 r2c 2^24 took 1.07 ms
+    // instead of 1.27 fused (rows of 2048), 2^25 1.16 instead of 1.84 (rows of 4096)
+    // (bench/RESULTS.md, thirty-seventh run).
+    if (rows && n >= 2048) return false;
+
     // What the four-step below adds, taken back where the kernel does not take the pass (the
     // tables stay: the caller's plan of the half length shares them).
     const std::size_t first = layout_.steps.size();
@@ -1081,6 +1088,22 @@ std::vector<Cf> twiddle_grid(long long n, long long count, long long inner_count
   for (long long low = 0; low < split; ++low) set(low, low);
   for (long long high = 1; high < highs; ++high) {
     set(twiddle_high_row(static_cast<int>(split), static_cast<int>(high)), split * high);
+  }
+  return w;
+}
+
+int real_rows_low_bits(long long h) {
+  int bits = 0;
+  while ((1LL << (2 * bits)) < h + 1) ++bits;
+  return bits;
+}
+
+std::vector<Cf> real_rows_twiddles(long long h, int low_bits) {
+  const long long low_count = 1LL << low_bits;
+  std::vector<Cf> w = unit_roots(2 * h, low_count);
+  for (long long hi = 0; hi <= h >> low_bits; ++hi) {
+    const cd value = unit_root_double(hi * low_count, 2 * h);
+    w.push_back(Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())});
   }
   return w;
 }
@@ -1409,8 +1432,8 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         in.load_kind = LoadKind::complex_row;
         in.row_dist = layout.in_row / 2;
         if (builder.four_step_real(h, in, out, RealStep::r2c_post_rows)) break;
-        const int real_tw = builder.add_table(unit_roots(n, h + 1));
         if (fits_single_pass(h)) {
+          const int real_tw = builder.add_table(unit_roots(n, h + 1));
           Step& step = builder.single_pass(h, in, out, RowsKind::real_forward);
           PassDesc& p = step.pass;
           p.real_step = RealStep::r2c_post;
@@ -1422,18 +1445,23 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         } else if (cluster_shape(h, options.cluster_block_length, c, m)) {
           Step& step = builder.cluster_pass(h, c, m, in.buffer, in.row_dist, out.buffer, out.row_dist);
           step.cluster.real_step = RealStep::r2c_post;
-          step.real_tw = real_tw;
+          step.real_tw = builder.add_table(unit_roots(n, h + 1));
           builder.name_algorithm(builder.algorithm() + ", real via half length");
         } else {
-          out.keep = h;
-          builder.complex_transform(h, in, out);
+          // The half length into a buffer of its own, rows of h (32-byte aligned where h is a
+          // multiple of 4, so that the four-step kernel takes the passes; the output's rows of
+          // h + 1 values are not), then the post-processing from there into the output.
+          Endpoint staged;
+          staged.buffer = BufferRef::pair_spectra;
+          staged.row_dist = h;
+          builder.complex_transform(h, in, staged);
+          layout.pair_spectra_row = std::max(layout.pair_spectra_row, h);
           builder.name_algorithm(builder.algorithm() + ", real via half length + rows pass");
           Step rows;
           rows.kind = Step::Kind::real_rows;
-          rows.rows = RealRowsDesc{false, static_cast<int>(h), layout.out_row, layout.out_row,
-                                   nullptr};
-          rows.real_tw = real_tw;
-          rows.src = BufferRef::output;
+          rows.rows = RealRowsDesc{false, static_cast<int>(h), h, layout.out_row, nullptr, real_rows_low_bits(h)};
+          rows.real_tw = builder.add_table(real_rows_twiddles(h, rows.rows.tw_low_bits));
+          rows.src = BufferRef::pair_spectra;
           rows.dst = BufferRef::output;
           layout.steps.push_back(rows);
         }
@@ -1509,8 +1537,8 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
         } else if (!builder.four_step_real(h, in, out, RealStep::c2r_pre_columns)) {
           Step rows;
           rows.kind = Step::Kind::real_rows;
-          rows.rows = RealRowsDesc{true, static_cast<int>(h), layout.in_row, h, nullptr};
-          rows.real_tw = builder.add_table(unit_roots(n, h + 1));
+          rows.rows = RealRowsDesc{true, static_cast<int>(h), layout.in_row, h, nullptr, real_rows_low_bits(h)};
+          rows.real_tw = builder.add_table(real_rows_twiddles(h, rows.rows.tw_low_bits));
           rows.src = BufferRef::input;
           rows.dst = BufferRef::scratch;
           layout.steps.push_back(rows);

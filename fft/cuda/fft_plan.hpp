@@ -266,6 +266,10 @@ std::vector<Cf> direct_roots_table(long long count);
 
 // exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
 std::vector<Cf> unit_roots(long long n, long long count);
+// The two factors of a real rows pass's twiddles (RealRowsDesc, real_rows_twiddle) for half
+// length h: 2^bits >= sqrt(h + 1) low ones, then h >> bits + 1 high ones.
+int real_rows_low_bits(long long h);
+std::vector<Cf> real_rows_twiddles(long long h, int low_bits);
 // The twiddles of a four-step pass (PassDesc::pass_tw, read by pass_twiddle): exp(-2 pi i
 // inner*k / n) for k < count, inner < inner_count, in two factors for k = low + split*high:
 // rows low < split of exp(-2 pi i inner*low / n), then rows high = 1 .. ceil(count/split) - 1 of

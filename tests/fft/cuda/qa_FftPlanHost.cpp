@@ -1435,6 +1435,9 @@ TEST(FftPlanHost, FourStepPasses) {
                               Transform::c2r}) {
       const bool real = t == Transform::r2c || t == Transform::c2r;
       const long long complex_n = static_cast<long long>(real ? n / 2 : n);
+      // r2c 2^24: its real rows would be 2048 long, so the plain four-step runs into a buffer
+      // of its own and a real rows pass follows (four_step_real).
+      const bool real_rows_pass = t == Transform::r2c && n == (1u << 24);
       const PlanLayout layout = gpu::make_plan_layout({n, 3, t, t == Transform::c2c_inverse});
       std::vector<gpu::FourStepKind> kinds;
       for (const auto& step : layout.steps) {
@@ -1459,7 +1462,7 @@ TEST(FftPlanHost, FourStepPasses) {
         // The ratio of four only for r2c's half length 2^22 (four_step_real).
         EXPECT_EQ(n1 == 4 * n2, t == Transform::r2c && complex_n == (1LL << 22)) << layout.algorithm;
         // r2c's half lengths split tall rather than wide (the real rows the shorter side).
-        EXPECT_TRUE(t == Transform::r2c ? n1 >= n2 : n1 <= n2) << layout.algorithm;
+        EXPECT_TRUE(t == Transform::r2c && !real_rows_pass ? n1 >= n2 : n1 <= n2) << layout.algorithm;
         const int teams = gpu::four_step_teams(d.kind, d.n);
         EXPECT_EQ(p.per_block, teams);
         EXPECT_LE(teams * gpu::team_threads(d.n), gpu::kMaxThreadsPerBlock);
@@ -1486,12 +1489,21 @@ TEST(FftPlanHost, FourStepPasses) {
       std::vector<gpu::FourStepKind> expected{gpu::FourStepKind::columns, gpu::FourStepKind::rows};
       if (t == Transform::c2c_inverse) expected[0] = gpu::FourStepKind::columns_inverse;
       if (t == Transform::c2c_inverse || t == Transform::c2r) expected[1] = gpu::FourStepKind::rows_inverse;
-      if (t == Transform::r2c) expected[1] = gpu::FourStepKind::rows_real;
+      if (t == Transform::r2c && !real_rows_pass) expected[1] = gpu::FourStepKind::rows_real;
       // c2r fuses at every length here (columns up to 2048, has_real_columns_pass).
       if (t == Transform::c2r) expected[0] = gpu::FourStepKind::columns_real;
       if (real && n == (1u << 15)) expected.clear();
       EXPECT_EQ(kinds, expected) << test::transform_name(t) << " n=" << n << ": " << layout.algorithm;
-      if (real && n > (1u << 15)) {
+      if (real_rows_pass) {
+        ASSERT_EQ(layout.steps.size(), 3u) << layout.algorithm;
+        const gpu::Step& rows = layout.steps.back();
+        EXPECT_EQ(rows.kind, gpu::Step::Kind::real_rows) << layout.algorithm;
+        EXPECT_EQ(rows.src, gpu::BufferRef::pair_spectra);
+        EXPECT_EQ(rows.dst, gpu::BufferRef::output);
+        EXPECT_EQ(rows.rows.in_row_dist, complex_n);
+        EXPECT_EQ(rows.rows.out_row_dist, complex_n + 1);
+        EXPECT_EQ(layout.steps[1].dst, gpu::BufferRef::pair_spectra);
+      } else if (real && n > (1u << 15)) {
         EXPECT_EQ(layout.steps.size(), 2u) << layout.algorithm;
         EXPECT_EQ(layout.steps.front().pass.real_step,
                   t == Transform::c2r ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none)
@@ -1646,6 +1658,53 @@ TEST(FftPlanHost, FourStepTwiddlesInTwoFactors) {
     const gpu::PassDesc& columns = layout.steps[0].pass;
     EXPECT_EQ(columns.pass_tw_split, c.split == 0 ? columns.n : c.split) << layout.algorithm;
     EXPECT_EQ(columns.pass_tw_split, gpu::four_step_twiddle_split(columns.n, columns.inner_count));
+  }
+}
+
+// The real rows pass's twiddles in two factors (real_rows_twiddles, real_rows_twiddle):
+// w_{2h}^k for every k <= h, the table about 2 sqrt(h) values, the plans' rows passes using it.
+TEST(FftPlanHost, RealRowsTwiddlesInTwoFactors) {
+  for (const long long h : {1LL, 2LL, 3LL, 7LL, 48LL, 63LL, 64LL, 65LL, 50000LL, (1LL << 20) - 1, 1LL << 20,
+                            (1LL << 24) + 3}) {
+    const int bits = gpu::real_rows_low_bits(h);
+    // The smallest power of two whose square covers the h + 1 values.
+    EXPECT_GE(1LL << (2 * bits), h + 1) << h;
+    if (bits > 0) EXPECT_LT(1LL << (2 * bits - 2), h + 1) << h;
+    const std::vector<gpu::Cf> table = gpu::real_rows_twiddles(h, bits);
+    ASSERT_EQ(static_cast<long long>(table.size()), (1LL << bits) + (h >> bits) + 1) << h;
+    gpu::RealRowsDesc r;
+    r.h = static_cast<int>(h);
+    r.real_tw = table.data();
+    r.tw_low_bits = bits;
+    double worst = 0;
+    for (long long k = 0; k <= h; k += 1 + h / 100003) {
+      const gpu::Cf w = gpu::real_rows_twiddle(r, static_cast<int>(k));
+      const double angle = -M_PI * static_cast<double>(k) / static_cast<double>(h);
+      worst = std::max(worst, std::abs(std::complex<double>(w.re, w.im) - std::polar(1.0, angle)));
+    }
+    // The last k too, where the high factor is the table's last entry.
+    const gpu::Cf last = gpu::real_rows_twiddle(r, static_cast<int>(h));
+    worst = std::max(worst, std::abs(std::complex<double>(last.re, last.im) - std::complex<double>(-1.0, 0.0)));
+    // Two roots rounded to float and their product: a few float epsilons at most.
+    EXPECT_LT(worst, 2.5e-7) << h;
+  }
+  // The plans' real rows passes (r2c 2^24 and 2^25 after their half lengths, c2r 2^25 before)
+  // carry such tables, of the sizes above.
+  for (const PlanSpec spec : {PlanSpec{1u << 24, 1, Transform::r2c, false}, PlanSpec{1u << 25, 1, Transform::r2c, false},
+                              PlanSpec{1u << 25, 1, Transform::c2r, false}}) {
+    const PlanLayout layout = gpu::make_plan_layout(spec);
+    int found = 0;
+    for (const auto& step : layout.steps) {
+      if (step.kind != gpu::Step::Kind::real_rows) continue;
+      ++found;
+      const long long h = static_cast<long long>(spec.n / 2);
+      EXPECT_EQ(step.rows.h, h);
+      EXPECT_EQ(step.rows.tw_low_bits, gpu::real_rows_low_bits(h));
+      ASSERT_GE(step.real_tw, 0);
+      EXPECT_EQ(layout.tables[static_cast<std::size_t>(step.real_tw)].size(),
+                gpu::real_rows_twiddles(h, step.rows.tw_low_bits).size());
+    }
+    EXPECT_EQ(found, 1) << layout.algorithm;
   }
 }
 
@@ -2128,12 +2187,16 @@ TEST_P(FftPlanHostSweep, LargerLengths) {
 INSTANTIATE_TEST_SUITE_P(AllTransforms, FftPlanHostSweep, ::testing::ValuesIn(kAllTransforms),
                          [](const auto& info) { return std::string(test::transform_name(info.param)); });
 
-// One very large length through the four-step path (4096 x 4096).
+// Very large lengths through the four-step path (c2c 4096 x 4096, r2c 2048 x 4096).
 TEST(FftPlanHost, FourStepSixteenMillion) {
   std::mt19937_64 rng(24);
   const double err = host_error(PlanSpec{1u << 24, 1, Transform::c2c_forward, false}, rng);
   EXPECT_LE(err, kHostTolerance);
   std::printf("host-executor error, n = 2^24 c2c_forward %.3g\n", err);
+  // r2c 2^24: the half length's four-step into its own buffer, then the real rows pass.
+  const double real_err = host_error(PlanSpec{1u << 24, 1, Transform::r2c, false}, rng);
+  EXPECT_LE(real_err, kHostTolerance);
+  std::printf("host-executor error, n = 2^24 r2c %.3g\n", real_err);
 }
 
 }  // namespace
