@@ -934,7 +934,7 @@ class Builder {
       return false;
     }
     // r2c's real rows of 2048 and longer stay unfused: the plain four-step into a buffer of
-    // its own, then the real rows pass (make_plan_layout). On the H200 r2c 2^24 took 1.07 ms
+    // its own, then the real rows pass (make_plan_layout). On the H200 r2c 2^24 took 1.06 ms
     // instead of 1.27 fused (rows of 2048), 2^25 1.16 instead of 1.84 (rows of 4096)
     // (bench/RESULTS.md, thirty-seventh run).
     if (rows && n >= 2048) return false;
