@@ -1101,17 +1101,15 @@ int real_rows_low_bits(long long h) {
 std::vector<Cf> real_rows_twiddles(long long h, int low_bits) {
   const long long low_count = 1LL << low_bits;
   std::vector<Cf> w = unit_roots(2 * h, low_count);
-  for (long long hi = 0; hi <= h >> low_bits; ++hi) {
-    const cd value = unit_root_double(hi * low_count, 2 * h);
-    w.push_back(Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())});
-  }
+  const std::vector<Cf> high = unit_roots(2 * h, (h >> low_bits) + 1, low_count);
+  w.insert(w.end(), high.begin(), high.end());
   return w;
 }
 
-std::vector<Cf> unit_roots(long long n, long long count) {
+std::vector<Cf> unit_roots(long long n, long long count, long long step) {
   std::vector<Cf> w(static_cast<std::size_t>(count));
   for (long long t = 0; t < count; ++t) {
-    const cd value = unit_root_double(t, n);
+    const cd value = unit_root_double(t * step, n);
     w[static_cast<std::size_t>(t)] = Cf{static_cast<float>(value.real()), static_cast<float>(value.imag())};
   }
   return w;

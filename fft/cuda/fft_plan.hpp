@@ -264,8 +264,8 @@ std::vector<Cf> stage_twiddle_table(const int* radices, int count);
 // count, each as the float nearest and the float nearest the rest.
 std::vector<Cf> direct_roots_table(long long count);
 
-// exp(-2 pi i t / n) for t < count, computed in double precision, rounded to float.
-std::vector<Cf> unit_roots(long long n, long long count);
+// exp(-2 pi i t step / n) for t < count, computed in double precision, rounded to float.
+std::vector<Cf> unit_roots(long long n, long long count, long long step = 1);
 // The two factors of a real rows pass's twiddles (RealRowsDesc, real_rows_twiddle) for half
 // length h: 2^bits >= sqrt(h + 1) low ones, then h >> bits + 1 high ones.
 int real_rows_low_bits(long long h);
