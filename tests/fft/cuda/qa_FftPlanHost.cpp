@@ -1669,7 +1669,9 @@ TEST(FftPlanHost, RealRowsTwiddlesInTwoFactors) {
     const int bits = gpu::real_rows_low_bits(h);
     // The smallest power of two whose square covers the h + 1 values.
     EXPECT_GE(1LL << (2 * bits), h + 1) << h;
-    if (bits > 0) EXPECT_LT(1LL << (2 * bits - 2), h + 1) << h;
+    if (bits > 0) {
+      EXPECT_LT(1LL << (2 * bits - 2), h + 1) << h;
+    }
     const std::vector<gpu::Cf> table = gpu::real_rows_twiddles(h, bits);
     ASSERT_EQ(static_cast<long long>(table.size()), (1LL << bits) + (h >> bits) + 1) << h;
     gpu::RealRowsDesc r;
