@@ -168,6 +168,34 @@ __global__ void real_rows_kernel(const RealRowsDesc r, const Cf* src, Cf* dst, l
   }
 }
 
+// ---- the transpose kernel --------------------------------------------------------------------
+// A four-step's rows, stored in place by the rows kernel, into the output transposed
+// (TransposeDesc): a block moves a tile of 32 x 32 elements through shared memory, reading 32
+// neighbouring elements of a row and writing 32 neighbouring rows' elements, each a whole
+// 256-byte run. A padded tile row (33) keeps the column reads free of bank conflicts.
+constexpr int kTransposeTileRows = 8;  // threads along y; each takes every 8th row of the tile
+
+__global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
+    transpose_kernel(const TransposeDesc d, const Cf* src, Cf* dst, long long transforms) {
+  __shared__ Cf tile[kTransposeTile][kTransposeTile + 1];
+  const long long r0 = static_cast<long long>(blockIdx.y) * kTransposeTile;
+  const long long k0 = static_cast<long long>(blockIdx.x) * kTransposeTile;
+  const int x = static_cast<int>(threadIdx.x);
+  // Transforms along the grid's z, which holds at most 65535: each block steps over the rest.
+  for (long long t = blockIdx.z; t < transforms; t += gridDim.z) {
+    const Cf* in = src + t * d.in_dist;
+    for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
+      tile[i][x] = in[(r0 + i) * d.columns + k0 + x];
+    }
+    __syncthreads();
+    for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
+      const Cf v = tile[x][i];
+      dst[transpose_out_offset(d, t, r0 + x, k0 + i)] = d.conj ? conj(v) : v;
+    }
+    __syncthreads();
+  }
+}
+
 // ---- the pair-split kernel -------------------------------------------------------------------
 // Paired r2c in several passes: the two rows' spectra from each pair's spectrum (fft_pass.hpp).
 
@@ -598,12 +626,19 @@ class CudaFftPlan final : public Plan {
         const dim3 grid(elementwise_blocks(per_row), static_cast<unsigned>(std::min<long long>(transforms, 65535)));
         real_rows_kernel<<<grid, kElementwiseThreads, 0, s>>>(step.rows, static_cast<const Cf*>(src),
                                                               static_cast<Cf*>(dst), transforms);
+      } else if (step.kind == Step::Kind::transpose) {
+        const TransposeDesc& d = step.transpose;
+        const dim3 grid(static_cast<unsigned>(d.columns / kTransposeTile), static_cast<unsigned>(d.rows / kTransposeTile),
+                        static_cast<unsigned>(std::min<long long>(transforms, 65535)));
+        transpose_kernel<<<grid, dim3(kTransposeTile, kTransposeTileRows), 0, s>>>(d, static_cast<const Cf*>(src),
+                                                                                 static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
+        const long long batched = transforms * step.batch_rows;
         const long long per_block = rows_per_block(d.n, d.kind, d.elements_per_thread);
-        const long long blocks = (transforms + per_block - 1) / per_block;
+        const long long blocks = (batched + per_block - 1) / per_block;
         kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n, d.kind, d.elements_per_thread),
-                           kernels_[i].shared_bytes, s>>>(d, src, dst, transforms);
+                           kernels_[i].shared_bytes, s>>>(d, src, dst, batched);
       } else if (kernels_[i].four_step != nullptr) {
         const FourStepPassDesc& d = kernels_[i].four_step_desc;
         const int teams = four_step_teams(d.kind, d.n);
@@ -614,7 +649,7 @@ class CudaFftPlan final : public Plan {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);
         const long long outer = p.inner_is_batch ? 1 : transforms;
-        const long long inner = p.inner_is_batch ? transforms : p.inner_count;
+        const long long inner = p.inner_is_batch ? transforms * step.batch_rows : p.inner_count;
         const long long blocks = outer * ((inner + p.per_block - 1) / p.per_block);
         kernels_[i].pass<<<static_cast<unsigned>(blocks), p.threads, kernels_[i].shared_bytes, s>>>(
             p, src, dst, inner);

@@ -442,6 +442,20 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       }
       continue;
     }
+    if (step.kind == Step::Kind::transpose) {
+      const TransposeDesc& d = step.transpose;
+      const Cf* from = static_cast<const Cf*>(src);
+      Cf* to = static_cast<Cf*>(dst);
+      for (std::size_t t = 0; t < count; ++t) {
+        for (long long r = 0; r < d.rows; ++r) {
+          for (long long k = 0; k < d.columns; ++k) {
+            const Cf x = from[static_cast<long long>(t) * d.in_dist + r * d.columns + k];
+            to[transpose_out_offset(d, static_cast<long long>(t), r, k)] = d.conj ? conj(x) : x;
+          }
+        }
+      }
+      continue;
+    }
     if (step.kind == Step::Kind::direct_dft) {
       DirectDftDesc d = step.direct;
       d.roots = table_or_null(layout, step.real_tw);
@@ -475,7 +489,7 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       continue;
     }
     const long long outer_count = p.inner_is_batch ? 1 : static_cast<long long>(count);
-    const long long inner_count = p.inner_is_batch ? static_cast<long long>(count) : p.inner_count;
+    const long long inner_count = p.inner_is_batch ? static_cast<long long>(count) * step.batch_rows : p.inner_count;
     // A pass reading and writing the same buffer (in place) must read a whole transform before
     // writing it, as each GPU block does; host_transform loads everything first.
     for (long long outer = 0; outer < outer_count; ++outer) {

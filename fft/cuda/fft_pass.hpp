@@ -736,6 +736,25 @@ struct RealRowsDesc {
   int tw_low_bits = 0;
 };
 
+// The last step of a four-step whose rows are longer than the four-step kernel takes
+// (kFourStepMaxLength): the row pass runs as plain rows on the rows kernel, in place in the
+// scratch (row r of n2 at r * n2), and this step moves element k of row r to r + k * n1 of the
+// output, conjugated for inverse transforms. Through tiles in shared memory, so that reads and
+// writes are whole lines: a row pass storing transposed itself writes runs of only as many rows
+// as a block holds, two of 8192 (16 bytes, half a sector).
+struct TransposeDesc {
+  long long rows = 0;      // n1 (a multiple of kTransposeTile)
+  long long columns = 0;   // n2, the row length (a multiple of kTransposeTile)
+  long long in_dist = 0;   // complex elements between the transforms' rows
+  long long out_dist = 0;  // ... and outputs
+  bool conj = false;
+};
+inline constexpr int kTransposeTile = 32;
+// Where element k of row r of transform t goes.
+PRISM_HD constexpr long long transpose_out_offset(const TransposeDesc& d, long long t, long long r, long long k) {
+  return t * d.out_dist + r + k * d.rows;
+}
+
 // Paired r2c whose transform takes several passes (four-step, Bluestein in three passes): the
 // pairs' spectra Z (n complex values per transform, in their own buffer) split into the two
 // rows' spectra by a pass of its own, since Z[k] and Z[n-k] then live in different blocks.

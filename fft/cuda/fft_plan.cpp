@@ -506,6 +506,24 @@ class Builder {
       }
       layout_.steps.push_back(step);
     }
+    if (rows_then_transpose(n1, n2, out)) {
+      // rows: length n2 over n1 rows in place in the scratch, then X[k1 + n1*k2] by the
+      // transpose step
+      Endpoint rows;
+      rows.buffer = BufferRef::scratch;
+      rows.row_dist = n2;
+      Step& step = single_pass(n2, rows, rows);
+      configure_block(step.pass, options_.single_elements_per_block, 1 << 20);
+      step.batch_rows = n1;
+      Step transpose;
+      transpose.kind = Step::Kind::transpose;
+      transpose.transpose = TransposeDesc{n1, n2, n, out.row_dist, out.conj};
+      transpose.src = BufferRef::scratch;
+      transpose.dst = out.buffer;
+      layout_.steps.push_back(transpose);
+      algorithm_ = "four-step " + std::to_string(n1) + "x" + std::to_string(n2) + ", rows then transpose";
+      return;
+    }
     {  // rows: length n2 over n1 rows, stored transposed: X[k1 + n1*k2]
       Step step;
       set_stages(step, n2);
@@ -856,6 +874,28 @@ class Builder {
                  std::to_string(m2) + ", three passes)";
   }
 
+  // Whether a four-step's row pass of n2 runs as plain rows (the rows kernel) in place in the
+  // scratch, then a transpose step into the output (TransposeDesc): rows longer than the
+  // four-step kernel takes (kFourStepMaxLength), toward plain rows of complex values. On the
+  // H200 (bench/RESULTS.md, thirty-eighth run) the row pass of 8192 storing transposed itself,
+  // two rows to a block, took about 1.25 ms of c2c 2^25's 1.67.
+  static bool rows_then_transpose(long long n1, long long n2, const Endpoint& out) {
+    return n2 > kFourStepMaxLength && has_rows_kernel(n2) && n1 % kTransposeTile == 0 &&
+           n2 % kTransposeTile == 0 && out.store_kind == StoreKind::complex_row && out.keep >= n1 * n2 &&
+           !out.paired;
+  }
+
+  // The split n1 = kFourStepMaxLength where the balanced one has longer columns and the rows
+  // then take the transpose step: columns of 4096, four side by side in a block (runs of 32
+  // bytes), instead of 8192, two (c2c 2^26: 4096 x 16384 instead of 8192 x 8192).
+  static void prefer_transposed_rows(long long n, const Endpoint& out, int& n1, int& n2) {
+    if (n1 <= kFourStepMaxLength || n % kFourStepMaxLength != 0) return;
+    const long long rows = n / kFourStepMaxLength;
+    if (rows > kMaxSinglePass || !rows_then_transpose(kFourStepMaxLength, rows, out)) return;
+    n1 = kFourStepMaxLength;
+    n2 = static_cast<int>(rows);
+  }
+
   // The algorithm of a complex transform of length n between these endpoints, with the shape it
   // found: the cluster c x m, or the four-step split n1 x n2.
   enum class Algorithm { single_pass, cluster, four_step, rader, bluestein };
@@ -870,7 +910,10 @@ class Builder {
     if (!takes_prime_stages(n, options_)) return Algorithm::bluestein;
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
-    if (four_step_split(n, shape.n1, shape.n2)) return Algorithm::four_step;
+    if (four_step_split(n, shape.n1, shape.n2)) {
+      prefer_transposed_rows(n, out, shape.n1, shape.n2);
+      return Algorithm::four_step;
+    }
     if (takes_rader(n, options_)) return Algorithm::rader;
     return Algorithm::bluestein;
   }
@@ -1274,7 +1317,8 @@ long long launch_shared_bytes(const Step& step) {
     case Step::Kind::real_rows:
     case Step::Kind::pair_split:
     case Step::Kind::rader_dc:
-    case Step::Kind::rader_gather: return 0;
+    case Step::Kind::rader_gather:
+    case Step::Kind::transpose: return 0;
     case Step::Kind::cluster_pass:
       return 2LL * cluster_plane_floats(step.cluster.m) * static_cast<long long>(sizeof(float));
     case Step::Kind::direct_dft: return direct_shared_bytes(step.direct);

@@ -46,8 +46,12 @@ namespace prism::fft::gpu {
 enum class BufferRef { input, output, scratch, pair_spectra };
 
 struct Step {
-  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass, direct_dft, rader_dc, rader_gather };
+  enum class Kind { fft_pass, real_rows, pair_split, cluster_pass, direct_dft, rader_dc, rader_gather, transpose };
   Kind kind = Kind::fft_pass;
+  // fft_pass over batched rows (PassDesc::inner_is_batch): rows per transform of the plan, all
+  // in.inner_dist apart (n1 for a four-step's row pass ahead of a transpose step).
+  long long batch_rows = 1;
+  TransposeDesc transpose;  // transpose
   DirectDftDesc direct;  // direct_dft: its roots are the table `real_tw`
   PassDesc pass;  // fft_pass; cluster_pass: the stages of its M-point FFTs
   ClusterPassDesc cluster;

@@ -2201,5 +2201,65 @@ TEST(FftPlanHost, FourStepSixteenMillion) {
   std::printf("host-executor error, n = 2^24 r2c %.3g\n", real_err);
 }
 
+// Four-steps whose rows are longer than the four-step kernel takes (c2c 2^25 = 4096 x 8192,
+// 2^26 = 4096 x 16384, and the half lengths of r2c and c2r 2^26): the column pass, the rows in
+// place in the scratch on the rows kernel (n1 rows per transform), then the transpose step into
+// the output, conjugated for inverse transforms. The host executor runs c2c 2^25 both ways (two
+// rows out of place, one in place) against FFTW.
+TEST(FftPlanHost, RowsThenTranspose) {
+  struct Case {
+    std::size_t n;
+    Transform transform;
+    long long n1;
+    long long n2;
+  };
+  for (const Case& c : {Case{1u << 25, Transform::c2c_forward, 4096, 8192}, Case{1u << 25, Transform::c2c_inverse, 4096, 8192},
+                        Case{1u << 26, Transform::c2c_forward, 4096, 16384}, Case{1u << 26, Transform::r2c, 4096, 8192},
+                        Case{1u << 26, Transform::c2r, 4096, 8192}}) {
+    const PlanSpec spec{c.n, 2, c.transform, false};
+    const PlanLayout layout = gpu::make_plan_layout(spec);
+    EXPECT_NE(layout.algorithm.find("rows then transpose"), std::string::npos) << layout.algorithm;
+    const auto transpose = std::find_if(layout.steps.begin(), layout.steps.end(),
+                                        [](const gpu::Step& s) { return s.kind == gpu::Step::Kind::transpose; });
+    ASSERT_NE(transpose, layout.steps.end()) << layout.algorithm;
+    ASSERT_NE(transpose, layout.steps.begin());
+    const gpu::Step& rows = *(transpose - 1);
+    const gpu::Step& columns = *(transpose - 2);
+    EXPECT_EQ(columns.pass.n, c.n1);
+    EXPECT_EQ(columns.pass.inner_count, c.n2);
+    EXPECT_EQ(columns.dst, gpu::BufferRef::scratch);
+    // The rows: plain, in place in the scratch, on the rows kernel.
+    EXPECT_EQ(rows.pass.n, c.n2);
+    EXPECT_EQ(rows.batch_rows, c.n1);
+    EXPECT_TRUE(rows.pass.inner_is_batch);
+    EXPECT_EQ(rows.pass.in.inner_dist, c.n2);
+    EXPECT_EQ(rows.pass.out.inner_dist, c.n2);
+    EXPECT_EQ(rows.src, gpu::BufferRef::scratch);
+    EXPECT_EQ(rows.dst, gpu::BufferRef::scratch);
+    gpu::RowsPassDesc d;
+    EXPECT_TRUE(gpu::rows_pass_of(rows.pass, d)) << layout.algorithm;
+    EXPECT_EQ(d.kind, gpu::RowsKind::forward);
+    const gpu::TransposeDesc& t = transpose->transpose;
+    EXPECT_EQ(t.rows, c.n1);
+    EXPECT_EQ(t.columns, c.n2);
+    EXPECT_EQ(t.in_dist, c.n1 * c.n2);
+    EXPECT_EQ(t.rows % gpu::kTransposeTile, 0);
+    EXPECT_EQ(t.columns % gpu::kTransposeTile, 0);
+    EXPECT_EQ(t.conj, c.transform == Transform::c2c_inverse || c.transform == Transform::c2r) << layout.algorithm;
+    EXPECT_EQ(transpose->src, gpu::BufferRef::scratch);
+    EXPECT_EQ(gpu::transpose_out_offset(t, 1, 3, 5), t.out_dist + 3 + 5 * c.n1);
+    EXPECT_EQ(gpu::launch_shared_bytes(*transpose), 0);
+  }
+  std::mt19937_64 rng(25);
+  for (const PlanSpec& spec : {PlanSpec{1u << 25, 2, Transform::c2c_forward, false},
+                               PlanSpec{1u << 25, 1, Transform::c2c_inverse, true}}) {
+    std::string algorithm;
+    const double err = host_error(spec, rng, &algorithm);
+    EXPECT_LE(err, kHostTolerance) << algorithm;
+    std::printf("host-executor error, n = 2^25 %s%s %.3g\n", test::transform_name(spec.transform),
+                spec.in_place ? " in place" : "", err);
+  }
+}
+
 }  // namespace
 }  // namespace prism::fft
