@@ -22,6 +22,7 @@ FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
     case FourStepShape::wide: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide>();
     case FourStepShape::tall: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall>();
     case FourStepShape::tall4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall4>();
+    case FourStepShape::wide4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide4>();
     case FourStepShape::decimal: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::decimal>();
   }
   return nullptr;

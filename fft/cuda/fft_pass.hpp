@@ -1509,16 +1509,17 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
   return is_power_of_two(n) && (kind == FourStepKind::columns_real || kind == FourStepKind::rows_inverse);
 }
 
-// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2 or n1 = 4 n2 (the planner's
-// split of powers of two is square or wide; an r2c's half length takes tall instead of wide, its
-// real rows the shorter side, and tall4 instead of square where that halves its real rows: see
-// the planner's four_step_real). decimal: an r2c's real rows or a c2r's real columns of a
+// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2, n1 = 4 n2 or n2 = 4 n1 (the
+// planner's split of powers of two is square or wide; an r2c's half length takes tall instead of
+// wide, its real rows the shorter side, and tall4 instead of square where that halves its real
+// rows: see the planner's four_step_real; wide4 the columns of 4096 ahead of rows of 16384 and a
+// transpose step, c2c 2^26: the planner's prefer_transposed_rows). decimal: an r2c's real rows or a c2r's real columns of a
 // decimal team (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that
 // its blocks divide, a run-time value (FourStepPassDesc::other_side).
-enum class FourStepShape : int { square, wide, tall, tall4, decimal };
+enum class FourStepShape : int { square, wide, tall, tall4, wide4, decimal };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
-                                                    FourStepShape::tall, FourStepShape::tall4,
-                                                    FourStepShape::decimal};
+                                                    FourStepShape::tall,   FourStepShape::tall4,
+                                                    FourStepShape::wide4,  FourStepShape::decimal};
 
 // The decimal length whose real rows and columns (FourStepKind::rows_real, columns_real) the
 // four-step kernel runs as decimal teams (has_decimal_rows_kernel), so that an r2c of a half
@@ -1544,6 +1545,7 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return columns ? 2 * n : n / 2;
     case FourStepShape::tall: return columns ? n / 2 : 2 * n;
     case FourStepShape::tall4: return columns ? n / 4 : 4 * n;
+    case FourStepShape::wide4: return columns ? 4 * n : n / 4;
     case FourStepShape::decimal: return 0;
   }
   return n;
@@ -1551,8 +1553,9 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
-// rows), tall4 where the other side has a four-step kernel too; decimal for the real rows and
-// columns of has_decimal_four_step_kernel only.
+// rows), tall4 where the other side has a four-step kernel too; wide4 for the plain columns of
+// kFourStepMaxLength only (the rows of 16384 run on the rows kernel); decimal for the real rows
+// and columns of has_decimal_four_step_kernel only.
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
   if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal) {
     return has_decimal_four_step_kernel(n) && shape == FourStepShape::decimal &&
@@ -1565,6 +1568,8 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::wide: return true;
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
+    case FourStepShape::wide4:
+      return n == kFourStepMaxLength && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse);
     case FourStepShape::decimal: return false;
   }
   return false;

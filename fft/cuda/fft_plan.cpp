@@ -886,8 +886,9 @@ class Builder {
   }
 
   // The split n1 = kFourStepMaxLength where the balanced one has longer columns and the rows
-  // then take the transpose step: columns of 4096, four side by side in a block (runs of 32
-  // bytes), instead of 8192, two (c2c 2^26: 4096 x 16384 instead of 8192 x 8192).
+  // then take the transpose step: columns of 4096 on the four-step kernel, four side by side in
+  // a block (runs of 32 bytes; FourStepShape::wide4), instead of 8192 on the pass kernel, two
+  // (c2c 2^26: 4096 x 16384 instead of 8192 x 8192).
   static void prefer_transposed_rows(long long n, const Endpoint& out, int& n1, int& n2) {
     if (n1 <= kFourStepMaxLength || n % kFourStepMaxLength != 0) return;
     const long long rows = n / kFourStepMaxLength;
