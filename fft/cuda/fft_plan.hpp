@@ -13,7 +13,9 @@
 //    one cluster pass (ClusterPassDesc), the C blocks of a transform exchanging through
 //    distributed shared memory;
 //  - other n = n1*n2 with prime factors <= 31: four-step, column pass with the twiddle fused
-//    into its store, row pass with the transpose fused into its store;
+//    into its store, row pass with the transpose fused into its store; rows longer than the
+//    four-step kernel takes (8192 and 16384: 2^25, 2^26) run in place in the scratch and a
+//    transpose step (TransposeDesc) writes the output;
 //  - otherwise Bluestein with a smooth convolution length m >= 2n-1: one pass when m fits a
 //    block (chirp, FFT, spectrum multiply, inverse FFT, chirp all in shared memory), else three
 //    passes (columns with the chirp; rows with the spectrum multiply and both row FFTs; columns).
