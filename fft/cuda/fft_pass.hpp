@@ -1513,9 +1513,10 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
 // planner's split of powers of two is square or wide; an r2c's half length takes tall instead of
 // wide, its real rows the shorter side, and tall4 instead of square where that halves its real
 // rows: see the planner's four_step_real; wide4 the columns of 4096 ahead of rows of 16384 and a
-// transpose step, c2c 2^26: the planner's prefer_transposed_rows). decimal: an r2c's real rows or a c2r's real columns of a
-// decimal team (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that
-// its blocks divide, a run-time value (FourStepPassDesc::other_side).
+// transpose step, c2c 2^26: the planner's prefer_transposed_rows). decimal: an r2c's real rows
+// or a c2r's real columns of a decimal team (has_decimal_four_step_kernel) over any count of
+// rows (n1) or columns (n2) that its blocks divide, a run-time value
+// (FourStepPassDesc::other_side).
 enum class FourStepShape : int { square, wide, tall, tall4, wide4, decimal };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
                                                     FourStepShape::tall,   FourStepShape::tall4,

@@ -876,13 +876,14 @@ class Builder {
 
   // Whether a four-step's row pass of n2 runs as plain rows (the rows kernel) in place in the
   // scratch, then a transpose step into the output (TransposeDesc): rows longer than the
-  // four-step kernel takes (kFourStepMaxLength), toward plain rows of complex values. On the
-  // H200 (bench/RESULTS.md, thirty-eighth run) the row pass of 8192 storing transposed itself,
-  // two rows to a block, took about 1.25 ms of c2c 2^25's 1.67.
+  // four-step kernel takes (kFourStepMaxLength), toward plain rows of complex values outside
+  // the scratch. On the H200 (bench/RESULTS.md, thirty-eighth run) c2c 2^25 took 1.08 ms so
+  // instead of 1.68, whose row pass of 8192, storing transposed itself in runs of two rows (16
+  // bytes), took about 1.25.
   static bool rows_then_transpose(long long n1, long long n2, const Endpoint& out) {
     return n2 > kFourStepMaxLength && has_rows_kernel(n2) && n1 % kTransposeTile == 0 &&
            n2 % kTransposeTile == 0 && out.store_kind == StoreKind::complex_row && out.keep >= n1 * n2 &&
-           !out.paired;
+           !out.paired && out.buffer != BufferRef::scratch;
   }
 
   // The split n1 = kFourStepMaxLength where the balanced one has longer columns and the rows
