@@ -183,9 +183,8 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
   const int x = static_cast<int>(threadIdx.x);
   // Transforms along the grid's z, which holds at most 65535: each block steps over the rest.
   for (long long t = blockIdx.z; t < transforms; t += gridDim.z) {
-    const Cf* in = src + t * d.in_dist;
     for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
-      tile[i][x] = in[(r0 + i) * d.columns + k0 + x];
+      tile[i][x] = src[transpose_in_offset(d, t, r0 + i, k0 + x)];
     }
     __syncthreads();
     for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
@@ -586,6 +585,8 @@ class CudaFftPlan final : public Plan {
     auto s = static_cast<cudaStream_t>(stream);
     for (std::size_t i = 0; i < layout_.steps.size(); ++i) {
       const Step& step = layout_.steps[i];
+      // Rows of a batched pass: batch_rows to each transform.
+      const long long batched = transforms * step.batch_rows;
       const void* src = resolve(step.src, in, out);
       void* dst = const_cast<void*>(resolve(step.dst, in, out));
       if (step.kind == Step::Kind::cluster_pass) {
@@ -634,7 +635,6 @@ class CudaFftPlan final : public Plan {
                                                                                  static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
-        const long long batched = transforms * step.batch_rows;
         const long long per_block = rows_per_block(d.n, d.kind, d.elements_per_thread);
         const long long blocks = (batched + per_block - 1) / per_block;
         kernels_[i].rows<<<static_cast<unsigned>(blocks), rows_block_threads(d.n, d.kind, d.elements_per_thread),
@@ -649,7 +649,7 @@ class CudaFftPlan final : public Plan {
         PassDesc p = step.pass;
         p.rows = static_cast<long long>(rows);
         const long long outer = p.inner_is_batch ? 1 : transforms;
-        const long long inner = p.inner_is_batch ? transforms * step.batch_rows : p.inner_count;
+        const long long inner = p.inner_is_batch ? batched : p.inner_count;
         const long long blocks = outer * ((inner + p.per_block - 1) / p.per_block);
         kernels_[i].pass<<<static_cast<unsigned>(blocks), p.threads, kernels_[i].shared_bytes, s>>>(
             p, src, dst, inner);

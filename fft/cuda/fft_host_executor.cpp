@@ -446,11 +446,11 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       const TransposeDesc& d = step.transpose;
       const Cf* from = static_cast<const Cf*>(src);
       Cf* to = static_cast<Cf*>(dst);
-      for (std::size_t t = 0; t < count; ++t) {
+      for (long long t = 0; t < static_cast<long long>(count); ++t) {
         for (long long r = 0; r < d.rows; ++r) {
           for (long long k = 0; k < d.columns; ++k) {
-            const Cf x = from[static_cast<long long>(t) * d.in_dist + r * d.columns + k];
-            to[transpose_out_offset(d, static_cast<long long>(t), r, k)] = d.conj ? conj(x) : x;
+            const Cf x = from[transpose_in_offset(d, t, r, k)];
+            to[transpose_out_offset(d, t, r, k)] = d.conj ? conj(x) : x;
           }
         }
       }

@@ -750,7 +750,10 @@ struct TransposeDesc {
   bool conj = false;
 };
 inline constexpr int kTransposeTile = 32;
-// Where element k of row r of transform t goes.
+// Where element k of row r of transform t is, and where it goes.
+PRISM_HD constexpr long long transpose_in_offset(const TransposeDesc& d, long long t, long long r, long long k) {
+  return t * d.in_dist + r * d.columns + k;
+}
 PRISM_HD constexpr long long transpose_out_offset(const TransposeDesc& d, long long t, long long r, long long k) {
   return t * d.out_dist + r + k * d.rows;
 }

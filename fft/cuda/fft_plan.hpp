@@ -53,7 +53,7 @@ struct Step {
   // fft_pass over batched rows (PassDesc::inner_is_batch): rows per transform of the plan, all
   // in.inner_dist apart (n1 for a four-step's row pass ahead of a transpose step).
   long long batch_rows = 1;
-  TransposeDesc transpose;  // transpose
+  TransposeDesc transpose;  // transpose: the output's element map
   DirectDftDesc direct;  // direct_dft: its roots are the table `real_tw`
   PassDesc pass;  // fft_pass; cluster_pass: the stages of its M-point FFTs
   ClusterPassDesc cluster;
