@@ -23,6 +23,7 @@ FourStepKernel four_step_kernel_of_shape(FourStepShape shape) {
     case FourStepShape::tall: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall>();
     case FourStepShape::tall4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::tall4>();
     case FourStepShape::wide4: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide4>();
+    case FourStepShape::wide8: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::wide8>();
     case FourStepShape::decimal: return four_step_kernel_if_compiled<kN, kKind, FourStepShape::decimal>();
   }
   return nullptr;

@@ -1515,15 +1515,16 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
 // The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2, n1 = 4 n2 or n2 = 4 n1 (the
 // planner's split of powers of two is square or wide; an r2c's half length takes tall instead of
 // wide, its real rows the shorter side, and tall4 instead of square where that halves its real
-// rows: see the planner's four_step_real; wide4 the columns of 4096 ahead of rows of 16384 and a
-// transpose step, c2c 2^26: the planner's prefer_transposed_rows). decimal: an r2c's real rows
+// rows: see the planner's four_step_real; wide4 and wide8 the columns of 4096 and 2048 ahead of
+// rows of 16384 and a transpose step, c2c 2^26 and 2^25: the planner's prefer_transposed_rows).
+// decimal: an r2c's real rows
 // or a c2r's real columns of a decimal team (has_decimal_four_step_kernel) over any count of
 // rows (n1) or columns (n2) that its blocks divide, a run-time value
 // (FourStepPassDesc::other_side).
-enum class FourStepShape : int { square, wide, tall, tall4, wide4, decimal };
-inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,
-                                                    FourStepShape::tall,   FourStepShape::tall4,
-                                                    FourStepShape::wide4,  FourStepShape::decimal};
+enum class FourStepShape : int { square, wide, tall, tall4, wide4, wide8, decimal };
+inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,  FourStepShape::tall,
+                                                    FourStepShape::tall4,  FourStepShape::wide4, FourStepShape::wide8,
+                                                    FourStepShape::decimal};
 
 // The decimal length whose real rows and columns (FourStepKind::rows_real, columns_real) the
 // four-step kernel runs as decimal teams (has_decimal_rows_kernel), so that an r2c of a half
@@ -1550,6 +1551,7 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
     case FourStepShape::tall: return columns ? n / 2 : 2 * n;
     case FourStepShape::tall4: return columns ? n / 4 : 4 * n;
     case FourStepShape::wide4: return columns ? 4 * n : n / 4;
+    case FourStepShape::wide8: return columns ? 8 * n : n / 8;
     case FourStepShape::decimal: return 0;
   }
   return n;
@@ -1557,9 +1559,10 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
-// rows), tall4 where the other side has a four-step kernel too; wide4 for the plain columns of
-// kFourStepMaxLength only (the rows of 16384 run on the rows kernel); decimal for the real rows
+// rows), tall4 where the other side has a four-step kernel too; wide4 and wide8 for the plain
+// columns of 4096 and 2048 only (next to 16384 of them, whose rows run on the rows kernel); decimal for the real rows
 // and columns of has_decimal_four_step_kernel only.
+inline constexpr int kFourStepWideRows = kMaxSinglePass;  // the rows beside the wide shapes' columns
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
   if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal) {
     return has_decimal_four_step_kernel(n) && shape == FourStepShape::decimal &&
@@ -1573,7 +1576,8 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
     case FourStepShape::wide4:
-      return n == kFourStepMaxLength && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse);
+    case FourStepShape::wide8:
+      return other == kFourStepWideRows && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse);
     case FourStepShape::decimal: return false;
   }
   return false;

@@ -886,16 +886,23 @@ class Builder {
            !out.paired && out.buffer != BufferRef::scratch;
   }
 
-  // The split n1 = kFourStepMaxLength where the balanced one has longer columns and the rows
-  // then take the transpose step: columns of 4096 on the four-step kernel, four side by side in
-  // a block (runs of 32 bytes; FourStepShape::wide4), instead of 8192 on the pass kernel, two
-  // (c2c 2^26: 4096 x 16384 instead of 8192 x 8192).
+  // Where the balanced split has a side longer than the four-step kernel takes, the split into
+  // rows of kFourStepWideRows (16384) that take the transpose step, beside columns of 4096 or
+  // 2048 on the four-step kernel (FourStepShape::wide4, wide8; runs of 32 and 64 bytes):
+  //  - c2c 2^26: 4096 x 16384 instead of 8192 x 8192, whose columns of 8192 ran on the pass
+  //    kernel, two to a block;
+  //  - c2c 2^25: 2048 x 16384 instead of 4096 x 8192, whose column pass took 518 us on the H200
+  //    (Nsight Compute) against 417 for the columns of 2048 of c2c 2^23 (the same bytes). c2c
+  //    2^25 then took 1.03 ms instead of 1.09, r2c and c2r 2^26 4 % less (bench/RESULTS.md,
+  //    thirty-ninth run).
   static void prefer_transposed_rows(long long n, const Endpoint& out, int& n1, int& n2) {
-    if (n1 <= kFourStepMaxLength || n % kFourStepMaxLength != 0) return;
-    const long long rows = n / kFourStepMaxLength;
-    if (rows > kMaxSinglePass || !rows_then_transpose(kFourStepMaxLength, rows, out)) return;
-    n1 = kFourStepMaxLength;
-    n2 = static_cast<int>(rows);
+    if (n1 <= kFourStepMaxLength && n2 <= kFourStepMaxLength) return;
+    if (n % kFourStepWideRows != 0) return;
+    const long long columns = n / kFourStepWideRows;
+    if (columns != kFourStepMaxLength && columns != kFourStepMaxLength / 2) return;
+    if (!rows_then_transpose(columns, kFourStepWideRows, out)) return;
+    n1 = static_cast<int>(columns);
+    n2 = kFourStepWideRows;
   }
 
   // The algorithm of a complex transform of length n between these endpoints, with the shape it

@@ -668,7 +668,7 @@ TEST_F(FftCuda, FourStepPrefetch) {
 }
 
 // Four-steps with rows longer than the four-step kernel takes, the rows in place in the scratch
-// and then the transpose step (rows_then_transpose): c2c 2^25 (4096 x 8192) and 2^26 (4096 x
+// and then the transpose step (rows_then_transpose): c2c 2^25 (2048 x 16384) and 2^26 (4096 x
 // 16384) both ways, in and out of place, and r2c and c2r 2^26 (half length 2^25), against cuFFT;
 // every plan holds the transpose step.
 TEST_F(FftCuda, RowsThenTranspose) {

@@ -2200,7 +2200,7 @@ TEST(FftPlanHost, FourStepSixteenMillion) {
   std::printf("host-executor error, n = 2^24 r2c %.3g\n", real_err);
 }
 
-// Four-steps whose rows are longer than the four-step kernel takes (c2c 2^25 = 4096 x 8192,
+// Four-steps whose rows are longer than the four-step kernel takes (c2c 2^25 = 2048 x 16384,
 // 2^26 = 4096 x 16384, 5 x 2^23 = 5120 x 8192, and the half lengths of r2c and c2r 2^26): the
 // column pass, the rows in place in the scratch on the rows kernel (n1 rows per transform), then
 // the transpose step into the output, conjugated for inverse transforms. The host executor runs
@@ -2212,9 +2212,9 @@ TEST(FftPlanHost, RowsThenTranspose) {
     long long n1;
     long long n2;
   };
-  for (const Case& c : {Case{1u << 25, Transform::c2c_forward, 4096, 8192}, Case{1u << 25, Transform::c2c_inverse, 4096, 8192},
-                        Case{1u << 26, Transform::c2c_forward, 4096, 16384}, Case{1u << 26, Transform::r2c, 4096, 8192},
-                        Case{1u << 26, Transform::c2r, 4096, 8192}, Case{5u << 23, Transform::c2c_forward, 5120, 8192}}) {
+  for (const Case& c : {Case{1u << 25, Transform::c2c_forward, 2048, 16384}, Case{1u << 25, Transform::c2c_inverse, 2048, 16384},
+                        Case{1u << 26, Transform::c2c_forward, 4096, 16384}, Case{1u << 26, Transform::r2c, 2048, 16384},
+                        Case{1u << 26, Transform::c2r, 2048, 16384}, Case{5u << 23, Transform::c2c_forward, 5120, 8192}}) {
     const PlanSpec spec{c.n, 2, c.transform, false};
     const PlanLayout layout = gpu::make_plan_layout(spec);
     EXPECT_NE(layout.algorithm.find("rows then transpose"), std::string::npos) << layout.algorithm;
@@ -2227,12 +2227,13 @@ TEST(FftPlanHost, RowsThenTranspose) {
     EXPECT_EQ(columns.pass.n, c.n1);
     EXPECT_EQ(columns.pass.inner_count, c.n2);
     EXPECT_EQ(columns.dst, gpu::BufferRef::scratch);
-    // The columns of 4096 on the four-step kernel, next to 8192 or 16384 of them (those of 5120
+    // The columns of 4096 and 2048 on the four-step kernel, next to 16384 of them (those of 5120
     // on the pass kernel).
     gpu::FourStepPassDesc columns_desc;
-    EXPECT_EQ(gpu::four_step_pass_of(columns.pass, columns_desc, 227 * 1024), c.n1 == 4096) << layout.algorithm;
-    if (c.n1 == 4096) {
-      EXPECT_EQ(columns_desc.shape, c.n2 == 2 * c.n1 ? gpu::FourStepShape::wide : gpu::FourStepShape::wide4);
+    const bool four_step_columns = c.n1 == 4096 || c.n1 == 2048;
+    EXPECT_EQ(gpu::four_step_pass_of(columns.pass, columns_desc, 227 * 1024), four_step_columns) << layout.algorithm;
+    if (four_step_columns) {
+      EXPECT_EQ(columns_desc.shape, c.n1 == 4096 ? gpu::FourStepShape::wide4 : gpu::FourStepShape::wide8);
       EXPECT_EQ(columns_desc.other_side, c.n2);
     }
     // The rows: plain, in place in the scratch, on the rows kernel.
