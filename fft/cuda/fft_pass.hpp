@@ -1559,8 +1559,9 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
-// rows), tall4 where the other side has a four-step kernel too; wide4 and wide8 for the plain
-// columns of 4096 and 2048 only (next to 16384 of them, whose rows run on the rows kernel); decimal for the real rows
+// rows), tall4 where the other side has a four-step kernel too; wide4 and wide8 for the columns
+// of 4096 and 2048 only (next to 16384 of them, whose rows run on the rows kernel), wide8 for
+// c2r's real columns too (has_real_columns_pass: up to 2048); decimal for the real rows
 // and columns of has_decimal_four_step_kernel only.
 inline constexpr int kFourStepWideRows = kMaxSinglePass;  // the rows beside the wide shapes' columns
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
@@ -1576,8 +1577,9 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
     case FourStepShape::wide4:
-    case FourStepShape::wide8:
       return other == kFourStepWideRows && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse);
+    case FourStepShape::wide8:
+      return other == kFourStepWideRows && four_step_columns(kind);
     case FourStepShape::decimal: return false;
   }
   return false;

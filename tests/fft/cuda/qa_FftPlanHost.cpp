@@ -2204,7 +2204,7 @@ TEST(FftPlanHost, FourStepSixteenMillion) {
 // 2^26 = 4096 x 16384, 5 x 2^23 = 5120 x 8192, and the half lengths of r2c and c2r 2^26): the
 // column pass, the rows in place in the scratch on the rows kernel (n1 rows per transform), then
 // the transpose step into the output, conjugated for inverse transforms. The host executor runs
-// c2c 2^25 both ways (two rows out of place, one in place) against FFTW.
+// c2c 2^25 both ways (two rows out of place, one in place) and c2r 2^26 against FFTW.
 TEST(FftPlanHost, RowsThenTranspose) {
   struct Case {
     std::size_t n;
@@ -2227,6 +2227,12 @@ TEST(FftPlanHost, RowsThenTranspose) {
     EXPECT_EQ(columns.pass.n, c.n1);
     EXPECT_EQ(columns.pass.inner_count, c.n2);
     EXPECT_EQ(columns.dst, gpu::BufferRef::scratch);
+    // c2r forms its half length's input in the column pass (the real columns of 2048), ahead of
+    // which nothing runs; r2c's post-processing stays a pass of its own after the transpose.
+    const bool c2r = c.transform == Transform::c2r;
+    EXPECT_EQ(columns.pass.real_step, c2r ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none) << layout.algorithm;
+    EXPECT_EQ(transpose - layout.steps.begin(), 2) << layout.algorithm;
+    EXPECT_EQ(layout.steps.size(), c.transform == Transform::r2c ? 4u : 3u) << layout.algorithm;
     // The columns of 4096 and 2048 on the four-step kernel, next to 16384 of them (those of 5120
     // on the pass kernel).
     gpu::FourStepPassDesc columns_desc;
@@ -2260,12 +2266,13 @@ TEST(FftPlanHost, RowsThenTranspose) {
   }
   std::mt19937_64 rng(25);
   for (const PlanSpec& spec : {PlanSpec{1u << 25, 2, Transform::c2c_forward, false},
-                               PlanSpec{1u << 25, 1, Transform::c2c_inverse, true}}) {
+                               PlanSpec{1u << 25, 1, Transform::c2c_inverse, true},
+                               PlanSpec{1u << 26, 1, Transform::c2r, false}}) {
     std::string algorithm;
     const double err = host_error(spec, rng, &algorithm);
     EXPECT_LE(err, kHostTolerance) << algorithm;
-    std::printf("host-executor error, n = 2^25 %s%s %.3g\n", test::transform_name(spec.transform),
-                spec.in_place ? " in place" : "", err);
+    std::printf("host-executor error, n = 2^%d %s%s %.3g\n", spec.n == (1u << 25) ? 25 : 26,
+                test::transform_name(spec.transform), spec.in_place ? " in place" : "", err);
   }
 }
 
