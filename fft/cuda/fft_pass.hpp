@@ -1512,15 +1512,14 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
   return is_power_of_two(n) && (kind == FourStepKind::columns_real || kind == FourStepKind::rows_inverse);
 }
 
-// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2, n1 = 4 n2 or n2 = 4 n1 (the
-// planner's split of powers of two is square or wide; an r2c's half length takes tall instead of
-// wide, its real rows the shorter side, and tall4 instead of square where that halves its real
-// rows: see the planner's four_step_real; wide4 and wide8 the columns of 4096 and 2048 ahead of
-// rows of 16384 and a transpose step, c2c 2^26 and 2^25: the planner's prefer_transposed_rows).
-// decimal: an r2c's real rows
-// or a c2r's real columns of a decimal team (has_decimal_four_step_kernel) over any count of
-// rows (n1) or columns (n2) that its blocks divide, a run-time value
-// (FourStepPassDesc::other_side).
+// The four-step's shape n = n1 x n2: n1 = n2, n2 = 2 n1, n1 = 2 n2, n1 = 4 n2, n2 = 4 n1 or
+// n2 = 8 n1 (the planner's split of powers of two is square or wide; an r2c's half length takes
+// tall instead of wide, its real rows the shorter side, and tall4 instead of square where that
+// halves its real rows: see the planner's four_step_real; wide4 and wide8 the columns of 4096
+// and 2048 ahead of rows of 16384 and a transpose step, c2c 2^26 and 2^25: the planner's
+// prefer_transposed_rows). decimal: an r2c's real rows or a c2r's real columns of a decimal team
+// (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that its blocks
+// divide, a run-time value (FourStepPassDesc::other_side).
 enum class FourStepShape : int { square, wide, tall, tall4, wide4, wide8, decimal };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,  FourStepShape::tall,
                                                     FourStepShape::tall4,  FourStepShape::wide4, FourStepShape::wide8,
