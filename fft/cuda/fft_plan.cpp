@@ -899,7 +899,11 @@ class Builder {
     if (n1 <= kFourStepMaxLength && n2 <= kFourStepMaxLength) return;
     if (n % kFourStepWideRows != 0) return;
     const long long columns = n / kFourStepWideRows;
-    if (columns != kFourStepMaxLength && columns != kFourStepMaxLength / 2) return;
+    const auto wide = [&](FourStepShape shape) {
+      return has_four_step_kernel(columns) &&
+             has_four_step_shape(FourStepKind::columns, static_cast<int>(columns), shape);
+    };
+    if (!wide(FourStepShape::wide4) && !wide(FourStepShape::wide8)) return;
     if (!rows_then_transpose(columns, kFourStepWideRows, out)) return;
     n1 = static_cast<int>(columns);
     n2 = kFourStepWideRows;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <complex>
@@ -2271,7 +2272,7 @@ TEST(FftPlanHost, RowsThenTranspose) {
     std::string algorithm;
     const double err = host_error(spec, rng, &algorithm);
     EXPECT_LE(err, kHostTolerance) << algorithm;
-    std::printf("host-executor error, n = 2^%d %s%s %.3g\n", spec.n == (1u << 25) ? 25 : 26,
+    std::printf("host-executor error, n = 2^%d %s%s %.3g\n", std::countr_zero(spec.n),
                 test::transform_name(spec.transform), spec.in_place ? " in place" : "", err);
   }
 }
