@@ -195,6 +195,52 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
   }
 }
 
+// The same with r2c_post: a block takes the tile at (r0, k0) of the first half of the rows
+// (blockIdx.y over rows / 64) and its mirror tile, each with the row after it, and stores X for
+// both (TransposeDesc).
+__global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
+    transpose_r2c_kernel(const TransposeDesc d, const Cf* src, Cf* dst, long long transforms) {
+  __shared__ Cf tile[kTransposeTile + 1][kTransposeTile + 1];
+  __shared__ Cf mirror[kTransposeTile + 1][kTransposeTile + 1];
+  const long long r0 = static_cast<long long>(blockIdx.y) * kTransposeTile;
+  const long long k0 = static_cast<long long>(blockIdx.x) * kTransposeTile;
+  long long mirror_r0 = 0;
+  long long mirror_k0 = 0;
+  transpose_mirror_tile(d, r0, k0, mirror_r0, mirror_k0);
+  const int x = static_cast<int>(threadIdx.x);
+  for (long long t = blockIdx.z; t < transforms; t += gridDim.z) {
+    // The row after the mirror tile is past the last for r0 = 0, whose row 0 reads its mirrors
+    // directly.
+    for (int i = static_cast<int>(threadIdx.y); i <= kTransposeTile; i += kTransposeTileRows) {
+      tile[i][x] = src[transpose_in_offset(d, t, r0 + i, k0 + x)];
+      if (mirror_r0 + i < d.rows) mirror[i][x] = src[transpose_in_offset(d, t, mirror_r0 + i, mirror_k0 + x)];
+    }
+    __syncthreads();
+    for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
+      const int mirror_x = transpose_in_mirror_tile(x);
+      const int mirror_i = kTransposeTile - 1 - i;
+      const long long r = r0 + x;
+      const long long k = k0 + i;
+      const Cf z = tile[x][i];
+      Cf partner = mirror[mirror_x][mirror_i];
+      if (r == 0) {
+        long long partner_r = 0;
+        long long partner_k = 0;
+        transpose_mirror(d, r, k, partner_r, partner_k);
+        partner = src[transpose_in_offset(d, t, partner_r, partner_k)];
+        // X[h] = X[rows columns], from Z[0] as X[0].
+        if (k == 0) dst[transpose_out_offset(d, t, 0, d.columns)] = r2c_post_value(z, z, transpose_real_twiddle(d, 0, d.columns));
+      }
+      dst[transpose_out_offset(d, t, r, k)] = r2c_post_value(z, partner, transpose_real_twiddle(d, r, k));
+      const long long mirror_r = mirror_r0 + x;
+      const long long mirror_k = mirror_k0 + i;
+      dst[transpose_out_offset(d, t, mirror_r, mirror_k)] =
+          r2c_post_value(mirror[x][i], tile[mirror_x][mirror_i], transpose_real_twiddle(d, mirror_r, mirror_k));
+    }
+    __syncthreads();
+  }
+}
+
 // ---- the pair-split kernel -------------------------------------------------------------------
 // Paired r2c in several passes: the two rows' spectra from each pair's spectrum (fft_pass.hpp).
 
@@ -566,6 +612,7 @@ class CudaFftPlan final : public Plan {
       p.real_tw = table(step.real_tw);
       p.load_index = index_table(step.load_index);
       step.rows.real_tw = table(step.real_tw);
+      step.transpose.real_tw = table(step.real_tw);
       step.cluster.stage_tw = table(step.stage_tw);
       step.cluster.cluster_tw = table(step.pass_tw);
       step.cluster.real_tw = table(step.real_tw);
@@ -629,10 +676,13 @@ class CudaFftPlan final : public Plan {
                                                               static_cast<Cf*>(dst), transforms);
       } else if (step.kind == Step::Kind::transpose) {
         const TransposeDesc& d = step.transpose;
-        const dim3 grid(static_cast<unsigned>(d.columns / kTransposeTile), static_cast<unsigned>(d.rows / kTransposeTile),
+        // r2c_post: a block to a tile of the first half of the rows and its mirror.
+        const long long tile_rows = d.rows / kTransposeTile / (d.r2c_post ? 2 : 1);
+        const dim3 grid(static_cast<unsigned>(d.columns / kTransposeTile), static_cast<unsigned>(tile_rows),
                         static_cast<unsigned>(std::min<long long>(transforms, 65535)));
-        transpose_kernel<<<grid, dim3(kTransposeTile, kTransposeTileRows), 0, s>>>(d, static_cast<const Cf*>(src),
-                                                                                 static_cast<Cf*>(dst), transforms);
+        const auto kernel = d.r2c_post ? transpose_r2c_kernel : transpose_kernel;
+        kernel<<<grid, dim3(kTransposeTile, kTransposeTileRows), 0, s>>>(d, static_cast<const Cf*>(src),
+                                                                        static_cast<Cf*>(dst), transforms);
       } else if (kernels_[i].rows != nullptr) {
         const RowsPassDesc& d = kernels_[i].rows_desc;
         const long long per_block = rows_per_block(d.n, d.kind, d.elements_per_thread);

@@ -247,6 +247,49 @@ void host_four_step_real_columns(const PassDesc& p, const void* src, void* dst, 
   });
 }
 
+// The transpose step with r2c_post for transform t, as transpose_r2c_kernel does it: each tile
+// of the first half of the rows with its mirror tile, each read with the row after it, the
+// mirrors taken from the other (transpose_in_mirror_tile), row 0's read directly.
+void host_transpose_r2c(const TransposeDesc& d, const Cf* from, Cf* to, long long t) {
+  constexpr int T = kTransposeTile;
+  std::vector<Cf> tile((T + 1) * T);
+  std::vector<Cf> mirror((T + 1) * T);
+  for (long long r0 = 0; r0 < d.rows / 2; r0 += T) {
+    for (long long k0 = 0; k0 < d.columns; k0 += T) {
+      long long mirror_r0 = 0;
+      long long mirror_k0 = 0;
+      transpose_mirror_tile(d, r0, k0, mirror_r0, mirror_k0);
+      for (int i = 0; i <= T; ++i) {
+        for (int j = 0; j < T; ++j) {
+          tile[i * T + j] = from[transpose_in_offset(d, t, r0 + i, k0 + j)];
+          if (mirror_r0 + i < d.rows) mirror[i * T + j] = from[transpose_in_offset(d, t, mirror_r0 + i, mirror_k0 + j)];
+        }
+      }
+      for (int i = 0; i < T; ++i) {
+        for (int j = 0; j < T; ++j) {
+          const int mirror_i = transpose_in_mirror_tile(i);
+          const int mirror_j = T - 1 - j;
+          const long long r = r0 + i;
+          const long long k = k0 + j;
+          const Cf z = tile[i * T + j];
+          Cf partner = mirror[mirror_i * T + mirror_j];
+          if (r == 0) {
+            long long partner_r = 0;
+            long long partner_k = 0;
+            transpose_mirror(d, r, k, partner_r, partner_k);
+            partner = from[transpose_in_offset(d, t, partner_r, partner_k)];
+            if (k == 0) to[transpose_out_offset(d, t, 0, d.columns)] = r2c_post_value(z, z, transpose_real_twiddle(d, 0, d.columns));
+          }
+          to[transpose_out_offset(d, t, r, k)] = r2c_post_value(z, partner, transpose_real_twiddle(d, r, k));
+          to[transpose_out_offset(d, t, mirror_r0 + i, mirror_k0 + j)] =
+              r2c_post_value(mirror[i * T + j], tile[mirror_i * T + mirror_j],
+                             transpose_real_twiddle(d, mirror_r0 + i, mirror_k0 + j));
+        }
+      }
+    }
+  }
+}
+
 void host_real_rows(const RealRowsDesc& r, const void* src, void* dst, std::size_t count) {
   const Cf* in = static_cast<const Cf*>(src);
   Cf* out = static_cast<Cf*>(dst);
@@ -443,10 +486,15 @@ void execute_on_host(const PlanLayout& layout, const void* in, void* out, std::s
       continue;
     }
     if (step.kind == Step::Kind::transpose) {
-      const TransposeDesc& d = step.transpose;
+      TransposeDesc d = step.transpose;
+      d.real_tw = table_or_null(layout, step.real_tw);
       const Cf* from = static_cast<const Cf*>(src);
       Cf* to = static_cast<Cf*>(dst);
       for (long long t = 0; t < static_cast<long long>(count); ++t) {
+        if (d.r2c_post) {
+          host_transpose_r2c(d, from, to, t);
+          continue;
+        }
         for (long long r = 0; r < d.rows; ++r) {
           for (long long k = 0; k < d.columns; ++k) {
             const Cf x = from[transpose_in_offset(d, t, r, k)];

@@ -742,12 +742,26 @@ struct RealRowsDesc {
 // output, conjugated for inverse transforms. Through tiles in shared memory, so that reads and
 // writes are whole lines: a row pass storing transposed itself writes runs of only as many rows
 // as a block holds, two of 8192 (16 bytes, half a sector).
+//
+// For an r2c whose half length h = n1 x n2 takes this step (r2c_post), it stores X instead of Z:
+// X[k] from Z[k] and Z[h - k] (r2c_post_value), and X[h] too, into the output rows of h + 1
+// values. Z[h - k] of element k of row r is element columns - 1 - k of row rows - r (element
+// (columns - k) mod columns of row 0 for r = 0: transpose_mirror), so the mirrors of a tile are
+// the tile mirrored in both directions, one row over: a block takes a tile of the first half of
+// the rows and its mirror tile (transpose_mirror_tile), each read with the row after it, and
+// stores both (transpose_in_mirror_tile). This replaces the real rows pass that read the whole
+// of Z again behind the transpose.
 struct TransposeDesc {
-  long long rows = 0;      // n1 (a multiple of kTransposeTile)
+  long long rows = 0;      // n1 (a multiple of kTransposeTile; of 2 kTransposeTile with r2c_post)
   long long columns = 0;   // n2, the row length (a multiple of kTransposeTile)
   long long in_dist = 0;   // complex elements between the transforms' rows
   long long out_dist = 0;  // ... and outputs
   bool conj = false;
+  bool r2c_post = false;
+  // r2c_post: w_{2h}^r for r < rows, then w_{2h}^(rows k) for k <= columns (the table of
+  // four_step_real_twiddles), so that w_{2h}^(r + rows k) is a product of two
+  // (transpose_real_twiddle).
+  const Cf* real_tw = nullptr;
 };
 inline constexpr int kTransposeTile = 32;
 // Where element k of row r of transform t is, and where it goes.
@@ -757,6 +771,22 @@ PRISM_HD constexpr long long transpose_in_offset(const TransposeDesc& d, long lo
 PRISM_HD constexpr long long transpose_out_offset(const TransposeDesc& d, long long t, long long r, long long k) {
   return t * d.out_dist + r + k * d.rows;
 }
+// r2c_post: the row and element of Z[h - (r + rows k)] (Z[0] for k = r = 0).
+PRISM_HD constexpr void transpose_mirror(const TransposeDesc& d, long long r, long long k, long long& mirror_r,
+                                         long long& mirror_k) {
+  mirror_r = r == 0 ? 0 : d.rows - r;
+  mirror_k = r == 0 ? (k == 0 ? 0 : d.columns - k) : d.columns - 1 - k;
+}
+// r2c_post: the first row and element of the mirror tile of the tile at (r0, k0).
+PRISM_HD constexpr void transpose_mirror_tile(const TransposeDesc& d, long long r0, long long k0, long long& mirror_r0,
+                                              long long& mirror_k0) {
+  mirror_r0 = d.rows - r0 - kTransposeTile;
+  mirror_k0 = d.columns - k0 - kTransposeTile;
+}
+// r2c_post: the mirror of element (i, j) of a tile (row i, element j from its first) is element
+// (kTransposeTile - i, kTransposeTile - 1 - j) of its mirror tile read with the row after it
+// (i = 0: that row), but for row 0 of the transform (transpose_mirror).
+PRISM_HD constexpr int transpose_in_mirror_tile(int i) { return kTransposeTile - i; }
 
 // Paired r2c whose transform takes several passes (four-step, Bluestein in three passes): the
 // pairs' spectra Z (n complex values per transform, in their own buffer) split into the two
@@ -1067,6 +1097,11 @@ PRISM_HD Cf c2r_pre_of_row(const Cf* x, int h, int k, const Cf* real_tw) {
 PRISM_HD Cf real_rows_twiddle(const RealRowsDesc& r, int k) {
   const int low_count = 1 << r.tw_low_bits;
   return cmul(load_table(r.real_tw, k & (low_count - 1)), load_table(r.real_tw, low_count + (k >> r.tw_low_bits)));
+}
+
+// The transpose step's (TransposeDesc, r2c_post): w_{2h}^(r + rows k), k <= columns.
+PRISM_HD Cf transpose_real_twiddle(const TransposeDesc& d, long long r, long long k) {
+  return cmul(load_table(d.real_tw, r), load_table(d.real_tw, d.rows + k));
 }
 
 // ---- rows passes -----------------------------------------------------------------------------

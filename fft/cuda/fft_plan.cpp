@@ -1024,6 +1024,25 @@ class Builder {
     return true;
   }
 
+  // An r2c of length 2h whose half length is a four-step with rows then transpose (h = n1 x
+  // 16384: r2c 2^26): the transpose step stores X itself (TransposeDesc::r2c_post) instead of Z
+  // into a buffer of its own for a real rows pass to read again. False (nothing planned) for any
+  // other half length.
+  bool transposed_real_rows(long long h, const Endpoint& in, Endpoint out) {
+    out.keep = h + 1;
+    Shape shape;
+    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step ||
+        !rows_then_transpose(shape.n1, shape.n2, out) || shape.n1 % (2 * kTransposeTile) != 0) {
+      return false;
+    }
+    four_step(h, shape.n1, shape.n2, in, out);
+    Step& transpose = layout_.steps.back();
+    transpose.transpose.r2c_post = true;
+    transpose.real_tw = add_table(four_step_real_twiddles(h, shape.n1, shape.n2));
+    algorithm_ += ", real via half length, post-processing in the transpose";
+    return true;
+  }
+
   // r2c's real rows (c2r's real columns) as decimal teams (has_decimal_four_step_kernel: 500)
   // where the half length is n1 x 500 (500 x n2) with the other side a compiled length that the
   // blocks' rows (columns) divide (48000 = 2 x 48 x 500, 10^6 = 2 x 1000 x 500): the row pass
@@ -1504,7 +1523,7 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
           step.cluster.real_step = RealStep::r2c_post;
           step.real_tw = builder.add_table(unit_roots(n, h + 1));
           builder.name_algorithm(builder.algorithm() + ", real via half length");
-        } else {
+        } else if (!builder.transposed_real_rows(h, in, out)) {
           // The half length into a buffer of its own, rows of h (32-byte aligned where h is a
           // multiple of 4, so that the four-step kernel takes the passes; the output's rows of
           // h + 1 values are not), then the post-processing from there into the output.

@@ -670,7 +670,8 @@ TEST_F(FftCuda, FourStepPrefetch) {
 // Four-steps with rows longer than the four-step kernel takes, the rows in place in the scratch
 // and then the transpose step (rows_then_transpose): c2c 2^25 (2048 x 16384) and 2^26 (4096 x
 // 16384) both ways, in and out of place, and r2c and c2r 2^26 (half length 2^25), against cuFFT;
-// every plan holds the transpose step.
+// every plan holds the transpose step, r2c's with the post-processing (r2c_post: two rows, one
+// of them in place).
 TEST_F(FftCuda, RowsThenTranspose) {
   struct Case {
     std::size_t n;
@@ -681,12 +682,14 @@ TEST_F(FftCuda, RowsThenTranspose) {
   std::mt19937_64 rng(13);
   for (const Case& c : {Case{1 << 25, 2, Transform::c2c_forward, false}, Case{1 << 25, 1, Transform::c2c_inverse, true},
                         Case{1 << 26, 1, Transform::c2c_inverse, false}, Case{1 << 26, 1, Transform::c2c_forward, true},
-                        Case{1 << 26, 1, Transform::r2c, false}, Case{1 << 26, 1, Transform::c2r, false}}) {
+                        Case{1 << 26, 1, Transform::r2c, false}, Case{1 << 26, 2, Transform::r2c, true},
+                        Case{1 << 26, 1, Transform::c2r, false}}) {
     const PlanSpec spec{c.n, c.batch, c.transform, c.in_place};
     const std::vector<gpu::Step> steps = gpu::make_plan_layout(spec).steps;
-    ASSERT_TRUE(std::any_of(steps.begin(), steps.end(),
-                            [](const gpu::Step& s) { return s.kind == gpu::Step::Kind::transpose; }))
-        << gpu::describe_cuda_plan(spec);
+    const auto transpose = std::find_if(steps.begin(), steps.end(),
+                                        [](const gpu::Step& s) { return s.kind == gpu::Step::Kind::transpose; });
+    ASSERT_NE(transpose, steps.end()) << gpu::describe_cuda_plan(spec);
+    EXPECT_EQ(transpose->transpose.r2c_post, c.transform == Transform::r2c) << gpu::describe_cuda_plan(spec);
     const Errors e = measure(spec, rng, *ours_, *cufft_, stream_);
     EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
         << test::transform_name(c.transform) << " n=" << c.n << " batch=" << spec.batch

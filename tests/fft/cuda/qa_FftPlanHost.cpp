@@ -2204,8 +2204,9 @@ TEST(FftPlanHost, FourStepSixteenMillion) {
 // Four-steps whose rows are longer than the four-step kernel takes (c2c 2^25 = 2048 x 16384,
 // 2^26 = 4096 x 16384, 5 x 2^23 = 5120 x 8192, and the half lengths of r2c and c2r 2^26): the
 // column pass, the rows in place in the scratch on the rows kernel (n1 rows per transform), then
-// the transpose step into the output, conjugated for inverse transforms. The host executor runs
-// c2c 2^25 both ways (two rows out of place, one in place) and c2r 2^26 against FFTW.
+// the transpose step into the output, conjugated for inverse transforms; r2c's transpose forms
+// X itself (r2c_post). The host executor runs c2c 2^25 both ways (two rows out of place, one in
+// place), r2c and c2r 2^26 against FFTW.
 TEST(FftPlanHost, RowsThenTranspose) {
   struct Case {
     std::size_t n;
@@ -2229,11 +2230,13 @@ TEST(FftPlanHost, RowsThenTranspose) {
     EXPECT_EQ(columns.pass.inner_count, c.n2);
     EXPECT_EQ(columns.dst, gpu::BufferRef::scratch);
     // c2r forms its half length's input in the column pass (the real columns of 2048), ahead of
-    // which nothing runs; r2c's post-processing stays a pass of its own after the transpose.
+    // which nothing runs; r2c's post-processing runs in the transpose, the last step.
     const bool c2r = c.transform == Transform::c2r;
+    const bool r2c = c.transform == Transform::r2c;
     EXPECT_EQ(columns.pass.real_step, c2r ? gpu::RealStep::c2r_pre_columns : gpu::RealStep::none) << layout.algorithm;
     EXPECT_EQ(transpose - layout.steps.begin(), 2) << layout.algorithm;
-    EXPECT_EQ(layout.steps.size(), c.transform == Transform::r2c ? 4u : 3u) << layout.algorithm;
+    EXPECT_EQ(layout.steps.size(), 3u) << layout.algorithm;
+    EXPECT_EQ(layout.algorithm.find("post-processing in the transpose") != std::string::npos, r2c) << layout.algorithm;
     // The columns of 4096 and 2048 on the four-step kernel, next to 16384 of them (those of 5120
     // on the pass kernel).
     gpu::FourStepPassDesc columns_desc;
@@ -2261,13 +2264,18 @@ TEST(FftPlanHost, RowsThenTranspose) {
     EXPECT_EQ(t.rows % gpu::kTransposeTile, 0);
     EXPECT_EQ(t.columns % gpu::kTransposeTile, 0);
     EXPECT_EQ(t.conj, c.transform == Transform::c2c_inverse || c.transform == Transform::c2r) << layout.algorithm;
+    EXPECT_EQ(t.r2c_post, r2c) << layout.algorithm;
+    EXPECT_EQ(transpose->real_tw >= 0, r2c) << layout.algorithm;
+    EXPECT_EQ(t.out_dist, c.n1 * c.n2 + (r2c ? 1 : 0)) << layout.algorithm;  // rows of h + 1 for r2c
     EXPECT_EQ(transpose->src, gpu::BufferRef::scratch);
+    EXPECT_EQ(transpose->dst, gpu::BufferRef::output);
     EXPECT_EQ(gpu::transpose_out_offset(t, 1, 3, 5), t.out_dist + 3 + 5 * c.n1);
     EXPECT_EQ(gpu::launch_shared_bytes(*transpose), 0);
   }
   std::mt19937_64 rng(25);
   for (const PlanSpec& spec : {PlanSpec{1u << 25, 2, Transform::c2c_forward, false},
                                PlanSpec{1u << 25, 1, Transform::c2c_inverse, true},
+                               PlanSpec{1u << 26, 1, Transform::r2c, false},
                                PlanSpec{1u << 26, 1, Transform::c2r, false}}) {
     std::string algorithm;
     const double err = host_error(spec, rng, &algorithm);
@@ -2275,6 +2283,64 @@ TEST(FftPlanHost, RowsThenTranspose) {
     std::printf("host-executor error, n = 2^%d %s%s %.3g\n", std::countr_zero(spec.n),
                 test::transform_name(spec.transform), spec.in_place ? " in place" : "", err);
   }
+}
+
+// The transpose step's r2c post-processing (TransposeDesc::r2c_post): the mirror of element k of
+// row r is Z[h - (r + rows k)] (Z[0] for itself); the tiles of the first half of the rows and
+// their mirror tiles take every tile once, and every mirror of a tile's elements but row 0's lies
+// in the other tile of its pair read with the row after it, where transpose_in_mirror_tile says.
+TEST(FftPlanHost, TransposeR2cMirrorsAndTilePairs) {
+  constexpr int T = gpu::kTransposeTile;
+  gpu::TransposeDesc d;
+  d.rows = 128;
+  d.columns = 96;
+  d.r2c_post = true;
+  const long long h = d.rows * d.columns;
+  for (long long r = 0; r < d.rows; ++r) {
+    for (long long k = 0; k < d.columns; ++k) {
+      long long mirror_r = -1;
+      long long mirror_k = -1;
+      gpu::transpose_mirror(d, r, k, mirror_r, mirror_k);
+      ASSERT_GE(mirror_r, 0);
+      ASSERT_LT(mirror_r, d.rows);
+      ASSERT_GE(mirror_k, 0);
+      ASSERT_LT(mirror_k, d.columns);
+      const long long index = r + d.rows * k;
+      EXPECT_EQ(mirror_r + d.rows * mirror_k, index == 0 ? 0 : h - index) << "r " << r << " k " << k;
+    }
+  }
+  std::vector<int> taken(static_cast<std::size_t>(h / (T * T)), 0);
+  const auto take = [&](long long r0, long long k0) { ++taken[static_cast<std::size_t>(r0 / T * (d.columns / T) + k0 / T)]; };
+  // Whether the mirror of every element (i, j) of the tile at (r0, k0) but row 0's is element
+  // (transpose_in_mirror_tile(i), T - 1 - j) of the tile at (other_r0, other_k0).
+  const auto mirrors_in = [&](long long r0, long long k0, long long other_r0, long long other_k0) {
+    for (int i = 0; i < T; ++i) {
+      for (int j = 0; j < T; ++j) {
+        if (r0 + i == 0) continue;
+        long long mirror_r = -1;
+        long long mirror_k = -1;
+        gpu::transpose_mirror(d, r0 + i, k0 + j, mirror_r, mirror_k);
+        if (mirror_r != other_r0 + gpu::transpose_in_mirror_tile(i) || mirror_k != other_k0 + T - 1 - j) return false;
+      }
+    }
+    return true;
+  };
+  for (long long r0 = 0; r0 < d.rows / 2; r0 += T) {
+    for (long long k0 = 0; k0 < d.columns; k0 += T) {
+      long long mirror_r0 = -1;
+      long long mirror_k0 = -1;
+      gpu::transpose_mirror_tile(d, r0, k0, mirror_r0, mirror_k0);
+      EXPECT_GE(mirror_r0, d.rows / 2);
+      EXPECT_LT(mirror_r0, d.rows);
+      EXPECT_EQ(mirror_r0 % T, 0);
+      EXPECT_EQ(mirror_k0 % T, 0);
+      take(r0, k0);
+      take(mirror_r0, mirror_k0);
+      EXPECT_TRUE(mirrors_in(r0, k0, mirror_r0, mirror_k0)) << "tile " << r0 << ", " << k0;
+      EXPECT_TRUE(mirrors_in(mirror_r0, mirror_k0, r0, k0)) << "mirror of tile " << r0 << ", " << k0;
+    }
+  }
+  EXPECT_TRUE(std::all_of(taken.begin(), taken.end(), [](int n) { return n == 1; }));
 }
 
 }  // namespace
