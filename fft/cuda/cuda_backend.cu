@@ -197,7 +197,10 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
 
 // The same with r2c_post: a block takes the tile at (r0, k0) of the first half of the rows
 // (blockIdx.y over rows / 64) and its mirror tile, each with the row after it, and stores X for
-// both (TransposeDesc).
+// both (TransposeDesc). On the H200 (bench/RESULTS.md, fortieth run) it took 371 us for r2c
+// 2^26 where the transpose and the real rows pass took 270 and 282; with the mirror tile read by
+// the neighbouring block instead (the reads meeting in L2) r2c 2^26 gained 4 % instead of 14 %,
+// and neither 16-byte loads nor the next pair's loads in flight through the stores were faster.
 __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
     transpose_r2c_kernel(const TransposeDesc d, const Cf* src, Cf* dst, long long transforms) {
   __shared__ Cf tile[kTransposeTile + 1][kTransposeTile + 1];
@@ -217,25 +220,9 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
     }
     __syncthreads();
     for (int i = static_cast<int>(threadIdx.y); i < kTransposeTile; i += kTransposeTileRows) {
-      const int mirror_x = transpose_in_mirror_tile(x);
-      const int mirror_i = kTransposeTile - 1 - i;
-      const long long r = r0 + x;
-      const long long k = k0 + i;
-      const Cf z = tile[x][i];
-      Cf partner = mirror[mirror_x][mirror_i];
-      if (r == 0) {
-        long long partner_r = 0;
-        long long partner_k = 0;
-        transpose_mirror(d, r, k, partner_r, partner_k);
-        partner = src[transpose_in_offset(d, t, partner_r, partner_k)];
-        // X[h] = X[rows columns], from Z[0] as X[0].
-        if (k == 0) dst[transpose_out_offset(d, t, 0, d.columns)] = r2c_post_value(z, z, transpose_real_twiddle(d, 0, d.columns));
-      }
-      dst[transpose_out_offset(d, t, r, k)] = r2c_post_value(z, partner, transpose_real_twiddle(d, r, k));
-      const long long mirror_r = mirror_r0 + x;
-      const long long mirror_k = mirror_k0 + i;
-      dst[transpose_out_offset(d, t, mirror_r, mirror_k)] =
-          r2c_post_value(mirror[x][i], tile[mirror_x][mirror_i], transpose_real_twiddle(d, mirror_r, mirror_k));
+      transpose_r2c_store(
+          d, src, dst, t, r0, k0, mirror_r0, mirror_k0, x, i, [&](int a, int b) { return tile[a][b]; },
+          [&](int a, int b) { return mirror[a][b]; });
     }
     __syncthreads();
   }

@@ -267,23 +267,9 @@ void host_transpose_r2c(const TransposeDesc& d, const Cf* from, Cf* to, long lon
       }
       for (int i = 0; i < T; ++i) {
         for (int j = 0; j < T; ++j) {
-          const int mirror_i = transpose_in_mirror_tile(i);
-          const int mirror_j = T - 1 - j;
-          const long long r = r0 + i;
-          const long long k = k0 + j;
-          const Cf z = tile[i * T + j];
-          Cf partner = mirror[mirror_i * T + mirror_j];
-          if (r == 0) {
-            long long partner_r = 0;
-            long long partner_k = 0;
-            transpose_mirror(d, r, k, partner_r, partner_k);
-            partner = from[transpose_in_offset(d, t, partner_r, partner_k)];
-            if (k == 0) to[transpose_out_offset(d, t, 0, d.columns)] = r2c_post_value(z, z, transpose_real_twiddle(d, 0, d.columns));
-          }
-          to[transpose_out_offset(d, t, r, k)] = r2c_post_value(z, partner, transpose_real_twiddle(d, r, k));
-          to[transpose_out_offset(d, t, mirror_r0 + i, mirror_k0 + j)] =
-              r2c_post_value(mirror[i * T + j], tile[mirror_i * T + mirror_j],
-                             transpose_real_twiddle(d, mirror_r0 + i, mirror_k0 + j));
+          transpose_r2c_store(
+              d, from, to, t, r0, k0, mirror_r0, mirror_k0, i, j, [&](int a, int b) { return tile[a * T + b]; },
+              [&](int a, int b) { return mirror[a * T + b]; });
         }
       }
     }

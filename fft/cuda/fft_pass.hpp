@@ -1104,6 +1104,34 @@ PRISM_HD Cf transpose_real_twiddle(const TransposeDesc& d, long long r, long lon
   return cmul(load_table(d.real_tw, r), load_table(d.real_tw, d.rows + k));
 }
 
+// The transpose step with r2c_post: X of element (i, j) (row i, element j from the first) of the
+// tile at (r0, k0) and of its mirror tile at (mirror_r0, mirror_k0) of transform t, from the two
+// tiles read with the rows after them (tile(i, j), mirror(i, j); transpose_in_mirror_tile), row
+// 0's mirrors read from z directly. The kernel's shared-memory tiles and the host executor's
+// arrays both.
+template <class Tile, class Mirror>
+PRISM_HD void transpose_r2c_store(const TransposeDesc& d, const Cf* z, Cf* x, long long t, long long r0, long long k0,
+                                  long long mirror_r0, long long mirror_k0, int i, int j, Tile&& tile,
+                                  Mirror&& mirror) {
+  const int mirror_i = transpose_in_mirror_tile(i);
+  const int mirror_j = kTransposeTile - 1 - j;
+  const long long r = r0 + i;
+  const long long k = k0 + j;
+  const Cf v = tile(i, j);
+  Cf partner = mirror(mirror_i, mirror_j);
+  if (r == 0) {
+    long long partner_r = 0;
+    long long partner_k = 0;
+    transpose_mirror(d, r, k, partner_r, partner_k);
+    partner = z[transpose_in_offset(d, t, partner_r, partner_k)];
+    // X[h] = X[rows columns], from Z[0] as X[0].
+    if (k == 0) x[transpose_out_offset(d, t, 0, d.columns)] = r2c_post_value(v, v, transpose_real_twiddle(d, 0, d.columns));
+  }
+  x[transpose_out_offset(d, t, r, k)] = r2c_post_value(v, partner, transpose_real_twiddle(d, r, k));
+  x[transpose_out_offset(d, t, mirror_r0 + i, mirror_k0 + j)] =
+      r2c_post_value(mirror(i, j), tile(mirror_i, mirror_j), transpose_real_twiddle(d, mirror_r0 + i, mirror_k0 + j));
+}
+
 // ---- rows passes -----------------------------------------------------------------------------
 // A single pass over plain batched rows of a power-of-two length from 32 to 16384 (c2c either
 // way, or the half-length pass of an r2c / c2r) runs on the rows kernel (fft_rows_kernel.cuh):

@@ -1026,7 +1026,8 @@ class Builder {
 
   // An r2c of length 2h whose half length is a four-step with rows then transpose (h = n1 x
   // 16384: r2c 2^26): the transpose step stores X itself (TransposeDesc::r2c_post) instead of Z
-  // into a buffer of its own for a real rows pass to read again. False (nothing planned) for any
+  // into a buffer of its own for a real rows pass to read again. On the H200 r2c 2^26 took 1.13
+  // ms so instead of 1.32 (bench/RESULTS.md, fortieth run). False (nothing planned) for any
   // other half length.
   bool transposed_real_rows(long long h, const Endpoint& in, Endpoint out) {
     out.keep = h + 1;

@@ -26,8 +26,9 @@
 //  - real transforms of even n through the half-length complex FFT with the post-/pre-processing
 //    fused into the pass (single and cluster passes; for four-step half-lengths, r2c in the row
 //    pass and c2r in the column pass where the four-step kernel takes them: powers of two, c2r
-//    with columns of up to 512 in blocks of at most 512 threads, and half lengths n1 x 500
-//    (r2c) or 500 x n2 (c2r) on its decimal teams; else one extra pass over the rows); odd n
+//    with columns of up to 2048, and half lengths n1 x 500 (r2c) or 500 x n2 (c2r) on its
+//    decimal teams; r2c in the transpose step where the half length takes one (2^26); else one
+//    extra pass over the rows); odd n
 //    through the complex algorithms with real loads or Hermitian expansion fused in; c2r of the
 //    lengths of full_length_c2r_rule through the complex FFT of the full length, one row per
 //    transform (for its accuracy).
