@@ -2202,11 +2202,11 @@ TEST(FftPlanHost, FourStepSixteenMillion) {
 }
 
 // Four-steps whose rows are longer than the four-step kernel takes (c2c 2^25 = 2048 x 16384,
-// 2^26 = 4096 x 16384, 5 x 2^23 = 5120 x 8192, and the half lengths of r2c and c2r 2^26): the
-// column pass, the rows in place in the scratch on the rows kernel (n1 rows per transform), then
-// the transpose step into the output, conjugated for inverse transforms; r2c's transpose forms
-// X itself (r2c_post). The host executor runs c2c 2^25 both ways (two rows out of place, one in
-// place), r2c and c2r 2^26 against FFTW.
+// 2^26 = 4096 x 16384, 5 x 2^23 = 5120 x 8192, and the half lengths of r2c and c2r 2^26 and of
+// r2c 2^27, the longest planned): the column pass, the rows in place in the scratch on the rows
+// kernel (n1 rows per transform), then the transpose step into the output, conjugated for
+// inverse transforms; r2c's transpose forms X itself (r2c_post). The host executor runs c2c
+// 2^25 both ways (two rows out of place, one in place), r2c and c2r 2^26 against FFTW.
 TEST(FftPlanHost, RowsThenTranspose) {
   struct Case {
     std::size_t n;
@@ -2216,7 +2216,8 @@ TEST(FftPlanHost, RowsThenTranspose) {
   };
   for (const Case& c : {Case{1u << 25, Transform::c2c_forward, 2048, 16384}, Case{1u << 25, Transform::c2c_inverse, 2048, 16384},
                         Case{1u << 26, Transform::c2c_forward, 4096, 16384}, Case{1u << 26, Transform::r2c, 2048, 16384},
-                        Case{1u << 26, Transform::c2r, 2048, 16384}, Case{5u << 23, Transform::c2c_forward, 5120, 8192}}) {
+                        Case{1u << 26, Transform::c2r, 2048, 16384}, Case{5u << 23, Transform::c2c_forward, 5120, 8192},
+                        Case{1u << 27, Transform::r2c, 4096, 16384}}) {
     const PlanSpec spec{c.n, 2, c.transform, false};
     const PlanLayout layout = gpu::make_plan_layout(spec);
     EXPECT_NE(layout.algorithm.find("rows then transpose"), std::string::npos) << layout.algorithm;
