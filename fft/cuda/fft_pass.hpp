@@ -1580,7 +1580,7 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
 // tall instead of wide, its real rows the shorter side, and tall4 instead of square where that
 // halves its real rows: see the planner's four_step_real; wide4 and wide8 the columns of 4096
 // and 2048 ahead of rows of 16384 and a transpose step, c2c 2^26 and 2^25: the planner's
-// prefer_transposed_rows). decimal: an r2c's real rows or a c2r's real columns of a decimal team
+// prefer_transposed_rows; both also the splits of short_columns_length). decimal: an r2c's real rows or a c2r's real columns of a decimal team
 // (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that its blocks
 // divide, a run-time value (FourStepPassDesc::other_side).
 enum class FourStepShape : int { square, wide, tall, tall4, wide4, wide8, decimal };
@@ -1619,12 +1619,60 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
   return n;
 }
 
+// The column length n1 of the four-step split n1 x n2 (n2 = 4 n1 or 8 n1) that the planner takes
+// for a complex transform of length n (real_columns: the half length of a c2r, whose column
+// pass forms its input, FourStepKind::columns_real) instead of the balanced one; 0 where it keeps
+// the balanced split. The column passes are the dearer ones, their reads strided, and c2r's real
+// columns of 512 and more take blocks of 512 threads to themselves. Measured on the H200
+// (bench/RESULTS.md, forty-first run), balanced against this split, ms:
+//   c2c 2^18 512x512 0.600, 256x1024 0.566; c2c 2^20 1024x1024 0.668, 512x2048 0.637;
+//   c2r 2^17 (half 256x256) 0.618, 128x512 0.592; 2^18 (256x512) 0.652, 128x1024 0.600;
+//   2^19 (512x512) 0.731, 256x1024 0.652; 2^20 (512x1024) 0.730, 256x2048 0.678;
+//   2^21 (1024x1024) 0.93, 512x2048 0.78.
+// Left balanced, because the short split was no faster or slower: c2c 2^16 (128x512 0.565
+// against 0.527), 2^17 (128x1024 0.561, 0.563), 2^19 (256x2048 0.602, 0.603), 2^21 (512x4096
+// 0.74 against 0.67); c2r 2^22 (half 512x4096 0.92 against 0.88).
+PRISM_HD constexpr int short_columns_length(long long n, bool real_columns) {
+  if (real_columns) {
+    switch (n) {
+      case 1LL << 16: return 128;
+      case 1LL << 17: return 128;
+      case 1LL << 18: return 256;
+      case 1LL << 19: return 256;
+      case 1LL << 20: return 512;
+      default: return 0;
+    }
+  }
+  switch (n) {
+    case 1LL << 18: return 256;
+    case 1LL << 20: return 512;
+    default: return 0;
+  }
+}
+// Whether a pass of length n and kind, the other side `other`, belongs to a split of
+// short_columns_length: columns (c2c's) or real columns (c2r's) of n1 = n, or the complex rows of
+// n2 = n behind them (c2c both ways, c2r's inverse rows).
+PRISM_HD constexpr bool short_columns_pass(FourStepKind kind, int n, int other) {
+  const long long length = static_cast<long long>(n) * other;
+  switch (kind) {
+    case FourStepKind::columns:
+    case FourStepKind::columns_inverse: return short_columns_length(length, false) == n;
+    case FourStepKind::columns_real: return short_columns_length(length, true) == n;
+    case FourStepKind::rows: return short_columns_length(length, false) == other;
+    case FourStepKind::rows_inverse:
+      return short_columns_length(length, false) == other || short_columns_length(length, true) == other;
+    case FourStepKind::rows_real: return false;
+  }
+  return false;
+}
+
 // Whether the four-step kernel is compiled for this kind, length and shape: square and wide for
 // every kind, tall and tall4 only for the passes of an r2c's half length (forward columns, real
 // rows), tall4 where the other side has a four-step kernel too; wide4 and wide8 for the columns
-// of 4096 and 2048 only (next to 16384 of them, whose rows run on the rows kernel), wide8 for
-// c2r's real columns too (has_real_columns_pass: up to 2048); decimal for the real rows
-// and columns of has_decimal_four_step_kernel only.
+// of 4096 and 2048 (next to 16384 of them, whose rows run on the rows kernel), wide8 for c2r's
+// real columns too (has_real_columns_pass: up to 2048), and for the passes of the splits of
+// short_columns_length; decimal for the real rows and columns of has_decimal_four_step_kernel
+// only.
 inline constexpr int kFourStepWideRows = kMaxSinglePass;  // the rows beside the wide shapes' columns
 PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepShape shape) {
   if (has_decimal_four_step_kernel(n) || shape == FourStepShape::decimal) {
@@ -1639,9 +1687,10 @@ PRISM_HD constexpr bool has_four_step_shape(FourStepKind kind, int n, FourStepSh
     case FourStepShape::tall: return r2c_pass;
     case FourStepShape::tall4: return r2c_pass && other >= kFourStepMinLength && other <= kFourStepMaxLength;
     case FourStepShape::wide4:
-      return other == kFourStepWideRows && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse);
+      return (other == kFourStepWideRows && (kind == FourStepKind::columns || kind == FourStepKind::columns_inverse)) ||
+             short_columns_pass(kind, n, other);
     case FourStepShape::wide8:
-      return other == kFourStepWideRows && four_step_columns(kind);
+      return (other == kFourStepWideRows && four_step_columns(kind)) || short_columns_pass(kind, n, other);
     case FourStepShape::decimal: return false;
   }
   return false;

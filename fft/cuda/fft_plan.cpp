@@ -909,8 +909,26 @@ class Builder {
     n2 = kFourStepWideRows;
   }
 
+  // Whether a complex transform is the half length of a real one whose four-step takes its real
+  // step (four_step_real, transposed_real_rows).
+  enum class HalfLength { none, r2c, c2r };
+
+  // The split of short_columns_length where it has one and the four-step kernel takes its
+  // passes; an r2c's half length keeps the balanced split, whose rows take its real rows.
+  static void prefer_short_columns(long long n, HalfLength half, int& n1, int& n2) {
+    if (half == HalfLength::r2c) return;
+    const int columns = short_columns_length(n, half == HalfLength::c2r);
+    if (columns == 0 || n % columns != 0 || !has_four_step_kernel(columns) ||
+        !has_four_step_kernel(static_cast<int>(n / columns))) {
+      return;
+    }
+    n1 = columns;
+    n2 = static_cast<int>(n / columns);
+  }
+
   // The algorithm of a complex transform of length n between these endpoints, with the shape it
-  // found: the cluster c x m, or the four-step split n1 x n2.
+  // found: the cluster c x m, or the four-step split n1 x n2 (half: whether n is the half length
+  // of a real transform whose four-step takes its real step; prefer_short_columns).
   enum class Algorithm { single_pass, cluster, four_step, rader, bluestein };
   struct Shape {
     int c = 0;
@@ -918,13 +936,14 @@ class Builder {
     int n1 = 0;
     int n2 = 0;
   };
-  Algorithm complex_algorithm(long long n, const Endpoint& in, const Endpoint& out,
-                              Shape& shape) const {
+  Algorithm complex_algorithm(long long n, const Endpoint& in, const Endpoint& out, Shape& shape,
+                              HalfLength half = HalfLength::none) const {
     if (!takes_prime_stages(n, options_)) return Algorithm::bluestein;
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
     if (four_step_split(n, shape.n1, shape.n2)) {
       prefer_transposed_rows(n, out, shape.n1, shape.n2);
+      prefer_short_columns(n, half, shape.n1, shape.n2);
       return Algorithm::four_step;
     }
     if (takes_rader(n, options_)) return Algorithm::rader;
@@ -968,8 +987,10 @@ class Builder {
   //    pre-processing pass (thirty-ninth run).
   bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
-    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step) return false;
     const bool rows = real_step == RealStep::r2c_post_rows;
+    if (complex_algorithm(h, in, out, shape, rows ? HalfLength::r2c : HalfLength::c2r) != Algorithm::four_step) {
+      return false;
+    }
     const FourStepKind plain = rows ? FourStepKind::rows : FourStepKind::columns;
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     // r2c: the real rows on the shorter side (n1 = 2 n2) where both sides have four-step
@@ -1032,7 +1053,7 @@ class Builder {
   bool transposed_real_rows(long long h, const Endpoint& in, Endpoint out) {
     out.keep = h + 1;
     Shape shape;
-    if (complex_algorithm(h, in, out, shape) != Algorithm::four_step ||
+    if (complex_algorithm(h, in, out, shape, HalfLength::r2c) != Algorithm::four_step ||
         !rows_then_transpose(shape.n1, shape.n2, out) || shape.n1 % (2 * kTransposeTile) != 0) {
       return false;
     }

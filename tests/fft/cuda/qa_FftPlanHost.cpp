@@ -1456,12 +1456,23 @@ TEST(FftPlanHost, FourStepPasses) {
         const gpu::FourStepShape shape = n2 == n1       ? gpu::FourStepShape::square
                                          : n2 == 2 * n1 ? gpu::FourStepShape::wide
                                          : n1 == 2 * n2 ? gpu::FourStepShape::tall
+                                         : n2 == 4 * n1 ? gpu::FourStepShape::wide4
+                                         : n2 == 8 * n1 ? gpu::FourStepShape::wide8
                                                         : gpu::FourStepShape::tall4;
         EXPECT_EQ(d.shape, shape) << layout.algorithm;
-        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2 || n1 == 4 * n2) << layout.algorithm;
+        EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2 || n1 == 4 * n2 || n2 == 4 * n1 || n2 == 8 * n1)
+            << layout.algorithm;
         EXPECT_TRUE(gpu::has_four_step_shape(d.kind, d.n, d.shape)) << layout.algorithm;
-        // The ratio of four only for r2c's half length 2^22 (four_step_real).
+        // The ratio of four only for r2c's half length 2^22 (four_step_real); rows four or eight
+        // times the columns' length exactly where short_columns_length gives the columns (c2c
+        // and c2r's half lengths, not r2c's).
         EXPECT_EQ(n1 == 4 * n2, t == Transform::r2c && complex_n == (1LL << 22)) << layout.algorithm;
+        const int short_columns =
+            t == Transform::r2c ? 0 : gpu::short_columns_length(complex_n, t == Transform::c2r);
+        EXPECT_EQ(n2 >= 4 * n1, short_columns != 0) << layout.algorithm;
+        if (short_columns != 0) {
+          EXPECT_EQ(n1, short_columns) << layout.algorithm;
+        }
         // r2c's half lengths split tall rather than wide (the real rows the shorter side).
         EXPECT_TRUE(t == Transform::r2c && !real_rows_pass ? n1 >= n2 : n1 <= n2) << layout.algorithm;
         const int teams = gpu::four_step_teams(d.kind, d.n);
@@ -1651,7 +1662,7 @@ TEST(FftPlanHost, FourStepTwiddlesInTwoFactors) {
     std::size_t n;
     int split;
   };
-  for (const Planned c : {Planned{1 << 20, 1024}, Planned{1 << 21, 1024 / 16}, Planned{1 << 24, 4096 / 16},
+  for (const Planned c : {Planned{1 << 20, 0}, Planned{1 << 21, 1024 / 16}, Planned{1 << 24, 4096 / 16},
                           Planned{48000 * 64, 0}}) {
     const PlanLayout layout = gpu::make_plan_layout({c.n, 2, Transform::c2c_forward, false});
     ASSERT_EQ(layout.steps.size(), 2u) << layout.algorithm;
@@ -1822,7 +1833,7 @@ TEST(FftPlanHost, FourStepRealRows) {
     if (gpu::has_real_columns_pass(n)) check_exchange(n, 2 * n, radices.radix[0]);  // columns, the first's
   }
   std::mt19937_64 rng(31);
-  for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 21, 1u << 22, 1u << 23}) {
+  for (const std::size_t n : {1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23}) {
     for (const bool in_place : {false, true}) {
       for (const Transform t : {Transform::r2c, Transform::c2r}) {
         const PlanSpec spec{n, 3, t, in_place};
@@ -2167,7 +2178,7 @@ TEST_P(FftPlanHostSweep, RaderForPrimes) {
 TEST_P(FftPlanHostSweep, LargerLengths) {
   const Transform transform = GetParam();
   std::mt19937_64 rng(20261121 + static_cast<int>(transform));
-  std::vector<std::size_t> sizes = {16384, 16385, 32768, 65536, 65537, 1 << 17, 48000, 10007,
+  std::vector<std::size_t> sizes = {16384, 16385, 32768, 65536, 65537, 1 << 17, 1 << 18, 48000, 10007,
                                     3 * 3 * 5 * 7 * 11 * 13 * 2, 131071, 1 << 20, 1000003,
                                     17 * 19 * 23 * 29 * 2, 31 * 16384, 101 * 8192};
   std::uniform_real_distribution<double> log_size(std::log(4097.0), std::log(262144.0));
