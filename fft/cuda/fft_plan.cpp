@@ -1001,8 +1001,13 @@ class Builder {
     // r2c's real rows of 2048 (a square split, the half length 2^22) take 1024 instead
     // (FourStepShape::tall4, 4096 x 1024): runs of eight rows stored instead of four (a run of
     // 32 bytes and its mirror's, which straddles two sectors). On the H200 r2c 2^23 took 1.165 ms
-    // instead of 1.180 (bench/RESULTS.md, twenty-first run).
-    if (rows && shape.n1 == shape.n2 && four_step_teams(FourStepKind::rows_real, shape.n2) < 16 &&
+    // instead of 1.180 (bench/RESULTS.md, twenty-first run). The real rows of 512 (the half
+    // length 2^18) likewise take 256: r2c 2^19 took 0.697 ms instead of 0.715, where the same
+    // move took r2c 2^17 (256 x 256) from 0.617 to 0.621 and r2c 2^21 (1024 x 1024) from 0.833
+    // to 0.868 (forty-first run).
+    constexpr int kTall4RealRows = 512;
+    if (rows && shape.n1 == shape.n2 &&
+        (four_step_teams(FourStepKind::rows_real, shape.n2) < 16 || shape.n2 == kTall4RealRows) &&
         has_four_step_kernel(2 * shape.n1) && has_four_step_kernel(shape.n2 / 2)) {
       shape.n1 *= 2;
       shape.n2 /= 2;

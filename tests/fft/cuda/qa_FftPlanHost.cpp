@@ -1463,10 +1463,11 @@ TEST(FftPlanHost, FourStepPasses) {
         EXPECT_TRUE(n2 == n1 || n2 == 2 * n1 || n1 == 2 * n2 || n1 == 4 * n2 || n2 == 4 * n1 || n2 == 8 * n1)
             << layout.algorithm;
         EXPECT_TRUE(gpu::has_four_step_shape(d.kind, d.n, d.shape)) << layout.algorithm;
-        // The ratio of four only for r2c's half length 2^22 (four_step_real); rows four or eight
-        // times the columns' length exactly where short_columns_length gives the columns (c2c
-        // and c2r's half lengths, not r2c's).
-        EXPECT_EQ(n1 == 4 * n2, t == Transform::r2c && complex_n == (1LL << 22)) << layout.algorithm;
+        // Columns four times the rows' length only for r2c's half lengths 2^18 and 2^22
+        // (four_step_real); rows four or eight times the columns' length exactly where
+        // short_columns_length gives the columns (c2c and c2r's half lengths, not r2c's).
+        EXPECT_EQ(n1 == 4 * n2, t == Transform::r2c && (complex_n == (1LL << 18) || complex_n == (1LL << 22)))
+            << layout.algorithm;
         const int short_columns =
             t == Transform::r2c ? 0 : gpu::short_columns_length(complex_n, t == Transform::c2r);
         EXPECT_EQ(n2 >= 4 * n1, short_columns != 0) << layout.algorithm;
