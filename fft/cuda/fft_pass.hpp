@@ -1580,9 +1580,10 @@ PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
 // tall instead of wide, its real rows the shorter side, and tall4 instead of square where that
 // halves its real rows: see the planner's four_step_real; wide4 and wide8 the columns of 4096
 // and 2048 ahead of rows of 16384 and a transpose step, c2c 2^26 and 2^25: the planner's
-// prefer_transposed_rows; both also the splits of short_columns_length). decimal: an r2c's real rows or a c2r's real columns of a decimal team
-// (has_decimal_four_step_kernel) over any count of rows (n1) or columns (n2) that its blocks
-// divide, a run-time value (FourStepPassDesc::other_side).
+// prefer_transposed_rows; both also the splits of short_columns_length). decimal: an r2c's real
+// rows or a c2r's real columns of a decimal team (has_decimal_four_step_kernel) over any count
+// of rows (n1) or columns (n2) that its blocks divide, a run-time value
+// (FourStepPassDesc::other_side).
 enum class FourStepShape : int { square, wide, tall, tall4, wide4, wide8, decimal };
 inline constexpr FourStepShape kFourStepShapes[] = {FourStepShape::square, FourStepShape::wide,  FourStepShape::tall,
                                                     FourStepShape::tall4,  FourStepShape::wide4, FourStepShape::wide8,
@@ -1629,9 +1630,9 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 //   c2r 2^17 (half 256x256) 0.618, 128x512 0.592; 2^18 (256x512) 0.652, 128x1024 0.600;
 //   2^19 (512x512) 0.731, 256x1024 0.652; 2^20 (512x1024) 0.730, 256x2048 0.678;
 //   2^21 (1024x1024) 0.93, 512x2048 0.78.
-// Left balanced, because the short split was no faster or slower: c2c 2^16 (128x512 0.565
-// against 0.527), 2^17 (128x1024 0.561, 0.563), 2^19 (256x2048 0.602, 0.603), 2^21 (512x4096
-// 0.74 against 0.67); c2r 2^22 (half 512x4096 0.92 against 0.88).
+// Left balanced where the shorter columns were slower or no faster: c2c 2^16 (128x512 0.565
+// against 0.527), 2^17 (128x1024 0.561 against 0.563), 2^19 (256x2048 0.602 against 0.603),
+// 2^21 (512x4096 0.74 against 0.67); c2r 2^22 (half 512x4096 0.92 against 0.88).
 PRISM_HD constexpr int short_columns_length(long long n, bool real_columns) {
   if (real_columns) {
     switch (n) {
