@@ -1623,9 +1623,9 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 // The column length n1 of the four-step split n1 x n2 (n2 = 4 n1 or 8 n1) that the planner takes
 // for a complex transform of length n (real_columns: the half length of a c2r, whose column
 // pass forms its input, FourStepKind::columns_real) instead of the balanced one; 0 where it keeps
-// the balanced split. The column passes are the dearer ones, their reads strided, and c2r's real
-// columns of 512 and more take blocks of 512 threads to themselves. Measured on the H200
-// (bench/RESULTS.md, forty-first run), balanced against this split, ms:
+// the balanced split. The column passes are the dearer ones, their reads strided; c2r's, which
+// also form their input from X[k] and X[h - k], gained most from shorter columns. Measured on
+// the H200 (bench/RESULTS.md, forty-first run), balanced against this split, ms:
 //   c2c 2^18 512x512 0.600, 256x1024 0.566; c2c 2^20 1024x1024 0.668, 512x2048 0.637;
 //   c2r 2^17 (half 256x256) 0.618, 128x512 0.592; 2^18 (256x512) 0.652, 128x1024 0.600;
 //   2^19 (512x512) 0.731, 256x1024 0.652; 2^20 (512x1024) 0.730, 256x2048 0.678;
