@@ -11,7 +11,8 @@
 // the H200, c2c 2^16 took 0.533 ms on this kernel, 0.702 on the pass kernel, cuFFT 0.591
 // (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid). Where
 // four_step_prefetch says so (the plain row passes), a block first asks L2 for the rows of the
-// block a quarter of a wave later.
+// block a quarter of a wave later; where four_step_twiddles_evict_last does (c2c's and r2c's
+// columns), the column pass reads its twiddles marked to stay in L2.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -176,17 +177,21 @@ __global__ void __launch_bounds__(four_step_launch_threads(kN), four_step_launch
   // columns of 512 and 1024 spilled more), and the high factor a compile-time row of each slot.
   constexpr bool kSplitTwiddles =
       kColumns && four_step_twiddle_split(kN, four_step_other_side(kKind, kN, kShape)) != kN;
+  const auto pass_twiddle = [&](long long i) {
+    if constexpr (four_step_twiddles_evict_last(kKind)) return load_table_evict_last(d.pass_tw, i);
+    return load_table(d.pass_tw, i);
+  };
   Cf w_lane{1.0f, 0.0f};
   fft.run_remapped(planes_of(first_team), first_lane, planes, d.stage_tw, lane, [&](int slot, int k, Cf v) {
-    if constexpr (kColumns && !kSplitTwiddles) v = cmul(v, load_table(d.pass_tw, k * strides.out_elem + inner));
+    if constexpr (kColumns && !kSplitTwiddles) v = cmul(v, pass_twiddle(k * strides.out_elem + inner));
     if constexpr (kSplitTwiddles) {
       const int high = Team::output_index(0, slot) / Team::kThreads;
       if (high == 0) {
-        w_lane = load_table(d.pass_tw, lane * strides.out_elem + inner);
+        w_lane = pass_twiddle(lane * strides.out_elem + inner);
         v = cmul(v, w_lane);
       } else {
         const int row = twiddle_high_row(Team::kThreads, high);
-        v = cmul(v, cmul(w_lane, load_table(d.pass_tw, row * strides.out_elem + inner)));
+        v = cmul(v, cmul(w_lane, pass_twiddle(row * strides.out_elem + inner)));
       }
     }
     y[k * strides.out_elem] = kConjOut ? conj(v) : v;

@@ -1806,6 +1806,20 @@ PRISM_HD constexpr bool four_step_prefetch(int n, FourStepKind kind) {
   return (kind == FourStepKind::rows || kind == FourStepKind::rows_inverse) && n != 1024;
 }
 
+// Whether the four-step kernel's column pass of this kind reads its twiddles (pass_twiddle's table)
+// marked to be evicted from L2 last (load_table_evict_last): c2c's and r2c's columns, forward and
+// inverse. The table is read again by every transform of a batch; unmarked, the streaming data
+// pushed part of it out of L2, and the column pass of c2c 2^20 (512x2048, an 8 MB table) read 634
+// MB from DRAM for 537 MB of data, marked 545 (Nsight Compute, H200). In the benchmark
+// (bench/RESULTS.md, forty-second run, three calls, means of two rounds) c2c 2^20 took 1.8-2.5 %
+// less, 2^22 0.8-1.4 %, 2^23 1.7-2.3 %, r2c 2^24 0.9-1.6 %, r2c 2^20 and 2^21 0.4-1.1 %; c2c 2^19
+// and 2^24, r2c 2^18 and 2^23 took 0.2-0.9 % more; the other c2c and r2c lengths from 2^16 to 2^26
+// moved within 0.6 % either way. c2r's real columns keep plain loads: marked, c2r 2^21 took 1.9 %
+// more and 2^20 0.9-1.0 % more.
+PRISM_HD constexpr bool four_step_twiddles_evict_last(FourStepKind kind) {
+  return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse;
+}
+
 // The strides of a four-step pass (complex elements), fixed by its kind and shape: for columns
 // of length n1 = n, neighbouring columns are neighbours and elements n2 apart, in and out
 // (scratch); rows of length n2 = n are contiguous in scratch and stored transposed (elements n1

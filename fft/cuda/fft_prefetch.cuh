@@ -1,9 +1,13 @@
-// Prefetching into L2 for the rows and four-step kernels of our CUDA FFT: a block asks for the
-// input of a block that starts a little later, so that DRAM keeps reading while the
-// multiprocessors run their stages (rows_prefetch, four_step_prefetch in fft_pass.hpp).
+// L2 hints for the rows and four-step kernels of our CUDA FFT: prefetching, where a block asks for
+// the input of a block that starts a little later, so that DRAM keeps reading while the
+// multiprocessors run their stages (rows_prefetch, four_step_prefetch in fft_pass.hpp); and table
+// loads that ask L2 to keep the table (four_step_twiddles_evict_last).
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include "fft/cuda/fft_complex.hpp"
+#include "fft/cuda/fft_pass.hpp"
 
 namespace prism::fft::gpu {
 
@@ -25,6 +29,22 @@ __device__ __forceinline__ void prefetch_into_l2(const void* begin, long long by
 #else
   (void)begin;
   (void)bytes;
+#endif
+}
+
+// load_table's read of table[i], the line marked to be evicted from L2 last (sm_80 and later;
+// load_table elsewhere), so that a table read again by every transform of a batch stays in L2
+// while the data streams past it.
+__device__ __forceinline__ Cf load_table_evict_last(const Cf* table, long long i) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  float re;
+  float im;
+  asm("ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;" : "=f"(re), "=f"(im) : "l"(table + i), "l"(policy));
+  return Cf{re, im};
+#else
+  return load_table(table, i);
 #endif
 }
 
