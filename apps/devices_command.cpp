@@ -1,7 +1,9 @@
-// prism devices: the compute backends (CPU, CUDA GPUs) and the audio devices this build sees.
+// prism devices: the compute backends (CPU, CUDA GPUs), the audio devices and the SDRs this build
+// sees.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "apps/commands.hpp"
 #include "fft/fft.hpp"
@@ -9,10 +11,12 @@
 #if PRISM_HAVE_CUDART
 #include <cuda_runtime_api.h>
 #endif
+#include "pipeline/errors.hpp"
 #if PRISM_HAVE_PORTAUDIO
-#include <portaudio.h>
-#include <unistd.h>
-#include <fcntl.h>
+#include "sources/portaudio_source.hpp"
+#endif
+#if PRISM_HAVE_SOAPYSDR
+#include "sources/soapysdr_source.hpp"
 #endif
 
 namespace prism::app {
@@ -51,44 +55,46 @@ void list_gpus() {
 #endif
 }
 
-void list_audio_devices() {
+void print_audio_devices() {
   std::printf("Audio devices:\n");
 #if PRISM_HAVE_PORTAUDIO
-  // PortAudio's host APIs print probing noise on stderr; keep it out of the listing.
-  const int saved = dup(STDERR_FILENO);
-  const int null_fd = open("/dev/null", O_WRONLY);
-  if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-  const PaError init = Pa_Initialize();
-  if (saved >= 0) { dup2(saved, STDERR_FILENO); close(saved); }
-  if (null_fd >= 0) close(null_fd);
-  if (init != paNoError) {
-    std::printf("  none (PortAudio: %s)\n", Pa_GetErrorText(init));
-    return;
+  try {
+    const PortAudioSession session;
+    const std::vector<AudioDeviceEntry> devices = list_audio_devices();
+    if (devices.empty()) std::printf("  none found\n");
+    for (const AudioDeviceEntry& d : devices)
+      std::printf("  [%d] %s (%s): %d in, %d out, %g Hz\n", d.index, d.name.c_str(), d.host_api.c_str(),
+                  d.max_input_channels, d.max_output_channels, d.default_sample_rate);
+  } catch (const InputError& e) {
+    std::printf("  none (%s)\n", e.reason().c_str());
   }
-  const int count = Pa_GetDeviceCount();
-  if (count <= 0) std::printf("  none found\n");
-  for (int i = 0; i < count; ++i) {
-    const PaDeviceInfo* d = Pa_GetDeviceInfo(i);
-    if (d == nullptr) continue;
-    const PaHostApiInfo* api = Pa_GetHostApiInfo(d->hostApi);
-    std::printf("  [%d] %s (%s): %d in, %d out, %g Hz\n", i, d->name, api ? api->name : "?",
-                d->maxInputChannels, d->maxOutputChannels, d->defaultSampleRate);
-  }
-  Pa_Terminate();
 #else
   std::printf("  none (this build has no PortAudio)\n");
+#endif
+}
+
+void print_sdr_devices() {
+  std::printf("SDRs (use as sdr:ARGS):\n");
+#if PRISM_HAVE_SOAPYSDR
+  const std::vector<SdrDeviceEntry> devices = list_sdr_devices();
+  if (devices.empty())
+    std::printf("  none found (%zu SoapySDR module(s) loaded)\n", sdr_module_paths().size());
+  for (const SdrDeviceEntry& d : devices) std::printf("  sdr:%s\n", d.args.c_str());
+#else
+  std::printf("  none (this build has no SoapySDR)\n");
 #endif
 }
 
 }  // namespace
 
 Runner add_devices_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("devices", "List the compute backends, GPUs and audio devices.");
+  CLI::App* cmd = app.add_subcommand("devices", "List the compute backends, GPUs, audio devices and SDRs.");
   (void)cmd;
   return [] {
     list_backends();
     list_gpus();
-    list_audio_devices();
+    print_audio_devices();
+    print_sdr_devices();
     return kExitOk;
   };
 }

@@ -13,7 +13,20 @@ void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group)
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--center-freq,--center-frequency", o.center_frequency,
-                 "Centre frequency, Hz: labels raw input, or relabels any input")
+                 "Centre frequency, Hz: labels raw input, relabels any input, tunes an SDR")
+      ->group(group);
+  add_sdr_options(cmd, o);
+}
+
+void add_sdr_options(CLI::App& cmd, InputOptions& o) {
+  const std::string group = "SDR input (sdr:...)";
+  cmd.add_option("--gain", o.gain, "Overall RX gain in dB [default: automatic gain where the device has it]")
+      ->group(group);
+  cmd.add_option("--antenna", o.antenna, "RX antenna by name [default: the device's]")->group(group);
+  cmd.add_option("--sdr-channel", o.sdr_channel, "RX channel of the device (0-based)")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--sdr-stream-args", o.sdr_stream_args, "KEY=VALUE,... passed to the driver's stream")
       ->group(group);
 }
 
@@ -28,6 +41,10 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.sample_rate = o.rate;
   options.channels = o.channels;
   options.center_frequency = o.center_frequency;
+  options.gain = o.gain;
+  options.antenna = o.antenna;
+  options.sdr_channel = o.sdr_channel;
+  options.sdr_stream_args = o.sdr_stream_args;
   return options;
 }
 

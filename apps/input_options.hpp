@@ -1,5 +1,6 @@
 // The input options every subcommand that reads samples shares (--format, --rate, --channels,
-// --center-freq), and their translation into the source registry's SourceOptions.
+// --center-freq; for SDRs --gain, --antenna, --sdr-channel, --sdr-stream-args), and their
+// translation into the source registry's SourceOptions.
 #pragma once
 
 #include <optional>
@@ -16,11 +17,25 @@ struct InputOptions {
   std::optional<double> rate;       // Hz
   unsigned channels = 1;            // interleaved channels of raw input
   double center_frequency = 0.0;    // Hz
+  // SDR input
+  std::optional<double> gain;       // dB
+  std::string antenna;
+  std::size_t sdr_channel = 0;
+  std::string sdr_stream_args;
 };
 
 // Registers --format, --rate, --channels and --center-freq (alias --center-frequency) on `cmd`
-// in the option group `group`.
+// in the option group `group`, and the SDR options (add_sdr_options).
 void add_input_options(CLI::App& cmd, InputOptions& options, const std::string& group = "Raw input");
+
+// Registers --gain, --antenna, --sdr-channel and --sdr-stream-args in the group "SDR input".
+void add_sdr_options(CLI::App& cmd, InputOptions& options);
+
+// The footer lines that explain the sdr: input and its options.
+inline constexpr const char* kSdrInputHelp =
+    "  sdr[:ARGS]   an SDR through SoapySDR; ARGS are SoapySDR device arguments, e.g. "
+    "sdr:driver=rtlsdr (prism devices lists them). --rate sets its sample rate, "
+    "--center-frequency tunes it, --gain (dB; default: automatic gain) and --antenna set it up.\n";
 
 // Throws UsageError naming --format and the known names when the format is unknown.
 SourceOptions to_source_options(const InputOptions& options);

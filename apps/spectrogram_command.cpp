@@ -1,6 +1,7 @@
 // prism spectrogram: any input -> short-time Fourier transform -> .npy / .png outputs.
 // Option names and defaults follow scipy.signal.spectrogram, so its users feel at home.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -44,6 +45,7 @@ struct SpectrogramOptions {
   std::string backend = "auto";
   int device = 0;             // CUDA device for the GPU backends
   std::size_t in_flight = 2;  // blocks in flight on the GPU backends
+  std::optional<double> duration;  // seconds of input to take, then stop
   // raw input
   InputOptions raw;
   // image
@@ -133,6 +135,8 @@ int run_spectrogram(const SpectrogramOptions& o) {
   if (o.block_size && *o.block_size == 0) throw UsageError("--block-size must be at least 1 sample");
   if (o.blocks < 2) throw UsageError("--blocks must be at least 2 (one filling, one in work)");
   if (o.in_flight < 1) throw UsageError("--in-flight must be at least 1");
+  if (o.duration && !(*o.duration > 0 && std::isfinite(*o.duration)))
+    throw UsageError("--duration must be a positive number of seconds");
 
   const SourceOptions source_options = to_source_options(o.raw);
 
@@ -177,6 +181,10 @@ int run_spectrogram(const SpectrogramOptions& o) {
   config.block_samples = block_samples;
   config.block_count = o.blocks;
   config.memory = memory;
+  if (o.duration) {
+    const double samples = std::ceil(*o.duration * source->info().sample_rate);
+    config.max_samples = static_cast<std::uint64_t>(samples);
+  }
   config.on_progress = [&bar](const ProgressUpdate& u) {
     bar.update(u.samples_done, u.samples_total, u.elapsed_seconds);
   };
@@ -223,7 +231,10 @@ Runner add_spectrogram_command(CLI::App& app) {
       "defaults of scipy.signal.spectrogram.");
   cmd->footer(
       "INPUT is a file (WAV/FLAC/OGG, SigMF .sigmf-meta, raw samples with --format/--rate), '-' "
-      "for raw samples on stdin, or the test-signal generator:\n"
+      "for raw samples on stdin, a live input (which runs until Ctrl-C or --duration):\n"
+      "  audio:[NAME|INDEX]   an audio input device (prism devices lists them)\n" +
+      std::string(kSdrInputHelp) +
+      "or the test-signal generator:\n"
       "  gen                                  tones at 1 and 6 kHz, a chirp and noise, 48 kHz, 10 s\n"
       "  gen:rate=2e6,complex,tone=-250e3@0.5,noise=0.01,duration=5\n"
       "  keys: rate, duration (inf = endless), tone=F[@A] (repeatable), chirp=F0-F1[@A], "
@@ -231,7 +242,7 @@ Runner add_spectrogram_command(CLI::App& app) {
       "Real input gives one-sided spectra (nfft/2+1 bins); complex input gives two-sided spectra "
       "centred on 0 Hz.\n"
       "Exit codes: 0 done, 1 bad input or failed run, 2 usage error, 130 interrupted (Ctrl-C).");
-  cmd->add_option("input", o->input, "Input file, '-' for stdin, or gen[:KEY=VALUE,...]")
+  cmd->add_option("input", o->input, "Input file, '-' for stdin, audio:..., sdr:..., or gen[:KEY=VALUE,...]")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->outputs,
                   "Output file(s), by extension: .png (image), .npy (float32 rows x bins, with a "
@@ -265,6 +276,9 @@ Runner add_spectrogram_command(CLI::App& app) {
   cmd->add_option("--block-size", o->block_size,
                   "Samples per block moving through the pipeline; the output does not depend on "
                   "it [default: 65536, less for a huge --nfft]");
+  cmd->add_option("--duration", o->duration,
+                  "Seconds of input to take, then stop (a capture of that length from a live input; "
+                  "the start of a file) [default: all]");
   cmd->add_option("--blocks", o->blocks, "Blocks in the pool (bounds memory)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU worker threads [default: all cores]");
   cmd->add_option("--backend", o->backend, "cpu, cuda (prism's kernels), cufft, or auto (GPU if present)")

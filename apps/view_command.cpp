@@ -31,6 +31,7 @@ struct ViewOptions {
   unsigned channels = 0;  // 0: the input's own (audio: up to 2)
   double center_frequency = 0.0;
   unsigned audio_block = 0;
+  InputOptions sdr;  // its SDR options (--gain, --antenna, ...); the fields above are the rest
   // settings (unset: the saved value, else the default)
   std::optional<std::size_t> fft_size;
   std::optional<std::string> window;
@@ -133,8 +134,12 @@ int run_view(const ViewOptions& o) {
       throw std::runtime_error("--backend " + o.backend + ": " + available.reason);
   }
 
-  SourceOptions source_options = to_source_options(
-      {o.format, o.rate, o.channels == 0 ? 1u : o.channels, o.center_frequency});
+  InputOptions input_options = o.sdr;
+  input_options.format = o.format;
+  input_options.rate = o.rate;
+  input_options.channels = o.channels == 0 ? 1u : o.channels;
+  input_options.center_frequency = o.center_frequency;
+  const SourceOptions source_options = to_source_options(input_options);
   const std::string input = o.input;
   view::ViewEngine::SourceFactory open = [input, source_options, o]() -> std::unique_ptr<Source> {
 #if PRISM_HAVE_PORTAUDIO
@@ -170,20 +175,22 @@ Runner add_view_command(CLI::App& app) {
       "Open the live spectrogram viewer: a spectrum above a scrolling waterfall, on an audio "
       "device, a file or the test signal. Settings persist in $XDG_CONFIG_HOME/prism/view.json.");
   cmd->footer(
-      "INPUT: audio: (default input device), audio:NAME or audio:INDEX (see prism devices), a file "
-      "(WAV/FLAC, SigMF, raw with --format/--rate), or the generator (gen:..., the default: an "
-      "endless test signal).\n"
+      "INPUT: audio: (default input device), audio:NAME or audio:INDEX (see prism devices), an SDR, "
+      "a file (WAV/FLAC, SigMF, raw with --format/--rate), or the generator (gen:..., the default: "
+      "an endless test signal).\n" +
+      std::string(kSdrInputHelp) +
       "Keys: space pause/play, A auto range, F freeze, R reset zoom. Mouse over the plots: wheel "
       "zooms around the cursor, drag pans, double-click shows the whole band, right-click sets "
       "markers A/B (levels and B-A difference shown), middle-click clears them. Zoom and pan "
       "persist with the other settings.\n"
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
-  cmd->add_option("input", o->input, "audio:[NAME|INDEX], a file, or gen[:KEY=VALUE,...]")->capture_default_str();
+  cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   cmd->add_option("--format", o->format, "Sample format of raw input");
   cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices: the rate to ask for)");
   cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]");
-  cmd->add_option("--center-freq,--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis");
+  cmd->add_option("--center-freq,--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis; tunes an SDR");
   cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]");
+  add_sdr_options(*cmd, o->sdr);
   cmd->add_option("--fft-size", o->fft_size, "FFT size, 256 ... 1048576 [default: 4096]");
   cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");
   cmd->add_option("--overlap", o->overlap, "Overlap of consecutive frames, 0 ... 0.95 [default: 0.5]");

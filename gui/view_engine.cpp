@@ -35,6 +35,7 @@ class PlaybackSource final : public Source {
   const StreamInfo& info() const override { return info_; }
   std::string describe() const override { return inner_->describe(); }
   std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
+  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
 
   void interrupt() override {
     interrupts_.fetch_add(1, std::memory_order_acq_rel);
@@ -325,6 +326,7 @@ EngineStatus ViewEngine::status() const {
   s.samples_received = e.samples_before_run + e.samples_in_run;
   s.spectra_computed = e.spectra;
   s.overrun_samples = e.pipeline_dropped_before_run + e.pipeline_dropped_in_run + e.source->dropped_samples();
+  s.device_overflows = e.source->overflows_of_unknown_length();
   s.live = info.live;
   s.ended = e.ended;
   s.source = e.source->describe();

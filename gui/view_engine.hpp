@@ -36,6 +36,7 @@ struct EngineStatus {
   std::uint64_t samples_received = 0;     // per channel, since the start
   std::uint64_t spectra_computed = 0;     // FFT frames, since the start
   std::uint64_t overrun_samples = 0;      // live input dropped (device ring + no free block)
+  std::uint64_t device_overflows = 0;     // losses the device reported without a length
   std::uint64_t display_rows_skipped = 0; // rows the render thread had no room for
   double position_s = 0;                  // playback position in the input
   std::optional<double> duration_s;       // files: their length

@@ -889,18 +889,22 @@ void Viewer::draw_status(const Layout& layout) {
     else std::snprintf(p, sizeof p, "  |  %.1f s%s", s.position_s, engine_->paused() ? " (paused)" : "");
     position = p;
   }
+  char device_overflows[64] = "";
+  if (s.device_overflows != 0)
+    std::snprintf(device_overflows, sizeof device_overflows, " + %llu device overflows",
+                  static_cast<unsigned long long>(s.device_overflows));
   std::snprintf(text, sizeof text,
-                "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples  |  "
+                "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples%s  |  "
                 "display rows skipped %llu%s%s%s",
                 format_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), format_count(static_cast<double>(s.samples_received)).c_str(),
-                static_cast<unsigned long long>(s.overrun_samples),
+                static_cast<unsigned long long>(s.overrun_samples), device_overflows,
                 static_cast<unsigned long long>(s.display_rows_skipped),
                 display_->rows_from_device > 0 ? "  |  waterfall from GPU memory (CUDA-GL)" : "", position.c_str(),
                 frozen_ ? "  |  FROZEN" : "");
   ImDrawList* draw = ImGui::GetForegroundDrawList();
   const Rect& r = layout.status;
   draw->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(30, 33, 40, 255));
-  draw->AddText(ImVec2(r.x + 8, r.y + 24), s.overrun_samples ? IM_COL32(255, 190, 120, 255) : IM_COL32(200, 205, 215, 255), text);
+  draw->AddText(ImVec2(r.x + 8, r.y + 24), s.overrun_samples || s.device_overflows ? IM_COL32(255, 190, 120, 255) : IM_COL32(200, 205, 215, 255), text);
   if (!s.error.empty())
     draw->AddText(ImVec2(layout.spectrum.x + 8, layout.spectrum.y + 24), IM_COL32(255, 110, 110, 255), ("error: " + s.error).c_str());
   // The input's name and the processing parameters, above the colour bar's labels.
@@ -961,7 +965,8 @@ json Viewer::report_json(const Layout& layout) const {
   j["settings"] = settings_.to_json();
   j["gl_renderer"] = gl_renderer_;
   j["status"] = {{"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
-                 {"overrun_samples", s.overrun_samples}, {"display_rows_skipped", s.display_rows_skipped},
+                 {"overrun_samples", s.overrun_samples}, {"device_overflows", s.device_overflows},
+                 {"display_rows_skipped", s.display_rows_skipped},
                  {"processor", s.processor}, {"source", s.source}, {"error", s.error},
                  {"input_rate", input_rate_}, {"fft_rate", fft_rate_}, {"fps", fps_}};
   j["playback"] = {{"live", s.live}, {"paused", engine_->paused()}, {"position_s", s.position_s},

@@ -198,6 +198,8 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     sink_queues.push_back(std::make_unique<Queue<RowBatch*>>(batches.size() + 1));
   std::vector<std::atomic<std::uint64_t>> sink_rows_in(sinks.size());
 
+  std::optional<std::uint64_t> expected_samples = info.length;  // for the progress bar
+  if (config.max_samples) expected_samples = std::min(info.length.value_or(*config.max_samples), *config.max_samples);
   std::atomic<std::uint64_t> samples_read{0};
   std::atomic<std::uint64_t> samples_dropped{0};
   std::atomic<std::uint64_t> blocks_read{0};
@@ -208,10 +210,16 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
     std::uint64_t position = 0;
     try {
       while (!stop.stop_requested()) {
-        Block* block = live ? pool->try_acquire() : pool->acquire(stop);
-        if (block == nullptr && !live) break;  // stopped while waiting
+        // What max_samples leaves to read; 0 ends the input as the source's own end does.
+        const std::size_t wanted =
+            config.max_samples ? std::min<std::uint64_t>(block_samples, *config.max_samples - position) : block_samples;
+        Block* block = nullptr;
+        if (wanted != 0) {
+          block = live ? pool->try_acquire() : pool->acquire(stop);
+          if (block == nullptr && !live) break;  // stopped while waiting
+        }
         std::byte* destination = block != nullptr ? block->data : overrun_scratch.data();
-        const std::size_t n = source.read(destination, block_samples);
+        const std::size_t n = wanted == 0 ? 0 : source.read(destination, wanted);
         if (n == 0) {
           if (block != nullptr) pool->release(block);
           input_ended = true;
@@ -303,7 +311,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         held.push(block);
         if (held.size() > in_flight) release_oldest();
         if (config.on_progress)
-          config.on_progress({samples_done, info.length,
+          config.on_progress({samples_done, expected_samples,
                               std::chrono::duration<double>(Clock::now() - start).count(),
                               samples_dropped.load(std::memory_order_relaxed)});
         if (stop.stop_requested()) break;
@@ -352,6 +360,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
 
   report.samples_read = samples_read;
   report.samples_dropped = samples_dropped + source.dropped_samples();
+  report.overflows_of_unknown_length = source.overflows_of_unknown_length();
   report.blocks = blocks_read;
   for (std::size_t i = 0; i < sinks.size(); ++i) report.sinks[i].rows_in = sink_rows_in[i];
 

@@ -40,6 +40,9 @@ struct PipelineConfig {
   std::size_t block_count = 4;                       // blocks in the pool, >= 2
   std::size_t row_buffer_count = 4;                  // row batches in flight, >= 1
   HostMemoryKind memory = HostMemoryKind::page_aligned;
+  // Ends the input after this many samples per channel (those dropped by a live input count):
+  // a capture of a given length from a live input, or the start of a file. The run completes.
+  std::optional<std::uint64_t> max_samples;
   // Called from the processing thread after each block; keep it cheap (rate-limit inside).
   std::function<void(const ProgressUpdate&)> on_progress;
 };
@@ -61,6 +64,7 @@ struct RunReport {
   std::uint64_t samples_read = 0;     // samples per channel the source thread delivered
   std::uint64_t samples_dropped = 0;  // overruns: live samples with no free block, or dropped
                                       // by the device before they reached prism
+  std::uint64_t overflows_of_unknown_length = 0;  // Source::overflows_of_unknown_length
   std::uint64_t blocks = 0;
   ProcessorCounters processor;
   std::vector<SinkReport> sinks;

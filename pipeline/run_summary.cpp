@@ -51,7 +51,11 @@ std::string format_run_summary(const RunReport& r) {
   const ProcessorCounters& p = r.processor;
   out << "  samples    " << r.samples_read << " read, " << p.samples_in << " processed, "
       << p.tail_samples << " in the tail (fill no frame), " << r.samples_dropped
-      << " dropped (overruns)\n";
+      << " dropped (overruns)";
+  if (r.overflows_of_unknown_length != 0)
+    out << ", and the device lost samples " << r.overflows_of_unknown_length
+        << " time(s) without saying how many";
+  out << "\n";
   out << "  frames     " << p.frames << " computed, " << p.rows_out << " rows out";
   if (p.frames_unaveraged != 0)
     out << ", " << p.frames_unaveraged << " trailing frames fill no complete average (not output)";
@@ -90,6 +94,7 @@ nlohmann::json run_summary_json(const RunReport& r) {
       {"processor", r.processor_description},
       {"samples_read", r.samples_read},
       {"samples_dropped", r.samples_dropped},
+      {"overflows_of_unknown_length", r.overflows_of_unknown_length},
       {"samples_processed", r.processor.samples_in},
       {"tail_samples", r.processor.tail_samples},
       {"blocks", r.blocks},

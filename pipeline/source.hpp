@@ -34,6 +34,11 @@ class Source {
   // ring overflowed). The pipeline adds the ones it drops when no block is free.
   virtual std::uint64_t dropped_samples() const { return 0; }
 
+  // Times the device reported losing samples without saying how many (an SDR driver's overflow
+  // without time stamps, PortAudio's input overflow flag). Not in dropped_samples(): a count of
+  // samples there would be a guess.
+  virtual std::uint64_t overflows_of_unknown_length() const { return 0; }
+
   // A short name for messages and the run summary: the path, "generator", "stdin", ...
   virtual std::string describe() const = 0;
 };

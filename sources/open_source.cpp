@@ -17,6 +17,9 @@
 #if PRISM_HAVE_PORTAUDIO
 #include "sources/portaudio_source.hpp"
 #endif
+#if PRISM_HAVE_SOAPYSDR
+#include "sources/soapysdr_source.hpp"
+#endif
 
 namespace prism {
 
@@ -149,6 +152,37 @@ json describe_audio_device(const Source& source) {
   return {{"container", "audio device"}, {"device", source.describe()}, {"file_size", nullptr}};
 }
 
+// sdr: inputs (sources/soapysdr_source.hpp); without SoapySDR they say why they fail.
+bool is_sdr_device_input(const std::string& input) { return input == "sdr" || input.rfind("sdr:", 0) == 0; }
+
+std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOptions& options) {
+#if PRISM_HAVE_SOAPYSDR
+  if (options.channels != 1)
+    throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + input +
+                     ": an SDR input is one RX channel (pick it with --sdr-channel)");
+  SdrInputOptions sdr;
+  sdr.device_args = input.size() > 4 ? input.substr(4) : std::string();
+  sdr.format = options.format;
+  sdr.sample_rate = options.sample_rate.value_or(0.0);
+  if (!std::isfinite(options.center_frequency))
+    throw UsageError("--center-frequency must be a finite number of Hz");
+  if (options.center_frequency != 0) sdr.center_frequency = options.center_frequency;
+  sdr.gain = options.gain;
+  sdr.antenna = options.antenna;
+  sdr.channel = options.sdr_channel;
+  sdr.stream_args = options.sdr_stream_args;
+  return std::make_unique<SoapySdrSource>(sdr);
+#else
+  (void)options;
+  throw InputError(input, "is an SDR, but this prism was built without SoapySDR "
+                          "(install libsoapysdr-dev and rebuild)");
+#endif
+}
+
+json describe_sdr_device(const Source& source) {
+  return {{"container", "SDR"}, {"device", source.describe()}, {"file_size", nullptr}};
+}
+
 bool is_stdin(const std::string& input) { return input == "-"; }
 bool is_generator_input(const std::string& input) { return is_generator_spec(input); }
 bool any_input(const std::string&) { return true; }
@@ -168,6 +202,7 @@ struct SourceKind {
 constexpr SourceKind kSourceKinds[] = {
     {"generator", is_generator_input, false, open_generator, describe_generator},
     {"audio device", is_audio_device_input, false, open_audio_device, describe_audio_device},
+    {"SDR", is_sdr_device_input, false, open_sdr_device, describe_sdr_device},
     {"stdin", is_stdin, false, open_stdin, describe_raw},
     {"SigMF", is_sigmf_input, false, open_sigmf, describe_sigmf_source},
     {"sound file", is_sound_file_path, true, open_sound_file, describe_sound_file_source},
@@ -210,6 +245,9 @@ std::string source_kind_name(const std::string& input) {
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);
+  if (options.has_sdr_settings() && kind.open != open_sdr_device)
+    throw UsageError("--gain, --antenna, --sdr-channel and --sdr-stream-args are for SDR input "
+                     "(sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
   if (kind.check_path_first) (void)open_input_file(input);
   return kind.open(input, options);
 }

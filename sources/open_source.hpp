@@ -4,6 +4,8 @@
 //
 // Dispatch, first match wins:
 //   gen, gen:...                                 the generator (sources/generator.hpp)
+//   audio, audio:...                             an audio device (sources/portaudio_source.hpp)
+//   sdr, sdr:...                                 an SDR through SoapySDR (sources/soapysdr_source.hpp)
 //   -                                            raw samples from stdin (sources/raw_file.hpp)
 //   *.sigmf-meta, *.sigmf-data, *.sigmf, or a
 //   base name whose .sigmf-meta exists           SigMF (sources/sigmf.hpp)
@@ -35,7 +37,16 @@ struct SourceOptions {
   std::optional<SampleFormat> format;
   std::optional<double> sample_rate;  // Hz, > 0
   unsigned channels = 1;              // interleaved channels of raw input, >= 1
-  double center_frequency = 0;        // Hz
+  double center_frequency = 0;        // Hz; an SDR is tuned to it (0: left as it is)
+
+  // SDR input only (sdr:...; see sources/soapysdr_source.hpp); other inputs reject them.
+  std::optional<double> gain;         // dB; unset: automatic gain where the device has it
+  std::string antenna;                // "": the device's default
+  std::size_t sdr_channel = 0;        // RX channel
+  std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
+  bool has_sdr_settings() const {
+    return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
+  }
 };
 
 // Opens `input`. Throws InputError (path and reason) for inputs that cannot be used and
@@ -55,8 +66,8 @@ nlohmann::json describe_input(const std::string& input, const SourceOptions& opt
 // center_frequency, length_samples, duration_s, start_time (null when unknown), live.
 nlohmann::json describe_stream(const StreamInfo& info);
 
-// The name of the source kind open_source would pick for `input` ("generator", "stdin",
-// "SigMF", "sound file", "raw"), without opening anything.
+// The name of the source kind open_source would pick for `input` ("generator", "audio device",
+// "SDR", "stdin", "SigMF", "sound file", "raw"), without opening anything.
 std::string source_kind_name(const std::string& input);
 
 }  // namespace prism

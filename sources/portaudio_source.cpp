@@ -1,9 +1,6 @@
 // PortAudioSource and the audio device helpers (see portaudio_source.hpp).
 #include "sources/portaudio_source.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -15,27 +12,11 @@
 
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
+#include "sources/quiet_stderr.hpp"
 
 namespace prism {
 
 namespace {
-
-// Runs `f` with stderr sent to /dev/null: ALSA and JACK print pages of probing messages while
-// PortAudio initialises, which would bury prism's own output.
-template <typename F>
-auto with_quiet_stderr(F&& f) {
-  std::fflush(stderr);
-  const int saved = dup(STDERR_FILENO);
-  const int null_fd = open("/dev/null", O_WRONLY);
-  if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-  auto result = f();
-  if (saved >= 0) {
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-  }
-  if (null_fd >= 0) close(null_fd);
-  return result;
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -154,6 +135,7 @@ struct PortAudioSource::Impl {
   std::atomic<std::uint64_t> read_position{0};
   std::atomic<std::uint64_t> overflow_frames{0};
   std::atomic<std::uint64_t> captured_frames{0};
+  std::atomic<std::uint64_t> input_overflows{0};  // paInputOverflow flags seen
   // interrupt() counts up; a read() that sees the count change while it waits returns 0. A
   // count, not a flag, so that an interrupt with no read waiting is not left over for the
   // next run on this source.
@@ -163,7 +145,8 @@ struct PortAudioSource::Impl {
                       const PaStreamCallbackTimeInfo*, PaStreamCallbackFlags flags, void* user) {
     auto* self = static_cast<Impl*>(user);
     self->captured_frames.fetch_add(frames, std::memory_order_relaxed);
-    (void)flags;  // paInputOverflow: the host dropped data before us; PortAudio does not say how much
+    // The host dropped data before us; PortAudio does not say how much.
+    if (flags & paInputOverflow) self->input_overflows.fetch_add(1, std::memory_order_relaxed);
     if (input == nullptr) return paContinue;
     const std::size_t values = frames * self->channels;
     const std::uint64_t w = self->write_position.load(std::memory_order_relaxed);
@@ -272,6 +255,10 @@ void PortAudioSource::interrupt() { impl_->interrupts.fetch_add(1, std::memory_o
 
 std::uint64_t PortAudioSource::dropped_samples() const {
   return impl_->overflow_frames.load(std::memory_order_relaxed);
+}
+
+std::uint64_t PortAudioSource::overflows_of_unknown_length() const {
+  return impl_->input_overflows.load(std::memory_order_relaxed);
 }
 
 std::uint64_t PortAudioSource::samples_captured() const {

@@ -94,6 +94,8 @@ class PortAudioSource final : public Source {
   void interrupt() override;
   // Samples per channel the callback could not store because the ring was full.
   std::uint64_t dropped_samples() const override;
+  // Input overflows the host API reported (paInputOverflow): samples lost before the callback.
+  std::uint64_t overflows_of_unknown_length() const override;
   // "audio:[3] system (JACK Audio Connection Kit), 2 ch @ 48000 Hz"
   std::string describe() const override;
 

@@ -159,7 +159,28 @@ class UsageErrors(TempDirTestCase):
         self.expect_usage_error("--db-range", "spectrogram", "--db-range", "-20:-80")
         self.expect_usage_error("--colour", "spectrogram", "--colour", "red")
         self.expect_usage_error("--channel", "spectrogram", "--channel", "3")
+        self.expect_usage_error("--duration", "spectrogram", "--duration", "0")
+        self.expect_usage_error("--duration", "spectrogram", "--duration", "-1")
+        # SDR settings on an input that is no SDR would do nothing: refused, naming the input.
+        for option, value in (("--gain", "20"), ("--antenna", "RX2"), ("--sdr-channel", "1"),
+                              ("--sdr-stream-args", "bufflen=1024")):
+            proc = run_prism("spectrogram", "gen", option, value, "-o", self.path("g.npy"))
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--gain", proc.stderr)
+            self.assertIn("gen (generator)", proc.stderr)
         self.expect_usage_error("spectrogramm", "spectrogramm")
+
+    def test_sdr_that_is_not_there(self):
+        # SoapySDR has no module of that name: exit 1, the spec named, what SoapySDR found said.
+        proc = run_prism("spectrogram", "sdr:driver=prism_no_such_driver", "-o", self.path("s.npy"), "-q")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("sdr:driver=prism_no_such_driver", proc.stderr)
+        self.assertIn("no SDR matches", proc.stderr)
+        self.assertIn("SoapySDR found", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("s.npy")))
+        proc = run_prism("info", "sdr:driver=prism_no_such_driver")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("no SDR matches", proc.stderr)
 
     def test_raw_without_rate(self):
         p = self.path("x.cf32")
@@ -172,7 +193,8 @@ class UsageErrors(TempDirTestCase):
     def test_help_teaches(self):
         proc = run_prism("spectrogram", "--help")
         self.assertEqual(proc.returncode, 0)
-        for word in ("--nperseg", "--noverlap", "--window", "kaiser", "gen", "--format", "Exit codes"):
+        for word in ("--nperseg", "--noverlap", "--window", "kaiser", "gen", "--format", "Exit codes",
+                     "audio:", "sdr:driver=rtlsdr", "--gain", "--duration"):
             self.assertIn(word, proc.stdout)
 
 
@@ -248,6 +270,26 @@ class Streaming(TempDirTestCase):
         rows, meta = load_npy_with_sidecar(out)
         self.assertEqual(rows.shape[1], 129)
 
+    def test_duration_takes_the_start_of_the_input(self):
+        # 0.25 s of the 10 s generator at 48 kHz: exactly 12000 samples, the run complete; the
+        # rows equal the first rows of the whole signal's.
+        short, whole = self.path("short.npy"), self.path("whole.npy")
+        summary = self.path("summary.json")
+        run_prism("spectrogram", "gen", "--duration", "0.25", "--nperseg", 512, "--block-size", 5000,
+                  "-o", short, "--summary-json", summary, "-q", check=0)
+        run_prism("spectrogram", "gen", "--nperseg", 512, "-o", whole, "-q", check=0)
+        with open(summary) as f:
+            s = json.load(f)
+        self.assertEqual(s["outcome"], "completed")
+        self.assertEqual(s["samples_read"], 12000)
+        self.assertEqual(s["samples_processed"], 12000)
+        self.assertEqual(s["accounting"], "balanced")
+        rows, meta = load_npy_with_sidecar(short)
+        whole_rows, _ = load_npy_with_sidecar(whole)
+        self.assertTrue(meta["complete"])
+        self.assertEqual(rows.shape[0], (12000 - 512) // 448 + 1)
+        np.testing.assert_array_equal(rows, whole_rows[: rows.shape[0]])
+
     def test_ctrl_c_leaves_an_honest_partial_output(self):
         out = self.path("endless.npy")
         proc = subprocess.Popen([prism_test_util.PRISM, "spectrogram", "gen:duration=inf,rate=1e6,noise=0.1",
@@ -305,6 +347,8 @@ class OtherCommands(TempDirTestCase):
         proc = run_prism("devices", check=0)
         self.assertIn("cpu", proc.stdout)
         self.assertIn("GPUs:", proc.stdout)
+        self.assertIn("Audio devices:", proc.stdout)
+        self.assertIn("SDRs (use as sdr:ARGS):", proc.stdout)
 
 
 if __name__ == "__main__":

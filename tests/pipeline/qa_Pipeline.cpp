@@ -297,6 +297,39 @@ TEST(Pipeline, LiveSourceCountsOverrunsInsteadOfWaiting) {
   }
 }
 
+TEST(Pipeline, MaxSamplesEndsTheInputThere) {
+  // A file cut inside a block, at a block boundary, and longer than the file.
+  for (const std::uint64_t max : {std::uint64_t{1234}, std::uint64_t{1300}, std::uint64_t{9000}}) {
+    RampSource source(5'000);
+    BlockSumProcessor processor;
+    RecordingSink sink;
+    StopToken stop;
+    PipelineConfig config = small_config(100, 3);
+    config.max_samples = max;
+    const RunReport report = run_pipeline(source, processor, {&sink}, config, stop);
+    ASSERT_EQ(report.outcome, RunOutcome::completed) << report.error;
+    const std::uint64_t expected = std::min<std::uint64_t>(max, 5'000);
+    EXPECT_EQ(report.samples_read, expected) << "max " << max;
+    EXPECT_EQ(source.produced(), expected) << "the source was read past the limit";
+    EXPECT_EQ(report.processor.samples_in, expected);
+    double sum = 0;
+    for (std::size_t r = 0; r < sink.values.size() / 3; ++r) sum += sink.values[r * 3];
+    EXPECT_NEAR(sum, static_cast<double>(expected) * (expected - 1) / 2, 1e-3 * expected);
+  }
+  // A live input: the limit counts what was dropped too, so the capture spans max samples of time.
+  RampSource live(200'000, /*live=*/true);
+  BlockSumProcessor slow(std::chrono::microseconds(200));
+  RecordingSink sink;
+  StopToken stop;
+  PipelineConfig config = small_config(100, 2);
+  config.max_samples = 50'000;
+  const RunReport report = run_pipeline(live, slow, {&sink}, config, stop);
+  ASSERT_EQ(report.outcome, RunOutcome::completed) << report.error;
+  EXPECT_EQ(report.samples_read + report.samples_dropped, 50'000u);
+  EXPECT_EQ(live.produced(), 50'000u);
+  EXPECT_EQ(report.accounting_mismatch(), "");
+}
+
 TEST(Pipeline, StopRequestEndsAnEndlessRunAsInterrupted) {
   EndlessSource source;
   BlockSumProcessor processor;
@@ -397,6 +430,27 @@ TEST(Pipeline, SummaryNamesEveryCount) {
   const nlohmann::json json = run_summary_json(report);
   EXPECT_EQ(json["samples_read"], 1234);
   EXPECT_EQ(json["accounting"], "balanced");
+  EXPECT_EQ(json["overflows_of_unknown_length"], 0);
+  EXPECT_EQ(text.find("without saying how many"), std::string::npos) << text;
+}
+
+// A live device that reported losses without their length (an SDR driver without time stamps).
+class OverflowingSource : public RampSource {
+ public:
+  OverflowingSource() : RampSource(1000, /*live=*/true) {}
+  std::uint64_t overflows_of_unknown_length() const override { return 3; }
+};
+
+TEST(Pipeline, SummarySaysWhenTheDeviceLostSamplesOfUnknownLength) {
+  OverflowingSource source;
+  BlockSumProcessor processor;
+  RecordingSink sink;
+  StopToken stop;
+  const RunReport report = run_pipeline(source, processor, {&sink}, small_config(), stop);
+  EXPECT_EQ(report.overflows_of_unknown_length, 3u);
+  const std::string text = format_run_summary(report);
+  EXPECT_NE(text.find("the device lost samples 3 time(s) without saying how many"), std::string::npos) << text;
+  EXPECT_EQ(run_summary_json(report)["overflows_of_unknown_length"], 3);
 }
 
 }  // namespace
