@@ -3,15 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cstring>
 #include <sstream>
-#include <thread>
 
 #include <portaudio.h>
 
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
+#include "sources/live_ring.hpp"
 #include "sources/quiet_stderr.hpp"
 
 namespace prism {
@@ -128,18 +126,10 @@ struct PortAudioSource::Impl {
   std::string where;        // audio_device_spec of the selector, for errors
   std::string device_text;  // "[3] system"
 
-  // The ring: the callback writes, read() reads. Positions count floats since the start and
-  // only grow; each side owns one of them.
-  std::vector<float> ring;
-  std::atomic<std::uint64_t> write_position{0};
-  std::atomic<std::uint64_t> read_position{0};
+  std::unique_ptr<LiveRing> ring;  // the callback writes, read() reads
   std::atomic<std::uint64_t> overflow_frames{0};
   std::atomic<std::uint64_t> captured_frames{0};
   std::atomic<std::uint64_t> input_overflows{0};  // paInputOverflow flags seen
-  // interrupt() counts up; a read() that sees the count change while it waits returns 0. A
-  // count, not a flag, so that an interrupt with no read waiting is not left over for the
-  // next run on this source.
-  std::atomic<std::uint64_t> interrupts{0};
 
   static int callback(const void* input, void*, unsigned long frames,
                       const PaStreamCallbackTimeInfo*, PaStreamCallbackFlags flags, void* user) {
@@ -148,20 +138,8 @@ struct PortAudioSource::Impl {
     // The host dropped data before us; PortAudio does not say how much.
     if (flags & paInputOverflow) self->input_overflows.fetch_add(1, std::memory_order_relaxed);
     if (input == nullptr) return paContinue;
-    const std::size_t values = frames * self->channels;
-    const std::uint64_t w = self->write_position.load(std::memory_order_relaxed);
-    const std::uint64_t r = self->read_position.load(std::memory_order_acquire);
-    const std::size_t capacity = self->ring.size();
-    if (w - r + values > capacity) {  // no room: drop this whole callback's worth, counted
-      self->overflow_frames.fetch_add(frames, std::memory_order_relaxed);
-      return paContinue;
-    }
-    const auto* src = static_cast<const float*>(input);
-    const std::size_t start = w % capacity;
-    const std::size_t first = std::min(values, capacity - start);
-    std::memcpy(self->ring.data() + start, src, first * sizeof(float));
-    if (first < values) std::memcpy(self->ring.data(), src + first, (values - first) * sizeof(float));
-    self->write_position.store(w + values, std::memory_order_release);
+    // No room: this whole callback's worth is dropped, counted.
+    if (!self->ring->write(input, frames)) self->overflow_frames.fetch_add(frames, std::memory_order_relaxed);
     return paContinue;
   }
 };
@@ -194,7 +172,7 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
 
   impl_->channels = channels;
   const auto ring_frames = static_cast<std::size_t>(std::max(1.0, options.ring_seconds) * rate);
-  impl_->ring.assign(ring_frames * channels, 0.0f);
+  impl_->ring = std::make_unique<LiveRing>(ring_frames, channels * sizeof(float));
   const unsigned long block = options.block_frames != 0 ? options.block_frames : paFramesPerBufferUnspecified;
   PaError err = with_quiet_stderr([&] {
     return Pa_OpenStream(&impl_->stream, &in, nullptr, rate, block, paNoFlag, &Impl::callback, impl_.get());
@@ -229,29 +207,10 @@ std::size_t PortAudioSource::read(std::byte* dst, std::size_t max_samples) {
       throw InputError(s.where, "cannot start device " + s.device_text + ": " + Pa_GetErrorText(err));
     s.started = true;
   }
-  const std::size_t capacity = s.ring.size();
-  const std::uint64_t interrupts_at_entry = s.interrupts.load(std::memory_order_acquire);
-  while (true) {
-    if (s.interrupts.load(std::memory_order_acquire) != interrupts_at_entry) return 0;
-    const std::uint64_t r = s.read_position.load(std::memory_order_relaxed);
-    const std::uint64_t w = s.write_position.load(std::memory_order_acquire);
-    const std::size_t frames = std::min<std::uint64_t>((w - r) / s.channels, max_samples);
-    if (frames == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      continue;
-    }
-    const std::size_t values = frames * s.channels;
-    const std::size_t start = r % capacity;
-    const std::size_t first = std::min(values, capacity - start);
-    std::memcpy(dst, s.ring.data() + start, first * sizeof(float));
-    if (first < values)
-      std::memcpy(dst + first * sizeof(float), s.ring.data(), (values - first) * sizeof(float));
-    s.read_position.store(r + values, std::memory_order_release);
-    return frames;
-  }
+  return s.ring->read(dst, max_samples, [] {});
 }
 
-void PortAudioSource::interrupt() { impl_->interrupts.fetch_add(1, std::memory_order_acq_rel); }
+void PortAudioSource::interrupt() { impl_->ring->interrupt(); }
 
 std::uint64_t PortAudioSource::dropped_samples() const {
   return impl_->overflow_frames.load(std::memory_order_relaxed);

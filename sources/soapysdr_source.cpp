@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
-#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -19,6 +17,7 @@
 
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
+#include "sources/live_ring.hpp"
 #include "sources/quiet_stderr.hpp"
 
 namespace prism {
@@ -132,16 +131,11 @@ struct SoapySdrSource::Impl {
   std::size_t frame_bytes = 0;
   std::size_t mtu = 0;  // samples per readStream
 
-  // The ring: the capture thread writes, read() reads. Positions count bytes since the start and
-  // only grow; each side owns one of them.
-  std::vector<std::byte> ring;
-  std::atomic<std::uint64_t> write_position{0};
-  std::atomic<std::uint64_t> read_position{0};
+  std::unique_ptr<LiveRing> ring;  // the capture thread writes, read() reads
   std::atomic<std::uint64_t> ring_dropped{0};       // samples that did not fit
   std::atomic<std::uint64_t> driver_dropped{0};     // samples lost in the driver (time stamps)
   std::atomic<std::uint64_t> unknown_overflows{0};  // driver overflows without time stamps
   std::atomic<std::uint64_t> captured{0};
-  std::atomic<std::uint64_t> interrupts{0};  // as PortAudioSource: a count, not a flag
 
   std::thread capture;
   bool started = false;  // only the reading thread touches it
@@ -156,7 +150,6 @@ struct SoapySdrSource::Impl {
     // When the next sample is due, from the time stamps (timed: the last read had one).
     bool timed = false;
     long long next_time_ns = 0;
-    const std::size_t capacity = ring.size();
     while (!stopping.load(std::memory_order_acquire)) {
       int flags = 0;
       long long time_ns = 0;
@@ -187,18 +180,8 @@ struct SoapySdrSource::Impl {
         timed = false;
       }
       captured.fetch_add(samples, std::memory_order_relaxed);
-      const std::size_t bytes = samples * frame_bytes;
-      const std::uint64_t w = write_position.load(std::memory_order_relaxed);
-      const std::uint64_t r = read_position.load(std::memory_order_acquire);
-      if (w - r + bytes > capacity) {  // no room: drop this read's worth, counted
-        ring_dropped.fetch_add(samples, std::memory_order_relaxed);
-        continue;
-      }
-      const std::size_t start = w % capacity;
-      const std::size_t first = std::min(bytes, capacity - start);
-      std::memcpy(ring.data() + start, scratch.data(), first);
-      if (first < bytes) std::memcpy(ring.data(), scratch.data() + first, bytes - first);
-      write_position.store(w + bytes, std::memory_order_release);
+      // No room: this read's worth is dropped, counted.
+      if (!ring->write(scratch.data(), samples)) ring_dropped.fetch_add(samples, std::memory_order_relaxed);
     }
   }
 
@@ -303,7 +286,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     }
     s.mtu = std::max<std::size_t>(device.getStreamMTU(s.stream), 256);
     const auto ring_samples = static_cast<std::size_t>(std::max(1.0, options.ring_seconds) * s.sample_rate);
-    s.ring.assign(std::max(ring_samples, 4 * s.mtu) * s.frame_bytes, std::byte{0});
+    s.ring = std::make_unique<LiveRing>(std::max(ring_samples, 4 * s.mtu), s.frame_bytes);
 
     // The spec as the user gave it (the first device's driver and label for a bare "sdr").
     std::ostringstream text;
@@ -331,29 +314,13 @@ std::size_t SoapySdrSource::read(std::byte* dst, std::size_t max_samples) {
     s.started = true;
     s.capture = std::thread([&s] { s.run_capture(); });
   }
-  const std::size_t capacity = s.ring.size();
-  const std::uint64_t interrupts_at_entry = s.interrupts.load(std::memory_order_acquire);
-  while (true) {
-    if (s.interrupts.load(std::memory_order_acquire) != interrupts_at_entry) return 0;
-    const std::uint64_t r = s.read_position.load(std::memory_order_relaxed);
-    const std::uint64_t w = s.write_position.load(std::memory_order_acquire);
-    const std::size_t samples = std::min<std::uint64_t>((w - r) / s.frame_bytes, max_samples);
-    if (samples == 0) {
-      if (s.failed.load(std::memory_order_acquire)) throw InputError(s.where, s.failure);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      continue;
-    }
-    const std::size_t bytes = samples * s.frame_bytes;
-    const std::size_t start = r % capacity;
-    const std::size_t first = std::min(bytes, capacity - start);
-    std::memcpy(dst, s.ring.data() + start, first);
-    if (first < bytes) std::memcpy(dst + first, s.ring.data(), bytes - first);
-    s.read_position.store(r + bytes, std::memory_order_release);
-    return samples;
-  }
+  // The capture thread's failure is reported once what it stored before has been read.
+  return s.ring->read(dst, max_samples, [&s] {
+    if (s.failed.load(std::memory_order_acquire)) throw InputError(s.where, s.failure);
+  });
 }
 
-void SoapySdrSource::interrupt() { impl_->interrupts.fetch_add(1, std::memory_order_acq_rel); }
+void SoapySdrSource::interrupt() { impl_->ring->interrupt(); }
 
 std::uint64_t SoapySdrSource::dropped_samples() const {
   return impl_->ring_dropped.load(std::memory_order_relaxed) + impl_->driver_dropped.load(std::memory_order_relaxed);
