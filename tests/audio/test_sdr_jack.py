@@ -49,24 +49,31 @@ def play_tone(jack):
     return metro, tone_ports[0]
 
 
-def connect_tone_to_the_stream(jack, tone_port, prism_proc):
-    """Once prism's stream has opened its port, connects the tone to it. Returns what feeds the
-    port then (empty when it never appeared)."""
-    deadline = time.time() + 30
-    while time.time() < deadline and prism_proc.poll() is None:
-        links = jack.connections()
-        if STREAM_PORT in links:
-            if tone_port in links[STREAM_PORT]:
-                return links[STREAM_PORT]
-            jack.connect(tone_port, STREAM_PORT)
-            continue
-        time.sleep(0.05)
-    return []
-
-
-def check_feeds(feeds, output):
+def run_hearing_the_tone(jack, tone_port, command, env):
+    """Runs `command` (a prism run on SPEC) to its end, connecting the tone to its stream's port
+    once the port appears; checks that it succeeded and that the port was fed from the channel
+    the stream arguments asked for. Returns its output."""
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    feeds = []
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and proc.poll() is None:
+            links = jack.connections()
+            if STREAM_PORT in links and tone_port in links[STREAM_PORT]:
+                feeds = links[STREAM_PORT]
+                break
+            if STREAM_PORT in links:
+                jack.connect(tone_port, STREAM_PORT)
+            else:
+                time.sleep(0.05)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        stop(proc)
+    print(output)
+    assert proc.returncode == 0, f"{' '.join(command[1:3])} exited {proc.returncode}: {output}"
     assert feeds, f"the SDR stream's JACK port never appeared: {output}"
     assert CHANNEL_PORT in feeds, f"{STREAM_PORT} is fed from {feeds}: the stream arguments did not reach the driver"
+    return output
 
 
 def check_sdr_visible(prism, jack):
@@ -87,18 +94,10 @@ def run_spectrogram(prism, jack, tone_port, tmp):
     out = os.path.join(tmp, "sdr.npy")
     summary = os.path.join(tmp, "summary.json")
     seconds = 4
-    proc = subprocess.Popen([prism, "spectrogram", SPEC, "--rate", str(RATE), *STREAM_ARGS, "--duration",
-                             str(seconds), "--nperseg", "4800", "--noverlap", "0", "--window", "hann",
-                             "-o", out, "--summary-json", summary], env=jack.client_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        feeds = connect_tone_to_the_stream(jack, tone_port, proc)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        stop(proc)
-    print(output)
-    assert proc.returncode == 0, f"prism spectrogram {SPEC} exited {proc.returncode}: {output}"
-    check_feeds(feeds, output)
+    run_hearing_the_tone(jack, tone_port, [prism, "spectrogram", SPEC, "--rate", str(RATE), *STREAM_ARGS,
+                                           "--duration", str(seconds), "--nperseg", "4800", "--noverlap", "0",
+                                           "--window", "hann", "-o", out, "--summary-json", summary],
+                         jack.client_env())
     with open(summary) as f:
         s = json.load(f)
     print("summary:", s)
@@ -126,16 +125,9 @@ def run_view(prism, jack, tone_port, tmp):
     require_tools("Xvfb")
     with Xvfb() as xvfb:
         report = os.path.join(tmp, "report.json")
-        view = subprocess.Popen([prism, "view", SPEC, *STREAM_ARGS, "--no-config", "--frames", "200",
-                                 "--averaging", "0.3", "--report", report], env=jack.client_env(xvfb.env(tmp)),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            feeds = connect_tone_to_the_stream(jack, tone_port, view)
-            output, _ = view.communicate(timeout=120)
-        finally:
-            stop(view)
-        assert view.returncode == 0, f"prism view {SPEC} exited {view.returncode}: {output}"
-        check_feeds(feeds, output)
+        run_hearing_the_tone(jack, tone_port, [prism, "view", SPEC, *STREAM_ARGS, "--no-config", "--frames", "200",
+                                               "--averaging", "0.3", "--report", report],
+                             jack.client_env(xvfb.env(tmp)))
         r = load_json(report)
         print("status:", r["status"])
         print("spectrum peak:", r.get("spectrum_peak"))
