@@ -205,6 +205,9 @@ int run_spectrogram(const SpectrogramOptions& o) {
   const std::string summary = format_run_summary(report);
   if (report.outcome == RunOutcome::failed) {
     std::fprintf(stderr, "prism: %s\n", printable(report.error).c_str());
+    if (report.outputs_kept_incomplete)
+      std::fprintf(stderr, "prism: the outputs hold the rows computed before the live input failed and are "
+                           "marked incomplete\n");
     if (!o.quiet) std::fputs(summary.c_str(), stderr);
     return kExitFailure;
   }

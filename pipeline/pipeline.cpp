@@ -60,9 +60,12 @@ class InFlight {
 // The first error of a run wins; later ones are consequences of the stop it caused.
 class ErrorSlot {
  public:
-  void set(const std::string& stage, const std::string& what) {
+  // Keeps the first error only; true when this was it.
+  bool set(const std::string& stage, const std::string& what) {
     std::lock_guard lock(mutex_);  // only on the error path, never on the hot path
-    if (message_.empty()) message_ = stage + ": " + what;
+    if (!message_.empty()) return false;
+    message_ = stage + ": " + what;
+    return true;
   }
   std::string get() const {
     std::lock_guard lock(mutex_);
@@ -204,6 +207,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
   std::atomic<std::uint64_t> samples_dropped{0};
   std::atomic<std::uint64_t> blocks_read{0};
   std::atomic<bool> input_ended{false};          // the source saw the end of its input
+  std::atomic<bool> live_input_failed_first{false};  // the run's error is a live device's
   std::atomic<bool> processing_completed{false}; // every block and the final rows went out
 
   std::thread source_thread([&] {
@@ -239,7 +243,7 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
         filled.enqueue(block);
       }
     } catch (...) {
-      error.set("input " + source.describe(), current_exception_text());
+      live_input_failed_first = error.set("input " + source.describe(), current_exception_text()) && live;
       stop.request_stop();
     }
   });
@@ -376,6 +380,18 @@ RunReport run_pipeline(Source& source, Processor& processor, const std::vector<R
       }
     }
     failure = error.get();
+  } else if (live_input_failed_first) {
+    // What a live device delivered before it failed cannot be captured again: the sinks keep
+    // it, marked incomplete, as after an interruption.
+    report.outputs_kept_incomplete = true;
+    for (RowSink* sink : sinks) {
+      try {
+        sink->finish(false);
+      } catch (...) {
+        sink->abort();
+        report.outputs_kept_incomplete = false;
+      }
+    }
   } else {
     for (RowSink* sink : sinks) sink->abort();
   }

@@ -9,6 +9,9 @@
 // sample); a live source never waits: with no free block it drops the samples it read and
 // counts them as overruns. A stop (end of input, Ctrl-C through the StopToken, or an error in
 // any stage) ends every thread; run_pipeline returns only when all of them have been joined.
+// After an error the sinks are aborted (their partial outputs removed), except when a live
+// input failed first (a device unplugged): what it delivered cannot be read again, so the sinks
+// are finished as incomplete, as after an interruption.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +61,9 @@ struct SinkReport {
 struct RunReport {
   RunOutcome outcome = RunOutcome::completed;
   std::string error;  // what ended a failed run, with the stage that failed
+  // A failed run whose outputs were kept, marked incomplete (a live input failed first; every
+  // sink finished). False when they were removed.
+  bool outputs_kept_incomplete = false;
   std::string source_description;
   StreamInfo stream;
   std::string processor_description;

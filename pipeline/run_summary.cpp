@@ -85,6 +85,7 @@ nlohmann::json run_summary_json(const RunReport& r) {
   return {
       {"outcome", outcome_name(r.outcome)},
       {"error", r.error},
+      {"outputs_kept_incomplete", r.outputs_kept_incomplete},
       {"input",
        {{"description", r.source_description},
         {"format", std::string(format_name(r.stream.format))},

@@ -360,6 +360,29 @@ TEST(Pipeline, FailingSourceAbortsSinksAndNamesTheStage) {
   EXPECT_NE(report.error.find("device unplugged"), std::string::npos) << report.error;
   EXPECT_TRUE(sink.aborted);
   EXPECT_FALSE(sink.finished);
+  EXPECT_FALSE(report.outputs_kept_incomplete);
+}
+
+TEST(Pipeline, FailingLiveSourceKeepsWhatItDeliveredMarkedIncomplete) {
+  // A device unplugged mid-capture: its samples cannot be read again, so the rows stay.
+  RampSource source(1'000'000, /*live=*/true, /*fail_at=*/5'000);
+  BlockSumProcessor processor;
+  RecordingSink sink;
+  StopToken stop;
+  const RunReport report = run_pipeline(source, processor, {&sink}, small_config(100, 64), stop);
+  EXPECT_EQ(report.outcome, RunOutcome::failed);
+  EXPECT_NE(report.error.find("device unplugged"), std::string::npos) << report.error;
+  EXPECT_TRUE(report.outputs_kept_incomplete);
+  EXPECT_FALSE(sink.aborted);
+  EXPECT_TRUE(sink.finished);
+  EXPECT_FALSE(sink.finished_complete);
+  EXPECT_GT(sink.rows_written(), 0u);
+  // Every row that reached the sink holds the ramp's samples at their place.
+  for (std::size_t r = 0; r < sink.values.size() / 3; ++r) {
+    const double n = sink.values[r * 3 + 1], first = sink.values[r * 3 + 2];
+    EXPECT_NEAR(sink.values[r * 3], n * first + n * (n - 1) / 2, 1e-3 * (n * first + 1)) << "row " << r;
+  }
+  EXPECT_EQ(run_summary_json(report)["outputs_kept_incomplete"], true);
 }
 
 TEST(Pipeline, FailingProcessorAbortsSinks) {
