@@ -8,7 +8,7 @@ namespace prism::app {
 
 void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group) {
   cmd.add_option("--format", o.format, "Sample format of raw input: " + format_names_help())->group(group);
-  cmd.add_option("--rate", o.rate, "Sample rate of raw input, Hz")->group(group);
+  cmd.add_option("--rate", o.rate, "Sample rate, Hz: of raw input; asked of an audio device or an SDR")->group(group);
   cmd.add_option("--channels", o.channels, "Interleaved channels of raw input")
       ->capture_default_str()
       ->group(group);

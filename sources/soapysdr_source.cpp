@@ -118,8 +118,6 @@ std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
   return devices;
 }
 
-bool is_sdr_input(std::string_view input) { return input == "sdr" || input.substr(0, 4) == "sdr:"; }
-
 // ---- the stream --------------------------------------------------------------------------------
 
 struct SoapySdrSource::Impl {

@@ -31,7 +31,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "pipeline/source.hpp"
@@ -50,9 +49,6 @@ std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args = "");
 
 // The SoapySDR modules found on this machine (file paths), for messages and `prism devices`.
 std::vector<std::string> sdr_module_paths();
-
-// True for "sdr" and "sdr:...": the inputs this source takes.
-bool is_sdr_input(std::string_view input);
 
 struct SdrInputOptions {
   std::string device_args;                 // SoapySDR device arguments, "" = the first device
