@@ -56,8 +56,6 @@ void check_self_describing(const std::string& input, std::string_view kind, cons
   if (options.channels != 1 && options.channels != info.channels)
     throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + where +
                      ", which has " + std::to_string(info.channels) + hint);
-  if (!std::isfinite(options.center_frequency))
-    throw UsageError("--center-frequency must be a finite number of Hz");
 }
 
 template <typename ConcreteSource>
@@ -164,8 +162,6 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   sdr.device_args = input.size() > 4 ? input.substr(4) : std::string();
   sdr.format = options.format;
   sdr.sample_rate = options.sample_rate.value_or(0.0);
-  if (!std::isfinite(options.center_frequency))
-    throw UsageError("--center-frequency must be a finite number of Hz");
   if (options.center_frequency != 0) sdr.center_frequency = options.center_frequency;
   sdr.gain = options.gain;
   sdr.antenna = options.antenna;
@@ -245,6 +241,8 @@ std::string source_kind_name(const std::string& input) {
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);
+  if (!std::isfinite(options.center_frequency))
+    throw UsageError("--center-frequency must be a finite number of Hz");
   if (options.has_sdr_settings() && kind.open != open_sdr_device)
     throw UsageError("--gain, --antenna, --sdr-channel and --sdr-stream-args are for SDR input "
                      "(sdr:...), not for " + input + " (" + std::string(kind.name) + ")");

@@ -121,7 +121,6 @@ struct PortAudioSource::Impl {
   // ready (the viewer opens its window between opening the source and reading it). Only the
   // reading thread touches it; reads never overlap.
   bool started = false;
-  unsigned channels = 1;
   std::string description;
   std::string where;        // audio_device_spec of the selector, for errors
   std::string device_text;  // "[3] system"
@@ -170,7 +169,6 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
                                 std::to_string(channels) + " channel(s) at " + number_text(rate) +
                                 " Hz: " + Pa_GetErrorText(supported));
 
-  impl_->channels = channels;
   const auto ring_frames = static_cast<std::size_t>(std::max(1.0, options.ring_seconds) * rate);
   impl_->ring = std::make_unique<LiveRing>(ring_frames, channels * sizeof(float));
   const unsigned long block = options.block_frames != 0 ? options.block_frames : paFramesPerBufferUnspecified;
