@@ -12,6 +12,8 @@ namespace prism::app {
 using Runner = std::function<int()>;
 
 Runner add_spectrogram_command(CLI::App& app);
+Runner add_run_command(CLI::App& app);
+Runner add_stages_command(CLI::App& app);
 Runner add_info_command(CLI::App& app);
 Runner add_generate_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);

@@ -1,39 +1,21 @@
 // prism generate: write the built-in test signal to a WAV/FLAC file or a SigMF recording, or
-// play it on an audio device (-o audio:).
+// play it on an audio device (-o audio:); a preset that builds the graph gen:... -o OUTPUT.
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/commands.hpp"
-#include "apps/progress_bar.hpp"
+#include "apps/run_graph.hpp"
 #include "pipeline/errors.hpp"
-#include "pipeline/stop_token.hpp"
+#include "pipeline/graph.hpp"
 #include "sinks/open_sink.hpp"
 #include "sources/generator.hpp"
 #include "sources/open_source.hpp"
-#if PRISM_HAVE_PORTAUDIO
-#include "sinks/portaudio_sink.hpp"
-#endif
 
 namespace prism::app {
 
 namespace {
-
-// Playback counts the times the device ran dry because prism was late, and the xruns the audio
-// system reported (gaps or glitches in the sound); files have no such thing.
-struct PlaybackCounts {
-  std::uint64_t underflows = 0, host_xruns = 0;
-};
-std::optional<PlaybackCounts> playback_counts(const SampleSink& sink) {
-#if PRISM_HAVE_PORTAUDIO
-  if (const auto* audio = dynamic_cast<const PortAudioSink*>(&sink))
-    return PlaybackCounts{audio->underflows(), audio->host_underflows()};
-#endif
-  (void)sink;
-  return std::nullopt;
-}
 
 struct GenerateOptions {
   std::string spec = "gen";
@@ -45,59 +27,50 @@ int run_generate(const GenerateOptions& o) {
   if (o.spec.rfind("gen", 0) != 0)
     throw UsageError("the signal must be a generator spec, gen[:KEY=VALUE,...]; got '" + o.spec + "'");
   std::unique_ptr<Source> source = open_source(o.spec, SourceOptions{});
-  const StreamInfo& info = source->info();
-  std::unique_ptr<SampleSink> sink = open_sample_sink(o.output, SampleSinkOptions{});
+  const StreamInfo info = source->info();
+  const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
+  std::unique_ptr<Sink> sink = open_sink(o.output, SinkOptions{});
+  if (!sink->accepts(PortKind::samples))
+    throw UsageError(o.output + ": the signal goes to a recording (" + sample_outputs_help() + ")");
+  const bool playback = o.output == "audio" || o.output.rfind("audio:", 0) == 0;
   // Playback may go on until Ctrl-C; a file needs an end.
-  if (!info.length && !playback_counts(*sink))
+  if (!info.length && !playback)
     throw UsageError("'" + o.spec + "' is endless; give a duration (e.g. duration=10) to write a file");
-  sink->begin(info);
 
-  const std::size_t chunk = 65536;
-  std::vector<std::byte> buffer(chunk * info.frame_bytes());
-  ProgressBar bar("samples", !o.quiet && ProgressBar::stderr_is_terminal());
-  StopToken stop;
-  InterruptGuard guard(stop);
-  const auto start = std::chrono::steady_clock::now();
-  std::uint64_t done = 0;
-  try {
-    while (!stop.stop_requested()) {
-      const std::size_t n = source->read(buffer.data(), chunk);
-      if (n == 0) break;
-      sink->write(buffer.data(), n);
-      done += n;
-      bar.update(done, info.length,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    bar.clear();
-    sink->finish(!stop.stop_requested());
-  } catch (...) {
-    bar.clear();
-    sink->abort();
-    throw;
+  Graph graph;
+  graph.connect(graph.add_source(std::move(source)), graph.add_sink(std::move(sink)));
+  RunOptions run;
+  run.quiet = o.quiet;
+  run.print_summary = false;  // one line below says what was written
+  RunReport report;
+  const int code = run_and_report(graph, RunConfig{}, run, &report);
+  const std::vector<const NodeReport*> outputs = report.sinks();
+  if (report.outcome == RunOutcome::failed || outputs.empty()) return code;
+  const NodeReport& written = *outputs.front();
+  std::uint64_t underflows = 0, host_xruns = 0;
+  for (const Counter& c : written.counters.extras) {
+    if (c.name == "underflows") underflows = c.value;
+    if (c.name == "host xruns") host_xruns = c.value;
   }
-  const std::optional<PlaybackCounts> playback = playback_counts(*sink);
   if (!o.quiet) {
     std::string playback_text;
     if (playback) {
-      playback_text = ", " + std::to_string(playback->underflows) + " underflow(s)";
-      if (playback->host_xruns != 0)
-        playback_text += ", " + std::to_string(playback->host_xruns) + " xrun(s) reported by the audio system";
+      playback_text = ", " + std::to_string(underflows) + " underflow(s)";
+      if (host_xruns != 0) playback_text += ", " + std::to_string(host_xruns) + " xrun(s) reported by the audio system";
     }
     std::printf("%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n", playback ? "played" : "wrote",
-                sink->describe().c_str(), static_cast<unsigned long long>(sink->samples_written()),
-                std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate,
-                playback_text.c_str(), stop.stop_requested() ? " (interrupted: incomplete)" : "");
+                written.description.c_str(), static_cast<unsigned long long>(written.counters.items_out),
+                std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate, playback_text.c_str(),
+                report.outcome == RunOutcome::interrupted ? " (interrupted: incomplete)" : "");
   }
-  if (playback && playback->underflows != 0)
+  if (underflows != 0)
     std::fprintf(stderr, "prism: warning: the audio device ran dry %llu time(s) waiting for prism: the sound "
-                         "has gaps\n", static_cast<unsigned long long>(playback->underflows));
-  if (const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
-      generator != nullptr && generator->clipped_samples() != 0)
+                         "has gaps\n", static_cast<unsigned long long>(underflows));
+  if (generator != nullptr && generator->clipped_samples() != 0)
     std::fprintf(stderr, "prism: warning: %llu sample values exceeded the %s range and were clipped; "
                          "lower the amplitudes or write f32/cf32\n",
-                 static_cast<unsigned long long>(generator->clipped_samples()),
-                 std::string(format_name(info.format)).c_str());
-  return stop.stop_requested() ? kExitInterrupted : kExitOk;
+                 static_cast<unsigned long long>(generator->clipped_samples()), std::string(format_name(info.format)).c_str());
+  return code;
 }
 
 }  // namespace

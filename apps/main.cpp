@@ -13,12 +13,15 @@ int main(int argc, char** argv) {
   using namespace prism::app;
   CLI::App app{
       "prism: streaming spectral processing on the CPU and the GPU.\n"
-      "Turns audio, SDR recordings, raw IQ files and test signals into spectrograms.\n\n"
+      "Runs audio, SDR recordings, raw IQ files and test signals through chains of stages into\n"
+      "spectrograms, recordings and sound.\n\n"
       "Examples:\n"
       "  prism spectrogram                          test signal -> spectrogram.png\n"
       "  prism spectrogram talk.wav -o talk.png --nperseg 1024 --window hann\n"
       "  prism spectrogram capture.sigmf-meta -o spec.npy --db\n"
       "  prism spectrogram iq.bin --format ci16 --rate 2.4e6 -o iq.png\n"
+      "  prism run rec.sigmf-meta -o 'spectrogram:nperseg=1024 ! spec.png' -o copy.sigmf-meta\n"
+      "  prism stages                               the stages a chain can name, with their settings\n"
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
       "  prism devices\n"
@@ -31,6 +34,8 @@ int main(int argc, char** argv) {
 
   const std::vector<std::pair<std::string, Runner>> runners = {
       {"spectrogram", add_spectrogram_command(app)},
+      {"run", add_run_command(app)},
+      {"stages", add_stages_command(app)},
       {"info", add_info_command(app)},
       {"generate", add_generate_command(app)},
       {"devices", add_devices_command(app)},
@@ -43,8 +48,10 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto& entry : runners) known = known || entry.first == argv[1];
     if (!known) {
-      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view, fft-tune)\n"
-                           "Run with --help for more information.\n", prism::printable(argv[1]).c_str());
+      std::string names;
+      for (const auto& entry : runners) names += (names.empty() ? "" : ", ") + entry.first;
+      std::fprintf(stderr, "prism: unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
+                   prism::printable(argv[1]).c_str(), names.c_str());
       return kExitUsage;
     }
   }

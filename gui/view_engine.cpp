@@ -1,5 +1,5 @@
 // ViewEngine (see view_engine.hpp). Sections: PlaybackSource (pacing, pause, seek, loop) ·
-// DisplayRowSink (reduce, average, thin, push) · the engine thread.
+// DisplayRowSink (reduce, average, thin, push) · DeviceLineSink · the engine thread.
 #include "gui/view_engine.hpp"
 
 #include <algorithm>
@@ -13,8 +13,7 @@
 #include "gui/cuda/gpu_display_lines.hpp"
 #endif
 #include "pipeline/errors.hpp"
-#include "pipeline/pipeline.hpp"
-#include "pipeline/row_sink.hpp"
+#include "pipeline/graph.hpp"
 #include "pipeline/spectrogram_params.hpp"
 
 namespace prism::view {
@@ -132,9 +131,9 @@ class PlaybackSource final : public Source {
 };
 
 // ---- DisplayRowSink ----------------------------------------------------------------------------
-// The CPU's display lines (display_line_plan.hpp), on the pipeline's sink thread: spectra
-// arrive in linear power, lines leave in dB.
-class DisplayRowSink final : public RowSink {
+// The CPU's display lines (display_line_plan.hpp), on the graph's sink thread: spectra arrive
+// in linear power, lines leave in dB.
+class DisplayRowSink final : public Sink {
  public:
   DisplayRowSink(std::shared_ptr<DisplaySession> session, double time_offset_s,
                  const std::atomic<double>& lines_per_second, const std::atomic<double>& averaging_s,
@@ -142,7 +141,9 @@ class DisplayRowSink final : public RowSink {
       : session_(std::move(session)), time_offset_s_(time_offset_s), lines_per_second_(lines_per_second),
         averaging_s_(averaging_s), spectra_(spectra) {}
 
-  void begin(const SpectrumLayout& layout) override {
+  bool accepts(PortKind kind) const override { return kind == PortKind::rows; }
+  void begin(const PortDescription& input) override {
+    const SpectrumLayout& layout = input.rows;
     layout_ = layout;
     planner_.emplace(layout.row_interval);
     const std::size_t bins = layout.columns, columns = session_->format.columns;
@@ -153,7 +154,10 @@ class DisplayRowSink final : public RowSink {
     line_.assign(columns, 0.0f);
   }
 
-  void write(const float* rows, std::size_t count, std::uint64_t first_row) override {
+  void write(const Chunk& chunk) override {
+    const float* rows = chunk.as<float>();
+    const std::size_t count = chunk.items;
+    const std::uint64_t first_row = chunk.first_item;
     const std::size_t bins = layout_.columns, columns = sum_.size();
     for (std::size_t r = 0; r < count; ++r) {
       const float* row = rows + r * bins;
@@ -178,7 +182,7 @@ class DisplayRowSink final : public RowSink {
 
   void finish(bool) override {}
   void abort() noexcept override {}
-  std::uint64_t rows_written() const override { return rows_written_; }
+  std::uint64_t items_written() const override { return rows_written_; }
   std::string describe() const override { return "the viewer"; }
 
  private:
@@ -197,21 +201,25 @@ class DisplayRowSink final : public RowSink {
 
 #if PRISM_HAVE_CUDA
 // ---- DeviceLineSink ----------------------------------------------------------------------------
-// On a GPU backend the processor hands out display lines made on the device (GpuDisplayLines):
-// they go to the queue as they are, with their time and their place in the device ring.
-class DeviceLineSink final : public RowSink {
+// On a GPU backend the display lines are made on the device (GpuDisplayLines) and reach this
+// sink through the graph's copy to the host: they go to the queue as they are, with their time
+// and their place in the device ring.
+class DeviceLineSink final : public Sink {
  public:
   DeviceLineSink(std::shared_ptr<DisplaySession> session, GpuDisplayLines& lines, double time_offset_s,
                  std::atomic<std::uint64_t>& spectra)
       : session_(std::move(session)), lines_(lines), time_offset_s_(time_offset_s), spectra_(spectra) {}
 
-  void begin(const SpectrumLayout&) override {}
+  bool accepts(PortKind kind) const override { return kind == PortKind::rows; }
+  void begin(const PortDescription&) override {}
 
-  void write(const float* rows, std::size_t count, std::uint64_t) override {
+  void write(const Chunk& chunk) override {
+    const float* rows = chunk.as<float>();
+    const std::size_t count = chunk.items;
     const std::size_t columns = session_->format.columns;
     for (std::size_t r = 0; r < count; ++r) {
       const auto info = lines_.take_line_info();
-      if (!info) throw std::logic_error("the GPU display lines handed out a line they did not make");
+      if (!info) throw std::logic_error("the GPU display lines stage handed out a line it did not make");
       spectra_.fetch_add(info->spectra, std::memory_order_relaxed);
       session_->queue.push(rows + r * columns, time_offset_s_ + info->time_s, info->tag);
       ++rows_written_;
@@ -220,7 +228,7 @@ class DeviceLineSink final : public RowSink {
 
   void finish(bool) override {}
   void abort() noexcept override {}
-  std::uint64_t rows_written() const override { return rows_written_; }
+  std::uint64_t items_written() const override { return rows_written_; }
   std::string describe() const override { return "the viewer (lines made on the GPU)"; }
 
  private:
@@ -239,7 +247,7 @@ class DeviceLineSink final : public RowSink {
 struct ViewEngine::Impl {
   std::unique_ptr<PlaybackSource> source;
   std::size_t max_columns = 0;
-  ProcessorChoice processing;
+  StageEnvironment processing;
 
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
@@ -269,7 +277,7 @@ struct ViewEngine::Impl {
 };
 
 ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-                       const ProcessorChoice& processing)
+                       const StageEnvironment& processing)
     : impl_(std::make_unique<Impl>()) {
   impl_->processing = processing;
   impl_->source = std::make_unique<PlaybackSource>(std::move(open));
@@ -383,30 +391,46 @@ void ViewEngine::Impl::run() {
     }
     // The CPU backend shares the cores with the render thread: it takes all but one.
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    ProcessorChoice choice = processing;
-    choice.cpu_threads = hardware > 2 ? hardware - 1 : 1;
-
-    // On a GPU backend the display lines are made on the device (the stage must outlive the
-    // processor, which is made after it).
+    StageEnvironment environment = processing;
+    environment.cpu_threads = hardware > 2 ? hardware - 1 : 1;
+    MadeStage made;
+    Graph graph;
+    RunConfig config;
+    config.block_samples = block_samples;
+    config.block_count = info.live ? 8 : 4;
+    Stage* spectrogram = nullptr;
+    std::unique_ptr<Stage> gpu_lines_stage;
 #if PRISM_HAVE_CUDA
-    std::unique_ptr<GpuDisplayLines> gpu_lines;
-    if (processing.backend != fft::BackendKind::cpu) {
-      const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
-      gpu_lines = std::make_unique<GpuDisplayLines>(max_columns, ring_lines, lines_per_second, averaging_s);
-      choice.row_stage = gpu_lines.get();
-    }
+    GpuDisplayLines* gpu_lines = nullptr;
 #endif
-    MadeProcessor made;
     try {
-      made = make_spectrogram_processor(choice, params, info, block_samples);
+      made = make_spectrogram_stage(params, environment);
+      spectrogram = made.stage.get();
+      // On a GPU backend the display lines are made on the device, by a stage of their own.
+#if PRISM_HAVE_CUDA
+      if (spectrogram->input_domain().on_device()) {
+        const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
+        auto lines = std::make_unique<GpuDisplayLines>(spectrogram->input_domain().device, max_columns, ring_lines,
+                                                       lines_per_second, averaging_s);
+        gpu_lines = lines.get();
+        gpu_lines_stage = std::move(lines);
+      }
+#endif
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex);
       error = std::string("cannot set up the spectrogram: ") + e.what();
       ended = true;
       continue;
     }
-    Processor* processor = made.processor.get();
-    const SpectrumLayout& layout = processor->layout();
+    const Graph::Node input = graph.add_source(*source);
+    const Graph::Node spectrogram_node = graph.add_stage(std::move(made.stage));
+    graph.connect(input, spectrogram_node);
+    Graph::Node lines_node = spectrogram_node;
+    if (gpu_lines_stage) {
+      lines_node = graph.add_stage(std::move(gpu_lines_stage));
+      graph.connect(spectrogram_node, lines_node);
+    }
+    const SpectrumLayout layout = spectrogram_layout(info, params);
 
     DisplayFormat format;
     format.generation = ++generation;
@@ -434,36 +458,40 @@ void ViewEngine::Impl::run() {
     auto next_session = std::make_shared<DisplaySession>(format, capacity);
 
     const double time_offset_s = static_cast<double>(source->position()) / info.sample_rate;
-    DisplayRowSink cpu_sink(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
-    RowSink* sink = &cpu_sink;
+    std::unique_ptr<Sink> sink;
 #if PRISM_HAVE_CUDA
-    std::optional<DeviceLineSink> gpu_sink;
-    if (made.row_stage_applied) {
-      next_session->device_lines = gpu_lines->ring();
-      sink = &gpu_sink.emplace(next_session, *gpu_lines, time_offset_s, spectra);
+    if (gpu_lines != nullptr) sink = std::make_unique<DeviceLineSink>(next_session, *gpu_lines, time_offset_s, spectra);
+#endif
+    if (!sink) sink = std::make_unique<DisplayRowSink>(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
+    graph.connect(lines_node, graph.add_sink(std::move(sink)));
+    config.on_progress = [this](const ProgressUpdate& u) {
+      samples_in_run.store(u.samples_done, std::memory_order_relaxed);
+      pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);
+    };
+    try {
+      graph.configure(config);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      error = std::string("cannot set up the spectrogram: ") + e.what();
+      ended = true;
+      continue;
     }
+#if PRISM_HAVE_CUDA
+    if (gpu_lines != nullptr) next_session->device_lines = gpu_lines->ring();
 #endif
     StopToken stop;
     {
       std::lock_guard lock(mutex);
       if (session) skipped_before_session += session->queue.skipped();
       session = next_session;
-      processor_description = processor->describe() + (made.note.empty() ? "" : " (" + made.note + ")") +
-                              (made.row_stage_applied ? "; display lines made on the GPU" : "");
+      processor_description = spectrogram->describe() + (made.note.empty() ? "" : " (" + made.note + ")") +
+                              (lines_node != spectrogram_node ? "; display lines made on the GPU" : "");
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;
     }
-    PipelineConfig config;
-    config.block_samples = block_samples;
-    config.block_count = info.live ? 8 : 4;
-    config.memory = made.memory;
-    config.on_progress = [this](const ProgressUpdate& u) {
-      samples_in_run.store(u.samples_done, std::memory_order_relaxed);
-      pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);
-    };
     const std::uint64_t source_dropped_before = source->dropped_samples();
-    const RunReport report = run_pipeline(*source, *processor, {sink}, config, stop);
+    const RunReport report = graph.run(config, stop);
     {
       std::lock_guard lock(mutex);
       current_stop = nullptr;

@@ -1,14 +1,13 @@
-// ViewEngine: the processing side of `prism view`. It owns the input, runs the pipeline
-// (run_pipeline with the spectrogram processor of the chosen backend: the CPU, or the CUDA
-// streaming engine) on its own thread and turns spectra into display rows:
-// reduced to at most a texture row's width, averaged (exponential, with a time constant) and
-// thinned to the lines per second asked for (gui/display_line_plan.hpp) — on the CPU, or on the
-// GPU inside the CUDA engine (gui/cuda/gpu_display_lines.hpp), which also keeps the lines in
-// device memory for the texture. Rows go to the render thread through the session's
+// ViewEngine: the processing side of `prism view`. It owns the input and runs a graph on its own
+// thread — the input, the spectrogram stage of the chosen backend (the CPU, or the GPU) and the
+// display lines: spectra reduced to at most a texture row's width, averaged (exponential, with a
+// time constant) and thinned to the lines per second asked for (gui/display_line_plan.hpp) — on
+// the CPU in the display's sink, or on the GPU by a stage of their own behind the spectrogram
+// (gui/cuda/gpu_display_lines.hpp), which also keeps the lines in device memory for the texture. Rows go to the render thread through the session's
 // DisplayRowQueue; the render thread reads the rest (status, session) without waiting on the
 // processing.
 //
-// Changing FFT size, window, overlap or channel ends the current pipeline run and starts a new
+// Changing FFT size, window, overlap or channel ends the current graph's run and starts a new
 // one on the same input (a new DisplaySession); a live input keeps running meanwhile, and what
 // its ring cannot hold in that moment is counted as overrun.
 //
@@ -26,7 +25,7 @@
 
 #include "gui/display_rows.hpp"
 #include "gui/view_settings.hpp"
-#include "pipeline/processor_factory.hpp"
+#include "pipeline/stage_registry.hpp"
 #include "pipeline/source.hpp"
 #include "pipeline/stop_token.hpp"
 
@@ -55,14 +54,14 @@ class ViewEngine {
   //   or seek a file. max_display_columns: the widest row the display takes (its texture limit).
   // processing: the backend (automatic: the GPU when one can be set up, else the CPU).
   ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-             const ProcessorChoice& processing = {});
+             const StageEnvironment& processing = {});
   ~ViewEngine();  // stops the processing and joins its thread
   ViewEngine(const ViewEngine&) = delete;
   ViewEngine& operator=(const ViewEngine&) = delete;
 
   const StreamInfo& stream() const;
 
-  // New settings from the UI: processing changes restart the pipeline; display and playback
+  // New settings from the UI: processing changes restart the graph; display and playback
   // changes act at once.
   void apply(const ViewSettings& settings);
   void set_paused(bool paused);

@@ -24,7 +24,7 @@ struct ViewerOptions {
   double max_fps = 60;               // frame rate cap (software GL would otherwise spin)
   bool auto_range_at_start = false;  // set the dB range from the signal after 0.5 s
   std::string title = "prism view";
-  ProcessorChoice processing;        // the spectrogram's backend (status line names it)
+  StageEnvironment processing;       // the spectrogram's backend (status line names it)
 };
 
 // Opens the window, starts the engine on the input `open` returns and runs until the window

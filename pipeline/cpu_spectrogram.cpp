@@ -206,14 +206,13 @@ struct CpuSpectrogram::Impl {
   alignas(64) std::atomic<std::uint64_t> next_group{0};
   char next_group_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
 
-  Impl(const StreamInfo& stream_info, const SpectrogramParams& p, unsigned thread_count)
+  Impl(const StreamInfo& stream_info, const SpectrogramParams& p, unsigned thread_count, const KeyNamer& name)
       : stream(stream_info), params(p) {
-    params.validate();
     if (!(stream.sample_rate > 0))
       throw std::invalid_argument("the sample rate must be positive");
     if (stream.channels < 1) throw std::invalid_argument("the stream has no channels");
     if (params.channel >= stream.channels)
-      throw UsageError("--channel " + std::to_string(params.channel) +
+      throw UsageError(name("channel") + " " + std::to_string(params.channel) +
                        " is out of range: the input has " + std::to_string(stream.channels) +
                        (stream.channels == 1 ? " channel" : " channels") + " (0.." +
                        std::to_string(stream.channels - 1) + ")");
@@ -407,9 +406,19 @@ struct CpuSpectrogram::Impl {
     }
   }
 
-  std::size_t process(const Block& block, float* rows) {
+  // Back to the state before the first chunk.
+  void reset() {
+    std::fill_n(history.get(), params.nperseg * components, 0.0f);
+    std::fill_n(carry_in.get(), columns, 0.0f);
+    std::fill_n(carry_out.get(), columns, 0.0f);
+    history_first = 0;
+    samples_in.store(0, std::memory_order_relaxed);
+    frames_done.store(0, std::memory_order_relaxed);
+  }
+
+  std::size_t process(const std::byte* data, std::size_t samples, float* rows) {
     const std::uint64_t block_first = samples_in.load(std::memory_order_relaxed);
-    const std::uint64_t block_end = block_first + block.samples;
+    const std::uint64_t block_end = block_first + samples;
     const std::uint64_t nperseg = params.nperseg;
     const std::uint64_t k = params.average;
     const std::uint64_t f0 = frames_done.load(std::memory_order_relaxed);
@@ -418,7 +427,7 @@ struct CpuSpectrogram::Impl {
 
     std::size_t rows_written = 0;
     if (f1 > f0) {
-      job.data = block.data;
+      job.data = data;
       job.first_sample = block_first;
       job.first_frame = f0;
       job.end_frame = f1;
@@ -442,34 +451,30 @@ struct CpuSpectrogram::Impl {
       rows_written = static_cast<std::size_t>(f1 / k - f0 / k);
     }
 
-    keep_history(block, block_first, block_end, f1 * hop);
+    keep_history(data, samples, block_first, block_end, f1 * hop);
     frames_done.store(f1, std::memory_order_relaxed);
     samples_in.store(block_end, std::memory_order_relaxed);
     return rows_written;
   }
 
   // Keeps samples [next_frame_start, block_end): all that later frames need of the past.
-  void keep_history(const Block& block, std::uint64_t block_first, std::uint64_t block_end,
-                    std::uint64_t next_frame_start) {
+  void keep_history(const std::byte* data, std::size_t samples, std::uint64_t block_first,
+                    std::uint64_t block_end, std::uint64_t next_frame_start) {
     float* h = history.get();
     std::byte* native = scratch[0].native.get();
     if (next_frame_start >= block_first) {
-      load_from_block(block.data, static_cast<std::size_t>(next_frame_start - block_first),
+      load_from_block(data, static_cast<std::size_t>(next_frame_start - block_first),
                       static_cast<std::size_t>(block_end - next_frame_start), h, native);
     } else {
       const auto kept = static_cast<std::size_t>(block_first - next_frame_start);
       std::memmove(h, h + (next_frame_start - history_first) * components,
                    kept * components * sizeof(float));
-      load_from_block(block.data, 0, block.samples, h + kept * components, native);
+      load_from_block(data, 0, samples, h + kept * components, native);
     }
     history_first = next_frame_start;
   }
 
-  std::size_t max_rows_per_block(std::size_t block_samples) const {
-    return spectrogram_max_rows_per_block(params, block_samples);
-  }
-
-  ProcessorCounters counters() const {
+  StageCounters counters() const {
     return spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
                                 frames_done.load(std::memory_order_relaxed));
   }
@@ -477,32 +482,46 @@ struct CpuSpectrogram::Impl {
 
 // ---- 5. the public class -----------------------------------------------------------------
 
-CpuSpectrogram::CpuSpectrogram(const StreamInfo& stream, const SpectrogramParams& params,
-                               std::size_t /*max_block_samples*/, unsigned threads)
-    : impl_(std::make_unique<Impl>(stream, params, threads)) {}
+CpuSpectrogram::CpuSpectrogram(const SpectrogramParams& params, unsigned threads, KeyNamer name)
+    : params_(params), threads_(threads), name_(std::move(name)) {
+  params_.validate(name_);
+}
 
 CpuSpectrogram::~CpuSpectrogram() = default;
 
-const SpectrumLayout& CpuSpectrogram::layout() const { return impl_->layout; }
-
-std::size_t CpuSpectrogram::max_rows_per_block(std::size_t block_samples) const {
-  return impl_->max_rows_per_block(block_samples);
+PortDescription CpuSpectrogram::configure(const PortDescription& input, std::size_t) {
+  impl_.reset();
+  impl_ = std::make_unique<Impl>(input.samples, params_, threads_, name_);
+  return PortDescription::of_rows(impl_->layout);
 }
 
-std::size_t CpuSpectrogram::process(const Block& block, float* rows) {
-  return impl_->process(block, rows);
+const SpectrumLayout& CpuSpectrogram::layout() const {
+  if (!impl_) throw std::logic_error("CpuSpectrogram::layout before configure");
+  return impl_->layout;
 }
 
-std::size_t CpuSpectrogram::finish(float* /*rows*/) { return 0; }
+std::size_t CpuSpectrogram::max_output(std::size_t input_items) const {
+  return spectrogram_max_rows_per_block(params_, input_items);
+}
 
-ProcessorCounters CpuSpectrogram::counters() const { return impl_->counters(); }
+std::size_t CpuSpectrogram::process(const Chunk& input, Chunk& output) {
+  return impl_->process(input.data, input.items, output.as<float>());
+}
+
+void CpuSpectrogram::reset() {
+  if (impl_) impl_->reset();
+}
+
+StageCounters CpuSpectrogram::counters() const {
+  return impl_ ? impl_->counters() : spectrogram_counters(params_, 0, 0);
+}
 
 std::string CpuSpectrogram::describe() const {
+  if (!impl_) return "cpu: FFTW";
   const unsigned n = threads();
-  return "cpu: " + impl_->backend_description + ", " + std::to_string(n) +
-         (n == 1 ? " thread" : " threads");
+  return "cpu: " + impl_->backend_description + ", " + std::to_string(n) + (n == 1 ? " thread" : " threads");
 }
 
-unsigned CpuSpectrogram::threads() const { return static_cast<unsigned>(impl_->scratch.size()); }
+unsigned CpuSpectrogram::threads() const { return impl_ ? static_cast<unsigned>(impl_->scratch.size()) : threads_; }
 
 }  // namespace prism

@@ -6,11 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/pipeline.hpp"
+#include "pipeline/graph.hpp"
 
 namespace prism {
 
-// Multi-line, human-readable; the first line says how the run ended.
+// Multi-line, human-readable; the first line says how the run ended, then the input, every stage
+// (its description, items in and out, its own counts), every output, speed, memory, accounting.
 std::string format_run_summary(const RunReport& report);
 
 nlohmann::json run_summary_json(const RunReport& report);

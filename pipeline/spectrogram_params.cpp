@@ -1,5 +1,6 @@
-// SpectrogramParams (spectrogram_params.hpp): range checks with messages that name the
-// command-line option, and the names of the enumerations as the CLI and the sidecars write them.
+// SpectrogramParams (spectrogram_params.hpp): the settings' declarations, range checks with
+// messages that name the setting as it was written, and the names of the enumerations as the CLI
+// and the sidecars write them.
 #include "pipeline/spectrogram_params.hpp"
 
 #include <cmath>
@@ -7,24 +8,79 @@
 #include <string>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/window.hpp"
 
 namespace prism {
 
-void SpectrogramParams::validate() const {
-  if (nperseg < 1)
-    throw UsageError("--nperseg must be at least 1 (got " + std::to_string(nperseg) + ")");
+void SpectrogramParams::validate(const KeyNamer& name) const {
+  if (nperseg < 1) throw UsageError(name("nperseg") + " must be at least 1 (got " + std::to_string(nperseg) + ")");
   if (noverlap >= nperseg)
-    throw UsageError("--noverlap (" + std::to_string(noverlap) +
-                     ") must be less than --nperseg (" + std::to_string(nperseg) + ")");
+    throw UsageError(name("noverlap") + " (" + std::to_string(noverlap) + ") must be less than " + name("nperseg") +
+                     " (" + std::to_string(nperseg) + ")");
   if (nfft < nperseg)
-    throw UsageError("--nfft (" + std::to_string(nfft) + ") must be at least --nperseg (" +
+    throw UsageError(name("nfft") + " (" + std::to_string(nfft) + ") must be at least " + name("nperseg") + " (" +
                      std::to_string(nperseg) + ")");
-  if (average < 1)
-    throw UsageError("--average must be at least 1 (got " + std::to_string(average) + ")");
+  if (average < 1) throw UsageError(name("average") + " must be at least 1 (got " + std::to_string(average) + ")");
   if (window.kind == WindowKind::kaiser && !(window.parameter >= 0))
-    throw UsageError("--window kaiser: beta must be >= 0 (got " + window.to_string() + ")");
+    throw UsageError(name("window") + " kaiser: beta must be >= 0 (got " + window.to_string() + ")");
   if (window.kind == WindowKind::tukey && !(window.parameter >= 0 && window.parameter <= 1))
-    throw UsageError("--window tukey: alpha must be in [0, 1] (got " + window.to_string() + ")");
+    throw UsageError(name("window") + " tukey: alpha must be in [0, 1] (got " + window.to_string() + ")");
+}
+
+// Segment lengths up to 2^24 samples: every buffer sized from them stays far below memory.
+constexpr double kMaxSegment = 16777216;
+
+const std::vector<Setting>& spectrogram_settings() {
+  static const std::vector<Setting> settings = {
+      text_setting("window", "tukey:0.25", "NAME[:P]", "window: " + window_names_help()),
+      integer_setting("nperseg", "256", 1, kMaxSegment, "N", "samples per segment (frame)"),
+      integer_setting("noverlap", "", 0, kMaxSegment - 1, "N", "samples shared by consecutive segments, < nperseg")
+          .default_depends("nperseg/8"),
+      integer_setting("nfft", "", 1, kMaxSegment, "N", "FFT length >= nperseg; segments are zero-padded")
+          .default_depends("nperseg"),
+      choice_setting("detrend", "constant", {"none", "constant"}, "remove each segment's mean (constant) or not (none)"),
+      choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
+      choice_setting("mode", "psd", {"psd", "magnitude"}, "psd (power) or magnitude (|X|)"),
+      flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
+      text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
+      integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
+      choice_setting("integer_scale", "unit", {"unit", "raw"},
+                     "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
+  };
+  return settings;
+}
+
+SpectrogramParams spectrogram_params_from(const SettingValues& values) {
+  SpectrogramParams p;
+  try {
+    p.window = parse_window(values.text("window"));
+  } catch (const UsageError& e) {
+    throw UsageError(values.name("window") + ": " + e.what());
+  }
+  p.nperseg = static_cast<std::size_t>(values.integer("nperseg"));
+  p.noverlap = static_cast<std::size_t>(values.integer_if_set("noverlap").value_or(static_cast<std::int64_t>(p.nperseg / 8)));
+  p.nfft = static_cast<std::size_t>(values.integer_if_set("nfft").value_or(static_cast<std::int64_t>(p.nperseg)));
+  p.detrend = values.text("detrend") == "none" ? Detrend::none : Detrend::constant;
+  p.scaling = values.text("scaling") == "spectrum" ? Scaling::spectrum : Scaling::density;
+  p.mode = values.text("mode") == "magnitude" ? SpectrumMode::magnitude : SpectrumMode::psd;
+  p.decibels = values.flag("db");
+  const std::string& average = values.text("average");
+  const std::size_t colon = average.find(':');
+  const std::optional<std::int64_t> k = parse_integer(average.substr(0, colon));
+  if (!k || *k < 1 || *k > 1 << 24)
+    throw UsageError(values.name("average") + ": '" + printable(average) +
+                     "': expected K[:mean|max] with K from 1 to 16777216, e.g. 8:max");
+  p.average = static_cast<std::size_t>(*k);
+  if (colon != std::string::npos) {
+    const std::string kind = average.substr(colon + 1);
+    if (kind == "mean") p.average_kind = AverageKind::mean;
+    else if (kind == "max") p.average_kind = AverageKind::max;
+    else throw UsageError(values.name("average") + ": '" + printable(average) + "': the kind must be mean or max");
+  }
+  p.channel = static_cast<unsigned>(values.integer("channel"));
+  p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
+  p.validate(values.namer());
+  return p;
 }
 
 nlohmann::json SpectrogramParams::to_json() const {
@@ -44,15 +100,14 @@ nlohmann::json SpectrogramParams::to_json() const {
   };
 }
 
-ProcessorCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in,
-                                       std::uint64_t frames) {
-  ProcessorCounters c;
-  c.samples_in = samples_in;
-  c.frames = frames;
-  c.rows_out = frames / params.average;
-  c.frames_unaveraged = frames % params.average;
+StageCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in, std::uint64_t frames) {
+  StageCounters c;
+  c.items_in = samples_in;
+  c.items_out = frames / params.average;
   const std::uint64_t covered = frames == 0 ? 0 : (frames - 1) * params.hop() + params.nperseg;
-  c.tail_samples = samples_in > covered ? samples_in - covered : 0;
+  c.extras = {{"frames", frames},
+              {"tail samples", samples_in > covered ? samples_in - covered : 0},
+              {"frames unaveraged", frames % params.average}};
   return c;
 }
 

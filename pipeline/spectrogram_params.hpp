@@ -27,8 +27,9 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/format.hpp"
-#include "pipeline/processor.hpp"
+#include "pipeline/settings.hpp"
 #include "pipeline/spectrum_layout.hpp"
+#include "pipeline/stage.hpp"
 #include "pipeline/stream_info.hpp"
 #include "pipeline/window.hpp"
 
@@ -57,20 +58,28 @@ struct SpectrogramParams {
   IntegerScale integer_scale = IntegerScale::unit;
 
   std::size_t hop() const { return nperseg - noverlap; }
-  // Throws UsageError naming the option when a value is out of its range.
-  void validate() const;
+  // Throws UsageError when a value is out of its range, naming the setting through `name`
+  // (the field's name by default; "--nperseg" on the command line).
+  void validate(const KeyNamer& name = plain_key_names()) const;
   nlohmann::json to_json() const;
 };
 
-// What every spectrogram processor (CPU or GPU) reports: rows, unaveraged frames and the tail
-// follow from the samples taken in and the frames computed.
-ProcessorCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in,
-                                       std::uint64_t frames);
+// The spectrogram's settings, as `prism spectrogram` takes them as options and `prism run` as
+// stage keys (spectrogram:nperseg=1024,window=hann), with scipy's names and defaults.
+const std::vector<Setting>& spectrogram_settings();
+// The parameters those settings give (unset ones take their defaults: noverlap nperseg/8, nfft
+// nperseg); throws UsageError naming the setting as `values` was written.
+SpectrogramParams spectrogram_params_from(const SettingValues& values);
+
+// What every spectrogram stage (CPU or GPU) reports: samples in, rows out, and the frames, the
+// trailing frames that fill no complete average and the tail, which follow from the samples taken
+// in and the frames computed.
+StageCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in, std::uint64_t frames);
 // The most rows a block of `block_samples` samples can complete: at most (b-1)/hop + 1 frames,
 // and with an average already begun, one more row than frames/K rounded down.
 std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std::size_t block_samples);
 
-// What every spectrogram processor's rows mean for `stream`: scipy's frequencies (fftfreq,
+// What every spectrogram stage's rows mean for `stream`: scipy's frequencies (fftfreq,
 // centred for complex input) and frame-centre times, the quantity, the parameters.
 SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& params);
 // Per column, the factor applied to the combined |X|² (or |X|) of a row: scipy's scaling

@@ -1,4 +1,4 @@
-// SpectrumLayout: what a processor's output rows mean — one row per (averaged) frame, one
+// SpectrumLayout: what a port of rows carries — one row per (averaged) frame, one
 // column per frequency bin — with everything a sink needs to label, store or plot them.
 #pragma once
 

@@ -83,7 +83,8 @@ std::string NpySink::npy_header(std::uint64_t rows, std::size_t columns,
   return header;
 }
 
-void NpySink::begin(const SpectrumLayout& layout) {
+void NpySink::begin(const PortDescription& input) {
+  const SpectrumLayout& layout = input.rows;
   if (begun_) throw std::logic_error("NpySink::begin called twice");
   layout_ = layout;
   const std::string header = npy_header(0, layout_.columns);
@@ -102,7 +103,10 @@ void NpySink::begin(const SpectrumLayout& layout) {
   begun_ = true;
 }
 
-void NpySink::write(const float* rows, std::size_t count, std::uint64_t first_row) {
+void NpySink::write(const Chunk& chunk) {
+  const float* rows = chunk.as<float>();
+  const std::size_t count = chunk.items;
+  const std::uint64_t first_row = chunk.first_item;
   if (!begun_ || finished_) throw std::logic_error("NpySink::write outside begin()/finish()");
   if (count == 0) return;
   if (rows == nullptr) throw std::invalid_argument("NpySink::write: null rows");

@@ -15,23 +15,24 @@
 #include <optional>
 #include <string>
 
-#include "pipeline/row_sink.hpp"
+#include "pipeline/stage.hpp"
 #include "pipeline/spectrum_layout.hpp"
 #include "sinks/output_file.hpp"
 
 namespace prism {
 
-class NpySink final : public RowSink {
+class NpySink final : public Sink {
  public:
   // `path` is the .npy file; the sidecar is `path` with its extension replaced by .json.
   explicit NpySink(std::string path);
   ~NpySink() override;
 
-  void begin(const SpectrumLayout& layout) override;
-  void write(const float* rows, std::size_t count, std::uint64_t first_row) override;
+  bool accepts(PortKind kind) const override { return kind == PortKind::rows; }
+  void begin(const PortDescription& input) override;
+  void write(const Chunk& chunk) override;
   void finish(bool complete) override;
   void abort() noexcept override;
-  std::uint64_t rows_written() const override { return rows_written_; }
+  std::uint64_t items_written() const override { return rows_written_; }
   std::string describe() const override;
 
   const std::string& sidecar_path() const { return sidecar_path_; }

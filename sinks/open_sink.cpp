@@ -29,9 +29,9 @@ std::string lowercase_extension(const std::string& path) {
 
 }  // namespace
 
-std::string row_sink_extensions_help() { return ".npy (array + .json sidecar), .png (image)"; }
+std::string row_outputs_help() { return ".npy (array + .json sidecar), .png (image)"; }
 
-std::string sample_sink_extensions_help() {
+std::string sample_outputs_help() {
 #if PRISM_HAVE_SNDFILE
   std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg";
 #else
@@ -44,26 +44,21 @@ std::string sample_sink_extensions_help() {
   return help;
 }
 
-std::unique_ptr<RowSink> open_row_sink(const std::string& path, const RowSinkOptions& options) {
+namespace {
+bool is_audio_device(const std::string& path) { return path == "audio" || path.rfind("audio:", 0) == 0; }
+bool is_sigmf(const std::string& e) { return e.empty() || e == ".sigmf-meta" || e == ".sigmf-data" || e == ".sigmf"; }
+bool is_sound_file(const std::string& e) { return e == ".wav" || e == ".flac" || e == ".ogg"; }
+}  // namespace
+
+bool names_an_output(const std::string& path) {
   const std::string e = lowercase_extension(path);
-  std::unique_ptr<RowSink> sink;
-  if (e == ".npy") {
-    sink = std::make_unique<NpySink>(path);
-  } else if (e == ".png") {
-    sink = std::make_unique<PngSink>(path, options);  // checks the options
-  } else {
-    throw UsageError(path + ": unsupported output extension '" + e +
-                     "'; spectrogram outputs are " + row_sink_extensions_help());
-  }
-  check_output_path(path);
-  return sink;
+  return is_audio_device(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e);
 }
 
-std::unique_ptr<SampleSink> open_sample_sink(const std::string& path,
-                                             const SampleSinkOptions& options) {
+std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& options) {
   // "audio:" is a device, not a file: no extension, no directory to check. The device itself
   // is opened at begin(), when the stream's rate and channel count are known.
-  if (path == "audio" || path.rfind("audio:", 0) == 0) {
+  if (is_audio_device(path)) {
 #if PRISM_HAVE_PORTAUDIO
     return std::make_unique<PortAudioSink>(path.size() > 6 ? path.substr(6) : std::string());
 #else
@@ -72,24 +67,35 @@ std::unique_ptr<SampleSink> open_sample_sink(const std::string& path,
 #endif
   }
   const std::string e = lowercase_extension(path);
-  if (e.empty() || e == ".sigmf-meta" || e == ".sigmf-data" || e == ".sigmf") {
+  if (e == ".npy") {
+    auto sink = std::make_unique<NpySink>(path);
+    check_output_path(path);
+    check_output_path(sink->sidecar_path());
+    return sink;
+  }
+  if (e == ".png") {
+    auto sink = std::make_unique<PngSink>(path, options);  // checks the options
+    check_output_path(path);
+    return sink;
+  }
+  if (is_sigmf(e)) {
     auto sink = std::make_unique<SigmfWriter>(path, options);
     check_output_path(sink->data_path());
     check_output_path(sink->meta_path());
     return sink;
   }
-  if (e == ".wav" || e == ".flac" || e == ".ogg") {
+  if (is_sound_file(e)) {
 #if PRISM_HAVE_SNDFILE
     auto sink = std::make_unique<SndfileWriter>(path, options);
     check_output_path(path);
     return sink;
 #else
-    throw UsageError(path + ": this prism was built without libsndfile, so it cannot write " +
-                     e + "; write SigMF (.sigmf-meta) instead");
+    throw UsageError(path + ": this prism was built without libsndfile, so it cannot write " + e +
+                     "; write SigMF (.sigmf-meta) instead");
 #endif
   }
-  throw UsageError(path + ": unsupported output extension '" + e + "'; sample outputs are " +
-                   sample_sink_extensions_help());
+  throw UsageError(path + ": unsupported output extension '" + e + "'; rows go to " + row_outputs_help() +
+                   ", samples to " + sample_outputs_help());
 }
 
 }  // namespace prism

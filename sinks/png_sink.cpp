@@ -26,7 +26,7 @@
 namespace prism {
 namespace {
 
-constexpr float kFloorPower = 1e-30f;  // -300 dB, as the processors' decibel floor
+constexpr float kFloorPower = 1e-30f;  // -300 dB, as the spectrogram stages' decibel floor
 constexpr double kFloorDecibels = -300.0;
 constexpr double kAutoRangePercentile = 0.05;
 
@@ -166,7 +166,7 @@ std::vector<unsigned char> encode_png(const RgbImage& image, const std::vector<P
 // -------------------------------------------------------------------------------------------
 // Construction and options.
 
-PngSink::PngSink(std::string path, RowSinkOptions options)
+PngSink::PngSink(std::string path, SinkOptions options)
     : path_(std::move(path)), options_(std::move(options)), file_(path_) {
   colormap_ = find_colormap(options_.colormap);
   if (!colormap_) {
@@ -201,7 +201,8 @@ std::string PngSink::describe() const { return path_; }
 // -------------------------------------------------------------------------------------------
 // Accumulation.
 
-void PngSink::begin(const SpectrumLayout& layout) {
+void PngSink::begin(const PortDescription& input) {
+  const SpectrumLayout& layout = input.rows;
   if (begun_) throw std::logic_error("PngSink::begin called twice");
   if (!layout.frequencies.empty() && layout.frequencies.size() != layout.columns) {
     throw std::invalid_argument("SpectrumLayout: " + std::to_string(layout.frequencies.size()) +
@@ -293,7 +294,10 @@ void PngSink::merge_columns_pairwise() {
   rows_per_column_ *= 2;
 }
 
-void PngSink::write(const float* rows, std::size_t count, std::uint64_t first_row) {
+void PngSink::write(const Chunk& chunk) {
+  const float* rows = chunk.as<float>();
+  const std::size_t count = chunk.items;
+  const std::uint64_t first_row = chunk.first_item;
   if (!begun_ || finished_) throw std::logic_error("PngSink::write outside begin()/finish()");
   if (count == 0) return;
   if (rows == nullptr) throw std::invalid_argument("PngSink::write: null rows");

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/row_sink.hpp"
+#include "pipeline/stage.hpp"
 #include "pipeline/spectrum_layout.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/output_file.hpp"
@@ -36,7 +36,7 @@
 
 namespace prism {
 
-class PngSink final : public RowSink {
+class PngSink final : public Sink {
  public:
   static constexpr unsigned kDefaultMaxWidth = 1600;
   static constexpr unsigned kDefaultMaxHeight = 800;
@@ -46,14 +46,15 @@ class PngSink final : public RowSink {
 
   // Throws UsageError for an unknown colormap (listing the names), a width or height outside
   // 1..kMaxSize, a non-finite dB limit or db_min >= db_max.
-  PngSink(std::string path, RowSinkOptions options);
+  PngSink(std::string path, SinkOptions options);
   ~PngSink() override;
 
-  void begin(const SpectrumLayout& layout) override;
-  void write(const float* rows, std::size_t count, std::uint64_t first_row) override;
+  bool accepts(PortKind kind) const override { return kind == PortKind::rows; }
+  void begin(const PortDescription& input) override;
+  void write(const Chunk& chunk) override;
   void finish(bool complete) override;
   void abort() noexcept override;
-  std::uint64_t rows_written() const override { return rows_received_; }
+  std::uint64_t items_written() const override { return rows_received_; }
   std::string describe() const override;
 
   // Time columns held now (complete ones plus the one being filled); never more than
@@ -81,7 +82,7 @@ class PngSink final : public RowSink {
   void render_and_write(bool complete);
 
   std::string path_;
-  RowSinkOptions options_;
+  SinkOptions options_;
   const ColormapTable* colormap_ = nullptr;
   PartialFile file_;
   SpectrumLayout layout_;

@@ -69,7 +69,8 @@ PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer, dou
 
 PortAudioSink::~PortAudioSink() { close(); }
 
-void PortAudioSink::begin(const StreamInfo& info) {
+void PortAudioSink::begin(const PortDescription& input) {
+  const StreamInfo& info = input.samples;
   const std::string where = audio_device_spec(device_);
   if (info.format != SampleFormat::f32 && info.format != SampleFormat::i16)
     throw UsageError(where + ": audio playback takes real f32 or i16 samples, not " +
@@ -133,7 +134,9 @@ void PortAudioSink::wait_for_room_or_drain(std::uint64_t position) {
   }
 }
 
-void PortAudioSink::write(const std::byte* data, std::size_t samples) {
+void PortAudioSink::write(const Chunk& chunk) {
+  const std::byte* data = chunk.data;
+  const std::size_t samples = chunk.items;
   if (!impl_ || impl_->stream == nullptr) throw std::logic_error("PortAudioSink::write before begin");
   const std::size_t values = samples * info_.channels;
   const float* floats = reinterpret_cast<const float*>(data);
@@ -208,6 +211,10 @@ std::uint64_t PortAudioSink::underflows() const {
 
 std::uint64_t PortAudioSink::host_underflows() const {
   return impl_ ? impl_->host_underflows.load(std::memory_order_relaxed) : 0;
+}
+
+std::vector<Counter> PortAudioSink::extras() const {
+  return {{"underflows", underflows()}, {"host xruns", host_underflows()}};
 }
 
 std::string PortAudioSink::describe() const {

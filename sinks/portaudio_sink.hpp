@@ -1,4 +1,4 @@
-// PortAudioSink: audio playback through PortAudio, as a SampleSink (`prism generate ... -o
+// PortAudioSink: audio playback through PortAudio, a sink of samples (`prism generate ... -o
 // audio:`). It takes real f32 or i16 samples at any rate and channel count the device accepts.
 //
 // Output spec: "audio:" (default output; JACK's when a JACK server runs), "audio:NAME" (name
@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/sample_sink.hpp"
+#include "pipeline/stage.hpp"
 
 namespace prism {
 
-class PortAudioSink final : public SampleSink {
+class PortAudioSink final : public Sink {
  public:
   // device: "" (default), a name fragment or an index. frames_per_buffer: 0 = PortAudio's choice.
   // ring_seconds: how much audio write() may queue ahead of the device.
@@ -39,13 +39,16 @@ class PortAudioSink final : public SampleSink {
   // Opens the stream (started by the first write that fills the ring). Throws InputError
   // ("audio:NAME: reason") when the device is missing or refuses the stream; UsageError for
   // complex or 8-bit formats.
-  void begin(const StreamInfo& info) override;
+  bool accepts(PortKind kind) const override { return kind == PortKind::samples; }
+  void begin(const PortDescription& input) override;
   // Waits while the ring is full. Throws InputError when the device stops taking samples.
-  void write(const std::byte* data, std::size_t samples) override;
+  void write(const Chunk& chunk) override;
   // Lets the queued audio play out, then closes the stream.
   void finish(bool complete) override;
   void abort() noexcept override;
-  std::uint64_t samples_written() const override { return written_; }
+  std::uint64_t items_written() const override { return written_; }
+  // "underflows" and "host xruns" (below).
+  std::vector<Counter> extras() const override;
   std::string describe() const override;
 
   // Times the device ran dry before the end because prism's ring was empty (silence played in

@@ -17,7 +17,7 @@ std::string SigmfWriter::base_path(const std::string& path) {
   return path;
 }
 
-SigmfWriter::SigmfWriter(std::string path, SampleSinkOptions options)
+SigmfWriter::SigmfWriter(std::string path, SinkOptions options)
     : base_(base_path(path)),
       options_(std::move(options)),
       data_file_(base_ + ".sigmf-data"),
@@ -29,7 +29,8 @@ std::string SigmfWriter::describe() const {
   return meta_file_.path() + " (+ .sigmf-data)";
 }
 
-void SigmfWriter::begin(const StreamInfo& info) {
+void SigmfWriter::begin(const PortDescription& input) {
+  const StreamInfo& info = input.samples;
   if (begun_) throw std::logic_error("SigmfWriter::begin called twice");
   if (info.channels == 0) throw InputError(meta_file_.path(), "stream has no channels");
   info_ = info;
@@ -43,7 +44,9 @@ void SigmfWriter::begin(const StreamInfo& info) {
   begun_ = true;
 }
 
-void SigmfWriter::write(const std::byte* data, std::size_t samples) {
+void SigmfWriter::write(const Chunk& chunk) {
+  const std::byte* data = chunk.data;
+  const std::size_t samples = chunk.items;
   if (!begun_ || finished_) throw std::logic_error("SigmfWriter::write outside begin()/finish()");
   if (samples == 0) return;
   if (data == nullptr) throw std::invalid_argument("SigmfWriter::write: null data");

@@ -13,23 +13,24 @@
 #include <cstdint>
 #include <string>
 
-#include "pipeline/sample_sink.hpp"
+#include "pipeline/stage.hpp"
 #include "pipeline/stream_info.hpp"
 #include "sinks/output_file.hpp"
 #include "sinks/sink_options.hpp"
 
 namespace prism {
 
-class SigmfWriter final : public SampleSink {
+class SigmfWriter final : public Sink {
  public:
-  explicit SigmfWriter(std::string path, SampleSinkOptions options = {});
+  explicit SigmfWriter(std::string path, SinkOptions options = {});
   ~SigmfWriter() override;
 
-  void begin(const StreamInfo& info) override;
-  void write(const std::byte* data, std::size_t samples) override;
+  bool accepts(PortKind kind) const override { return kind == PortKind::samples; }
+  void begin(const PortDescription& input) override;
+  void write(const Chunk& chunk) override;
   void finish(bool complete) override;
   void abort() noexcept override;
-  std::uint64_t samples_written() const override { return samples_written_; }
+  std::uint64_t items_written() const override { return samples_written_; }
   std::string describe() const override;
 
   const std::string& data_path() const { return data_file_.path(); }
@@ -40,7 +41,7 @@ class SigmfWriter final : public SampleSink {
 
  private:
   std::string base_;
-  SampleSinkOptions options_;
+  SinkOptions options_;
   PartialFile data_file_;
   PartialFile meta_file_;
   StreamInfo info_;

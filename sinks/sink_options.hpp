@@ -1,4 +1,5 @@
-// Options of the file sinks, as the command line and the API set them.
+// Options of the sinks, as the command line and the API set them: one set for every output, each
+// sink reading the fields that concern it (the PNG its colours and size, WAV/FLAC its encoding).
 #pragma once
 
 #include <optional>
@@ -6,23 +7,20 @@
 
 namespace prism {
 
-// Options of the row sinks (spectrogram outputs). Only the PNG sink uses them; the NPY sink
-// stores the values themselves.
-struct RowSinkOptions {
+struct SinkOptions {
+  // PNG (rows)
   std::string colormap = "viridis";  // colormap_names(): viridis, inferno, magma, turbo, grayscale
   std::optional<double> db_min;      // colour range in dB; automatic when not set:
   std::optional<double> db_max;      //   5th percentile .. maximum of the plotted values
   std::optional<unsigned> width;     // plot area in pixels, 1..10000; default rows clamped to [400, 1600]
   std::optional<unsigned> height;    // plot area in pixels, 1..10000; default bins clamped to [400, 800]
   std::string title;                 // empty: a title made from the input and the parameters
-};
 
-// Options of the sample sinks (time-domain outputs).
-struct SampleSinkOptions {
-  // WAV/FLAC sample encoding: "float" (WAV only), "pcm16", "pcm24" (also "PCM_16", "PCM_24",
-  // "FLOAT"). Empty: float for f32 input into WAV, pcm24 for f32 into FLAC, pcm16 otherwise.
+  // WAV/FLAC (samples): the sample encoding, "float" (WAV only), "pcm16", "pcm24" (also "PCM_16",
+  // "PCM_24", "FLOAT"). Empty: float for f32 input into WAV, pcm24 for f32 into FLAC, pcm16
+  // otherwise.
   std::string subtype;
-  // SigMF core:description; empty: none.
+  // SigMF (samples): core:description; empty: none.
   std::string description;
 };
 

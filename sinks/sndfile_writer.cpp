@@ -52,7 +52,7 @@ bool SndfileWriter::handles_extension(const std::string& path) {
   return e == ".wav" || e == ".flac" || e == ".ogg";
 }
 
-SndfileWriter::SndfileWriter(std::string path, SampleSinkOptions options)
+SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
     : path_(std::move(path)), partial_path_(path_ + ".partial"), options_(std::move(options)) {
   const std::string e = extension_of(path_);
   if (e == ".wav") {
@@ -78,7 +78,8 @@ std::string SndfileWriter::describe() const {
   return path_ + (chosen_subtype_.empty() ? "" : " (" + chosen_subtype_ + ")");
 }
 
-void SndfileWriter::begin(const StreamInfo& info) {
+void SndfileWriter::begin(const PortDescription& input) {
+  const StreamInfo& info = input.samples;
   if (begun_) throw std::logic_error("SndfileWriter::begin called twice");
   if (is_complex(info.format))
     throw UsageError("WAV/FLAC cannot hold complex samples; write SigMF (.sigmf-meta) instead");
@@ -148,7 +149,9 @@ void SndfileWriter::check_written(std::int64_t written, std::int64_t wanted) {
   throw InputError(path_, std::string("write failed: ") + reason + system);
 }
 
-void SndfileWriter::write(const std::byte* data, std::size_t samples) {
+void SndfileWriter::write(const Chunk& chunk) {
+  const std::byte* data = chunk.data;
+  const std::size_t samples = chunk.items;
   if (!begun_ || finished_) throw std::logic_error("SndfileWriter::write outside begin()/finish()");
   if (samples == 0) return;
   if (data == nullptr) throw std::invalid_argument("SndfileWriter::write: null data");

@@ -1,6 +1,6 @@
 // SndfileWriter: writes a real-valued stream to an audio file through libsndfile, the container
 // chosen by the extension: .wav (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24 bit), .ogg
-// (Vorbis). The sample encoding is SampleSinkOptions::subtype, by default float for f32 input
+// (Vorbis). The sample encoding is SinkOptions::subtype, by default float for f32 input
 // into WAV, PCM 24 for f32 into FLAC and PCM 16 for integer input. Integer input is written
 // without a detour through float, so i16 → PCM 16 is bit-exact.
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/sample_sink.hpp"
+#include "pipeline/stage.hpp"
 #include "pipeline/stream_info.hpp"
 #include "sinks/sink_options.hpp"
 
@@ -21,17 +21,18 @@ struct sf_private_tag;  // libsndfile's SNDFILE
 
 namespace prism {
 
-class SndfileWriter final : public SampleSink {
+class SndfileWriter final : public Sink {
  public:
   // Throws UsageError for an extension other than .wav/.flac/.ogg or an unknown subtype.
-  SndfileWriter(std::string path, SampleSinkOptions options = {});
+  SndfileWriter(std::string path, SinkOptions options = {});
   ~SndfileWriter() override;
 
-  void begin(const StreamInfo& info) override;
-  void write(const std::byte* data, std::size_t samples) override;
+  bool accepts(PortKind kind) const override { return kind == PortKind::samples; }
+  void begin(const PortDescription& input) override;
+  void write(const Chunk& chunk) override;
   void finish(bool complete) override;
   void abort() noexcept override;
-  std::uint64_t samples_written() const override { return samples_written_; }
+  std::uint64_t items_written() const override { return samples_written_; }
   std::string describe() const override;
 
   // The encoding begin() chose: "float", "pcm16", "pcm24" or "vorbis"; empty before begin().
@@ -47,7 +48,7 @@ class SndfileWriter final : public SampleSink {
   enum class Container { wav, flac, ogg };
   std::string path_;
   std::string partial_path_;
-  SampleSinkOptions options_;
+  SinkOptions options_;
   Container container_ = Container::wav;
   std::string requested_subtype_;  // normalised option; empty = by format
   std::string chosen_subtype_;

@@ -1,15 +1,18 @@
-// stream_bench: the CUDA streaming engine's figures, each beside its limit measured in the same
-// run (bench/RESULTS.md records them):
+// stream_bench: the GPU spectrogram's figures through the stage graph, each beside its limit
+// measured in the same run (bench/RESULTS.md records them):
 //   limits      pinned H2D and D2H copy bandwidth (cudaMemcpyAsync, 256 MiB, median of 20)
-//   throughput  pinned host blocks -> engine -> rows in pinned host memory, cf32 and ci16,
-//               N = 1024..65536, overlap 0 and 50%, --seconds of streaming each (10 by
-//               default), against the H2D limit; and the naive path
-//               (pageable memory, copies that block, one block in flight, no graph)
-//   kernel      the fused kernel, the engine's unfused paths (our FFT, cuFFT) against the chain
-//               window -> cuFFT R2C -> dB, N = 4096, 2^28 samples on the device
-//   latency     block handed to the engine -> its rows in host memory, p50/p99, 64 KiB, 1 MiB
-//               and 16 MiB blocks (cf32, N = 4096, one block in flight, idle device between)
-// Samples in = samples out is checked in every throughput run (frames and rows counted).
+//   throughput  a graph source -> h2d -> spectrogram (GPU) -> d2h -> a sink of rows in pinned
+//               host memory, cf32 and ci16, N = 1024..65536, overlap 0 and 50%, 3 chunks in
+//               flight, --seconds of streaming each (10 by default), against the H2D limit. The
+//               source hands over chunks of the graph's pinned pool that hold random samples
+//               (written the first time each chunk comes by), as a file source reads into them.
+//   kernel      the spectrogram stage's process() on device chunks (the fused kernel, the
+//               unfused paths with our FFT and cuFFT) against the chain window -> cuFFT R2C ->
+//               dB, N = 4096, 2^28 samples on the device
+//   latency     a chunk leaving the source -> its rows at the sink in host memory, p50/p99,
+//               64 KiB, 1 MiB and 16 MiB chunks (cf32, N = 4096, one chunk at a time, the
+//               device idle between): the graph's threads, queues, copies and kernels together
+// Every throughput run checks its accounting (every edge of the graph balanced).
 //
 //   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|latency|throughput]
 #include <cuda_runtime.h>
@@ -25,11 +28,23 @@
 #include <string>
 #include <vector>
 
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "pipeline/chunk.hpp"
 #include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/graph.hpp"
+#include "sinks/callback_sink.hpp"
 
 namespace {
 
-using prism::Block;
+using prism::Chunk;
+using prism::ChunkPool;
+using prism::Graph;
+using prism::PortDescription;
+using prism::RunConfig;
+using prism::RunReport;
 using prism::SampleFormat;
 using prism::SpectrogramParams;
 using prism::StreamInfo;
@@ -166,100 +181,74 @@ SpectrogramParams params_for(std::size_t n, bool half_overlap, bool decibels = f
 struct ThroughputResult {
   double gbps = 0;          // input bytes per second / 1e9
   double seconds = 0;
-  bool balanced = false;    // samples in = samples covered by frames + tail; rows counted
-  TransformPath path = TransformPath::cufft;  // the path that ran
-  double work_ms = 0;       // device time of one block's work alone (fresh engine, median of 10)
+  bool balanced = false;    // every edge of the graph balanced
+  std::string path;         // how the spectrogram ran
 };
 
-// Streams `seconds` of blocks (cycling through a ring of pinned blocks of random data) through
-// the engine; the rows stay in the engine's pinned staging (process_borrowed), or with
-// into_caller go by DMA into pinned row buffers the caller names with each block (submit(), as
-// the pipeline runs it), or on the naive path are copied into pageable memory.
+// A source of `seconds` worth of chunks: each chunk of the graph's pool is filled with random
+// samples the first time it comes by, then handed over as it is (no copy per chunk). The timed
+// window starts at the first chunk that comes by a second time, once every chunk of the pool is
+// filled (filling takes far longer than streaming) and the graph is running.
+class PrefilledSource final : public prism::Source {
+ public:
+  PrefilledSource(const StreamInfo& info, double seconds) : info_(info), seconds_(seconds) {}
+  const StreamInfo& info() const override { return info_; }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override {
+    if (filled_.insert(dst).second) {
+      fill_format(info_.format, dst, max_samples, static_cast<std::uint32_t>(filled_.size()));
+      return max_samples;
+    }
+    if (timed_chunks_ == 0) start_ = Clock::now();
+    else if (std::chrono::duration<double>(Clock::now() - start_).count() >= seconds_) return 0;
+    ++timed_chunks_;
+    return max_samples;
+  }
+  std::string describe() const override { return "prefilled pinned chunks"; }
+  Clock::time_point start() const { return start_; }
+  std::uint64_t timed_chunks() const { return timed_chunks_; }
+
+ private:
+  StreamInfo info_;
+  double seconds_;
+  std::set<std::byte*> filled_;
+  std::uint64_t timed_chunks_ = 0;
+  Clock::time_point start_;
+};
+
+// Streams `seconds` of chunks of 2^22 samples through source -> spectrogram -> sink (the graph
+// adds h2d and d2h) with 3 chunks in flight.
 ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds,
-                                TransformPath path, bool naive, bool into_caller = false) {
+                                TransformPath path) {
   StreamInfo stream;
   stream.format = format;
   stream.sample_rate = 1e6;
-  const std::size_t block_samples = std::size_t{1} << 22;  // 32 MiB of cf32, 16 MiB of ci16
-  const std::size_t block_bytes = block_samples * stream.frame_bytes();
-  constexpr std::size_t ring = 8;
+  const std::size_t chunk_samples = std::size_t{1} << 22;  // 32 MiB of cf32, 16 MiB of ci16
   CudaEngineOptions options;
   options.path = path;
-  options.blocks_in_flight = naive ? 1 : 3;
-  options.use_graph = !naive;
-  CudaSpectrogram engine(stream, params_for(n, half_overlap), block_samples, options);
-  // One ring of random blocks per format and memory kind, made once (filling costs seconds).
-  struct Ring {
-    std::vector<void*> blocks;
-    std::vector<std::vector<std::byte>> pageable;
-  };
-  static Ring rings[2][2];  // [ci16?][naive?]
-  Ring& cached = rings[format == SampleFormat::ci16][naive];
-  if (cached.blocks.empty()) {
-    cached.blocks.resize(ring);
-    for (std::size_t i = 0; i < ring; ++i) {
-      if (naive) {
-        cached.pageable.emplace_back(block_bytes);
-        cached.blocks[i] = cached.pageable.back().data();
-      } else {
-        CHECK(cudaHostAlloc(&cached.blocks[i], block_bytes, cudaHostAllocDefault));
-      }
-      fill_format(format, cached.blocks[i], block_samples, static_cast<std::uint32_t>(i + 10));
-    }
-  }
-  const std::vector<void*>& blocks = cached.blocks;
-  std::vector<float> rows_out(naive ? engine.max_rows_per_block(block_samples) * engine.layout().columns : 0);
-  // With into_caller: one pinned row buffer per block in flight, and one more.
-  std::vector<float*> pinned_rows(into_caller ? options.blocks_in_flight + 1 : 0, nullptr);
-  for (float*& p : pinned_rows)
-    CHECK(cudaHostAlloc(&p, engine.max_rows_per_block(block_samples) * engine.layout().columns * sizeof(float),
-                        cudaHostAllocDefault));
-  std::uint64_t rows = 0, submitted = 0;
-  auto submit = [&](std::size_t i) {
-    Block b;
-    b.data = static_cast<std::byte*>(blocks[i % ring]);
-    b.samples = block_samples;
-    b.first_sample = submitted * block_samples;
-    if (naive) {
-      rows += engine.process(b, rows_out.data());
-    } else if (into_caller) {
-      rows += engine.submit(b, pinned_rows[submitted % pinned_rows.size()]);
-    } else {
-      const float* staged = nullptr;
-      rows += engine.process_borrowed(b, staged);
-    }
-    ++submitted;
-  };
-  for (int w = 0; w < 4; ++w) submit(w);  // warm-up (the first blocks fill the pipeline)
-  const auto start = Clock::now();
-  const std::uint64_t first_timed = submitted;
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < 8; ++i) submit(submitted);
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds);
-  // The blocks still in flight count: wait for them inside the timed region.
-  std::size_t drained = 0;
-  std::vector<float> scratch(engine.max_rows_per_block(block_samples) * engine.layout().columns);
-  while (engine.drain(scratch.data(), drained)) rows += drained;
-  elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  PrefilledSource source(stream, seconds);
+  Graph graph;
+  auto stage = std::make_unique<CudaSpectrogram>(params_for(n, half_overlap), options);
+  CudaSpectrogram& spectrogram = *stage;
+  const Graph::Node in = graph.add_source(source);
+  const Graph::Node spec = graph.add_stage(std::move(stage));
+  graph.connect(in, spec);
+  graph.connect(spec, graph.add_sink(std::make_unique<prism::CallbackSink>(prism::PortKind::rows,
+                                                                           prism::CallbackSink::Functions{})));
+  RunConfig config;
+  config.block_samples = chunk_samples;
+  config.block_count = 4;
+  config.in_flight = 3;
+  prism::StopToken stop;
+  const RunReport report = graph.run(config, stop);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - source.start()).count();
   ThroughputResult r;
   r.seconds = elapsed;
-  r.path = engine.path();
-  for (float* p : pinned_rows) cudaFreeHost(p);
-  if (!naive) {  // what the kernels of one block cost with no copies beside them
-    CudaSpectrogram fresh(stream, params_for(n, half_overlap), block_samples, options);
-    Block b;
-    b.data = static_cast<std::byte*>(blocks[0]);
-    b.samples = block_samples;
-    r.work_ms = fresh.time_block_work_ms(b, 10);
-  }
-  // The warm-up blocks retired before timing started are counted in `rows` too; the timed
-  // figure uses blocks submitted inside the window (the drained ones included).
-  r.gbps = static_cast<double>((submitted - first_timed) * block_bytes) / elapsed / 1e9;
-  const prism::ProcessorCounters c = engine.counters();
-  r.balanced = c.samples_in == submitted * block_samples && rows == c.rows_out &&
-               c.samples_in == (c.frames == 0 ? 0 : (c.frames - 1) * (half_overlap ? n / 2 : n) + n) + c.tail_samples;
+  r.path = spectrogram.describe();
+  // The chunks read before the window still in flight at its start add a few ms of work to it
+  // (at most block_count + in_flight chunks), against seconds of streaming.
+  r.gbps = static_cast<double>(source.timed_chunks() * chunk_samples * stream.frame_bytes()) / elapsed / 1e9;
+  r.balanced = report.outcome == prism::RunOutcome::completed && report.accounting_mismatch().empty();
+  if (!r.balanced) std::printf("  run: %s %s\n", report.error.c_str(), report.accounting_mismatch().c_str());
   return r;
 }
 
@@ -324,6 +313,8 @@ double chain_ms(std::size_t n, std::size_t samples) {
   return median(times);
 }
 
+// The device time of the stage's process() on one chunk of `samples` already on the device:
+// median of 20 calls (after 2 warm-up calls), timed with events on the stage's stream.
 double engine_work_ms(TransformPath path, std::size_t n, std::size_t samples) {
   StreamInfo stream;
   stream.format = SampleFormat::f32;
@@ -332,15 +323,42 @@ double engine_work_ms(TransformPath path, std::size_t n, std::size_t samples) {
   p.detrend = prism::Detrend::none;  // the chain does not detrend either
   CudaEngineOptions options;
   options.path = path;
-  options.blocks_in_flight = 1;
-  CudaSpectrogram engine(stream, p, samples, options);
+  CudaSpectrogram stage(p, options);
+  const PortDescription out = stage.configure(PortDescription::of_samples(stream), samples);
+  auto pool = [](prism::MemoryDomain domain, std::size_t items, std::size_t bytes) {
+    ChunkPool::Shape shape;
+    shape.count = 1;
+    shape.capacity = items;
+    shape.item_bytes = bytes;
+    shape.domain = domain;
+    return std::make_unique<ChunkPool>(shape);
+  };
+  const auto inputs = pool(stage.input_domain(), samples, stream.frame_bytes());
+  const auto outputs = pool(stage.input_domain(), stage.max_output(samples), out.item_bytes());
+  prism::StopToken never;
+  prism::ChunkRef input = inputs->acquire(never), output = outputs->acquire(never);
   std::vector<float> host(samples);
   fill_format(SampleFormat::f32, host.data(), samples, 5);
-  Block b;
-  b.data = reinterpret_cast<std::byte*>(host.data());
-  b.samples = samples;
-  std::printf("  (%s)\n", engine.describe().c_str());
-  return engine.time_block_work_ms(b, 20);
+  CHECK(cudaMemcpy(input->data, host.data(), samples * 4, cudaMemcpyHostToDevice));
+  input->items = samples;
+  const auto st = static_cast<cudaStream_t>(stage.stream());
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<double> times;
+  for (int r = 0; r < 22; ++r) {
+    CHECK(cudaEventRecord(e0, st));
+    stage.process(*input, *output);
+    CHECK(cudaEventRecord(e1, st));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) times.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::printf("  (%s)\n", stage.describe().c_str());
+  return median(times);
 }
 
 const char* path_name(TransformPath path) {
@@ -354,54 +372,76 @@ const char* path_name(TransformPath path) {
 
 // ---- latency -----------------------------------------------------------------------------------
 
-// borrowed: the rows stay in the engine's pinned staging (a sink that reads them in place);
-// otherwise they come by DMA into the pinned buffer the caller named with the block (submit(),
-// as the pipeline does).
-void latency(std::size_t block_bytes, TransformPath path, int count, bool borrowed) {
+// One chunk at a time through source -> h2d -> spectrogram -> d2h -> sink: the source hands over
+// chunk i once the rows of chunk i-1 have reached the sink, and the time from its hand-over to the
+// arrival of its rows is the chunk's latency.
+void latency(std::size_t chunk_bytes, TransformPath path, int count) {
   StreamInfo stream;
   stream.format = SampleFormat::cf32;
   stream.sample_rate = 1e6;
-  const std::size_t samples = block_bytes / stream.frame_bytes();
+  const std::size_t samples = chunk_bytes / stream.frame_bytes();
+  const SpectrogramParams params = params_for(4096, true);
+  const std::uint64_t hop = params.hop();
+  struct Paced final : prism::Source {
+    StreamInfo info_;
+    std::size_t samples = 0;
+    int count = 0;
+    std::atomic<int> handed{0};
+    std::atomic<std::uint64_t> rows_seen{0};
+    std::uint64_t hop = 1, nperseg = 1;
+    std::vector<Clock::time_point> handed_at;  // sized once: the sink reads entries below `handed`
+    const StreamInfo& info() const override { return info_; }
+    // Rows of the input up to sample `end`.
+    std::uint64_t rows_until(std::uint64_t end) const { return end >= nperseg ? (end - nperseg) / hop + 1 : 0; }
+    std::size_t read(std::byte* dst, std::size_t) override {
+      if (handed == count) return 0;
+      if (handed == 0) fill_format(SampleFormat::cf32, dst, samples, 3);
+      // The previous chunk's rows have all arrived: the device is idle.
+      while (rows_seen.load(std::memory_order_acquire) < rows_until(static_cast<std::uint64_t>(handed) * samples))
+        std::this_thread::yield();
+      handed_at[static_cast<std::size_t>(handed.load())] = Clock::now();
+      handed.fetch_add(1, std::memory_order_release);
+      return samples;
+    }
+    std::string describe() const override { return "paced"; }
+  } source;
+  source.info_ = stream;
+  source.samples = samples;
+  source.count = count + 10;
+  source.hop = hop;
+  source.nperseg = params.nperseg;
+  source.handed_at.resize(static_cast<std::size_t>(source.count));
+  std::vector<double> us;
+  us.reserve(static_cast<std::size_t>(source.count));
   CudaEngineOptions options;
   options.path = path;
-  options.blocks_in_flight = 1;
-  CudaSpectrogram engine(stream, params_for(4096, true), samples, options);
-  void* data = nullptr;
-  CHECK(cudaHostAlloc(&data, block_bytes, cudaHostAllocDefault));
-  fill_format(SampleFormat::cf32, data, samples, 3);
-  // The caller's row buffers are pinned, as the pipeline's are with a GPU processor; one per
-  // block in flight and one more, named with each block (submit()).
-  const std::size_t row_floats = engine.max_rows_per_block(samples) * engine.layout().columns + 1;
-  float* rows[2] = {nullptr, nullptr};
-  for (float*& p : rows) CHECK(cudaHostAlloc(&p, row_floats * sizeof(float), cudaHostAllocDefault));
-  std::vector<double> us;
-  for (int i = 0; i < count + 10; ++i) {
-    Block b;
-    b.data = static_cast<std::byte*>(data);
-    b.samples = samples;
-    b.first_sample = static_cast<std::uint64_t>(i) * samples;
-    const auto t0 = Clock::now();
-    std::size_t got = 0;
-    if (borrowed) {
-      const float* staged = nullptr;
-      engine.process_borrowed(b, staged);
-      while (engine.drain_borrowed(staged, got)) {
-      }
-    } else {
-      engine.submit(b, rows[i % 2]);
-      while (engine.retire(got)) {
-      }
+  Graph graph;
+  const Graph::Node in = graph.add_source(source);
+  const Graph::Node spec = graph.add_stage(std::make_unique<CudaSpectrogram>(params, options));
+  graph.connect(in, spec);
+  std::size_t chunk_index = 0;
+  prism::CallbackSink::Functions arrivals;
+  arrivals.on_chunk = [&](const Chunk& rows) {
+    const std::uint64_t seen = rows.first_item + rows.items;
+    // The chunks whose last rows have now arrived.
+    while (chunk_index < static_cast<std::size_t>(source.handed.load(std::memory_order_acquire)) &&
+           source.rows_until((chunk_index + 1) * samples) <= seen) {
+      us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - source.handed_at[chunk_index]).count());
+      ++chunk_index;
     }
-    const auto t1 = Clock::now();
-    if (i >= 10) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-  }
-  const std::string name = std::to_string(block_bytes >> 10) + " KiB block, " +
-                           path_name(path) +
-                           (borrowed ? ", rows read in place" : ", rows into the caller's buffer");
+    source.rows_seen.store(seen, std::memory_order_release);
+  };
+  graph.connect(spec, graph.add_sink(std::make_unique<prism::CallbackSink>(prism::PortKind::rows, arrivals)));
+  RunConfig config;
+  config.block_samples = samples;
+  config.in_flight = 1;
+  prism::StopToken stop;
+  const RunReport report = graph.run(config, stop);
+  if (report.outcome != prism::RunOutcome::completed) std::printf("  run failed: %s\n", report.error.c_str());
+  if (us.size() > 10) us.erase(us.begin(), us.begin() + 10);  // warm-up
+  const std::string name = std::to_string(chunk_bytes >> 10) + " KiB chunk, " + path_name(path) + ", through the graph";
   record("latency", name + " p50", percentile(us, 0.5), "us");
   record("latency", name + " p99", percentile(us, 0.99), "us");
-  for (float* p : rows) cudaFreeHost(p);
-  cudaFreeHost(data);
 }
 
 }  // namespace
@@ -445,23 +485,21 @@ int main(int argc, char** argv) {
     const double chain = chain_ms(4096, kernel_samples);
     record("kernel", "three-kernel chain window -> cuFFT R2C -> dB", chain, "ms");
     const double fused = engine_work_ms(TransformPath::fused, 4096, kernel_samples);
-    record("kernel", "engine fused kernel (per-block work)", fused, "ms");
+    record("kernel", "spectrogram stage, fused kernel (process() on a device chunk)", fused, "ms");
     record("kernel", "speed-up fused vs chain (target 4x)", chain / fused, "x");
     const double prism_path = engine_work_ms(TransformPath::prism, 4096, kernel_samples);
-    record("kernel", "engine framing -> our FFT -> detector (per-block work)", prism_path, "ms");
+    record("kernel", "spectrogram stage, framing -> our FFT -> detector", prism_path, "ms");
     const double cufft_path = engine_work_ms(TransformPath::cufft, 4096, kernel_samples);
-    record("kernel", "engine framing -> cuFFT -> detector (per-block work)", cufft_path, "ms");
+    record("kernel", "spectrogram stage, framing -> cuFFT -> detector", cufft_path, "ms");
     record("kernel", "bytes-bound floor (read 4 B + write 2 B per sample at D2D 4248 GB/s)",
            6.0 * kernel_samples / 4248e9 * 1e3, "ms");
   }
 
   if (wanted("latency")) {
-    std::printf("latency (cf32, N = 4096, 50%% overlap, one block in flight):\n");
+    std::printf("latency (cf32, N = 4096, 50%% overlap, one chunk at a time):\n");
     for (std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20}) {
-      for (bool borrowed : {false, true}) {
-        latency(bytes, TransformPath::cufft, quick ? 50 : 1000, borrowed);
-        latency(bytes, TransformPath::fused, quick ? 50 : 1000, borrowed);
-      }
+      latency(bytes, TransformPath::cufft, quick ? 200 : 1000);
+      latency(bytes, TransformPath::fused, quick ? 200 : 1000);
     }
   }
 
@@ -469,35 +507,21 @@ int main(int argc, char** argv) {
     if (csv) std::fclose(csv);
     return 0;
   }
-  std::printf("throughput (pinned host blocks of 2^22 samples -> rows in pinned host memory, %.1f s each, "
-              "3 blocks in flight; limit: pinned H2D):\n", seconds);
+  std::printf("throughput (graph: chunks of 2^22 samples in pinned memory -> h2d -> spectrogram -> d2h -> rows "
+              "in pinned memory, %.1f s each, 3 chunks in flight; limit: pinned H2D):\n", seconds);
   const std::vector<std::size_t> sizes = quick ? std::vector<std::size_t>{1024, 65536}
                                                : std::vector<std::size_t>{1024, 4096, 16384, 65536};
   for (SampleFormat format : {SampleFormat::cf32, SampleFormat::ci16}) {
     for (std::size_t n : sizes) {
       for (bool half : {false, true}) {
         for (TransformPath path : {TransformPath::cufft, TransformPath::fused}) {
-          const ThroughputResult r = stream_through(format, n, half, seconds, path, false);
+          const ThroughputResult r = stream_through(format, n, half, seconds, path);
           const std::string name = std::string(prism::format_name(format)) + " N=" + std::to_string(n) +
-                                   (half ? " overlap 50% " : " overlap 0 ") + path_name(r.path) +
+                                   (half ? " overlap 50% " : " overlap 0 ") + path_name(path) +
                                    (r.balanced ? "" : " ACCOUNTING MISMATCH");
           record("throughput", name, r.gbps, "GB/s", limits.h2d);
-          // Beside it: the block's H2D copy time at the limit (ratio: kernels / copy).
-          const double block_bytes = static_cast<double>(std::size_t{1} << 22) * (format == SampleFormat::cf32 ? 8 : 4);
-          record("throughput", "  kernels of one block alone (limit: its H2D copy)", r.work_ms, "ms",
-                 block_bytes / (limits.h2d * 1e9) * 1e3);
         }
       }
-      const ThroughputResult piped = stream_through(format, n, true, seconds, TransformPath::fused, false, true);
-      record("throughput", std::string(prism::format_name(format)) + " N=" + std::to_string(n) + " overlap 50% " +
-                               path_name(piped.path) + ", submit() into named pinned rows (as the pipeline)" +
-                               (piped.balanced ? "" : " ACCOUNTING MISMATCH"),
-             piped.gbps, "GB/s", limits.h2d);
-      const ThroughputResult naive = stream_through(format, n, true, seconds / 2, TransformPath::cufft, true);
-      record("throughput", std::string(prism::format_name(format)) + " N=" + std::to_string(n) +
-                               " overlap 50% naive (pageable, 1 in flight, no graph)" +
-                               (naive.balanced ? "" : " ACCOUNTING MISMATCH"),
-             naive.gbps, "GB/s", limits.h2d);
     }
   }
   if (csv) std::fclose(csv);

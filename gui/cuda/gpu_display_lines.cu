@@ -83,6 +83,11 @@ void DeviceLineRing::copy_to_host(std::size_t s, float* out) const {
 
 // ---- GpuDisplayLines -----------------------------------------------------------------------------
 
+// The closings of a chunk travel in pinned memory, in a ring of buffers: a buffer is rewritten
+// only once its previous copy to the device has run (its event), which the ring's length makes
+// all but certain by then.
+constexpr std::size_t kClosingBuffers = 8;
+
 struct GpuDisplayLines::Impl {
   std::size_t requested_columns, ring_lines;
   const std::atomic<double>& lines_per_second;
@@ -92,71 +97,126 @@ struct GpuDisplayLines::Impl {
   std::size_t bins = 0, columns = 0, max_rows = 0;
   SpectrumLayout spectrum;
   std::optional<LinePlanner> planner;
-  std::uint64_t spectra_seen = 0, lines_made = 0, blocks = 0;
+  std::atomic<std::uint64_t> spectra_seen{0}, lines_made{0};
+  std::uint64_t chunks = 0;
 
-  // The closings of a block travel in pinned memory, one buffer per block that can be in
-  // flight (plus margin): a buffer is reused only after its block was retired.
   std::vector<LineClosing*> closings_host;
   std::vector<LineClosing*> closings_device;
+  std::vector<cudaEvent_t> closings_copied;
+  std::vector<bool> closings_in_use;
   double* sum = nullptr;
   double* average = nullptr;
 
-  std::mutex infos_mutex;  // the engine's thread appends, the sink's thread takes
+  std::mutex infos_mutex;  // the stage's thread appends, the sink's thread takes
   std::deque<LineInfo> infos;
-  std::vector<LineInfo> made;  // one block's, before they join `infos` (kept: no allocation per block)
+  std::vector<LineInfo> made;  // one chunk's, before they join `infos` (kept: no allocation per chunk)
 
   Impl(std::size_t c, std::size_t r, const std::atomic<double>& lps, const std::atomic<double>& avg)
       : requested_columns(c), ring_lines(r), lines_per_second(lps), averaging_s(avg) {}
 
-  ~Impl() {
+  ~Impl() { release(); }
+
+  void release() noexcept {
     cudaSetDevice(device);
     for (LineClosing* p : closings_host) cudaFreeHost(p);
     for (LineClosing* p : closings_device) cudaFree(p);
+    for (cudaEvent_t e : closings_copied) cudaEventDestroy(e);
+    closings_host.clear();
+    closings_device.clear();
+    closings_copied.clear();
+    closings_in_use.clear();
     cudaFree(sum);
     cudaFree(average);
+    sum = average = nullptr;
   }
 };
 
-GpuDisplayLines::GpuDisplayLines(std::size_t columns, std::size_t ring_lines,
+GpuDisplayLines::GpuDisplayLines(int device, std::size_t columns, std::size_t ring_lines,
                                  const std::atomic<double>& lines_per_second, const std::atomic<double>& averaging_s)
-    : impl_(std::make_unique<Impl>(columns, ring_lines, lines_per_second, averaging_s)) {}
+    : device_(device), impl_(std::make_unique<Impl>(columns, ring_lines, lines_per_second, averaging_s)) {
+  impl_->device = device;
+  stream_ = gpu::create_stream(device);
+}
 
-GpuDisplayLines::~GpuDisplayLines() = default;
+GpuDisplayLines::~GpuDisplayLines() {
+  cudaSetDevice(device_);
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  impl_.reset();
+  gpu::destroy_stream(stream_);
+}
 
-void GpuDisplayLines::prepare(const SpectrumLayout& spectrum, int device, std::size_t max_rows_per_block,
-                              std::size_t blocks_in_flight) {
+std::string GpuDisplayLines::describe() const {
+  return "cuda: spectra reduced to " + std::to_string(impl_->columns) +
+         " display columns, averaged and thinned on the device (and kept in its ring for the texture)";
+}
+
+PortDescription GpuDisplayLines::configure(const PortDescription& input, std::size_t max_input_items) {
   Impl& m = *impl_;
-  m.device = device;
+  m.release();
+  const SpectrumLayout& spectrum = input.rows;
   m.spectrum = spectrum;
   m.bins = spectrum.columns;
   m.columns = std::min(m.bins, std::max<std::size_t>(m.requested_columns, 1));
-  m.max_rows = std::max<std::size_t>(max_rows_per_block, 1);
+  m.max_rows = std::max<std::size_t>(max_input_items, 1);
   m.planner.emplace(spectrum.row_interval);
-  check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-  const std::size_t buffers = blocks_in_flight + 3;
-  for (std::size_t i = 0; i < buffers; ++i) {
+  check_cuda(cudaSetDevice(m.device), "cudaSetDevice", m.device);
+  for (std::size_t i = 0; i < kClosingBuffers; ++i) {
     void* host = nullptr;
     void* dev = nullptr;
     check_cuda(cudaHostAlloc(&host, m.max_rows * sizeof(LineClosing), cudaHostAllocDefault),
-          "cudaHostAlloc (display line plan)", device);
+               "cudaHostAlloc (display line plan)", m.device);
     m.closings_host.push_back(static_cast<LineClosing*>(host));
-    check_cuda(cudaMalloc(&dev, m.max_rows * sizeof(LineClosing)), "cudaMalloc (display line plan)", device);
+    check_cuda(cudaMalloc(&dev, m.max_rows * sizeof(LineClosing)), "cudaMalloc (display line plan)", m.device);
     m.closings_device.push_back(static_cast<LineClosing*>(dev));
+    cudaEvent_t event = nullptr;
+    check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate", m.device);
+    m.closings_copied.push_back(event);
+    m.closings_in_use.push_back(false);
   }
   for (double** p : {&m.sum, &m.average}) {
     void* dev = nullptr;
-    check_cuda(cudaMalloc(&dev, m.columns * sizeof(double)), "cudaMalloc (display line sums)", device);
+    check_cuda(cudaMalloc(&dev, m.columns * sizeof(double)), "cudaMalloc (display line sums)", m.device);
     *p = static_cast<double*>(dev);
-    check_cuda(cudaMemset(*p, 0, m.columns * sizeof(double)), "cudaMemset (display line sums)", device);
   }
-  ring_ = std::make_shared<DeviceLineRing>(device, m.columns, m.ring_lines);
+  ring_ = std::make_shared<DeviceLineRing>(m.device, m.columns, m.ring_lines);
+  reset();
+
+  SpectrumLayout lines = spectrum;
+  lines.columns = m.columns;
+  lines.frequencies.resize(m.columns);
+  for (std::size_t c = 0; c < m.columns; ++c) {
+    const std::size_t b0 = first_bin_of_column(c, m.columns, m.bins), b1 = first_bin_of_column(c + 1, m.columns, m.bins);
+    lines.frequencies[c] = (spectrum.frequencies[b0] + spectrum.frequencies[b1 - 1]) / 2;
+  }
+  lines.decibels = true;
+  lines.row_interval = 0;  // lines come as the planner thins them, not at a fixed rate
+  return PortDescription::of_rows(lines);
 }
 
-std::size_t GpuDisplayLines::output_columns() const { return impl_->columns; }
-
-std::size_t GpuDisplayLines::enqueue(const float* rows, std::size_t count, float* out, void* stream) {
+void GpuDisplayLines::reset() {
   Impl& m = *impl_;
-  const std::size_t buffer = m.blocks++ % m.closings_host.size();
+  check_cuda(cudaSetDevice(m.device), "cudaSetDevice", m.device);
+  const auto st = static_cast<cudaStream_t>(stream_);
+  for (double* p : {m.sum, m.average})
+    check_cuda(cudaMemsetAsync(p, 0, m.columns * sizeof(double), st), "cudaMemsetAsync (display line sums)", m.device);
+  m.planner.emplace(m.spectrum.row_interval);
+  m.spectra_seen = 0;
+  m.lines_made = 0;
+  std::lock_guard lock(m.infos_mutex);
+  m.infos.clear();
+}
+
+StageCounters GpuDisplayLines::counters() const {
+  return {impl_->spectra_seen.load(std::memory_order_relaxed), impl_->lines_made.load(std::memory_order_relaxed), {}};
+}
+
+std::size_t GpuDisplayLines::process(const Chunk& input, Chunk& output) {
+  Impl& m = *impl_;
+  check_cuda(cudaSetDevice(m.device), "cudaSetDevice", m.device);
+  const std::size_t count = input.items;
+  const std::size_t buffer = m.chunks++ % kClosingBuffers;
+  if (m.closings_in_use[buffer])
+    check_cuda(cudaEventSynchronize(m.closings_copied[buffer]), "cudaEventSynchronize (display line plan)", m.device);
   LineClosing* closings = m.closings_host[buffer];
   std::size_t lines = 0;
   std::vector<LineInfo>& made = m.made;
@@ -164,24 +224,29 @@ std::size_t GpuDisplayLines::enqueue(const float* rows, std::size_t count, float
   for (std::size_t r = 0; r < count; ++r) {
     const auto line = m.planner->add_spectrum(m.lines_per_second.load(std::memory_order_relaxed),
                                               m.averaging_s.load(std::memory_order_relaxed));
-    const std::uint64_t spectrum_index = m.spectra_seen++;
+    const std::uint64_t spectrum_index = m.spectra_seen.fetch_add(1, std::memory_order_relaxed);
     if (!line) continue;
-    const std::uint64_t number = m.lines_made++;
+    const std::uint64_t number = m.lines_made.fetch_add(1, std::memory_order_relaxed);
     const long long slot = ring_->may_write(number) ? static_cast<long long>(number % ring_->capacity()) : -1;
     closings[lines] = {static_cast<int>(r), static_cast<int>(line->spectra), line->alpha, slot};
     made.push_back({{number, slot}, m.spectrum.row_time(spectrum_index), line->spectra});
     ++lines;
   }
-  const auto st = static_cast<cudaStream_t>(stream);
-  if (lines > 0)
-    check_cuda(cudaMemcpyAsync(m.closings_device[buffer], closings, lines * sizeof(LineClosing), cudaMemcpyHostToDevice, st),
-          "cudaMemcpyAsync (display line plan)", m.device);
+  const auto st = static_cast<cudaStream_t>(stream_);
+  if (lines > 0) {
+    check_cuda(cudaMemcpyAsync(m.closings_device[buffer], closings, lines * sizeof(LineClosing), cudaMemcpyHostToDevice,
+                               st),
+               "cudaMemcpyAsync (display line plan)", m.device);
+    check_cuda(cudaEventRecord(m.closings_copied[buffer], st), "cudaEventRecord (display line plan)", m.device);
+    m.closings_in_use[buffer] = true;
+  }
   if (count > 0) {
     const unsigned threads = 128;
     const unsigned grid = static_cast<unsigned>((m.columns + threads - 1) / threads);
-    display_lines_kernel<<<grid, threads, 0, st>>>(rows, static_cast<int>(count), static_cast<int>(m.bins),
+    display_lines_kernel<<<grid, threads, 0, st>>>(input.as<float>(), static_cast<int>(count), static_cast<int>(m.bins),
                                                    static_cast<int>(m.columns), m.closings_device[buffer],
-                                                   static_cast<int>(lines), m.sum, m.average, out, ring_->data());
+                                                   static_cast<int>(lines), m.sum, m.average, output.as<float>(),
+                                                   ring_->data());
     check_cuda(cudaGetLastError(), "display_lines_kernel launch", m.device);
   }
   std::lock_guard lock(m.infos_mutex);

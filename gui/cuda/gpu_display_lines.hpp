@@ -1,8 +1,9 @@
 // The viewer's display lines made on the GPU, for `prism view` on a CUDA backend:
-//   GpuDisplayLines  a DeviceRowStage of the CUDA engine: reduces each block's spectra to the
-//                    display's columns, averages and thins them (gui/display_line_plan.hpp, the
-//                    same rules as the CPU) on the device, so that only display lines leave it;
-//                    it also keeps each line in the session's DeviceLineRing;
+//   GpuDisplayLines  a GPU stage (rows -> rows, both on the device) behind the spectrogram stage:
+//                    reduces each chunk's spectra to the display's columns, averages and thins
+//                    them (gui/display_line_plan.hpp, the same rules as the CPU) on the device,
+//                    so that only display lines leave it; it also keeps each line in the
+//                    session's DeviceLineRing;
 //   DeviceLineRing   the newest lines in device memory, from which the render thread writes the
 //                    waterfall texture through CUDA–OpenGL interop (gui/cuda_gl_texture.hpp).
 // A line's slot in the ring is only rewritten once the render thread has released the line
@@ -21,7 +22,7 @@
 
 #include "gui/display_line_plan.hpp"
 #include "gui/display_rows.hpp"
-#include "pipeline/device_row_stage.hpp"
+#include "pipeline/stage.hpp"
 
 namespace prism::view {
 
@@ -58,21 +59,29 @@ class DeviceLineRing {
   std::atomic<std::uint64_t> released_{0};
 };
 
-class GpuDisplayLines final : public DeviceRowStage {
+class GpuDisplayLines final : public Stage {
  public:
-  // columns: the display's width (lines have min(bins, columns) columns). ring_lines: how many
-  // lines the device ring keeps. The two settings are read for every spectrum, so changes act
-  // at once.
-  GpuDisplayLines(std::size_t columns, std::size_t ring_lines, const std::atomic<double>& lines_per_second,
+  // device: where the spectra are. columns: the display's width (lines have min(bins, columns)
+  // columns). ring_lines: how many lines the device ring keeps. The two settings are read for
+  // every spectrum, so changes act at once.
+  GpuDisplayLines(int device, std::size_t columns, std::size_t ring_lines, const std::atomic<double>& lines_per_second,
                   const std::atomic<double>& averaging_s);
   ~GpuDisplayLines() override;
 
-  void prepare(const SpectrumLayout& spectrum, int device, std::size_t max_rows_per_block,
-               std::size_t blocks_in_flight) override;
-  std::size_t output_columns() const override;
-  std::size_t enqueue(const float* rows, std::size_t count, float* out, void* stream) override;
+  std::string name() const override { return "display lines"; }
+  std::string describe() const override;
+  PortKind input_kind() const override { return PortKind::rows; }
+  PortKind output_kind() const override { return PortKind::rows; }
+  MemoryDomain input_domain() const override { return MemoryDomain::cuda(device_); }
+  // Spectra in linear power in; lines in dB out (columns: min(bins, display columns)).
+  PortDescription configure(const PortDescription& input, std::size_t max_input_items) override;
+  std::size_t max_output(std::size_t input_items) const override { return input_items; }
+  std::size_t process(const Chunk& input, Chunk& output) override;
+  void reset() override;
+  StageCounters counters() const override;  // spectra in, lines out
+  gpu::Stream stream() const override { return stream_; }
 
-  // What the sink needs of each line the processor hands out, in the same order.
+  // What the sink needs of each line the stage hands out, in the same order.
   struct LineInfo {
     LineTag tag;
     double time_s = 0;         // of its last spectrum, from the stream's start
@@ -81,10 +90,13 @@ class GpuDisplayLines final : public DeviceRowStage {
   // The next line's, or nothing when every line enqueued so far was taken.
   std::optional<LineInfo> take_line_info();
 
+  // The device ring (after configure()).
   std::shared_ptr<DeviceLineRing> ring() const { return ring_; }
 
  private:
   struct Impl;
+  int device_;
+  gpu::Stream stream_ = nullptr;
   std::unique_ptr<Impl> impl_;
   std::shared_ptr<DeviceLineRing> ring_;
 };

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/gpu_runtime.hpp"
 
 namespace prism::cuda {
 

@@ -49,8 +49,12 @@ struct EngineConstants {
   int spectrum_stride = 0;        // complex values per frame in the spectrum buffer
 };
 
-// What varies per block; written by the host into pinned memory and copied with the block.
+// What varies per chunk; written by the host into pinned memory and copied before the chunk's
+// work. The chunk's data and rows are named here, not as kernel arguments, so that one captured
+// CUDA graph serves every chunk of the pools.
 struct BlockDescriptor {
+  const unsigned char* raw = nullptr;    // the chunk's samples, native format (device memory)
+  float* rows = nullptr;                 // where its rows go (device memory)
   unsigned long long block_first = 0;    // absolute index of the block's first sample
   unsigned long long block_samples = 0;
   unsigned long long first_frame = 0;    // f0
@@ -59,7 +63,6 @@ struct BlockDescriptor {
   unsigned long long next_history_first = 0;  // f1·hop: where the next history starts
   int history_parity = 0;  // current history: buffer [parity]; the next goes to [1-parity]
   int carry_parity = 0;    // running group value to read: carry [parity] (per chunk, see below)
-  int padding[2] = {0, 0};
 };
 
 // ---- 2. fetching one sample -------------------------------------------------------------------
@@ -153,12 +156,11 @@ __device__ __forceinline__ int column_bin(const EngineConstants& k, int c) {
 
 // One CTA per frame of chunk `chunk`: the frame's samples, mean removed, windowed, zero-padded
 // to nfft, into frames[local frame] (real: nfft floats; complex: nfft interleaved pairs).
-__global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor,
-                             const unsigned char* raw, const float* history_pair,
-                             int history_floats, const float* window, float* frames,
-                             unsigned chunk) {
+__global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor, const float* history_pair,
+                             int history_floats, const float* window, float* frames, unsigned chunk) {
   __shared__ double scratch[32];
   const BlockDescriptor d = *descriptor;
+  const unsigned char* raw = d.raw;
   const unsigned long long local = static_cast<unsigned long long>(chunk) * k.chunk_frames + blockIdx.x;
   const unsigned long long f = d.first_frame + local;
   if (f >= d.end_frame) return;
@@ -197,8 +199,9 @@ __global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descripto
 // order, complete groups scaled into rows (row = group - f0/K), an unfinished one into the carry.
 __global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descriptor,
                               const float2* spectrum, const float* column_scale,
-                              float* carry_pair, float* rows, unsigned chunk) {
+                              float* carry_pair, unsigned chunk) {
   const BlockDescriptor d = *descriptor;
+  float* rows = d.rows;
   const unsigned long long c0 = d.first_frame + static_cast<unsigned long long>(chunk) * k.chunk_frames;
   if (c0 >= d.end_frame) return;
   const unsigned long long c1 = min(c0 + k.chunk_frames, d.end_frame);
@@ -272,10 +275,10 @@ __host__ __device__ constexpr int fused_min_ctas() {
 
 template <int kN, bool kReal>
 __global__ void __launch_bounds__(fused_cta_threads<kN>(), fused_min_ctas<kN>())
-fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigned char* raw,
+fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
              const float* history_pair, int history_floats, const float* window,
              const Cf* stage_twiddles, const Cf* real_twiddles, const float* column_scale,
-             float* carry_pair, float* rows) {
+             float* carry_pair) {
   using Fft = TeamFft<kN>;
   constexpr int kTeams = fused_teams<kN>();
   constexpr int kSlots = kReal ? Fft::kRealOutputs : Fft::kOutputs;
@@ -283,6 +286,8 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigne
   __shared__ double scratch[32];
   const BlockDescriptor d = *descriptor;
   if (d.first_frame >= d.end_frame) return;
+  const unsigned char* raw = d.raw;
+  float* rows = d.rows;
   const unsigned long long K = k.average;
   const unsigned long long cta_group = d.first_frame / K + static_cast<unsigned long long>(blockIdx.x) * kTeams;
   if (cta_group * K >= d.end_frame) return;  // the same for every thread of the CTA
@@ -416,9 +421,10 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor, const unsigne
 
 // The samples later frames still need, [next_history_first, block end), into the other history
 // buffer (converted; from the old history or the block).
-__global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor,
-                               const unsigned char* raw, float* history_pair, int history_floats) {
+__global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor, float* history_pair,
+                               int history_floats) {
   const BlockDescriptor d = *descriptor;
+  const unsigned char* raw = d.raw;
   const unsigned long long block_end = d.block_first + d.block_samples;
   const unsigned long long count = block_end - d.next_history_first;
   const unsigned long long t = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;

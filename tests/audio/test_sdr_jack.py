@@ -105,7 +105,8 @@ def run_spectrogram(prism, jack, tone_port, tmp):
     assert SPEC in s["input"]["description"], s
     assert s["samples_read"] + s["samples_dropped"] == seconds * RATE, "--duration took another length"
     assert s["samples_dropped"] == 0, "the SDR input overran"
-    assert s["samples_processed"] == s["samples_read"] and s["accounting"] == "balanced", s
+    spectrogram = next(stage for stage in s["stages"] if stage["name"] == "spectrogram")
+    assert spectrogram["items_in"] == s["samples_read"] and s["accounting"] == "balanced", s
     with open(os.path.splitext(out)[0] + ".json") as f:
         meta = json.load(f)
     rows = np.load(out)

@@ -33,6 +33,14 @@ def run_prism(*args, timeout=300, stdin=None, check=None):
     return proc
 
 
+def stage_entry(summary, name):
+    """The entry of the first stage called `name` in a --summary-json file's "stages"."""
+    for stage in summary["stages"]:
+        if stage["name"] == name:
+            return stage
+    raise AssertionError(f"no stage {name!r} in the summary: {[s['name'] for s in summary['stages']]}")
+
+
 def write_wav_float(path, rate, samples):
     """Writes a float32 WAV (mono or [n, channels])."""
     from scipy.io import wavfile

@@ -2,16 +2,16 @@
 // spectrogram and receives the rows by callback. What it shows:
 //   - a Source of the application's own (here: samples it computes, a tone that steps from
 //     1 kHz to 3 kHz halfway), with the StreamInfo that tells prism what they are;
-//   - the spectrogram processor for the best backend here (the GPU when one can be set up,
-//     else the CPU), chosen as `prism spectrogram` chooses it;
+//   - the spectrogram stage for the best backend here (the GPU when one can be set up, else
+//     the CPU), chosen as `prism spectrogram` chooses it;
 //   - a CallbackSink that keeps the strongest frequency of every row;
-//   - run_pipeline, its RunReport and the summary prism prints.
+//   - a Graph that connects them, its run, its RunReport and the summary prism prints.
 // It checks what it computed (exit 0 when the strongest frequency is 1 kHz in the first half
 // of the rows and 3 kHz in the second, and the accounting balances), so the test suite runs it.
 //
 // Build it against prism's libraries: add_subdirectory(prism) with PRISM_BUILD_TESTS and
 // PRISM_BUILD_BENCH off, then
-//   target_link_libraries(your_app PRIVATE prism_processors prism_sinks prism_sources)
+//   target_link_libraries(your_app PRIVATE prism_stages prism_sinks prism_sources)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "pipeline/errors.hpp"
-#include "pipeline/pipeline.hpp"
-#include "pipeline/processor_factory.hpp"
+#include "pipeline/graph.hpp"
 #include "pipeline/run_summary.hpp"
 #include "pipeline/spectrogram_params.hpp"
+#include "pipeline/stage_registry.hpp"
 #include "sinks/callback_sink.hpp"
 
 namespace {
@@ -71,33 +71,39 @@ int main() {
     params.nfft = 400;
     params.validate();
 
-    const std::size_t block_samples = 4096;
-    prism::ProcessorChoice choice;  // automatic: the GPU when one can be set up, else the CPU
-    prism::MadeProcessor made = prism::make_spectrogram_processor(choice, params, source.info(), block_samples);
+    prism::StageEnvironment environment;  // automatic: the GPU when one can be set up, else the CPU
+    prism::MadeStage made = prism::make_spectrogram_stage(params, environment);
     if (!made.note.empty()) std::printf("note: %s\n", made.note.c_str());
 
     prism::SpectrumLayout layout;   // what the rows mean: frequencies, row times, unit
     std::vector<double> strongest;  // Hz, one per row
     bool completed = false;
-    prism::CallbackSink sink({
-        .on_begin = [&](const prism::SpectrumLayout& l) { layout = l; },
-        .on_rows =
-            [&](const float* rows, std::size_t count, std::uint64_t first_row) {
-              for (std::size_t r = 0; r < count; ++r) {
-                const float* row = rows + r * layout.columns;
-                const std::size_t peak = std::max_element(row, row + layout.columns) - row;
-                if (strongest.size() != first_row + r) throw std::runtime_error("rows out of order");
-                strongest.push_back(layout.frequencies[peak]);
-              }
-            },
-        .on_end = [&](prism::CallbackSink::End how) { completed = how == prism::CallbackSink::End::completed; },
-    });
+    prism::CallbackSink sink(
+        prism::PortKind::rows,
+        {
+            .on_begin = [&](const prism::PortDescription& input) { layout = input.rows; },
+            .on_chunk =
+                [&](const prism::Chunk& chunk) {
+                  for (std::size_t r = 0; r < chunk.items; ++r) {
+                    const float* row = chunk.as<float>() + r * layout.columns;
+                    const std::size_t peak = std::max_element(row, row + layout.columns) - row;
+                    if (strongest.size() != chunk.first_item + r) throw std::runtime_error("rows out of order");
+                    strongest.push_back(layout.frequencies[peak]);
+                  }
+                },
+            .on_end = [&](prism::CallbackSink::End how) { completed = how == prism::CallbackSink::End::completed; },
+        });
 
-    prism::PipelineConfig config;
-    config.block_samples = block_samples;
-    config.memory = made.memory;  // pinned when the processor is a GPU one
+    // source -> spectrogram -> sink; on a GPU the graph adds the copies to and from the device.
+    prism::Graph graph;
+    const prism::Graph::Node input = graph.add_source(source);
+    const prism::Graph::Node spectrogram = graph.add_stage(std::move(made.stage));
+    graph.connect(input, spectrogram);
+    graph.connect(spectrogram, graph.add_sink(sink));
+    prism::RunConfig config;
+    config.block_samples = 4096;
     prism::StopToken stop;
-    const prism::RunReport report = prism::run_pipeline(source, *made.processor, {&sink}, config, stop);
+    const prism::RunReport report = graph.run(config, stop);
     std::fputs(prism::format_run_summary(report).c_str(), stdout);
     if (report.outcome != prism::RunOutcome::completed || !completed) {
       std::fprintf(stderr, "the run did not complete: %s\n", report.error.c_str());

@@ -35,7 +35,7 @@ constexpr double kRate = 48000.0;
 constexpr double kToneLow = 3000.0, kToneHigh = 15000.0;
 
 std::unique_ptr<ViewEngine> start_engine(const ViewSettings& settings) {
-  ProcessorChoice choice;
+  StageEnvironment choice;
   choice.backend = g_backend;
   ViewEngine::SourceFactory open = [] {
     return open_source("gen:rate=48000,duration=inf,tone=3000@0.5,tone=15000@0.05,noise=0.0001,seed=3",
@@ -145,7 +145,7 @@ struct Lines {
 // Every line of a five-second input played at 10× (the queue never fills: no line may be
 // skipped), taken as the render thread takes them: a line's ring slot is read, then released.
 Lines all_lines(fft::BackendKind backend, const ViewSettings& settings, std::size_t max_columns) {
-  ProcessorChoice choice;
+  StageEnvironment choice;
   choice.backend = backend;
   ViewEngine::SourceFactory open = [] {
     return open_source("gen:rate=48000,duration=5,tone=3000@0.5,tone=15000@0.05,noise=0.0001,seed=5",
@@ -197,7 +197,7 @@ TEST(ViewEngine, SeekWhilePausedShowsTheNewPosition) {
   ViewSettings settings;
   settings.fft_size = 4096;
   settings.lines_per_second = 50;
-  ProcessorChoice choice;
+  StageEnvironment choice;
   choice.backend = g_backend;
   // 1000 Hz at 0 s, 11000 Hz at 30 s.
   ViewEngine engine(

@@ -1,7 +1,7 @@
 // Tests of CpuSpectrogram (pipeline/cpu_spectrogram.cpp).
 //
 //   1. a direct reference    scipy.signal.spectrogram's definition, written out here in double
-//                            precision with a direct DFT (none of the processor's code)
+//                            precision with a direct DFT (none of the stage's code)
 //   2. the test bench        one configuration = input format, channels, parameters; the
 //                            input is made from integers or floats with a tone, DC and noise
 //   3. accuracy              every configuration against the reference: real and complex
@@ -32,6 +32,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/cpu_spectrogram.hpp"
+#include "stage_harness.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
 
@@ -116,7 +117,7 @@ struct Config {
 
 struct Input {
   std::vector<std::byte> bytes;  // native format, channels interleaved
-  std::vector<cd> analysed;      // the analysed channel as the processor should read it
+  std::vector<cd> analysed;      // the analysed channel as the stage should read it
 };
 
 // Integers are scaled as format.hpp states (written out here, not taken from format.cpp).
@@ -187,41 +188,54 @@ StreamInfo stream_of(const Config& c) {
   return s;
 }
 
-struct ProcessorRun {
+// A stage made and configured for `stream` with chunks of up to `max_chunk` samples.
+std::unique_ptr<CpuSpectrogram> configured(const StreamInfo& stream, const SpectrogramParams& params,
+                                           std::size_t max_chunk, unsigned threads = 0) {
+  auto stage = std::make_unique<CpuSpectrogram>(params, threads);
+  stage->configure(PortDescription::of_samples(stream), max_chunk);
+  return stage;
+}
+
+struct StageRun {
   std::vector<float> rows;
   std::size_t columns = 0;
-  ProcessorCounters counters;
-  bool rows_within_bound = true;  // every process() wrote <= max_rows_per_block rows
+  StageCounters counters;
+  bool rows_within_bound = true;  // every process() wrote <= max_output rows
   bool nothing_beyond = true;     // and nothing past the rows it reported
 };
 
-ProcessorRun run_processor(const Config& c, const Input& in, std::size_t block_samples, unsigned threads) {
+std::uint64_t extra(const StageCounters& c, const std::string& name) {
+  for (const Counter& e : c.extras)
+    if (e.name == name) return e.value;
+  ADD_FAILURE() << "no counter '" << name << "'";
+  return 0;
+}
+
+StageRun run_stage(const Config& c, const Input& in, std::size_t block_samples, unsigned threads) {
   const StreamInfo stream = stream_of(c);
-  CpuSpectrogram processor(stream, c.params, block_samples, threads);
-  ProcessorRun run;
-  run.columns = processor.layout().columns;
+  const auto stage = configured(stream, c.params, block_samples, threads);
+  StageRun run;
+  run.columns = stage->layout().columns;
   const std::size_t frame_bytes = stream.frame_bytes();
-  // The block's data lives in a buffer of its own, as pool blocks do.
+  // The chunk's data lives in a buffer of its own, as pool chunks do.
   std::vector<std::byte> block_data(block_samples * frame_bytes + 64);
   std::vector<float> rows;
   for (std::size_t first = 0; first < c.samples; first += block_samples) {
     const std::size_t n = std::min(block_samples, c.samples - first);
     std::memcpy(block_data.data(), in.bytes.data() + first * frame_bytes, n * frame_bytes);
-    Block block;
-    block.data = block_data.data();
-    block.capacity_bytes = block_data.size();
-    block.samples = n;
-    block.first_sample = first;
-    const std::size_t room = processor.max_rows_per_block(n) * run.columns;
+    const Chunk block = chunk_view(block_data.data(), n, frame_bytes, first);
+    const std::size_t room = stage->max_output(n) * run.columns;
     rows.assign(room + 16, std::numeric_limits<float>::quiet_NaN());
-    const std::size_t written = processor.process(block, rows.data());
+    Chunk out = chunk_view(rows.data(), 0, run.columns * sizeof(float));
+    const std::size_t written = stage->process(block, out);
     if (written * run.columns > room) run.rows_within_bound = false;
     for (std::size_t i = written * run.columns; i < rows.size(); ++i)
       if (!std::isnan(rows[i])) run.nothing_beyond = false;
     run.rows.insert(run.rows.end(), rows.begin(), rows.begin() + written * run.columns);
   }
-  EXPECT_EQ(processor.finish(rows.data()), 0u);
-  run.counters = processor.counters();
+  Chunk out = chunk_view(rows.data(), 0, run.columns * sizeof(float));
+  EXPECT_EQ(stage->flush(out), 0u);
+  run.counters = stage->counters();
   return run;
 }
 
@@ -372,7 +386,7 @@ void expect_close_to_reference(const Config& c, const std::vector<float>& rows,
 TEST_P(SpectrogramBench, MatchesDirectReference) {
   const Config& c = GetParam();
   const Input in = make_input(c);
-  const ProcessorRun run = run_processor(c, in, 4096, 2);
+  const StageRun run = run_stage(c, in, 4096, 2);
   const ReferenceRows ref =
       reference_spectrogram(in.analysed, is_complex(c.format), c.params, 48000);
   ASSERT_EQ(run.columns, ref.columns);
@@ -385,11 +399,11 @@ TEST_P(SpectrogramBench, MatchesDirectReference) {
 TEST_P(SpectrogramBench, RowsDoNotDependOnBlocksOrThreads) {
   const Config& c = GetParam();
   const Input in = make_input(c);
-  const ProcessorRun whole = run_processor(c, in, c.samples + 100, 1);
+  const StageRun whole = run_stage(c, in, c.samples + 100, 1);
   ASSERT_GT(whole.rows.size(), 0u);
   for (std::size_t block : {1, 2, 3, 7, 255, 256, 1000, 4096, 1 << 20})
     for (unsigned threads : {1u, 2u, 3u}) {
-      const ProcessorRun run = run_processor(c, in, block, threads);
+      const StageRun run = run_stage(c, in, block, threads);
       ASSERT_EQ(run.rows.size(), whole.rows.size()) << "block " << block;
       EXPECT_EQ(0, std::memcmp(run.rows.data(), whole.rows.data(),
                                whole.rows.size() * sizeof(float)))
@@ -404,15 +418,15 @@ TEST_P(SpectrogramBench, RowsDoNotDependOnBlocksOrThreads) {
 TEST_P(SpectrogramBench, CountsEverySample) {
   const Config& c = GetParam();
   const Input in = make_input(c);
-  const ProcessorRun run = run_processor(c, in, 1000, 2);
+  const StageRun run = run_stage(c, in, 1000, 2);
   const std::uint64_t n = c.samples, nperseg = c.params.nperseg, hop = c.params.hop(),
                       k = c.params.average;
   const std::uint64_t frames = n >= nperseg ? (n - nperseg) / hop + 1 : 0;
-  EXPECT_EQ(run.counters.samples_in, n);
-  EXPECT_EQ(run.counters.frames, frames);
-  EXPECT_EQ(run.counters.rows_out, frames / k);
-  EXPECT_EQ(run.counters.frames_unaveraged, frames % k);
-  EXPECT_EQ(run.counters.tail_samples, frames == 0 ? n : n - ((frames - 1) * hop + nperseg));
+  EXPECT_EQ(run.counters.items_in, n);
+  EXPECT_EQ(extra(run.counters, "frames"), frames);
+  EXPECT_EQ(run.counters.items_out, frames / k);
+  EXPECT_EQ(extra(run.counters, "frames unaveraged"), frames % k);
+  EXPECT_EQ(extra(run.counters, "tail samples"), frames == 0 ? n : n - ((frames - 1) * hop + nperseg));
   EXPECT_EQ(run.rows.size(), frames / k * run.columns);
 }
 
@@ -423,10 +437,10 @@ TEST(CpuSpectrogram, ShortInputGivesNoRowsAndCountsTheTail) {
   Config c;
   c.params = params_with(256, 32, 256);
   c.samples = 255;
-  const ProcessorRun run = run_processor(c, make_input(c), 100, 2);
+  const StageRun run = run_stage(c, make_input(c), 100, 2);
   EXPECT_TRUE(run.rows.empty());
-  EXPECT_EQ(run.counters.frames, 0u);
-  EXPECT_EQ(run.counters.tail_samples, 255u);
+  EXPECT_EQ(extra(run.counters, "frames"), 0u);
+  EXPECT_EQ(extra(run.counters, "tail samples"), 255u);
 }
 
 TEST(CpuSpectrogram, LayoutOfRealInput) {
@@ -435,8 +449,8 @@ TEST(CpuSpectrogram, LayoutOfRealInput) {
   s.sample_rate = 1000;
   SpectrogramParams p = params_with(255, 55, 300);
   p.average = 3;
-  CpuSpectrogram processor(s, p, 4096, 1);
-  const SpectrumLayout& l = processor.layout();
+  const auto stage = configured(s, p, 4096, 1);
+  const SpectrumLayout& l = stage->layout();
   EXPECT_EQ(l.columns, 151u);
   ASSERT_EQ(l.frequencies.size(), 151u);
   for (std::size_t k = 0; k < l.columns; ++k)
@@ -462,8 +476,8 @@ TEST(CpuSpectrogram, LayoutOfComplexInputIsCentred) {
     p.mode = SpectrumMode::magnitude;
     p.scaling = Scaling::spectrum;
     p.decibels = true;
-    CpuSpectrogram processor(s, p, 64, 1);
-    const SpectrumLayout& l = processor.layout();
+    const auto stage = configured(s, p, 64, 1);
+    const SpectrumLayout& l = stage->layout();
     ASSERT_EQ(l.columns, nfft);
     // fftshift(fftfreq(nfft, 1/fs)): ascending from the most negative frequency.
     const double df = 8.0 / nfft;
@@ -483,7 +497,15 @@ TEST(CpuSpectrogram, ChannelOutOfRange) {
   SpectrogramParams p;
   p.channel = 2;
   try {
-    CpuSpectrogram processor(s, p, 1024);
+    configured(s, p, 1024);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "channel 2 is out of range: the input has 2 channels (0..1)");
+  }
+  // As a command line writes it.
+  try {
+    CpuSpectrogram stage(p, 1, [](std::string_view key) { return "--" + std::string(key); });
+    stage.configure(PortDescription::of_samples(s), 1024);
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "--channel 2 is out of range: the input has 2 channels (0..1)");
@@ -495,29 +517,42 @@ TEST(CpuSpectrogram, ParametersAreValidated) {
   s.sample_rate = 1;
   SpectrogramParams p = params_with(256, 300, 256);
   try {
-    CpuSpectrogram processor(s, p, 1024);
+    CpuSpectrogram stage(p);
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "--noverlap (300) must be less than --nperseg (256)");
+    EXPECT_STREQ(e.what(), "noverlap (300) must be less than nperseg (256)");
   }
-  EXPECT_THROW(CpuSpectrogram(s, params_with(256, 0, 128), 1024), UsageError);
-  EXPECT_THROW(CpuSpectrogram(s, params_with(0, 0, 0), 1024), UsageError);
+  EXPECT_THROW(CpuSpectrogram(params_with(256, 0, 128)), UsageError);
+  EXPECT_THROW(CpuSpectrogram(params_with(0, 0, 0)), UsageError);
   p = params_with(256, 0, 256);
   p.average = 0;
-  EXPECT_THROW(CpuSpectrogram(s, p, 1024), UsageError);
+  EXPECT_THROW(CpuSpectrogram{p}, UsageError);
   s.sample_rate = 0;
-  EXPECT_THROW(CpuSpectrogram(s, params_with(256, 0, 256), 1024), std::invalid_argument);
+  EXPECT_THROW(configured(s, params_with(256, 0, 256), 1024), std::invalid_argument);
 }
 
 TEST(CpuSpectrogram, Describes) {
   StreamInfo s;
   s.sample_rate = 1;
-  CpuSpectrogram processor(s, SpectrogramParams{}, 1024, 2);
-  EXPECT_EQ(processor.threads(), 2u);
-  const std::string d = processor.describe();
+  const auto stage = configured(s, SpectrogramParams{}, 1024, 2);
+  EXPECT_EQ(stage->threads(), 2u);
+  const std::string d = stage->describe();
   EXPECT_EQ(d.rfind("cpu: FFTW 3.", 0), 0u) << d;
   EXPECT_NE(d.find("2 threads"), std::string::npos) << d;
-  EXPECT_GE(CpuSpectrogram(s, SpectrogramParams{}, 1024).threads(), 1u);
+  EXPECT_GE(configured(s, SpectrogramParams{}, 1024)->threads(), 1u);
+}
+
+// The graph's harness: any cutting into chunks, reset, and a threaded graph give the same rows.
+TEST(CpuSpectrogram, StageHarness) {
+  for (const Config& c : all_configs()) {
+    if (c.name != "real_db_mean4" && c.name != "ci16_channel1_of2_db_mean2" && c.name != "complex_db_max5") continue;
+    SCOPED_TRACE(c.name);
+    Config small = c;
+    small.samples = 3000;
+    const Input in = make_input(small);
+    test::check_stage([&] { return std::make_unique<CpuSpectrogram>(small.params, 2); },
+                      test::samples_input(stream_of(small), in.bytes));
+  }
 }
 
 // Silence gives the floor: -300 dB for power and for magnitude.
@@ -530,7 +565,7 @@ TEST(CpuSpectrogram, DecibelFloor) {
     c.samples = 640;
     Input in;
     in.bytes.assign(c.samples * sizeof(float), std::byte{0});
-    const ProcessorRun run = run_processor(c, in, 640, 1);
+    const StageRun run = run_stage(c, in, 640, 1);
     ASSERT_EQ(run.rows.size(), 10u * 33);
     for (float v : run.rows) ASSERT_NEAR(v, -300.0, 1e-3);
   }
@@ -552,7 +587,7 @@ TEST(CpuSpectrogram, DecibelsAcrossAWideRange) {
     amplitude[f] = std::ldexp(1.37, f - 45);
     for (int i = 0; i < 64; ++i) put(in.bytes, static_cast<float>(amplitude[f]));
   }
-  const ProcessorRun run = run_processor(c, in, 1000, 1);
+  const StageRun run = run_stage(c, in, 1000, 1);
   ASSERT_EQ(run.rows.size(), std::size_t(frames) * 33);
   for (int f = 0; f < frames; ++f) {
     const double a = static_cast<float>(amplitude[f]);
@@ -602,9 +637,9 @@ TEST(CpuSpectrogram, MatchesScipySpectrogram) {
     ASSERT_EQ(pclose(pipe), 0) << command;
     const nlohmann::json info = nlohmann::json::parse(text);
 
-    const ProcessorRun run = run_processor(c, in, 1000, 2);
-    CpuSpectrogram processor(stream_of(c), c.params, 1000, 1);
-    const SpectrumLayout& layout = processor.layout();
+    const StageRun run = run_stage(c, in, 1000, 2);
+    const auto stage = configured(stream_of(c), c.params, 1000, 1);
+    const SpectrumLayout& layout = stage->layout();
     ASSERT_EQ(info["columns"], run.columns) << c.name;
     ASSERT_EQ(info["rows"].get<std::size_t>() * run.columns, run.rows.size()) << c.name;
     const auto freqs = info["frequencies"].get<std::vector<double>>();

@@ -36,11 +36,11 @@ std::vector<float> make_rows(std::uint64_t first, std::size_t count, std::size_t
 // Writes `batches` (row counts) of value_at() rows and finishes.
 void write_batches(NpySink& sink, const SpectrumLayout& layout, const std::vector<std::size_t>& batches,
                    bool complete = true) {
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   std::uint64_t row = 0;
   for (std::size_t count : batches) {
     const auto rows = make_rows(row, count, layout.columns);
-    sink.write(rows.data(), count, row);
+    test::write_rows(sink, rows.data(), count, row, layout.columns);
     row += count;
   }
   sink.finish(complete);
@@ -76,7 +76,7 @@ TEST(NpySink, RowsWrittenInBatchesReadBackExactly) {
   const auto layout = test::make_layout(9, 100.0);
   NpySink sink(dir.file("out.npy"));
   write_batches(sink, layout, {1, 7, 12, 0, 3});
-  EXPECT_EQ(sink.rows_written(), 23u);
+  EXPECT_EQ(sink.items_written(), 23u);
 
   const ParsedNpy npy = parse_npy(test::read_file(dir.file("out.npy")));
   EXPECT_EQ(npy.major, 1);
@@ -175,10 +175,10 @@ TEST(NpySink, AbortLeavesNoFile) {
   ScratchDir dir;
   const auto layout = test::make_layout(9, 100.0);
   NpySink sink(dir.file("out.npy"));
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_TRUE(test::exists(dir.file("out.npy.partial")));
   const auto rows = make_rows(0, 10, 9);
-  sink.write(rows.data(), 10, 0);
+  test::write_rows(sink, rows.data(), 10, 0, 9);
   sink.abort();
   EXPECT_TRUE(dir.names().empty());
   sink.finish(true);  // after abort: nothing to commit, and no error
@@ -189,7 +189,7 @@ TEST(NpySink, DestroyedWithoutFinishLeavesNoFile) {
   ScratchDir dir;
   {
     NpySink sink(dir.file("out.npy"));
-    sink.begin(test::make_layout(3, 1.0));
+    test::begin_rows(sink, test::make_layout(3, 1.0));
   }
   EXPECT_TRUE(dir.names().empty());
 }
@@ -221,24 +221,24 @@ TEST(NpySink, NoRowsGiveAnEmptyArray) {
 TEST(NpySink, RowsOutOfOrderAreRefused) {
   ScratchDir dir;
   NpySink sink(dir.file("out.npy"));
-  sink.begin(test::make_layout(2, 1.0));
+  test::begin_rows(sink, test::make_layout(2, 1.0));
   const auto rows = make_rows(0, 2, 2);
-  sink.write(rows.data(), 2, 0);
-  EXPECT_THROW(sink.write(rows.data(), 2, 5), std::logic_error);
+  test::write_rows(sink, rows.data(), 2, 0, 2);
+  EXPECT_THROW(test::write_rows(sink, rows.data(), 2, 5, 2), std::logic_error);
 }
 
 TEST(NpySink, MissingDirectoryIsAnInputError) {
   ScratchDir dir;
   const std::string path = dir.file("no/such/dir/out.npy");
   try {
-    open_row_sink(path, {});
+    open_sink(path, {});
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.path(), path);
     EXPECT_NE(e.reason().find("does not exist"), std::string::npos) << e.what();
   }
   NpySink sink(path);
-  EXPECT_THROW(sink.begin(test::make_layout(2, 1.0)), InputError);
+  EXPECT_THROW(test::begin_rows(sink, test::make_layout(2, 1.0)), InputError);
 }
 
 TEST(NpySink, DirectoryThatIsAFileIsAnInputError) {
@@ -246,8 +246,8 @@ TEST(NpySink, DirectoryThatIsAFileIsAnInputError) {
   std::FILE* f = std::fopen(dir.file("plain").c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fclose(f);
-  EXPECT_THROW(open_row_sink(dir.file("plain/out.npy"), {}), InputError);
-  EXPECT_THROW(open_row_sink(dir.path().string(), {}), UsageError);  // no extension: not a row sink
+  EXPECT_THROW(open_sink(dir.file("plain/out.npy"), {}), InputError);
+  EXPECT_THROW(open_sink(dir.path().string() + "/out.jpg", {}), UsageError);  // not an output prism knows
 }
 
 TEST(NpySink, UnwritableDirectoryIsAnInputError) {
@@ -257,9 +257,9 @@ TEST(NpySink, UnwritableDirectoryIsAnInputError) {
   std::filesystem::create_directory(locked);
   std::filesystem::permissions(locked, std::filesystem::perms::owner_read |
                                            std::filesystem::perms::owner_exec);
-  EXPECT_THROW(open_row_sink((locked / "out.npy").string(), {}), InputError);
+  EXPECT_THROW(open_sink((locked / "out.npy").string(), {}), InputError);
   NpySink sink((locked / "out.npy").string());
-  EXPECT_THROW(sink.begin(test::make_layout(2, 1.0)), InputError);
+  EXPECT_THROW(test::begin_rows(sink, test::make_layout(2, 1.0)), InputError);
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
 }
 
@@ -271,9 +271,9 @@ TEST(NpySink, DiskFullIsAnInputErrorAndLeavesNoFile) {
   const auto layout = test::make_layout(1025, 1.0);
   NpySink sink(dir.file("out.npy"));
   try {
-    sink.begin(layout);
+    test::begin_rows(sink, layout);
     const auto rows = make_rows(0, 64, layout.columns);  // > the write buffer
-    sink.write(rows.data(), 64, 0);
+    test::write_rows(sink, rows.data(), 64, 0, layout.columns);
     sink.finish(true);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {

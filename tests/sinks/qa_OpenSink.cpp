@@ -19,31 +19,32 @@ namespace {
 
 using test::ScratchDir;
 
-TEST(OpenSink, RowSinksByExtension) {
+TEST(OpenSink, RowOutputsByExtension) {
   ScratchDir dir;
-  EXPECT_NE(dynamic_cast<NpySink*>(open_row_sink(dir.file("a.npy")).get()), nullptr);
-  EXPECT_NE(dynamic_cast<NpySink*>(open_row_sink(dir.file("a.NPY")).get()), nullptr);
-  EXPECT_NE(dynamic_cast<PngSink*>(open_row_sink(dir.file("a.png")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<NpySink*>(open_sink(dir.file("a.npy")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<NpySink*>(open_sink(dir.file("a.NPY")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<PngSink*>(open_sink(dir.file("a.png")).get()), nullptr);
   EXPECT_TRUE(dir.names().empty()) << "opening creates nothing until begin()";
 }
 
-TEST(OpenSink, UnsupportedRowExtensionNamesPathAndChoices) {
+TEST(OpenSink, UnsupportedExtensionNamesPathAndChoices) {
   try {
-    open_row_sink("out.jpg");
+    open_sink("out.jpg");
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("out.jpg"), std::string::npos) << message;
     EXPECT_NE(message.find(".npy"), std::string::npos) << message;
     EXPECT_NE(message.find(".png"), std::string::npos) << message;
+    EXPECT_NE(message.find(".sigmf-meta"), std::string::npos) << message;
   }
 }
 
 TEST(OpenSink, UnknownColormapListsTheNames) {
-  RowSinkOptions options;
+  SinkOptions options;
   options.colormap = "rainbow";
   try {
-    open_row_sink("out.png", options);
+    open_sink("out.png", options);
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find(colormap_names_help()), std::string::npos) << e.what();
@@ -52,11 +53,11 @@ TEST(OpenSink, UnknownColormapListsTheNames) {
   EXPECT_EQ(colormap_names().size(), 5u);
 }
 
-TEST(OpenSink, SampleSinksByExtension) {
+TEST(OpenSink, SampleOutputsByExtension) {
   ScratchDir dir;
   for (const char* name : {"r", "r.sigmf-meta", "r.sigmf-data", "r.sigmf"})
-    EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sample_sink(dir.file(name)).get()), nullptr) << name;
-  EXPECT_THROW(open_sample_sink(dir.file("r.txt")), UsageError);
+    EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sink(dir.file(name)).get()), nullptr) << name;
+  EXPECT_THROW(open_sink(dir.file("r.txt")), UsageError);
 }
 
 // audio: names a playback device, not a file: no extension is looked at, nothing is created,
@@ -65,35 +66,35 @@ TEST(OpenSink, AudioSpecIsPlayback) {
   ScratchDir dir;
 #if PRISM_HAVE_PORTAUDIO
   for (const char* spec : {"audio", "audio:", "audio:system", "audio:3", "audio:x.wav"}) {
-    const auto sink = open_sample_sink(spec);
+    const auto sink = open_sink(spec);
     EXPECT_NE(dynamic_cast<PortAudioSink*>(sink.get()), nullptr) << spec;
   }
-  EXPECT_EQ(open_sample_sink("audio:system")->describe(), "audio:system");
-  EXPECT_NE(sample_sink_extensions_help().find("audio:"), std::string::npos);
+  EXPECT_EQ(open_sink("audio:system")->describe(), "audio:system");
+  EXPECT_NE(sample_outputs_help().find("audio:"), std::string::npos);
 #else
   try {
-    open_sample_sink("audio:");
+    open_sink("audio:");
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("PortAudio"), std::string::npos) << e.what();
   }
 #endif
   // A file whose name merely contains "audio" is still a file.
-  EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sample_sink(dir.file("audio.sigmf-meta")).get()), nullptr);
+  EXPECT_NE(dynamic_cast<SigmfWriter*>(open_sink(dir.file("audio.sigmf-meta")).get()), nullptr);
 }
 
 TEST(OpenSink, OutputDirectoryIsCheckedAtOpen) {
   ScratchDir dir;
   try {
-    open_row_sink(dir.file("missing/out.png"));
+    open_sink(dir.file("missing/out.png"));
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.path(), dir.file("missing/out.png"));
   }
-  EXPECT_THROW(open_sample_sink(dir.file("missing/r")), InputError);
+  EXPECT_THROW(open_sink(dir.file("missing/r")), InputError);
   // A path that names an existing directory cannot be a file.
   std::filesystem::create_directory(dir.path() / "d.npy");
-  EXPECT_THROW(open_row_sink(dir.file("d.npy")), InputError);
+  EXPECT_THROW(open_sink(dir.file("d.npy")), InputError);
 }
 
 }  // namespace

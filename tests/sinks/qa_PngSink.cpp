@@ -80,7 +80,7 @@ void write_tone(PngSink& sink, const SpectrumLayout& layout, std::size_t rows, s
                 float floor_db = -100.0f, float tone_db = 0.0f) {
   std::vector<float> row(layout.columns, floor_db);
   row[tone_bin] = tone_db;
-  for (std::size_t r = 0; r < rows; ++r) sink.write(row.data(), 1, r);
+  for (std::size_t r = 0; r < rows; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
 }
 
 const PlotTick* find_tick(const std::vector<PlotTick>& ticks, double value) {
@@ -102,11 +102,11 @@ TEST(PngSink, ToneSitsAtItsTickOnTheFrequencyAxis) {
   ScratchDir dir;
   // 257 bins of 100 Hz: 0 .. 25.6 kHz; a tone at 10 kHz (bin 100), which is a tick value.
   const auto layout = tone_layout(257, 100.0);
-  RowSinkOptions one_pixel_per_bin;
+  SinkOptions one_pixel_per_bin;
   one_pixel_per_bin.width = 300;
   one_pixel_per_bin.height = 257;
   PngSink sink(dir.file("tone.png"), one_pixel_per_bin);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   write_tone(sink, layout, 300, 100);
   sink.finish(true);
 
@@ -138,11 +138,11 @@ TEST(PngSink, ToneSitsAtItsTickOnTheFrequencyAxis) {
 TEST(PngSink, BinsBeyondTheHeightAreReducedByTheirMaximum) {
   ScratchDir dir;
   const auto layout = tone_layout(257, 100.0);
-  RowSinkOptions options;
+  SinkOptions options;
   options.height = 100;
   options.width = 64;
   PngSink sink(dir.file("tone.png"), options);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_EQ(sink.kept_rows_per_column(), 100u);
   write_tone(sink, layout, 300, 100);
   sink.finish(true);
@@ -162,10 +162,10 @@ TEST(PngSink, BinsBeyondTheHeightAreReducedByTheirMaximum) {
 TEST(PngSink, FewBinsAreStretchedToTheHeight) {
   ScratchDir dir;
   const auto layout = tone_layout(16, 100.0);  // -0.05 .. 1.55 kHz
-  RowSinkOptions options;
+  SinkOptions options;
   options.height = 64;
   PngSink sink(dir.file("tall.png"), options);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_EQ(sink.kept_rows_per_column(), 16u);
   write_tone(sink, layout, 20, 10);  // 1 kHz
   sink.finish(true);
@@ -186,10 +186,10 @@ TEST(PngSink, LayoutWithoutBinsGivesAnEmptyPlot) {
   SpectrumLayout layout;
   layout.stream.sample_rate = 1000;
   PngSink sink(dir.file("none.png"), {});
-  sink.begin(layout);
-  sink.write(nullptr, 0, 0);
+  test::begin_rows(sink, layout);
+  test::write_rows(sink, nullptr, 0, 0, 0);
   const float nothing = 0.0f;
-  sink.write(&nothing, 3, 0);  // three rows of zero values each
+  test::write_rows(sink, &nothing, 3, 0, 0);  // three rows of zero values each
   sink.finish(true);
   DecodedPng image;
   EXPECT_TRUE(decode_png(dir.file("none.png"), &image));
@@ -198,7 +198,7 @@ TEST(PngSink, LayoutWithoutBinsGivesAnEmptyPlot) {
 TEST(PngSink, UncreatableFileIsAnInputError) {
   ScratchDir dir;
   PngSink sink(dir.file("missing/out.png"), {});
-  EXPECT_THROW(sink.begin(tone_layout(4, 1.0)), InputError);
+  EXPECT_THROW(test::begin_rows(sink, tone_layout(4, 1.0)), InputError);
 }
 
 TEST(PngSink, ComplexInputWithCentreFrequencySpansBothSides) {
@@ -209,10 +209,10 @@ TEST(PngSink, ComplexInputWithCentreFrequencySpansBothSides) {
   layout.stream.format = SampleFormat::cf32;
   layout.stream.sample_rate = 1e6;
   layout.stream.center_frequency = 100e6;
-  RowSinkOptions one_pixel_per_bin;
+  SinkOptions one_pixel_per_bin;
   one_pixel_per_bin.height = 200;
   PngSink sink(dir.file("iq.png"), one_pixel_per_bin);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   write_tone(sink, layout, 50, 140);
   sink.finish(true);
 
@@ -237,15 +237,15 @@ TEST(PngSink, ColourRangeEndpointsUseTheTableEnds) {
     SCOPED_TRACE(name);
     ScratchDir dir;
     const auto layout = tone_layout(64, 10.0);
-    RowSinkOptions options;
+    SinkOptions options;
     options.colormap = name;
     options.db_min = -50.0;
     options.db_max = 0.0;
     PngSink sink(dir.file("ends.png"), options);
-    sink.begin(layout);
+    test::begin_rows(sink, layout);
     std::vector<float> row(64);
     for (std::size_t i = 0; i < 64; ++i) row[i] = i < 32 ? -80.0f : 10.0f;  // beyond both ends
-    for (std::uint64_t r = 0; r < 20; ++r) sink.write(row.data(), 1, r);
+    for (std::uint64_t r = 0; r < 20; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
     sink.finish(true);
 
     DecodedPng image;
@@ -269,14 +269,14 @@ TEST(PngSink, ColourRangeEndpointsUseTheTableEnds) {
 // colour of a plot pixel.
 Rgb render_constant(const SpectrumLayout& layout, float value, double db_min, double db_max) {
   ScratchDir dir;
-  RowSinkOptions options;
+  SinkOptions options;
   options.colormap = "grayscale";
   options.db_min = db_min;
   options.db_max = db_max;
   PngSink sink(dir.file("c.png"), options);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   std::vector<float> row(layout.columns, value);
-  for (std::uint64_t r = 0; r < 4; ++r) sink.write(row.data(), 1, r);
+  for (std::uint64_t r = 0; r < 4; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
   sink.finish(true);
   DecodedPng image;
   EXPECT_TRUE(decode_png(dir.file("c.png"), &image));
@@ -312,7 +312,7 @@ TEST(PngSink, DefaultSizeFollowsTheDataWithinLimits) {
     ScratchDir dir;
     const auto layout = tone_layout(c.bins, 10.0);
     PngSink sink(dir.file("size.png"), {});
-    sink.begin(layout);
+    test::begin_rows(sink, layout);
     write_tone(sink, layout, c.rows, c.bins / 2);
     sink.finish(true);
     EXPECT_EQ(sink.geometry().plot_width, c.width) << c.rows << " rows";
@@ -324,19 +324,19 @@ TEST(PngSink, LongRecordingsKeepBoundedColumns) {
   ScratchDir dir;
   const auto layout = tone_layout(64, 10.0);
   PngSink sink(dir.file("long.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_EQ(sink.kept_column_limit(), 2u * PngSink::kDefaultMaxWidth);
   std::vector<float> rows(1000 * 64);
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = -static_cast<float>(i % 64);
   std::size_t most_kept = 0;
   for (std::uint64_t first = 0; first < 100000; first += 1000) {
-    sink.write(rows.data(), 1000, first);
+    test::write_rows(sink, rows.data(), 1000, first, rows.size() / 1000);
     most_kept = std::max(most_kept, sink.kept_columns());
     ASSERT_LE(sink.kept_columns(), sink.kept_column_limit()) << "after row " << first + 1000;
   }
   EXPECT_GT(most_kept, PngSink::kDefaultMaxWidth);
   EXPECT_GE(sink.rows_per_column(), 32u);
-  EXPECT_EQ(sink.rows_written(), 100000u);
+  EXPECT_EQ(sink.items_written(), 100000u);
   sink.finish(true);
   EXPECT_EQ(sink.geometry().plot_width, 1600);
   EXPECT_EQ(sink.geometry().plot_height, PngSink::kDefaultMinSide) << "64 bins stretched";
@@ -350,7 +350,7 @@ TEST(PngSink, MergedColumnsAverageLinearPower) {
   auto layout = tone_layout(8, 10.0);
   layout.decibels = false;
   layout.quantity = SpectrumQuantity::power_spectrum;
-  RowSinkOptions options;
+  SinkOptions options;
   options.width = 100;
   options.colormap = "grayscale";
   // Mean power 2 (3.01 dB) maps to grey 100; the max (3: 4.77 dB) would be 158 and the mean of
@@ -358,12 +358,12 @@ TEST(PngSink, MergedColumnsAverageLinearPower) {
   options.db_min = 0.0;
   options.db_max = 10.0 * std::log10(2.0) * 255.0 / 100.0;
   PngSink sink(dir.file("mean.png"), options);
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_EQ(sink.kept_column_limit(), 200u);
   // Power alternating 1 and 3: every pixel's mean power is 2.
   for (std::uint64_t r = 0; r < 10000; ++r) {
     std::vector<float> row(8, r % 2 == 0 ? 1.0f : 3.0f);
-    sink.write(row.data(), 1, r);
+    test::write_rows(sink, row.data(), 1, r, row.size());
     ASSERT_LE(sink.kept_columns(), 200u);
   }
   sink.finish(true);
@@ -378,9 +378,9 @@ TEST(PngSink, TimeAxisTicksAreAtTheirTimes) {
   ScratchDir dir;
   const auto layout = tone_layout(32, 10.0);  // rows every 10 ms; 1000 rows: 0 .. 10 s
   PngSink sink(dir.file("t.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   std::vector<float> row(32, -10.0f);
-  for (std::uint64_t r = 0; r < 1000; ++r) sink.write(row.data(), 1, r);
+  for (std::uint64_t r = 0; r < 1000; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
   sink.finish(true);
   const PlotGeometry& g = sink.geometry();
   EXPECT_EQ(g.time_unit, "s");
@@ -396,9 +396,9 @@ TEST(PngSink, ShortRecordingsUseMilliseconds) {
   ScratchDir dir;
   const auto layout = tone_layout(16, 10.0);
   PngSink sink(dir.file("ms.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   std::vector<float> row(16, -10.0f);
-  for (std::uint64_t r = 0; r < 20; ++r) sink.write(row.data(), 1, r);  // 200 ms
+  for (std::uint64_t r = 0; r < 20; ++r) test::write_rows(sink, row.data(), 1, r, row.size());  // 200 ms
   sink.finish(true);
   EXPECT_EQ(sink.geometry().time_unit, "ms");
 }
@@ -407,10 +407,10 @@ TEST(PngSink, TextChunksSayWhetherTheRunWasComplete) {
   for (bool complete : {true, false}) {
     ScratchDir dir;
     const auto layout = tone_layout(16, 10.0);
-    RowSinkOptions options;
+    SinkOptions options;
     options.title = "my title";
     PngSink sink(dir.file("t.png"), options);
-    sink.begin(layout);
+    test::begin_rows(sink, layout);
     write_tone(sink, layout, 10, 3);
     sink.finish(complete);
     DecodedPng image;
@@ -433,7 +433,7 @@ TEST(PngSink, DefaultTitleNamesInputAndParameters) {
   auto layout = tone_layout(16, 10.0);
   layout.stream.sample_rate = 48000;
   PngSink sink(dir.file("t.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   write_tone(sink, layout, 4, 3);
   sink.finish(true);
   DecodedPng image;
@@ -448,7 +448,7 @@ TEST(PngSink, AbortLeavesNoFile) {
   ScratchDir dir;
   const auto layout = tone_layout(16, 10.0);
   PngSink sink(dir.file("a.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   EXPECT_TRUE(test::exists(dir.file("a.png.partial")));
   write_tone(sink, layout, 10, 3);
   sink.abort();
@@ -458,7 +458,7 @@ TEST(PngSink, AbortLeavesNoFile) {
 TEST(PngSink, NoRowsStillGiveAnImage) {
   ScratchDir dir;
   PngSink sink(dir.file("empty.png"), {});
-  sink.begin(tone_layout(16, 10.0));
+  test::begin_rows(sink, tone_layout(16, 10.0));
   sink.finish(false);
   DecodedPng image;
   ASSERT_TRUE(decode_png(dir.file("empty.png"), &image));
@@ -469,11 +469,11 @@ TEST(PngSink, OddValuesDoNotBreakIt) {
   ScratchDir dir;
   const auto layout = tone_layout(8, 10.0);
   PngSink sink(dir.file("odd.png"), {});
-  sink.begin(layout);
+  test::begin_rows(sink, layout);
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> row = {nan, inf, -inf, 1e30f, -1e30f, 0.0f, nan, -3.0f};
-  for (std::uint64_t r = 0; r < 5; ++r) sink.write(row.data(), 1, r);
+  for (std::uint64_t r = 0; r < 5; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
   sink.finish(true);
   DecodedPng image;
   EXPECT_TRUE(decode_png(dir.file("odd.png"), &image));
@@ -482,7 +482,7 @@ TEST(PngSink, OddValuesDoNotBreakIt) {
 }
 
 TEST(PngSink, BadOptionsAreUsageErrors) {
-  RowSinkOptions bad_colormap;
+  SinkOptions bad_colormap;
   bad_colormap.colormap = "jet";
   try {
     PngSink sink("x.png", bad_colormap);
@@ -491,17 +491,17 @@ TEST(PngSink, BadOptionsAreUsageErrors) {
     const std::string message = e.what();
     for (const auto& name : colormap_names()) EXPECT_NE(message.find(name), std::string::npos) << message;
   }
-  RowSinkOptions inverted;
+  SinkOptions inverted;
   inverted.db_min = 0;
   inverted.db_max = -10;
   EXPECT_THROW(PngSink("x.png", inverted), UsageError);
-  RowSinkOptions zero_width;
+  SinkOptions zero_width;
   zero_width.width = 0;
   EXPECT_THROW(PngSink("x.png", zero_width), UsageError);
-  RowSinkOptions huge;
+  SinkOptions huge;
   huge.height = 100000;
   EXPECT_THROW(PngSink("x.png", huge), UsageError);
-  RowSinkOptions gray;
+  SinkOptions gray;
   gray.colormap = "gray";  // matplotlib's name is accepted too
   EXPECT_NO_THROW(PngSink("x.png", gray));
 }

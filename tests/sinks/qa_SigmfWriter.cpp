@@ -32,12 +32,12 @@ TEST(SigmfWriter, DataAndMetadataReadBack) {
   info.center_frequency = 433.92e6;
   info.start_time = "2026-11-21T10:00:00.000Z";
   SigmfWriter writer(dir.file("capture.sigmf-meta"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   const auto bytes = counting_bytes(1000 * info.frame_bytes());
-  writer.write(bytes.data(), 300);
-  writer.write(bytes.data() + 300 * info.frame_bytes(), 700);
+  test::write_samples(writer, bytes.data(), 300, info);
+  test::write_samples(writer, bytes.data() + 300 * info.frame_bytes(), 700, info);
   writer.finish(true);
-  EXPECT_EQ(writer.samples_written(), 1000u);
+  EXPECT_EQ(writer.items_written(), 1000u);
 
   EXPECT_EQ(dir.names(), (std::vector<std::string>{"capture.sigmf-data", "capture.sigmf-meta"}));
   const std::string data = test::read_file(dir.file("capture.sigmf-data"));
@@ -67,9 +67,9 @@ TEST(SigmfWriter, EveryFormatHasItsDatatype) {
     info.format = format;
     info.sample_rate = 1000;
     SigmfWriter writer(dir.file("r"));
-    writer.begin(info);
+    test::begin_samples(writer, info);
     const auto bytes = counting_bytes(10 * info.frame_bytes());
-    writer.write(bytes.data(), 10);
+    test::write_samples(writer, bytes.data(), 10, info);
     writer.finish(true);
     const auto meta = nlohmann::json::parse(test::read_file(dir.file("r.sigmf-meta")));
     EXPECT_EQ(meta["global"]["core:datatype"], std::string(sigmf_datatype(format)));
@@ -85,9 +85,9 @@ TEST(SigmfWriter, MultiChannelRecordingsSayHowMany) {
   info.sample_rate = 48000;
   info.channels = 2;
   SigmfWriter writer(dir.file("stereo.sigmf"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   std::vector<float> samples = {0.5f, -0.5f, 0.25f, -0.25f};
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 2);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 2, info);
   writer.finish(true);
   const auto meta = nlohmann::json::parse(test::read_file(dir.file("stereo.sigmf-meta")));
   EXPECT_EQ(meta["global"]["core:num_channels"], 2);
@@ -110,12 +110,12 @@ TEST(SigmfWriter, InterruptedRecordingSaysSo) {
   StreamInfo info;
   info.format = SampleFormat::cf32;
   info.sample_rate = 1e6;
-  SampleSinkOptions options;
+  SinkOptions options;
   options.description = "test capture";
   SigmfWriter writer(dir.file("cut"), options);
-  writer.begin(info);
+  test::begin_samples(writer, info);
   const auto bytes = counting_bytes(4 * info.frame_bytes());
-  writer.write(bytes.data(), 4);
+  test::write_samples(writer, bytes.data(), 4, info);
   writer.finish(false);
   const auto meta = nlohmann::json::parse(test::read_file(dir.file("cut.sigmf-meta")));
   const std::string description = meta["global"]["core:description"];
@@ -128,21 +128,21 @@ TEST(SigmfWriter, AbortLeavesNoFile) {
   StreamInfo info;
   info.sample_rate = 8000;
   SigmfWriter writer(dir.file("gone.sigmf-meta"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   EXPECT_TRUE(test::exists(dir.file("gone.sigmf-data.partial")));
   const auto bytes = counting_bytes(40);
-  writer.write(bytes.data(), 10);
+  test::write_samples(writer, bytes.data(), 10, info);
   writer.abort();
   EXPECT_TRUE(dir.names().empty());
 }
 
 TEST(SigmfWriter, MissingDirectoryIsAnInputError) {
   ScratchDir dir;
-  EXPECT_THROW(open_sample_sink(dir.file("nope/rec.sigmf-meta")), InputError);
+  EXPECT_THROW(open_sink(dir.file("nope/rec.sigmf-meta")), InputError);
   SigmfWriter writer(dir.file("nope/rec"));
   StreamInfo info;
   info.sample_rate = 8000;
-  EXPECT_THROW(writer.begin(info), InputError);
+  EXPECT_THROW(test::begin_samples(writer, info), InputError);
 }
 
 }  // namespace

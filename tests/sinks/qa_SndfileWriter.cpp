@@ -54,12 +54,12 @@ TEST(SndfileWriter, Int16IntoWavIsBitExact) {
   info.sample_rate = 44100;
   const auto samples = ramp16(5000);
   SndfileWriter writer(dir.file("pcm.wav"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   EXPECT_EQ(writer.subtype(), "pcm16");
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 2000);
-  writer.write(reinterpret_cast<const std::byte*>(samples.data() + 2000), 3000);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 2000, info);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data() + 2000), 3000, info);
   writer.finish(true);
-  EXPECT_EQ(writer.samples_written(), 5000u);
+  EXPECT_EQ(writer.items_written(), 5000u);
   EXPECT_EQ(dir.names(), std::vector<std::string>{"pcm.wav"});
 
   const ReadBack r = read_back(dir.file("pcm.wav"));
@@ -79,9 +79,9 @@ TEST(SndfileWriter, FloatStereoIntoWavIsExact) {
   std::vector<float> samples(2 * 1000);
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<float>(i % 97) / 97.0f - 0.5f;
   SndfileWriter writer(dir.file("float.WAV"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   EXPECT_EQ(writer.subtype(), "float");
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 1000);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 1000, info);
   writer.finish(true);
   const ReadBack r = read_back(dir.file("float.WAV"));
   EXPECT_EQ(r.info.format, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
@@ -98,8 +98,8 @@ TEST(SndfileWriter, FlacHoldsPcm) {
     info.sample_rate = 16000;
     const auto samples = ramp16(3000);
     SndfileWriter writer(dir.file("a.flac"));
-    writer.begin(info);
-    writer.write(reinterpret_cast<const std::byte*>(samples.data()), 3000);
+    test::begin_samples(writer, info);
+    test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 3000, info);
     writer.finish(true);
     const ReadBack r = read_back(dir.file("a.flac"));
     EXPECT_EQ(r.info.format, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
@@ -113,9 +113,9 @@ TEST(SndfileWriter, FlacHoldsPcm) {
     std::vector<float> samples(1000);
     for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = 0.9f * std::sin(0.01f * i);
     SndfileWriter writer(dir.file("b.flac"));
-    writer.begin(info);
+    test::begin_samples(writer, info);
     EXPECT_EQ(writer.subtype(), "pcm24") << "FLAC has no float: the widest PCM by default";
-    writer.write(reinterpret_cast<const std::byte*>(samples.data()), 1000);
+    test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 1000, info);
     writer.finish(true);
     const ReadBack r = read_back(dir.file("b.flac"));
     EXPECT_EQ(r.info.format, SF_FORMAT_FLAC | SF_FORMAT_PCM_24);
@@ -129,12 +129,12 @@ TEST(SndfileWriter, SubtypeOptionChoosesTheEncoding) {
   StreamInfo info;
   info.format = SampleFormat::f32;
   info.sample_rate = 8000;
-  SampleSinkOptions options;
+  SinkOptions options;
   options.subtype = "PCM_16";
   SndfileWriter writer(dir.file("s.wav"), options);
-  writer.begin(info);
+  test::begin_samples(writer, info);
   std::vector<float> samples = {0.5f, -0.5f, 2.0f, -2.0f};  // the last two clip, not wrap
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 4);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 4, info);
   writer.finish(true);
   const ReadBack r = read_back(dir.file("s.wav"));
   EXPECT_EQ(r.info.format, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
@@ -150,8 +150,8 @@ TEST(SndfileWriter, EightBitInputIsScaledUp) {
   info.sample_rate = 8000;
   const std::vector<std::uint8_t> samples = {128, 0, 255, 192};
   SndfileWriter writer(dir.file("u8.wav"));
-  writer.begin(info);
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 4);
+  test::begin_samples(writer, info);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 4, info);
   writer.finish(true);
   const ReadBack r = read_back(dir.file("u8.wav"));
   EXPECT_EQ(r.shorts, (std::vector<short>{0, -32768, 127 * 256, 64 * 256}));
@@ -165,7 +165,7 @@ TEST(SndfileWriter, ComplexInputIsRefused) {
     info.sample_rate = 1e6;
     SndfileWriter writer(dir.file("iq.wav"));
     try {
-      writer.begin(info);
+      test::begin_samples(writer, info);
       FAIL() << "expected UsageError";
     } catch (const UsageError& e) {
       EXPECT_STREQ(e.what(), "WAV/FLAC cannot hold complex samples; write SigMF (.sigmf-meta) instead");
@@ -176,16 +176,16 @@ TEST(SndfileWriter, ComplexInputIsRefused) {
 
 TEST(SndfileWriter, BadOptionsAreUsageErrors) {
   EXPECT_THROW(SndfileWriter("x.mp3"), UsageError);
-  SampleSinkOptions unknown;
+  SinkOptions unknown;
   unknown.subtype = "pcm12";
   EXPECT_THROW(SndfileWriter("x.wav", unknown), UsageError);
   ScratchDir dir;
-  SampleSinkOptions float_flac;
+  SinkOptions float_flac;
   float_flac.subtype = "float";
   SndfileWriter writer(dir.file("x.flac"), float_flac);
   StreamInfo info;
   info.sample_rate = 8000;
-  EXPECT_THROW(writer.begin(info), UsageError);
+  EXPECT_THROW(test::begin_samples(writer, info), UsageError);
 }
 
 TEST(SndfileWriter, AbortLeavesNoFile) {
@@ -194,19 +194,19 @@ TEST(SndfileWriter, AbortLeavesNoFile) {
   info.format = SampleFormat::i16;
   info.sample_rate = 8000;
   SndfileWriter writer(dir.file("gone.wav"));
-  writer.begin(info);
+  test::begin_samples(writer, info);
   EXPECT_TRUE(test::exists(dir.file("gone.wav.partial")));
   const auto samples = ramp16(100);
-  writer.write(reinterpret_cast<const std::byte*>(samples.data()), 100);
+  test::write_samples(writer, reinterpret_cast<const std::byte*>(samples.data()), 100, info);
   writer.abort();
   EXPECT_TRUE(dir.names().empty());
 }
 
 TEST(SndfileWriter, RegistryOpensItByExtension) {
   ScratchDir dir;
-  auto sink = open_sample_sink(dir.file("r.flac"));
+  auto sink = open_sink(dir.file("r.flac"));
   ASSERT_NE(dynamic_cast<SndfileWriter*>(sink.get()), nullptr);
-  EXPECT_THROW(open_sample_sink(dir.file("missing/r.wav")), InputError);
+  EXPECT_THROW(open_sink(dir.file("missing/r.wav")), InputError);
 }
 
 }  // namespace

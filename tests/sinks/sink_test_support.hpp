@@ -1,5 +1,6 @@
-// Helpers shared by the sink tests: a scratch directory removed afterwards, file reading, and a
-// ready-made SpectrumLayout.
+// Helpers shared by the sink tests: a scratch directory removed afterwards, file reading, a
+// ready-made SpectrumLayout, and a sink driven as the graph drives it (its input described, chunks
+// over the test's own buffers).
 #pragma once
 
 #include <algorithm>
@@ -13,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "pipeline/chunk.hpp"
 #include "pipeline/spectrum_layout.hpp"
+#include "pipeline/stage.hpp"
 
 namespace prism::test {
 
@@ -70,6 +73,16 @@ inline SpectrumLayout make_layout(std::size_t columns, double bin_hz, bool decib
   layout.parameters = {{"window", "hann"}, {"nperseg", 2 * (columns - 1)}, {"noverlap", 0},
                        {"nfft", 2 * (columns - 1)}, {"average", 1}, {"scaling", "density"}};
   return layout;
+}
+
+inline void begin_rows(Sink& sink, const SpectrumLayout& layout) { sink.begin(PortDescription::of_rows(layout)); }
+inline void write_rows(Sink& sink, const float* rows, std::size_t count, std::uint64_t first_row, std::size_t columns) {
+  sink.write(chunk_view(rows, count, columns * sizeof(float), first_row));
+}
+inline void begin_samples(Sink& sink, const StreamInfo& info) { sink.begin(PortDescription::of_samples(info)); }
+inline void write_samples(Sink& sink, const void* data, std::size_t samples, const StreamInfo& info,
+                          std::uint64_t first_sample = 0) {
+  sink.write(chunk_view(data, samples, info.frame_bytes(), first_sample));
 }
 
 }  // namespace prism::test

@@ -1,0 +1,179 @@
+// The shared run of a graph for the commands (see run_graph.hpp).
+#include "apps/run_graph.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "apps/commands.hpp"
+#include "apps/progress_bar.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/run_summary.hpp"
+
+namespace prism::app {
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  const std::string group = "Run";
+  cmd.add_option("--block-size", o.block_size,
+                 "Samples per chunk moving through the graph; the output does not depend on it "
+                 "[default: 65536, less for a huge --nfft]")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26))
+      ->group(group);
+  cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1024}))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--in-flight", o.in_flight,
+                 "Chunks in flight on a GPU edge: the copies of one overlap the work on the others")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--backend", o.backend,
+                 "Where stages with a GPU kernel run: cpu, cuda (prism's kernels), cufft, or auto (the GPU when "
+                 "one can be set up)")
+      ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)")
+      ->check(CLI::Range(0, 1023))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--threads", o.threads, "CPU worker threads per stage [default: all cores]")
+      ->check(CLI::Range(0u, 4096u))
+      ->group(group);
+  cmd.add_option("--duration", o.duration,
+                 "Seconds of input to take, then stop (a capture of that length from a live input; the start "
+                 "of a file) [default: all]")
+      ->group(group);
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
+  cmd.add_option("--summary-json", o.summary_json, "Also write the run summary as JSON to this file");
+}
+
+StageEnvironment stage_environment(const RunOptions& o) {
+  StageEnvironment e;
+  e.backend = fft::parse_backend(o.backend);
+  e.device = o.device;
+  e.cpu_threads = o.threads;
+  return e;
+}
+
+void add_image_options(CLI::App& cmd, ImageOptions& o) {
+  const char* group = "Image output (.png)";
+  cmd.add_option("--colormap", o.colormap, "viridis, inferno, magma, turbo or grayscale")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--db-range", o.db_range, "Colour range MIN:MAX in dB [default: automatic]")->group(group);
+  cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]")
+      ->check(CLI::Range(1u, 10000u))
+      ->group(group);
+  cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]")
+      ->check(CLI::Range(1u, 10000u))
+      ->group(group);
+}
+
+SinkOptions sink_options(const ImageOptions& o) {
+  SinkOptions s;
+  s.colormap = o.colormap;
+  s.width = o.width;
+  s.height = o.height;
+  if (o.db_range.empty()) return s;
+  const std::size_t colon = o.db_range.find(':');
+  const std::optional<double> lo = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(0, colon));
+  const std::optional<double> hi = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(colon + 1));
+  if (!lo || !hi) throw UsageError("--db-range '" + printable(o.db_range) + "': expected MIN:MAX in dB, e.g. -120:-20");
+  if (!(*lo < *hi)) throw UsageError("--db-range '" + printable(o.db_range) + "': MIN must be less than MAX");
+  s.db_min = lo;
+  s.db_max = hi;
+  return s;
+}
+
+SettingOptions::SettingOptions(CLI::App& cmd, const std::vector<Setting>& settings, const std::string& group)
+    : settings_(settings),
+      texts_(std::make_shared<std::map<std::string, std::string>>()),
+      flags_(std::make_shared<std::map<std::string, bool>>()) {
+  for (const Setting& s : settings_) {
+    std::string help = s.help;
+    const std::string range = s.range_text();
+    if (!range.empty() && s.type != SettingType::flag) help += " [" + range + "]";
+    CLI::Option* option = nullptr;
+    if (s.type == SettingType::flag) {
+      option = cmd.add_flag(s.option(), (*flags_)[s.key], help);
+    } else {
+      option = cmd.add_option(s.option(), (*texts_)[s.key], help);
+      if (!s.default_text().empty()) option->default_str(s.default_text());
+      if (!s.value_help.empty()) option->type_name(s.value_help);
+      // Values such as -5 must reach the range check, not be taken for options.
+      option->allow_extra_args(false);
+    }
+    option->group(group);
+    options_.push_back(option);
+  }
+}
+
+SettingValues SettingOptions::values() const {
+  std::map<std::string, std::string> given;
+  for (std::size_t i = 0; i < settings_.size(); ++i) {
+    if (options_[i]->count() == 0) continue;
+    const Setting& s = settings_[i];
+    given[s.key] = s.type == SettingType::flag ? ((*flags_)[s.key] ? "true" : "false") : (*texts_)[s.key];
+  }
+  return SettingValues(settings_, given, name_as_option());
+}
+
+RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {
+  RunConfig config;
+  config.block_samples = o.block_size.value_or(block_samples);
+  config.block_count = o.blocks;
+  config.in_flight = o.in_flight;
+  if (o.duration) {
+    if (!(*o.duration > 0 && std::isfinite(*o.duration)))
+      throw UsageError("--duration must be a positive number of seconds");
+    config.max_samples = static_cast<std::uint64_t>(std::ceil(*o.duration * sample_rate));
+  }
+  return config;
+}
+
+int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunReport* report_out) {
+  graph.configure(run);  // a chain that cannot be built is a usage error, before anything moves
+  const bool show_progress = !o.quiet && ProgressBar::stderr_is_terminal();
+  ProgressBar bar("samples", show_progress);
+  RunConfig config = run;
+  config.on_progress = [&bar](const ProgressUpdate& u) { bar.update(u.samples_done, u.samples_total, u.elapsed_seconds); };
+
+  StopToken stop;
+  RunReport report;
+  {
+    InterruptGuard guard(stop);
+    report = graph.run(config, stop);
+  }
+  bar.clear();
+
+  if (!o.summary_json.empty()) {
+    std::ofstream json(o.summary_json);
+    json << run_summary_json(report).dump(2) << "\n";
+    if (!json) std::fprintf(stderr, "prism: cannot write the summary to %s\n", o.summary_json.c_str());
+  }
+  const std::string summary = format_run_summary(report);
+  int code = kExitOk;
+  if (report.outcome == RunOutcome::failed) {
+    std::fprintf(stderr, "prism: %s\n", printable(report.error).c_str());
+    if (report.outputs_kept_incomplete)
+      std::fprintf(stderr, "prism: the outputs hold what was computed before the live input failed and are "
+                           "marked incomplete\n");
+    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stderr);
+    code = kExitFailure;
+  } else {
+    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stdout);
+    if (report.outcome == RunOutcome::interrupted) {
+      std::fprintf(stderr, "prism: interrupted; the outputs hold what was computed so far and are marked incomplete\n");
+      code = kExitInterrupted;
+    } else if (const std::string mismatch = report.accounting_mismatch(); !mismatch.empty()) {
+      std::fprintf(stderr, "prism: accounting mismatch: %s\n", mismatch.c_str());
+      code = kExitFailure;
+    }
+  }
+  if (report_out != nullptr) *report_out = std::move(report);
+  return code;
+}
+
+}  // namespace prism::app

@@ -1,0 +1,77 @@
+// What the commands that run a graph (spectrogram, run, generate) share: the options of a run
+// (block size, pools, backend, device, duration, summary), the image options of PNG outputs,
+// stage settings turned into command-line options, and the run itself with its progress bar,
+// summary, messages and exit code.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "pipeline/graph.hpp"
+#include "pipeline/settings.hpp"
+#include "pipeline/stage_registry.hpp"
+#include "sinks/sink_options.hpp"
+
+namespace prism::app {
+
+struct RunOptions {
+  std::optional<std::size_t> block_size;  // default: the command's choice
+  std::size_t blocks = 4;
+  std::size_t in_flight = 2;
+  std::string backend = "auto";
+  int device = 0;
+  unsigned threads = 0;
+  std::optional<double> duration;  // seconds of input to take, then stop
+  bool quiet = false;         // no progress bar, no summary
+  bool print_summary = true;  // false: the command prints its own account of the run
+  std::string summary_json;
+};
+
+// Registers --block-size, --blocks, --in-flight, --backend, --device, --threads, --duration,
+// -q/--quiet and --summary-json; whole numbers are range-checked by CLI11 (exit 2, naming the
+// option) before anything is allocated.
+void add_run_options(CLI::App& cmd, RunOptions& options);
+// The stages' backend and device from the options (UsageError for a bad --backend).
+StageEnvironment stage_environment(const RunOptions& options);
+
+struct ImageOptions {
+  std::string colormap = "viridis";
+  std::string db_range;
+  std::optional<unsigned> width;
+  std::optional<unsigned> height;
+};
+// Registers --colormap, --db-range, --width and --height in the group "Image output".
+void add_image_options(CLI::App& cmd, ImageOptions& options);
+// The sinks' options from them (UsageError for a malformed --db-range).
+SinkOptions sink_options(const ImageOptions& options);
+
+// A stage's settings as command-line options (--nperseg ...), generated from their declarations.
+class SettingOptions {
+ public:
+  SettingOptions(CLI::App& cmd, const std::vector<Setting>& settings, const std::string& group);
+  // The settings given on the command line, checked (UsageError naming the option).
+  SettingValues values() const;
+
+ private:
+  std::vector<Setting> settings_;
+  std::vector<CLI::Option*> options_;
+  std::shared_ptr<std::map<std::string, std::string>> texts_;
+  std::shared_ptr<std::map<std::string, bool>> flags_;
+};
+
+// Runs `graph` (configured here: a chain that cannot be built is a UsageError before anything
+// moves) with Ctrl-C handling and a progress bar, prints the notes, the summary (stdout, or
+// stderr after a failure) and what happened to the outputs, writes --summary-json, and returns
+// the exit code: 0 done, 1 failed or unbalanced accounting, 130 interrupted. `report` gets the
+// report for callers that print more.
+int run_and_report(Graph& graph, const RunConfig& config, const RunOptions& options, RunReport* report = nullptr);
+
+// The run's configuration from the options; `block_samples` when --block-size is not given.
+RunConfig run_config(const RunOptions& options, std::size_t block_samples, double sample_rate);
+
+}  // namespace prism::app

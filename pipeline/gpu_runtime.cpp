@@ -1,0 +1,126 @@
+// The CUDA runtime calls of the graph's core (see gpu_runtime.hpp); without the runtime, each
+// call throws CudaError saying so.
+#include "pipeline/gpu_runtime.hpp"
+
+#if PRISM_HAVE_CUDART
+#include <cuda_runtime_api.h>
+#endif
+
+namespace prism::gpu {
+
+#if PRISM_HAVE_CUDART
+
+namespace {
+
+void check(cudaError_t status, std::string_view call, int device) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a non-sticky error so that clean-up calls still run
+  throw CudaError(std::string(call) + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
+                  ", device " + std::to_string(device) + ")");
+}
+
+int current_device() {
+  int device = 0;
+  cudaGetDevice(&device);
+  return device;
+}
+
+std::string mib(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+}  // namespace
+
+bool runtime_built() { return true; }
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice", device); }
+
+Stream create_stream(int device) {
+  set_device(device);
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate", device);
+  return stream;
+}
+
+void destroy_stream(Stream stream) noexcept {
+  if (stream != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+}
+
+Event create_event(int device) {
+  set_device(device);
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate", device);
+  return event;
+}
+
+void destroy_event(Event event) noexcept {
+  if (event != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event));
+}
+
+void record(Event event, Stream stream) {
+  check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord",
+        current_device());
+}
+
+void stream_wait(Stream stream, Event event) {
+  check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0),
+        "cudaStreamWaitEvent", current_device());
+}
+
+void host_wait(Event event) {
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize", current_device());
+}
+
+void host_wait_stream(Stream stream) {
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize", current_device());
+}
+
+void* device_alloc(std::size_t bytes, int device, std::string_view what) {
+  set_device(device);
+  void* pointer = nullptr;
+  check(cudaMalloc(&pointer, bytes), "cudaMalloc (" + std::string(what) + ", " + mib(bytes) + ")", device);
+  return pointer;
+}
+
+void device_free(void* pointer) noexcept {
+  if (pointer != nullptr) cudaFree(pointer);
+}
+
+void copy_async(void* destination, const void* source, std::size_t bytes, Stream stream, int device) {
+  check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)),
+        "cudaMemcpyAsync", device);
+}
+
+#else  // no CUDA runtime in this build
+
+namespace {
+[[noreturn]] void unavailable(std::string_view call) {
+  throw CudaError(std::string(call) + ": this prism was built without the CUDA runtime");
+}
+}  // namespace
+
+bool runtime_built() { return false; }
+int device_count() { return 0; }
+void set_device(int) { unavailable("cudaSetDevice"); }
+Stream create_stream(int) { unavailable("cudaStreamCreate"); }
+void destroy_stream(Stream) noexcept {}
+Event create_event(int) { unavailable("cudaEventCreate"); }
+void destroy_event(Event) noexcept {}
+void record(Event, Stream) { unavailable("cudaEventRecord"); }
+void stream_wait(Stream, Event) { unavailable("cudaStreamWaitEvent"); }
+void host_wait(Event) { unavailable("cudaEventSynchronize"); }
+void host_wait_stream(Stream) { unavailable("cudaStreamSynchronize"); }
+void* device_alloc(std::size_t, int, std::string_view) { unavailable("cudaMalloc"); }
+void device_free(void*) noexcept {}
+void copy_async(void*, const void*, std::size_t, Stream, int) { unavailable("cudaMemcpyAsync"); }
+
+#endif
+
+}  // namespace prism::gpu

@@ -1,0 +1,107 @@
+// The stage registry (see stage_registry.hpp): one entry per stage, and the spectrogram's choice
+// of backend.
+#include "pipeline/stage_registry.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "pipeline/cpu_spectrogram.hpp"
+#include "pipeline/errors.hpp"
+#if PRISM_HAVE_CUDA
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+#endif
+
+namespace prism {
+
+MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnvironment& environment,
+                                 const KeyNamer& name) {
+  MadeStage made;
+  fft::BackendKind requested = environment.backend;
+  // automatic on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
+  if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
+    requested = fft::BackendKind::cpu;
+  if (requested != fft::BackendKind::cpu) {
+#if PRISM_HAVE_CUDA
+    cuda::CudaEngineOptions engine;
+    engine.device = environment.device;
+    // cuda and automatic run our kernels: the fused kernel where it reaches, else our FFT
+    // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
+    engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
+    try {
+      made.stage = std::make_unique<cuda::CudaSpectrogram>(params, engine, name);
+      return made;
+    } catch (const CudaError& e) {
+      if (requested != fft::BackendKind::automatic)
+        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
+      made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
+    }
+#else
+    fft::resolve_backend(requested);  // automatic gives the CPU; cuda/cufft throw the reason
+#endif
+  }
+  made.stage = std::make_unique<CpuSpectrogram>(params, environment.cpu_threads, name);
+  return made;
+}
+
+const std::vector<StageKind>& stage_kinds() {
+  static const std::vector<StageKind> kinds = [] {
+    std::vector<StageKind> k;
+    k.push_back({"spectrogram",
+                 "short-time Fourier transform with scipy.signal.spectrogram's parameters and defaults, "
+                 "plus dB and frame averaging (the rows of prism spectrogram)",
+                 PortKind::samples, PortKind::rows, true, spectrogram_settings(),
+                 [](const SettingValues& v, const StageEnvironment& e) {
+                   return make_spectrogram_stage(spectrogram_params_from(v), e, v.namer());
+                 }});
+    return k;
+  }();
+  return kinds;
+}
+
+const StageKind* find_stage_kind(std::string_view name) {
+  for (const StageKind& kind : stage_kinds())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+StageSpec parse_stage_spec(std::string_view text) {
+  StageSpec spec;
+  const std::size_t colon = text.find(':');
+  std::string name(text.substr(0, colon));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+  if (name.empty()) throw UsageError("'" + printable(text) + "': a stage needs a name (prism stages lists them)");
+  spec.name = name;
+  if (colon != std::string_view::npos) spec.settings = split_key_values(text.substr(colon + 1), name);
+  return spec;
+}
+
+bool names_a_stage(std::string_view text) {
+  return find_stage_kind(text.substr(0, std::min(text.find(':'), text.size()))) != nullptr;
+}
+
+MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment) {
+  const StageKind* kind = find_stage_kind(spec.name);
+  if (kind == nullptr) {
+    std::string names;
+    for (const StageKind& k : stage_kinds()) names += (names.empty() ? "" : ", ") + k.name;
+    throw UsageError("unknown stage '" + printable(spec.name) + "' (stages: " + names + "; prism stages describes them)");
+  }
+  const SettingValues values(kind->settings, spec.settings, name_in_stage(kind->name));
+  return kind->make(values, environment);
+}
+
+std::string stages_help() {
+  std::ostringstream out;
+  for (const StageKind& kind : stage_kinds()) {
+    out << kind.name << "  (" << port_kind_name(kind.input) << " -> " << port_kind_name(kind.output)
+        << (kind.gpu_kernel ? "; CPU or GPU by --backend" : "; CPU") << ")\n";
+    out << "  " << kind.summary << "\n";
+    out << settings_help(kind.settings, false);
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace prism

@@ -1,0 +1,74 @@
+// The stage registry: every stage a chain can name (`prism run ... ! NAME:KEY=VALUE,... ! ...`),
+// with its ports, its settings (settings.hpp) and how to make it on the backend asked for. A new
+// stage is one file and one line in stage_registry.cpp's list. `prism stages` prints this list;
+// `prism spectrogram` and the viewer make their stages through it too.
+//
+// Backends: a stage with a GPU kernel runs on the CPU or the GPU as StageEnvironment::backend
+// says — cpu, cuda (prism's kernels), cufft (cuFFT where the stage has an FFT), or automatic: the
+// GPU when one can be set up, the CPU otherwise, with a note saying why when a GPU was there but
+// refused (on a machine without one, automatic is the CPU without a note).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fft/fft.hpp"
+#include "pipeline/settings.hpp"
+#include "pipeline/spectrogram_params.hpp"
+#include "pipeline/stage.hpp"
+
+namespace prism {
+
+struct StageEnvironment {
+  fft::BackendKind backend = fft::BackendKind::automatic;
+  int device = 0;            // CUDA device for the GPU backends
+  unsigned cpu_threads = 0;  // CPU stages: worker threads (0: all cores)
+};
+
+struct MadeStage {
+  std::unique_ptr<Stage> stage;
+  std::string note;  // automatic that fell back to the CPU: why (empty otherwise)
+};
+
+struct StageKind {
+  std::string name;
+  std::string summary;  // one line for `prism stages`
+  PortKind input = PortKind::samples;
+  PortKind output = PortKind::samples;
+  bool gpu_kernel = false;  // runs on the GPU under --backend cuda (or cufft)
+  std::vector<Setting> settings;
+  // Makes the stage from checked values; throws UsageError naming a setting through the values,
+  // std::runtime_error naming the backend when an explicitly requested GPU backend cannot run.
+  std::function<MadeStage(const SettingValues& values, const StageEnvironment& environment)> make;
+};
+
+const std::vector<StageKind>& stage_kinds();
+// The kind of this name, or null.
+const StageKind* find_stage_kind(std::string_view name);
+
+// A stage spec as a chain writes it: "NAME" or "NAME:KEY=VALUE,KEY=VALUE,FLAG".
+struct StageSpec {
+  std::string name;
+  std::map<std::string, std::string> settings;
+};
+// Throws UsageError for an empty name or malformed settings (naming the spec).
+StageSpec parse_stage_spec(std::string_view text);
+// Makes the stage a spec names: UsageError for an unknown name (listing the stages, suggesting
+// the nearest) or a bad setting ("spectrogram: nperseg: -5 is out of range (1..16777216)").
+MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment);
+// Whether `text` names a stage (its part before ':' is a registered name).
+bool names_a_stage(std::string_view text);
+
+// The spectrogram on the backend asked for (as make_stage does for "spectrogram"): `name` says
+// how messages name the settings.
+MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnvironment& environment,
+                                 const KeyNamer& name = plain_key_names());
+
+// The registry as help text: each stage with its ports, summary and settings.
+std::string stages_help();
+
+}  // namespace prism
