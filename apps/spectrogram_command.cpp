@@ -251,8 +251,8 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "Output file(s), by extension: .png (image), .npy (float32 rows x bins, with a "
                   ".json sidecar). Repeat for several. Default: spectrogram.png");
   cmd->add_option("--window", o->window,
-                  "Window NAME[:PARAM]: " + window_names_help())
-      ->capture_default_str();
+                  "Window NAME[:PARAM]: " + window_names_help() +
+                      " [default: " + o->window + ", scipy.signal.spectrogram's]");
   cmd->add_option("--nperseg", o->nperseg, "Samples per segment (frame)")->capture_default_str();
   cmd->add_option("--noverlap", o->noverlap, "Samples shared by consecutive segments [default: nperseg/8]");
   cmd->add_option("--nfft", o->nfft, "FFT length >= nperseg; segments are zero-padded [default: nperseg]");
