@@ -192,12 +192,17 @@ Runner add_fft_tune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fft-tune",
       "Tune prism's CUDA FFT on this GPU: for each length and transform, time every planner "
-      "candidate (transforms per thread block of each kind of pass; one pass on a thread-block "
-      "cluster instead of the four-step for 2^15..2^17; 16 or 32 elements per thread for rows of "
-      "8192, decimal teams or the plain rows kernel for rows of 500 and 1000; Bluestein's "
-      "convolution length for lengths "
-      "with a prime factor above 31) and record the fastest in "
-      "the wisdom file, which planning with --backend cuda then follows.");
+      "candidate and record the fastest in the wisdom file, which planning with --backend cuda "
+      "then follows. The candidates: transforms per thread block of each kind of pass; for "
+      "complex lengths 2^15..2^17 (real ones of twice that), one pass on a thread-block cluster "
+      "of 2, 4 or 8 blocks instead of the four-step's two (GPUs with clusters); 16 or 32 "
+      "elements per thread for rows of 8192; decimal teams (10 elements per thread) or the plain "
+      "rows kernel for rows of 500, 1000, 2000 and 4000; for lengths that take Bluestein's "
+      "algorithm (a prime factor above 127, or no split into two passes), the six convolution "
+      "lengths the planner estimates cheapest, and Rader's algorithm for the primes that can "
+      "take it. Not tuned, because the planner "
+      "takes them for accuracy: the direct DFT of short lengths, the prime stages (radices 37 to "
+      "127) and c2r of the full length.");
   cmd->footer(
       "Each candidate's output is first compared with the default plan's (a wrong one cannot "
       "win); then it is timed with CUDA events, median of --runs executions on fresh random "
@@ -207,7 +212,10 @@ Runner add_fft_tune_command(CLI::App& app) {
       "It is written after each length (merged with what the file holds, atomically), so an "
       "interrupted run keeps what it measured.\n"
       "Wisdom file: --wisdom, else $PRISM_FFT_WISDOM, else $XDG_CACHE_HOME/prism/fft-wisdom.json, "
-      "else ~/.cache/prism/fft-wisdom.json. Delete it to plan with the defaults again.\n"
+      "else ~/.cache/prism/fft-wisdom.json. Delete it to plan with the defaults again. In an "
+      "entry's \"best\" options, \"direct_dft\", \"rader\" and \"full_length_c2r\" (-1 never, 1 "
+      "wherever it can) and \"prime_stages\" (0: Bluestein instead) override the planner's rules "
+      "by hand.\n"
       "Examples:\n"
       "  prism fft-tune                                  powers of two 256..65536, all transforms\n"
       "  prism fft-tune --sizes 1000,1920,4096 --transform r2c\n"

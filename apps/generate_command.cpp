@@ -82,14 +82,16 @@ Runner add_generate_command(CLI::App& app) {
   cmd->footer(
       "SIGNAL is gen[:KEY=VALUE,...] with keys rate, duration, tone=F[@A] (repeatable), "
       "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, i16, ci16).\n"
-      "The output's extension picks the container: .wav/.flac (real signals), "
-      ".sigmf-meta (any, SigMF recording). -o audio: plays a real signal on the default audio "
+      "The output's extension picks the container (see -o); WAV, FLAC and OGG take real signals "
+      "only, SigMF any. -o audio: plays a real signal on the default audio "
       "output at the device's pace (JACK's when a JACK server runs); audio:NAME or audio:INDEX "
       "picks another (prism devices); duration=inf plays until Ctrl-C.\n"
       "Example: prism generate gen:rate=1e6,complex,tone=100e3,noise=0.01,duration=2 -o iq.sigmf-meta\n"
       "Example: prism generate gen:tone=440,duration=3 -o audio:");
   cmd->add_option("signal", o->spec, "Generator spec")->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Output file (.wav, .flac, .sigmf-meta), or audio:[NAME|INDEX] to play it")->required();
+  cmd->add_option("-o,--output", o->output,
+                  "Output, by extension: " + sample_sink_extensions_help())
+      ->required();
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar and no summary line");
   return [o] { return run_generate(*o); };
 }

@@ -195,12 +195,12 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");
   cmd->add_option("--overlap", o->overlap, "Overlap of consecutive frames, 0 ... 0.95 [default: 0.5]");
   cmd->add_option("--channel", o->channel, "Channel shown (0-based) [default: 0]");
-  cmd->add_option("--averaging", o->averaging, "Exponential averaging time constant in s, 0 = off");
-  cmd->add_option("--peak-hold", o->peak_hold, "Show the peak-hold trace (true/false)");
-  cmd->add_option("--min-hold", o->min_hold, "Show the min-hold trace (true/false)");
+  cmd->add_option("--averaging", o->averaging, "Exponential averaging time constant in s, 0 = off [default: 0]");
+  cmd->add_option("--peak-hold", o->peak_hold, "Show the peak-hold trace (true/false) [default: false]");
+  cmd->add_option("--min-hold", o->min_hold, "Show the min-hold trace (true/false) [default: false]");
   cmd->add_option("--hold-decay", o->hold_decay, "How fast the held traces fall back, dB/s [default: 10]");
   cmd->add_option("--db-range", o->db_range, "Colour and plot range MIN:MAX in dB [default: -120:-20]");
-  cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, turbo or grayscale");
+  cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, turbo or grayscale [default: viridis]");
   cmd->add_option("--lines-per-second", o->lines_per_second, "Waterfall lines per second, 1 ... 10000 [default: 50]");
   cmd->add_option("--speed", o->speed, "Playback speed of files: 1, 2, 10 ... or max [default: 1]");
   cmd->add_option("--loop", o->loop, "Loop files at their end (true/false) [default: true]");

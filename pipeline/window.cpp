@@ -169,7 +169,8 @@ std::string WindowSpec::to_string() const {
 std::string window_names_help() {
   return "boxcar (rect, rectangular, ones), hann (hanning), hamming, blackman, "
          "blackmanharris (blackman-harris), flattop (flat top), kaiser:BETA (BETA >= 0, "
-         "e.g. kaiser:8.6), tukey[:ALPHA] (ALPHA in [0, 1], default 0.5)";
+         "e.g. kaiser:8.6), tukey[:ALPHA] (ALPHA in [0, 1]; tukey alone is tukey:0.5, as "
+         "scipy.signal.get_window)";
 }
 
 WindowSpec parse_window(std::string_view text) {

@@ -1,9 +1,10 @@
 // fft_bench: our CUDA FFT beside cuFFT on the same device buffers, plus a device-to-device copy
-// as the bandwidth ceiling, following DESIGN.md: CUDA events around each execution, warm-up,
-// median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan creation outside the
-// timed region, fresh random input in [-0.5, 0.5) for every length (for c2r a valid Hermitian
-// half: the imaginary parts of X[0] and X[n/2] zeroed; FFTW and ours ignore them, cuFFT 12000's
-// C2R does not at every length: 256 and 1024-65536 differed from ours by up to 6e-2); c2c, r2c
+// as the bandwidth ceiling (bench/RESULTS.md records its figures): CUDA events around each
+// execution, warm-up, median of 25 runs, ~1 GiB working set (512 MiB in, 512 MiB out), plan
+// creation outside the timed region, fresh random input in [-0.5, 0.5) for every length (for c2r
+// a valid Hermitian half: the imaginary parts of X[0] and X[n/2] zeroed; FFTW and ours ignore
+// them, cuFFT 12000's C2R does not at every length: 256 and 1024-65536 differed from ours by up
+// to 6e-2, bench/RESULTS.md "cuFFT's c2r and the imaginary parts of X[0] and X[n/2]"); c2c, r2c
 // and c2r. Prints GB/s (one read of the input and one write of the output), GFLOP/s
 // (5 N log2 N complex, 2.5 N log2 N real) and the ratio to cuFFT; --tune also times the
 // planner's candidates per length (fft_wisdom.hpp, planner_candidates; prism fft-tune measures

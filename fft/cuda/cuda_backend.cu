@@ -197,10 +197,11 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
 
 // The same with r2c_post: a block takes the tile at (r0, k0) of the first half of the rows
 // (blockIdx.y over rows / 64) and its mirror tile, each with the row after it, and stores X for
-// both (TransposeDesc). On the H200 (bench/RESULTS.md, fortieth run) it took 371 us for r2c
-// 2^26 where the transpose and the real rows pass took 270 and 282; with the mirror tile read by
-// the neighbouring block instead (the reads meeting in L2) r2c 2^26 gained 4 % instead of 14 %,
-// and neither 16-byte loads nor the next pair's loads in flight through the stores were faster.
+// both (TransposeDesc). On the H200 (bench/RESULTS.md "Four-step kernel: r2c 2^26's post-processing
+// in the transpose") it took 371 us for r2c 2^26 where the transpose and the real rows pass took
+// 270 and 282; with the mirror tile read by the neighbouring block instead (the reads meeting in
+// L2) r2c 2^26 gained 4 % instead of 14 %, and neither 16-byte loads nor the next pair's loads in
+// flight through the stores were faster.
 __global__ void __launch_bounds__(kTransposeTile * kTransposeTileRows)
     transpose_r2c_kernel(const TransposeDesc d, const Cf* src, Cf* dst, long long transforms) {
   __shared__ Cf tile[kTransposeTile + 1][kTransposeTile + 1];

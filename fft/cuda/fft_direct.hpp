@@ -77,13 +77,13 @@ PRISM_HD constexpr int direct_staged_values(int h) { return 2 + 2 * direct_folds
 // the rows have folded values, so that the rows a warp reads at once fall in different banks.
 // (At the even stride the rows of a warp met in one bank and the shared-memory pipe, not DRAM,
 // bounded the kernel: L1 99 %, DRAM 43 % at c2c 4, Nsight Compute, bench/RESULTS.md
-// twenty-seventh run.)
+// "Direct DFT: the kernels".)
 PRISM_HD constexpr int direct_staged_stride(int h) { return direct_staged_values(h) + (direct_folds(h) > 0 ? 1 : 0); }
 
 // A block's threads, and the output pairs it computes (rows_per_block rows of direct_pairs(h)):
 // several per thread, so that each block moves enough data to keep the memory busy. (Half as
 // many, with the values in two planes, made c2c 4 and 10 11 % and 29 % slower, bench/RESULTS.md
-// twenty-seventh run.)
+// "Direct DFT: the kernels".)
 inline constexpr int kDirectBlockThreads = 256;
 inline constexpr int kDirectPairsPerBlock = 1024;
 PRISM_HD constexpr int direct_rows_per_block(int h) {
@@ -96,10 +96,10 @@ PRISM_HD constexpr int direct_rows_per_block(int h) {
 // computes and stores its own row there with the functions below (h a constant, so that the
 // loops unroll and the folded values stay in registers), and the block copies the outputs out.
 // Other rows take the kernel of output pairs (direct_dft_kernel), several threads to a row. On
-// the H200 (bench/RESULTS.md, twenty-seventh run) the row per thread took up to 36 % less time
-// at h 4 to 16 (c2c 16 0.643 -> 0.412 ms, r2c 24 0.623 -> 0.399; c2c 7 the same) and more below,
-// where its blocks move too little (h = 1, r2c 2: 0.288 -> 0.577 ms; h = 2, c2r 4 +54 %; h = 3,
-// c2r 3 +17 %).
+// the H200 (bench/RESULTS.md "Direct DFT: the kernels") the row per thread took up to 36 % less
+// time at h 4 to 16 (c2c 16 0.643 -> 0.412 ms, r2c 24 0.623 -> 0.399; c2c 7 the same) and more
+// below, where its blocks move too little (h = 1, r2c 2: 0.288 -> 0.577 ms; h = 2, c2r 4 +54 %; h =
+// 3, c2r 3 +17 %).
 inline constexpr int kMinDirectThreadLength = 4;
 inline constexpr int kMaxDirectThreadLength = 16;
 inline constexpr int kDirectRowThreads = 128;
@@ -234,8 +234,8 @@ PRISM_HD void direct_pair(const DirectDftDesc& d, const Cd* staged, const Cd* ro
   }
   Cd b{0.0, 0.0};
   // w = exp(2 pi i jk / h) by repeated multiplication, not a table read at jk mod h per term
-  // (the slower on the H200: bench/RESULTS.md, twenty-sixth run), at a cost of about j * 2^-52
-  // in w, far below the float rounding of the result.
+  // (bank conflicts: c2c 61 ran at 498 GB/s so on the H200, 1025 this way; bench/RESULTS.md "Direct
+  // DFT"), at a cost of about j * 2^-52 in w, far below the float rounding of the result.
   const Cd step = roots[k * d.root_step];
   Cd w = step;
   for (int j = 1; j <= direct_folds(h); ++j) {

@@ -9,10 +9,10 @@
 // real rows of an r2c exchange Z with their mirror rows through shared memory first, the real
 // columns of a c2r X with their mirror columns before the first stage. On
 // the H200, c2c 2^16 took 0.533 ms on this kernel, 0.702 on the pass kernel, cuFFT 0.591
-// (bench/RESULTS.md, ninth run, with the twiddle layout of twiddle_grid). Where
-// four_step_prefetch says so (the plain row passes), a block first asks L2 for the rows of the
-// block a quarter of a wave later; where four_step_twiddles_evict_last does (c2c's and r2c's
-// columns), the column pass reads its twiddles marked to stay in L2.
+// (bench/RESULTS.md "Four-step kernel against the pass kernel", with the twiddle layout of
+// twiddle_grid). Where four_step_prefetch says so (the plain row passes), a block first asks L2 for
+// the rows of the block a quarter of a wave later; where four_step_twiddles_evict_last does (c2c's
+// and r2c's columns), the column pass reads its twiddles marked to stay in L2.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,7 +58,8 @@ __device__ __forceinline__ void four_step_prefetch_rows(const FourStepPassDesc& 
 // real columns of 512 took 128 (one block per multiprocessor) while their exchange spilled 88
 // bytes per thread; with four_step_real_slot's
 // (36 bytes) two blocks of 512 threads ran c2r 2^19 in 0.757 ms instead of 0.826 and 2^20 in
-// 0.765 instead of 0.837 on the H200 (bench/RESULTS.md, twenty-second run).
+// 0.765 instead of 0.837 on the H200 (bench/RESULTS.md "Four-step kernel: c2r's pre-processing in
+// the column pass").
 template <int kN, FourStepKind kKind, FourStepShape kShape>
 __global__ void __launch_bounds__(four_step_launch_threads(kN), four_step_launch_blocks(kN))
     fft_four_step_kernel(const FourStepPassDesc d, const void* src, void* dst) {

@@ -27,11 +27,12 @@ inline constexpr int kMaxSinglePass = 16384;
 // (compiled_butterflies_per_thread below), so register use is about the same for every radix.
 inline constexpr int kElementsPerThread = 16;
 // Every pass kernel is compiled for blocks of up to 1024 threads, one block per multiprocessor at
-// the least: a budget of 64 registers per thread. Measured on the H200 (bench/RESULTS.md): 64
-// registers beat 80 (without spills, fewer resident blocks) by 3-5 % and 128 by up to 25 % at
-// 512-4096, because resident blocks hide each other's global-memory latency. Four-step passes
-// of 4096 and 8192 need the 1024 threads to hold four transforms side by side (2^23 and 2^24
-// took 0.68 and 0.56 of the time of blocks capped at 512 threads).
+// the least: a budget of 64 registers per thread. Measured on the H200 (bench/RESULTS.md "Pass
+// kernel: registers and block size"): 64 registers beat 80 (without spills, fewer resident blocks)
+// by 3-5 % and 128 by up to 25 % at 512-4096, because resident blocks hide each other's
+// global-memory latency. Four-step passes of 4096 and 8192 need the 1024 threads to hold four
+// transforms side by side (2^23 and 2^24 took 0.68 and 0.56 of the time of blocks capped at 512
+// threads).
 inline constexpr int kMaxThreadsPerBlock = 1024;
 
 // Butterflies per thread in a radix-R stage of a compiled length n (fixed_stage). Lengths above
@@ -57,11 +58,11 @@ PRISM_HD constexpr bool is_power_of_two(long long n) { return n > 0 && (n & (n -
 // Lengths with a pass kernel of their own, whose stages are unrolled at compile time (constant
 // radices, divisors and twiddle offsets; the first stage reads global memory and the last one
 // writes it directly). Any other smooth length runs the run-time stage loop, about 3x slower
-// (c2c 1000 against 1024 on the H200, bench/RESULTS.md). The list: every power of two, and
-// 2^k times 3, 5, 9, 15, 25 and 125 from 48 to 16384 — the round lengths of audio and radio work
-// (960, 1000, 1920, 4000 ...), and the halves the planner picks for four-step splits (48000 =
-// 200 x 240) and Bluestein convolutions — plus 4095. The planner prefers these lengths for
-// splits and convolution lengths.
+// (c2c 1000 against 1024 on the H200, bench/RESULTS.md "Compiled lengths and the run-time stage
+// loop"). The list: every power of two, and 2^k times 3, 5, 9, 15, 25 and 125 from 48 to 16384 —
+// the round lengths of audio and radio work (960, 1000, 1920, 4000 ...), and the halves the planner
+// picks for four-step splits (48000 = 200 x 240) and Bluestein convolutions — plus 4095. The
+// planner prefers these lengths for splits and convolution lengths.
 #define PRISM_FFT_COMPILED_LENGTHS                                                             \
   2, 4, 8, 16, 32, 48, 50, 60, 64, 72, 80, 96, 100, 120, 125, 128, 144, 160, 192, 200, 240, 250, \
       256, 288, 320, 384, 400, 480, 500, 512, 576, 640, 768, 800, 960, 1000, 1024, 1152, 1280,   \
@@ -102,11 +103,10 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   }
   // Tens: the power-of-two part takes ceil(twos / 4) stages and each 5 one; a 10 takes a 2 into
   // a 5's stage, so the fewest tens that bring the power-of-two part to its fewest stages
-  // (1000 = 10x10x10, not 8x5x5x5: c2c 1000 11 % faster, 1600, 2560 and 12800 22-24 % on the
-  // H200, bench/RESULTS.md, sixteenth run). Not where a radix-10 stage, one butterfly per
-  // thread in a compiled kernel, would give a transform 513 to 1024 threads: its block loses
-  // the second resident block (8000 = 16x10x10x5 in 800 threads: c2r 16000 20 % slower than
-  // 8x8x5x5x5 in 544).
+  // (1000 = 10x10x10, not 8x5x5x5: c2c 1000 11 % faster, 1600, 2560 and 12800 22-23 % on the H200,
+  // bench/RESULTS.md "Radix 10"). Not where a radix-10 stage, one butterfly per thread in a
+  // compiled kernel, would give a transform 513 to 1024 threads: its block loses the second
+  // resident block (8000 = 16x10x10x5 in 800 threads: c2r 16000 20 % slower than 8x8x5x5x5 in 544).
   int fives = 0;
   for (long long m = n; m % 5 == 0; m /= 5) ++fives;
   const long long whole = n << twos;
@@ -121,11 +121,11 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   twos -= tens;
   for (int i = 0; i < tens; ++i) n /= 5;
   // Fifteens and twenty-ones: a 3 joins a 5 or a 7 in one stage (1920 = 16x8x15, 4095 =
-  // 15x21x13: c2c 18 % and 38 % faster on the H200, bench/RESULTS.md, seventeenth run), in
-  // compiled kernels only, where such a stage gives each thread one butterfly (the run-time
-  // stage loop would give a radix 15 two, thirty values), and on the same terms as the tens:
-  // not where one transform would take 513 to 1024 threads, nor where the first stage would
-  // keep fewer than 16 butterflies.
+  // 15x21x13: c2c 18 % and 37 % faster on the H200, bench/RESULTS.md "Radices 15 and 21, and paired
+  // real rows in the first and last stage"), in compiled kernels only, where such a stage gives
+  // each thread one butterfly (the run-time stage loop would give a radix 15 two, thirty values),
+  // and on the same terms as the tens: not where one transform would take 513 to 1024 threads, nor
+  // where the first stage would keep fewer than 16 butterflies.
   int threes = 0;
   for (long long m = n; m % 3 == 0; m /= 3) ++threes;
   int fives_left = 0;
@@ -146,9 +146,9 @@ PRISM_HD constexpr int factorize(long long n, int* radices, int max_out) {
   for (int i = 0; i < twenty_ones; ++i) n /= 21;
   // Nines: two 3s in one stage, in lengths without a compiled kernel only (the run-time stage
   // loop, where every stage is a pass through shared memory and a barrier): on the H200 c2c 81
-  // -31 %, 243 = 9x9x3 -15 %, 6561 -29 %, r2c 162 -32 % (bench/RESULTS.md, thirty-first run).
-  // Not for exactly three 3s: c2c and r2c 1080 as 8x9x3x5 took 8-11 % more than as 8x3x3x3x5,
-  // 135 as 9x3x5 -6 to +0.3 %. The compiled kernels keep the radices they were measured with.
+  // -31 %, 243 = 9x9x3 -15 %, 6561 -29 %, r2c 162 -32 % (bench/RESULTS.md "Radix 9"). Not for
+  // exactly three 3s: c2c and r2c 1080 as 8x9x3x5 took 8-11 % more than as 8x3x3x3x5, 135 as 9x3x5
+  // -6 to +0.3 %. The compiled kernels keep the radices they were measured with.
   const int nines = pairs_allowed || threes == 3 ? 0 : threes / 2;
   for (int i = 0; i < nines; ++i) n /= 9;
   int sixteens = twos / 4;
@@ -233,11 +233,11 @@ PRISM_HD constexpr bool is_prime_stage_radix(int radix) { return radix > kLarges
 
 // The prime stage: a radix-p butterfly of p up to 127 unrolled would hold 2p values and p/2 x
 // p/2 roots in registers (radices 37 to 61 that way spilled 1.4-3.8 KB per thread and ran
-// slower than Bluestein on the H200, bench/RESULTS.md, twenty-eighth run). Instead each work
-// item of a butterfly computes kPrimePairsPerItem output pairs (k, p - k), reading the
-// (twiddled) inputs from shared memory and the roots from the pass's table, and each thread
-// holds at most kPrimeItemsPerThread items' outputs until the stage's barrier (three: at four
-// the stage spilled within the pass kernel's 64 registers).
+// slower than Bluestein on the H200, bench/RESULTS.md "Prime stages (radices 37 to 127)"). Instead
+// each work item of a butterfly computes kPrimePairsPerItem output pairs (k, p - k), reading the
+// (twiddled) inputs from shared memory and the roots from the pass's table, and each thread holds
+// at most kPrimeItemsPerThread items' outputs until the stage's barrier (three: at four the stage
+// spilled within the pass kernel's 64 registers).
 inline constexpr int kPrimePairsPerItem = 2;
 inline constexpr int kPrimeItemsPerThread = 3;
 inline constexpr int kPrimeItemOutputs = 2 * kPrimePairsPerItem + 1;
@@ -246,7 +246,8 @@ inline constexpr int kPrimeItemOutputs = 2 * kPrimePairsPerItem + 1;
 // at most 8 terms: on the host executor c2c 127 1.53e-07 -> 0.93e-07, 14351 = 113 x 127
 // 2.18e-07 -> 1.37e-07 (qa_FftPlanHost PrimeStageSumsInBlocks). A whole block's terms unrolled,
 // the last block's rolled: on the H200 -3.6 to +1.9 % against the terms one by one at radices 37
-// to 127 (bench/RESULTS.md, thirty-first run), where all blocks rolled cost 5-12 %.
+// to 127 (bench/RESULTS.md "Prime stages: sums in blocks of eight terms"), where all blocks rolled
+// cost 5-12 %.
 inline constexpr int kPrimeSumBlock = 8;
 PRISM_HD constexpr int prime_stage_groups(int radix) {
   return ((radix - 1) / 2 + kPrimePairsPerItem - 1) / kPrimePairsPerItem;
@@ -312,7 +313,7 @@ constexpr int registers_holding(int warps) {
 // block per multiprocessor either way) 72 registers instead of 64 cut the spills from 220 to 108
 // bytes and Bluestein 4097 and 6007 took 2-3 % less, at 6400 (two blocks of 448) 3001 3 % less;
 // 72 at 4608 (320 threads) would leave two blocks instead of three: 2053 took 11 % more
-// (bench/RESULTS.md, fourteenth run).
+// (bench/RESULTS.md "Bluestein: the one-pass kernel's registers").
 constexpr int bluestein_kernel_registers(int m) {
   const int warps = compiled_transform_threads(m) / 32;
   const int resident = resident_warps(64) / warps;
@@ -892,7 +893,7 @@ PRISM_HD constexpr bool has_four_step_kernel(long long n) {
 // four_step_twiddle_split splits only passes of 1024 and more that have a four-step kernel. The
 // others compile without the two-factor case, whose registers made the Bluestein kernel's passes
 // of 320 and 512 spill up to 24 bytes per thread more (ptxas -v) and c2c 65537 (320 x 512, never
-// split) run 4 % slower (bench/RESULTS.md, twenty-first run).
+// split) run 4 % slower (bench/RESULTS.md "Four-step kernel: twiddles in two factors").
 inline constexpr int kTwiddleSplitMinLength = 1024;
 PRISM_HD constexpr bool may_split_twiddles(int compiled_length) {
   return compiled_length == 0 || (has_four_step_kernel(compiled_length) && compiled_length >= kTwiddleSplitMinLength);
@@ -992,7 +993,7 @@ PRISM_HD void pair_split_element(const PairSplitDesc& d, const Cf* spectra, Cf* 
 // on the host executor). The last pass leaves the outputs in the scratch in the order of s, and
 // a last step gathers X[k] from s = load_index[k] (k = g^-s) into the output in order: the
 // same permutation scattered by the last pass's stores took 1.66 ms of c2c 65537's 3.12 on the
-// H200 (bench/RESULTS.md, thirty-second run).
+// H200 (bench/RESULTS.md "Rader").
 struct RaderDcDesc {
   long long n = 0;             // the prime length
   int columns = 0;             // m2, columns of the first pass
@@ -1077,7 +1078,8 @@ PRISM_HD Cf real_butterfly_twiddle_of(Cf w_even, Cf w_odd, int r) {
 
 // Element k < h of the half-length FFT's input, conj(2Z[k]), from a row x of the h+1 values of
 // a Hermitian spectrum (the imaginary parts of X[0] and X[h] are ignored, as FFTW does; cuFFT
-// 12000's C2R uses them at some lengths, bench/RESULTS.md).
+// 12000's C2R uses them at some lengths, bench/RESULTS.md "cuFFT's c2r and the imaginary parts of
+// X[0] and X[n/2]").
 PRISM_HD Cf c2r_pre_of_row_at(const Cf* x, int h, int k, Cf w_k) {
   Cf x_k = x[k];
   Cf x_hk = x[h - k];
@@ -1158,17 +1160,17 @@ inline constexpr int kRowsMaxLength = 16384;
 // stage (two of radix 5, five of radix 2) at indices fixed for the whole transform.
 // On fft_plain_rows_kernel the butterflies of a block's transforms are dealt to its threads
 // afresh at every stage, and the divisions of that map (by 100 and 125 for each butterfly) and
-// of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md,
-// fifteenth run); the decimal team's c2c 1000 has 76 PTX instructions per element, the plain
-// rows kernel's about 105 (static counts, nvcc 13.0 for sm_90). On the H100 (bench/RESULTS.md,
-// twentieth run) they took c2c 500 0.412 -> 0.376 ms, r2c 1000 0.459 -> 0.413, c2r 2000 0.495
-// -> 0.420, c2c 1000 0.369 -> 0.374 (at the copy's speed). The planner's rule takes them; the
+// of the padded shared addresses left c2c 1000 bound by the integer pipe (bench/RESULTS.md "Decimal
+// teams (rows of 500, 1000, 2000, 4000)", where the figures below are); the decimal team's c2c 1000
+// has 76 PTX instructions per element, the plain rows kernel's about 105 (static counts, nvcc 13.0
+// for sm_90). On the H100 they took c2c 500 0.412 -> 0.376 ms, r2c 1000 0.459 -> 0.413, c2r 2000
+// 0.495 -> 0.420, c2c 1000 0.369 -> 0.374 (at the copy's speed). The planner's rule takes them; the
 // planner option rows_elements_per_thread = kElementsPerThread puts the rows on the plain rows
-// kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the
-// plain rows kernel's, for c2r's halves too (rows_radix_list), but 2000's and 4000's: radix_list's
+// kernel instead, and the tuning mode measures both. Their stages are radix_list's, as the plain
+// rows kernel's, for c2r's halves too (rows_radix_list), but 2000's and 4000's: radix_list's
 // 16x5x5x5 and 16x10x5x5 have a radix that does not divide 10. With the twos first (2x10x10x10,
 // 2x2x10x10x10) c2c 2000 took 0.345 ms instead of 0.327, 4000 0.391 instead of 0.381, r2c 4000
-// 0.456 instead of 0.424 (H200, bench/RESULTS.md, twenty-fifth run).
+// 0.456 instead of 0.424 (H200).
 inline constexpr int kDecimalTeamElements = 10;
 PRISM_HD constexpr bool has_decimal_rows_kernel(long long n) {
   return n == 500 || n == 1000 || n == 2000 || n == 4000;
@@ -1214,10 +1216,10 @@ PRISM_HD constexpr int team_threads(int n, int elements = kElementsPerThread) { 
 PRISM_HD constexpr int team_plane_floats(int n) { return (smem_pad(n - 1) + 1) | 1; }
 
 // The threads a block of the rows kernel aims at (whole rows; a longer row takes a block of its
-// own). Small blocks ran faster (fewer rows wait at each barrier; bench/RESULTS.md, fourteenth
-// run): against 256, at 64 r2c 256-4096 took 4-8 % less, c2r 256, 1024 and 4096 6-8 % less, c2c
-// 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64 threads) took 0.304
-// ms alone in its block and 0.288 two to a block.
+// own). Small blocks ran faster (fewer rows wait at each barrier; bench/RESULTS.md "Rows kernel:
+// block size and registers"): against 256, at 64 r2c 256-4096 took 6-8 % less, c2r 256, 1024 and
+// 4096 6-8 % less, c2c 64 9 % less, other c2c lengths the same; c2r of half 1024 (one team of 64
+// threads) took 0.304 ms alone in its block and 0.288 two to a block.
 PRISM_HD constexpr int rows_block_target(RowsKind kind, int n) {
   // Decimal teams: 1 row of 4000, 2 of 2000, 4 of 1000, 8 of 500; 13 warps, the last half full.
   if (has_decimal_rows_kernel(n)) return 400;
@@ -1245,12 +1247,12 @@ PRISM_HD constexpr long long rows_shared_bytes(int n, RowsKind kind, int element
 // Whether the rows kernel of length n and kind has each team prefetch into L2 the input of a
 // row that starts a quarter of a wave of blocks later (RowsPassDesc::prefetch_ahead), so that
 // DRAM keeps reading while the rows in the multiprocessors run their stages. On the H200
-// (bench/RESULTS.md, twenty-third run) c2c 256-16384 took 1-13 % less (16384, one row per
-// multiprocessor: 0.405 -> 0.351 ms), r2c 4096-16384 0.5-8 % less, c2r 4096 5 % less;
-// prefetching, r2c 256 and c2r 256, 8192-32768 took 1-15 % more. A whole wave ahead most lengths
-// took 16-31 % more (the prefetched rows evicted before their blocks ran), half or an eighth of a
-// wave about what a quarter took. Lengths below 256 and the decimal ones were not measured
-// and do not prefetch.
+// (bench/RESULTS.md "Rows kernel: prefetching a later row into L2") c2c 256-16384 took 1-15 % less
+// (16384, one row per multiprocessor: 0.405 -> 0.351 ms), r2c 4096-16384 0.5-8 % less, c2r 4096 5 %
+// less; prefetching, r2c 256 and c2r 256, 8192-32768 took 1-15 % more. A whole wave ahead most
+// lengths took 16-31 % more (the prefetched rows evicted before their blocks ran), half or an
+// eighth of a wave about what a quarter took. Lengths below 256 and the decimal ones were not
+// measured and do not prefetch.
 PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
   if (!is_power_of_two(n) || n < 256) return false;
   switch (kind) {
@@ -1264,20 +1266,21 @@ PRISM_HD constexpr bool rows_prefetch(int n, RowsKind kind) {
 
 // Whether the rows kernel of length n, kind and elements per thread reads its rows' input without
 // allocating lines in L1 (ld.global.L1::no_allocate), which keeps the stage twiddles there. On the
-// H200 (bench/RESULTS.md, thirty-sixth run) c2c 8192 took 3.2-3.4 % less so; with every length
-// from 256 to 16384 bypassing, the others took the same or more: c2c 16384 8.7 %, r2c 256-2048
-// 7-13 %, c2r 256-8192 7-86 %.
+// H200 (bench/RESULTS.md "Rows kernel: input past L1, stage twiddles as products") c2c 8192 took
+// 3.2-3.4 % less so; with every length from 256 to 16384 bypassing, the others took the same or
+// more: c2c 16384 8.7 %, r2c 256-2048 7-13 %, c2r 256-8192 7-86 %.
 PRISM_HD constexpr bool rows_input_bypasses_l1(int n, RowsKind kind, int elements) {
   return n == 8192 && elements == kElementsPerThread && (kind == RowsKind::forward || kind == RowsKind::inverse);
 }
 
 // Whether the rows kernel's team of length n, kind and elements per thread forms the stage
 // twiddles of inputs that are not powers of two as products (stage_compute_at). Measured on
-// the H200 against reading every one (bench/RESULTS.md, thirty-sixth run, call 5): r2c 4096-32768
-// 1.3-6.5 % less (halves 2048-16384), c2r 16384 4.4 % and 32768 7.7 % less, c2c 16384 1.0 %, the
-// decimal teams 1.3-5.2 % (c2c 1000-4000, r2c 1000-4000, c2r 1000 and 4000); but (call 4) c2r 4096
-// 11.6 % more and 8192 6.8 % (halves 2048, 4096), c2c 8192 12 % (64 registers, spilling), and
-// (call 5) c2r 2000 8.7 % (half 1000); lengths up to 1024 within 1 %.
+// the H200 against reading every one (bench/RESULTS.md "Rows kernel: input past L1, stage twiddles
+// as products"): r2c 4096-32768 1.3-6.5 % less (halves 2048-16384), c2r 16384 4.4 % and 32768 7.7 %
+// less, c2c 16384 1.0 %, the decimal teams 1.3-5.2 % (c2c 1000-4000, r2c 1000-4000, c2r 1000 and
+// 4000); but with every team deriving c2r 4096 11.6 % more and 8192 6.8 % (halves 2048, 4096), c2c
+// 8192 12 % (64 registers, spilling), and c2r 2000 8.7 % (half 1000); lengths up to 1024 within 1
+// %.
 PRISM_HD constexpr bool rows_derive_twiddles(int n, RowsKind kind, int elements) {
   if (elements == kDecimalTeamElements) return !(kind == RowsKind::real_inverse && n == 1000);
   switch (kind) {
@@ -1334,12 +1337,12 @@ PRISM_HD constexpr bool has_rows_kernel(long long n) {
 // Wide teams: the rows kernel of length 8192 also compiled at kWideTeamElements elements per
 // thread: 256 threads to a row, each with twice the butterflies of every stage and up to 128
 // registers, two rows per multiprocessor as with 512 threads. Measured on the H200 against 16
-// per thread (bench/RESULTS.md, nineteenth run): c2r 16384 0.376 -> 0.357 ms, c2c 8192 0.314 ->
-// 0.318, r2c 16384 0.395 -> 0.443. Three rows per multiprocessor (80 registers, spilling 312-456
-// bytes per thread) took c2c 8192 0.508 ms, and 16384 at 32 per thread (512 threads, one row per
-// multiprocessor) was no faster for c2c (0.408 against 0.407) and 12-18 % slower for the real
-// kinds, so neither is compiled. The planner's rule (default_rows_elements_per_thread) takes
-// them for c2r; the tuning mode measures both widths.
+// per thread (bench/RESULTS.md "Rows kernel: wide teams for rows of 8192"): c2r 16384 0.376 ->
+// 0.357 ms, c2c 8192 0.314 -> 0.318, r2c 16384 0.395 -> 0.443. Three rows per multiprocessor (80
+// registers, spilling 312-456 bytes per thread) took c2c 8192 0.508 ms, and 16384 at 32 per thread
+// (512 threads, one row per multiprocessor) was no faster for c2c (0.408 against 0.407) and 12-18 %
+// slower for the real kinds, so neither is compiled. The planner's rule
+// (default_rows_elements_per_thread) takes them for c2r; the tuning mode measures both widths.
 inline constexpr int kWideTeamElements = 32;
 inline constexpr int kWideRowsLength = 8192;
 PRISM_HD constexpr bool has_wide_rows_kernel(long long n) { return n == kWideRowsLength; }
@@ -1350,16 +1353,16 @@ PRISM_HD constexpr bool has_wide_rows_kernel(long long n) { return n == kWideRow
 // stage then gives each thread two or more butterflies, which pair up (paired_butterfly) so that
 // each thread holds X[k] and X[n - k] for every Z[k] of its inputs and reads each X once. With
 // radix 16 first each thread read X[k] and X[n - k] for its own 16 inputs, every X twice (c2r
-// 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md,
-// twelfth run): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 -> 0.294, 4096
-// 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no faster, and
-// 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 % with this
-// order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix: 256 runs
-// as 4x8x8 (a stage more, each X read once: c2r 512 0.302-0.309 ms instead of 0.324-0.326), while
-// 4096 as 8x8x8x8 gained nothing (c2r 8192 0.344-0.350 against 0.340-0.342; thirteenth run) and
-// keeps 16x16x16. The other kinds, and lengths without a rows kernel (whose compiled pass
-// kernels fix radix_list's order), take radix_list; the decimal teams (`elements` =
-// kDecimalTeamElements) decimal_radix_list, for every kind.
+// 4096: 41.4 M L2 read sectors against cuFFT's 25.5 M). Measured on the H200 (bench/RESULTS.md
+// "Rows kernel: c2r's stage order"): c2r 256 0.354 -> 0.307 ms, 1024 0.355 -> 0.334, 2048 0.352 ->
+// 0.294, 4096 0.344 -> 0.325, 16384 0.402 -> 0.379; all radices ascending ran 2048 and 16384 no
+// faster, and 32768 (rows of 16384, 1024 threads, one block per multiprocessor) 15 % slower, 9 %
+// with this order, so it keeps radix_list. 256 = 16x16 and 4096 = 16x16x16 have no such radix: 256
+// runs as 4x8x8 (a stage more, each X read once: c2r 512 0.302-0.309 ms instead of 0.324-0.326),
+// while 4096 as 8x8x8x8 gained nothing (c2r 8192 0.344-0.350 against 0.340-0.342) and keeps
+// 16x16x16. The other kinds, and lengths without a rows kernel (whose compiled pass kernels fix
+// radix_list's order), take radix_list; the decimal teams (`elements` = kDecimalTeamElements)
+// decimal_radix_list, for every kind.
 PRISM_HD constexpr RadixList rows_radix_list(RowsKind kind, long long n, int elements = kElementsPerThread) {
   if (elements == kDecimalTeamElements && has_decimal_rows_kernel(n)) return decimal_radix_list(n);
   RadixList list = radix_list(n);
@@ -1404,7 +1407,8 @@ inline bool rows_pass_of(const PassDesc& p, RowsPassDesc& d) {
 // Whether the first stage of length n has 16 or more butterflies per transform, so that a c2r
 // whose first stage reads X[i] and X[n - i] from global memory reads runs of 128 bytes or more:
 // with one (c2r 32, half 16 = one radix-16 butterfly) each thread read a row of its own and c2r
-// 32 took 1.05 ms instead of 0.50 (H200, bench/RESULTS.md, twelfth run).
+// 32 took 1.05 ms instead of 0.50 (H200, bench/RESULTS.md "c2r's first stage from X in global
+// memory").
 PRISM_HD constexpr bool wide_first_stage(long long n) { return n / radix_list(n).radix[0] >= 16; }
 
 // Whether a plain rows pass of length n and kind runs on fft_plain_rows_kernel
@@ -1432,13 +1436,13 @@ constexpr int plain_rows_block_threads(int n) {
 
 // Registers per thread of fft_plain_rows_kernel of length n: the most (registers_holding) that
 // keep the blocks of plain_rows_block_threads resident that 64 allow; but 56 where 64 hold one
-// block and 56 two. Measured on the H200 against 64 at every length (bench/RESULTS.md, fifteenth
-// run): at 8000 (blocks of 544 threads) 56 took 26 % less for c2c 8000 and 26-36 % less for
-// r2c / c2r 16000; at 1000, 2000 and 4000 (288 threads, three blocks, before radix 10) 72 took
-// 1-9 % less for r2c / c2r of twice the length, c2c 1000 the same, c2c 4000 3 % more, where 56
-// (four blocks) made c2c 1000 14 % slower; at 6400 (two blocks of 448) 72 made r2c 12800 8 %
-// faster; more registers where they cost a block (72 at 1920, 256 threads) made r2c 3840 12 %
-// slower.
+// block and 56 two. Measured on the H200 against 64 at every length (bench/RESULTS.md "Plain rows
+// kernel: registers per length"): at 8000 (blocks of 544 threads) 56 took 26 % less for c2c 8000
+// and 25-36 % less for r2c / c2r 16000; at 1000, 2000 and 4000 (288 threads, three blocks, before
+// radix 10) 72 took 1-9 % less for r2c / c2r of twice the length, c2c 1000 the same, c2c 4000 3 %
+// more, where 56 (four blocks) made c2c 1000 14 % slower; at 6400 (two blocks of 448) 72 made r2c
+// 12800 8 % faster; more registers where they cost a block (72 at 1920, 256 threads) made r2c 3840
+// 12 % slower.
 constexpr int plain_rows_kernel_registers(int n) {
   const int warps = plain_rows_block_threads(n) / 32;
   const int resident = resident_warps(64) / warps;
@@ -1511,7 +1515,7 @@ inline BluesteinPass bluestein_pass_of(const PassDesc& p) {
 // inputs (StageOut::held, StageIn::held_conv: one shared-memory round trip and two barriers
 // fewer), its blocks one transform each. Shorter lengths share blocks by default: one to a
 // block took Bluestein 509 (m = 1024) 2-4 % longer, 1021 (2048) no less (H200,
-// bench/RESULTS.md).
+// bench/RESULTS.md "Bluestein: the shortest convolution and the held spectrum").
 PRISM_HD constexpr int bluestein_held_elements(long long m) {
   if (m < kSingleElementsPerBlock) return 0;
   const RadixList list = radix_list(m);
@@ -1530,8 +1534,8 @@ PRISM_HD constexpr int bluestein_held_elements(long long m) {
 // Registers per thread of the Bluestein kernel of compiled length m and pass: the one pass's
 // per length (bluestein_kernel_registers), 64 for the three-pass variants (blocks of up to 1024
 // threads, as the pass kernel). 96 for the row pass spilled less (160: 232 bytes against 496)
-// but took c2c 10007 and 65537 7 % longer (fewer resident blocks; bench/RESULTS.md, eighteenth
-// run).
+// but took c2c 10007 and 65537 7 % longer (fewer resident blocks; bench/RESULTS.md "Bluestein:
+// three passes on the Bluestein kernel").
 constexpr int bluestein_pass_registers(int m, BluesteinPass pass) {
   return pass == BluesteinPass::one_pass ? bluestein_kernel_registers(m) : 64;
 }
@@ -1568,9 +1572,9 @@ enum class FourStepKind : int {
 
 // Whether the four-step kernel's teams of length n and kind form the stage twiddles as products
 // (stage_compute_at): c2r's passes of powers of two (the real columns and the inverse rows),
-// where on the H200 c2r 65536 took 3.1 % less and 2^20 4.1 % less (bench/RESULTS.md, thirty-sixth
-// run, call 5); with every four-step pass deriving (call 4), c2c's and r2c's measured within 1.2 %
-// either way, and they keep the table.
+// where on the H200 c2r 65536 took 3.1 % less and 2^20 4.1 % less (bench/RESULTS.md "Four-step
+// kernel: stage twiddles as products"); with every four-step pass deriving, c2c's and r2c's
+// measured within 1.2 % either way, and they keep the table.
 PRISM_HD constexpr bool four_step_derive_twiddles(FourStepKind kind, int n) {
   return is_power_of_two(n) && (kind == FourStepKind::columns_real || kind == FourStepKind::rows_inverse);
 }
@@ -1625,7 +1629,7 @@ PRISM_HD constexpr int four_step_other_side(FourStepKind kind, int n, FourStepSh
 // pass forms its input, FourStepKind::columns_real) instead of the balanced one; 0 where it keeps
 // the balanced split. The column passes are the dearer ones, their reads strided; c2r's, which
 // also form their input from X[k] and X[h - k], gained most from shorter columns. Measured on
-// the H200 (bench/RESULTS.md, forty-first run), balanced against this split, ms:
+// the H200 (bench/RESULTS.md "Four-step kernel: shorter columns"), balanced against this split, ms:
 //   c2c 2^18 512x512 0.600, 256x1024 0.566; c2c 2^20 1024x1024 0.668, 512x2048 0.637;
 //   c2r 2^17 (half 256x256) 0.618, 128x512 0.592; 2^18 (256x512) 0.652, 128x1024 0.600;
 //   2^19 (512x512) 0.731, 256x1024 0.652; 2^20 (512x1024) 0.730, 256x2048 0.678;
@@ -1725,10 +1729,11 @@ PRISM_HD constexpr int four_step_teams(int n) { return n >= 2048 ? 4 : 8192 / n;
 PRISM_HD constexpr int four_step_team_threads(int n) { return team_threads(n, rows_team_elements(n)); }
 
 // Rows (c2r: columns) per block of the decimal real rows and columns: 8 (400 threads, two
-// blocks per multiprocessor at 72 registers). On the H200 (bench/RESULTS.md, thirty-fifth run) 16 rows (800 threads, one block
-// at 72 registers; two would allow 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905
-// ms against 0.880, 96000 1.032 against 1.008; and 10^6 (rows 1000 x 500, which 16 do not
-// divide) took 1.178 ms on the 8 against 1.540 without them.
+// blocks per multiprocessor at 72 registers). On the H200 (bench/RESULTS.md "Four-step kernel:
+// decimal real rows and columns") 16 rows (800 threads, one block at 72 registers; two would allow
+// 32, and spilled 236 bytes per thread) ran r2c 48000 in 0.905 ms against 0.880, 96000 1.032
+// against 1.008; and 10^6 (rows 1000 x 500, which 16 do not divide) took 1.178 ms on the 8 against
+// 1.540 without them.
 inline constexpr int kDecimalFourStepTeams = 8;
 // The four-step kernel's launch bounds: blocks of up to 1024 threads, one per multiprocessor at
 // the least (64 registers); the decimal real rows' blocks two.
@@ -1741,13 +1746,13 @@ PRISM_HD constexpr int four_step_launch_blocks(int n) { return has_decimal_four_
 // real columns below 2048 512, see has_real_columns_pass): column passes take at least 16 (runs
 // of 128 bytes per row; 8 at 2048, 4 at 4096; real columns of 1024 eight), real rows
 // at least 64 (a whole block from 256 up), plain row passes four_step_teams(n). Measured on the
-// H200 (bench/RESULTS.md, tenth and eleventh runs): columns of 2048 eight wide instead of four,
-// c2c 2^22 0.933 -> 0.816 ms; of 1024 sixteen instead of eight, c2c 2^21 0.770 -> 0.715;
-// columns of 512 and less with a whole block of 1024 threads ran 2-6 % slower, plain rows of
-// 2048 eight wide gained nothing. Real rows store runs of teams / 2 rows: with four (16 bytes)
-// the r2c 2^22 row pass moved 1.5x its bytes through DRAM; a whole block instead of 8192
-// elements took r2c 2^21 (rows of 1024) from 1.09 to 0.84 ms and 2^19 (512) from 0.785 to 0.73,
-// while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
+// H200 (bench/RESULTS.md "Four-step kernel: transforms per block"): columns of 2048 eight wide
+// instead of four, c2c 2^22 0.933 -> 0.817 ms; of 1024 sixteen instead of eight, c2c 2^21 0.770 ->
+// 0.715; columns of 512 and less with a whole block of 1024 threads ran 2-6 % slower, plain rows of
+// 2048 eight wide gained nothing. Real rows store runs of teams / 2 rows: with four (16 bytes) the
+// r2c 2^22 row pass moved 1.4x the DRAM bytes of eight and took 1.8x the time; a whole block
+// instead of 8192 elements took r2c 2^21 (rows of 1024) from 1.09 to 0.84 ms and 2^19 (512) from
+// 0.787 to 0.73, while rows of 128 ran faster with 64 than with 128 (r2c 2^16 0.60 against 0.67).
 // The decimal real rows and columns take kDecimalFourStepTeams (8 of 500, 400 threads).
 PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
   const int teams = four_step_teams(n);
@@ -1770,7 +1775,7 @@ PRISM_HD constexpr int four_step_teams(FourStepKind kind, int n) {
 // batch: the column pass of c2c 2^24 (a 128 MB grid) moved 1.5x its data through DRAM and took
 // 640 us against the row pass's 369 (Nsight Compute, H200); split, c2c 2^21-2^24 ran 7-12 %
 // faster, r2c 2^22-2^24 6-11 %, c2r 4-6 %, Bluestein 1000003 7-8 %, while 2^20 (an 8 MB grid,
-// held in L2) ran 0.5-2.5 % slower (bench/RESULTS.md, twenty-first run).
+// held in L2) ran 0.5-2.5 % slower (bench/RESULTS.md "Four-step kernel: twiddles in two factors").
 inline constexpr long long kTwiddleGridMaxEntries = 1LL << 20;
 PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_count) {
   const bool split = has_four_step_kernel(count) && count >= kTwiddleSplitMinLength &&
@@ -1783,10 +1788,11 @@ PRISM_HD constexpr int four_step_twiddle_split(long long count, long long inner_
 // of their mirrors, 32 bytes), in 512 threads (two blocks per multiprocessor) up to columns of
 // 1024, in 1024 at 2048: columns of 128 to 2048, c2r up to 2^24. While the exchange between a
 // column and its mirror spilled, blocks of 1024 threads ran slower fused (c2r 2^22 1.166 ->
-// 1.209 ms on the H200, bench/RESULTS.md, tenth run) and so did the columns of 1024 (c2r 2^21
-// 1.009 -> 1.068 ms, twenty-first run); with four_step_real_slot's, c2r 2^21 took 0.934 ms
-// instead of 1.016, 2^22 0.917 instead of 1.078, 2^23 1.026 instead of 1.125 and 2^24 0.98-0.99
-// instead of 1.127 (twenty-second run). The decimal columns of 500 too (kDecimalFourStepTeams).
+// 1.209 ms on the H200) and so did the columns of 1024 (c2r 2^21 1.009 -> 1.068 ms); with
+// four_step_real_slot's, c2r 2^21 took 0.934 ms instead of 1.016, 2^22 0.917 instead of 1.078, 2^23
+// 1.026 instead of 1.125 and 2^24 0.98-0.99 instead of 1.127 (bench/RESULTS.md "Four-step kernel:
+// c2r's pre-processing in the column pass"). The decimal columns of 500 too
+// (kDecimalFourStepTeams).
 PRISM_HD constexpr bool has_real_columns_pass(int n) {
   if (has_decimal_four_step_kernel(n)) return true;
   if (!has_four_step_kernel(n)) return false;
@@ -1797,11 +1803,11 @@ PRISM_HD constexpr bool has_real_columns_pass(int n) {
 // Whether the four-step kernel of length n and kind has each block first prefetch into L2 the
 // input of the block a quarter of a wave later (FourStepPassDesc::prefetch_ahead), as the rows
 // kernel does (rows_prefetch): the plain row passes (contiguous rows) but rows of 1024. On the
-// H200 (bench/RESULTS.md, twenty-fourth run) c2c 2^22-2^24 took 2.1-4.1 % less, c2r 2^18, 2^23,
-// 2^24 2.6-4.3 % less, rows of 1024 (c2c 2^19, 2^20, c2r 2^20, 2^21) 0.3-0.9 % more. Column
-// passes read kN short runs of a block's columns: prefetched, c2c 2^24 took 20 % more (each run
-// alone) and c2c 2^21 16 % more (whole 128-byte lines, once); prefetching the real rows (r2c)
-// gained 1.4 % at 2^16 and 2^17 and lost 0.5-1.2 % at 2^20 and 2^22.
+// H200 (bench/RESULTS.md "Four-step kernel: prefetching a later block's rows") c2c 2^22-2^24 took
+// 2.1-4.1 % less, c2r 2^18, 2^23, 2^24 2.6-4.3 % less, rows of 1024 (c2c 2^19, 2^20, c2r 2^20,
+// 2^21) 0.3-0.9 % more. Column passes read kN short runs of a block's columns: prefetched, c2c 2^24
+// took 20 % more (each run alone) and c2c 2^21 16 % more (whole 128-byte lines, once); prefetching
+// the real rows (r2c) gained 1.4 % at 2^16 and 2^17 and lost 0.5-1.2 % at 2^20 and 2^22.
 PRISM_HD constexpr bool four_step_prefetch(int n, FourStepKind kind) {
   return (kind == FourStepKind::rows || kind == FourStepKind::rows_inverse) && n != 1024;
 }
@@ -1811,11 +1817,11 @@ PRISM_HD constexpr bool four_step_prefetch(int n, FourStepKind kind) {
 // inverse. The table is read again by every transform of a batch; unmarked, the streaming data
 // pushed part of it out of L2, and the column pass of c2c 2^20 (512x2048, an 8 MB table) read 634
 // MB from DRAM for 537 MB of data, marked 545 (Nsight Compute, H200). In the benchmark
-// (bench/RESULTS.md, forty-second run, three calls, means of two rounds) c2c 2^20 took 1.8-2.5 %
-// less, 2^22 0.8-1.4 %, 2^23 1.7-2.3 %, r2c 2^24 0.9-1.6 %, r2c 2^20 and 2^21 0.4-1.1 %; c2c 2^19
-// and 2^24, r2c 2^18 and 2^23 took 0.2-0.9 % more; the other c2c and r2c lengths from 2^16 to 2^26
-// moved within 0.6 % either way. c2r's real columns keep plain loads: marked, c2r 2^21 took 1.9 %
-// more and 2^20 0.9-1.0 % more.
+// (bench/RESULTS.md "Four-step kernel: column twiddles marked evict-last", means of two rounds on
+// two machines) c2c 2^20 took 1.8-2.2 % less, 2^22 0.8-1.0 %, 2^23 2.2-2.3 %, r2c 2^24 1.4-1.6 %;
+// c2c 2^19 0.7-0.8 % more; the other c2c and r2c lengths from 2^16 to 2^26 moved between -1.1 and
+// +0.9 %. c2r's real columns keep plain loads: marked, c2r 2^21 took 1.9 % more and 2^20 0.9-1.0 %
+// more.
 PRISM_HD constexpr bool four_step_twiddles_evict_last(FourStepKind kind) {
   return kind == FourStepKind::columns || kind == FourStepKind::columns_inverse;
 }

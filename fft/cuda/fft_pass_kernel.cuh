@@ -614,8 +614,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // Half-length c2r of plain rows: the first stage forms its inputs from X in global memory
     // (X[i] and X[n - i], each read twice) instead of a load phase, a pre-processing step in
     // shared memory and their barriers: on the H200 c2r 1000 took 0.51 ms instead of 0.86,
-    // 1920 0.45 instead of 0.85, 8000 0.56 instead of 1.49 (bench/RESULTS.md, twelfth run).
-    // Only with a wide first stage (wide_first_stage).
+    // 1920 0.45 instead of 0.85, 8000 0.56 instead of 1.49 (bench/RESULTS.md "c2r's first stage
+    // from X in global memory"). Only with a wide first stage (wide_first_stage).
     if constexpr (wide_first_stage(kLength)) {
       const bool direct_c2r = p.n == kLength && p.real_step == RealStep::c2r_pre &&
                               p.load_kind == LoadKind::complex_row && !p.load_chirp && in_rows &&
@@ -641,7 +641,8 @@ __global__ void __launch_bounds__(kMaxThreadsPerBlock, 1)
     // rows the pair's spectrum), and a c2r's last stage stores both real rows; an r2c's split
     // of the pair's spectrum needs Z[k] and Z[n-k] and so goes through shared memory
     // (store_phase). On the H200 r2c / c2r 125 took 0.81 / 0.89 ms instead of 1.05 / 1.13
-    // through the load phase (bench/RESULTS.md, seventeenth run).
+    // through the load phase (bench/RESULTS.md "Radices 15 and 21, and paired real rows in the
+    // first and last stage").
     const bool direct_paired = p.paired && p.inner_is_batch && p.n == kLength &&
                                p.load_n == kLength && !p.load_chirp && !p.mid_conv &&
                                p.real_step != RealStep::c2r_pre;
@@ -846,16 +847,16 @@ __global__ void __maxnreg__(plain_rows_kernel_registers(kLength))
 //     split from shared memory after the stages. A kernel of its own, so that it does not
 //     share a register allocation with the pass kernel's other paths: as a branch of
 //     fft_pass_kernel the same code ran c2c 4097 in 6.07 ms, as its own kernel in 5.16 (H200,
-//     bench/RESULTS.md). Its registers: as many as cost no resident block
-//     (bluestein_kernel_registers).
+//     bench/RESULTS.md "Bluestein: the one-pass kernel of its own"). Its registers: as many as
+//     cost no resident block (bluestein_kernel_registers).
 //   columns_in, columns_out: the first and third of three passes, over columns side by side
 //     (neighbouring threads take neighbouring columns); loads through load_element (chirp,
 //     padding, real or Hermitian rows, Rader's gather) or stores through store_element (chirp,
 //     tail, real rows).
 //   rows: the second, rows of scratch in place.
 // On the pass kernel the three passes of c2c 65537 took 2.53, 2.50 and 1.35 ms, here 1.43,
-// 1.85 and 1.06; c2c 10007 4.87 -> 3.77 ms, 20011 5.19 -> 3.44 (bench/RESULTS.md, eighteenth
-// run).
+// 1.85 and 1.06; c2c 10007 4.87 -> 3.77 ms, 20011 5.19 -> 3.44 (bench/RESULTS.md "Bluestein: three
+// passes on the Bluestein kernel").
 template <int kLength, BluesteinPass kPass>
 __global__ void __maxnreg__(bluestein_pass_registers(kLength, kPass))
     fft_bluestein_kernel(const PassDesc p, const void* src, void* dst, long long inner_count) {
@@ -882,7 +883,7 @@ __global__ void __maxnreg__(bluestein_pass_registers(kLength, kPass))
     // before the first FFT's first writes: c2c 4097 (m = 8192) took 1.82 ms so, 2.09 through
     // shared memory; with the spectrum multiply in the first FFT's last stage 1.97, and 2.04
     // where each block chose its path at run time (both compiled: 990 bytes of spills against
-    // 576; H200, bench/RESULTS.md, thirty-third run).
+    // 576; H200, bench/RESULTS.md "Bluestein: the shortest convolution and the held spectrum").
     constexpr int kHeld = bluestein_held_elements(kLength);
     if constexpr (kHeld > 0) {
       Cf held[kHeld];

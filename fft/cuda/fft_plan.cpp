@@ -206,20 +206,21 @@ bool cluster_shape(long long n, int preferred_m, int& c, int& m) {
 }
 
 // Relative cost of a pass of a length without a compiled kernel (the run-time stage loop):
-// c2c 1000 took 3.1x the time of c2c 1024 on the H200 (bench/RESULTS.md).
+// c2c 1000 took 3.1x the time of c2c 1024 on the H200 (bench/RESULTS.md "Compiled lengths and the
+// run-time stage loop").
 constexpr long long kRunTimeLoopCost = 3;
 
 // The one-pass Bluestein kernel's time per transform at each compiled length m, in
 // picoseconds, less 6.5 ps per element of the transform's own input and output (what a longer
 // row added at the same m): the planner's estimate of which convolution length is cheapest.
-// Measured on the H200 (bench/RESULTS.md, thirteenth run), where it is far from proportional to
-// m: 12288 = 16x16x16x3 took 182 ns, 9216 = 16x8x8x3x3 253, 15360 = 16x8x8x3x5 543 (the stages
-// of radix 3 and 5 and the threads they take). Since then 4096, 8192 and 16384 hold the
-// spectrum in registers between the FFTs (bluestein_held_elements) and took 8192 84.6 ns and
-// 16384 193.3 (thirty-third run); their entries stay as measured first, because 8192 at 84.6
-// would take the lengths 2306..3201 from 6400 to 8192, and the thirty-fourth run timed those
-// within 1% of 6400. That run re-measured 5120 at 78.6 ns (2311 and 2503), 8% faster than 6400
-// for the lengths 2306..2561 it now takes. The tuning mode measures the device at hand.
+// Measured on the H200 (bench/RESULTS.md "Bluestein: the convolution length"), where it is far from
+// proportional to m: 12288 = 16x16x16x3 took 222 ns per transform, 9216 = 16x8x8x3x3 282, 15360 =
+// 16x8x8x3x5 593 (the stages of radix 3 and 5 and the threads they take). Since then 4096, 8192 and
+// 16384 hold the spectrum in registers between the FFTs (bluestein_held_elements) and 8192 measured
+// 84.6 ns by this table's measure, 16384 193.3; their entries stay as measured first, because 8192
+// at 84.6 would take the lengths 2306..3201 from 6400 to 8192, and those timed within 1% of 6400.
+// 5120 re-measured at 78.6 ns (2311 and 2503) is 8% faster than 6400 for the lengths 2306..2561 it
+// now takes. The tuning mode measures the device at hand.
 struct BluesteinPassCost {
   int m;
   long long ps;
@@ -250,8 +251,8 @@ constexpr long long kBluesteinScratchPs = 8;
 // element goes through two FFTs of length m1 (the column passes) and two of m2 (the row pass),
 // costed per element as in one pass (bluestein_pass_cost), plus the scratch row's traffic. On
 // the H200 it ranks the measured best first for 10007, 20011 and 100003, and for 65537 163840
-// (6.42 ms) ahead of the smallest, 138240 (6.94; the best, 147456, took 6.30:
-// bench/RESULTS.md, thirteenth run).
+// (6.42 ms) ahead of the smallest, 138240 (6.97; the best, 147456, took 6.30: bench/RESULTS.md
+// "Bluestein: the convolution length").
 long long bluestein_three_pass_cost(long long m, int m1, int m2) {
   return m * bluestein_pass_cost(m1) / m1 + m * bluestein_pass_cost(m2) / m2 + m * kBluesteinScratchPs;
 }
@@ -397,8 +398,8 @@ class Builder {
     }
     // A c2r's rows of h + 1 values of X, where it loads them before the stages (no direct
     // c2r first stage): two at a time when h + 1 is odd, so that every block's rows start
-    // 16-byte aligned and load as float4 (the element-wise load took c2r 160 and 480 2.5x the
-    // time of their r2c on the H200, bench/RESULTS.md).
+    // 16-byte aligned and load as float4 (element by element, c2r 160 and 480 took 1.02 and 1.19 ms
+    // on the H200, in even blocks 0.66 and 0.81: bench/RESULTS.md "Even c2r blocks").
     const bool even_blocks = p.real_step == RealStep::c2r_pre && p.load_n % 2 == 1 &&
                              !(has_compiled_kernel(p.n) && wide_first_stage(p.n));
     if (even_blocks && per_block > 1) per_block -= per_block % 2;
@@ -713,7 +714,8 @@ class Builder {
   // four-step's column elements: on the H200, with the Bluestein kernel's column passes
   // (bluestein_pass_of), 4096 instead of 8192 took c2c 10007 3.77 -> 3.61 ms, 20011 3.44 ->
   // 3.34, 65537 4.35 -> 4.10; 2048 was faster at 20011 (3.18) but slower at 65537 (4.25), 16384
-  // slower at all three (bench/RESULTS.md, eighteenth run, the tuning mode).
+  // slower at all three (bench/RESULTS.md "Bluestein: three passes on the Bluestein kernel", the
+  // tuning mode).
   int convolution_column_elements() const {
     return std::max(1, options_.column_elements_per_block / 2);
   }
@@ -877,9 +879,9 @@ class Builder {
   // Whether a four-step's row pass of n2 runs as plain rows (the rows kernel) in place in the
   // scratch, then a transpose step into the output (TransposeDesc): rows longer than the
   // four-step kernel takes (kFourStepMaxLength), toward plain rows of complex values outside
-  // the scratch. On the H200 (bench/RESULTS.md, thirty-eighth run) c2c 2^25 took 1.08 ms so
-  // instead of 1.68, whose row pass of 8192, storing transposed itself in runs of two rows (16
-  // bytes), took about 1.25.
+  // the scratch. On the H200 (bench/RESULTS.md "Four-step kernel: beyond 2^24, rows then a
+  // transpose") c2c 2^25 took 1.08 ms so instead of 1.68, whose row pass of 8192, storing
+  // transposed itself in runs of two rows (16 bytes), took about 1.25.
   static bool rows_then_transpose(long long n1, long long n2, const Endpoint& out) {
     return n2 > kFourStepMaxLength && has_rows_kernel(n2) && n1 % kTransposeTile == 0 &&
            n2 % kTransposeTile == 0 && out.store_kind == StoreKind::complex_row && out.keep >= n1 * n2 &&
@@ -893,8 +895,8 @@ class Builder {
   //    kernel, two to a block;
   //  - c2c 2^25: 2048 x 16384 instead of 4096 x 8192, whose column pass took 518 us on the H200
   //    (Nsight Compute) against 417 for the columns of 2048 of c2c 2^23 (the same bytes). c2c
-  //    2^25 then took 1.03 ms instead of 1.09, r2c and c2r 2^26 4 % less (bench/RESULTS.md,
-  //    thirty-ninth run).
+  //    2^25 then took 1.03 ms instead of 1.09, r2c and c2r 2^26 4 % less (bench/RESULTS.md
+  //    "Four-step kernel: beyond 2^24, rows then a transpose").
   static void prefer_transposed_rows(long long n, const Endpoint& out, int& n1, int& n2) {
     if (n1 <= kFourStepMaxLength && n2 <= kFourStepMaxLength) return;
     if (n % kFourStepWideRows != 0) return;
@@ -981,10 +983,11 @@ class Builder {
   //    hold 8 columns or more (has_real_columns_pass: columns up to 2048). The fused pass adds
   //    an exchange through shared memory before the first stage; while that spilled, blocks of
   //    1024 threads, one per multiprocessor, ran c2r 2^22 and 2^24 4-5 % slower fused on the
-  //    H200, blocks of 512 2^16-2^20 7-21 % faster (bench/RESULTS.md, tenth run); with the
-  //    exchange of four_step_real_slot c2r 2^21-2^24 ran 8-15 % faster fused (twenty-second run).
-  //    c2r 2^26 (2048 x 16384, rows then transpose) took 0.68 ms fused instead of 0.74 behind a
-  //    pre-processing pass (thirty-ninth run).
+  //    H200, blocks of 512 2^16-2^20 7-21 % faster; with the exchange of four_step_real_slot
+  //    c2r 2^21-2^24 ran 8-15 % faster fused (bench/RESULTS.md "Four-step kernel: c2r's
+  //    pre-processing in the column pass"). c2r 2^26 (2048 x 16384, rows then transpose) took
+  //    0.68 ms fused instead of 0.74 behind a pre-processing pass (bench/RESULTS.md "Four-step
+  //    kernel: beyond 2^24, rows then a transpose").
   bool four_step_real(long long h, const Endpoint& in, Endpoint out, RealStep real_step) {
     Shape shape;
     const bool rows = real_step == RealStep::r2c_post_rows;
@@ -995,16 +998,16 @@ class Builder {
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     // r2c: the real rows on the shorter side (n1 = 2 n2) where both sides have four-step
     // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^22 took 0.97 ms
-    // instead of 1.05 (bench/RESULTS.md, eleventh run; 2^24, 1.37 ms instead of 1.66 then, now
-    // takes the rows pass below).
+    // instead of 1.05 (bench/RESULTS.md "Four-step kernel: r2c's real rows on the shorter side";
+    // 2^24, 1.37 ms instead of 1.66 then, now takes the rows pass below).
     if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
     // r2c's real rows of 2048 (a square split, the half length 2^22) take 1024 instead
     // (FourStepShape::tall4, 4096 x 1024): runs of eight rows stored instead of four (a run of
     // 32 bytes and its mirror's, which straddles two sectors). On the H200 r2c 2^23 took 1.165 ms
-    // instead of 1.180 (bench/RESULTS.md, twenty-first run). The real rows of 512 (the half
-    // length 2^18) likewise take 256: r2c 2^19 took 0.697 ms instead of 0.715, where the same
-    // move took r2c 2^17 (256 x 256) from 0.617 to 0.621 and r2c 2^21 (1024 x 1024) from 0.833
-    // to 0.868 (forty-first run).
+    // instead of 1.180. The real rows of 512 (the half length 2^18) likewise take 256: r2c 2^19
+    // took 0.697 ms instead of 0.715, where the same move took r2c 2^17 (256 x 256) from 0.617 to
+    // 0.621 and r2c 2^21 (1024 x 1024) from 0.833 to 0.868 (bench/RESULTS.md "Four-step kernel:
+    // r2c's real rows on the shorter side").
     constexpr int kTall4RealRows = 512;
     if (rows && shape.n1 == shape.n2 &&
         (four_step_teams(FourStepKind::rows_real, shape.n2) < 16 || shape.n2 == kTall4RealRows) &&
@@ -1020,7 +1023,7 @@ class Builder {
     // r2c's real rows of 2048 and longer stay unfused: the plain four-step into a buffer of
     // its own, then the real rows pass (make_plan_layout). On the H200 r2c 2^24 took 1.06 ms
     // instead of 1.27 fused (rows of 2048), 2^25 1.16 instead of 1.84 (rows of 4096)
-    // (bench/RESULTS.md, thirty-seventh run).
+    // (bench/RESULTS.md "Four-step kernel: r2c's real rows of 2048 and longer").
     if (rows && n >= 2048) return false;
 
     // What the four-step below adds, taken back where the kernel does not take the pass (the
@@ -1053,8 +1056,8 @@ class Builder {
   // An r2c of length 2h whose half length is a four-step with rows then transpose (h = n1 x
   // 16384: r2c 2^26): the transpose step stores X itself (TransposeDesc::r2c_post) instead of Z
   // into a buffer of its own for a real rows pass to read again. On the H200 r2c 2^26 took 1.13
-  // ms so instead of 1.32 (bench/RESULTS.md, fortieth run). False (nothing planned) for any
-  // other half length.
+  // ms so instead of 1.32 (bench/RESULTS.md "Four-step kernel: r2c 2^26's post-processing in the
+  // transpose"). False (nothing planned) for any other half length.
   bool transposed_real_rows(long long h, const Endpoint& in, Endpoint out) {
     out.keep = h + 1;
     Shape shape;
@@ -1074,10 +1077,10 @@ class Builder {
   // where the half length is n1 x 500 (500 x n2) with the other side a compiled length that the
   // blocks' rows (columns) divide (48000 = 2 x 48 x 500, 10^6 = 2 x 1000 x 500): the row pass
   // stores X (the column pass forms the input), where the four-step kernel takes no other split
-  // of such a half length. On the H200 (bench/RESULTS.md, thirty-fifth run) r2c 48000 took 0.88
-  // ms instead of 1.35 over 125 x 192 and a real rows pass, 96000 1.00 instead of 1.24, 10^6
-  // 1.17 instead of 1.53; c2r 48000 0.95 instead of 1.40, 96000 0.99 instead of 1.29, 10^6 1.10
-  // instead of 1.54.
+  // of such a half length. On the H200 (bench/RESULTS.md "Four-step kernel: decimal real rows and
+  // columns") r2c 48000 took 0.88 ms instead of 1.35 over 125 x 192 and a real rows pass, 96000
+  // 1.00 instead of 1.24, 10^6 1.17 instead of 1.53; c2r 48000 0.95 instead of 1.40, 96000 0.99
+  // instead of 1.29, 10^6 1.10 instead of 1.54.
   static void decimal_real_split(long long h, bool rows, int& n1, int& n2) {
     const FourStepKind kind = rows ? FourStepKind::rows_real : FourStepKind::columns_real;
     for (int d = 1; d <= kFourStepMaxLength; ++d) {
@@ -1304,9 +1307,8 @@ bool direct_dft_rule(long long n, Transform transform) {
     Transform transform;
   };
   // Above 30: where our FFT's error was above 1.1x cuFFT's on the H200 (the whole sweep
-  // 2..4096, bench/RESULTS.md, twenty-sixth run: c2r 32 7.65e-08 against 6.83e-08 ... c2r 90
-  // 9.8e-08 against 8.15e-08), and r2c where the direct DFT was the faster (36: 0.661 ms against
-  // 0.937).
+  // 2..4096, bench/RESULTS.md "Direct DFT": c2r 32 7.65e-08 against 6.83e-08 ... c2r 60 9.0e-08
+  // against 7.93e-08), and r2c where the direct DFT was the faster (36: 0.661 ms against 0.937).
   constexpr Exception kDirectLonger[] = {
       {32, Transform::r2c},  {36, Transform::r2c}, {44, Transform::r2c}, {60, Transform::r2c},
       {90, Transform::r2c},  {108, Transform::r2c}, {32, Transform::c2r}, {35, Transform::c2r},
@@ -1317,8 +1319,8 @@ bool direct_dft_rule(long long n, Transform transform) {
   }
   if (n > kDirectSmoothLength) return false;
   // Where our FFT of a short smooth length was the faster on the H200 and not less accurate
-  // than cuFFT (bench/RESULTS.md, twenty-sixth run; twenty-seventh for the row per thread, which
-  // took c2c 11, r2c 16 and c2r 16 from the FFT: r2c 16 0.375 ms against 0.696).
+  // than cuFFT (bench/RESULTS.md "Direct DFT"; the row per thread then took c2c 11, r2c 16 and c2r
+  // 16 from the FFT, r2c 16 0.375 ms against 0.696: "Direct DFT: the kernels").
   constexpr Exception kFftFaster[] = {{2, Transform::c2c_forward},  {2, Transform::c2c_inverse},
                                       {24, Transform::c2c_forward}, {24, Transform::c2c_inverse},
                                       {4, Transform::r2c},          {8, Transform::r2c}};

@@ -85,8 +85,9 @@ struct PlannerOptions {
   int row_elements_per_block = 8192;     // four-step row passes (transposed stores)
   // M of cluster passes, the elements each block holds (one of kClusterBlockLengths; the other
   // where n / M is no cluster size); 0: no cluster passes. Off by default: on the H200 they were
-  // slower than the four-step except for r2c 65536 (bench/RESULTS.md), so they are a candidate
-  // of the tuning mode. Ignored on devices without thread-block clusters.
+  // slower than the four-step except for r2c 65536 (bench/RESULTS.md "Cluster passes (2^15 to
+  // 2^17)"), so they are a candidate of the tuning mode. Ignored on devices without thread-block
+  // clusters.
   int cluster_block_length = 0;
   // The convolution length m of a Bluestein plan: at least 2n - 2 (bluestein_min_length), and
   // a length the planner builds (one that a block holds, or a smooth one with a four-step
@@ -106,23 +107,23 @@ struct PlannerOptions {
   // tuning mode, which measures speed only: the rule takes it for accuracy.
   int direct_dft = 0;
   // Prime stages (radices 37 to 127, prime_stage_item) for the lengths that have them: 1, or 0
-  // for Bluestein instead. On the H200 (bench/RESULTS.md, twenty-ninth run) their error stayed
-  // within 1.1x cuFFT's at every such length up to 4096 where Bluestein's was above it at 112
-  // (c2c forward); Bluestein was 1.05-2.8x faster for single passes (c2c 148 1.84 against 1.94
-  // ms, 4087 2.08 against 4.58) and a four-step of two prime stages (14351: 2.8 against 8.0),
-  // slower for four-steps of one (606208: 4.50 against 3.30, 827392: 5.13 against 4.09;
-  // 1040384 = 127 x 8192 4.27 against 4.41). Not a candidate of the tuning mode, which measures
-  // speed only: the default takes them for accuracy, as the direct DFT.
+  // for Bluestein instead. On the H200 (bench/RESULTS.md "Prime stages (radices 37 to 127)") their
+  // error stayed within 1.1x cuFFT's at every such length up to 4096 where Bluestein's was above it
+  // at 112 (c2c forward); Bluestein was 1.05-2.8x faster for single passes (c2c 148 1.84 against
+  // 1.94 ms, 4087 2.08 against 4.58) and a four-step of two prime stages (14351: 2.8 against 8.0),
+  // slower for four-steps of one (606208: 4.50 against 3.30, 827392: 5.20 against 4.10; 1040384 =
+  // 127 x 8192 4.27 against 4.41). Not a candidate of the tuning mode, which measures speed only:
+  // the default takes them for accuracy, as the direct DFT.
   int prime_stages = 1;
   // c2r through the complex FFT of the full length n, the Hermitian row expanded on load and the
   // real parts stored, one row per transform (can_take_full_length_c2r: n one pass without
   // Bluestein), instead of the half length's FFT (even n) or two rows per transform (odd n):
   // 0 where the planner's rule says (full_length_c2r_rule), 1 wherever it can, -1 never. Its
-  // error is that of the real part alone: on the H200 (bench/RESULTS.md, thirtieth run) 0.8-0.95x
-  // cuFFT's at the rule's lengths, where the half length's or a pair's was 1.1-1.26x; but twice
-  // the arithmetic, and the Hermitian rows loaded element by element: 1.9-2.8x the time (c2r
-  // 135 1.28 against 2.44 ms, 162 0.94 against 2.63, 1080 1.14 against 2.80). Not a candidate
-  // of the tuning mode: the rule takes it for accuracy, as the direct DFT.
+  // error is that of the real part alone: on the H200 (bench/RESULTS.md "Full-length c2r")
+  // 0.8-0.95x cuFFT's at the rule's lengths, where the half length's or a pair's was 1.1-1.26x; but
+  // twice the arithmetic, and the Hermitian rows loaded element by element: 1.9-2.8x the time (c2r
+  // 135 1.28 against 2.44 ms, 162 0.94 against 2.63, 1080 1.14 against 2.80). Not a candidate of
+  // the tuning mode: the rule takes it for accuracy, as the direct DFT.
   int full_length_c2r = 0;
   // Rader's algorithm for prime lengths that can take it (can_take_rader) instead of Bluestein:
   // 0 where the planner's rule says (rader_rule) and bluestein_length is 0, 1 wherever it can,
@@ -139,25 +140,26 @@ inline constexpr const char* kRowsElementsPerThreadChoices = "0 (the planner's r
 
 // The planner's rule for the rows kernel's elements per thread at length n (the complex length
 // of the pass) and kind: decimal teams for 500 and 1000, 6-15 % faster than the plain rows kernel
-// at its default blocking on the H100 (bench/RESULTS.md, twentieth run), 7-23 % on the H200
-// (twenty-first run), c2c 1000 too since they run three blocks per multiprocessor (0.274 ms
-// against 0.322 on the H200, twenty-fourth run; at two the plain rows kernel was 4.7 % faster),
-// and for 2000 and 4000 (10x10x10x2 and 10x10x10x2x2 against the plain rows kernel's 16x5x5x5
-// and 16x10x5x5; H200, twenty-fifth run: c2c 2000 0.348 -> 0.328 ms, 4000 0.434 -> 0.381, r2c
-// 4000 0.459 -> 0.426, 8000 0.531 -> 0.449, c2r 4000 0.417 -> 0.390, 8000 0.491 -> 0.460, and
-// every blocking of the plain rows kernel slower in the tuning mode); wide teams for c2r's
-// halves of 8192, the one kind they were faster for on the H200 (nineteenth run); else
-// kElementsPerThread.
+// at its default blocking on the H100, c2c 1000 too since they run three blocks per multiprocessor
+// (0.274 ms against 0.313-0.326 on the plain rows kernel's blockings on the H200; at two blocks the
+// plain rows kernel was faster), and for 2000 and 4000 (10x10x10x2 and 10x10x10x2x2 against the
+// plain rows kernel's 16x5x5x5 and 16x10x5x5; H200: c2c 2000 0.348 -> 0.328 ms, 4000 0.434 ->
+// 0.381, r2c 4000 0.459 -> 0.426, 8000 0.531 -> 0.449, c2r 4000 0.417 -> 0.390, 8000 0.491 ->
+// 0.460, and every blocking of the plain rows kernel slower in the tuning mode): bench/RESULTS.md
+// "Decimal teams (rows of 500, 1000, 2000, 4000)". Wide teams for c2r's halves of 8192, the one
+// kind they were faster for on the H200 (bench/RESULTS.md "Rows kernel: wide teams for rows of
+// 8192"); else kElementsPerThread.
 int default_rows_elements_per_thread(long long n, RowsKind kind);
 
 // The planner's rule for the direct DFT, among the lengths it takes (direct_dft_length): those
 // whose complex length has a prime factor above 13 (else Bluestein, or a stage of radix 17 to 127
 // that was not measured against it: Bluestein took 1.1-2.7x the direct DFT's
 // time on the H200 up to 46, less at 61), and the lengths up to kDirectSmoothLength but a few
-// where our FFT was faster (bench/RESULTS.md, twenty-sixth run: the direct DFT took 0.3-1.0x
-// the FFT's time, c2c 3-27, r2c and c2r 2-27), and longer ones where our FFT's error was above
-// 1.1x cuFFT's (r2c 32, c2r 32-110) or the direct DFT was the faster (r2c 36-108). Its error is the float rounding of the result,
-// 2.0-2.7e-8, where the FFTs of these lengths were up to 1.3x cuFFT's (4e-8 to 1e-7).
+// where our FFT was faster (bench/RESULTS.md "Direct DFT": the direct DFT took 0.3-1.0x the FFT's
+// time, c2c 3-27, r2c and c2r 2-27), and longer ones where our FFT's error was above 1.1x cuFFT's
+// (r2c 32, c2r 32-110) or the direct DFT was the faster (r2c 36-108). Its error is the float
+// rounding of the result, 2.0-2.7e-8, where the FFTs of these lengths were up to 1.3x cuFFT's (4e-8
+// to 1e-7).
 inline constexpr long long kDirectSmoothLength = 30;
 bool direct_dft_rule(long long n, Transform transform);
 
@@ -168,7 +170,7 @@ bool can_take_full_length_c2r(long long n, const PlannerOptions& options);
 // The planner's rule for it, among the lengths that can: the c2r lengths whose half-length or
 // paired FFT's error was above 1.1x cuFFT's in the whole sweep 2..4096 on the H200 (135, 162,
 // 198, 243, 264, 297, 360, 405, 486, 810, 990, 1080: 1.04-1.26e-07 against 0.85-1.12e-07,
-// bench/RESULTS.md, twenty-sixth to twenty-ninth runs), longer than the direct DFT takes.
+// bench/RESULTS.md "Full-length c2r"), longer than the direct DFT takes.
 bool full_length_c2r_rule(long long n);
 // Whether a c2r plan of n under these options takes it.
 bool takes_full_length_c2r(long long n, const PlannerOptions& options);
@@ -181,11 +183,11 @@ bool can_take_rader(long long n);
 // The planner's rule for it, among the lengths that can: where Bluestein takes three passes
 // (2n - 2 beyond one block) and the estimate of Rader's three passes of n - 1
 // (bluestein_three_pass_cost) is below that of Bluestein's cheapest convolution length. On the
-// H200 (bench/RESULTS.md, thirty-second run, call 5) Rader took c2c / r2c / c2r 12289 21 / 21 /
-// 15 %, 18433 28 / 25 / 21 %, 40961 39 / 35 / 31 %, 65537 44 / 42 / 38 % and 786433 37 / 35 /
-// 36 % less time than Bluestein. Not against Bluestein in one pass (n up to 8192): there Rader
-// was 4-17 % faster at 1153 and 4801, 7-48 % slower at 3457, 7681 and 8191 (call 7), which the
-// tuning mode tells apart.
+// H200 (bench/RESULTS.md "Rader") Rader took c2c / r2c / c2r 12289 21 / 21 / 15 %, 18433 28 / 25 /
+// 21 %, 40961 39 / 35 / 31 %, 65537 44 / 42 / 38 % and 786433 37 / 35 / 36 % less time than
+// Bluestein. Not against Bluestein in one pass (n up to 8192): there Rader was 4-17 % faster at
+// 1153 and 4801 and slower at 3457, 7681 and 8191 (c2c +7, +15, +42 %), which the tuning mode tells
+// apart.
 bool rader_rule(long long n);
 // Whether a plan of n under these options takes it.
 bool takes_rader(long long n, const PlannerOptions& options);

@@ -7,13 +7,13 @@
 // stage, load and store kinds); the first stage's inputs come straight from global memory into
 // registers and the last stage's outputs go straight back. On the H200,
 // c2c 512 to 4096 took 0.264-0.270 ms on this kernel, 0.295-0.310 on the pass kernel, cuFFT
-// 0.261-0.266 (bench/RESULTS.md, seventh run).
-// The stages, twiddle tables and real-FFT steps are the pass kernel's (the same functions); c2r
-// runs its stages in rows_radix_list's order and reads each X once (TeamFft::load_real_inverse).
-// Where rows_prefetch says so, each team first asks L2 for the input of a row that starts a
-// quarter of a wave of blocks later. Where rows_input_bypasses_l1 says so, the input is read past
-// L1 so that the stage twiddles stay there; where rows_derive_twiddles says so, the team reads
-// fewer twiddles and forms the rest as products.
+// 0.261-0.266 (bench/RESULTS.md "Rows kernel against the pass kernel"). The stages, twiddle tables
+// and real-FFT steps are the pass kernel's (the same functions); c2r runs its stages in
+// rows_radix_list's order and reads each X once (TeamFft::load_real_inverse). Where rows_prefetch
+// says so, each team first asks L2 for the input of a row that starts a quarter of a wave of blocks
+// later. Where rows_input_bypasses_l1 says so, the input is read past L1 so that the stage twiddles
+// stay there; where rows_derive_twiddles says so, the team reads fewer twiddles and forms the rest
+// as products.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,17 +40,17 @@ __device__ __forceinline__ Cf load_row_element(const Cf* p) {
 // Rows blockIdx.x * rows_per_block(kN, kKind, kE) + team of `rows`, in blocks of
 // rows_block_threads, teams of kE elements per thread. Blocks of 256 threads or fewer ask for 768
 // threads per multiprocessor (80 registers each): fewer spills, and against 1024 threads at 64
-// registers c2c 64-4096 took up to 6 % less, r2c 1024-8192 3-6 % less (bench/RESULTS.md,
-// eleventh and fourteenth runs); c2r too but for halves 256 and 2048 (c2r 512, 4096), 6 % slower
-// at 768, which keep 1024. Larger blocks (one row of 8192 or 16384) ask for as many as 64
-// registers allow: at 128 the rows of 8192 had one block per multiprocessor and c2c 8192 took
-// 0.394 ms instead of 0.319; fewer than 64 registers spilled (c2c 1024 at 48: 0.37 ms instead of
-// 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads, 128
-// registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
+// registers c2c 64-4096 took up to 6 % less, r2c 1024-8192 3-10 % less (bench/RESULTS.md "Rows
+// kernel: block size and registers"); c2r too but for halves 256 and 2048 (c2r 512, 4096), 6 %
+// slower at 768, which keep 1024. Larger blocks (one row of 8192 or 16384) ask for as many as 64
+// registers allow: at 128 the rows of 8192 had one block per multiprocessor and c2c 8192 took 0.394
+// ms instead of 0.319; fewer than 64 registers spilled (c2c 256-4096 at 48 or 40: 0.37-0.65 ms
+// instead of 0.26). Wide teams (kWideTeamElements, rows of 8192) ask for two blocks of 256 threads,
+// 128 registers: at three (80 registers) they spilled and c2c 8192 took 0.508 ms instead of 0.318.
 // Decimal teams (blocks of 400 threads) ask for three blocks, 48 registers (8 bytes spilled in
-// r2c): at two (72 registers) c2c 500 took 0.327 ms instead of 0.287, r2c 1000 0.406 instead of
-// 0.378 and r2c 2000 0.424 instead of 0.381 (bench/RESULTS.md, twenty-fourth run); the rows of
-// 2000 and 4000 too.
+// r2c): at two (72 registers) c2c 500 took 0.325 ms instead of 0.285, r2c 1000 0.404 instead of
+// 0.375 and r2c 2000 0.423 instead of 0.378 (bench/RESULTS.md "Decimal teams: three blocks per
+// multiprocessor"); the rows of 2000 and 4000 too.
 template <int kN, RowsKind kKind, int kE>
 constexpr int rows_min_blocks() {
   constexpr int threads = rows_block_threads(kN, kKind, kE);
@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(rows_block_threads(kN, kKind, kE), (rows_min_b
   const Cf* x = static_cast<const Cf*>(src) + row * d.in_dist;
   Cf* y = static_cast<Cf*>(dst) + row * d.out_dist;
   // Only in the kernels that prefetch: with the test compiled in and not taken, c2r 128-2048,
-  // 8192, 32768 and 1000 took 5-13 % more (bench/RESULTS.md, twenty-third run).
+  // 8192, 32768 and 1000 took 5-13 % more (bench/RESULTS.md "Rows kernel: prefetching a later row
+  // into L2").
   if constexpr (rows_prefetch(kN, kKind)) {
     if (lane == 0 && d.prefetch_ahead > 0 && row + d.prefetch_ahead < rows) {
       constexpr long long kInputBytes = (kKind == RowsKind::real_inverse ? kN + 1 : kN) * sizeof(Cf);

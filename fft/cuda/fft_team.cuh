@@ -96,9 +96,10 @@ struct TeamFft {
   static constexpr int kSharedFloats = 2 * kPlaneFloats;
   static constexpr int kLastButterflies = kN / kLastRadix;
   static constexpr int kLastPerThread = kE / kLastRadix;
-  // Measured on the H200 (bench/RESULTS.md, r2c through the rows kernel): faster where the last
-  // two stages are of radix 8 or less (half lengths 512, 1024, 8192, 16384: 3-19 %), slower
-  // where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the former pair.
+  // Measured on the H200 (bench/RESULTS.md "Rows kernel: r2c's post-processing in registers"):
+  // faster where the last two stages are of radix 8 or less (half lengths 512, 8192, 16384: 10-19
+  // %), slower where a radix-16 stage precedes the last (128: +11 %, 2048: +5 %), so only the
+  // former pair.
   static constexpr bool kPairedReal = butterflies_pair_up(kLastPerThread) && kRadices.radix[kStages - 2] <= 8;
   static constexpr int kFirstButterflies = kN / kFirstRadix;
   static constexpr int kFirstPerThread = kE / kFirstRadix;
@@ -202,7 +203,8 @@ struct TeamFft {
       }
     } else {
       // One twiddle read per input: with two per butterfly (real_butterfly_twiddle_of) c2r 32768 and 2000
-      // ran 3.5-5.1 % slower on the H200 (bench/RESULTS.md, twenty-second run).
+      // ran 3.5-5.1 % slower on the H200 (bench/RESULTS.md "Rows kernel: real exchanges at unpadded
+      // slots").
       for_each_input(lane, [&](int i, Cf& z) { z = pre_w(x(i), x(kN - i), i, load_table(real_twiddles, i)); });
     }
   }
@@ -269,7 +271,7 @@ struct TeamFft {
       // elements), so that a thread's addresses are its butterfly's plus constants, and two real
       // twiddles per butterfly (real_butterfly_twiddle_of). On the H200 r2c 2048-8192 ran 1.7-7.8 % faster so;
       // the decimal teams keep the padded planes (r2c 1000, a last radix of 5, ran 1.9-3.9 %
-      // slower unpadded; bench/RESULTS.md, twenty-second run).
+      // slower unpadded; bench/RESULTS.md "Rows kernel: real exchanges at unpadded slots").
 #pragma unroll
       for (int q = 0; q < kE / R; ++q) {
         const int j = last_butterfly(lane, q, true);

@@ -336,6 +336,32 @@ class OtherCommands(TempDirTestCase):
         self.assertEqual(rate, 48000)
         self.assertEqual(len(data), 12000)
 
+    def test_generate_help_lists_what_it_writes(self):
+        help_text = run_prism("generate", "--help", check=0).stdout
+        for extension in (".sigmf-meta", ".sigmf-data", ".sigmf", ".wav", ".flac", ".ogg"):
+            with self.subTest(extension=extension):
+                self.assertIn(extension, help_text)
+                base = "t" + extension.replace(".", "_")
+                run_prism("generate", "gen:tone=440,duration=0.05", "-o", self.path(base + extension), "-q",
+                          check=0)
+                written = [f for f in os.listdir(self.tmp) if f.startswith(base + ".")]
+                self.assertTrue(written)
+                self.assertTrue(all(os.path.getsize(self.path(f)) > 0 for f in written), written)
+
+    def test_view_help_gives_every_setting_a_default(self):
+        help_text = run_prism("view", "--help", check=0).stdout
+        lines = {line.split()[0]: line for line in help_text.splitlines() if line.strip().startswith("--")}
+        for option in ("--fft-size", "--window", "--overlap", "--channel", "--averaging", "--peak-hold",
+                       "--min-hold", "--hold-decay", "--db-range", "--colormap", "--lines-per-second",
+                       "--speed", "--loop", "--backend"):
+            with self.subTest(option=option):
+                self.assertRegex(lines[option], r"\[default: [^]]+\]|=\S+\s")
+
+    def test_spectrogram_help_says_which_tukey(self):
+        help_text = run_prism("spectrogram", "--help", check=0).stdout
+        self.assertIn("tukey alone is tukey:0.5", help_text)
+        self.assertIn("[default: tukey:0.25", help_text)
+
     def test_default_run_writes_png(self):
         cwd = os.getcwd()
         os.chdir(self.tmp)

@@ -75,7 +75,8 @@ class FftTuneWithoutGpu(TempDirTestCase):
         proc = run_prism("fft-tune", "--help")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         for word in ("--sizes", "--transform", "--batch-bytes", "--wisdom", "PRISM_FFT_WISDOM",
-                     "fft-wisdom.json", "median", "Examples", "Exit codes"):
+                     "fft-wisdom.json", "median", "Examples", "Exit codes",
+                     "prime factor above 127", "500, 1000, 2000 and 4000", "Rader"):
             self.assertIn(word, proc.stdout)
         self.assertIn("fft-tune", run_prism("--help").stdout)
 

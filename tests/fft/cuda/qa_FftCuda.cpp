@@ -378,7 +378,7 @@ TEST_F(FftCuda, PartialBatchOnStream) {
 // one pass, c2c and as the half of r2c / c2r, 7 rows (a last block partly filled where a block
 // holds several); two of them in one transform; a four-step of two such halves and one of a power
 // of two; every other one in place. Within 1.1x cuFFT's error, as every such length up to 4096
-// was in the whole sweep (bench/RESULTS.md, twenty-eighth run), or 3e-7.
+// was in the whole sweep (bench/RESULTS.md "Stockham stages of radix 17 to 31"), or 3e-7.
 TEST_F(FftCuda, LargePrimeRadices) {
   std::mt19937_64 rng(6);
   check_without_bluestein({1088, 912, 2944, 2900, 15872, 119, 391, 430882, 507904}, sweep_options(), *ours_,
