@@ -90,7 +90,7 @@ Runner add_generate_command(CLI::App& app) {
       "Example: prism generate gen:tone=440,duration=3 -o audio:");
   cmd->add_option("signal", o->spec, "Generator spec")->capture_default_str();
   cmd->add_option("-o,--output", o->output,
-                  "Output, by extension: " + sample_sink_extensions_help())
+                  "Output, by extension: " + sample_outputs_help())
       ->required();
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar and no summary line");
   return [o] { return run_generate(*o); };

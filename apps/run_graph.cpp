@@ -12,11 +12,11 @@
 
 namespace prism::app {
 
-void add_run_options(CLI::App& cmd, RunOptions& o) {
+void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default) {
   const std::string group = "Run";
   cmd.add_option("--block-size", o.block_size,
-                 "Samples per chunk moving through the graph; the output does not depend on it "
-                 "[default: 65536, less for a huge --nfft]")
+                 "Samples per chunk moving through the graph; the output does not depend on it [default: " +
+                     block_size_default + "]")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26))
       ->group(group);
   cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)")

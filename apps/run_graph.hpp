@@ -35,7 +35,8 @@ struct RunOptions {
 // Registers --block-size, --blocks, --in-flight, --backend, --device, --threads, --duration,
 // -q/--quiet and --summary-json; whole numbers are range-checked by CLI11 (exit 2, naming the
 // option) before anything is allocated.
-void add_run_options(CLI::App& cmd, RunOptions& options);
+// `block_size_default` says in words what the command chooses when --block-size is not given.
+void add_run_options(CLI::App& cmd, RunOptions& options, const std::string& block_size_default = "65536");
 // The stages' backend and device from the options (UsageError for a bad --backend).
 StageEnvironment stage_environment(const RunOptions& options);
 

@@ -102,7 +102,7 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. Default: "
                   "spectrogram.png");
   o->settings = std::make_unique<SettingOptions>(*cmd, spectrogram_settings(), "Spectrogram (scipy.signal.spectrogram)");
-  add_run_options(*cmd, o->run);
+  add_run_options(*cmd, o->run, "65536, less for a huge --nfft");
   add_input_options(*cmd, o->raw);
   add_image_options(*cmd, o->image);
   return [o] { return run_spectrogram(*o); };
