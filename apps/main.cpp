@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       "  prism spectrogram iq.bin --format ci16 --rate 2.4e6 -o iq.png\n"
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
+      "  prism design --lowpass 3000 --rate 48000 --numtaps 101 -o taps.npy\n"
       "  prism devices\n"
       "  prism fft-tune                             tune the CUDA FFT for this GPU (wisdom file)\n"
       "  prism view audio:                          live waterfall of the default audio input",
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
       {"devices", add_devices_command(app)},
       {"view", add_view_command(app)},
       {"fft-tune", add_fft_tune_command(app)},
+      {"design", add_design_command(app)},
   };
 
   // A mistyped command would otherwise read as "a subcommand is required".
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto& entry : runners) known = known || entry.first == argv[1];
     if (!known) {
-      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view, fft-tune)\n"
+      std::fprintf(stderr, "prism: unknown command '%s' (commands: spectrogram, info, generate, devices, view, fft-tune, design)\n"
                            "Run with --help for more information.\n", prism::printable(argv[1]).c_str());
       return kExitUsage;
     }

@@ -607,9 +607,21 @@ void design_bands(FilterDesign& design, double half) {
     if (low < high) bands.push_back({low, high});
   };
   if (spec.band == BandKind::complex_bandpass) {
+    // The stopband runs from the upper edge up to the lower edge one period on; shown within
+    // [-fs/2, fs/2] it is one piece or, where it crosses fs/2, two.
     const double low = spec.edges[0], high = spec.edges[1];
+    const double fs = spec.sample_rate;
     add(design.passbands, low + half, high - half);
-    add(design.stopbands, high + half, low + spec.sample_rate - half);  // wraps past fs/2
+    const double stop_low = high + half, stop_high = low + fs - half;
+    if (stop_low >= stop_high) return;
+    if (stop_low >= fs / 2) {
+      add(design.stopbands, stop_low - fs, stop_high - fs);
+    } else if (stop_high <= fs / 2) {
+      add(design.stopbands, stop_low, stop_high);
+    } else {
+      add(design.stopbands, -fs / 2, stop_high - fs);
+      add(design.stopbands, stop_low, fs / 2);
+    }
     return;
   }
   const double nyq = spec.sample_rate / 2;
@@ -660,16 +672,18 @@ void validate(const FilterDesignSpec& spec) {
       fail("numtaps", "give numtaps, or transition and attenuation (Kaiser's formula)");
     if (!spec.transition) fail("transition", "give it with attenuation (or give numtaps)");
     if (!spec.attenuation) fail("attenuation", "give it with transition (or give numtaps)");
-    KaiserOrder order;
-    try {
-      order = kaiserord(*spec.attenuation, *spec.transition / nyq);
-    } catch (const FilterDesignError& e) {
-      fail("transition", e.reason());
+    // Kaiser's numtaps = (A − 7.95)/2.285/(π·W/nyq) + 1 must stay within kMaxDesignTaps (one
+    // less where it is raised to odd).
+    const double a = *spec.attenuation;
+    const double numtaps = std::ceil((a - 7.95) / 2.285 / (std::numbers::pi * (*spec.transition / nyq)) + 1);
+    const double largest = static_cast<double>(kMaxDesignTaps - (passes_nyquist(spec) ? 1 : 0));
+    if (!(numtaps <= largest)) {
+      const double narrowest = (a - 7.95) / 2.285 / std::numbers::pi / (largest - 1) * nyq;
+      fail("transition", "is too narrow for " + number_text(a) + " dB: Kaiser's formula asks for " +
+                             number_text(numtaps) + " taps, more than the " + std::to_string(kMaxDesignTaps) +
+                             " a design may have; give at least " +
+                             number_text(std::ceil(narrowest * 1.0001 * 1e6) / 1e6) + " Hz");
     }
-    if (passes_nyquist(spec) && !is_odd(order.numtaps) && order.numtaps + 1 > kMaxDesignTaps)
-      fail("transition", "is too narrow for " + number_text(*spec.attenuation) + " dB: Kaiser's formula "
-                         "asks for " + std::to_string(order.numtaps + 1) + " taps, more than the " +
-                         std::to_string(kMaxDesignTaps) + " a design may have");
   }
   if (spec.window && spec.transition)
     fail("window", "is Kaiser's, chosen from transition" +

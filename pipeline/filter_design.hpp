@@ -133,8 +133,8 @@ struct FilterDesignSpec {
   std::optional<WindowSpec> window;
 };
 
-// A band of frequencies in Hz, low < high. For complex taps it may reach past ±fs/2 (the
-// response is periodic in fs).
+// A band of frequencies in Hz, low < high. A design's bands lie within [0, fs/2] (real taps)
+// or [-fs/2, fs/2] (complex taps); measure_response takes any (the response is periodic in fs).
 struct FrequencyBand {
   double low = 0.0;
   double high = 0.0;

@@ -604,11 +604,23 @@ TEST(FilterDesign, FigureBandsLeaveOutTheTransitions) {
   s.edges = {-3000, 500};
   d = design_filter(s);
   ASSERT_EQ(d.passbands.size(), 1u);
-  ASSERT_EQ(d.stopbands.size(), 1u);
+  ASSERT_EQ(d.stopbands.size(), 2u);
   EXPECT_EQ(d.passbands[0].low, -2900);
   EXPECT_EQ(d.passbands[0].high, 400);
-  EXPECT_EQ(d.stopbands[0].low, 600);
-  EXPECT_EQ(d.stopbands[0].high, 4900);  // wraps past fs/2 to -3100
+  EXPECT_EQ(d.stopbands[0].low, -4000);  // the stopband crosses fs/2: two pieces
+  EXPECT_EQ(d.stopbands[0].high, -3100);
+  EXPECT_EQ(d.stopbands[1].low, 600);
+  EXPECT_EQ(d.stopbands[1].high, 4000);
+  s.edges = {2000, 4000};  // up to fs/2: the stopband is one piece below
+  d = design_filter(s);
+  ASSERT_EQ(d.stopbands.size(), 1u);
+  EXPECT_EQ(d.stopbands[0].low, -4000 + 100);
+  EXPECT_EQ(d.stopbands[0].high, 1900);
+  s.edges = {-4000, -2000};  // from -fs/2: one piece above
+  d = design_filter(s);
+  ASSERT_EQ(d.stopbands.size(), 1u);
+  EXPECT_EQ(d.stopbands[0].low, -1900);
+  EXPECT_EQ(d.stopbands[0].high, 4000 - 100);
 
   // Without a transition, the window's main lobe: 4/M·fs for a Hann window (first null at 2/M).
   s = lowpass_spec();
