@@ -126,6 +126,9 @@ class DesignMatchesScipy(TempDirTestCase):
             ([-12e3, -2e3], 2.4e6, ["--transition", "1e3", "--attenuation", "70"], None, None),
             ([-20e3, 5e3], 250e3, ["--transition", "2e3", "--attenuation", "80"], None, None),
         ]
+        # A negative first edge is a value, also without "=".
+        proc = self.design("--complex-bandpass", "-3000:-300", "--rate", "8000", "--numtaps", "11")
+        self.assertIn("complex-bandpass -3000 Hz to -300 Hz", proc.stdout)
         for edges, fs, length, numtaps, window in cases:
             with self.subTest(edges=edges, fs=fs, length=length):
                 out = self.path("taps.npy")
