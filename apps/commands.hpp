@@ -19,6 +19,7 @@ Runner add_generate_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_view_command(CLI::App& app);
 Runner add_fft_tune_command(CLI::App& app);
+Runner add_design_command(CLI::App& app);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       "  prism stages                               the stages a chain can name, with their settings\n"
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
+      "  prism design --lowpass 3000 --rate 48000 --numtaps 101 -o taps.npy\n"
       "  prism devices\n"
       "  prism fft-tune                             tune the CUDA FFT for this GPU (wisdom file)\n"
       "  prism view audio:                          live waterfall of the default audio input",
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
       {"devices", add_devices_command(app)},
       {"view", add_view_command(app)},
       {"fft-tune", add_fft_tune_command(app)},
+      {"design", add_design_command(app)},
   };
 
   // A mistyped command would otherwise read as "a subcommand is required".
