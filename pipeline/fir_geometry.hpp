@@ -1,0 +1,70 @@
+// FirGeometry: how FirFilter (fir_filter.hpp) cuts its work — the FFT length, the hop (new
+// input items per overlap-save segment), the partitioning of long filters and whether the
+// decimation is done in the frequency domain — and the cost model that chooses them.
+//
+// Overlap-save with a uniformly partitioned filter (a frequency-domain delay line): the M taps
+// are cut into K partitions of P taps; segment s takes the N input items that end at
+// (s+1)·B, and its output is the sum over k of the FFT of segment s−k times the FFT of
+// partition k. Each segment yields the B outputs [s·B, s·B + B) of the full convolution, which
+// needs N >= B + P − 1 and, when K > 1, P = B (partition k is then exactly k segments late).
+// K = 1 is plain overlap-save (P = M).
+//
+// Decimation by D in the frequency domain ("fold"): when D divides N and B, the D-th outputs
+// of a segment are the inverse FFT of length N/D of the spectrum folded onto N/D bins, so the
+// inverse transform shrinks by D. Otherwise every output is computed and the D-th kept.
+//
+// The cost model estimates the time per input item of each candidate and takes the cheapest:
+//   forward FFT of N + K complex multiply-adds per bin + inverse FFT of N or N/D + loads/stores,
+//   divided by the items a transform consumes (B, or 2B when two real segments share one
+//   complex FFT). Candidates are every 7-smooth N (2^a·3^b·5^c·7^d) from the smallest that
+//   fits up to kMaxAutoFftLength, both unpartitioned (P = M, B = N − M + 1 rounded down to a
+//   multiple of D) and partitioned (P = B ≈ N/2). Because every smooth N is a candidate and the
+//   cost per item is a smooth function of M, the throughput has no sawtooth (GNU Radio's
+//   fft_filter takes N = 2·nextpow2(M), so its hop falls from ~3M to ~M each time M crosses a
+//   power of two). The FFT cost of a length is n·Σ e_p·w_p (its prime factors weighted by what
+//   they cost FFTW per point) times a factor for leaving the caches: FFTW_ESTIMATE plans (the
+//   only kind prism makes, for determinism) lose 2–4× per point from 16384 points up on the
+//   reference machine, so long filters are partitioned on moderate FFTs rather than
+//   transformed whole.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace prism {
+
+// The longest FFT the cost model considers. It bounds the hop (latency) and the memory of a
+// filter; filters longer than about half of it are partitioned.
+inline constexpr std::size_t kMaxAutoFftLength = std::size_t{1} << 17;
+// The longest FFT an explicit length may ask for.
+inline constexpr std::size_t kMaxFftLength = std::size_t{1} << 24;
+
+struct FirGeometry {
+  std::size_t fft_length = 0;      // N
+  std::size_t hop = 0;             // B: new input items per segment (outputs per segment before decimation)
+  std::size_t partition_taps = 0;  // P: taps per partition (M when unpartitioned)
+  std::size_t partitions = 0;      // K = ceil(M / P)
+  bool fold = false;               // decimation by folding the spectrum (D divides N and B)
+  std::size_t inverse_length = 0;  // N / D with fold, else N
+  double cost_per_item = 0;        // the model's estimate, nanoseconds per input item
+
+  std::string describe() const;
+};
+
+// What the geometry depends on.
+struct FirGeometryRequest {
+  std::size_t taps = 1;         // M >= 1
+  std::size_t decimation = 1;   // D >= 1
+  bool packed_real = false;     // real input and real taps: two segments per complex FFT
+  std::size_t fft_length = 0;   // 0: the cost model chooses; else N itself (2 .. kMaxFftLength)
+};
+
+// The cheapest geometry (or, with an explicit length, the best for that length: unpartitioned
+// when M fits, else partitioned). Throws UsageError when an explicit length cannot hold a
+// segment ("fft_length=... is too short ...").
+FirGeometry choose_fir_geometry(const FirGeometryRequest& request);
+
+// The model's cost of one complex FFT of length n, in nanoseconds.
+double fir_fft_cost(std::size_t n);
+
+}  // namespace prism
