@@ -164,6 +164,12 @@ PRISM_FIR_KERNEL void join_real_pair(const float* __restrict a, const float* __r
 // much: waking a worker costs some tens of microseconds.
 constexpr std::uint64_t kMinParallelPoints = std::uint64_t{1} << 15;
 
+// Partitioned filters: the products are summed over blocks of this many bins (two arrays of
+// it per partition stay in L1/L2 while every segment of a batch uses them), in batches of at
+// most kMaxBatch transforms.
+constexpr std::size_t kBinBlock = 256;
+constexpr std::size_t kMaxBatch = 64;
+
 }  // namespace
 
 // ---- 2. Impl: set-up -----------------------------------------------------------------------
@@ -198,8 +204,6 @@ struct FirFilter::Impl {
     FloatBuffer time;     // N complex: a segment's window, later the inverse FFT's output
     FloatBuffer freq;     // N complex: the forward FFT's output, or a joined spectrum
     FloatBuffer folded;   // inverse_length complex: the inverse FFT's input
-    FloatBuffer acc_a;    // K > 1: the products' sum (first segment of a packed pair)
-    FloatBuffer acc_b;    // K > 1, packed: the second segment's sum
   };
 
   // Where a call's input is: the kept history, then the call's items; zeros before index 0
@@ -213,14 +217,17 @@ struct FirFilter::Impl {
     std::uint64_t valid_end = 0;
   };
 
-  enum class Round { whole, forward, backward };
+  // K = 1: `whole` per transform. K > 1, per batch of transforms: `forward` per transform,
+  // `accumulate` per block of bins (all the batch's segments), `backward` per transform.
+  enum class Round { whole, forward, accumulate, backward };
 
   // What the threads share during a round (written before they are woken).
   struct Job {
     Round round = Round::whole;
     InputView input;
-    std::uint64_t first_transform = 0;
+    std::uint64_t first_transform = 0;  // of the batch (K > 1)
     std::uint64_t end_transform = 0;
+    std::uint64_t end_item = 0;         // work items of the round: transforms or bin blocks
     std::uint64_t output_limit = 0;  // outputs k >= this are not written
     std::uint64_t out_base = 0;      // output index of out[0]
     float* out = nullptr;
@@ -266,7 +273,9 @@ struct FirFilter::Impl {
   std::uint64_t transforms_done = 0;  // transforms [0, transforms_done) computed or skipped
   FloatBuffer delay_line;       // K > 1: ring of segment spectra, slot s mod ring_slots
   std::size_t ring_slots = 0;
-  std::size_t batch_transforms = 0;  // K > 1: transforms per round pair
+  std::size_t batch_transforms = 0;  // K > 1: transforms per batch
+  FloatBuffer batch_sums;            // K > 1: Σ_k X_{s−k}·H_k of each segment of a batch
+  std::size_t bin_blocks = 0;        // K > 1: blocks of kBinBlock bins
   bool flushing = false;
   std::uint64_t output_limit = 0;  // while flushing: ceil(items_in / D)
   FloatBuffer staging;             // flush: outputs of one transform
@@ -282,8 +291,8 @@ struct FirFilter::Impl {
   std::counting_semaphore<> finished{0};
   std::atomic<bool> stopping{false};
   Job job;
-  alignas(64) std::atomic<std::uint64_t> next_transform{0};
-  char next_transform_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
+  alignas(64) std::atomic<std::uint64_t> next_item{0};
+  char next_item_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
 
   explicit Impl(const FirSpec& spec) {
     if (spec.taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
@@ -367,19 +376,19 @@ struct FirFilter::Impl {
     unsigned thread_count = spec.threads;
     if (thread_count == 0) thread_count = std::max(1u, std::thread::hardware_concurrency());
     if (partitions > 1) {
-      batch_transforms = std::max<std::size_t>(4, 4 * thread_count);
+      // A batch of about K segments reads each partition's spectrum once for K segments.
+      batch_transforms = std::clamp<std::size_t>(partitions / segments_per_transform,
+                                                 4 * std::size_t{thread_count}, kMaxBatch);
       ring_slots = partitions + segments_per_transform * batch_transforms + 1;
       delay_line = aligned_floats(ring_slots * spectrum_stride);
+      batch_sums = aligned_floats(segments_per_transform * batch_transforms * spectrum_stride);
+      bin_blocks = (spectrum_bins + kBinBlock - 1) / kBinBlock;
     }
     scratch.resize(thread_count);
     for (Scratch& s : scratch) {
       s.time = aligned_floats(2 * n);
       s.freq = aligned_floats(2 * n);
       s.folded = aligned_floats(2 * inverse_length);
-      if (partitions > 1) {
-        s.acc_a = aligned_floats(2 * spectrum_bins);
-        if (packed) s.acc_b = aligned_floats(2 * spectrum_bins);
-      }
     }
     set_taps(spec.taps);
 
@@ -618,41 +627,58 @@ struct FirFilter::Impl {
     }
   }
 
-  // Σ_k X_{s−k}·H_k over the stored bins into acc (segments before the first count as zero).
-  void accumulate(std::uint64_t s, float* acc) const {
-    const std::size_t terms = static_cast<std::size_t>(std::min<std::uint64_t>(partitions, s + 1));
-    const float* h = filter_spectra.get();
-    multiply(slot(s), h, acc, spectrum_bins);
-    for (std::size_t k = 1; k < terms; ++k)
-      multiply_add(slot(s - k), h + k * spectrum_stride, acc, spectrum_bins);
+  float* segment_sum(std::uint64_t s) const {
+    const std::uint64_t first_segment = job.first_transform * segments_per_transform;
+    return batch_sums.get() + (s - first_segment) * spectrum_stride;
   }
 
-  // K > 1, second round: products, fold, inverse and outputs of transform u.
+  // K > 1, second round: Σ_k X_{s−k}·H_k over one block of bins for every segment of the
+  // batch (segments before the first count as zero). The sum runs over k in order whatever
+  // the block, so the blocking does not change the bits.
+  void compute_sums(std::uint64_t block) const {
+    const std::size_t first_bin = static_cast<std::size_t>(block) * kBinBlock;
+    const std::size_t bins = std::min(kBinBlock, spectrum_bins - first_bin);
+    const float* h = filter_spectra.get() + 2 * first_bin;
+    for (std::uint64_t u = job.first_transform; u < job.end_transform; ++u) {
+      if (!transform_has_outputs(u, job.output_limit)) continue;
+      for (std::size_t lane = 0; lane < segments_per_transform; ++lane) {
+        const std::uint64_t s = u * segments_per_transform + lane;
+        float* acc = segment_sum(s) + 2 * first_bin;
+        const std::size_t terms =
+            static_cast<std::size_t>(std::min<std::uint64_t>(partitions, s + 1));
+        multiply(slot(s) + 2 * first_bin, h, acc, bins);
+        for (std::size_t k = 1; k < terms; ++k)
+          multiply_add(slot(s - k) + 2 * first_bin, h + k * spectrum_stride, acc, bins);
+      }
+    }
+  }
+
+  // K > 1, third round: fold (joining a packed pair first), inverse FFT and outputs of
+  // transform u.
   void compute_backward(std::uint64_t u, Scratch& sc, const Job& j) const {
     if (!transform_has_outputs(u, j.output_limit)) return;
     const std::uint64_t s = u * segments_per_transform;
     const std::size_t aliases = n / inverse_length;
-    accumulate(s, sc.acc_a.get());
     if (packed) {
-      accumulate(s + 1, sc.acc_b.get());
-      join_real_pair(sc.acc_a.get(), sc.acc_b.get(), sc.freq.get(), n);
+      join_real_pair(segment_sum(s), segment_sum(s + 1), sc.freq.get(), n);
       if (rotation)
         fold_multiply(sc.freq.get(), rotation.get(), sc.folded.get(), inverse_length, aliases);
       else
         fold_add(sc.freq.get(), sc.folded.get(), inverse_length, aliases);
     } else {
-      fold_add(sc.acc_a.get(), sc.folded.get(), inverse_length, aliases);
+      fold_add(segment_sum(s), sc.folded.get(), inverse_length, aliases);
     }
     inverse_and_store(u, sc, j);
   }
 
-  void compute(std::uint64_t u, Scratch& sc) const {
+  void compute(std::uint64_t item, Scratch& sc) const {
     switch (job.round) {
       case Round::whole:
-        if (transform_has_outputs(u, job.output_limit)) compute_whole(u, sc, job);
+        if (transform_has_outputs(item, job.output_limit)) compute_whole(item, sc, job);
         return;
-      case Round::forward: compute_forward(u, sc, job); return;
-      case Round::backward: compute_backward(u, sc, job); return;
+      case Round::forward: compute_forward(item, sc, job); return;
+      case Round::accumulate: compute_sums(item); return;
+      case Round::backward: compute_backward(item, sc, job); return;
     }
   }
 
@@ -660,9 +686,9 @@ struct FirFilter::Impl {
 
   void compute_claimed(Scratch& sc) {
     for (;;) {
-      const std::uint64_t u = next_transform.fetch_add(1, std::memory_order_relaxed);
-      if (u >= job.end_transform) return;
-      compute(u, sc);
+      const std::uint64_t item = next_item.fetch_add(1, std::memory_order_relaxed);
+      if (item >= job.end_item) return;
+      compute(item, sc);
     }
   }
 
@@ -675,15 +701,14 @@ struct FirFilter::Impl {
     }
   }
 
-  // Runs job.round over transforms [first, end), shared among the threads when worth it.
-  void run_round(Round round, std::uint64_t first, std::uint64_t end) {
+  // Runs a round over work items [first, end) (transforms or bin blocks), shared among the
+  // threads when it holds at least `points` FFT points of work.
+  void run_round(Round round, std::uint64_t first, std::uint64_t end, std::uint64_t points) {
     if (end <= first) return;
     job.round = round;
-    job.first_transform = first;
-    job.end_transform = end;
-    next_transform.store(first, std::memory_order_relaxed);
-    const bool share = !workers.empty() && end - first >= 2 &&
-                       (end - first) * static_cast<std::uint64_t>(n) >= kMinParallelPoints;
+    job.end_item = end;
+    next_item.store(first, std::memory_order_relaxed);
+    const bool share = !workers.empty() && end - first >= 2 && points >= kMinParallelPoints;
     if (share) {
       for (auto& w : wake) w->release();
       compute_claimed(scratch[0]);
@@ -696,7 +721,9 @@ struct FirFilter::Impl {
   // Computes transforms [first, end) for the current job (input, out, limit already set).
   void compute_transforms(std::uint64_t first, std::uint64_t end) {
     if (partitions == 1) {
-      run_round(Round::whole, first, end);
+      job.first_transform = first;
+      job.end_transform = end;
+      run_round(Round::whole, first, end, (end - first) * n);
       std::uint64_t computed = 0;
       for (std::uint64_t u = first; u < end; ++u)
         computed += transform_has_outputs(u, job.output_limit) ? 1 : 0;
@@ -705,8 +732,12 @@ struct FirFilter::Impl {
     }
     for (std::uint64_t b = first; b < end; b += batch_transforms) {
       const std::uint64_t batch_end = std::min<std::uint64_t>(end, b + batch_transforms);
-      run_round(Round::forward, b, batch_end);
-      run_round(Round::backward, b, batch_end);
+      job.first_transform = b;
+      job.end_transform = batch_end;
+      const std::uint64_t points = (batch_end - b) * n;
+      run_round(Round::forward, b, batch_end, points);
+      run_round(Round::accumulate, 0, bin_blocks, points * partitions / 4);
+      run_round(Round::backward, b, batch_end, points);
       segments.fetch_add((batch_end - b) * segments_per_transform, std::memory_order_relaxed);
     }
   }

@@ -29,7 +29,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -265,6 +267,157 @@ TEST(FirFilter, EdgeCases) {
            {100, 3000, 2, 16, true, false, true, false},
        })
     check_small_case(c, rng, 2);
+}
+
+// ---- 4. scipy ---------------------------------------------------------------------------------
+
+struct ScipyCase {
+  std::string design;  // see data/scipy_fir.py
+  std::size_t numtaps;
+  bool complex_input;
+  std::optional<double> shift;
+  std::size_t decimation;
+  bool same;
+  std::size_t items = 0;     // 0: max(20000, 3·numtaps + 1000)
+  double fs = 48000;
+  std::uint64_t first_index = 0;
+  std::size_t fft_length = 0;  // 0: the cost model's
+};
+
+bool complex_design(const std::string& design) {
+  return design == "complex_bandpass" || design == "random_complex";
+}
+
+std::vector<ScipyCase> scipy_cases() {
+  const std::optional<double> none;
+  return {
+      {"lowpass", 3, false, none, 1, false},
+      {"lowpass", 4, false, none, 2, true},
+      {"lowpass", 31, true, none, 1, true},
+      {"lowpass", 64, true, none, 3, false},
+      {"highpass", 63, false, none, 1, false},
+      {"highpass", 101, true, none, 4, true},
+      {"bandpass", 128, false, none, 8, false},
+      {"bandpass", 255, true, none, 5, true},
+      {"bandstop", 257, false, none, 1, true},
+      {"bandstop", 511, true, none, 2, false},
+      {"complex_bandpass", 200, true, none, 1, false},
+      {"complex_bandpass", 333, false, none, 6, true},
+      {"lowpass", 1000, false, 1234.5, 10, false},
+      {"lowpass", 1023, true, -3000.0, 16, true},
+      {"lowpass", 2048, false, none, 64, false},
+      {"bandpass", 4095, true, none, 32, true},
+      {"lowpass", 8191, false, none, 1, false},
+      {"lowpass", 8192, false, none, 8, true},
+      {"highpass", 16383, true, none, 1, true},
+      {"complex_bandpass", 10000, true, 2500.0, 7, false},
+      {"lowpass", 32767, false, none, 1, true},
+      {"lowpass", 65535, true, none, 8, false},
+      {"lowpass", 65535, false, none, 1, true},
+      {"bandpass", 65534, true, -100.25, 2, true},
+      {"lowpass", 131073, true, none, 4, false, 500000},
+      {"random", 17, false, none, 13, false},
+      {"random_complex", 97, true, none, 11, true},
+      {"lowpass", 5, false, none, 64, true},
+      {"highpass", 4097, false, none, 9, true},
+      {"bandstop", 1501, true, 12000.0, 1, true, 0, 1e6},
+      {"complex_bandpass", 700, false, -2e5, 3, false, 0, 2.4e6},
+      {"lowpass", 127, true, 7919.0, 5, false, 0, 48000, (std::uint64_t{1} << 36) + 12345},
+      {"random", 2, false, none, 1, false},
+      {"lowpass", 20001, false, none, 24, true},
+      // Many partitions: 65535 taps on FFTs of 4096 (32 partitions), real and complex.
+      {"bandpass", 65535, false, none, 3, false, 0, 48000, 0, 4096},
+      {"lowpass", 65535, true, 333.0, 1, true, 0, 48000, 0, 4096},
+  };
+}
+
+std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
+
+template <typename T>
+std::vector<T> read_file(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+TEST(FirFilter, MatchesScipy) {
+  const std::string python = PRISM_TEST_PYTHON;
+  if (python.empty() || std::system((python + " -c 'import scipy.signal' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "python3 with scipy is not available";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("prism_qa_fir_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<ScipyCase> cases = scipy_cases();
+  ASSERT_GE(cases.size(), 30u);
+  nlohmann::json manifest = nlohmann::json::array();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ScipyCase& c = cases[i];
+    if (c.items == 0) c.items = std::max<std::size_t>(20000, 3 * c.numtaps + 1000);
+    manifest.push_back({{"design", c.design},
+                        {"numtaps", c.numtaps},
+                        {"complex_input", c.complex_input},
+                        {"shift", c.shift ? nlohmann::json(*c.shift) : nlohmann::json(nullptr)},
+                        {"fs", c.fs},
+                        {"first_index", c.first_index},
+                        {"decimation", c.decimation},
+                        {"align", c.same ? "same" : "causal"},
+                        {"items", c.items},
+                        {"seed", 1000 + i}});
+  }
+  std::ofstream((dir / "manifest.json").string()) << manifest.dump();
+  const std::string script = std::string(PRISM_TEST_DATA_DIR) + "/scipy_fir.py";
+  const std::string command = python + " " + shell_quote(script) + " " +
+                              shell_quote((dir / "manifest.json").string()) + " " +
+                              shell_quote(dir.string());
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const ScipyCase& c = cases[i];
+    const bool complex_taps = complex_design(c.design);
+    const std::string name = c.design + " " + std::to_string(c.numtaps) + " taps, " +
+                             (c.complex_input ? "complex" : "real") + " input, D " +
+                             std::to_string(c.decimation) + (c.same ? ", same" : ", causal") +
+                             (c.shift ? ", shift " + std::to_string(*c.shift) : "");
+    SCOPED_TRACE(name);
+    const std::string idx = std::to_string(i);
+    const std::vector<float> input = read_file<float>(dir / ("in_" + idx + ".bin"));
+    FirSpec spec;
+    if (complex_taps) {
+      spec.taps = FirTaps::complex(read_file<cd>(dir / ("taps_" + idx + ".bin")));
+    } else {
+      spec.taps = FirTaps::real(read_file<double>(dir / ("taps_" + idx + ".bin")));
+    }
+    ASSERT_EQ(spec.taps.size(), c.numtaps);
+    spec.complex_input = c.complex_input;
+    spec.sample_rate = c.fs;
+    spec.shift_hz = c.shift;
+    spec.first_index = c.first_index;
+    spec.decimation = c.decimation;
+    spec.align = c.same ? FirAlign::same : FirAlign::causal;
+    spec.fft_length = c.fft_length;
+    const bool complex_out = c.complex_input || complex_taps || c.shift.has_value();
+    std::vector<cd> expected;
+    if (complex_out) {
+      for (const cd& v : read_file<cd>(dir / ("ref_" + idx + ".bin"))) expected.push_back(v);
+    } else {
+      for (double v : read_file<double>(dir / ("ref_" + idx + ".bin"))) expected.emplace_back(v, 0.0);
+    }
+    ASSERT_EQ(expected.size(), (c.items + c.decimation - 1) / c.decimation);
+
+    FirFilter f(spec);
+    ASSERT_EQ(f.complex_output(), complex_out);
+    // Chunks below and above the tap count.
+    for (std::size_t chunk : {c.numtaps / 3 + 1, 3 * c.numtaps + 17}) {
+      f.reset();
+      const FilterRun run = run_filter(f, input, {chunk}, 1000);
+      ASSERT_EQ(run.outputs, expected.size()) << f.describe();
+      const double err = relative_error(from_floats(run.out, complex_out), expected);
+      EXPECT_LE(err, 2e-5) << f.describe() << ", chunks of " << chunk;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // ---- 5. exact state --------------------------------------------------------------------------
