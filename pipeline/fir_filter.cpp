@@ -30,6 +30,7 @@
 
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/exact_phase.hpp"
 
 namespace prism {
 namespace {
@@ -57,28 +58,6 @@ FloatBuffer aligned_floats(std::size_t floats) {
   if (p == nullptr) throw std::bad_alloc();
   std::memset(p, 0, bytes);
   return FloatBuffer(static_cast<float*>(p));
-}
-
-// The shift as a fixed-point phase: item n is rotated by −2π·(n·increment mod 2^64)/2^64.
-// fmod is exact, so frac(f/fs) carries the rounding of one long-double division only.
-std::uint64_t phase_increment(double shift_hz, double sample_rate) {
-  const long double fraction =
-      static_cast<long double>(std::fmod(shift_hz, sample_rate)) / sample_rate;  // (−1, 1)
-  long double cycles = fraction < 0 ? fraction + 1.0L : fraction;               // [0, 1]
-  long double scaled = std::ldexp(cycles, 64);                                   // [0, 2^64]
-  scaled = std::nearbyint(scaled);
-  if (scaled >= std::ldexp(1.0L, 64)) return 0;
-  // Split to stay within what converts exactly to an unsigned 64-bit integer.
-  const long double high = std::floor(std::ldexp(scaled, -32));
-  const long double low = scaled - std::ldexp(high, 32);
-  return (static_cast<std::uint64_t>(high) << 32) + static_cast<std::uint64_t>(low);
-}
-
-// exp(sign·j·2π·phase/2^64) in double.
-std::complex<double> phasor(std::uint64_t phase, double sign) {
-  const double angle = sign * 2.0 * std::numbers::pi *
-                       std::ldexp(static_cast<double>(static_cast<std::int64_t>(phase)), -64);
-  return {std::cos(angle), std::sin(angle)};
 }
 
 // The spectral kernels work on interleaved complex floats. They are compiled for AVX-512,
@@ -247,7 +226,7 @@ struct FirFilter::Impl {
   std::size_t offset = 0;         // c
   std::size_t delta = 0;          // δ = c mod D with folding, else 0
   std::uint64_t first_index = 0;
-  std::uint64_t increment = 0;    // shift phase per item, in 2^-64 cycles
+  ExactPhase phase{0.0, 1.0};     // the shift's phase at an item index
   FirGeometry geo;
   std::size_t n = 0, hop = 0, partitions = 0, inverse_length = 0;
   std::size_t segments_per_transform = 1;
@@ -263,7 +242,7 @@ struct FirFilter::Impl {
 
   FloatBuffer filter_spectra;   // K spectra
   FloatBuffer rotation;         // packed, K > 1, δ != 0: exp(2πi·k·δ/N), N bins
-  FloatBuffer output_phasors;   // shift: exp(−j2π·r·D·inc/2^64), r < max_segment_outputs
+  FloatBuffer output_phasors;   // shift: exp(−j2π·r·D·f/fs), r < max_segment_outputs
   std::size_t current_taps = 0;
   bool current_taps_complex = false;
 
@@ -319,7 +298,7 @@ struct FirFilter::Impl {
     align_same = spec.align == FirAlign::same;
     offset = align_same ? (taps_capacity - 1) / 2 : 0;
     first_index = spec.first_index;
-    increment = shifted ? phase_increment(*spec.shift_hz, spec.sample_rate) : 0;
+    if (shifted) phase = ExactPhase(*spec.shift_hz, spec.sample_rate);
 
     FirGeometryRequest request;
     request.taps = taps_capacity;
@@ -362,9 +341,8 @@ struct FirFilter::Impl {
     }
     if (shifted) {
       output_phasors = aligned_floats(2 * max_segment_outputs);
-      const std::uint64_t step = increment * static_cast<std::uint64_t>(decimation);
       for (std::size_t r = 0; r < max_segment_outputs; ++r) {
-        const std::complex<double> p = phasor(step * r, -1.0);
+        const std::complex<double> p = phase.phasor(static_cast<std::uint64_t>(r) * decimation, -1);
         output_phasors[2 * r] = static_cast<float>(p.real());
         output_phasors[2 * r + 1] = static_cast<float>(p.imag());
       }
@@ -432,7 +410,7 @@ struct FirFilter::Impl {
         const std::size_t index = k * p + j;  // the embedded tap index
         if (index < first || index >= first + m) continue;
         std::complex<double> v = taps[index - first];
-        if (shifted) v *= phasor(increment * static_cast<std::uint64_t>(index), +1.0);
+        if (shifted) v *= phase.phasor(index, +1);
         time[2 * j] = static_cast<float>(v.real());
         time[2 * j + 1] = static_cast<float>(v.imag());
       }
@@ -556,7 +534,7 @@ struct FirFilter::Impl {
       return;
     }
     const std::uint64_t t = first_index + offset + r.first * decimation;
-    const std::complex<double> anchor_d = phasor(t * increment, -1.0);
+    const std::complex<double> anchor_d = phase.phasor(t, -1);
     const float ar = static_cast<float>(anchor_d.real()), ai = static_cast<float>(anchor_d.imag());
     const float* table = output_phasors.get();
     for (std::size_t i = 0; i < count; ++i) {
@@ -831,9 +809,11 @@ struct FirFilter::Impl {
     segments.store(0);
   }
 
+  // A call completes at most floor((count + U − 1)/U) transforms (fewer than U items wait
+  // from earlier calls), whose outputs lie in that many times U consecutive full indices.
   std::size_t max_output(std::size_t count) const {
-    return static_cast<std::size_t>(
-        (static_cast<std::uint64_t>(count) + transform_items - 1 + decimation - 1) / decimation);
+    const std::uint64_t transforms = (static_cast<std::uint64_t>(count) + transform_items - 1) / transform_items;
+    return static_cast<std::size_t>((transforms * transform_items + decimation - 1) / decimation);
   }
 };
 

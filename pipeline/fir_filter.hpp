@@ -40,12 +40,10 @@
 // Shift: instead of rotating the input, the taps are rotated and the outputs counter-rotated
 // (as GNU Radio's freq_xlating_fft_filter): Σ_m h[m]·x[t−m]·e^{−jω(n0+t−m)} =
 // e^{−jω(n0+t)}·Σ_m (h[m]·e^{jωm})·x[t−m]. So real input stays real (complex taps), and the
-// counter-rotation costs one complex multiply per *output*. The phase is kept as a 64-bit
-// fixed-point fraction of a cycle: the increment frac(f/fs)·2^64 is computed from
-// fmod(f, fs) (exact) in long double, and the phase of item n is n·inc mod 2^64, exact in
-// integer arithmetic for any n, so the error after 2^36 items is below 2^-27 cycles (the
-// increment's rounding times n) instead of double's 2^-17. Each segment's first output phasor
-// is a double-precision sincos; the others are that times a table of exp(−j2π·r·D·inc/2^64).
+// counter-rotation costs one complex multiply per *output*. The phase of item n is
+// frac(n·f/fs) computed exactly in integer arithmetic (exact_phase.hpp), so it is as accurate
+// after 2^36 or 2^60 items as at the start. Each segment's first output phasor is a
+// double-precision sincos of that; the others are it times a table of exp(−j2π·r·D·f/fs).
 //
 // Taps switch (set_taps): exact. The delay line holds input spectra only (and the history
 // raw input), so new taps apply at once to every output not yet returned: those outputs equal

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -28,19 +29,26 @@ double factor_weight(std::uint64_t p) {
     default: return 0.5 * static_cast<double>(p);  // generic or Rader codelets: ~p per point
   }
 }
-// FFTW_ESTIMATE's per-point cost as the transform leaves L1/L2.
+// FFTW_ESTIMATE's per-point cost as the transform leaves L1/L2, at powers of two from 2^12,
+// interpolated in log2(n) between them (so the cost is continuous in n).
 double cache_factor(std::size_t n) {
-  if (n <= 4096) return 1.0;
-  if (n <= 8192) return 1.4;
-  if (n <= (std::size_t{1} << 17)) return 2.8;
-  return 5.0;
+  static constexpr double kFactors[] = {1.0, 1.4, 2.2, 2.6, 3.0, 3.4, 5.0};  // 2^12 .. 2^18
+  const double level = std::log2(static_cast<double>(n)) - 12.0;
+  if (level <= 0) return 1.0;
+  constexpr int kLast = static_cast<int>(std::size(kFactors)) - 1;
+  if (level >= kLast) return kFactors[kLast];
+  const int i = static_cast<int>(level);
+  const double t = level - i;
+  return kFactors[i] * (1 - t) + kFactors[i + 1] * t;
 }
 // A complex multiply (K = 1) or multiply-add into an accumulator (K > 1), per bin.
 constexpr double kMultiplyCost = 0.30;
 constexpr double kMultiplyAddCost = 0.28;
-// Multiply-adds streaming a delay line and spectra larger than the L2 cache.
-constexpr double kMultiplyAddCostOutOfCache = 0.55;
-constexpr std::size_t kCacheBytes = std::size_t{1} << 20;
+// Per doubling of the partitions' spectra beyond the L2 cache, the multiply-adds slow by this
+// much (they are summed per block of bins over a batch of segments, so they stream the
+// spectra once per batch, not once per segment).
+constexpr double kMultiplyAddCostPerDoubling = 0.05;
+constexpr double kCacheBytes = 1 << 20;
 // Loading an input item into a segment, storing an output, splitting or joining two real
 // spectra (per bin).
 constexpr double kLoadCost = 0.25;
@@ -64,6 +72,17 @@ bool is_smooth(std::uint64_t n) {
   return n == 1;
 }
 
+// The 7-smooth lengths 2 .. kMaxAutoFftLength, ascending.
+const std::vector<std::size_t>& smooth_lengths() {
+  static const std::vector<std::size_t> lengths = [] {
+    std::vector<std::size_t> v;
+    for (std::size_t n = 2; n <= kMaxAutoFftLength; ++n)
+      if (is_smooth(n)) v.push_back(n);
+    return v;
+  }();
+  return lengths;
+}
+
 struct Candidate {
   std::size_t n = 0, hop = 0, partition_taps = 0, partitions = 0;
   bool fold = false;
@@ -83,8 +102,8 @@ double cost_per_item(const Candidate& c, std::size_t decimation, bool packed_rea
     // Spectra of K partitions and the delay line of K segments, streamed per segment.
     const double bins = packed_real ? n / 2 + 1 : n;
     const double bytes = 2.0 * static_cast<double>(c.partitions) * bins * 8.0;
-    const double mac = bytes > static_cast<double>(kCacheBytes) ? kMultiplyAddCostOutOfCache
-                                                                : kMultiplyAddCost;
+    const double mac =
+        kMultiplyAddCost + kMultiplyAddCostPerDoubling * std::max(0.0, std::log2(bytes / kCacheBytes));
     cost += segments_per_transform * static_cast<double>(c.partitions) * bins * mac;
     if (packed_real) cost += 2.0 * n * kSplitCost;  // split into two spectra, join back
   }
@@ -93,11 +112,11 @@ double cost_per_item(const Candidate& c, std::size_t decimation, bool packed_rea
 
 // The candidates for one FFT length; none when the length cannot hold a segment.
 void candidates_for_length(std::size_t n, std::size_t taps, std::size_t decimation,
-                           bool packed_real, std::vector<Candidate>& out) {
+                           bool packed_real, bool allow_unpartitioned, std::vector<Candidate>& out) {
   const std::size_t d = decimation;
   const bool divides = n % d == 0;
   // Unpartitioned: B = N − M + 1 (a multiple of D to fold; folding is always the cheaper).
-  if (n >= taps) {
+  if (allow_unpartitioned && n >= taps) {
     const std::size_t hop = n - taps + 1;
     if (divides && hop >= d)
       out.push_back({n, hop / d * d, taps, 1, true});
@@ -154,20 +173,22 @@ FirGeometry choose_fir_geometry(const FirGeometryRequest& r) {
     if (r.fft_length < 2 || r.fft_length > kMaxFftLength)
       throw UsageError("fft_length=" + std::to_string(r.fft_length) +
                        " is out of range: 2 .. " + std::to_string(kMaxFftLength));
-    candidates_for_length(r.fft_length, r.taps, r.decimation, r.packed_real, candidates);
+    candidates_for_length(r.fft_length, r.taps, r.decimation, r.packed_real, true, candidates);
     if (candidates.empty())
       throw UsageError("fft_length=" + std::to_string(r.fft_length) +
                        " is too short for " + std::to_string(r.taps) + " taps" +
                        (r.packed_real ? " (an odd length cannot partition a real filter)" : ""));
   } else {
     // Every 7-smooth length, and (for a decimation with other factors) D times a smooth one.
-    for (std::size_t n = 2; n <= kMaxAutoFftLength; ++n) {
-      const bool smooth = is_smooth(n);
-      const bool decimation_multiple =
-          r.decimation > 1 && n % r.decimation == 0 && is_smooth(n / r.decimation);
-      if (smooth || decimation_multiple)
-        candidates_for_length(n, r.taps, r.decimation, r.packed_real, candidates);
-    }
+    const bool partition_only = r.taps >= kPartitionedFromTaps;
+    for (std::size_t n : smooth_lengths())
+      candidates_for_length(n, r.taps, r.decimation, r.packed_real, !partition_only, candidates);
+    if (!is_smooth(r.decimation))
+      for (std::size_t q : smooth_lengths()) {
+        if (q > kMaxAutoFftLength / r.decimation) break;
+        candidates_for_length(q * r.decimation, r.taps, r.decimation, r.packed_real,
+                              !partition_only, candidates);
+      }
   }
   const Candidate* best = nullptr;
   double best_cost = 0.0;

@@ -36,6 +36,9 @@ namespace prism {
 // The longest FFT the cost model considers. It bounds the hop (latency) and the memory of a
 // filter; filters longer than about half of it are partitioned.
 inline constexpr std::size_t kMaxAutoFftLength = std::size_t{1} << 17;
+// Filters of this many taps or more are always partitioned (unless an explicit FFT length
+// holds them whole): their latency (one hop) and memory stay bounded whatever M.
+inline constexpr std::size_t kPartitionedFromTaps = std::size_t{1} << 16;
 // The longest FFT an explicit length may ask for.
 inline constexpr std::size_t kMaxFftLength = std::size_t{1} << 24;
 

@@ -30,10 +30,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -41,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/exact_phase.hpp"
 #include "pipeline/fir_filter.hpp"
 #include "pipeline/fir_geometry.hpp"
 
@@ -507,6 +510,338 @@ TEST(FirFilter, ResetReproducesAndCountersBalance) {
   f.reset();
   const FilterRun third = run_filter(f, input, {1000});
   EXPECT_EQ(std::memcmp(first.out.data(), third.out.data(), first.out.size() * sizeof(float)), 0);
+}
+
+// ---- 6. shift ----------------------------------------------------------------------------------
+
+// One tap of 1: the output is the shifted input itself, so the phase error is all there is.
+// The bound (3e-7, a few float roundings) fails a phase computed as double(n)·f/fs: its error
+// grows as n·2^-53 cycles, 8e-6 rad at 2^36 and 1e-4 at 2^40.
+TEST(FirFilter, ShiftPhaseIsExactFarIntoTheStream) {
+  std::mt19937_64 rng(11);
+  const std::vector<cd> x = rounded(noise(5000, true, rng));
+  for (std::uint64_t start : {std::uint64_t{0}, (std::uint64_t{1} << 36) + 77,
+                              (std::uint64_t{1} << 40) - 3, (std::uint64_t{1} << 62) + 5}) {
+    for (const auto& [f_hz, fs_hz] : std::vector<std::pair<double, double>>{
+             {12345.5, 48000.0}, {-0.3e6, 2.4e6}, {1e6 + 0.25, 2.4e6}, {-7.0e6, 2.4e6}}) {
+      SCOPED_TRACE("start " + std::to_string(start) + ", shift " + std::to_string(f_hz) +
+                   " Hz at " + std::to_string(fs_hz));
+      Reference ref;
+      ref.x = x;
+      ref.h = {1.0};
+      ref.shift = true;
+      ref.f_half_hz = static_cast<std::int64_t>(std::llround(4 * f_hz));  // quarters: exact
+      ref.fs_half_hz = static_cast<std::int64_t>(std::llround(4 * fs_hz));
+      ref.first_index = start;
+      FirSpec spec;
+      spec.taps = FirTaps::real({1.0});
+      spec.complex_input = true;
+      spec.sample_rate = fs_hz;
+      spec.shift_hz = f_hz;
+      spec.first_index = start;
+      FirFilter f(spec);
+      const FilterRun run = run_filter(f, to_floats(x, true), {1234});
+      const std::vector<cd> expected = direct_reference(ref);
+      EXPECT_LE(relative_error(from_floats(run.out, true), expected), 3e-7);
+    }
+  }
+}
+
+// ExactPhase against the same 128-bit reference, for frequencies of every kind: negative,
+// above the rate, a tiny fraction of it, and a binary fraction far below one cycle per item.
+TEST(ExactPhase, IsExactForAnyIndex) {
+  struct Case {
+    double f, fs;
+    std::int64_t f_quarters, fs_quarters;
+  };
+  for (const Case& c : std::vector<Case>{{12345.5, 48000, 49382, 192000},
+                                         {-0.3e6, 2.4e6, -1200000, 9600000},
+                                         {7.25e9, 2.4e6, 29000000000, 9600000},
+                                         {1.0, 3e9, 4, 12000000000},
+                                         {0.25, 1.0, 1, 4}}) {
+    const ExactPhase p(c.f, c.fs);
+    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1} << 36,
+                            (std::uint64_t{1} << 53) + 1, ~std::uint64_t{0}}) {
+      const __int128 fs = c.fs_quarters;
+      __int128 r = static_cast<__int128>(c.f_quarters) * static_cast<__int128>(n) % fs;
+      if (r < 0) r += fs;
+      const double expected = static_cast<double>(r) / static_cast<double>(fs);
+      EXPECT_NEAR(p.cycles(n), expected, 1e-15) << c.f << " Hz at " << c.fs << ", n = " << n;
+    }
+  }
+  // Far below a cycle per item: 2^-100 cycles per item, whose phase is n·2^-100.
+  const ExactPhase tiny(std::ldexp(1.0, -100), 1.0);
+  EXPECT_DOUBLE_EQ(tiny.cycles(std::uint64_t{1} << 60), std::ldexp(1.0, -40));
+  EXPECT_EQ(ExactPhase(0.0, 48000).cycles(12345), 0.0);
+  EXPECT_THROW(ExactPhase(1.0, 0.0), std::invalid_argument);
+}
+
+// A stream resumed by a new filter whose first_index is where the first one stopped carries
+// on with the same phase.
+TEST(FirFilter, ShiftPhaseContinuesAcrossRuns) {
+  std::mt19937_64 rng(12);
+  const std::vector<float> input = to_floats(noise(4000, false, rng), false);
+  FirSpec spec;
+  spec.taps = FirTaps::real({1.0});
+  spec.sample_rate = 48000;
+  spec.shift_hz = 1000.125;
+  spec.first_index = 1000000;
+  FirFilter whole(spec);
+  const FilterRun all = run_filter(whole, input, {4000});
+  spec.first_index = 1000000 + 1500;
+  FirFilter second(spec);
+  const FilterRun tail = run_filter(second, std::vector<float>(input.begin() + 1500, input.end()), {999});
+  ASSERT_EQ(tail.out.size(), all.out.size() - 2 * 1500);
+  EXPECT_LE(relative_error(from_floats(tail.out, true),
+                           from_floats(std::vector<float>(all.out.begin() + 2 * 1500, all.out.end()), true)),
+            1e-7);
+}
+
+// ---- 7. taps switch ----------------------------------------------------------------------------
+
+struct SwitchCase {
+  std::size_t taps_before, taps_after, capacity, decimation;
+  bool complex_input, complex_taps, shift, same;
+  std::size_t fft_length;
+};
+
+// Outputs returned before set_taps are the old filter's, all later ones the new filter's over
+// the whole input: the switch is exact, with nothing lost of the history.
+TEST(FirFilter, SetTapsSwitchesExactlyAtACallBoundary) {
+  std::mt19937_64 rng(13);
+  for (const SwitchCase& c : std::vector<SwitchCase>{
+           {63, 63, 0, 1, false, false, false, false, 0},       // same length, packed real
+           {101, 31, 101, 1, false, false, false, true, 0},     // shorter, same alignment
+           {40, 120, 120, 3, true, false, false, true, 0},      // longer, within the capacity
+           {200, 150, 0, 4, true, true, true, false, 0},        // complex, shifted
+           {301, 64, 301, 2, false, true, false, true, 0},      // real input, complex taps
+           {500, 333, 500, 5, false, false, false, true, 128},  // partitioned, packed
+           {500, 500, 0, 1, true, false, true, false, 256},     // partitioned, complex
+       }) {
+    SCOPED_TRACE("taps " + std::to_string(c.taps_before) + " -> " + std::to_string(c.taps_after) +
+                 ", D " + std::to_string(c.decimation) + (c.same ? ", same" : ", causal"));
+    Reference before, after;
+    before.x = rounded(noise(6000, c.complex_input, rng));
+    before.h = noise(c.taps_before, c.complex_taps, rng);
+    before.shift = c.shift;
+    before.f_half_hz = 2 * 3001;
+    before.fs_half_hz = 2 * 44100;
+    before.decimation = c.decimation;
+    before.same = c.same;
+    after = before;
+    after.h = noise(c.taps_after, c.complex_taps, rng);
+    const std::vector<cd> old_outputs = direct_reference(before);
+    const std::vector<cd> new_outputs = direct_reference(after);
+
+    FirSpec spec;
+    spec.taps = taps_of(before.h, c.complex_taps);
+    spec.complex_input = c.complex_input;
+    spec.sample_rate = 44100;
+    if (c.shift) spec.shift_hz = 3001.0;
+    spec.decimation = c.decimation;
+    spec.align = c.same ? FirAlign::same : FirAlign::causal;
+    spec.max_taps = c.capacity;
+    spec.fft_length = c.fft_length;
+    FirFilter f(spec);
+    const std::vector<float> input = to_floats(before.x, c.complex_input);
+    const std::size_t in_c = c.complex_input ? 2 : 1, out_c = f.complex_output() ? 2 : 1;
+    std::vector<float> out(f.max_output(6000) * out_c + 4000 * out_c);
+    for (std::size_t switch_at : {1u, 2500u, 3999u}) {
+      f.set_taps(taps_of(before.h, c.complex_taps));
+      f.reset();
+      std::size_t written = f.process(input.data(), switch_at, out.data());
+      const std::size_t switched = written;
+      f.set_taps(taps_of(after.h, c.complex_taps));
+      for (std::size_t done = switch_at; done < 6000; done += 700) {
+        const std::size_t n = std::min<std::size_t>(700, 6000 - done);
+        written += f.process(input.data() + done * in_c, n, out.data() + written * out_c);
+      }
+      while (std::size_t got = f.flush(out.data() + written * out_c, 64)) written += got;
+      ASSERT_EQ(written, old_outputs.size());
+      const std::vector<cd> got = from_floats(std::vector<float>(out.begin(), out.begin() + written * out_c),
+                                              f.complex_output());
+      const std::vector<cd> got_before(got.begin(), got.begin() + switched);
+      const std::vector<cd> got_after(got.begin() + switched, got.end());
+      EXPECT_LE(relative_error(got_before, std::vector<cd>(old_outputs.begin(), old_outputs.begin() + switched)), 2e-6)
+          << "switch after item " << switch_at << " (" << switched << " outputs)";
+      EXPECT_LE(relative_error(got_after, std::vector<cd>(new_outputs.begin() + switched, new_outputs.end())), 2e-6)
+          << "switch after item " << switch_at << " (" << switched << " outputs)";
+    }
+  }
+}
+
+TEST(FirFilter, SetTapsRejectsWhatTheFilterCannotTake) {
+  FirSpec spec;
+  spec.taps = FirTaps::real(std::vector<double>(50, 0.02));
+  spec.max_taps = 60;
+  FirFilter f(spec);
+  EXPECT_THROW(f.set_taps(FirTaps::real(std::vector<double>(61, 0.1))), UsageError);
+  EXPECT_THROW(f.set_taps(FirTaps::real({})), UsageError);
+  EXPECT_THROW(f.set_taps(FirTaps::complex({cd(1, 1)})), UsageError);  // real output
+  EXPECT_THROW(f.set_taps(FirTaps::real({1.0, std::nan("")})), UsageError);
+  EXPECT_NO_THROW(f.set_taps(FirTaps::real(std::vector<double>(60, 0.1))));
+  spec.shift_hz = 0.0;  // a shift (even of 0 Hz) makes the output complex
+  FirFilter g(spec);
+  EXPECT_TRUE(g.complex_output());
+  EXPECT_NO_THROW(g.set_taps(FirTaps::complex({cd(1, 1)})));
+}
+
+// ---- 8. counters, bounds, flush, errors, geometry ------------------------------------------------
+
+TEST(FirFilter, FlushOwesTheTailAndThenNothing) {
+  std::mt19937_64 rng(14);
+  FirSpec spec;
+  spec.taps = taps_of(noise(257, false, rng), false);
+  spec.align = FirAlign::same;
+  FirFilter f(spec);
+  const std::vector<float> input = to_floats(noise(1000, false, rng), false);
+  std::vector<float> out(f.max_output(1000) + 1000);
+  const std::size_t early = f.process(input.data(), 1000, out.data());
+  EXPECT_LE(early, 1000u - 128u);  // same: the last (M−1)//2 outputs need the zeros after the input
+  std::size_t tail = 0;
+  while (std::size_t got = f.flush(out.data() + early + tail, 1)) tail += got;
+  EXPECT_EQ(early + tail, 1000u);
+  EXPECT_EQ(f.flush(out.data(), 10), 0u);
+  EXPECT_EQ(f.counters().items_out, 1000u);
+  EXPECT_THROW(f.process(input.data(), 10, out.data()), std::logic_error);
+  f.reset();
+  EXPECT_EQ(f.process(input.data(), 0, out.data()), 0u);
+  EXPECT_EQ(f.flush(out.data(), 10), 0u);  // no input: no output
+}
+
+TEST(FirFilter, MaxOutputIsAnExactBound) {
+  for (std::size_t d : {1u, 3u, 8u}) {
+    FirSpec spec;
+    spec.taps = FirTaps::real(std::vector<double>(31, 0.03));
+    spec.decimation = d;
+    FirFilter f(spec);
+    const std::size_t unit = 2 * f.geometry().hop;  // real input and taps: two segments per FFT
+    std::vector<float> input(10 * unit, 0.25f), out(10 * unit);
+    // The most a call returns: U − 1 items were waiting, and the call completes as many
+    // transforms as it can. max_output never exceeded is checked by every run_filter call.
+    for (std::size_t n : {unit, unit + 1, 3 * unit - 5}) {
+      f.reset();
+      f.process(input.data(), unit - 1, out.data());
+      const std::size_t got = f.process(input.data(), n, out.data());
+      EXPECT_EQ(got, f.max_output(n)) << "D " << d << ", " << n << " items";
+    }
+  }
+}
+
+TEST(FirFilter, RejectsBadSpecsNamingTheSetting) {
+  auto message = [](const FirSpec& spec) -> std::string {
+    try {
+      FirFilter f(spec);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  FirSpec good;
+  good.taps = FirTaps::real({0.5, 0.5});
+  FirSpec s = good;
+  s.taps = FirTaps::real({});
+  EXPECT_NE(message(s).find("taps"), std::string::npos);
+  s = good;
+  s.taps = FirTaps::complex({cd(1, std::numeric_limits<double>::infinity())});
+  EXPECT_NE(message(s).find("tap 0"), std::string::npos);
+  s = good;
+  s.decimation = 0;
+  EXPECT_NE(message(s).find("decimate"), std::string::npos);
+  s = good;
+  s.sample_rate = 0;
+  EXPECT_NE(message(s).find("sample_rate"), std::string::npos);
+  s = good;
+  s.sample_rate = std::nan("");
+  EXPECT_NE(message(s).find("sample_rate"), std::string::npos);
+  s = good;
+  s.shift_hz = std::numeric_limits<double>::infinity();
+  EXPECT_NE(message(s).find("shift"), std::string::npos);
+  s = good;
+  s.max_taps = 1;
+  EXPECT_NE(message(s).find("max_taps"), std::string::npos);
+  s = good;
+  s.fft_length = 1;
+  EXPECT_NE(message(s).find("fft_length"), std::string::npos);
+  s = good;
+  s.fft_length = kMaxFftLength + 1;
+  EXPECT_NE(message(s).find("fft_length"), std::string::npos);
+  s = good;
+  s.taps = FirTaps::real(std::vector<double>(100, 0.01));
+  s.fft_length = 3;  // odd: cannot hold 100 real taps, whole or partitioned
+  EXPECT_NE(message(s).find("fft_length=3"), std::string::npos);
+  EXPECT_EQ(message(good), "");
+}
+
+TEST(FirGeometry, FoldsWhenTheDecimationDividesAndPartitionsLongFilters) {
+  for (std::size_t m : {3u, 63u, 1023u, 8191u, 65535u, 65536u, 1u << 20})
+    for (std::size_t d : {1u, 2u, 8u, 13u, 64u})
+      for (bool packed : {false, true}) {
+        FirGeometryRequest r;
+        r.taps = m;
+        r.decimation = d;
+        r.packed_real = packed;
+        const FirGeometry g = choose_fir_geometry(r);
+        SCOPED_TRACE(std::to_string(m) + " taps, D " + std::to_string(d) + ": " + g.describe());
+        // Moderate D fold; a large D (13, 64) may be cheaper on the time side for a tiny filter.
+        if (d <= 8) {
+          EXPECT_TRUE(g.fold);
+        }
+        if (g.fold) {
+          EXPECT_EQ(g.fft_length % d, 0u);
+          EXPECT_EQ(g.hop % d, 0u);
+          EXPECT_EQ(g.inverse_length * d, g.fft_length);
+        }
+        EXPECT_GE(g.fft_length, g.hop + g.partition_taps - 1);
+        EXPECT_EQ(g.partitions, (m + g.partition_taps - 1) / g.partition_taps);
+        EXPECT_LE(g.fft_length, kMaxAutoFftLength);
+        if (g.partitions > 1) {
+          EXPECT_EQ(g.partition_taps, g.hop);
+        }
+        if (m >= kPartitionedFromTaps) {
+          EXPECT_GT(g.partitions, 1u);
+        }
+      }
+  // An explicit length not divisible by D decimates on the time side.
+  FirGeometryRequest r;
+  r.taps = 100;
+  r.decimation = 3;
+  r.fft_length = 512;
+  const FirGeometry g = choose_fir_geometry(r);
+  EXPECT_FALSE(g.fold);
+  EXPECT_EQ(g.hop, 413u);
+}
+
+// The cost per item never falls as the tap count grows, and grows in small steps (the largest,
+// under 10 %, where a partitioned filter needs one partition more): no sawtooth. GNU Radio's rule N = 2·nextpow2(M) (hop N − M + 1), costed by the same model, is
+// a sawtooth: its cost climbs by ~1.5x as M nears a power of two, then drops when M passes it.
+TEST(FirGeometry, CostGrowsSmoothlyWithTheTapCount) {
+  for (std::size_t d : {1u, 8u})
+    for (bool packed : {false, true}) {
+      double previous = 0;
+      for (std::size_t m = 16; m <= 40000; m += 1 + m / 200) {
+        FirGeometryRequest r;
+        r.taps = m;
+        r.decimation = d;
+        r.packed_real = packed;
+        const double cost = choose_fir_geometry(r).cost_per_item;
+        if (previous > 0) {
+          EXPECT_LE(cost, previous * 1.10) << m << " taps, D " << d;
+          EXPECT_GE(cost, previous) << m << " taps, D " << d;
+        }
+        previous = cost;
+      }
+    }
+  auto gnuradio_cost = [](std::size_t m) {
+    std::size_t n = 1;
+    while (n < m) n *= 2;
+    FirGeometryRequest r;
+    r.taps = m;
+    r.fft_length = 2 * n;
+    return choose_fir_geometry(r).cost_per_item;
+  };
+  EXPECT_GT(gnuradio_cost(1024) / gnuradio_cost(513), 1.3);
+  EXPECT_LT(gnuradio_cost(1025) / gnuradio_cost(1024), 0.8);
 }
 
 }  // namespace
