@@ -27,10 +27,12 @@
 #include <semaphore>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/exact_phase.hpp"
+#include "pipeline/fir_kernels.hpp"
 
 namespace prism {
 namespace {
@@ -60,93 +62,16 @@ FloatBuffer aligned_floats(std::size_t floats) {
   return FloatBuffer(static_cast<float*>(p));
 }
 
-// The spectral kernels work on interleaved complex floats. They are compiled for AVX-512,
-// AVX2+FMA and baseline x86-64, picked once per process by the loader, so a given machine
-// always runs the same code (and gives the same bits).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PRISM_FIR_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define PRISM_FIR_KERNEL
-#endif
-
-// z = x·h over n bins.
-PRISM_FIR_KERNEL void multiply(const float* __restrict x, const float* __restrict h,
-                               float* __restrict z, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float xr = x[2 * i], xi = x[2 * i + 1], hr = h[2 * i], hi = h[2 * i + 1];
-    z[2 * i] = xr * hr - xi * hi;
-    z[2 * i + 1] = xr * hi + xi * hr;
-  }
-}
-
-// z += x·h over n bins.
-PRISM_FIR_KERNEL void multiply_add(const float* __restrict x, const float* __restrict h,
-                                   float* __restrict z, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float xr = x[2 * i], xi = x[2 * i + 1], hr = h[2 * i], hi = h[2 * i + 1];
-    z[2 * i] += xr * hr - xi * hi;
-    z[2 * i + 1] += xr * hi + xi * hr;
-  }
-}
-
-// z[k] = Σ_q x[k + q·len]·h[k + q·len], k < len, q < aliases: the product folded onto len bins.
-void fold_multiply(const float* x, const float* h, float* z, std::size_t len,
-                   std::size_t aliases) {
-  multiply(x, h, z, len);
-  for (std::size_t q = 1; q < aliases; ++q)
-    multiply_add(x + 2 * q * len, h + 2 * q * len, z, len);
-}
-
-// z[k] = Σ_q y[k + q·len]: a spectrum folded onto len bins.
-PRISM_FIR_KERNEL void fold_add(const float* __restrict y, float* __restrict z, std::size_t len,
-                               std::size_t aliases) {
-  std::memcpy(z, y, 2 * len * sizeof(float));
-  for (std::size_t q = 1; q < aliases; ++q) {
-    const float* yq = y + 2 * q * len;
-    for (std::size_t i = 0; i < 2 * len; ++i) z[i] += yq[i];
-  }
-}
-
-// Two real signals a, b from the spectrum Z of a + jb (n bins): the first n/2 + 1 bins of
-// 2A = Z[k] + conj Z[n−k] and 2B = −j(Z[k] − conj Z[n−k]).
-PRISM_FIR_KERNEL void split_real_pair(const float* __restrict z, float* __restrict a,
-                                      float* __restrict b, std::size_t n) {
-  const std::size_t half = n / 2;
-  for (std::size_t k = 0; k <= half; ++k) {
-    const std::size_t m = k == 0 ? 0 : n - k;
-    const float zr = z[2 * k], zi = z[2 * k + 1], mr = z[2 * m], mi = -z[2 * m + 1];
-    a[2 * k] = zr + mr;
-    a[2 * k + 1] = zi + mi;
-    b[2 * k] = zi - mi;
-    b[2 * k + 1] = mr - zr;
-  }
-}
-
-// The full spectrum W = A + jB (n bins) of two real signals from the first n/2 + 1 bins of
-// their (Hermitian) spectra A and B.
-PRISM_FIR_KERNEL void join_real_pair(const float* __restrict a, const float* __restrict b,
-                                     float* __restrict w, std::size_t n) {
-  const std::size_t half = n / 2;
-  for (std::size_t k = 0; k <= half; ++k) {
-    w[2 * k] = a[2 * k] - b[2 * k + 1];
-    w[2 * k + 1] = a[2 * k + 1] + b[2 * k];
-  }
-  for (std::size_t k = half + 1; k < n; ++k) {
-    const std::size_t m = n - k;
-    w[2 * k] = a[2 * m] + b[2 * m + 1];
-    w[2 * k + 1] = b[2 * m] - a[2 * m + 1];
-  }
-}
-
 // A thread's share of the work is claimed this many transforms' worth of FFT points at a
 // time, and a call is shared only when it holds more than one transform and at least this
 // much: waking a worker costs some tens of microseconds.
 constexpr std::uint64_t kMinParallelPoints = std::uint64_t{1} << 15;
 
-// Partitioned filters: the products are summed over blocks of this many bins (two arrays of
-// it per partition stay in L1/L2 while every segment of a batch uses them), in batches of at
-// most kMaxBatch transforms.
-constexpr std::size_t kBinBlock = 256;
+// Partitioned filters: the products are summed over blocks of bins small enough that the
+// block's share of the partitions' spectra and of the delay line stays in L1 (kL1Bytes) while
+// every segment of a batch uses it: between 16 and 256 bins, a multiple of 16 (the kernels'
+// tile). Batches hold at most kMaxBatch transforms.
+constexpr std::size_t kL1Bytes = 32 * 1024;
 constexpr std::size_t kMaxBatch = 64;
 
 }  // namespace
@@ -183,6 +108,7 @@ struct FirFilter::Impl {
     FloatBuffer time;     // N complex: a segment's window, later the inverse FFT's output
     FloatBuffer freq;     // N complex: the forward FFT's output, or a joined spectrum
     FloatBuffer folded;   // inverse_length complex: the inverse FFT's input
+    std::vector<const float*> terms;  // the spectra a sum_products call reads
   };
 
   // Where a call's input is: the kept history, then the call's items; zeros before index 0
@@ -235,6 +161,7 @@ struct FirFilter::Impl {
   std::size_t spectrum_stride = 0;  // floats between stored spectra
   std::size_t max_segment_outputs = 0;
 
+  fir::SumProducts sum_products = fir::selected_sum_products();
   std::unique_ptr<fft::Backend> backend;
   std::unique_ptr<fft::Plan> forward_plan;
   std::unique_ptr<fft::Plan> inverse_plan;
@@ -254,7 +181,8 @@ struct FirFilter::Impl {
   std::size_t ring_slots = 0;
   std::size_t batch_transforms = 0;  // K > 1: transforms per batch
   FloatBuffer batch_sums;            // K > 1: Σ_k X_{s−k}·H_k of each segment of a batch
-  std::size_t bin_blocks = 0;        // K > 1: blocks of kBinBlock bins
+  std::size_t bin_block = 0;         // K > 1: bins per block
+  std::size_t bin_blocks = 0;        // K > 1: blocks per spectrum
   bool flushing = false;
   std::uint64_t output_limit = 0;  // while flushing: ceil(items_in / D)
   FloatBuffer staging;             // flush: outputs of one transform
@@ -360,13 +288,16 @@ struct FirFilter::Impl {
       ring_slots = partitions + segments_per_transform * batch_transforms + 1;
       delay_line = aligned_floats(ring_slots * spectrum_stride);
       batch_sums = aligned_floats(segments_per_transform * batch_transforms * spectrum_stride);
-      bin_blocks = (spectrum_bins + kBinBlock - 1) / kBinBlock;
+      const std::size_t bytes_per_bin = 8 * (2 * partitions + segments_per_transform * batch_transforms);
+      bin_block = std::clamp<std::size_t>(kL1Bytes / bytes_per_bin / 16 * 16, 16, 256);
+      bin_blocks = (spectrum_bins + bin_block - 1) / bin_block;
     }
     scratch.resize(thread_count);
     for (Scratch& s : scratch) {
       s.time = aligned_floats(2 * n);
       s.freq = aligned_floats(2 * n);
       s.folded = aligned_floats(2 * inverse_length);
+      s.terms.resize(std::max(partitions, n / inverse_length));
     }
     set_taps(spec.taps);
 
@@ -561,9 +492,9 @@ struct FirFilter::Impl {
     }
   }
 
-  // Inverse FFT of sc.folded and the outputs of transform u.
-  void inverse_and_store(std::uint64_t u, Scratch& sc, const Job& j) const {
-    inverse_plan->execute(sc.folded.get(), sc.time.get(), 1);
+  // The inverse FFT of `spectrum` (inverse_length bins) and the outputs of transform u.
+  void inverse_and_store(std::uint64_t u, const float* spectrum, Scratch& sc, const Job& j) const {
+    inverse_plan->execute(spectrum, sc.time.get(), 1);
     const std::uint64_t s = u * segments_per_transform;
     if (packed) {
       store(s, sc.time.get(), 0, j);
@@ -584,9 +515,15 @@ struct FirFilter::Impl {
   void compute_whole(std::uint64_t u, Scratch& sc, const Job& j) const {
     load_transform(u, j.input, sc);
     forward_plan->execute(sc.time.get(), sc.freq.get(), 1);
+    fold_multiply(sc.freq.get(), filter_spectra.get(), sc.folded.get(), sc);
+    inverse_and_store(u, sc.folded.get(), sc, j);
+  }
+
+  // folded[k] = Σ_q y[k + q·L]·h[k + q·L], L = inverse_length: the product folded onto L bins.
+  void fold_multiply(const float* y, const float* h, float* folded, Scratch& sc) const {
     const std::size_t aliases = n / inverse_length;
-    fold_multiply(sc.freq.get(), filter_spectra.get(), sc.folded.get(), inverse_length, aliases);
-    inverse_and_store(u, sc, j);
+    for (std::size_t q = 0; q < aliases; ++q) sc.terms[q] = y + 2 * q * inverse_length;
+    sum_products(sc.terms.data(), h, 2 * inverse_length, aliases, folded, inverse_length);
   }
 
   float* slot(std::uint64_t s) const {
@@ -599,7 +536,7 @@ struct FirFilter::Impl {
     const std::uint64_t s = u * segments_per_transform;
     if (packed) {
       forward_plan->execute(sc.time.get(), sc.freq.get(), 1);
-      split_real_pair(sc.freq.get(), slot(s), slot(s + 1), n);
+      fir::split_real_pair(sc.freq.get(), slot(s), slot(s + 1), n);
     } else {
       forward_plan->execute(sc.time.get(), slot(s), 1);
     }
@@ -611,22 +548,20 @@ struct FirFilter::Impl {
   }
 
   // K > 1, second round: Σ_k X_{s−k}·H_k over one block of bins for every segment of the
-  // batch (segments before the first count as zero). The sum runs over k in order whatever
-  // the block, so the blocking does not change the bits.
-  void compute_sums(std::uint64_t block) const {
-    const std::size_t first_bin = static_cast<std::size_t>(block) * kBinBlock;
-    const std::size_t bins = std::min(kBinBlock, spectrum_bins - first_bin);
+  // batch (segments before the first count as zero). Each bin's sum is the same arithmetic
+  // whatever the block, so the blocking does not change the bits.
+  void compute_sums(std::uint64_t block, Scratch& sc) const {
+    const std::size_t first_bin = static_cast<std::size_t>(block) * bin_block;
+    const std::size_t bins = std::min(bin_block, spectrum_bins - first_bin);
     const float* h = filter_spectra.get() + 2 * first_bin;
     for (std::uint64_t u = job.first_transform; u < job.end_transform; ++u) {
       if (!transform_has_outputs(u, job.output_limit)) continue;
       for (std::size_t lane = 0; lane < segments_per_transform; ++lane) {
         const std::uint64_t s = u * segments_per_transform + lane;
-        float* acc = segment_sum(s) + 2 * first_bin;
         const std::size_t terms =
             static_cast<std::size_t>(std::min<std::uint64_t>(partitions, s + 1));
-        multiply(slot(s) + 2 * first_bin, h, acc, bins);
-        for (std::size_t k = 1; k < terms; ++k)
-          multiply_add(slot(s - k) + 2 * first_bin, h + k * spectrum_stride, acc, bins);
+        for (std::size_t k = 0; k < terms; ++k) sc.terms[k] = slot(s - k) + 2 * first_bin;
+        sum_products(sc.terms.data(), h, spectrum_stride, terms, segment_sum(s) + 2 * first_bin, bins);
       }
     }
   }
@@ -637,16 +572,19 @@ struct FirFilter::Impl {
     if (!transform_has_outputs(u, j.output_limit)) return;
     const std::uint64_t s = u * segments_per_transform;
     const std::size_t aliases = n / inverse_length;
+    const float* spectrum = segment_sum(s);
     if (packed) {
-      join_real_pair(segment_sum(s), segment_sum(s + 1), sc.freq.get(), n);
-      if (rotation)
-        fold_multiply(sc.freq.get(), rotation.get(), sc.folded.get(), inverse_length, aliases);
-      else
-        fold_add(sc.freq.get(), sc.folded.get(), inverse_length, aliases);
-    } else {
-      fold_add(segment_sum(s), sc.folded.get(), inverse_length, aliases);
+      fir::join_real_pair(segment_sum(s), segment_sum(s + 1), sc.freq.get(), n);
+      spectrum = sc.freq.get();
     }
-    inverse_and_store(u, sc, j);
+    if (rotation) {
+      fold_multiply(spectrum, rotation.get(), sc.folded.get(), sc);
+      spectrum = sc.folded.get();
+    } else if (aliases > 1) {
+      fir::fold_add(spectrum, sc.folded.get(), inverse_length, aliases);
+      spectrum = sc.folded.get();
+    }
+    inverse_and_store(u, spectrum, sc, j);
   }
 
   void compute(std::uint64_t item, Scratch& sc) const {
@@ -655,7 +593,7 @@ struct FirFilter::Impl {
         if (transform_has_outputs(item, job.output_limit)) compute_whole(item, sc, job);
         return;
       case Round::forward: compute_forward(item, sc, job); return;
-      case Round::accumulate: compute_sums(item); return;
+      case Round::accumulate: compute_sums(item, sc); return;
       case Round::backward: compute_backward(item, sc, job); return;
     }
   }

@@ -55,10 +55,13 @@
 //
 // Threads: a call that completes several segments spreads them over `threads` threads (the
 // caller and persistent workers started at construction, woken by a semaphore per call,
-// claiming segments from an atomic counter). Partitioned filters run two rounds per batch of
-// segments: all forward FFTs, then all products and inverse FFTs. Each segment is computed by
-// the same code and plans on equally aligned per-thread buffers, so the output bits do not
-// depend on the thread count. process() and flush() never allocate.
+// claiming segments from an atomic counter). Partitioned filters run three rounds per batch
+// of up to 64 transforms: the forward FFTs (per transform); the sums Σ_k X_{s−k}·H_k of every
+// segment of the batch, per block of 256 bins (so each partition's spectrum and each delay-line
+// slot is read from memory once per batch, not once per segment); then the folds, inverse FFTs
+// and stores (per transform). Each segment is computed by the same code and plans on equally
+// aligned buffers, and each sum runs over k in the same order, so the output bits depend
+// neither on the thread count nor on the batching. process() and flush() never allocate.
 //
 // Not thread-safe: one caller at a time (counters() excepted).
 #pragma once

@@ -18,6 +18,8 @@
 //   7. taps switch          set_taps is exact: outputs after the switch are the new filter's
 //                           over the same history; capacity, errors
 //   8. counters, bounds, flush, errors, geometry
+//   9. kernels              every vector version of the products' sums this CPU runs, and
+//                           the split / join of packed real spectra
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,6 +47,7 @@
 #include "pipeline/errors.hpp"
 #include "pipeline/exact_phase.hpp"
 #include "pipeline/fir_filter.hpp"
+#include "pipeline/fir_kernels.hpp"
 #include "pipeline/fir_geometry.hpp"
 
 namespace prism {
@@ -842,6 +845,79 @@ TEST(FirGeometry, CostGrowsSmoothlyWithTheTapCount) {
   };
   EXPECT_GT(gnuradio_cost(1024) / gnuradio_cost(513), 1.3);
   EXPECT_LT(gnuradio_cost(1025) / gnuradio_cost(1024), 0.8);
+}
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+// Every version of sum_products this CPU runs gives the sums of products to float rounding,
+// for tile-sized and ragged bin counts and any number of terms.
+TEST(FirKernels, SumProductsVariantsMatchAReference) {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  const std::vector<fir::SumProductsVariant> variants = fir::sum_products_variants();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_EQ(fir::selected_sum_products(), variants.front().function);
+  for (std::size_t bins : {1u, 15u, 16u, 17u, 64u, 250u})
+    for (std::size_t terms : {1u, 2u, 7u, 40u}) {
+      const std::size_t stride = 2 * bins + 6;
+      std::vector<float> x(terms * stride), h(terms * stride);
+      for (float& v : x) v = g(rng);
+      for (float& v : h) v = g(rng);
+      std::vector<const float*> pointers(terms);
+      for (std::size_t k = 0; k < terms; ++k) pointers[k] = x.data() + (terms - 1 - k) * stride;
+      std::vector<cd> expected(bins);
+      double norm = 0;
+      for (std::size_t b = 0; b < bins; ++b) {
+        for (std::size_t k = 0; k < terms; ++k)
+          expected[b] += cd(pointers[k][2 * b], pointers[k][2 * b + 1]) *
+                         cd(h[k * stride + 2 * b], h[k * stride + 2 * b + 1]);
+        norm += std::norm(expected[b]);
+      }
+      for (const fir::SumProductsVariant& v : variants) {
+        std::vector<float> out(2 * bins, std::nanf(""));
+        v.function(pointers.data(), h.data(), stride, terms, out.data(), bins);
+        double err = 0;
+        for (std::size_t b = 0; b < bins; ++b)
+          err += std::norm(cd(out[2 * b], out[2 * b + 1]) - expected[b]);
+        EXPECT_LE(std::sqrt(err / norm), 1e-6) << v.name << ", " << bins << " bins, " << terms << " terms";
+      }
+    }
+}
+
+// The split and join of two real signals' spectra packed in one complex FFT are inverses.
+TEST(FirKernels, SplitAndJoinRealPairs) {
+  std::mt19937_64 rng(22);
+  const std::size_t n = 24;
+  std::vector<double> a(n), b(n);
+  std::normal_distribution<double> g;
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = g(rng);
+    b[i] = g(rng);
+  }
+  auto dft = [&](auto value) {
+    std::vector<cd> spectrum(n);
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t i = 0; i < n; ++i)
+        spectrum[k] += value(i) * std::polar(1.0, -2 * std::numbers::pi * double(i * k) / double(n));
+    return spectrum;
+  };
+  const std::vector<cd> z = dft([&](std::size_t i) { return cd(a[i], b[i]); });
+  const std::vector<cd> fa = dft([&](std::size_t i) { return cd(a[i], 0); });
+  const std::vector<cd> fb = dft([&](std::size_t i) { return cd(b[i], 0); });
+  const std::vector<float> zf = to_floats(z, true);
+  std::vector<float> sa(n + 2), sb(n + 2), w(2 * n);
+  fir::split_real_pair(zf.data(), sa.data(), sb.data(), n);
+  for (std::size_t k = 0; k <= n / 2; ++k) {
+    EXPECT_NEAR(sa[2 * k], 2 * fa[k].real(), 1e-4);
+    EXPECT_NEAR(sa[2 * k + 1], 2 * fa[k].imag(), 1e-4);
+    EXPECT_NEAR(sb[2 * k], 2 * fb[k].real(), 1e-4);
+    EXPECT_NEAR(sb[2 * k + 1], 2 * fb[k].imag(), 1e-4);
+  }
+  fir::join_real_pair(sa.data(), sb.data(), w.data(), n);
+  for (std::size_t k = 0; k < n; ++k) {
+    EXPECT_NEAR(w[2 * k], 2 * z[k].real(), 1e-4);
+    EXPECT_NEAR(w[2 * k + 1], 2 * z[k].imag(), 1e-4);
+  }
 }
 
 }  // namespace
