@@ -242,7 +242,11 @@ struct FirFilter::Impl {
     segments_per_transform = packed ? 2 : 1;
     transform_items = segments_per_transform * hop;
     spectrum_bins = packed && partitions > 1 ? n / 2 + 1 : n;
+    // An odd number of cache lines between stored spectra: the K spectra a tile of bins reads
+    // then fall in different L1 sets (a stride of a multiple of 4 KiB would put them all in
+    // one set and evict them from each other).
     spectrum_stride = padded_floats(2 * spectrum_bins);
+    if ((spectrum_stride * sizeof(float) / kAlignment) % 2 == 0) spectrum_stride += kAlignment / sizeof(float);
     max_segment_outputs = (hop + decimation - 1) / decimation;
 
     backend = fft::make_cpu_backend();
@@ -560,7 +564,13 @@ struct FirFilter::Impl {
         const std::uint64_t s = u * segments_per_transform + lane;
         const std::size_t terms =
             static_cast<std::size_t>(std::min<std::uint64_t>(partitions, s + 1));
-        for (std::size_t k = 0; k < terms; ++k) sc.terms[k] = slot(s - k) + 2 * first_bin;
+        // Slots s, s−1, ... of the ring, stepped down without a division per term.
+        std::size_t index = static_cast<std::size_t>(s % ring_slots);
+        const float* ring = delay_line.get() + 2 * first_bin;
+        for (std::size_t k = 0; k < terms; ++k) {
+          sc.terms[k] = ring + index * spectrum_stride;
+          index = index == 0 ? ring_slots - 1 : index - 1;
+        }
         sum_products(sc.terms.data(), h, spectrum_stride, terms, segment_sum(s) + 2 * first_bin, bins);
       }
     }

@@ -17,43 +17,62 @@
 namespace prism {
 namespace {
 
-// Nanoseconds per point and per log2 of a power-of-two length, in cache.
-constexpr double kFftUnit = 0.085;
-// Per point and per factor, relative to a factor 2 (log2 p · FFTW's relative cost per point).
-double factor_weight(std::uint64_t p) {
-  switch (p) {
-    case 2: return 1.0;
-    case 3: return 1.585 * 1.15;
-    case 5: return 2.322 * 1.2;
-    case 7: return 2.807 * 1.35;
-    default: return 0.5 * static_cast<double>(p);  // generic or Rader codelets: ~p per point
-  }
-}
-// FFTW_ESTIMATE's per-point cost as the transform leaves L1/L2, at powers of two from 2^12,
-// interpolated in log2(n) between them (so the cost is continuous in n).
-double cache_factor(std::size_t n) {
-  static constexpr double kFactors[] = {1.0, 1.4, 2.2, 2.6, 3.0, 3.4, 5.0};  // 2^12 .. 2^18
-  const double level = std::log2(static_cast<double>(n)) - 12.0;
-  if (level <= 0) return 1.0;
-  constexpr int kLast = static_cast<int>(std::size(kFactors)) - 1;
-  if (level >= kLast) return kFactors[kLast];
-  const int i = static_cast<int>(level);
-  const double t = level - i;
-  return kFactors[i] * (1 - t) + kFactors[i + 1] * t;
-}
-// A complex multiply (K = 1) or multiply-add into an accumulator (K > 1), per bin.
-constexpr double kMultiplyCost = 0.30;
-constexpr double kMultiplyAddCost = 0.28;
-// Per doubling of the partitions' spectra beyond the L2 cache, the multiply-adds slow by this
-// much (they are summed per block of bins over a batch of segments, so they stream the
+// FFTW_ESTIMATE's cost of a complex FFT of length n, in nanoseconds per n·log2(n), for the
+// lengths 2^a·m (m in 1, 3, 5, 7, 9, 15) that the model considers, measured by
+// bench/filter/fftw_estimate_costs (CPU time, mean of two runs of best of 5). ESTIMATE's plans
+// are quirky: powers of two are good up to 4096 and slow (0.21–0.24) from 16384, where
+// lengths with a factor 5 or 15 stay good (10240: 0.13, 15360: 0.11, 40960: 0.14).
+struct MeasuredCost {
+  std::size_t n;
+  double ns_per_point_log2;
+};
+constexpr MeasuredCost kMeasuredCosts[] = {
+    {8, 0.6575}, {9, 0.6255}, {10, 0.5023}, {12, 0.4054}, {14, 0.4416}, {15, 0.4290},
+    {16, 0.3399}, {18, 0.4241}, {20, 0.3369}, {24, 0.2938}, {28, 0.2369}, {30, 0.2812},
+    {32, 0.2806}, {36, 0.2128}, {40, 0.1861}, {48, 0.1020}, {56, 0.1511}, {60, 0.1585},
+    {64, 0.1000}, {72, 0.2052}, {80, 0.0905}, {96, 0.0818}, {112, 0.1808}, {120, 0.1046},
+    {128, 0.0814}, {144, 0.0712}, {160, 0.0760}, {192, 0.0711}, {224, 0.1692}, {240, 0.0721},
+    {256, 0.0723}, {288, 0.1613}, {320, 0.0707}, {384, 0.0658}, {448, 0.1557}, {480, 0.1865},
+    {512, 0.0676}, {576, 0.1492}, {640, 0.0678}, {768, 0.1059}, {896, 0.1434}, {960, 0.1082},
+    {1024, 0.0658}, {1152, 0.1389}, {1280, 0.0649}, {1536, 0.1006}, {1792, 0.1125},
+    {1920, 0.0949}, {2048, 0.0640}, {2304, 0.1476}, {2560, 0.0897}, {3072, 0.0960},
+    {3584, 0.1391}, {3840, 0.0912}, {4096, 0.0844}, {4608, 0.0898}, {5120, 0.0872},
+    {6144, 0.0935}, {7168, 0.1424}, {7680, 0.0902}, {8192, 0.1287}, {9216, 0.1557},
+    {10240, 0.1269}, {12288, 0.1089}, {14336, 0.1760}, {15360, 0.1138}, {16384, 0.2254},
+    {18432, 0.2024}, {20480, 0.1317}, {24576, 0.2233}, {28672, 0.1904}, {30720, 0.1459},
+    {32768, 0.2152}, {36864, 0.1986}, {40960, 0.1376}, {49152, 0.2932}, {57344, 0.2311},
+    {61440, 0.1599}, {65536, 0.2133}, {73728, 0.2445}, {81920, 0.1486}, {98304, 0.3097},
+    {114688, 0.3427}, {122880, 0.1628}, {131072, 0.2393}, {147456, 0.3557}, {163840, 0.1904},
+    {196608, 0.3477}, {229376, 0.3919}, {245760, 0.1791}, {262144, 0.3686},
+};
+
+// Other lengths (an explicit one, or D times a table length for a D with other factors): the
+// table's cost of the largest table length below, times this much per other prime factor
+// (FFTW has codelets up to 16; larger primes go through generic or Rader steps).
+double other_factor_penalty(std::uint64_t p) { return p <= 16 ? 1.3 : static_cast<double>(p) / 10.0; }
+
+// The per-transform cost besides the FFTs and the per-bin and per-item work below: two FFTW
+// calls, the bookkeeping of a segment.
+constexpr double kTransformCost = 40.0;
+// A product of two spectra summed into a tile in registers, per bin and term: contiguous
+// spectra (K = 1: the aliases of one spectrum), and K partitions' spectra and delay-line slots
+// a spectrum's length apart (measured with the engine's layout).
+constexpr double kMultiplyCost = 0.12;
+constexpr double kMultiplyAddCost = 0.18;
+// Per doubling of the partitions' spectra beyond the L2 cache, the sums slow by this much
+// (they are summed per L1-sized block of bins over a batch of segments, so they stream the
 // spectra once per batch, not once per segment).
-constexpr double kMultiplyAddCostPerDoubling = 0.05;
+constexpr double kMultiplyAddCostPerDoubling = 0.02;
 constexpr double kCacheBytes = 1 << 20;
-// Loading an input item into a segment, storing an output, splitting or joining two real
-// spectra (per bin).
+// Loading an input item into a segment; storing an output; a pass over a spectrum (split,
+// join, fold of aliases), per bin.
 constexpr double kLoadCost = 0.25;
 constexpr double kStoreCost = 0.5;
-constexpr double kSplitCost = 0.6;
+constexpr double kPassCost = 0.3;
+// A transform whose buffers (window, spectrum, fold: 3·N complex) exceed the L2 cache streams
+// them from L3 in every pass: this much more per point (65535 taps at D = 8 measured 1.3–1.7×
+// slower on an FFT of 122880 than the warm-cache table predicts).
+constexpr double kOutOfCachePointCost = 2.0;
 
 std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
   std::vector<std::uint64_t> f;
@@ -66,18 +85,13 @@ std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
   return f;
 }
 
-bool is_smooth(std::uint64_t n) {
-  for (std::uint64_t p : {2u, 3u, 5u, 7u})
-    while (n % p == 0) n /= p;
-  return n == 1;
-}
-
-// The 7-smooth lengths 2 .. kMaxAutoFftLength, ascending.
-const std::vector<std::size_t>& smooth_lengths() {
+// The lengths the model considers: the table's, up to kMaxAutoFftLength, ascending.
+const std::vector<std::size_t>& table_lengths() {
   static const std::vector<std::size_t> lengths = [] {
     std::vector<std::size_t> v;
-    for (std::size_t n = 2; n <= kMaxAutoFftLength; ++n)
-      if (is_smooth(n)) v.push_back(n);
+    for (const MeasuredCost& m : kMeasuredCosts)
+      if (m.n <= kMaxAutoFftLength) v.push_back(m.n);
+    std::sort(v.begin(), v.end());
     return v;
   }();
   return lengths;
@@ -94,18 +108,20 @@ double cost_per_item(const Candidate& c, std::size_t decimation, bool packed_rea
   const double segments_per_transform = packed_real ? 2.0 : 1.0;
   const double outputs = segments_per_transform *
                          std::ceil(static_cast<double>(c.hop) / static_cast<double>(decimation));
-  double cost = fir_fft_cost(c.n) + fir_fft_cost(inverse) + segments_per_transform * n * kLoadCost +
-                outputs * kStoreCost;
+  double cost = kTransformCost + fir_fft_cost(c.n) + fir_fft_cost(inverse) +
+                segments_per_transform * n * kLoadCost + outputs * kStoreCost;
+  if (3.0 * n * 8.0 > kCacheBytes) cost += n * kOutOfCachePointCost;
   if (c.partitions == 1) {
-    cost += n * kMultiplyCost;
+    cost += n * kMultiplyCost;  // the product, folded onto N/D bins as it is summed
   } else {
-    // Spectra of K partitions and the delay line of K segments, streamed per segment.
+    // Spectra of K partitions and the delay line of K segments.
     const double bins = packed_real ? n / 2 + 1 : n;
     const double bytes = 2.0 * static_cast<double>(c.partitions) * bins * 8.0;
-    const double mac =
-        kMultiplyAddCost + kMultiplyAddCostPerDoubling * std::max(0.0, std::log2(bytes / kCacheBytes));
+    const double mac = kMultiplyAddCost +
+                       kMultiplyAddCostPerDoubling * std::max(0.0, std::log2(bytes / kCacheBytes));
     cost += segments_per_transform * static_cast<double>(c.partitions) * bins * mac;
-    if (packed_real) cost += 2.0 * n * kSplitCost;  // split into two spectra, join back
+    if (packed_real) cost += 2.0 * n * kPassCost;  // split into two spectra, join back
+    if (inverse < c.n) cost += n * kPassCost;      // fold
   }
   return cost / (segments_per_transform * static_cast<double>(c.hop));
 }
@@ -151,9 +167,17 @@ FirGeometry to_geometry(const Candidate& c, std::size_t decimation, bool packed_
 
 double fir_fft_cost(std::size_t n) {
   if (n <= 1) return 0.0;
-  double weight = 0.0;
-  for (std::uint64_t p : prime_factors(n)) weight += factor_weight(p);
-  return static_cast<double>(n) * weight * kFftUnit * cache_factor(n);
+  const double points_log2 = static_cast<double>(n) * std::log2(static_cast<double>(n));
+  // The table's length itself, or the largest below with n's power of two and small factors.
+  const MeasuredCost* below = nullptr;
+  for (const MeasuredCost& m : kMeasuredCosts) {
+    if (m.n == n) return points_log2 * m.ns_per_point_log2;
+    if (m.n < n && n % m.n == 0 && (below == nullptr || m.n > below->n)) below = &m;
+  }
+  double unit = below != nullptr ? below->ns_per_point_log2 : kMeasuredCosts[0].ns_per_point_log2;
+  std::uint64_t rest = below != nullptr ? n / below->n : n;
+  for (std::uint64_t p : prime_factors(rest)) unit *= other_factor_penalty(p);
+  return points_log2 * unit;
 }
 
 std::string FirGeometry::describe() const {
@@ -179,13 +203,14 @@ FirGeometry choose_fir_geometry(const FirGeometryRequest& r) {
                        " is too short for " + std::to_string(r.taps) + " taps" +
                        (r.packed_real ? " (an odd length cannot partition a real filter)" : ""));
   } else {
-    // Every 7-smooth length, and (for a decimation with other factors) D times a smooth one.
+    // The table's lengths, and D times each of them (those that D does not already divide).
     const bool partition_only = r.taps >= kPartitionedFromTaps;
-    for (std::size_t n : smooth_lengths())
+    for (std::size_t n : table_lengths())
       candidates_for_length(n, r.taps, r.decimation, r.packed_real, !partition_only, candidates);
-    if (!is_smooth(r.decimation))
-      for (std::size_t q : smooth_lengths()) {
+    if (r.decimation > 1)
+      for (std::size_t q : table_lengths()) {
         if (q > kMaxAutoFftLength / r.decimation) break;
+        if (q % r.decimation == 0) continue;
         candidates_for_length(q * r.decimation, r.taps, r.decimation, r.packed_real,
                               !partition_only, candidates);
       }

@@ -14,18 +14,21 @@
 // inverse transform shrinks by D. Otherwise every output is computed and the D-th kept.
 //
 // The cost model estimates the time per input item of each candidate and takes the cheapest:
-//   forward FFT of N + K complex multiply-adds per bin + inverse FFT of N or N/D + loads/stores,
-//   divided by the items a transform consumes (B, or 2B when two real segments share one
-//   complex FFT). Candidates are every 7-smooth N (2^a·3^b·5^c·7^d) from the smallest that
-//   fits up to kMaxAutoFftLength, both unpartitioned (P = M, B = N − M + 1 rounded down to a
-//   multiple of D) and partitioned (P = B ≈ N/2). Because every smooth N is a candidate and the
-//   cost per item is a smooth function of M, the throughput has no sawtooth (GNU Radio's
-//   fft_filter takes N = 2·nextpow2(M), so its hop falls from ~3M to ~M each time M crosses a
-//   power of two). The FFT cost of a length is n·Σ e_p·w_p (its prime factors weighted by what
-//   they cost FFTW per point) times a factor for leaving the caches: FFTW_ESTIMATE plans (the
-//   only kind prism makes, for determinism) lose 2–4× per point from 16384 points up on the
-//   reference machine, so long filters are partitioned on moderate FFTs rather than
-//   transformed whole.
+//   a forward FFT of N + the products (K per bin, summed in registers) + an inverse FFT of N or
+//   N/D + loads, stores and passes over the spectra + a fixed cost per transform,
+// divided by the items a transform consumes (B, or 2B when two real segments share one
+// complex FFT). An FFT's cost comes from a table measured on the reference machine
+// (bench/filter/fftw_estimate_costs): FFTW_ESTIMATE plans — the only kind prism makes, for
+// determinism — are quirky, good for powers of two up to 4096 and 2–3× slower per point from
+// 16384, while lengths with a factor 5 or 15 stay good far beyond (15360, 40960, 122880). The
+// candidates are the table's lengths, 2^a·m for m in {1, 3, 5, 7, 9, 15}, up to
+// kMaxAutoFftLength (and D times them, so that any D can fold), each unpartitioned
+// (P = M, B = N − M + 1 rounded down to a multiple of D) and partitioned (P = B ≈ N/2).
+// Since the hop N − M + 1 shrinks continuously with M and the lengths are dense (steps of
+// 7–33 %), the cost per item never falls as M grows and rises in small steps (the largest,
+// < 10 %, where a partitioned filter needs one partition more): no sawtooth. GNU Radio's
+// fft_filter takes N = 2·nextpow2(M), so its hop falls from ~3M to ~M each time M crosses a
+// power of two and its throughput swings by ~1.5× up and down.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +37,7 @@
 namespace prism {
 
 // The longest FFT the cost model considers. It bounds the hop (latency) and the memory of a
-// filter; filters longer than about half of it are partitioned.
+// filter per partition.
 inline constexpr std::size_t kMaxAutoFftLength = std::size_t{1} << 17;
 // Filters of this many taps or more are always partitioned (unless an explicit FFT length
 // holds them whole): their latency (one hop) and memory stay bounded whatever M.

@@ -140,7 +140,10 @@ void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_
       std::exit(1);
     }
   }
-  print("prism", complex_input ? "cf32" : "f32", m, d, threads, times, o.samples, f.geometry().describe());
+  char model[64];
+  std::snprintf(model, sizeof model, "; model %.2f ns per item", f.geometry().cost_per_item);
+  print("prism", complex_input ? "cf32" : "f32", m, d, threads, times, o.samples,
+        f.geometry().describe() + model);
 }
 
 #if PRISM_BENCH_HAVE_LIQUID

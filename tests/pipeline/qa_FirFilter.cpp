@@ -597,7 +597,7 @@ TEST(FirFilter, ShiftPhaseContinuesAcrossRuns) {
   ASSERT_EQ(tail.out.size(), all.out.size() - 2 * 1500);
   EXPECT_LE(relative_error(from_floats(tail.out, true),
                            from_floats(std::vector<float>(all.out.begin() + 2 * 1500, all.out.end()), true)),
-            1e-7);
+            3e-7);
 }
 
 // ---- 7. taps switch ----------------------------------------------------------------------------
@@ -843,8 +843,8 @@ TEST(FirGeometry, CostGrowsSmoothlyWithTheTapCount) {
     r.fft_length = 2 * n;
     return choose_fir_geometry(r).cost_per_item;
   };
-  EXPECT_GT(gnuradio_cost(1024) / gnuradio_cost(513), 1.3);
-  EXPECT_LT(gnuradio_cost(1025) / gnuradio_cost(1024), 0.8);
+  EXPECT_GT(gnuradio_cost(256) / gnuradio_cost(129), 1.3);
+  EXPECT_LT(gnuradio_cost(257) / gnuradio_cost(256), 0.8);
 }
 
 // ---- kernels ---------------------------------------------------------------------------------
