@@ -105,9 +105,9 @@ FirTaps FirTaps::complex(std::vector<std::complex<double>> values) {
 struct FirFilter::Impl {
   // Per-thread buffers.
   struct Scratch {
-    FloatBuffer time;     // N complex: a segment's window, later the inverse FFT's output
-    FloatBuffer freq;     // N complex: the forward FFT's output, or a joined spectrum
-    FloatBuffer folded;   // inverse_length complex: the inverse FFT's input
+    FloatBuffer time;    // N complex: a segment's window, later the inverse FFT's output
+    FloatBuffer freq;    // N complex: the forward FFT's output, or a joined spectrum
+    FloatBuffer folded;  // inverse_length complex: the inverse FFT's input
     std::vector<const float*> terms;  // the spectra a sum_products call reads
   };
 
@@ -132,7 +132,7 @@ struct FirFilter::Impl {
     InputView input;
     std::uint64_t first_transform = 0;  // of the batch (K > 1)
     std::uint64_t end_transform = 0;
-    std::uint64_t end_item = 0;         // work items of the round: transforms or bin blocks
+    std::uint64_t end_item = 0;      // work items of the round: transforms or bin blocks
     std::uint64_t output_limit = 0;  // outputs k >= this are not written
     std::uint64_t out_base = 0;      // output index of out[0]
     float* out = nullptr;
@@ -142,17 +142,17 @@ struct FirFilter::Impl {
   bool complex_in = false;
   bool complex_taps = false;
   bool complex_out = false;
-  bool packed = false;          // real input, real taps, no shift
+  bool packed = false;  // real input, real taps, no shift
   bool shifted = false;
   bool align_same = false;
   std::size_t components_in = 1;
   std::size_t components_out = 1;
   std::size_t taps_capacity = 0;  // M: the length the engine filters with
   std::size_t decimation = 1;
-  std::size_t offset = 0;         // c
-  std::size_t delta = 0;          // δ = c mod D with folding, else 0
+  std::size_t offset = 0;  // c
+  std::size_t delta = 0;   // δ = c mod D with folding, else 0
   std::uint64_t first_index = 0;
-  ExactPhase phase{0.0, 1.0};     // the shift's phase at an item index
+  ExactPhase phase{0.0, 1.0};  // the shift's phase at an item index
   FirGeometry geo;
   std::size_t n = 0, hop = 0, partitions = 0, inverse_length = 0;
   std::size_t segments_per_transform = 1;
@@ -167,17 +167,17 @@ struct FirFilter::Impl {
   std::unique_ptr<fft::Plan> inverse_plan;
   std::string backend_description;
 
-  FloatBuffer filter_spectra;   // K spectra
-  FloatBuffer rotation;         // packed, K > 1, δ != 0: exp(2πi·k·δ/N), N bins
-  FloatBuffer output_phasors;   // shift: exp(−j2π·r·D·f/fs), r < max_segment_outputs
+  FloatBuffer filter_spectra;  // K spectra
+  FloatBuffer rotation;        // packed, K > 1, δ != 0: exp(2πi·k·δ/N), N bins
+  FloatBuffer output_phasors;  // shift: exp(−j2π·r·D·f/fs), r < max_segment_outputs
   std::size_t current_taps = 0;
   bool current_taps_complex = false;
 
   // Stream state.
-  FloatBuffer history;          // items [history_first, items_in)
+  FloatBuffer history;  // items [history_first, items_in)
   std::uint64_t history_first = 0;
   std::uint64_t transforms_done = 0;  // transforms [0, transforms_done) computed or skipped
-  FloatBuffer delay_line;       // K > 1: ring of segment spectra, slot s mod ring_slots
+  FloatBuffer delay_line;             // K > 1: ring of segment spectra, slot s mod ring_slots
   std::size_t ring_slots = 0;
   std::size_t batch_transforms = 0;  // K > 1: transforms per batch
   FloatBuffer batch_sums;            // K > 1: Σ_k X_{s−k}·H_k of each segment of a batch
@@ -210,6 +210,16 @@ struct FirFilter::Impl {
       throw UsageError("shift must be a finite number of Hz");
     if (spec.decimation < 1)
       throw UsageError("decimate=0 is out of range: the decimation is 1 or more");
+    if (spec.decimation > kMaxDecimation)
+      throw UsageError("decimate=" + std::to_string(spec.decimation) + " is out of range: 1 .. " +
+                       std::to_string(kMaxDecimation));
+    if (std::max(spec.max_taps, spec.taps.size()) > kMaxTaps)
+      throw UsageError("taps: " + std::to_string(std::max(spec.max_taps, spec.taps.size())) +
+                       " taps are more than the " + std::to_string(kMaxTaps) +
+                       " a filter can hold");
+    if (spec.threads > kMaxThreads)
+      throw UsageError("threads=" + std::to_string(spec.threads) +
+                       " is out of range: 0 (all cores) .. " + std::to_string(kMaxThreads));
     if (spec.max_taps != 0 && spec.max_taps < spec.taps.size())
       throw UsageError("max_taps=" + std::to_string(spec.max_taps) + " is less than the " +
                        std::to_string(spec.taps.size()) + " taps given");
@@ -246,7 +256,8 @@ struct FirFilter::Impl {
     // then fall in different L1 sets (a stride of a multiple of 4 KiB would put them all in
     // one set and evict them from each other).
     spectrum_stride = padded_floats(2 * spectrum_bins);
-    if ((spectrum_stride * sizeof(float) / kAlignment) % 2 == 0) spectrum_stride += kAlignment / sizeof(float);
+    if ((spectrum_stride * sizeof(float) / kAlignment) % 2 == 0)
+      spectrum_stride += kAlignment / sizeof(float);
     max_segment_outputs = (hop + decimation - 1) / decimation;
 
     backend = fft::make_cpu_backend();
@@ -292,7 +303,8 @@ struct FirFilter::Impl {
       ring_slots = partitions + segments_per_transform * batch_transforms + 1;
       delay_line = aligned_floats(ring_slots * spectrum_stride);
       batch_sums = aligned_floats(segments_per_transform * batch_transforms * spectrum_stride);
-      const std::size_t bytes_per_bin = 8 * (2 * partitions + segments_per_transform * batch_transforms);
+      const std::size_t bytes_per_bin =
+          8 * (2 * partitions + segments_per_transform * batch_transforms);
       bin_block = std::clamp<std::size_t>(kL1Bytes / bytes_per_bin / 16 * 16, 16, 256);
       bin_blocks = (spectrum_bins + bin_block - 1) / bin_block;
     }
@@ -307,8 +319,7 @@ struct FirFilter::Impl {
 
     for (unsigned i = 1; i < thread_count; ++i)
       wake.push_back(std::make_unique<std::binary_semaphore>(0));
-    for (unsigned i = 1; i < thread_count; ++i)
-      workers.emplace_back([this, i] { worker_loop(i); });
+    for (unsigned i = 1; i < thread_count; ++i) workers.emplace_back([this, i] { worker_loop(i); });
   }
 
   ~Impl() {
@@ -328,8 +339,9 @@ struct FirFilter::Impl {
                        " taps exceed the filter's capacity of " + std::to_string(taps_capacity) +
                        " (max_taps)");
     if (taps.is_complex && !complex_out)
-      throw UsageError("taps: complex taps on a filter built for real taps and real input "
-                       "(build it with complex taps or a shift)");
+      throw UsageError(
+          "taps: complex taps on a filter built for real taps and real input "
+          "(build it with complex taps or a shift)");
     FirTapsCheck::finite(taps);
     const std::size_t m = taps.size();
     // Where the taps start inside the capacity: centred for same ((m−1)//2 falls on c).
@@ -446,9 +458,9 @@ struct FirFilter::Impl {
     if (r.end <= r.first) return;
     const std::size_t count = static_cast<std::size_t>(r.end - r.first);
     // Circ index of output k: c + k·D − s·B − B + N; row (index − δ)/D with folding.
-    const std::uint64_t index =
-        offset + r.first * decimation + n - (s * hop + hop);
-    const std::size_t row = static_cast<std::size_t>(geo.fold ? (index - delta) / decimation : index);
+    const std::uint64_t index = offset + r.first * decimation + n - (s * hop + hop);
+    const std::size_t row =
+        static_cast<std::size_t>(geo.fold ? (index - delta) / decimation : index);
     const std::size_t step = geo.fold ? 1 : decimation;
     float* out = j.out + (r.first - j.out_base) * components_out;
     if (!complex_out) {
@@ -571,7 +583,8 @@ struct FirFilter::Impl {
           sc.terms[k] = ring + index * spectrum_stride;
           index = index == 0 ? ring_slots - 1 : index - 1;
         }
-        sum_products(sc.terms.data(), h, spectrum_stride, terms, segment_sum(s) + 2 * first_bin, bins);
+        sum_products(sc.terms.data(), h, spectrum_stride, terms, segment_sum(s) + 2 * first_bin,
+                     bins);
       }
     }
   }
@@ -602,9 +615,15 @@ struct FirFilter::Impl {
       case Round::whole:
         if (transform_has_outputs(item, job.output_limit)) compute_whole(item, sc, job);
         return;
-      case Round::forward: compute_forward(item, sc, job); return;
-      case Round::accumulate: compute_sums(item, sc); return;
-      case Round::backward: compute_backward(item, sc, job); return;
+      case Round::forward:
+        compute_forward(item, sc, job);
+        return;
+      case Round::accumulate:
+        compute_sums(item, sc);
+        return;
+      case Round::backward:
+        compute_backward(item, sc, job);
+        return;
     }
   }
 
@@ -705,7 +724,8 @@ struct FirFilter::Impl {
     } else {
       const auto kept = static_cast<std::size_t>(call_first - keep_first);
       std::memmove(h, h + (keep_first - history_first) * c, kept * c * sizeof(float));
-      std::memcpy(h + kept * c, in, static_cast<std::size_t>(call_end - call_first) * c * sizeof(float));
+      std::memcpy(h + kept * c, in,
+                  static_cast<std::size_t>(call_end - call_first) * c * sizeof(float));
     }
     history_first = keep_first;
   }
@@ -720,8 +740,7 @@ struct FirFilter::Impl {
     while (written < capacity) {
       if (staging_read < staging_count) {
         const std::size_t take = std::min(capacity - written, staging_count - staging_read);
-        std::memcpy(out + written * components_out,
-                    staging.get() + staging_read * components_out,
+        std::memcpy(out + written * components_out, staging.get() + staging_read * components_out,
                     take * components_out * sizeof(float));
         staging_read += take;
         written += take;
@@ -760,7 +779,8 @@ struct FirFilter::Impl {
   // A call completes at most floor((count + U − 1)/U) transforms (fewer than U items wait
   // from earlier calls), whose outputs lie in that many times U consecutive full indices.
   std::size_t max_output(std::size_t count) const {
-    const std::uint64_t transforms = (static_cast<std::uint64_t>(count) + transform_items - 1) / transform_items;
+    const std::uint64_t transforms =
+        (static_cast<std::uint64_t>(count) + transform_items - 1) / transform_items;
     return static_cast<std::size_t>((transforms * transform_items + decimation - 1) / decimation);
   }
 };
@@ -780,8 +800,8 @@ std::string FirFilter::describe() const {
   const unsigned t = threads();
   const std::string taps = std::to_string(impl_->current_taps) +
                            (impl_->current_taps_complex ? " complex" : " real") + " taps";
-  return "cpu fir: " + taps + ", " + impl_->geo.describe() + ", " +
-         impl_->backend_description + ", " + std::to_string(t) + (t == 1 ? " thread" : " threads");
+  return "cpu fir: " + taps + ", " + impl_->geo.describe() + ", " + impl_->backend_description +
+         ", " + std::to_string(t) + (t == 1 ? " thread" : " threads");
 }
 
 std::size_t FirFilter::max_output(std::size_t n) const { return impl_->max_output(n); }

@@ -78,6 +78,11 @@
 
 namespace prism {
 
+// Limits of FirSpec.
+inline constexpr std::size_t kMaxTaps = std::size_t{1} << 26;  // taps and max_taps
+inline constexpr std::size_t kMaxDecimation = std::size_t{1} << 24;
+inline constexpr unsigned kMaxThreads = 256;
+
 // Filter taps, real or complex, in double precision.
 struct FirTaps {
   std::vector<double> real_values;                   // used when is_complex is false
@@ -98,16 +103,17 @@ enum class FirAlign {
 };
 
 struct FirSpec {
-  FirTaps taps;                        // 1 .. any number of taps; finite values
-  bool complex_input = false;          // input items are (re, im) float pairs
-  double sample_rate = 1.0;            // Hz, > 0 (used by the shift)
-  std::optional<double> shift_hz;      // set: shift by −shift_hz before filtering (finite)
-  std::uint64_t first_index = 0;       // absolute index n0 of the first input item (the shift's phase)
-  std::size_t decimation = 1;          // D >= 1
+  FirTaps taps;                    // 1 .. kMaxTaps taps; finite values
+  bool complex_input = false;      // input items are (re, im) float pairs
+  double sample_rate = 1.0;        // Hz, > 0 (used by the shift)
+  std::optional<double> shift_hz;  // set: shift by −shift_hz before filtering (finite)
+  std::uint64_t first_index = 0;   // absolute index n0 of the first input item (the shift's phase)
+  std::size_t decimation = 1;      // D: 1 .. kMaxDecimation
   FirAlign align = FirAlign::causal;
-  std::size_t max_taps = 0;            // the most taps set_taps will be given; 0: taps.size()
-  std::size_t fft_length = 0;          // 0: the cost model's choice; else 2 .. kMaxFftLength
-  unsigned threads = 0;                // threads computing segments, the caller included; 0: all cores
+  std::size_t max_taps = 0;    // the most taps set_taps will be given; 0: taps.size()
+  std::size_t fft_length = 0;  // 0: the cost model's choice; else 2 .. kMaxFftLength
+  unsigned threads = 0;        // threads computing segments, the caller included
+                               // (0: all cores; at most kMaxThreads)
 };
 
 struct FirCounters {
@@ -119,7 +125,7 @@ struct FirCounters {
 class FirFilter {
  public:
   // Validates the spec (UsageError naming the setting: taps, decimate, shift, sample_rate,
-  // max_taps, fft_length), chooses the geometry, makes the FFT plans, computes the taps'
+  // max_taps, fft_length, threads), chooses the geometry, makes the FFT plans, computes the taps'
   // spectra and starts the workers. All memory is allocated here.
   explicit FirFilter(const FirSpec& spec);
   ~FirFilter();

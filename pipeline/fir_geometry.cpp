@@ -27,29 +27,33 @@ struct MeasuredCost {
   double ns_per_point_log2;
 };
 constexpr MeasuredCost kMeasuredCosts[] = {
-    {8, 0.6575}, {9, 0.6255}, {10, 0.5023}, {12, 0.4054}, {14, 0.4416}, {15, 0.4290},
-    {16, 0.3399}, {18, 0.4241}, {20, 0.3369}, {24, 0.2938}, {28, 0.2369}, {30, 0.2812},
-    {32, 0.2806}, {36, 0.2128}, {40, 0.1861}, {48, 0.1020}, {56, 0.1511}, {60, 0.1585},
-    {64, 0.1000}, {72, 0.2052}, {80, 0.0905}, {96, 0.0818}, {112, 0.1808}, {120, 0.1046},
-    {128, 0.0814}, {144, 0.0712}, {160, 0.0760}, {192, 0.0711}, {224, 0.1692}, {240, 0.0721},
-    {256, 0.0723}, {288, 0.1613}, {320, 0.0707}, {384, 0.0658}, {448, 0.1557}, {480, 0.1865},
-    {512, 0.0676}, {576, 0.1492}, {640, 0.0678}, {768, 0.1059}, {896, 0.1434}, {960, 0.1082},
-    {1024, 0.0658}, {1152, 0.1389}, {1280, 0.0649}, {1536, 0.1006}, {1792, 0.1125},
-    {1920, 0.0949}, {2048, 0.0640}, {2304, 0.1476}, {2560, 0.0897}, {3072, 0.0960},
-    {3584, 0.1391}, {3840, 0.0912}, {4096, 0.0844}, {4608, 0.0898}, {5120, 0.0872},
-    {6144, 0.0935}, {7168, 0.1424}, {7680, 0.0902}, {8192, 0.1287}, {9216, 0.1557},
-    {10240, 0.1269}, {12288, 0.1089}, {14336, 0.1760}, {15360, 0.1138}, {16384, 0.2254},
-    {18432, 0.2024}, {20480, 0.1317}, {24576, 0.2233}, {28672, 0.1904}, {30720, 0.1459},
-    {32768, 0.2152}, {36864, 0.1986}, {40960, 0.1376}, {49152, 0.2932}, {57344, 0.2311},
-    {61440, 0.1599}, {65536, 0.2133}, {73728, 0.2445}, {81920, 0.1486}, {98304, 0.3097},
-    {114688, 0.3427}, {122880, 0.1628}, {131072, 0.2393}, {147456, 0.3557}, {163840, 0.1904},
-    {196608, 0.3477}, {229376, 0.3919}, {245760, 0.1791}, {262144, 0.3686},
+    {8, 0.6575},      {9, 0.6255},      {10, 0.5023},     {12, 0.4054},     {14, 0.4416},
+    {15, 0.4290},     {16, 0.3399},     {18, 0.4241},     {20, 0.3369},     {24, 0.2938},
+    {28, 0.2369},     {30, 0.2812},     {32, 0.2806},     {36, 0.2128},     {40, 0.1861},
+    {48, 0.1020},     {56, 0.1511},     {60, 0.1585},     {64, 0.1000},     {72, 0.2052},
+    {80, 0.0905},     {96, 0.0818},     {112, 0.1808},    {120, 0.1046},    {128, 0.0814},
+    {144, 0.0712},    {160, 0.0760},    {192, 0.0711},    {224, 0.1692},    {240, 0.0721},
+    {256, 0.0723},    {288, 0.1613},    {320, 0.0707},    {384, 0.0658},    {448, 0.1557},
+    {480, 0.1865},    {512, 0.0676},    {576, 0.1492},    {640, 0.0678},    {768, 0.1059},
+    {896, 0.1434},    {960, 0.1082},    {1024, 0.0658},   {1152, 0.1389},   {1280, 0.0649},
+    {1536, 0.1006},   {1792, 0.1125},   {1920, 0.0949},   {2048, 0.0640},   {2304, 0.1476},
+    {2560, 0.0897},   {3072, 0.0960},   {3584, 0.1391},   {3840, 0.0912},   {4096, 0.0844},
+    {4608, 0.0898},   {5120, 0.0872},   {6144, 0.0935},   {7168, 0.1424},   {7680, 0.0902},
+    {8192, 0.1287},   {9216, 0.1557},   {10240, 0.1269},  {12288, 0.1089},  {14336, 0.1760},
+    {15360, 0.1138},  {16384, 0.2254},  {18432, 0.2024},  {20480, 0.1317},  {24576, 0.2233},
+    {28672, 0.1904},  {30720, 0.1459},  {32768, 0.2152},  {36864, 0.1986},  {40960, 0.1376},
+    {49152, 0.2932},  {57344, 0.2311},  {61440, 0.1599},  {65536, 0.2133},  {73728, 0.2445},
+    {81920, 0.1486},  {98304, 0.3097},  {114688, 0.3427}, {122880, 0.1628}, {131072, 0.2393},
+    {147456, 0.3557}, {163840, 0.1904}, {196608, 0.3477}, {229376, 0.3919}, {245760, 0.1791},
+    {262144, 0.3686},
 };
 
 // Other lengths (an explicit one, or D times a table length for a D with other factors): the
 // table's cost of the largest table length below, times this much per other prime factor
 // (FFTW has codelets up to 16; larger primes go through generic or Rader steps).
-double other_factor_penalty(std::uint64_t p) { return p <= 16 ? 1.3 : static_cast<double>(p) / 10.0; }
+double other_factor_penalty(std::uint64_t p) {
+  return p <= 16 ? 1.3 : static_cast<double>(p) / 10.0;
+}
 
 // The per-transform cost besides the FFTs and the per-bin and per-item work below: two FFTW
 // calls, the bookkeeping of a segment.
@@ -128,7 +132,8 @@ double cost_per_item(const Candidate& c, std::size_t decimation, bool packed_rea
 
 // The candidates for one FFT length; none when the length cannot hold a segment.
 void candidates_for_length(std::size_t n, std::size_t taps, std::size_t decimation,
-                           bool packed_real, bool allow_unpartitioned, std::vector<Candidate>& out) {
+                           bool packed_real, bool allow_unpartitioned,
+                           std::vector<Candidate>& out) {
   const std::size_t d = decimation;
   const bool divides = n % d == 0;
   // Unpartitioned: B = N − M + 1 (a multiple of D to fold; folding is always the cheaper).
@@ -184,8 +189,7 @@ std::string FirGeometry::describe() const {
   std::string s = "FFT " + std::to_string(fft_length) + ", hop " + std::to_string(hop);
   if (partitions > 1)
     s += ", " + std::to_string(partitions) + " partitions of " + std::to_string(partition_taps);
-  s += fold ? ", decimation in frequency (inverse FFT " + std::to_string(inverse_length) + ")"
-            : "";
+  s += fold ? ", decimation in frequency (inverse FFT " + std::to_string(inverse_length) + ")" : "";
   return s;
 }
 
@@ -195,12 +199,12 @@ FirGeometry choose_fir_geometry(const FirGeometryRequest& r) {
   std::vector<Candidate> candidates;
   if (r.fft_length != 0) {
     if (r.fft_length < 2 || r.fft_length > kMaxFftLength)
-      throw UsageError("fft_length=" + std::to_string(r.fft_length) +
-                       " is out of range: 2 .. " + std::to_string(kMaxFftLength));
+      throw UsageError("fft_length=" + std::to_string(r.fft_length) + " is out of range: 2 .. " +
+                       std::to_string(kMaxFftLength));
     candidates_for_length(r.fft_length, r.taps, r.decimation, r.packed_real, true, candidates);
     if (candidates.empty())
-      throw UsageError("fft_length=" + std::to_string(r.fft_length) +
-                       " is too short for " + std::to_string(r.taps) + " taps" +
+      throw UsageError("fft_length=" + std::to_string(r.fft_length) + " is too short for " +
+                       std::to_string(r.taps) + " taps" +
                        (r.packed_real ? " (an odd length cannot partition a real filter)" : ""));
   } else {
     // The table's lengths, and D times each of them (those that D does not already divide).

@@ -46,8 +46,8 @@ inline constexpr std::size_t kPartitionedFromTaps = std::size_t{1} << 16;
 inline constexpr std::size_t kMaxFftLength = std::size_t{1} << 24;
 
 struct FirGeometry {
-  std::size_t fft_length = 0;      // N
-  std::size_t hop = 0;             // B: new input items per segment (outputs per segment before decimation)
+  std::size_t fft_length = 0;  // N
+  std::size_t hop = 0;  // B: new input items per segment (outputs per segment before decimation)
   std::size_t partition_taps = 0;  // P: taps per partition (M when unpartitioned)
   std::size_t partitions = 0;      // K = ceil(M / P)
   bool fold = false;               // decimation by folding the spectrum (D divides N and B)
@@ -59,10 +59,10 @@ struct FirGeometry {
 
 // What the geometry depends on.
 struct FirGeometryRequest {
-  std::size_t taps = 1;         // M >= 1
-  std::size_t decimation = 1;   // D >= 1
-  bool packed_real = false;     // real input and real taps: two segments per complex FFT
-  std::size_t fft_length = 0;   // 0: the cost model chooses; else N itself (2 .. kMaxFftLength)
+  std::size_t taps = 1;        // M >= 1
+  std::size_t decimation = 1;  // D >= 1
+  bool packed_real = false;    // real input and real taps: two segments per complex FFT
+  std::size_t fft_length = 0;  // 0: the cost model chooses; else N itself (2 .. kMaxFftLength)
 };
 
 // The cheapest geometry (or, with an explicit length, the best for that length: unpartitioned

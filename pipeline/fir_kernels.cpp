@@ -11,7 +11,8 @@ namespace prism::fir {
 namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PRISM_FIR_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define PRISM_FIR_KERNEL \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define PRISM_FIR_INTRINSICS 1
 #else
 #define PRISM_FIR_KERNEL
@@ -65,8 +66,8 @@ __attribute__((target("avx512f"))) void sum_products_avx512(const float* const* 
 #pragma GCC diagnostic pop
 
 __attribute__((target("avx2,fma"))) void sum_products_avx2(const float* const* x, const float* h,
-                                                          std::size_t h_stride, std::size_t terms,
-                                                          float* out, std::size_t bins) {
+                                                           std::size_t h_stride, std::size_t terms,
+                                                           float* out, std::size_t bins) {
   const __m256 ones = _mm256_set1_ps(1.0f);
   std::size_t b = 0;
   for (; b + 16 <= bins; b += 16) {

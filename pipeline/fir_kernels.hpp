@@ -4,8 +4,8 @@
 // one complex FFT.
 //
 // sum_products has vector versions for AVX-512 and AVX2+FMA and a portable one, picked once per
-// process from the CPU's features (selected_sum_products); the others are compiled for the same three
-// levels and picked by the loader. So a given machine always runs the same code and gets the
+// process from the CPU's features (selected_sum_products); the others are compiled for the same
+// three levels and picked by the loader. So a given machine always runs the same code and gets the
 // same bits. sum_products_variants() lists the versions this CPU can run, for the tests.
 #pragma once
 

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     spec.transform = prism::fft::Transform::c2c_forward;
     auto plan = backend->plan(spec);
     float* in = static_cast<float*>(std::aligned_alloc(64, (2 * n * sizeof(float) + 63) / 64 * 64));
-    float* out = static_cast<float*>(std::aligned_alloc(64, (2 * n * sizeof(float) + 63) / 64 * 64));
+    float* out =
+        static_cast<float*>(std::aligned_alloc(64, (2 * n * sizeof(float) + 63) / 64 * 64));
     for (std::size_t i = 0; i < 2 * n; ++i) in[i] = std::sin(0.1 * static_cast<double>(i));
     const double work = static_cast<double>(n) * std::log2(static_cast<double>(n));
     const long reps = std::max(4L, static_cast<long>(4e7 / work));

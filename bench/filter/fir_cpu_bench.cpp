@@ -20,10 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <numbers>
 #include <random>
 #include <sstream>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -71,8 +71,12 @@ std::vector<double> lowpass(std::size_t m) {
   const double cutoff = 0.1;  // of the sample rate
   for (std::size_t i = 0; i < m; ++i) {
     const double t = static_cast<double>(i) - (static_cast<double>(m) - 1) / 2;
-    const double sinc = t == 0 ? 1.0 : std::sin(2 * std::numbers::pi * cutoff * t) / (std::numbers::pi * t) / (2 * cutoff);
-    const double w = m == 1 ? 1.0 : 0.54 - 0.46 * std::cos(2 * std::numbers::pi * static_cast<double>(i) / static_cast<double>(m - 1));
+    const double sinc = t == 0 ? 1.0
+                               : std::sin(2 * std::numbers::pi * cutoff * t) /
+                                     (std::numbers::pi * t) / (2 * cutoff);
+    const double w = m == 1 ? 1.0
+                            : 0.54 - 0.46 * std::cos(2 * std::numbers::pi * static_cast<double>(i) /
+                                                     static_cast<double>(m - 1));
     h[i] = 2 * cutoff * sinc * w;
   }
   return h;
@@ -136,7 +140,8 @@ void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_
     const Times t = watch.elapsed();
     if (r > 0) times.push_back(t);  // the first run warms caches and pages
     if (written != (o.samples + d - 1) / d) {
-      std::fprintf(stderr, "fir_cpu_bench: %zu outputs, expected %zu\n", written, (o.samples + d - 1) / d);
+      std::fprintf(stderr, "fir_cpu_bench: %zu outputs, expected %zu\n", written,
+                   (o.samples + d - 1) / d);
       std::exit(1);
     }
   }
@@ -150,7 +155,7 @@ void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_
 // One timed pass of liquid's fftfilt over the whole input with block size n.
 template <typename Create, typename Execute, typename Destroy, typename Sample>
 Times liquid_pass(Create create, Execute execute, Destroy destroy, std::vector<float>& taps,
-                   std::size_t block, const Sample* in, Sample* out, std::size_t samples) {
+                  std::size_t block, const Sample* in, Sample* out, std::size_t samples) {
   auto q = create(taps.data(), static_cast<unsigned>(taps.size()), static_cast<unsigned>(block));
   const Stopwatch watch;
   for (std::size_t done = 0; done + block <= samples; done += block)
@@ -171,8 +176,8 @@ void bench_liquid(const Options& o, bool complex_input, std::size_t m,
   std::vector<float> out(input.size());
   auto run = [&](std::size_t block) {
     if (complex_input) {
-      return liquid_pass(fftfilt_crcf_create, fftfilt_crcf_execute, fftfilt_crcf_destroy, taps, block,
-                         reinterpret_cast<const liquid_float_complex*>(input.data()),
+      return liquid_pass(fftfilt_crcf_create, fftfilt_crcf_execute, fftfilt_crcf_destroy, taps,
+                         block, reinterpret_cast<const liquid_float_complex*>(input.data()),
                          reinterpret_cast<liquid_float_complex*>(out.data()), samples);
     }
     return liquid_pass(fftfilt_rrrf_create, fftfilt_rrrf_execute, fftfilt_rrrf_destroy, taps, block,
@@ -193,7 +198,8 @@ void bench_liquid(const Options& o, bool complex_input, std::size_t m,
   for (int r = 0; r < o.repeat; ++r) times.push_back(run(best_block));
   for (std::size_t d : decimations)
     print("liquid", complex_input ? "cf32" : "f32", m, d, 1, times, samples,
-          "fftfilt block " + std::to_string(best_block) + ", FFT " + std::to_string(2 * best_block) +
+          "fftfilt block " + std::to_string(best_block) + ", FFT " +
+              std::to_string(2 * best_block) +
               (d > 1 ? ", full rate (decimation not charged)" : ""));
 }
 #endif
@@ -211,21 +217,30 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--samples") o.samples = static_cast<std::size_t>(std::stod(value()));
-    else if (a == "--chunk") o.chunk = static_cast<std::size_t>(std::stod(value()));
-    else if (a == "--repeat") o.repeat = std::stoi(value());
-    else if (a == "--threads") o.threads = parse_list(value());
-    else if (a == "--taps") o.taps = parse_list(value());
-    else if (a == "--decimation") o.decimations = parse_list(value());
-    else if (a == "--fft") o.fft = static_cast<std::size_t>(std::stod(value()));
-    else if (a == "--no-liquid") o.liquid = false;
+    if (a == "--samples")
+      o.samples = static_cast<std::size_t>(std::stod(value()));
+    else if (a == "--chunk")
+      o.chunk = static_cast<std::size_t>(std::stod(value()));
+    else if (a == "--repeat")
+      o.repeat = std::stoi(value());
+    else if (a == "--threads")
+      o.threads = parse_list(value());
+    else if (a == "--taps")
+      o.taps = parse_list(value());
+    else if (a == "--decimation")
+      o.decimations = parse_list(value());
+    else if (a == "--fft")
+      o.fft = static_cast<std::size_t>(std::stod(value()));
+    else if (a == "--no-liquid")
+      o.liquid = false;
     else if (a == "--formats") {
       o.formats.clear();
       std::stringstream ss(value());
       std::string f;
       while (std::getline(ss, f, ',')) {
         if (f != "cf32" && f != "f32") {
-          std::fprintf(stderr, "fir_cpu_bench: --formats takes cf32 and/or f32, not %s\n", f.c_str());
+          std::fprintf(stderr, "fir_cpu_bench: --formats takes cf32 and/or f32, not %s\n",
+                       f.c_str());
           return 2;
         }
         o.formats.push_back(f);
@@ -247,7 +262,8 @@ int main(int argc, char** argv) {
     for (float& v : input) v = uniform(rng);
     for (std::size_t m : o.taps) {
       for (std::size_t d : o.decimations)
-        for (std::size_t t : o.threads) bench_prism(o, complex_input, m, d, static_cast<unsigned>(t), input);
+        for (std::size_t t : o.threads)
+          bench_prism(o, complex_input, m, d, static_cast<unsigned>(t), input);
 #if PRISM_BENCH_HAVE_LIQUID
       if (o.liquid) bench_liquid(o, complex_input, m, o.decimations, input);
 #endif

@@ -114,8 +114,8 @@ def main():
     command = [args.bench, "--samples", str(n), "--repeat", str(args.repeat), "--chunk",
                str(int(args.chunk)), "--threads", f"1,{cores}", "--taps", args.taps,
                "--decimation", args.decimation, "--formats", args.formats]
-    native = [json.loads(line) for line in
-              subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    native = [json.loads(line) for line in output.splitlines()]
 
     def native_row(impl, fmt, m, d, threads):
         for r in native:

@@ -21,6 +21,7 @@
 //   9. kernels              every vector version of the products' sums this CPU runs, and
 //                           the split / join of packed real spectra
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +34,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <optional>
 #include <random>
@@ -40,15 +42,11 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
-
 #include "pipeline/errors.hpp"
 #include "pipeline/exact_phase.hpp"
 #include "pipeline/fir_filter.hpp"
-#include "pipeline/fir_kernels.hpp"
 #include "pipeline/fir_geometry.hpp"
+#include "pipeline/fir_kernels.hpp"
 
 namespace prism {
 namespace {
@@ -69,10 +67,10 @@ cd exact_shift(std::int64_t f_half_hz, std::int64_t fs_half_hz, std::uint64_t in
 }
 
 struct Reference {
-  std::vector<cd> x;            // input
-  std::vector<cd> h;            // taps
+  std::vector<cd> x;  // input
+  std::vector<cd> h;  // taps
   bool shift = false;
-  std::int64_t f_half_hz = 0;   // shift and rate, both doubled (so halves are integers)
+  std::int64_t f_half_hz = 0;  // shift and rate, both doubled (so halves are integers)
   std::int64_t fs_half_hz = 1;
   std::uint64_t first_index = 0;
   std::size_t decimation = 1;
@@ -107,8 +105,8 @@ struct FilterRun {
 
 // Processes `input` (floats) in chunks whose sizes (in items) cycle through `chunks`, then
 // flushes `flush_capacity` outputs at a time. Checks the max_output bound on every call.
-FilterRun run_filter(FirFilter& f, const std::vector<float>& input, const std::vector<std::size_t>& chunks,
-               std::size_t flush_capacity = 5) {
+FilterRun run_filter(FirFilter& f, const std::vector<float>& input,
+                     const std::vector<std::size_t>& chunks, std::size_t flush_capacity = 5) {
   const std::size_t in_c = f.complex_input() ? 2 : 1;
   const std::size_t out_c = f.complex_output() ? 2 : 1;
   const std::size_t items = input.size() / in_c;
@@ -228,7 +226,8 @@ void check_small_case(const SmallCase& c, std::mt19937_64& rng, unsigned threads
   ASSERT_EQ(f.complex_output(), c.complex_input || c.complex_taps || c.shift);
 
   const std::vector<cd> expected = direct_reference(ref);
-  const FilterRun run = run_filter(f, to_floats(ref.x, c.complex_input), {c.taps / 2 + 1, 3 * c.taps + 7});
+  const FilterRun run =
+      run_filter(f, to_floats(ref.x, c.complex_input), {c.taps / 2 + 1, 3 * c.taps + 7});
   ASSERT_EQ(run.outputs, expected.size()) << f.describe();
   EXPECT_EQ(run.counters.items_in, c.items);
   EXPECT_EQ(run.counters.items_out, expected.size());
@@ -260,15 +259,15 @@ TEST(FirFilter, MatchesDirectReferenceOnRandomConfigurations) {
 TEST(FirFilter, EdgeCases) {
   std::mt19937_64 rng(7);
   for (const SmallCase& c : std::vector<SmallCase>{
-           {1, 100, 1, 0, false, false, false, false},   // one tap: a gain
+           {1, 100, 1, 0, false, false, false, false},  // one tap: a gain
            {1, 100, 3, 0, true, false, true, true},
-           {2, 1, 1, 0, false, false, false, true},      // one input item
-           {5, 0, 1, 0, true, true, false, true},        // no input at all
-           {64, 10, 1, 0, false, false, false, true},    // input shorter than the filter
+           {2, 1, 1, 0, false, false, false, true},    // one input item
+           {5, 0, 1, 0, true, true, false, true},      // no input at all
+           {64, 10, 1, 0, false, false, false, true},  // input shorter than the filter
            {64, 10, 64, 0, true, false, false, true},
-           {3, 500, 200, 0, false, false, false, false}, // D far above M
+           {3, 500, 200, 0, false, false, false, false},  // D far above M
            {300, 2000, 7, 0, false, true, false, true},
-           {40, 1000, 4, 45, false, false, false, true}, // N − M + 1 < D with an explicit N
+           {40, 1000, 4, 45, false, false, false, true},   // N − M + 1 < D with an explicit N
            {100, 3000, 1, 16, false, false, false, true},  // many partitions of 8
            {100, 3000, 2, 16, true, false, true, false},
        })
@@ -284,7 +283,7 @@ struct ScipyCase {
   std::optional<double> shift;
   std::size_t decimation;
   bool same;
-  std::size_t items = 0;     // 0: max(20000, 3·numtaps + 1000)
+  std::size_t items = 0;  // 0: max(20000, 3·numtaps + 1000)
   double fs = 48000;
   std::uint64_t first_index = 0;
   std::size_t fft_length = 0;  // 0: the cost model's
@@ -350,10 +349,11 @@ std::vector<T> read_file(const std::filesystem::path& path) {
 
 TEST(FirFilter, MatchesScipy) {
   const std::string python = PRISM_TEST_PYTHON;
-  if (python.empty() || std::system((python + " -c 'import scipy.signal' 2>/dev/null").c_str()) != 0)
+  if (python.empty() ||
+      std::system((python + " -c 'import scipy.signal' 2>/dev/null").c_str()) != 0)
     GTEST_SKIP() << "python3 with scipy is not available";
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("prism_qa_fir_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("prism_qa_fir_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::vector<ScipyCase> cases = scipy_cases();
   ASSERT_GE(cases.size(), 30u);
@@ -408,7 +408,8 @@ TEST(FirFilter, MatchesScipy) {
     if (complex_out) {
       for (const cd& v : read_file<cd>(dir / ("ref_" + idx + ".bin"))) expected.push_back(v);
     } else {
-      for (double v : read_file<double>(dir / ("ref_" + idx + ".bin"))) expected.emplace_back(v, 0.0);
+      for (double v : read_file<double>(dir / ("ref_" + idx + ".bin")))
+        expected.emplace_back(v, 0.0);
     }
     ASSERT_EQ(expected.size(), (c.items + c.decimation - 1) / c.decimation);
 
@@ -438,14 +439,12 @@ struct StateCase {
 TEST(FirFilter, OutputIsBitIdenticalWhateverTheCutting) {
   std::mt19937_64 rng(99);
   const std::vector<StateCase> cases = {
-      {63, 1, false, false, false, false, 0},   // packed real
-      {64, 8, false, false, false, true, 0},
-      {127, 3, true, false, false, true, 0},
-      {255, 5, false, true, true, false, 0},
-      {1000, 16, true, true, false, true, 0},
-      {300, 4, false, false, false, true, 64},   // partitioned, packed
-      {300, 3, true, false, true, false, 128},   // partitioned, complex
-      {200, 3, false, false, false, false, 512}, // time-side decimation
+      {63, 1, false, false, false, false, 0},  // packed real
+      {64, 8, false, false, false, true, 0},     {127, 3, true, false, false, true, 0},
+      {255, 5, false, true, true, false, 0},     {1000, 16, true, true, false, true, 0},
+      {300, 4, false, false, false, true, 64},    // partitioned, packed
+      {300, 3, true, false, true, false, 128},    // partitioned, complex
+      {200, 3, false, false, false, false, 512},  // time-side decimation
   };
   for (const StateCase& c : cases) {
     FirSpec spec;
@@ -480,7 +479,8 @@ TEST(FirFilter, OutputIsBitIdenticalWhateverTheCutting) {
       f.reset();
       const FilterRun irregular = run_filter(f, input, {0, 1, 500, 2, 0, 77, 1500, 3});
       ASSERT_EQ(irregular.out.size(), whole.out.size());
-      EXPECT_EQ(std::memcmp(irregular.out.data(), whole.out.data(), whole.out.size() * sizeof(float)), 0);
+      EXPECT_EQ(
+          std::memcmp(irregular.out.data(), whole.out.data(), whole.out.size() * sizeof(float)), 0);
     }
   }
 }
@@ -593,10 +593,12 @@ TEST(FirFilter, ShiftPhaseContinuesAcrossRuns) {
   const FilterRun all = run_filter(whole, input, {4000});
   spec.first_index = 1000000 + 1500;
   FirFilter second(spec);
-  const FilterRun tail = run_filter(second, std::vector<float>(input.begin() + 1500, input.end()), {999});
+  const FilterRun tail =
+      run_filter(second, std::vector<float>(input.begin() + 1500, input.end()), {999});
   ASSERT_EQ(tail.out.size(), all.out.size() - 2 * 1500);
-  EXPECT_LE(relative_error(from_floats(tail.out, true),
-                           from_floats(std::vector<float>(all.out.begin() + 2 * 1500, all.out.end()), true)),
+  EXPECT_LE(relative_error(
+                from_floats(tail.out, true),
+                from_floats(std::vector<float>(all.out.begin() + 2 * 1500, all.out.end()), true)),
             3e-7);
 }
 
@@ -661,13 +663,17 @@ TEST(FirFilter, SetTapsSwitchesExactlyAtACallBoundary) {
       }
       while (std::size_t got = f.flush(out.data() + written * out_c, 64)) written += got;
       ASSERT_EQ(written, old_outputs.size());
-      const std::vector<cd> got = from_floats(std::vector<float>(out.begin(), out.begin() + written * out_c),
-                                              f.complex_output());
+      const std::vector<cd> got = from_floats(
+          std::vector<float>(out.begin(), out.begin() + written * out_c), f.complex_output());
       const std::vector<cd> got_before(got.begin(), got.begin() + switched);
       const std::vector<cd> got_after(got.begin() + switched, got.end());
-      EXPECT_LE(relative_error(got_before, std::vector<cd>(old_outputs.begin(), old_outputs.begin() + switched)), 2e-6)
+      EXPECT_LE(relative_error(got_before, std::vector<cd>(old_outputs.begin(),
+                                                           old_outputs.begin() + switched)),
+                2e-6)
           << "switch after item " << switch_at << " (" << switched << " outputs)";
-      EXPECT_LE(relative_error(got_after, std::vector<cd>(new_outputs.begin() + switched, new_outputs.end())), 2e-6)
+      EXPECT_LE(relative_error(got_after,
+                               std::vector<cd>(new_outputs.begin() + switched, new_outputs.end())),
+                2e-6)
           << "switch after item " << switch_at << " (" << switched << " outputs)";
     }
   }
@@ -689,7 +695,8 @@ TEST(FirFilter, SetTapsRejectsWhatTheFilterCannotTake) {
   EXPECT_NO_THROW(g.set_taps(FirTaps::complex({cd(1, 1)})));
 }
 
-// ---- 8. counters, bounds, flush, errors, geometry ------------------------------------------------
+// ---- 8. counters, bounds, flush, errors, geometry
+// ------------------------------------------------
 
 TEST(FirFilter, FlushOwesTheTailAndThenNothing) {
   std::mt19937_64 rng(14);
@@ -773,6 +780,15 @@ TEST(FirFilter, RejectsBadSpecsNamingTheSetting) {
   s.taps = FirTaps::real(std::vector<double>(100, 0.01));
   s.fft_length = 3;  // odd: cannot hold 100 real taps, whole or partitioned
   EXPECT_NE(message(s).find("fft_length=3"), std::string::npos);
+  s = good;
+  s.decimation = kMaxDecimation + 1;
+  EXPECT_NE(message(s).find("decimate="), std::string::npos);
+  s = good;
+  s.max_taps = kMaxTaps + 1;
+  EXPECT_NE(message(s).find("taps"), std::string::npos);
+  s = good;
+  s.threads = kMaxThreads + 1;
+  EXPECT_NE(message(s).find("threads="), std::string::npos);
   EXPECT_EQ(message(good), "");
 }
 
@@ -816,8 +832,9 @@ TEST(FirGeometry, FoldsWhenTheDecimationDividesAndPartitionsLongFilters) {
 }
 
 // The cost per item never falls as the tap count grows, and grows in small steps (the largest,
-// under 10 %, where a partitioned filter needs one partition more): no sawtooth. GNU Radio's rule N = 2·nextpow2(M) (hop N − M + 1), costed by the same model, is
-// a sawtooth: its cost climbs by ~1.5x as M nears a power of two, then drops when M passes it.
+// under 10 %, where a partitioned filter needs one partition more): no sawtooth. GNU Radio's rule N
+// = 2·nextpow2(M) (hop N − M + 1), costed by the same model, is a sawtooth: its cost climbs by
+// ~1.5x as M nears a power of two, then drops when M passes it.
 TEST(FirGeometry, CostGrowsSmoothlyWithTheTapCount) {
   for (std::size_t d : {1u, 8u})
     for (bool packed : {false, true}) {
@@ -879,7 +896,8 @@ TEST(FirKernels, SumProductsVariantsMatchAReference) {
         double err = 0;
         for (std::size_t b = 0; b < bins; ++b)
           err += std::norm(cd(out[2 * b], out[2 * b + 1]) - expected[b]);
-        EXPECT_LE(std::sqrt(err / norm), 1e-6) << v.name << ", " << bins << " bins, " << terms << " terms";
+        EXPECT_LE(std::sqrt(err / norm), 1e-6)
+            << v.name << ", " << bins << " bins, " << terms << " terms";
       }
     }
 }
@@ -898,7 +916,8 @@ TEST(FirKernels, SplitAndJoinRealPairs) {
     std::vector<cd> spectrum(n);
     for (std::size_t k = 0; k < n; ++k)
       for (std::size_t i = 0; i < n; ++i)
-        spectrum[k] += value(i) * std::polar(1.0, -2 * std::numbers::pi * double(i * k) / double(n));
+        spectrum[k] +=
+            value(i) * std::polar(1.0, -2 * std::numbers::pi * double(i * k) / double(n));
     return spectrum;
   };
   const std::vector<cd> z = dft([&](std::size_t i) { return cd(a[i], b[i]); });
