@@ -13,7 +13,8 @@ zeros) through a low-pass of M taps, decimating by D where it can:
             flowgraph alone (source -> sink) is measured too, as its floor
 Reported: millions of input samples per second, the median of --repeat runs, by wall clock
 and per CPU-second of the process (all its threads: on a shared machine the wall clock also
-counts waiting for a core, the CPU time mostly not). "per core" divides by the cores used.
+counts waiting for a core, the CPU time mostly not). For each filter, prism and liquid run
+just before scipy and GNU Radio, so that neighbouring columns share the machine's state.
 
 Peers are benchmark peers, not prism dependencies (not in scripts/install-deps):
   apt-get install --no-install-recommends gnuradio libliquid-dev   (Debian 12)
@@ -111,16 +112,18 @@ def main():
     formats = args.formats.split(",")
     cores = os.cpu_count()
 
-    command = [args.bench, "--samples", str(n), "--repeat", str(args.repeat), "--chunk",
-               str(int(args.chunk)), "--threads", f"1,{cores}", "--taps", args.taps,
-               "--decimation", args.decimation, "--formats", args.formats]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    native = [json.loads(line) for line in output.splitlines()]
+    def native_rows(fmt, m):
+        """prism (1 and all threads) and liquid for one filter, just before its peers."""
+        command = [args.bench, "--samples", str(n), "--repeat", str(args.repeat), "--chunk",
+                   str(int(args.chunk)), "--threads", f"1,{cores}", "--taps", str(m),
+                   "--decimation", args.decimation, "--formats", fmt]
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        return [json.loads(line) for line in output.splitlines()]
 
-    def native_row(impl, fmt, m, d, threads):
-        for r in native:
-            if (r["impl"], r["format"], r["taps"], r["decimation"]) == (impl, fmt, m, d) and \
-                    (threads is None or r["threads"] == threads):
+    def native_row(rows, impl, d, threads):
+        for r in rows:
+            same_threads = threads is None or r["threads"] == threads
+            if (r["impl"], r["decimation"]) == (impl, d) and same_threads:
                 return r
         return None
 
@@ -149,10 +152,11 @@ def main():
         x = signal_for(fmt, n)
         for m in taps:
             h = scipy.signal.firwin(m, 0.1)
+            rows = native_rows(fmt, m)
             for d in decimations:
-                one = native_row("prism", fmt, m, d, 1)
-                many = native_row("prism", fmt, m, d, cores)
-                liquid = native_row("liquid", fmt, m, d, None)
+                one = native_row(rows, "prism", d, 1)
+                many = native_row(rows, "prism", d, cores)
+                liquid = native_row(rows, "liquid", d, None)
                 scipy_cell, ratio = "—", "—"
                 if not args.skip_scipy:
                     s_wall, s_cpu = scipy_rate(x, h, d, args.repeat)
