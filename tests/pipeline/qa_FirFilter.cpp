@@ -17,13 +17,14 @@
 //   6. shift                phase accurate after 2^36 and 2^40 items (exact reference phase)
 //   7. taps switch          set_taps is exact: outputs after the switch are the new filter's
 //                           over the same history; capacity, errors
-//   8. counters, bounds, flush, errors, geometry
+//   8. counters, bounds, flush, no allocation in process/flush/set_taps, errors, geometry
 //   9. kernels              every vector version of the products' sums this CPU runs, and
 //                           the split / join of packed real spectra
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <optional>
@@ -47,6 +49,21 @@
 #include "pipeline/fir_filter.hpp"
 #include "pipeline/fir_geometry.hpp"
 #include "pipeline/fir_kernels.hpp"
+
+// Allocations through operator new, counted while `g_count_allocations` is set (from any
+// thread: the filter's workers too). The replacements pair malloc with free, which GCC's
+// -Wmismatched-new-delete does not see through once it inlines them into new-expressions.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+std::atomic<bool> g_count_allocations{false};
+std::atomic<long> g_allocations{0};
+
+void* operator new(std::size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace prism {
 namespace {
@@ -717,6 +734,40 @@ TEST(FirFilter, FlushOwesTheTailAndThenNothing) {
   f.reset();
   EXPECT_EQ(f.process(input.data(), 0, out.data()), 0u);
   EXPECT_EQ(f.flush(out.data(), 10), 0u);  // no input: no output
+}
+
+// process(), flush() and set_taps() allocate nothing, on the calling thread or the workers.
+TEST(FirFilter, ProcessFlushAndSetTapsDoNotAllocate) {
+  std::mt19937_64 rng(15);
+  for (const StateCase& c : std::vector<StateCase>{{63, 1, false, false, false, false, 0},
+                                                   {255, 4, true, true, true, true, 0},
+                                                   {300, 3, false, false, false, true, 64},
+                                                   {300, 2, true, false, true, false, 128}}) {
+    FirSpec spec;
+    spec.taps = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
+    spec.complex_input = c.complex_input;
+    if (c.shift) spec.shift_hz = 1000.0;
+    spec.decimation = c.decimation;
+    spec.align = c.same ? FirAlign::same : FirAlign::causal;
+    spec.fft_length = c.fft_length;
+    spec.threads = 2;
+    FirFilter f(spec);
+    const FirTaps other = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
+    const std::vector<float> input = to_floats(noise(20000, c.complex_input, rng), c.complex_input);
+    std::vector<float> out(2 * f.max_output(20000) + 64);
+    const std::size_t in_c = c.complex_input ? 2 : 1;
+    g_allocations = 0;
+    g_count_allocations = true;
+    std::size_t written = f.process(input.data(), 7, out.data());
+    written += f.process(input.data() + 7 * in_c, 9000, out.data());
+    f.set_taps(other);
+    written += f.process(input.data() + 9007 * in_c, 10993, out.data());
+    while (f.flush(out.data(), 32) != 0) {
+    }
+    g_count_allocations = false;
+    EXPECT_EQ(g_allocations.load(), 0) << f.describe();
+    EXPECT_GT(written, 0u);
+  }
 }
 
 TEST(FirFilter, MaxOutputIsAnExactBound) {
