@@ -20,10 +20,11 @@
 // (computed once, scaled by 1/N). Segment s's outputs are the inverse FFT of Σ_k X_{s−k}·H_k,
 // whose last B points are full[s·B .. s·B + B). K = 1 is plain overlap-save; long filters
 // (K > 1) keep the spectra of the last K segments (the frequency-domain delay line), so the
-// latency is one hop B and the memory about 2·K·N complex values, whatever M (up to 2^20 taps
-// and beyond). Segments sit on fixed boundaries of the absolute input index, so the same
-// segments, with the same data, through the same FFT plans, give every output whatever the
-// cutting.
+// latency is one hop B (at most kMaxAutoFftLength/2) and the memory about 2·(K + S)·N complex
+// values (S: the segments of a batch, below), whatever M (up to kMaxTaps = 2^26 taps). Filters
+// of 2^16 taps or more are always partitioned. Segments sit on fixed boundaries of the absolute
+// input index, so the same segments, with the same data, through the same FFT plans, give every
+// output whatever the cutting.
 //   Real input with real taps (and no shift): two consecutive segments share one complex FFT
 // as its real and imaginary parts (conv is linear and h real, so the inverse FFT's real and
 // imaginary parts are the two segments' outputs); with K > 1 the two spectra are split apart
@@ -31,11 +32,12 @@
 // of the bins (N/2 + 1) are multiplied.
 //
 // Decimation: with D dividing N and B (the cost model prefers such geometries), the wanted
-// outputs of a segment are every D-th point of its inverse FFT from a fixed offset j0; the
-// spectrum times exp(2πi·k·j0/N) (folded into H_k), summed over its D aliases
-// Z[k'] = Σ_q Y[k' + q·N/D], gives exactly those points by an inverse FFT of N/D. Otherwise
-// (an explicit FFT length not divisible by D) the full inverse FFT is computed and every D-th
-// output kept.
+// outputs of a segment are the points δ + D·r of its circular convolution, δ = c mod D, the
+// same for every segment; the spectrum times exp(2πi·k·δ/N) (folded into H_k; for a packed
+// partitioned filter applied after the two spectra are joined back, since it would break
+// their symmetry), summed over its D aliases Z[k'] = Σ_q Y[k' + q·N/D], gives exactly those
+// points by an inverse FFT of N/D. Otherwise (an explicit FFT length not divisible by D) the
+// full inverse FFT is computed and every D-th output kept.
 //
 // Shift: instead of rotating the input, the taps are rotated and the outputs counter-rotated
 // (as GNU Radio's freq_xlating_fft_filter): Σ_m h[m]·x[t−m]·e^{−jω(n0+t−m)} =
@@ -56,12 +58,14 @@
 // Threads: a call that completes several segments spreads them over `threads` threads (the
 // caller and persistent workers started at construction, woken by a semaphore per call,
 // claiming segments from an atomic counter). Partitioned filters run three rounds per batch
-// of up to 64 transforms: the forward FFTs (per transform); the sums Σ_k X_{s−k}·H_k of every
-// segment of the batch, per block of 256 bins (so each partition's spectrum and each delay-line
-// slot is read from memory once per batch, not once per segment); then the folds, inverse FFTs
-// and stores (per transform). Each segment is computed by the same code and plans on equally
-// aligned buffers, and each sum runs over k in the same order, so the output bits depend
-// neither on the thread count nor on the batching. process() and flush() never allocate.
+// of S segments (about K, at most 64 transforms): the forward FFTs (per transform); the sums
+// Σ_k X_{s−k}·H_k of every segment of the batch, per block of 16–256 bins sized so that the
+// block's share of the K spectra and of the delay line stays in L1 (each is then read from
+// memory once per batch, not once per segment), each sum kept in registers over all k
+// (fir_kernels.hpp); then the folds, inverse FFTs and stores (per transform). Each segment is
+// computed by the same code and plans on equally aligned buffers, and each bin's sum is the
+// same arithmetic whatever the block, so the output bits depend neither on the thread count
+// nor on the batching. process(), flush() and set_taps() never allocate.
 //
 // Not thread-safe: one caller at a time (counters() excepted).
 #pragma once

@@ -10,8 +10,8 @@
 //                           lengths (time-side decimation, partitioned filters)
 //   4. scipy                >= 30 parameter sets against scipy.signal (lfilter / oaconvolve /
 //                           fftconvolve in float64) run by Debian's python3: firwin lowpass,
-//                           highpass, bandpass, bandstop and complex band-pass taps, 3 .. 65535
-//                           and 131073 taps, D 1 .. 64, shift, chunks below and above M
+//                           highpass, bandpass, bandstop and complex band-pass taps, 2 .. 65535,
+//                           131073 and 2^20 taps, D 1 .. 64, shift, chunks below and above M
 //   5. exact state          bit-identical outputs for chunks of 1, 2, 3, 7, 64, 1000 and more
 //                           than the input, for 1, 2 and 3 threads; reset reproduces
 //   6. shift                phase accurate after 2^36 and 2^40 items (exact reference phase)
@@ -347,6 +347,8 @@ std::vector<ScipyCase> scipy_cases() {
       {"lowpass", 127, true, 7919.0, 5, false, 0, 48000, (std::uint64_t{1} << 36) + 12345},
       {"random", 2, false, none, 1, false},
       {"lowpass", 20001, false, none, 24, true},
+      // 2^20 taps (partitioned by the cost model).
+      {"lowpass", std::size_t{1} << 20, true, none, 16, true},
       // Many partitions: 65535 taps on FFTs of 4096 (32 partitions), real and complex.
       {"bandpass", 65535, false, none, 3, false, 0, 48000, 0, 4096},
       {"lowpass", 65535, true, 333.0, 1, true, 0, 48000, 0, 4096},
