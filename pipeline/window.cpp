@@ -1,5 +1,5 @@
-// Window functions (window.hpp): names, parsing, and the periodic windows of
-// scipy.signal.get_window(name, n, fftbins=True), scipy 1.10.
+// Window functions (window.hpp): names, parsing, and the windows of
+// scipy.signal.get_window(name, n, fftbins=True or False), scipy 1.10.
 //
 // A periodic window of length n is scipy's symmetric window of length n+1 without its last
 // value. The formulas below follow scipy/signal/windows/_windows.py operation by operation
@@ -10,7 +10,7 @@
 // Contents:
 //   1. names and aliases    the table that parse_window and window_names_help share
 //   2. parsing / printing   parse_window, WindowSpec::to_string
-//   3. the windows          general_cosine, tukey, kaiser, make_window
+//   3. the windows          general_cosine, tukey, kaiser, symmetric_window, make_window
 #include "pipeline/window.hpp"
 
 #include <algorithm>
@@ -101,16 +101,19 @@ std::string shortest_decimal(double value) {
 }
 
 // ---- 3. the windows ----------------------------------------------------------------------
+//
+// Each function makes scipy's symmetric window of length m (sym=True); the periodic window of
+// length n is the symmetric one of length n+1 without its last value (make_window).
 
-// scipy's general_cosine(M, a, sym=False): w = Σ_k a[k]·cos(k·fac), fac = linspace(-π, π, M+1),
-// the last point dropped. numpy's linspace makes fac[i] = i·step + (-π) with step = 2π/M.
-std::vector<double> general_cosine_periodic(std::size_t n, std::initializer_list<double> a) {
-  const std::size_t m = n + 1;
+// scipy's general_cosine(M, a, sym=True): w = Σ_k a[k]·cos(k·fac), fac = linspace(-π, π, M).
+// numpy's linspace makes fac[i] = i·step + (-π) with step = 2π/(M-1), and its last value π.
+std::vector<double> general_cosine(std::size_t m, std::initializer_list<double> a) {
   const double start = -std::numbers::pi;
-  const double step = (std::numbers::pi - start) / static_cast<double>(m - 1);
-  std::vector<double> w(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double fac = static_cast<double>(i) * step + start;
+  const double stop = std::numbers::pi;
+  const double step = (stop - start) / static_cast<double>(m - 1);
+  std::vector<double> w(m, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    const double fac = i + 1 == m ? stop : static_cast<double>(i) * step + start;
     double sum = 0.0;
     double k = 0.0;
     for (double coefficient : a) {
@@ -122,14 +125,13 @@ std::vector<double> general_cosine_periodic(std::size_t n, std::initializer_list
   return w;
 }
 
-std::vector<double> tukey_periodic(std::size_t n, double alpha) {
-  if (alpha <= 0) return std::vector<double>(n, 1.0);
-  if (alpha >= 1.0) return general_cosine_periodic(n, {0.5, 1.0 - 0.5});
-  const std::size_t m = n + 1;
+std::vector<double> tukey(std::size_t m, double alpha) {
+  if (alpha <= 0) return std::vector<double>(m, 1.0);
+  if (alpha >= 1.0) return general_cosine(m, {0.5, 1.0 - 0.5});
   const double m1 = static_cast<double>(m - 1);
   const auto width = static_cast<std::size_t>(std::floor(alpha * m1 / 2.0));
-  std::vector<double> w(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  std::vector<double> w(m);
+  for (std::size_t i = 0; i < m; ++i) {
     const double x = static_cast<double>(i);
     if (i <= width)
       w[i] = 0.5 * (1 + std::cos(std::numbers::pi * (-1 + 2.0 * x / alpha / m1)));
@@ -141,16 +143,31 @@ std::vector<double> tukey_periodic(std::size_t n, double alpha) {
   return w;
 }
 
-std::vector<double> kaiser_periodic(std::size_t n, double beta) {
-  const std::size_t m = n + 1;
+std::vector<double> kaiser(std::size_t m, double beta) {
   const double alpha = static_cast<double>(m - 1) / 2.0;
   const double denominator = std::cyl_bessel_i(0.0, beta);
-  std::vector<double> w(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  std::vector<double> w(m);
+  for (std::size_t i = 0; i < m; ++i) {
     const double r = (static_cast<double>(i) - alpha) / alpha;
     w[i] = std::cyl_bessel_i(0.0, beta * std::sqrt(1 - r * r)) / denominator;
   }
   return w;
+}
+
+std::vector<double> symmetric_window(const WindowSpec& spec, std::size_t m) {
+  switch (spec.kind) {
+    case WindowKind::boxcar: return std::vector<double>(m, 1.0);
+    case WindowKind::hann: return general_cosine(m, {0.5, 1.0 - 0.5});
+    case WindowKind::hamming: return general_cosine(m, {0.54, 1.0 - 0.54});
+    case WindowKind::blackman: return general_cosine(m, {0.42, 0.50, 0.08});
+    case WindowKind::blackmanharris:
+      return general_cosine(m, {0.35875, 0.48829, 0.14128, 0.01168});
+    case WindowKind::flattop:
+      return general_cosine(m, {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
+    case WindowKind::kaiser: return kaiser(m, spec.parameter);
+    case WindowKind::tukey: return tukey(m, spec.parameter);
+  }
+  return std::vector<double>(m, 1.0);
 }
 
 }  // namespace
@@ -215,23 +232,13 @@ WindowSpec parse_window(std::string_view text) {
   return spec;
 }
 
-std::vector<double> make_window(const WindowSpec& spec, std::size_t n) {
+std::vector<double> make_window(const WindowSpec& spec, std::size_t n, WindowSymmetry symmetry) {
   // scipy returns ones for lengths 0 and 1, before making any window.
   if (n <= 1) return std::vector<double>(n, 1.0);
-  switch (spec.kind) {
-    case WindowKind::boxcar: return std::vector<double>(n, 1.0);
-    case WindowKind::hann: return general_cosine_periodic(n, {0.5, 1.0 - 0.5});
-    case WindowKind::hamming: return general_cosine_periodic(n, {0.54, 1.0 - 0.54});
-    case WindowKind::blackman: return general_cosine_periodic(n, {0.42, 0.50, 0.08});
-    case WindowKind::blackmanharris:
-      return general_cosine_periodic(n, {0.35875, 0.48829, 0.14128, 0.01168});
-    case WindowKind::flattop:
-      return general_cosine_periodic(
-          n, {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
-    case WindowKind::kaiser: return kaiser_periodic(n, spec.parameter);
-    case WindowKind::tukey: return tukey_periodic(n, spec.parameter);
-  }
-  return std::vector<double>(n, 1.0);
+  if (symmetry == WindowSymmetry::symmetric) return symmetric_window(spec, n);
+  std::vector<double> w = symmetric_window(spec, n + 1);
+  w.pop_back();
+  return w;
 }
 
 }  // namespace prism

@@ -1,4 +1,5 @@
-// Window functions, periodic ("DFT-even") as scipy.signal.get_window makes them by default.
+// Window functions as scipy.signal.get_window makes them: periodic ("DFT-even", fftbins=True,
+// the default, for spectral analysis) or symmetric (fftbins=False, for FIR filter design).
 // Values are computed in double precision.
 #pragma once
 
@@ -25,8 +26,14 @@ struct WindowSpec {
 // Throws UsageError that lists the known windows when the name or the parameter is wrong.
 WindowSpec parse_window(std::string_view text);
 
-// The periodic window of length n (n >= 1), as scipy.signal.get_window(spec, n, fftbins=True).
-std::vector<double> make_window(const WindowSpec& spec, std::size_t n);
+enum class WindowSymmetry {
+  periodic,   // scipy.signal.get_window(spec, n, fftbins=True): spectral analysis
+  symmetric,  // scipy.signal.get_window(spec, n, fftbins=False): FIR design (firwin)
+};
+
+// The window of length n (0 gives an empty window, 1 gives [1], as scipy).
+std::vector<double> make_window(const WindowSpec& spec, std::size_t n,
+                                WindowSymmetry symmetry = WindowSymmetry::periodic);
 
 // The list of window names for --help.
 std::string window_names_help();

@@ -1,6 +1,6 @@
 // Tests of the window functions (pipeline/window.cpp): values against scipy 1.10's
-// get_window(spec, n, fftbins=True), from reference vectors checked in under data/ (made by
-// data/make_window_reference.py), and the parsing of window names.
+// get_window(spec, n, fftbins=True and False), from reference vectors checked in under data/
+// (made by data/make_window_reference.py), and the parsing of window names.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,20 +24,45 @@ nlohmann::json load_reference() {
 
 TEST(Window, MatchesScipyGetWindow) {
   const nlohmann::json reference = load_reference();
-  ASSERT_GE(reference["windows"].size(), 100u);
+  ASSERT_GE(reference["windows"].size(), 200u);
+  std::size_t symmetric_count = 0;
   for (const auto& entry : reference["windows"]) {
     const std::string text = entry["spec"];
     const std::size_t n = entry["n"];
+    const bool symmetric = entry["symmetric"];
+    symmetric_count += symmetric ? 1 : 0;
     const std::vector<double> expected = entry["values"].get<std::vector<double>>();
     const WindowSpec spec = parse_window(text);
-    const std::vector<double> w = make_window(spec, n);
+    const std::vector<double> w =
+        make_window(spec, n, symmetric ? WindowSymmetry::symmetric : WindowSymmetry::periodic);
     ASSERT_EQ(w.size(), n) << text;
     // The cosine-sum and Tukey windows follow scipy's arithmetic step by step; Kaiser's I0
     // comes from libstdc++ rather than Cephes.
     const double tolerance = spec.kind == WindowKind::kaiser ? 1e-13 : 4e-16;
     for (std::size_t i = 0; i < n; ++i)
       EXPECT_NEAR(w[i], expected[i], tolerance * std::max(1.0, std::abs(expected[i])))
-          << text << " n=" << n << " i=" << i;
+          << text << (symmetric ? " symmetric" : " periodic") << " n=" << n << " i=" << i;
+  }
+  EXPECT_GE(symmetric_count, 100u);
+}
+
+TEST(Window, PeriodicIsTheDefault) {
+  const WindowSpec spec{WindowKind::blackman, 0};
+  EXPECT_EQ(make_window(spec, 33), make_window(spec, 33, WindowSymmetry::periodic));
+  EXPECT_NE(make_window(spec, 33), make_window(spec, 33, WindowSymmetry::symmetric));
+}
+
+TEST(Window, SymmetricIsSymmetricAndEndsAtItsEdgeValues) {
+  // hann(9, sym=True) is zero at both ends and 1 in the middle; every symmetric window mirrors.
+  const std::vector<double> hann = make_window({WindowKind::hann, 0}, 9, WindowSymmetry::symmetric);
+  EXPECT_EQ(hann.front(), 0.0);
+  EXPECT_NEAR(hann.back(), 0.0, 1e-16);
+  EXPECT_NEAR(hann[4], 1.0, 1e-15);
+  for (const char* text : {"hamming", "blackman", "blackmanharris", "flattop", "kaiser:7", "tukey:0.3"}) {
+    for (std::size_t n : {2u, 10u, 11u}) {
+      const std::vector<double> w = make_window(parse_window(text), n, WindowSymmetry::symmetric);
+      for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(w[i], w[n - 1 - i], 1e-15) << text << " " << n;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# Makes window_reference.json: periodic windows from scipy.signal.get_window(spec, n)
-# (fftbins=True), the reference of tests/pipeline/qa_Window.cpp.
+# Makes window_reference.json: periodic and symmetric windows from
+# scipy.signal.get_window(spec, n, fftbins=True / False), the reference of
+# tests/pipeline/qa_Window.cpp.
 # Run with Debian's python3-scipy (1.10):  /usr/bin/python3 make_window_reference.py
 import json
 import os
@@ -30,7 +31,9 @@ LENGTHS = [1, 2, 3, 4, 7, 16, 31, 64, 101]
 reference = {
     "scipy_version": scipy.__version__,
     "windows": [
-        {"spec": spec, "n": n, "values": [float(v) for v in get_window(arg, n)]}
+        {"spec": spec, "n": n, "symmetric": symmetric,
+         "values": [float(v) for v in get_window(arg, n, fftbins=not symmetric)]}
+        for symmetric in (False, True)
         for spec, arg in SPECS.items()
         for n in LENGTHS
     ],

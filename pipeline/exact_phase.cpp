@@ -1,0 +1,103 @@
+// ExactPhase (exact_phase.hpp): frac(n·f/fs) in integer arithmetic.
+#include "pipeline/exact_phase.hpp"
+
+#include <bit>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+#include <stdexcept>
+
+namespace prism {
+namespace {
+
+using u128 = unsigned __int128;
+
+// x = mantissa·2^exponent with an odd integer mantissa (x > 0, finite).
+void odd_mantissa(double x, std::uint64_t& mantissa, int& exponent) {
+  int e = 0;
+  const double m = std::frexp(x, &e);  // x = m·2^e, m in [0.5, 1)
+  mantissa = static_cast<std::uint64_t>(std::ldexp(m, 53));
+  exponent = e - 53;
+  const int zeros = std::countr_zero(mantissa);
+  mantissa >>= zeros;
+  exponent += zeros;
+}
+
+// 2^e mod m, m >= 1.
+std::uint64_t power_of_two_mod(int e, std::uint64_t m) {
+  u128 result = 1 % m, base = 2 % m;
+  for (; e > 0; e >>= 1) {
+    if (e & 1) result = result * base % m;
+    base = base * base % m;
+  }
+  return static_cast<std::uint64_t>(result);
+}
+
+}  // namespace
+
+ExactPhase::ExactPhase(double f, double fs) {
+  if (!std::isfinite(f) || !std::isfinite(fs) || !(fs > 0))
+    throw std::invalid_argument("ExactPhase: the frequency must be finite and the rate positive");
+  if (f == 0) return;
+  negative_ = f < 0;
+  std::uint64_t a = 0, b = 0;
+  int ea = 0, eb = 0;
+  odd_mantissa(std::fabs(f), a, ea);
+  odd_mantissa(fs, b, eb);
+  const std::uint64_t g = std::gcd(a, b);
+  a /= g;
+  b /= g;
+  const int e = ea - eb;  // f/fs = (a/b)·2^e
+  a_ = a;
+  if (e >= 0) {
+    // n·a·2^e mod b: all of it reduced mod b (< 2^53).
+    kind_ = Kind::modular;
+    denominator_ = b;
+    multiplier_ = static_cast<std::uint64_t>(static_cast<u128>(a % b) * power_of_two_mod(e, b) % b);
+  } else if (std::bit_width(b) + (-e) <= 127) {
+    // (n·a) mod (b·2^−e); n·a < 2^117.
+    kind_ = Kind::rational;
+    denominator_ = static_cast<u128>(b) << (-e);
+  } else {
+    // b·2^−e >= 2^127 > n·a: the fraction is n·a/b·2^e itself.
+    kind_ = Kind::tiny;
+    denominator_ = b;
+    exponent_ = e;
+  }
+}
+
+double ExactPhase::cycles(std::uint64_t n) const {
+  long double fraction = 0;
+  switch (kind_) {
+    case Kind::zero: return 0.0;
+    case Kind::modular: {
+      const u128 r = static_cast<u128>(n % static_cast<std::uint64_t>(denominator_)) * multiplier_ %
+                     denominator_;
+      fraction = static_cast<long double>(r) / static_cast<long double>(denominator_);
+      break;
+    }
+    case Kind::rational: {
+      const u128 r = static_cast<u128>(n) * a_ % denominator_;
+      fraction = static_cast<long double>(r) / static_cast<long double>(denominator_);
+      break;
+    }
+    case Kind::tiny:
+      fraction = std::ldexp(static_cast<long double>(static_cast<u128>(n) * a_) /
+                                static_cast<long double>(denominator_),
+                            exponent_);
+      break;
+  }
+  if (negative_ && fraction != 0) fraction = 1.0L - fraction;
+  const double d = static_cast<double>(fraction);
+  return d < 1.0 ? d : 0.0;
+}
+
+std::complex<double> ExactPhase::phasor(std::uint64_t n, int sign) const {
+  // The angle in (−π, π]: cycles above one half are taken as negative.
+  double c = cycles(n);
+  if (c > 0.5) c -= 1.0;
+  const double angle = static_cast<double>(sign) * 2.0 * std::numbers::pi * c;
+  return {std::cos(angle), std::sin(angle)};
+}
+
+}  // namespace prism
