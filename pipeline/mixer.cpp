@@ -99,7 +99,7 @@ std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
 
 std::size_t Mixer::flush(float*, std::size_t) { return 0; }
 
-MixerCounters Mixer::counters() const {
+StreamCounters Mixer::counters() const {
   const std::uint64_t n = items_in_.load(std::memory_order_relaxed);
   return {n, n};
 }

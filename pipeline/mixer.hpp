@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "pipeline/exact_phase.hpp"
+#include "pipeline/stream_counters.hpp"
 
 namespace prism {
 
@@ -31,11 +32,6 @@ struct MixerSpec {
   double sample_rate = 0.0;       // fs: Hz, > 0, finite
   bool complex_input = true;      // items are (re, im) float pairs; else real floats
   std::uint64_t first_index = 0;  // n of the first item (the phase origin is n = 0)
-};
-
-struct MixerCounters {
-  std::uint64_t items_in = 0;
-  std::uint64_t items_out = 0;
 };
 
 class Mixer {
@@ -60,7 +56,7 @@ class Mixer {
   // Back to the state after construction (the next item is first_index again).
   void reset();
 
-  MixerCounters counters() const;
+  StreamCounters counters() const;
 
  private:
   static constexpr std::size_t kTableLength = 1024;

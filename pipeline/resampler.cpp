@@ -170,7 +170,7 @@ std::size_t Resampler::max_output(std::size_t n) const {
                                                       : static_cast<std::size_t>(m);
 }
 
-ResamplerCounters Resampler::counters() const {
+StreamCounters Resampler::counters() const {
   return {items_in_.load(std::memory_order_relaxed), items_out_.load(std::memory_order_relaxed)};
 }
 

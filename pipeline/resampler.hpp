@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "pipeline/history_buffer.hpp"
+#include "pipeline/stream_counters.hpp"
 
 namespace prism {
 
@@ -74,11 +75,6 @@ struct ResamplerSpec {
                                  // finite taps at the upsampled rate (multiplied by up here)
 };
 
-struct ResamplerCounters {
-  std::uint64_t items_in = 0;   // input items given to process()
-  std::uint64_t items_out = 0;  // outputs returned by process() and flush()
-};
-
 class Resampler {
  public:
   // Validates the spec (UsageError naming "up", "down" or "taps"), designs or scales the taps
@@ -111,7 +107,7 @@ class Resampler {
   void reset();
 
   // Safe to call from another thread while process() runs.
-  ResamplerCounters counters() const;
+  StreamCounters counters() const;
 
  private:
   bool output_ready() const { return next_input_ < received_; }
