@@ -109,6 +109,7 @@ class Demodulator {
   // One output per input item.
   std::size_t max_output(std::size_t n) const { return n; }
   // Demodulates n complex items (2n floats) into n floats; returns n. Any n, 0 included.
+  // `out` may be `in` (the output then fills the first half of the input's floats).
   std::size_t process(const float* in, std::size_t n, float* out);
   // Nothing is owed at the end: returns 0.
   std::size_t flush(float* out, std::size_t capacity);

@@ -50,6 +50,7 @@ class Mixer {
   // n: one complex output (two floats) per input item.
   std::size_t max_output(std::size_t n) const { return n; }
   // Shifts n items (n or 2n floats) into `out` (2n floats) and returns n. Any n, 0 included.
+  // With complex input, `out` may be `in`.
   std::size_t process(const float* in, std::size_t n, float* out);
   // Nothing is owed at the end: returns 0.
   std::size_t flush(float* out, std::size_t capacity);

@@ -11,11 +11,12 @@
 //                mirror images (own runs) suppressed by the design's 60 dB at least
 //   4. cw        the carrier (and one 50 Hz off) sounds at bfo + offset
 //   5. streaming every kind: chunks of 1, 2, 3, 7, 64, 1000 and more than the input give the
-//                bits of one call; reset reproduces; counters
+//                bits of one call; reset reproduces; counters; in place
 //   6. gain      linear and dB factors on real and complex samples
 //   7. errors    each names its field
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -313,6 +314,17 @@ TEST(Demodulators, OutputDoesNotDependOnTheChunking) {
       d.reset();
       EXPECT_TRUE(same_bits(run_in_chunks(d, x, 2, 1, chunk), whole)) << "after reset";
     }
+    // In place: the output written over the input.
+    Demodulator d(spec);
+    std::vector<float> buffer = x;
+    for (std::size_t start = 0; start < items; start += 333) {
+      const std::size_t n = std::min<std::size_t>(333, items - start);
+      std::vector<float> chunk(buffer.begin() + 2 * start, buffer.begin() + 2 * (start + n));
+      d.process(chunk.data(), n, chunk.data());
+      std::copy(chunk.begin(), chunk.begin() + n, buffer.begin() + start);
+    }
+    buffer.resize(items);
+    EXPECT_TRUE(same_bits(buffer, whole)) << "in place";
   }
 }
 

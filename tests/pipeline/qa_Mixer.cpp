@@ -5,7 +5,8 @@
 //                   output within the float rounding of the exact value
 //   2. streaming    chunks of 1, 2, 3, 7, 64, 1000 and more than the input give the bits of one
 //                   call; a mixer started at first_index = k continues one that has seen k
-//                   items; reset; real input equals complex input with zero imaginary parts
+//                   items; reset; in place; real input equals complex input with zero
+//                   imaginary parts
 //   3. errors       each names its field
 #include <gtest/gtest.h>
 
@@ -166,6 +167,12 @@ TEST(Mixer, OutputDoesNotDependOnTheChunking) {
     const std::vector<float> tail(x.begin() + 1234 * width, x.end());
     const std::vector<float> expected(whole.begin() + 2 * 1234, whole.end());
     EXPECT_TRUE(same_bits(mix(later, tail), expected));
+    if (complex_input) {  // in place
+      Mixer m(spec);
+      std::vector<float> buffer = x;
+      m.process(buffer.data(), items, buffer.data());
+      EXPECT_TRUE(same_bits(buffer, whole)) << "in place";
+    }
   }
 }
 
