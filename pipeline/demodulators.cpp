@@ -49,11 +49,10 @@ DemodulatorSpec validated(DemodulatorSpec spec) {
   const std::string half = number_text(fs / 2);
   switch (spec.kind) {
     case DemodulatorKind::am:
-      if (!std::isfinite(spec.dc_corner_hz) || spec.dc_corner_hz < 0 ||
-          spec.dc_corner_hz >= fs / 2)
-        out_of_range("dc_corner_hz", spec.dc_corner_hz,
-                     "the corner is 0 (no high-pass) or a frequency below sample_rate/2 (" + half +
-                         " Hz)");
+      if (!std::isfinite(spec.dc_corner_hz) || spec.dc_corner_hz < 0 || spec.dc_corner_hz >= fs / 2)
+        out_of_range(
+            "dc_corner_hz", spec.dc_corner_hz,
+            "the corner is 0 (no high-pass) or a frequency below sample_rate/2 (" + half + " Hz)");
       break;
     case DemodulatorKind::fm: {
       const bool wide = spec.fm_bandwidth == FmBandwidth::wide;
@@ -64,7 +63,8 @@ DemodulatorSpec validated(DemodulatorSpec spec) {
         out_of_range("deviation_hz", deviation,
                      "the deviation is above 0 and at most sample_rate/2 (" + half + " Hz)");
       if (!std::isfinite(tau_us) || tau_us < 0)
-        out_of_range("deemphasis_us", tau_us, "the time constant is 0 (none) or a positive number of µs");
+        out_of_range("deemphasis_us", tau_us,
+                     "the time constant is 0 (none) or a positive number of µs");
       if (tau_us > 0) {
         const double corner = 1e6 / (2 * std::numbers::pi * tau_us);
         if (corner >= fs / 2)
@@ -107,11 +107,16 @@ DemodulatorSpec validated(DemodulatorSpec spec) {
 
 std::string_view demodulator_name(DemodulatorKind kind) {
   switch (kind) {
-    case DemodulatorKind::am: return "am";
-    case DemodulatorKind::fm: return "fm";
-    case DemodulatorKind::usb: return "usb";
-    case DemodulatorKind::lsb: return "lsb";
-    case DemodulatorKind::cw: return "cw";
+    case DemodulatorKind::am:
+      return "am";
+    case DemodulatorKind::fm:
+      return "fm";
+    case DemodulatorKind::usb:
+      return "usb";
+    case DemodulatorKind::lsb:
+      return "lsb";
+    case DemodulatorKind::cw:
+      return "cw";
   }
   return "?";
 }
@@ -148,9 +153,9 @@ Demodulator::Demodulator(const DemodulatorSpec& spec) : settings_(validated(spec
       try {
         order = kaiserord(settings_.attenuation_db, settings_.transition_hz / (fs / 2));
       } catch (const FilterDesignError& e) {
-        out_of_range("transition_hz", settings_.transition_hz,
-                     "at this rate and attenuation the band-pass would be too long (" +
-                         e.reason() + ")");
+        out_of_range(
+            "transition_hz", settings_.transition_hz,
+            "at this rate and attenuation the band-pass would be too long (" + e.reason() + ")");
       }
       const std::size_t taps = order.numtaps | 1;  // odd: a whole number of samples of delay
       const bool upper = settings_.kind == DemodulatorKind::usb;
@@ -198,11 +203,19 @@ std::size_t Demodulator::flush(float*, std::size_t) { return 0; }
 
 std::size_t Demodulator::process(const float* in, std::size_t n, float* out) {
   switch (settings_.kind) {
-    case DemodulatorKind::am: process_am(in, n, out); break;
-    case DemodulatorKind::fm: process_fm(in, n, out); break;
+    case DemodulatorKind::am:
+      process_am(in, n, out);
+      break;
+    case DemodulatorKind::fm:
+      process_fm(in, n, out);
+      break;
     case DemodulatorKind::usb:
-    case DemodulatorKind::lsb: process_sideband(in, n, out); break;
-    case DemodulatorKind::cw: process_cw(in, n, out); break;
+    case DemodulatorKind::lsb:
+      process_sideband(in, n, out);
+      break;
+    case DemodulatorKind::cw:
+      process_cw(in, n, out);
+      break;
   }
   items_.fetch_add(n, std::memory_order_relaxed);
   return n;

@@ -80,10 +80,10 @@ struct DemodulatorSpec {
                                         // sample_rate/2; default 0 / 50
 
   // usb, lsb: the audio band's firwin edges and the filter's transition and attenuation.
-  double low_hz = 300.0;          // > 0
-  double high_hz = 3000.0;        // > low_hz, high_hz + transition_hz/2 <= sample_rate/2
-  double transition_hz = 200.0;   // > 0, <= 2·low_hz (the opposite sideband in the stopband)
-  double attenuation_db = 60.0;   // 20 .. 300
+  double low_hz = 300.0;         // > 0
+  double high_hz = 3000.0;       // > low_hz, high_hz + transition_hz/2 <= sample_rate/2
+  double transition_hz = 200.0;  // > 0, <= 2·low_hz (the opposite sideband in the stopband)
+  double attenuation_db = 60.0;  // 20 .. 300
 
   // cw: the beat frequency, |bfo_hz| <= sample_rate/2.
   double bfo_hz = 700.0;
@@ -146,7 +146,7 @@ class Demodulator {
 // double and rounded once; g = value, or 10^(value/20) when decibels is set (an amplitude
 // factor: +6.02 dB doubles).
 struct GainSpec {
-  double value = 1.0;          // finite (linear: negative inverts); dB: g finite
+  double value = 1.0;  // finite (linear: negative inverts); dB: g finite
   bool decibels = false;
   bool complex_input = false;  // items are (re, im) pairs
 };

@@ -69,7 +69,8 @@ ExactPhase::ExactPhase(double f, double fs) {
 double ExactPhase::cycles(std::uint64_t n) const {
   long double fraction = 0;
   switch (kind_) {
-    case Kind::zero: return 0.0;
+    case Kind::zero:
+      return 0.0;
     case Kind::modular: {
       const u128 r = static_cast<u128>(n % static_cast<std::uint64_t>(denominator_)) * multiplier_ %
                      denominator_;

@@ -28,10 +28,10 @@ class ExactPhase {
   enum class Kind { zero, modular, rational, tiny };
   Kind kind_ = Kind::zero;
   bool negative_ = false;
-  std::uint64_t a_ = 0;                 // odd numerator
-  unsigned __int128 denominator_ = 1;   // b, or b·2^−e
-  std::uint64_t multiplier_ = 0;        // modular: (a·2^e) mod b
-  int exponent_ = 0;                    // tiny: e (< 0)
+  std::uint64_t a_ = 0;                // odd numerator
+  unsigned __int128 denominator_ = 1;  // b, or b·2^−e
+  std::uint64_t multiplier_ = 0;       // modular: (a·2^e) mod b
+  int exponent_ = 0;                   // tiny: e (< 0)
 };
 
 }  // namespace prism

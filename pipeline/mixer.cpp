@@ -29,7 +29,8 @@ const MixerSpec& validated(const MixerSpec& spec) {
   if (!std::isfinite(spec.frequency_hz) || std::fabs(spec.frequency_hz) > spec.sample_rate / 2)
     throw UsageError("frequency_hz=" + number_text(spec.frequency_hz) +
                      " is out of range: a shift is a finite number of Hz within ±sample_rate/2 "
-                     "(±" + number_text(spec.sample_rate / 2) + ")");
+                     "(±" +
+                     number_text(spec.sample_rate / 2) + ")");
   return spec;
 }
 

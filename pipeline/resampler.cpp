@@ -51,9 +51,9 @@ ResampleRatio reduced_terms(std::uint64_t up, std::uint64_t down) {
   const ResampleRatio r{up / g, down / g};
   const auto check = [&](const char* name, std::uint64_t given, std::uint64_t reduced) {
     if (reduced > kMaxResampleTerm)
-      throw UsageError(std::string(name) + "=" + std::to_string(given) + " is out of range: " +
-                       std::to_string(up) + "/" + std::to_string(down) + " reduces to " +
-                       std::to_string(r.up) + "/" + std::to_string(r.down) +
+      throw UsageError(std::string(name) + "=" + std::to_string(given) +
+                       " is out of range: " + std::to_string(up) + "/" + std::to_string(down) +
+                       " reduces to " + std::to_string(r.up) + "/" + std::to_string(r.down) +
                        ", and up and down may be at most " + std::to_string(kMaxResampleTerm));
   };
   check("up", up, r.up);
@@ -65,7 +65,7 @@ std::uint64_t ceil_ratio(std::uint64_t n, std::uint64_t up, std::uint64_t down) 
   const u128 product = static_cast<u128>(n) * up;
   const u128 q = (product + down - 1) / down;
   return q > std::numeric_limits<std::uint64_t>::max() ? std::numeric_limits<std::uint64_t>::max()
-                                                         : static_cast<std::uint64_t>(q);
+                                                       : static_cast<std::uint64_t>(q);
 }
 
 }  // namespace
@@ -92,9 +92,8 @@ ResampleRatio resample_ratio(double input_rate, double output_rate, std::uint64_
   const bool fits = std::bit_width(shifted) + shift <= 64;
   if (fits) shifted <<= shift;
   if (!fits || a > max_term || b > max_term) {
-    const std::string fraction =
-        fits ? std::to_string(a) + "/" + std::to_string(b)
-             : std::string("a fraction whose terms do not fit in 64 bits");
+    const std::string fraction = fits ? std::to_string(a) + "/" + std::to_string(b)
+                                      : std::string("a fraction whose terms do not fit in 64 bits");
     throw UsageError("output_rate=" + number_text(output_rate) + " is out of range: from " +
                      number_text(input_rate) + " Hz the ratio is " + fraction +
                      ", and up and down may be at most " + std::to_string(max_term) +
@@ -122,9 +121,8 @@ Resampler::Resampler(const ResamplerSpec& spec) {
   width_ = spec.complex_input ? 2 : 1;
   if (!spec.taps.empty()) {
     if (spec.taps.size() > kMaxResamplerTaps)
-      throw UsageError("taps: " + std::to_string(spec.taps.size()) +
-                       " taps are more than the " + std::to_string(kMaxResamplerTaps) +
-                       " a resampler takes");
+      throw UsageError("taps: " + std::to_string(spec.taps.size()) + " taps are more than the " +
+                       std::to_string(kMaxResamplerTaps) + " a resampler takes");
     for (std::size_t i = 0; i < spec.taps.size(); ++i)
       if (!std::isfinite(spec.taps[i]))
         throw UsageError("taps: tap " + std::to_string(i) + " is not a finite number");
@@ -167,7 +165,7 @@ void Resampler::reset() {
 std::size_t Resampler::max_output(std::size_t n) const {
   const std::uint64_t m = ceil_ratio(n, up_, down_);
   return m > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
-                                                      : static_cast<std::size_t>(m);
+                                                     : static_cast<std::size_t>(m);
 }
 
 StreamCounters Resampler::counters() const {

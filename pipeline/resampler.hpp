@@ -68,11 +68,11 @@ ResampleRatio resample_ratio(double input_rate, double output_rate,
 std::vector<double> design_resampler_taps(std::uint64_t up, std::uint64_t down);
 
 struct ResamplerSpec {
-  std::uint64_t up = 1;          // >= 1; after division by gcd(up, down), <= kMaxResampleTerm
-  std::uint64_t down = 1;        // same
-  bool complex_input = false;    // items are (re, im) float pairs; output the same
-  std::vector<double> taps;      // empty: the default filter; else 1 .. kMaxResamplerTaps
-                                 // finite taps at the upsampled rate (multiplied by up here)
+  std::uint64_t up = 1;        // >= 1; after division by gcd(up, down), <= kMaxResampleTerm
+  std::uint64_t down = 1;      // same
+  bool complex_input = false;  // items are (re, im) float pairs; output the same
+  std::vector<double> taps;    // empty: the default filter; else 1 .. kMaxResamplerTaps
+                               // finite taps at the upsampled rate (multiplied by up here)
 };
 
 class Resampler {
@@ -129,7 +129,7 @@ class Resampler {
   std::uint64_t next_input_ = 0;  // (k·down + half) div up for the next output k
   std::uint64_t next_phase_ = 0;  // (k·down + half) mod up
   bool flushing_ = false;
-  std::uint64_t total_out_ = 0;   // ceil(N·up/down), set by the first flush()
+  std::uint64_t total_out_ = 0;  // ceil(N·up/down), set by the first flush()
   std::atomic<std::uint64_t> items_in_{0};
   std::atomic<std::uint64_t> items_out_{0};
 };

@@ -155,7 +155,9 @@ TEST(Demodulators, AmHighPassCornerIsMinus3dB) {
 
 // exp(j·(Δ/fm)·sin(2π·fm·n/fs)): instantaneous frequency Δ·cos(2π·fm·t).
 auto fm_signal(double deviation, double tone, double fs) {
-  return [=](double n) { return std::polar(1.0, 0.3 + deviation / tone * std::sin(2 * kPi * tone * n / fs)); };
+  return [=](double n) {
+    return std::polar(1.0, 0.3 + deviation / tone * std::sin(2 * kPi * tone * n / fs));
+  };
 }
 
 // The discriminator's difference of a sampled sinusoidal phase has gain sin(πf/fs)/(πf/fs).
@@ -243,9 +245,8 @@ TEST(Demodulators, SidebandsKeepTheirToneAndSuppressTheOpposite) {
 
     // The mirror image of audio tones (same audio frequency, other sideband) on its own.
     for (double f : {250.0, 1000.0, 2500.0}) {
-      const auto mirror = baseband(24000, 0.0, [&](double n) {
-        return std::polar(1.0, -sign * 2 * kPi * f * n / fs);
-      });
+      const auto mirror = baseband(
+          24000, 0.0, [&](double n) { return std::polar(1.0, -sign * 2 * kPi * f * n / fs); });
       const ToneFit leak = fit_tone(demodulate(spec, mirror), settle, f, fs);
       std::printf("  mirror image at %.0f Hz: %.1f dB\n", f, 20 * std::log10(leak.amplitude));
       EXPECT_LE(20 * std::log10(leak.amplitude), -60.0) << "mirror at " << f << " Hz";
@@ -274,9 +275,8 @@ TEST(Demodulators, CwSoundsAtTheBeatFrequency) {
   const double fs = 8000;
   for (double bfo : {700.0, -600.0})
     for (double offset : {0.0, 50.0}) {
-      const auto x = baseband(16000, 0.01, [&](double n) {
-        return std::polar(1.0, 2 * kPi * offset * n / fs + 0.4);
-      });
+      const auto x = baseband(
+          16000, 0.01, [&](double n) { return std::polar(1.0, 2 * kPi * offset * n / fs + 0.4); });
       DemodulatorSpec spec = spec_of(DemodulatorKind::cw, fs);
       spec.bfo_hz = bfo;
       const double audio = std::fabs(bfo + offset);
@@ -377,8 +377,10 @@ TEST(Demodulators, ErrorsNameTheField) {
   };
   auto nothing = [](DemodulatorSpec&) {};
   const double nan = std::nan("");
-  expect_usage_error<Demodulator>(with(DemodulatorKind::am, 0, nothing), "sample_rate=0 is out of range");
-  expect_usage_error<Demodulator>(with(DemodulatorKind::fm, nan, nothing), "sample_rate=nan is out of range");
+  expect_usage_error<Demodulator>(with(DemodulatorKind::am, 0, nothing),
+                                  "sample_rate=0 is out of range");
+  expect_usage_error<Demodulator>(with(DemodulatorKind::fm, nan, nothing),
+                                  "sample_rate=nan is out of range");
   expect_usage_error<Demodulator>(
       with(DemodulatorKind::am, 8000, [](auto& s) { s.dc_corner_hz = 4000; }),
       "dc_corner_hz=4000 is out of range");
@@ -396,11 +398,14 @@ TEST(Demodulators, ErrorsNameTheField) {
   expect_usage_error<Demodulator>(
       with(DemodulatorKind::fm, 48000, [](auto& s) { s.deemphasis_us = -50.0; }),
       "deemphasis_us=-50 is out of range");
-  expect_usage_error<Demodulator>(
-      with(DemodulatorKind::fm, 8000, [](auto& s) { s.deviation_hz = 3000.0; s.deemphasis_us = 10.0; }),
-      "deemphasis_us=10 is out of range: its corner 1/(2πτ) = 15915.");
-  expect_usage_error<Demodulator>(
-      with(DemodulatorKind::usb, 48000, [](auto& s) { s.low_hz = 0; }), "low_hz=0 is out of range");
+  expect_usage_error<Demodulator>(with(DemodulatorKind::fm, 8000,
+                                       [](auto& s) {
+                                         s.deviation_hz = 3000.0;
+                                         s.deemphasis_us = 10.0;
+                                       }),
+                                  "deemphasis_us=10 is out of range: its corner 1/(2πτ) = 15915.");
+  expect_usage_error<Demodulator>(with(DemodulatorKind::usb, 48000, [](auto& s) { s.low_hz = 0; }),
+                                  "low_hz=0 is out of range");
   expect_usage_error<Demodulator>(
       with(DemodulatorKind::lsb, 48000, [](auto& s) { s.high_hz = 200; }),
       "high_hz=200 is out of range: the band's high edge is above low_hz (300 Hz)");
@@ -415,11 +420,15 @@ TEST(Demodulators, ErrorsNameTheField) {
       with(DemodulatorKind::usb, 48000, [](auto& s) { s.attenuation_db = 10; }),
       "attenuation_db=10 is out of range");
   expect_usage_error<Demodulator>(
-      with(DemodulatorKind::usb, 1e9, [](auto& s) { s.transition_hz = 1e-3; s.low_hz = 1; }),
+      with(DemodulatorKind::usb, 1e9,
+           [](auto& s) {
+             s.transition_hz = 1e-3;
+             s.low_hz = 1;
+           }),
       "transition_hz=0.001 is out of range: at this rate and attenuation the band-pass would be "
       "too long");
-  expect_usage_error<Demodulator>(
-      with(DemodulatorKind::cw, 8000, [](auto& s) { s.bfo_hz = 4001; }), "bfo_hz=4001 is out of range");
+  expect_usage_error<Demodulator>(with(DemodulatorKind::cw, 8000, [](auto& s) { s.bfo_hz = 4001; }),
+                                  "bfo_hz=4001 is out of range");
   expect_usage_error<Gain>(GainSpec{nan, false, false}, "value=nan is out of range");
   expect_usage_error<Gain>(GainSpec{1e4, true, false}, "value=10000 is out of range: 10^(dB/20)");
 }

@@ -12,9 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -71,7 +71,7 @@ long double reference_cycles(std::uint64_t n, double f, double fs) {
 // Each part of y within half an ulp of the exact x·exp(−j2π·cycles) (plus 1e-12·|x| for the
 // double-precision arithmetic before the rounding). Returns the largest |y − exact|/|x|.
 double expect_exact_shift(const std::vector<float>& x, const std::vector<float>& y,
-                        std::uint64_t first_index, const auto& cycles_of) {
+                          std::uint64_t first_index, const auto& cycles_of) {
   double worst = 0;
   for (std::size_t i = 0; i < x.size() / 2; ++i) {
     const long double c = cycles_of(first_index + i);
@@ -104,8 +104,8 @@ TEST(Mixer, ExactAgainstLongDoubleAtLargeIndices) {
       const std::vector<float> x = complex_noise(3000, 11);
       const std::vector<float> y = mix({f, fs, true, first}, x);
       worst = std::max(worst, expect_exact_shift(x, y, first, [&](std::uint64_t n) {
-        return reference_cycles(n, f, fs);
-      }));
+                         return reference_cycles(n, f, fs);
+                       }));
     }
   std::printf("largest |y - exact| / |x|: %.3g\n", worst);
 }
@@ -205,9 +205,10 @@ TEST(Mixer, ErrorsNameTheField) {
   expect_usage_error({100, std::numeric_limits<double>::infinity(), true, 0},
                      "sample_rate=inf is out of range");
   expect_usage_error({std::nan(""), 48000, true, 0}, "frequency_hz=nan is out of range");
-  expect_usage_error({24000.5, 48000, true, 0},
-                     "frequency_hz=24000.5 is out of range: a shift is a finite number of Hz within "
-                     "±sample_rate/2 (±24000)");
+  expect_usage_error(
+      {24000.5, 48000, true, 0},
+      "frequency_hz=24000.5 is out of range: a shift is a finite number of Hz within "
+      "±sample_rate/2 (±24000)");
   EXPECT_NO_THROW(Mixer({-24000, 48000, false, 0}));
   Mixer m({1000, 48000, true, 0});
   float out[2];

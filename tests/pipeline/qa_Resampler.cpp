@@ -15,13 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <numeric>
+#include <nlohmann/json.hpp>
 #include <numbers>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
 #include "pipeline/resampler.hpp"
@@ -84,17 +83,18 @@ struct ScipyCase {
 TEST(Resampler, MatchesScipyResamplePoly) {
   const std::string python = test::scipy_python();
   if (python.empty()) GTEST_SKIP() << "python3 with scipy is not available";
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("prism_qa_resampler_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("prism_qa_resampler_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
 
   std::vector<ScipyCase> cases;
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = {
-      {1, 2},  {2, 1},    {3, 2},   {2, 3},  {147, 160}, {160, 147}, {1, 48},
-      {48, 1}, {1, 50},   {5, 4},   {4, 5},  {7, 3},     {3, 7},     {10, 1},
-      {1, 10}, {6, 4},    {441, 24000}, {13, 1}, {1, 1},  {320, 441}};
+      {1, 2},  {2, 1},  {3, 2},       {2, 3},  {147, 160}, {160, 147}, {1, 48},
+      {48, 1}, {1, 50}, {5, 4},       {4, 5},  {7, 3},     {3, 7},     {10, 1},
+      {1, 10}, {6, 4},  {441, 24000}, {13, 1}, {1, 1},     {320, 441}};
   for (const auto& [up, down] : pairs)
-    for (bool complex_input : {false, true}) cases.push_back({up, down, complex_input, 10001, {}});  // > a history block
+    for (bool complex_input : {false, true})
+      cases.push_back({up, down, complex_input, 10001, {}});  // > a history block
   // Custom taps: odd and even lengths, shorter and longer than up.
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> tap(-0.5, 0.5);
@@ -117,8 +117,8 @@ TEST(Resampler, MatchesScipyResamplePoly) {
     std::ofstream(dir / (name + ".in"), std::ios::binary)
         .write(reinterpret_cast<const char*>(inputs.back().data()),
                static_cast<std::streamsize>(inputs.back().size() * sizeof(float)));
-    nlohmann::json entry = {{"name", name}, {"up", c.up}, {"down", c.down},
-                            {"complex", c.complex_input}};
+    nlohmann::json entry = {
+        {"name", name}, {"up", c.up}, {"down", c.down}, {"complex", c.complex_input}};
     if (!c.taps.empty()) entry["taps"] = c.taps;
     manifest.push_back(entry);
   }
@@ -142,9 +142,9 @@ TEST(Resampler, MatchesScipyResamplePoly) {
     ASSERT_EQ(ours.size(), ref64.size());
     ASSERT_EQ(ours.size(), ref32.size());
     const std::size_t width = c.complex_input ? 2 : 1;
-    EXPECT_EQ(ours.size() / width, (c.items * (c.up / std::gcd(c.up, c.down)) +
-                                    c.down / std::gcd(c.up, c.down) - 1) /
-                                       (c.down / std::gcd(c.up, c.down)));
+    EXPECT_EQ(ours.size() / width,
+              (c.items * (c.up / std::gcd(c.up, c.down)) + c.down / std::gcd(c.up, c.down) - 1) /
+                  (c.down / std::gcd(c.up, c.down)));
     const double e64 = relative_l2(ours, ref64), e32 = relative_l2(ours, ref32);
     EXPECT_LE(e64, 2e-5);
     EXPECT_LE(e32, 2e-5);
@@ -301,7 +301,8 @@ TEST(Resampler, ErrorsNameTheField) {
   expect_usage_error({0, 2, false, {}}, "up=0 is out of range");
   expect_usage_error({2, 0, false, {}}, "down=0 is out of range");
   expect_usage_error({1, 65537, false, {}}, "down=65537 is out of range");
-  expect_usage_error({65537 * 3, 3, false, {}}, "up=196611 is out of range: 196611/3 reduces to 65537/1");
+  expect_usage_error({65537 * 3, 3, false, {}},
+                     "up=196611 is out of range: 196611/3 reduces to 65537/1");
   expect_usage_error({3, 2, false, {1.0, std::nan(""), 1.0}}, "taps: tap 1 is not a finite number");
   expect_usage_error({3, 2, false, std::vector<double>(kMaxResamplerTaps + 1, 0.0)}, "taps: ");
   // Large but reducible terms are fine.

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
