@@ -1,0 +1,108 @@
+// Mixer (mixer.hpp): the phase-continuous frequency shift.
+#include "pipeline/mixer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "pipeline/errors.hpp"
+
+namespace prism {
+namespace {
+
+// The shortest of %.15g .. %.17g that reads back as the same value.
+std::string number_text(double value) {
+  char buffer[32];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+const MixerSpec& validated(const MixerSpec& spec) {
+  if (!std::isfinite(spec.sample_rate) || !(spec.sample_rate > 0))
+    throw UsageError("sample_rate=" + number_text(spec.sample_rate) +
+                     " is out of range: a rate is a positive finite number of Hz");
+  if (!std::isfinite(spec.frequency_hz) || std::fabs(spec.frequency_hz) > spec.sample_rate / 2)
+    throw UsageError("frequency_hz=" + number_text(spec.frequency_hz) +
+                     " is out of range: a shift is a finite number of Hz within ±sample_rate/2 "
+                     "(±" +
+                     number_text(spec.sample_rate / 2) + ")");
+  return spec;
+}
+
+}  // namespace
+
+Mixer::Mixer(const MixerSpec& spec)
+    : frequency_(validated(spec).frequency_hz),
+      sample_rate_(spec.sample_rate),
+      complex_input_(spec.complex_input),
+      first_index_(spec.first_index),
+      phase_(spec.frequency_hz, spec.sample_rate),
+      table_(2 * kTableLength) {
+  for (std::size_t r = 0; r < kTableLength; ++r) {
+    const std::complex<double> t = phase_.phasor(r, -1);
+    table_[2 * r] = t.real();
+    table_[2 * r + 1] = t.imag();
+  }
+  reset();
+}
+
+void Mixer::set_anchor(std::uint64_t block_start) {
+  const std::complex<double> a = phase_.phasor(block_start, -1);
+  anchor_re_ = a.real();
+  anchor_im_ = a.imag();
+}
+
+void Mixer::reset() {
+  next_index_ = first_index_;
+  set_anchor(next_index_ - next_index_ % kTableLength);
+  items_in_.store(0, std::memory_order_relaxed);
+}
+
+std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
+  std::size_t done = 0;
+  while (done < n) {
+    const std::size_t r0 = static_cast<std::size_t>(next_index_ % kTableLength);
+    if (r0 == 0) set_anchor(next_index_);
+    const std::size_t take = std::min(n - done, kTableLength - r0);
+    const double ar = anchor_re_, ai = anchor_im_;
+    const double* t = table_.data() + 2 * r0;
+    float* y = out + 2 * done;
+    if (complex_input_) {
+      const float* x = in + 2 * done;
+      for (std::size_t i = 0; i < take; ++i) {
+        const double pr = ar * t[2 * i] - ai * t[2 * i + 1];
+        const double pi = ar * t[2 * i + 1] + ai * t[2 * i];
+        const double xr = x[2 * i], xi = x[2 * i + 1];
+        y[2 * i] = static_cast<float>(xr * pr - xi * pi);
+        y[2 * i + 1] = static_cast<float>(xr * pi + xi * pr);
+      }
+    } else {
+      const float* x = in + done;
+      for (std::size_t i = 0; i < take; ++i) {
+        const double pr = ar * t[2 * i] - ai * t[2 * i + 1];
+        const double pi = ar * t[2 * i + 1] + ai * t[2 * i];
+        const double xr = x[i];
+        y[2 * i] = static_cast<float>(xr * pr);
+        y[2 * i + 1] = static_cast<float>(xr * pi);
+      }
+    }
+    done += take;
+    next_index_ += take;
+  }
+  items_in_.fetch_add(n, std::memory_order_relaxed);
+  return n;
+}
+
+std::size_t Mixer::flush(float*, std::size_t) { return 0; }
+
+StreamCounters Mixer::counters() const {
+  const std::uint64_t n = items_in_.load(std::memory_order_relaxed);
+  return {n, n};
+}
+
+}  // namespace prism
