@@ -78,8 +78,8 @@ constexpr std::size_t kMaxBatch = 64;
 
 // ---- 2. Impl: set-up -----------------------------------------------------------------------
 
-struct FirTapsCheck {
-  static void finite(const FirTaps& taps) {
+struct TapsCheck {
+  static void finite(const FilterTaps& taps) {
     for (std::size_t i = 0; i < taps.size(); ++i) {
       const std::complex<double> v = taps[i];
       if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
@@ -87,20 +87,6 @@ struct FirTapsCheck {
     }
   }
 };
-
-FirTaps FirTaps::real(std::vector<double> values) {
-  FirTaps t;
-  t.real_values = std::move(values);
-  t.is_complex = false;
-  return t;
-}
-
-FirTaps FirTaps::complex(std::vector<std::complex<double>> values) {
-  FirTaps t;
-  t.complex_values = std::move(values);
-  t.is_complex = true;
-  return t;
-}
 
 struct FirFilter::Impl {
   // Per-thread buffers.
@@ -203,7 +189,7 @@ struct FirFilter::Impl {
 
   explicit Impl(const FirSpec& spec) {
     if (spec.taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
-    FirTapsCheck::finite(spec.taps);
+    TapsCheck::finite(spec.taps);
     if (!(spec.sample_rate > 0) || !std::isfinite(spec.sample_rate))
       throw UsageError("sample_rate must be a positive finite number of Hz");
     if (spec.shift_hz && !std::isfinite(*spec.shift_hz))
@@ -332,7 +318,7 @@ struct FirFilter::Impl {
   // shift, transformed, scaled by 1/N (1/2N packed with K > 1, whose split doubles the
   // spectra) and, with folding, rotated by δ (except packed with K > 1, which rotates after
   // joining, since the rotation would break the spectra's symmetry).
-  void set_taps(const FirTaps& taps) {
+  void set_taps(const FilterTaps& taps) {
     if (taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
     if (taps.size() > taps_capacity)
       throw UsageError("taps: " + std::to_string(taps.size()) +
@@ -342,7 +328,7 @@ struct FirFilter::Impl {
       throw UsageError(
           "taps: complex taps on a filter built for real taps and real input "
           "(build it with complex taps or a shift)");
-    FirTapsCheck::finite(taps);
+    TapsCheck::finite(taps);
     const std::size_t m = taps.size();
     // Where the taps start inside the capacity: centred for same ((m−1)//2 falls on c).
     const std::size_t first = align_same ? offset - (m - 1) / 2 : 0;
@@ -816,7 +802,7 @@ std::size_t FirFilter::flush(float* out, std::size_t capacity) {
 
 void FirFilter::reset() { impl_->reset(); }
 
-void FirFilter::set_taps(const FirTaps& taps) { impl_->set_taps(taps); }
+void FirFilter::set_taps(const FilterTaps& taps) { impl_->set_taps(taps); }
 
 FirCounters FirFilter::counters() const {
   FirCounters c;

@@ -78,6 +78,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/filter_taps.hpp"
 #include "pipeline/fir_geometry.hpp"
 
 namespace prism {
@@ -87,27 +88,13 @@ inline constexpr std::size_t kMaxTaps = std::size_t{1} << 26;  // taps and max_t
 inline constexpr std::size_t kMaxDecimation = std::size_t{1} << 24;
 inline constexpr unsigned kMaxThreads = 256;
 
-// Filter taps, real or complex, in double precision.
-struct FirTaps {
-  std::vector<double> real_values;                   // used when is_complex is false
-  std::vector<std::complex<double>> complex_values;  // used when is_complex is true
-  bool is_complex = false;
-
-  static FirTaps real(std::vector<double> values);
-  static FirTaps complex(std::vector<std::complex<double>> values);
-  std::size_t size() const { return is_complex ? complex_values.size() : real_values.size(); }
-  std::complex<double> operator[](std::size_t i) const {
-    return is_complex ? complex_values[i] : std::complex<double>(real_values[i], 0.0);
-  }
-};
-
 enum class FirAlign {
   causal,  // y[k] = full[k·D]: lfilter(h, 1, x)[::D]
   same,    // y[k] = full[(M−1)//2 + k·D]: oaconvolve(x, h, 'same')[::D]
 };
 
 struct FirSpec {
-  FirTaps taps;                    // 1 .. kMaxTaps taps; finite values
+  FilterTaps taps;                    // 1 .. kMaxTaps taps; finite values
   bool complex_input = false;      // input items are (re, im) float pairs
   double sample_rate = 1.0;        // Hz, > 0 (used by the shift)
   std::optional<double> shift_hz;  // set: shift by −shift_hz before filtering (finite)
@@ -157,7 +144,7 @@ class FirFilter {
   void reset();
   // Replaces the taps between calls (see the header comment: exact). Real taps only when the
   // output is real; at most max_taps of them. Throws UsageError otherwise. Does not allocate.
-  void set_taps(const FirTaps& taps);
+  void set_taps(const FilterTaps& taps);
 
   // Safe to call from another thread while process() runs.
   FirCounters counters() const;

@@ -118,7 +118,7 @@ struct Options {
 void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_t d,
                  unsigned threads, const std::vector<float>& input) {
   prism::FirSpec spec;
-  spec.taps = prism::FirTaps::real(lowpass(m));
+  spec.taps = prism::FilterTaps::from_real(lowpass(m));
   spec.complex_input = complex_input;
   spec.decimation = d;
   spec.fft_length = o.fft;

@@ -195,11 +195,11 @@ std::vector<cd> noise(std::size_t n, bool complex, std::mt19937_64& rng) {
   return v;
 }
 
-FirTaps taps_of(const std::vector<cd>& h, bool complex) {
-  if (complex) return FirTaps::complex(h);
+FilterTaps taps_of(const std::vector<cd>& h, bool complex) {
+  if (complex) return FilterTaps::from_complex(h);
   std::vector<double> real(h.size());
   for (std::size_t i = 0; i < h.size(); ++i) real[i] = h[i].real();
-  return FirTaps::real(std::move(real));
+  return FilterTaps::from_real(std::move(real));
 }
 
 // ---- 3. accuracy against the direct reference ------------------------------------------------
@@ -410,9 +410,9 @@ TEST(FirFilter, MatchesScipy) {
     const std::vector<float> input = read_file<float>(dir / ("in_" + idx + ".bin"));
     FirSpec spec;
     if (complex_taps) {
-      spec.taps = FirTaps::complex(read_file<cd>(dir / ("taps_" + idx + ".bin")));
+      spec.taps = FilterTaps::from_complex(read_file<cd>(dir / ("taps_" + idx + ".bin")));
     } else {
-      spec.taps = FirTaps::real(read_file<double>(dir / ("taps_" + idx + ".bin")));
+      spec.taps = FilterTaps::from_real(read_file<double>(dir / ("taps_" + idx + ".bin")));
     }
     ASSERT_EQ(spec.taps.size(), c.numtaps);
     spec.complex_input = c.complex_input;
@@ -556,7 +556,7 @@ TEST(FirFilter, ShiftPhaseIsExactFarIntoTheStream) {
       ref.fs_half_hz = static_cast<std::int64_t>(std::llround(4 * fs_hz));
       ref.first_index = start;
       FirSpec spec;
-      spec.taps = FirTaps::real({1.0});
+      spec.taps = FilterTaps::from_real({1.0});
       spec.complex_input = true;
       spec.sample_rate = fs_hz;
       spec.shift_hz = f_hz;
@@ -604,7 +604,7 @@ TEST(FirFilter, ShiftPhaseContinuesAcrossRuns) {
   std::mt19937_64 rng(12);
   const std::vector<float> input = to_floats(noise(4000, false, rng), false);
   FirSpec spec;
-  spec.taps = FirTaps::real({1.0});
+  spec.taps = FilterTaps::from_real({1.0});
   spec.sample_rate = 48000;
   spec.shift_hz = 1000.125;
   spec.first_index = 1000000;
@@ -700,18 +700,18 @@ TEST(FirFilter, SetTapsSwitchesExactlyAtACallBoundary) {
 
 TEST(FirFilter, SetTapsRejectsWhatTheFilterCannotTake) {
   FirSpec spec;
-  spec.taps = FirTaps::real(std::vector<double>(50, 0.02));
+  spec.taps = FilterTaps::from_real(std::vector<double>(50, 0.02));
   spec.max_taps = 60;
   FirFilter f(spec);
-  EXPECT_THROW(f.set_taps(FirTaps::real(std::vector<double>(61, 0.1))), UsageError);
-  EXPECT_THROW(f.set_taps(FirTaps::real({})), UsageError);
-  EXPECT_THROW(f.set_taps(FirTaps::complex({cd(1, 1)})), UsageError);  // real output
-  EXPECT_THROW(f.set_taps(FirTaps::real({1.0, std::nan("")})), UsageError);
-  EXPECT_NO_THROW(f.set_taps(FirTaps::real(std::vector<double>(60, 0.1))));
+  EXPECT_THROW(f.set_taps(FilterTaps::from_real(std::vector<double>(61, 0.1))), UsageError);
+  EXPECT_THROW(f.set_taps(FilterTaps::from_real({})), UsageError);
+  EXPECT_THROW(f.set_taps(FilterTaps::from_complex({cd(1, 1)})), UsageError);  // real output
+  EXPECT_THROW(f.set_taps(FilterTaps::from_real({1.0, std::nan("")})), UsageError);
+  EXPECT_NO_THROW(f.set_taps(FilterTaps::from_real(std::vector<double>(60, 0.1))));
   spec.shift_hz = 0.0;  // a shift (even of 0 Hz) makes the output complex
   FirFilter g(spec);
   EXPECT_TRUE(g.complex_output());
-  EXPECT_NO_THROW(g.set_taps(FirTaps::complex({cd(1, 1)})));
+  EXPECT_NO_THROW(g.set_taps(FilterTaps::from_complex({cd(1, 1)})));
 }
 
 // ---- 8. counters, bounds, flush, errors, geometry
@@ -754,7 +754,7 @@ TEST(FirFilter, ProcessFlushAndSetTapsDoNotAllocate) {
     spec.fft_length = c.fft_length;
     spec.threads = 2;
     FirFilter f(spec);
-    const FirTaps other = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
+    const FilterTaps other = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
     const std::vector<float> input = to_floats(noise(20000, c.complex_input, rng), c.complex_input);
     std::vector<float> out(2 * f.max_output(20000) + 64);
     const std::size_t in_c = c.complex_input ? 2 : 1;
@@ -775,7 +775,7 @@ TEST(FirFilter, ProcessFlushAndSetTapsDoNotAllocate) {
 TEST(FirFilter, MaxOutputIsAnExactBound) {
   for (std::size_t d : {1u, 3u, 8u}) {
     FirSpec spec;
-    spec.taps = FirTaps::real(std::vector<double>(31, 0.03));
+    spec.taps = FilterTaps::from_real(std::vector<double>(31, 0.03));
     spec.decimation = d;
     FirFilter f(spec);
     const std::size_t unit = 2 * f.geometry().hop;  // real input and taps: two segments per FFT
@@ -801,12 +801,12 @@ TEST(FirFilter, RejectsBadSpecsNamingTheSetting) {
     return "";
   };
   FirSpec good;
-  good.taps = FirTaps::real({0.5, 0.5});
+  good.taps = FilterTaps::from_real({0.5, 0.5});
   FirSpec s = good;
-  s.taps = FirTaps::real({});
+  s.taps = FilterTaps::from_real({});
   EXPECT_NE(message(s).find("taps"), std::string::npos);
   s = good;
-  s.taps = FirTaps::complex({cd(1, std::numeric_limits<double>::infinity())});
+  s.taps = FilterTaps::from_complex({cd(1, std::numeric_limits<double>::infinity())});
   EXPECT_NE(message(s).find("tap 0"), std::string::npos);
   s = good;
   s.decimation = 0;
@@ -830,7 +830,7 @@ TEST(FirFilter, RejectsBadSpecsNamingTheSetting) {
   s.fft_length = kMaxFftLength + 1;
   EXPECT_NE(message(s).find("fft_length"), std::string::npos);
   s = good;
-  s.taps = FirTaps::real(std::vector<double>(100, 0.01));
+  s.taps = FilterTaps::from_real(std::vector<double>(100, 0.01));
   s.fft_length = 3;  // odd: cannot hold 100 real taps, whole or partitioned
   EXPECT_NE(message(s).find("fft_length=3"), std::string::npos);
   s = good;
