@@ -14,6 +14,7 @@ using Runner = std::function<int()>;
 Runner add_spectrogram_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
 Runner add_stages_command(CLI::App& app);
+Runner add_filter_command(CLI::App& app);
 Runner add_info_command(CLI::App& app);
 Runner add_generate_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);

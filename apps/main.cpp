@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       "  prism spectrogram iq.bin --format ci16 --rate 2.4e6 -o iq.png\n"
       "  prism run rec.sigmf-meta -o 'spectrogram:nperseg=1024 ! spec.png' -o copy.sigmf-meta\n"
       "  prism stages                               the stages a chain can name, with their settings\n"
+      "  prism filter talk.wav -o low.wav --lowpass 3000 --numtaps 255\n"
       "  prism info capture.sigmf-meta\n"
       "  prism generate gen:tone=1000,noise=0.01 -o test.wav\n"
       "  prism design --lowpass 3000 --rate 48000 --numtaps 101 -o taps.npy\n"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
       {"spectrogram", add_spectrogram_command(app)},
       {"run", add_run_command(app)},
       {"stages", add_stages_command(app)},
+      {"filter", add_filter_command(app)},
       {"info", add_info_command(app)},
       {"generate", add_generate_command(app)},
       {"devices", add_devices_command(app)},

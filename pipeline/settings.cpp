@@ -141,22 +141,25 @@ std::string Setting::range_text() const {
 
 std::string Setting::default_text() const { return default_value.empty() ? default_help : default_value; }
 
-SettingNamer name_as_option() {
-  return [](const Setting& s) { return s.option(); };
+std::string SettingNaming::name(const std::string& key) const {
+  Setting s;
+  s.key = key;
+  return about(options ? s.option() : key);
 }
-SettingNamer name_in_stage(const std::string& stage) {
-  return [stage](const Setting& s) { return stage + ": " + s.key; };
+std::string SettingNaming::about(const std::string& text) const {
+  return context.empty() ? text : context + ": " + text;
 }
-SettingNamer name_as_key() {
-  return [](const Setting& s) { return s.key; };
-}
+SettingNaming name_as_option() { return {"", true}; }
+SettingNaming name_in_stage(const std::string& stage) { return {stage, false}; }
+SettingNaming name_as_key() { return {"", false}; }
 KeyNamer plain_key_names() {
   return [](std::string_view key) { return std::string(key); };
 }
 
 SettingValues::SettingValues(const std::vector<Setting>& declared, const std::map<std::string, std::string>& given,
-                             const SettingNamer& namer)
-    : declared_(declared), namer_(namer) {
+                             const SettingNaming& naming)
+    : declared_(declared), naming_(naming) {
+  const auto namer = [&](const Setting& s) { return naming_.name(s.key); };
   for (const Setting& s : declared_) {
     if (!s.default_value.empty()) values_[s.key] = s.default_value;
     given_[s.key] = false;
@@ -270,7 +273,14 @@ bool SettingValues::flag(std::string_view key) const { return text(key) == "true
 
 std::string SettingValues::name(std::string_view key) const {
   const Setting& s = find(key);
-  return namer_ ? namer_(s) : s.key;
+  return naming_.name(s.key);
+}
+
+std::string SettingValues::spelled(const std::vector<std::string>& keys) const {
+  const SettingNaming bare{"", naming_.options};
+  std::string text;
+  for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + bare.name(key);
+  return text;
 }
 
 KeyNamer SettingValues::namer() const {

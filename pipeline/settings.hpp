@@ -57,14 +57,22 @@ Setting text_setting(std::string key, std::string default_value, std::string val
 Setting choice_setting(std::string key, std::string default_value, std::vector<std::string> choices, std::string help);
 Setting flag_setting(std::string key, std::string help);
 
-// How a message names a setting (see the top of this file).
-using SettingNamer = std::function<std::string(const Setting&)>;
+// How messages name settings (see the top of this file): as options or keys, and in the
+// context of a stage or not.
+struct SettingNaming {
+  std::string context;   // "spectrogram" in a chain, empty otherwise
+  bool options = false;  // "--nperseg" rather than "nperseg"
+  // "--nperseg", "spectrogram: nperseg", "nperseg".
+  std::string name(const std::string& key) const;
+  // A message about the settings as a whole: "spectrogram: <text>" in a chain, else the text.
+  std::string about(const std::string& text) const;
+};
+SettingNaming name_as_option();                         // "--nperseg"
+SettingNaming name_in_stage(const std::string& stage);  // "spectrogram: nperseg"
+SettingNaming name_as_key();                            // "nperseg"
 // The same, by key, for checks made outside SettingValues (a parameter struct's validate()).
 using KeyNamer = std::function<std::string(std::string_view key)>;
 KeyNamer plain_key_names();  // the key itself
-SettingNamer name_as_option();                         // "--nperseg"
-SettingNamer name_in_stage(const std::string& stage);  // "spectrogram: nperseg"
-SettingNamer name_as_key();                            // "nperseg"
 
 // Parsed, checked values of one stage's settings; unset settings read their default.
 class SettingValues {
@@ -74,7 +82,7 @@ class SettingValues {
   // UsageError naming the setting (through `namer`) for an unknown key (suggesting the nearest
   // one), a malformed value or one out of range.
   SettingValues(const std::vector<Setting>& declared, const std::map<std::string, std::string>& given,
-                const SettingNamer& namer);
+                const SettingNaming& naming);
 
   bool given(std::string_view key) const;  // set explicitly, not by its default
   std::int64_t integer(std::string_view key) const;
@@ -87,6 +95,11 @@ class SettingValues {
 
   // Names `key` the way this set was written, for messages of the stage's own checks.
   std::string name(std::string_view key) const;
+  // The keys as they are written, without the stage's name: "--lowpass, --highpass" or
+  // "lowpass, highpass".
+  std::string spelled(const std::vector<std::string>& keys) const;
+  // A message about the settings as a whole, in the stage's context.
+  std::string about(const std::string& text) const { return naming_.about(text); }
   KeyNamer namer() const;
   const std::vector<Setting>& declared() const { return declared_; }
 
@@ -95,7 +108,7 @@ class SettingValues {
   std::vector<Setting> declared_;
   std::map<std::string, std::string, std::less<>> values_;  // given or default, as text
   std::map<std::string, bool, std::less<>> given_;
-  SettingNamer namer_;
+  SettingNaming naming_;
 };
 
 // Splits "KEY=VALUE,KEY=VALUE,FLAG" (a stage spec's part after the colon) into pairs; a bare

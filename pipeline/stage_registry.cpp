@@ -8,6 +8,7 @@
 
 #include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/sample_stages.hpp"
 #if PRISM_HAVE_CUDA
 #include "pipeline/cuda/cuda_spectrogram.hpp"
 #endif
@@ -47,13 +48,20 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnv
 const std::vector<StageKind>& stage_kinds() {
   static const std::vector<StageKind> kinds = [] {
     std::vector<StageKind> k;
-    k.push_back({"spectrogram",
-                 "short-time Fourier transform with scipy.signal.spectrogram's parameters and defaults, "
-                 "plus dB and frame averaging (the rows of prism spectrogram)",
-                 PortKind::samples, PortKind::rows, true, spectrogram_settings(),
-                 [](const SettingValues& v, const StageEnvironment& e) {
-                   return make_spectrogram_stage(spectrogram_params_from(v), e, v.namer());
-                 }});
+    StageKind spectrogram;
+    spectrogram.name = "spectrogram";
+    spectrogram.summary =
+        "short-time Fourier transform with scipy.signal.spectrogram's parameters and defaults, plus dB and frame "
+        "averaging (the rows of prism spectrogram)";
+    spectrogram.input = PortKind::samples;
+    spectrogram.output = PortKind::rows;
+    spectrogram.gpu_kernel = true;
+    spectrogram.settings = spectrogram_settings();
+    spectrogram.make = [](const SettingValues& v, const StageEnvironment& e) {
+      return make_spectrogram_stage(spectrogram_params_from(v), e, v.namer());
+    };
+    k.push_back(spectrogram);
+    for (StageKind& kind : sample_stage_kinds()) k.push_back(std::move(kind));
     return k;
   }();
   return kinds;
@@ -88,7 +96,18 @@ MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment)
     for (const StageKind& k : stage_kinds()) names += (names.empty() ? "" : ", ") + k.name;
     throw UsageError("unknown stage '" + printable(spec.name) + "' (stages: " + names + "; prism stages describes them)");
   }
-  const SettingValues values(kind->settings, spec.settings, name_in_stage(kind->name));
+  // A bare word that is no flag of the stage is the value of its positional setting.
+  std::map<std::string, std::string> settings = spec.settings;
+  for (const auto& [key, value] : spec.settings) {
+    if (!value.empty() || kind->positional.empty() || settings.count(kind->positional) != 0) continue;
+    const bool declared = std::any_of(kind->settings.begin(), kind->settings.end(),
+                                      [&](const Setting& s) { return s.key == key; });
+    if (declared) continue;
+    settings.erase(key);
+    settings[kind->positional] = key;
+    break;
+  }
+  const SettingValues values(kind->settings, settings, name_in_stage(kind->name));
   return kind->make(values, environment);
 }
 

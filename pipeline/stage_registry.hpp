@@ -41,6 +41,8 @@ struct StageKind {
   PortKind output = PortKind::samples;
   bool gpu_kernel = false;  // runs on the GPU under --backend cuda (or cufft)
   std::vector<Setting> settings;
+  // The key a bare value names (resample:48000 is resample:rate=48000); empty: none.
+  std::string positional;
   // Makes the stage from checked values; throws UsageError naming a setting through the values,
   // std::runtime_error naming the backend when an explicitly requested GPU backend cannot run.
   std::function<MadeStage(const SettingValues& values, const StageEnvironment& environment)> make;

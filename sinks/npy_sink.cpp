@@ -1,4 +1,4 @@
-// NpySink: rows streamed into a .npy file, with a JSON sidecar (see npy_sink.hpp).
+// NpySink: rows or samples streamed into a .npy file, with a JSON sidecar (see npy_sink.hpp).
 #include "sinks/npy_sink.hpp"
 
 #include <algorithm>
@@ -30,9 +30,32 @@ std::string quantity_name(SpectrumQuantity q) {
   return "unknown";
 }
 
-std::string npy_dictionary(std::uint64_t rows, std::size_t columns) {
-  return "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-         std::to_string(columns) + "), }";
+std::string npy_dictionary(const std::string& descr, std::uint64_t rows, const std::vector<std::size_t>& trailing) {
+  std::string shape = "(" + std::to_string(rows) + ",";
+  for (std::size_t d : trailing) shape += " " + std::to_string(d) + ",";
+  if (!trailing.empty()) shape.pop_back();
+  shape += ")";
+  return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+}
+
+// numpy's description of one component of a sample format, and whether numpy has a complex type
+// for it (complex integers get a trailing axis of 2 instead).
+struct NumpyType {
+  std::string descr;
+  bool complex_type = false;
+};
+NumpyType numpy_type(SampleFormat f) {
+  switch (f) {
+    case SampleFormat::f32: return {"<f4", false};
+    case SampleFormat::cf32: return {"<c8", true};
+    case SampleFormat::i16:
+    case SampleFormat::ci16: return {"<i2", false};
+    case SampleFormat::i8:
+    case SampleFormat::ci8: return {"|i1", false};
+    case SampleFormat::u8:
+    case SampleFormat::cu8: return {"|u1", false};
+  }
+  return {"<f4", false};
 }
 
 // One JSON value on one line.
@@ -60,13 +83,13 @@ std::string NpySink::sidecar_path_for(const std::string& npy_path) {
   return p.string();
 }
 
-std::string NpySink::npy_header(std::uint64_t rows, std::size_t columns,
+std::string NpySink::npy_header(const std::string& descr, std::uint64_t rows, const std::vector<std::size_t>& trailing,
                                 std::size_t total_bytes) {
   if (total_bytes == 0) {
-    const std::size_t widest = kNpyPreambleBytes + npy_dictionary(kWidestRowCount, columns).size() + 1;
+    const std::size_t widest = kNpyPreambleBytes + npy_dictionary(descr, kWidestRowCount, trailing).size() + 1;
     total_bytes = (widest + kNpyAlignment - 1) / kNpyAlignment * kNpyAlignment;
   }
-  const std::string dictionary = npy_dictionary(rows, columns);
+  const std::string dictionary = npy_dictionary(descr, rows, trailing);
   const std::size_t used = kNpyPreambleBytes + dictionary.size() + 1;  // + '\n'
   if (used > total_bytes || total_bytes - kNpyPreambleBytes > 0xFFFF)
     throw std::logic_error("NPY header does not fit the reserved size");
@@ -84,10 +107,19 @@ std::string NpySink::npy_header(std::uint64_t rows, std::size_t columns,
 }
 
 void NpySink::begin(const PortDescription& input) {
-  const SpectrumLayout& layout = input.rows;
   if (begun_) throw std::logic_error("NpySink::begin called twice");
-  layout_ = layout;
-  const std::string header = npy_header(0, layout_.columns);
+  input_ = input;
+  if (input.kind == PortKind::rows) {
+    descr_ = "<f4";
+    trailing_ = {input.rows.columns};
+  } else {
+    const NumpyType type = numpy_type(input.samples.format);
+    descr_ = type.descr;
+    trailing_.clear();
+    if (input.samples.channels > 1) trailing_.push_back(input.samples.channels);
+    if (is_complex(input.samples.format) && !type.complex_type) trailing_.push_back(2);
+  }
+  const std::string header = npy_header(descr_, 0, trailing_);
   header_bytes_ = header.size();
   data_file_.open();
   try {
@@ -104,37 +136,25 @@ void NpySink::begin(const PortDescription& input) {
 }
 
 void NpySink::write(const Chunk& chunk) {
-  const float* rows = chunk.as<float>();
   const std::size_t count = chunk.items;
   const std::uint64_t first_row = chunk.first_item;
   if (!begun_ || finished_) throw std::logic_error("NpySink::write outside begin()/finish()");
   if (count == 0) return;
-  if (rows == nullptr) throw std::invalid_argument("NpySink::write: null rows");
+  if (chunk.data == nullptr) throw std::invalid_argument("NpySink::write: no data");
   if (!first_row_) first_row_ = first_row;
   if (first_row != *first_row_ + rows_written_) {
-    throw std::logic_error("NpySink::write: row " + std::to_string(first_row) +
-                           " arrived where row " + std::to_string(*first_row_ + rows_written_) +
-                           " was due");
+    throw std::logic_error("NpySink::write: item " + std::to_string(first_row) + " arrived where item " +
+                           std::to_string(*first_row_ + rows_written_) + " was due");
   }
-  const std::size_t values = count * layout_.columns;
-  if constexpr (std::endian::native == std::endian::little) {
-    data_file_.write(rows, values * sizeof(float));
-  } else {
-    std::vector<float> swapped(rows, rows + values);
-    for (auto& v : swapped) {
-      std::uint32_t bits;
-      std::memcpy(&bits, &v, 4);
-      bits = ((bits & 0xFFu) << 24) | ((bits & 0xFF00u) << 8) | ((bits >> 8) & 0xFF00u) |
-             (bits >> 24);
-      std::memcpy(&v, &bits, 4);
-    }
-    data_file_.write(swapped.data(), values * sizeof(float));
-  }
+  // Items are little-endian already (rows are written on little-endian hosts only: the file's
+  // descr says '<').
+  static_assert(std::endian::native == std::endian::little, "NPY output assumes a little-endian host");
+  data_file_.write(chunk.data, count * input_.item_bytes());
   rows_written_ += count;
 }
 
 void NpySink::write_sidecar(bool complete) {
-  const StreamInfo& in = layout_.stream;
+  const StreamInfo& in = input_.kind == PortKind::rows ? input_.rows.stream : input_.samples;
   nlohmann::json input = {
       {"format", std::string(format_name(in.format))},
       {"sample_rate", in.sample_rate},
@@ -144,8 +164,13 @@ void NpySink::write_sidecar(bool complete) {
       {"length", in.length ? nlohmann::json(*in.length) : nlohmann::json(nullptr)},
       {"live", in.live},
   };
+  if (input_.kind == PortKind::samples) {
+    write_samples_sidecar(complete);
+    return;
+  }
+  const SpectrumLayout& layout = input_.rows;
   const nlohmann::json parameters =
-      layout_.parameters.is_null() ? nlohmann::json::object() : layout_.parameters;
+      layout.parameters.is_null() ? nlohmann::json::object() : layout.parameters;
 
   // Small fields first, so that the head of the file is readable; the long arrays last,
   // written value by value so that a long recording's times need no second copy in memory.
@@ -159,21 +184,21 @@ void NpySink::write_sidecar(bool complete) {
   };
   field("data", std::filesystem::path(path_).filename().string());
   field("dtype", "float32");
-  field("shape", {rows_written_, layout_.columns});
+  field("shape", {rows_written_, layout.columns});
   field("rows", rows_written_);
   field("complete", complete);
-  field("quantity", quantity_name(layout_.quantity));
-  field("unit", layout_.unit());
-  field("decibels", layout_.decibels);
+  field("quantity", quantity_name(layout.quantity));
+  field("unit", layout.unit());
+  field("decibels", layout.decibels);
   field("center_frequency", in.center_frequency);
-  field("first_row_time", layout_.row_time(first_row_.value_or(0)));
-  field("row_interval", layout_.row_interval);
+  field("first_row_time", layout.row_time(first_row_.value_or(0)));
+  field("row_interval", layout.row_interval);
   field("input", input);
   field("parameters", parameters);
   text += "  \"frequencies\": [";
-  for (std::size_t i = 0; i < layout_.frequencies.size(); ++i) {
+  for (std::size_t i = 0; i < layout.frequencies.size(); ++i) {
     if (i) text += ", ";
-    text += compact(layout_.frequencies[i]);
+    text += compact(layout.frequencies[i]);
   }
   text += "],\n  \"times\": [";
   sidecar_file_.write(text.data(), text.size());
@@ -182,7 +207,7 @@ void NpySink::write_sidecar(bool complete) {
   std::string chunk;
   for (std::uint64_t i = 0; i < rows_written_; ++i) {
     if (i) chunk += ", ";
-    chunk += compact(layout_.row_time(first + i));
+    chunk += compact(layout.row_time(first + i));
     if (chunk.size() > 60000) {
       sidecar_file_.write(chunk.data(), chunk.size());
       chunk.clear();
@@ -192,10 +217,31 @@ void NpySink::write_sidecar(bool complete) {
   sidecar_file_.write(chunk.data(), chunk.size());
 }
 
+void NpySink::write_samples_sidecar(bool complete) {
+  const StreamInfo& in = input_.samples;
+  std::vector<std::uint64_t> shape = {rows_written_};
+  shape.insert(shape.end(), trailing_.begin(), trailing_.end());
+  const nlohmann::json sidecar = {
+      {"data", std::filesystem::path(path_).filename().string()},
+      {"dtype", descr_},
+      {"shape", shape},
+      {"samples", rows_written_},
+      {"complete", complete},
+      {"format", std::string(format_name(in.format))},
+      {"sample_rate", in.sample_rate},
+      {"center_frequency", in.center_frequency},
+      {"channels", in.channels},
+      {"start_time", in.start_time.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.start_time)},
+      {"first_sample", first_row_.value_or(0)},
+  };
+  const std::string text = sidecar.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
+  sidecar_file_.write(text.data(), text.size());
+}
+
 void NpySink::finish(bool complete) {
   if (!begun_ || finished_) return;
   try {
-    const std::string header = npy_header(rows_written_, layout_.columns, header_bytes_);
+    const std::string header = npy_header(descr_, rows_written_, trailing_, header_bytes_);
     data_file_.write_at(0, header.data(), header.size());
     data_file_.close();
     write_sidecar(complete);

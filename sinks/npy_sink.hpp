@@ -1,19 +1,28 @@
-// NpySink: writes spectrogram rows to a NumPy .npy file (format version 1.0, dtype '<f4',
-// C order, shape (rows, columns)) as they arrive, in constant memory, plus a JSON sidecar that
-// says what the numbers mean (out.npy -> out.json).
+// NpySink: writes rows or samples to a NumPy .npy file (format version 1.0, C order) as they
+// arrive, in constant memory, plus a JSON sidecar that says what the numbers mean (out.npy ->
+// out.json).
+//   rows     dtype '<f4', shape (rows, columns)
+//   samples  their native format: f32 '<f4', cf32 '<c8', i16 '<i2', i8 '|i1', u8 '|u1', shape
+//            (samples,), (samples, channels) for several channels; complex integers, which
+//            numpy has no type for, with a last axis of 2 (real, imaginary)
 //
 // The header is reserved at begin() with room for a 20-digit row count and rewritten with the
 // final count at finish(). Both files are written as "<name>.partial" and renamed into place.
 //
-// Sidecar keys: frequencies (Hz, baseband), center_frequency (Hz), times (s from the stream's
-// start, one per row: layout.row_time), shape, dtype, quantity, unit, decibels, parameters
-// (every processing parameter), input (format, sample_rate, channels, center_frequency,
-// start_time, length), complete, rows, data (the .npy's file name).
+// Sidecar keys of rows: frequencies (Hz, baseband), center_frequency (Hz), times (s from the
+// stream's start, one per row: layout.row_time), shape, dtype, quantity, unit, decibels,
+// parameters (every processing parameter), input (format, sample_rate, channels,
+// center_frequency, start_time, length), complete, rows, data (the .npy's file name). Of
+// samples: data, dtype, shape, samples, complete, format, sample_rate, center_frequency,
+// channels, start_time, first_sample.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "pipeline/stage.hpp"
 #include "pipeline/spectrum_layout.hpp"
@@ -27,7 +36,7 @@ class NpySink final : public Sink {
   explicit NpySink(std::string path);
   ~NpySink() override;
 
-  bool accepts(PortKind kind) const override { return kind == PortKind::rows; }
+  bool accepts(PortKind) const override { return true; }
   void begin(const PortDescription& input) override;
   void write(const Chunk& chunk) override;
   void finish(bool complete) override;
@@ -40,22 +49,26 @@ class NpySink final : public Sink {
   // The sidecar path that goes with an .npy path: the extension replaced by ".json".
   static std::string sidecar_path_for(const std::string& npy_path);
 
-  // The NPY 1.0 header for a float32 C-order array of shape (rows, columns), padded with
-  // spaces to `total_bytes` (a multiple of 64, including the 10-byte preamble). With
-  // total_bytes == 0 the header is padded to the size that fits any 20-digit row count.
-  static std::string npy_header(std::uint64_t rows, std::size_t columns,
+  // The NPY 1.0 header for a C-order array of numpy type `descr` ("<f4") and shape (rows,
+  // trailing...), padded with spaces to `total_bytes` (a multiple of 64, including the 10-byte
+  // preamble). With total_bytes == 0 the header is padded to the size that fits any 20-digit
+  // row count.
+  static std::string npy_header(const std::string& descr, std::uint64_t rows, const std::vector<std::size_t>& trailing,
                                 std::size_t total_bytes = 0);
 
  private:
   void write_sidecar(bool complete);
+  void write_samples_sidecar(bool complete);
 
   std::string path_;
   std::string sidecar_path_;
   PartialFile data_file_;
   PartialFile sidecar_file_;
-  SpectrumLayout layout_;
+  PortDescription input_;
+  std::string descr_;                   // numpy's type of the items' values
+  std::vector<std::size_t> trailing_;   // the array's shape after its first axis
   std::size_t header_bytes_ = 0;
-  std::optional<std::uint64_t> first_row_;  // row number of the first row written
+  std::optional<std::uint64_t> first_row_;  // number of the first item written
   std::uint64_t rows_written_ = 0;
   bool begun_ = false;
   bool finished_ = false;

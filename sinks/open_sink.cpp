@@ -33,9 +33,9 @@ std::string row_outputs_help() { return ".npy (array + .json sidecar), .png (ima
 
 std::string sample_outputs_help() {
 #if PRISM_HAVE_SNDFILE
-  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg";
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg, .npy";
 #else
-  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF); WAV/FLAC/OGG need a "
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .npy; WAV/FLAC/OGG need a "
                      "build with libsndfile";
 #endif
 #if PRISM_HAVE_PORTAUDIO

@@ -3,7 +3,8 @@
 // unwritable directory is reported before any processing starts.
 //
 //   rows (spectrogram):  .npy → NpySink (+ .json sidecar);  .png → PngSink
-//   samples:             .sigmf-meta, .sigmf-data, .sigmf or no extension → SigmfWriter;
+//   samples:             .npy → NpySink (+ .json sidecar);
+//                        .sigmf-meta, .sigmf-data, .sigmf or no extension → SigmfWriter;
 //                        .wav, .flac, .ogg → SndfileWriter (when built with libsndfile);
 //                        audio:[NAME|INDEX] → PortAudioSink, playback (when built with PortAudio)
 // Whether a sink suits what its producer gives is the graph's check (Sink::accepts).

@@ -99,8 +99,10 @@ def load_npy_with_sidecar(path):
 
 
 def rel_l2(out, ref):
-    ref = np.asarray(ref, dtype=np.float64)
-    out = np.asarray(out, dtype=np.float64)
+    """||out - ref|| / ||ref||, complex values compared as complex."""
+    dtype = np.complex128 if np.iscomplexobj(out) or np.iscomplexobj(ref) else np.float64
+    ref = np.asarray(ref, dtype=dtype)
+    out = np.asarray(out, dtype=dtype)
     return float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-300))
 
 

@@ -360,7 +360,7 @@ class OtherCommands(TempDirTestCase):
     def test_spectrogram_help_says_which_tukey(self):
         help_text = run_prism("spectrogram", "--help", check=0).stdout
         self.assertIn("tukey alone is tukey:0.5", help_text)
-        self.assertIn("[default: tukey:0.25", help_text)
+        self.assertIn("--window NAME[:P]=tukey:0.25", help_text)
 
     def test_default_run_writes_png(self):
         cwd = os.getcwd()

@@ -72,7 +72,7 @@ class Chains(TempDirTestCase):
             (["gen", "!", "spectrogam", "-o", "x.npy"], "unknown stage 'spectrogam'"),
             (["gen", "!", "!", "spectrogram", "-o", "x.npy"], "an empty step"),
             (["gen", "!", "spectrogram", "-o", "x.sigmf-meta"], "cannot take the rows that 'spectrogram' gives"),
-            (["gen", "-o", "x.npy"], "cannot take the samples"),
+            (["gen", "-o", "x.png"], "cannot take the samples"),
             (["gen", "-o", "x.npy ! spectrogram"], "an output (a file or audio:) must come last"),
             (["gen"], "at least one output"),
             (["gen", "!", "spectrogram:channel=3", "-o", "x.npy"], "spectrogram: channel 3 is out of range"),

@@ -94,8 +94,8 @@ TEST(NpySink, RowsWrittenInBatchesReadBackExactly) {
 
 TEST(NpySink, HeaderHasRoomForTwentyDigitRowCounts) {
   for (std::size_t columns : {1u, 129u, 4097u, 1000000u}) {
-    const std::string empty = NpySink::npy_header(0, columns);
-    const std::string widest = NpySink::npy_header(18446744073709551615ull, columns, empty.size());
+    const std::string empty = NpySink::npy_header("<f4", 0, {columns});
+    const std::string widest = NpySink::npy_header("<f4", 18446744073709551615ull, {columns}, empty.size());
     EXPECT_EQ(empty.size() % 64, 0u);
     EXPECT_EQ(widest.size(), empty.size());
     EXPECT_NE(widest.find("18446744073709551615, " + std::to_string(columns)), std::string::npos);

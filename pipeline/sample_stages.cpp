@@ -1,0 +1,487 @@
+// The sample stages (see sample_stages.hpp). Sections: the stage around an engine · the engines'
+// adapters · each stage's settings and planner (fir, shift, resample, the demodulators, gain).
+#include "pipeline/sample_stages.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+
+#include "pipeline/demodulators.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/filter_design.hpp"
+#include "pipeline/fir_filter.hpp"
+#include "pipeline/format.hpp"
+#include "pipeline/mixer.hpp"
+#include "pipeline/resampler.hpp"
+#include "pipeline/taps_file.hpp"
+
+namespace prism {
+
+// ---- the stage around an engine ------------------------------------------------------------------
+
+SampleEngineStage::SampleEngineStage(std::string name, unsigned channel, Planner planner, KeyNamer name_setting)
+    : name_(std::move(name)), channel_(channel), planner_(std::move(planner)), name_setting_(std::move(name_setting)) {}
+
+SampleEngineStage::~SampleEngineStage() = default;
+
+std::string SampleEngineStage::describe() const { return engine_ ? engine_->describe() : "cpu: " + name_; }
+
+PortDescription SampleEngineStage::configure(const PortDescription& input, std::size_t max_input_items) {
+  input_ = input.samples;
+  if (channel_ >= input_.channels)
+    throw UsageError(name_setting_("channel") + " " + std::to_string(channel_) + " is out of range: the input has " +
+                     std::to_string(input_.channels) + " channel(s)");
+  StreamInfo floats = input_;
+  floats.format = is_complex(input_.format) ? SampleFormat::cf32 : SampleFormat::f32;
+  floats.channels = 1;
+  EnginePlan plan = planner_(floats);
+  engine_ = std::move(plan.engine);
+  const bool direct = input_.format == floats.format && input_.channels == 1;
+  floats_.assign(direct ? 0 : max_input_items * components_per_sample(input_.format), 0.0f);
+  gathered_.assign(input_.channels > 1 ? max_input_items * sample_bytes(input_.format) : 0, std::byte{0});
+  return PortDescription::of_samples(plan.output);
+}
+
+std::size_t SampleEngineStage::max_output(std::size_t input_items) const { return engine_->max_output(input_items); }
+
+std::size_t SampleEngineStage::process(const Chunk& input, Chunk& output) {
+  const std::size_t n = input.items;
+  const float* samples = input.as<float>();
+  if (!floats_.empty()) {
+    const std::byte* native = input.data;
+    if (!gathered_.empty()) {  // the channel's samples, side by side
+      const std::size_t frame = input_.frame_bytes(), bytes = sample_bytes(input_.format);
+      const std::byte* from = input.data + channel_ * bytes;
+      for (std::size_t i = 0; i < n; ++i) std::memcpy(gathered_.data() + i * bytes, from + i * frame, bytes);
+      native = gathered_.data();
+    }
+    convert_to_float(input_.format, native, n * components_per_sample(input_.format), floats_.data());
+    samples = floats_.data();
+  }
+  return engine_->process(samples, n, output.as<float>());
+}
+
+std::size_t SampleEngineStage::flush(Chunk& output) { return engine_->flush(output.as<float>(), output.capacity); }
+
+void SampleEngineStage::reset() {
+  if (engine_) engine_->reset();
+}
+
+StageCounters SampleEngineStage::counters() const {
+  if (!engine_) return {};
+  const StreamCounters c = engine_->counters();
+  return {c.items_in, c.items_out, engine_->extras()};
+}
+
+// ---- the engines' adapters -----------------------------------------------------------------------
+
+namespace {
+
+template <typename Engine>
+class Adapter final : public FloatEngine {
+ public:
+  Adapter(std::unique_ptr<Engine> engine, std::string description)
+      : engine_(std::move(engine)), description_(std::move(description)) {}
+  std::size_t max_output(std::size_t n) const override { return engine_->max_output(n); }
+  std::size_t process(const float* in, std::size_t n, float* out) override { return engine_->process(in, n, out); }
+  std::size_t flush(float* out, std::size_t capacity) override { return engine_->flush(out, capacity); }
+  void reset() override { engine_->reset(); }
+  StreamCounters counters() const override {
+    const auto c = engine_->counters();
+    return {c.items_in, c.items_out};
+  }
+  std::string describe() const override { return description_; }
+  std::vector<Counter> extras() const override {
+    if constexpr (std::is_same_v<Engine, FirFilter>) return {{"segments", engine_->counters().segments}};
+    return {};
+  }
+  Engine& engine() { return *engine_; }
+
+ private:
+  std::unique_ptr<Engine> engine_;
+  std::string description_;
+};
+
+template <typename Engine>
+std::unique_ptr<FloatEngine> adapt(std::unique_ptr<Engine> engine, std::string description) {
+  return std::make_unique<Adapter<Engine>>(std::move(engine), std::move(description));
+}
+
+std::string hz_text(double hz) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g Hz", hz);
+  return text;
+}
+
+// An engine's or a design's error ("field: reason") told with the setting's name as the user
+// wrote it, where the field is one of the stage's settings.
+[[noreturn]] void rethrow_named(const UsageError& e, const SettingValues& values,
+                                const std::vector<std::pair<std::string, std::string>>& fields) {
+  const std::string what = e.what();
+  for (const auto& [field, key] : fields) {
+    if (what.rfind(field + ": ", 0) == 0 || what.rfind(field + "=", 0) == 0)
+      throw UsageError(values.name(key) + what.substr(field.size()));
+  }
+  throw UsageError(values.about(what));
+}
+
+// "F1:F2" in Hz; UsageError naming the setting.
+std::vector<double> parse_edges(const SettingValues& values, const std::string& key) {
+  const std::string& text = values.text(key);
+  const std::size_t colon = text.find(':');
+  const std::optional<double> a = colon == std::string::npos ? std::nullopt : parse_number(text.substr(0, colon));
+  const std::optional<double> b = colon == std::string::npos ? std::nullopt : parse_number(text.substr(colon + 1));
+  if (!a || !b) throw UsageError(values.name(key) + ": '" + printable(text) + "' is not F1:F2 in Hz (e.g. 300:3400)");
+  return {*a, *b};
+}
+
+unsigned channel_of(const SettingValues& values) { return static_cast<unsigned>(values.integer("channel")); }
+
+Setting channel_setting() {
+  return integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)");
+}
+
+std::uint64_t divided_length(std::uint64_t length, std::uint64_t up, std::uint64_t down) {
+  return (length * up + down - 1) / down;
+}
+
+// ---- fir ---------------------------------------------------------------------------------------
+
+const std::vector<std::string> kBandKeys = {"lowpass", "highpass", "bandpass", "bandstop", "complex_bandpass"};
+
+std::vector<Setting> fir_settings() {
+  return {
+      number_setting("lowpass", "", 0, INFINITY, "F", "low-pass: passes 0..F Hz"),
+      number_setting("highpass", "", 0, INFINITY, "F", "high-pass: passes F Hz..rate/2"),
+      text_setting("bandpass", "", "F1:F2", "band-pass: passes F1..F2 Hz"),
+      text_setting("bandstop", "", "F1:F2", "band-stop: stops F1..F2 Hz"),
+      text_setting("complex_bandpass", "", "F1:F2",
+                   "complex band-pass: passes F1..F2 Hz of a complex signal only (either may be negative)"),
+      text_setting("taps", "", "FILE", "taps from a file instead of a design: .npy, .txt or .json (prism design writes them)"),
+      integer_setting("numtaps", "", 1, static_cast<double>(kMaxDesignTaps), "N",
+                      "number of taps (with window, or with transition: firwin's width)"),
+      number_setting("transition", "", 0, INFINITY, "W", "transition width around each edge, Hz"),
+      number_setting("attenuation", "", 8, 300, "DB",
+                     "stopband attenuation to reach with transition (Kaiser's formula chooses numtaps), dB"),
+      text_setting("window", "", "NAME[:P]", "window of a numtaps design (default hamming, firwin's)"),
+      number_setting("shift", "", -INFINITY, INFINITY, "HZ",
+                     "shift by -HZ before filtering: the signal at +HZ comes to 0 Hz (the centre frequency moves by HZ)"),
+      integer_setting("decimate", "1", 1, static_cast<double>(kMaxDecimation), "D",
+                      "keep every D-th output (computed only those); the rate is divided by D"),
+      choice_setting("align", "causal", {"causal", "same"},
+                     "causal: lfilter(h, 1, x)[::D]; same: the group delay removed, oaconvolve(x, h, 'same')[::D]"),
+      integer_setting("fft_length", "0", 0, static_cast<double>(kMaxFftLength), "N",
+                      "FFT length (0: the cost model's choice)"),
+      channel_setting(),
+  };
+}
+
+MadeStage make_fir(const SettingValues& values, const StageEnvironment& environment) {
+  std::vector<std::string> given;
+  for (const std::string& key : kBandKeys)
+    if (values.given(key)) given.push_back(key);
+  if (values.given("taps")) given.push_back("taps");
+  if (given.size() != 1) {
+    std::vector<std::string> keys = kBandKeys;
+    keys.push_back("taps");
+    throw UsageError(values.about(given.empty() ? "give the filter with one of " + values.spelled(keys)
+                                                : "give one filter, not " + values.spelled({given[0], given[1]})));
+  }
+  const std::string band_key = given.front();
+  std::optional<FilterTaps> file_taps;
+  FilterDesignSpec design;
+  if (band_key == "taps") {
+    for (const char* key : {"numtaps", "transition", "attenuation", "window"})
+      if (values.given(key)) throw UsageError(values.name(key) + ": taps come from the file; designs only take it");
+    file_taps = read_taps_file(values.text("taps"));
+  } else {
+    if (band_key == "lowpass") design.band = BandKind::lowpass;
+    if (band_key == "highpass") design.band = BandKind::highpass;
+    if (band_key == "bandpass") design.band = BandKind::bandpass;
+    if (band_key == "bandstop") design.band = BandKind::bandstop;
+    if (band_key == "complex_bandpass") design.band = BandKind::complex_bandpass;
+    if (band_key == "lowpass" || band_key == "highpass") design.edges = {values.number(band_key)};
+    else design.edges = parse_edges(values, band_key);
+    if (values.given("numtaps")) design.numtaps = static_cast<std::size_t>(values.integer("numtaps"));
+    if (values.given("transition")) design.transition = values.number("transition");
+    if (values.given("attenuation")) design.attenuation = values.number("attenuation");
+    if (values.given("window")) {
+      try {
+        design.window = parse_window(values.text("window"));
+      } catch (const UsageError& e) {
+        throw UsageError(values.name("window") + ": " + e.what());
+      }
+    }
+    if (!design.numtaps && !(design.transition && design.attenuation))
+      throw UsageError(values.name("numtaps") + ": give numtaps=N, or transition=W and attenuation=DB");
+  }
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"edges", band_key}, {"numtaps", "numtaps"}, {"transition", "transition"},   {"attenuation", "attenuation"},
+      {"window", "window"}, {"taps", "taps"},      {"decimate", "decimate"},       {"shift", "shift"},
+      {"fft_length", "fft_length"}, {"sample_rate", band_key}};
+  const std::optional<double> shift = values.number_if_set("shift");
+  const auto decimation = static_cast<std::size_t>(values.integer("decimate"));
+  const FirAlign align = values.text("align") == "same" ? FirAlign::same : FirAlign::causal;
+  const auto fft_length = static_cast<std::size_t>(values.integer("fft_length"));
+  const unsigned threads = environment.cpu_threads;
+  auto planner = [=](const StreamInfo& input) {
+    try {
+      FirSpec spec;
+      if (file_taps) {
+        spec.taps = *file_taps;
+      } else {
+        FilterDesignSpec with_rate = design;
+        with_rate.sample_rate = input.sample_rate;
+        spec.taps = design_filter(with_rate).taps;
+      }
+      spec.complex_input = is_complex(input.format);
+      spec.sample_rate = input.sample_rate;
+      spec.shift_hz = shift;
+      spec.decimation = decimation;
+      spec.align = align;
+      spec.fft_length = fft_length;
+      spec.threads = threads;
+      auto filter = std::make_unique<FirFilter>(spec);
+      EnginePlan plan;
+      plan.output = input;
+      plan.output.format = filter->complex_output() ? SampleFormat::cf32 : SampleFormat::f32;
+      plan.output.sample_rate = input.sample_rate / static_cast<double>(decimation);
+      if (shift) plan.output.center_frequency = input.center_frequency + *shift;
+      if (input.length) plan.output.length = divided_length(*input.length, 1, decimation);
+      std::string text = filter->describe();
+      plan.engine = adapt(std::move(filter), std::move(text));
+      return plan;
+    } catch (const UsageError& e) {
+      rethrow_named(e, values, fields);
+    }
+  };
+  return {std::make_unique<SampleEngineStage>("fir", channel_of(values), planner, values.namer()), ""};
+}
+
+// ---- shift -------------------------------------------------------------------------------------
+
+MadeStage make_shift(const SettingValues& values, const StageEnvironment&) {
+  if (!values.given("frequency")) throw UsageError(values.name("frequency") + ": give the shift in Hz (shift:-250e3)");
+  const double frequency = values.number("frequency");
+  auto planner = [=](const StreamInfo& input) {
+    try {
+      MixerSpec spec;
+      spec.frequency_hz = frequency;
+      spec.sample_rate = input.sample_rate;
+      spec.complex_input = is_complex(input.format);
+      EnginePlan plan;
+      plan.output = input;
+      plan.output.format = SampleFormat::cf32;
+      plan.output.center_frequency = input.center_frequency + frequency;
+      plan.engine = adapt(std::make_unique<Mixer>(spec), "cpu: shift by " + hz_text(-frequency) + " (exact phase)");
+      return plan;
+    } catch (const UsageError& e) {
+      rethrow_named(e, values, {{"frequency_hz", "frequency"}, {"sample_rate", "frequency"}});
+    }
+  };
+  return {std::make_unique<SampleEngineStage>("shift", channel_of(values), planner, values.namer()), ""};
+}
+
+// ---- resample ----------------------------------------------------------------------------------
+
+MadeStage make_resample(const SettingValues& values, const StageEnvironment&) {
+  const bool by_rate = values.given("rate");
+  if (by_rate == (values.given("up") || values.given("down")))
+    throw UsageError(values.name("rate") + ": give the output rate (resample:48000), or up and down, not both");
+  const std::optional<double> rate = values.number_if_set("rate");
+  const auto up = static_cast<std::uint64_t>(values.integer("up"));
+  const auto down = static_cast<std::uint64_t>(values.integer("down"));
+  auto planner = [=](const StreamInfo& input) {
+    try {
+      ResamplerSpec spec;
+      if (rate) {
+        const ResampleRatio ratio = resample_ratio(input.sample_rate, *rate);
+        spec.up = ratio.up;
+        spec.down = ratio.down;
+      } else {
+        spec.up = up;
+        spec.down = down;
+      }
+      spec.complex_input = is_complex(input.format);
+      auto resampler = std::make_unique<Resampler>(spec);
+      EnginePlan plan;
+      plan.output = input;
+      plan.output.sample_rate = input.sample_rate * static_cast<double>(resampler->up()) / static_cast<double>(resampler->down());
+      if (input.length) plan.output.length = divided_length(*input.length, resampler->up(), resampler->down());
+      const std::string text = "cpu: resample by " + std::to_string(resampler->up()) + "/" +
+                               std::to_string(resampler->down()) + " (polyphase, " +
+                               std::to_string(resampler->taps().size()) + " taps, scipy.signal.resample_poly's)";
+      plan.engine = adapt(std::move(resampler), text);
+      return plan;
+    } catch (const UsageError& e) {
+      rethrow_named(e, values, {{"output_rate", "rate"}, {"input_rate", "rate"}, {"up", "up"}, {"down", "down"}});
+    }
+  };
+  return {std::make_unique<SampleEngineStage>("resample", channel_of(values), planner, values.namer()), ""};
+}
+
+// ---- the demodulators ----------------------------------------------------------------------------
+
+std::vector<Setting> demodulator_settings(DemodulatorKind kind) {
+  std::vector<Setting> s;
+  switch (kind) {
+    case DemodulatorKind::am:
+      s.push_back(number_setting("dc_corner", "20", 0, INFINITY, "HZ",
+                                 "corner of the high-pass that removes the carrier's DC, Hz (0: none)"));
+      break;
+    case DemodulatorKind::fm:
+      s.push_back(choice_setting("band", "narrow", {"narrow", "wide"},
+                                 "narrow (5 kHz deviation, no de-emphasis) or wide (75 kHz, 50 us: broadcast)"));
+      s.push_back(number_setting("deviation", "", 0, INFINITY, "HZ", "frequency deviation that gives full scale, Hz")
+                      .default_depends("5000 narrow, 75000 wide"));
+      s.push_back(number_setting("deemphasis", "", 0, INFINITY, "US", "de-emphasis time constant, us (0: none; 50 or 75)")
+                      .default_depends("0 narrow, 50 wide"));
+      break;
+    case DemodulatorKind::usb:
+    case DemodulatorKind::lsb:
+      s.push_back(number_setting("low", "300", 0, INFINITY, "HZ", "audio band's low edge, Hz"));
+      s.push_back(number_setting("high", "3000", 0, INFINITY, "HZ", "audio band's high edge, Hz"));
+      s.push_back(number_setting("transition", "200", 0, INFINITY, "HZ", "sideband filter's transition, Hz"));
+      s.push_back(number_setting("attenuation", "60", 20, 300, "DB", "sideband filter's attenuation, dB"));
+      break;
+    case DemodulatorKind::cw:
+      s.push_back(number_setting("bfo", "700", -INFINITY, INFINITY, "HZ", "beat frequency: the tone's pitch, Hz"));
+      break;
+  }
+  return s;
+}
+
+StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::string positional = {}) {
+  StageKind k;
+  k.name = std::string(demodulator_name(kind));
+  k.summary = std::move(summary);
+  k.input = PortKind::samples;
+  k.output = PortKind::samples;
+  k.settings = demodulator_settings(kind);
+  k.settings.push_back(channel_setting());
+  k.positional = std::move(positional);
+  k.make = [kind, name = k.name](const SettingValues& values, const StageEnvironment&) {
+    DemodulatorSpec spec;
+    spec.kind = kind;
+    switch (kind) {
+      case DemodulatorKind::am: spec.dc_corner_hz = values.number("dc_corner"); break;
+      case DemodulatorKind::fm:
+        spec.fm_bandwidth = values.text("band") == "wide" ? FmBandwidth::wide : FmBandwidth::narrow;
+        spec.deviation_hz = values.number_if_set("deviation");
+        spec.deemphasis_us = values.number_if_set("deemphasis");
+        break;
+      case DemodulatorKind::usb:
+      case DemodulatorKind::lsb:
+        spec.low_hz = values.number("low");
+        spec.high_hz = values.number("high");
+        spec.transition_hz = values.number("transition");
+        spec.attenuation_db = values.number("attenuation");
+        break;
+      case DemodulatorKind::cw: spec.bfo_hz = values.number("bfo"); break;
+    }
+    auto planner = [=](const StreamInfo& input) {
+      if (!is_complex(input.format))
+        throw UsageError(name + " takes complex (I/Q) baseband samples; this input is real");
+      try {
+        DemodulatorSpec with_rate = spec;
+        with_rate.sample_rate = input.sample_rate;
+        auto demodulator = std::make_unique<Demodulator>(with_rate);
+        EnginePlan plan;
+        plan.output = input;
+        plan.output.format = SampleFormat::f32;
+        plan.output.center_frequency = 0.0;  // audio
+        plan.engine = adapt(std::move(demodulator), "cpu: " + name + " demodulator");
+        return plan;
+      } catch (const UsageError& e) {
+        rethrow_named(e, values,
+                      {{"dc_corner_hz", "dc_corner"}, {"deviation_hz", "deviation"}, {"deemphasis_us", "deemphasis"},
+                       {"low_hz", "low"}, {"high_hz", "high"}, {"transition_hz", "transition"},
+                       {"attenuation_db", "attenuation"}, {"bfo_hz", "bfo"}});
+      }
+    };
+    return MadeStage{std::make_unique<SampleEngineStage>(name, channel_of(values), planner, values.namer()), ""};
+  };
+  return k;
+}
+
+// ---- gain --------------------------------------------------------------------------------------
+
+MadeStage make_gain(const SettingValues& values, const StageEnvironment&) {
+  if (values.given("db") == values.given("linear"))
+    throw UsageError(values.name("db") + ": give the gain in dB (gain:6) or as a factor (gain:linear=0.5), one of them");
+  GainSpec spec;
+  spec.decibels = values.given("db");
+  spec.value = spec.decibels ? values.number("db") : values.number("linear");
+  auto planner = [=](const StreamInfo& input) {
+    try {
+      GainSpec with_input = spec;
+      with_input.complex_input = is_complex(input.format);
+      auto gain = std::make_unique<Gain>(with_input);
+      EnginePlan plan;
+      plan.output = input;
+      char text[96];
+      std::snprintf(text, sizeof text, "cpu: gain x%g", gain->factor());
+      plan.engine = adapt(std::move(gain), text);
+      return plan;
+    } catch (const UsageError& e) {
+      rethrow_named(e, values, {{"value", spec.decibels ? "db" : "linear"}});
+    }
+  };
+  return {std::make_unique<SampleEngineStage>("gain", channel_of(values), planner, values.namer()), ""};
+}
+
+}  // namespace
+
+std::vector<StageKind> sample_stage_kinds() {
+  std::vector<StageKind> kinds;
+  StageKind fir;
+  fir.name = "fir";
+  fir.summary =
+      "FIR filter by FFT convolution (overlap-save), with exact state across chunks: taps designed as "
+      "scipy.signal.firwin/kaiserord or read from a file, a shift before it, decimation inside it";
+  fir.settings = fir_settings();
+  fir.make = make_fir;
+  kinds.push_back(fir);
+
+  StageKind shift;
+  shift.name = "shift";
+  shift.summary = "frequency shift x[n]*exp(-j2*pi*f*n/fs), phase continuous: the signal at +f comes to 0 Hz";
+  shift.settings = {number_setting("frequency", "", -INFINITY, INFINITY, "HZ", "the shift f, Hz"), channel_setting()};
+  shift.positional = "frequency";
+  shift.make = make_shift;
+  kinds.push_back(shift);
+
+  StageKind resample;
+  resample.name = "resample";
+  resample.summary = "rational resampling up/down, polyphase, as scipy.signal.resample_poly";
+  resample.settings = {number_setting("rate", "", 0, INFINITY, "HZ", "output rate, Hz (up/down from the two rates)"),
+                       integer_setting("up", "1", 1, static_cast<double>(kMaxResampleTerm), "U", "upsampling factor"),
+                       integer_setting("down", "1", 1, static_cast<double>(kMaxResampleTerm), "D", "downsampling factor"),
+                       channel_setting()};
+  resample.positional = "rate";
+  resample.make = make_resample;
+  kinds.push_back(resample);
+
+  kinds.push_back(demodulator_kind(DemodulatorKind::am, "AM demodulator: the envelope |x|, DC removed"));
+  kinds.push_back(demodulator_kind(DemodulatorKind::fm, "FM demodulator: quadrature discriminator, de-emphasis", "band"));
+  kinds.push_back(demodulator_kind(DemodulatorKind::usb, "upper sideband: complex band-pass, then the real part"));
+  kinds.push_back(demodulator_kind(DemodulatorKind::lsb, "lower sideband: complex band-pass, then the real part"));
+  kinds.push_back(demodulator_kind(DemodulatorKind::cw, "CW: a beat frequency oscillator, then the real part"));
+
+  StageKind gain;
+  gain.name = "gain";
+  gain.summary = "a gain in dB or as a linear factor";
+  gain.settings = {number_setting("db", "", -INFINITY, INFINITY, "DB", "gain in dB (an amplitude factor 10^(dB/20))"),
+                   number_setting("linear", "", -INFINITY, INFINITY, "G", "gain as a factor"), channel_setting()};
+  gain.positional = "db";
+  gain.make = make_gain;
+  kinds.push_back(gain);
+  for (StageKind& k : kinds) {
+    k.input = PortKind::samples;
+    k.output = PortKind::samples;
+  }
+  return kinds;
+}
+
+}  // namespace prism

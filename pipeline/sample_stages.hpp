@@ -1,0 +1,84 @@
+// The stages that turn samples into samples on the CPU — the chain a radio channel needs:
+//
+//   fir       FFT-convolution filter (FirFilter): taps designed (firwin / kaiserord / a complex
+//             band-pass, filter_design.hpp) or read from a file (taps_file.hpp), an optional
+//             shift before it and decimation inside it
+//   shift     frequency shift x[n]·exp(−j2π·f·n/fs), phase continuous (Mixer)
+//   resample  rational resampling, scipy.signal.resample_poly's (Resampler)
+//   am, fm, usb, lsb, cw   demodulators: complex baseband in, real audio out (Demodulator)
+//   gain      a factor, linear or in dB (Gain)
+//
+// Each is a SampleEngineStage around its engine: the input's channel is converted from its
+// native format to float (integers scaled to [-1, 1)) into a buffer sized at configure(), the
+// engine does the work, and the output is f32 or cf32, one channel, with its rate and centre
+// frequency derived (decimation divides the rate, a shift moves the centre). The engines keep
+// exact state across chunks, so the outputs do not depend on how the input was cut.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/settings.hpp"
+#include "pipeline/stage.hpp"
+#include "pipeline/stage_registry.hpp"
+#include "pipeline/stream_counters.hpp"
+
+namespace prism {
+
+// What a SampleEngineStage needs of its engine: float items in (real, or (re, im) pairs), float
+// items out; FirFilter, Resampler, Mixer, Demodulator and Gain all have this shape.
+class FloatEngine {
+ public:
+  virtual ~FloatEngine() = default;
+  virtual std::size_t max_output(std::size_t n) const = 0;
+  virtual std::size_t process(const float* in, std::size_t n, float* out) = 0;
+  virtual std::size_t flush(float* out, std::size_t capacity) = 0;
+  virtual void reset() = 0;
+  virtual StreamCounters counters() const = 0;
+  virtual std::string describe() const = 0;
+  virtual std::vector<Counter> extras() const { return {}; }
+};
+
+// An engine made for an input, and what its output is.
+struct EnginePlan {
+  std::unique_ptr<FloatEngine> engine;
+  StreamInfo output;  // f32 or cf32, one channel
+};
+
+class SampleEngineStage final : public Stage {
+ public:
+  // `input` is the chosen channel as floats (f32 or cf32, one channel, the input's rate and
+  // centre); the planner checks it (UsageError naming a setting) and makes the engine.
+  using Planner = std::function<EnginePlan(const StreamInfo& input)>;
+
+  SampleEngineStage(std::string name, unsigned channel, Planner planner, KeyNamer name_setting = plain_key_names());
+  ~SampleEngineStage() override;
+
+  std::string name() const override { return name_; }
+  std::string describe() const override;
+  PortKind input_kind() const override { return PortKind::samples; }
+  PortKind output_kind() const override { return PortKind::samples; }
+  PortDescription configure(const PortDescription& input, std::size_t max_input_items) override;
+  std::size_t max_output(std::size_t input_items) const override;
+  std::size_t process(const Chunk& input, Chunk& output) override;
+  std::size_t flush(Chunk& output) override;
+  void reset() override;
+  StageCounters counters() const override;
+
+ private:
+  std::string name_;
+  unsigned channel_;
+  Planner planner_;
+  KeyNamer name_setting_;
+  std::unique_ptr<FloatEngine> engine_;
+  StreamInfo input_;
+  std::vector<float> floats_;       // the channel converted, when the input is not that already
+  std::vector<std::byte> gathered_;  // the channel's samples of a multi-channel chunk
+};
+
+// The stage kinds of this file, for the registry (stage_registry.cpp).
+std::vector<StageKind> sample_stage_kinds();
+
+}  // namespace prism
