@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -94,6 +95,34 @@ SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 
 }  // namespace
 
+struct SndfileSource::MemoryFile {
+  std::vector<std::byte> bytes;
+  sf_count_t position = 0;
+
+  static MemoryFile& of(void* user) { return *static_cast<MemoryFile*>(user); }
+  static sf_count_t length(void* user) { return static_cast<sf_count_t>(of(user).bytes.size()); }
+  static sf_count_t seek(sf_count_t offset, int whence, void* user) {
+    MemoryFile& m = of(user);
+    const sf_count_t base = whence == SEEK_CUR ? m.position : whence == SEEK_END ? length(user) : 0;
+    // libsndfile takes a negative result as a failed seek; past the end reads give 0 bytes.
+    if ((offset > 0 && base > std::numeric_limits<sf_count_t>::max() - offset) || base + offset < 0)
+      return -1;
+    m.position = base + offset;
+    return m.position;
+  }
+  static sf_count_t read(void* dst, sf_count_t count, void* user) {
+    MemoryFile& m = of(user);
+    const sf_count_t size = length(user);
+    if (count <= 0 || m.position >= size) return 0;
+    const sf_count_t n = std::min(count, size - m.position);
+    std::memcpy(dst, m.bytes.data() + m.position, static_cast<std::size_t>(n));
+    m.position += n;
+    return n;
+  }
+  static sf_count_t write(const void*, sf_count_t, void*) { return 0; }  // read only
+  static sf_count_t tell(void* user) { return of(user).position; }
+};
+
 SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   OpenedInput input = open_input_file(path);
   if (input.regular && input.size == 0) throw InputError(path, "empty file (0 bytes)");
@@ -101,7 +130,23 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   fd_ = std::move(input.fd);
 
   SF_INFO sfinfo{};
-  SNDFILE* const file = sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE);
+  adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
+}
+
+SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes) : path_(std::move(name)) {
+  if (bytes.empty()) throw InputError(path_, "empty file (0 bytes)");
+  file_size_ = bytes.size();
+  memory_ = std::make_unique<MemoryFile>();
+  memory_->bytes = std::move(bytes);
+  static SF_VIRTUAL_IO io = {MemoryFile::length, MemoryFile::seek, MemoryFile::read,
+                             MemoryFile::write, MemoryFile::tell};
+  SF_INFO sfinfo{};
+  adopt(sf_open_virtual(&io, SFM_READ, &sfinfo, memory_.get()), sfinfo);
+}
+
+void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
+  const std::string& path = path_;
+  SNDFILE* const file = handle(opened);
   if (!file)
     throw InputError(path, std::string("not a sound file libsndfile can read (") +
                                sf_strerror(nullptr) + ")");
@@ -207,7 +252,9 @@ nlohmann::json SndfileSource::tags() const {
   };
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& [id, name] : kTags)
-    if (const char* text = sf_get_string(handle(file_), id); text && *text) tags[name] = text;
+    // Files carry tags in any encoding (Latin-1 often): bytes that are not UTF-8, and control
+    // characters, are written as \xNN so the text is valid JSON and one line.
+    if (const char* text = sf_get_string(handle(file_), id); text && *text) tags[name] = printable(text);
   return tags;
 }
 
