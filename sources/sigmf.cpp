@@ -427,6 +427,18 @@ SigmfRecording read_sigmf_recording(const std::string& path) {
   return open_recording(path, nullptr);
 }
 
+SigmfRecording parse_sigmf_recording(const std::string& meta_text, const std::string& meta_name,
+                                     const std::string& data_name, std::uint64_t data_bytes) {
+  SigmfRecording rec;
+  rec.meta_path = meta_name;
+  rec.meta_name = meta_name;
+  apply_metadata(rec, meta_text);
+  rec.data_path = data_name;
+  rec.data_name = data_name;
+  apply_data_size(rec, data_bytes);
+  return rec;
+}
+
 SigmfSource::SigmfSource(const std::string& path)
     : recording_(open_recording(path, &data_fd_)), reader_(data_fd_.get(), recording_.data_name) {}
 
