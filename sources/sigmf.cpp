@@ -242,7 +242,8 @@ std::optional<std::string> apply_metadata(SigmfRecording& rec, const std::string
   const std::string& meta = rec.meta_name;
   try {
     rec.meta = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number beyond double's range ("1e400").
     throw InputError(meta, "invalid JSON: " + json_error_text(e));
   }
   if (!rec.meta.is_object())

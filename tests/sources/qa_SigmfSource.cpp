@@ -386,6 +386,12 @@ TEST(SigmfSource, MetadataTextIsCheckedAsTheFileIs) {
                   "core:header_bytes is 16 but the data has only 8 bytes");
   EXPECT_CONTAINS(error_message<InputError>([&] { (void)parse_sigmf_recording("{", "m.sigmf-meta", "d", 0); }),
                   "m.sigmf-meta: invalid JSON");
+  // A number beyond double's range is nlohmann's out_of_range, not its parse_error: still an
+  // InputError naming the file (the fuzz target found it escaping).
+  EXPECT_CONTAINS(error_message<InputError>([&] {
+                    (void)parse_sigmf_recording(R"({"global": {"core:sample_rate": 2e048000}})", "m.sigmf-meta", "d", 0);
+                  }),
+                  "m.sigmf-meta: invalid JSON: number overflow");
 }
 
 TEST(SigmfSource, DirectoryIsRejected) {
