@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -93,6 +94,43 @@ std::optional<std::string> truncation_in_log(const std::string& log) {
 
 SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 
+// Reads `bytes` bytes at `offset` of the file; false when it ends before.
+using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
+
+// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
+// more: it reads the size as negative and steps back onto the same bytes. No LIST entry is that
+// large, so such a file is refused before libsndfile sees it. Returns the reason, or nothing.
+std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
+  unsigned char header[12];
+  if (!read_at(0, header, 12) || (std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0))
+    return std::nullopt;
+  const bool big_endian = header[3] == 'X';
+  auto size_of = [big_endian](const unsigned char* p) {
+    return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
+                      : std::uint64_t{p[3]} << 24 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[1]} << 8 | p[0];
+  };
+  constexpr std::uint64_t kLargest = 0x7fffffff;
+  constexpr int kMostChunks = 100000;  // a bound on the walk, far above any real file's
+  int chunks = 0;
+  unsigned char chunk[8];
+  for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
+    const std::uint64_t chunk_size = size_of(chunk + 4);
+    if (std::memcmp(chunk, "LIST", 4) == 0) {
+      const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
+      unsigned char entry[8];
+      for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
+        const std::uint64_t entry_size = size_of(entry + 4);
+        if (entry_size > kLargest)
+          return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
+                 std::to_string(entry_size) + " bytes";
+        at += 8 + entry_size + (entry_size & 1);
+      }
+    }
+    offset += 8 + chunk_size + (chunk_size & 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 struct SndfileSource::MemoryFile {
@@ -129,6 +167,13 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   file_size_ = input.size;
   fd_ = std::move(input.fd);
 
+  const int fd = fd_.get();
+  const ReadAt read_at = [fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+    return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
+  };
+  if (input.regular)
+    if (const auto problem = riff_list_problem(read_at, file_size_)) throw InputError(path, *problem);
+
   SF_INFO sfinfo{};
   adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
 }
@@ -138,6 +183,13 @@ SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes) : p
   file_size_ = bytes.size();
   memory_ = std::make_unique<MemoryFile>();
   memory_->bytes = std::move(bytes);
+  const std::vector<std::byte>& held = memory_->bytes;
+  const ReadAt read_at = [&held](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+    if (offset > held.size() || bytes > held.size() - offset) return false;
+    std::memcpy(dst, held.data() + offset, bytes);
+    return true;
+  };
+  if (const auto problem = riff_list_problem(read_at, held.size())) throw InputError(path_, *problem);
   static SF_VIRTUAL_IO io = {MemoryFile::length, MemoryFile::seek, MemoryFile::read,
                              MemoryFile::write, MemoryFile::tell};
   SF_INFO sfinfo{};

@@ -163,6 +163,35 @@ TEST(SndfileSource, TagsThatAreNotUtf8AreDescribedPrintably) {
   EXPECT_NO_THROW((void)describe_sound_file(source).dump());
 }
 
+// A LIST entry of 2 GiB or more made libsndfile loop forever; such a file is refused before
+// libsndfile reads it (the sound_file fuzz target found the hang).
+TEST(SndfileSource, WavWithAHugeListEntryIsRefusedNotHung) {
+  ScratchDir dir;
+  SF_INFO info{};
+  info.samplerate = 8000;
+  info.channels = 1;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+  SNDFILE* file = sf_open(dir.file("tagged.wav").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+  sf_set_string(file, SF_STR_TITLE, "title");
+  const auto samples = test_samples(100, 1);
+  sf_writef_short(file, samples.data(), 100);
+  sf_close(file);
+  auto bytes = test::read_file(dir.file("tagged.wav"));
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const auto entry = text.find("INAM");
+  ASSERT_NE(entry, std::string::npos);
+  const unsigned char huge[4] = {0xf7, 0xf7, 0xff, 0xff};  // 0xfffff7f7, little-endian
+  std::memcpy(bytes.data() + entry + 4, huge, 4);
+  test::write_file(dir.file("huge-entry.wav"), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("huge-entry.wav")); }),
+                  dir.file("huge-entry.wav") + ": malformed: an entry of its LIST chunk");
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
+                  "memory.wav: malformed: an entry of its LIST chunk");
+  SndfileSource untouched(dir.file("tagged.wav"));  // the same file with its real sizes reads
+  EXPECT_EQ(untouched.info().length, 100u);
+}
+
 TEST(SndfileSource, EmptyFile) {
   ScratchDir dir;
   test::write_file(dir.file("empty.wav"), "");
