@@ -99,7 +99,10 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 
 // libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
 // more: it reads the size as negative and steps back onto the same bytes. No LIST entry is that
-// large, so such a file is refused before libsndfile sees it. Returns the reason, or nothing.
+// large, so such a file is refused before libsndfile sees it. The entries are walked from after
+// the list's type and, since libsndfile reads a list of unknown type from its type on, from the
+// type too (in a real file that walk meets the ASCII of an entry's name as a size, below 2^31,
+// and jumps past the end). Returns the reason, or nothing.
 std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
   unsigned char header[12];
   if (!read_at(0, header, 12) || (std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0))
@@ -118,12 +121,14 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     if (std::memcmp(chunk, "LIST", 4) == 0) {
       const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
       unsigned char entry[8];
-      for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
-        const std::uint64_t entry_size = size_of(entry + 4);
-        if (entry_size > kLargest)
-          return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
-                 std::to_string(entry_size) + " bytes";
-        at += 8 + entry_size + (entry_size & 1);
+      for (const std::uint64_t first : {offset + 12, offset + 8}) {
+        for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
+          const std::uint64_t entry_size = size_of(entry + 4);
+          if (entry_size > kLargest)
+            return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
+                   std::to_string(entry_size) + " bytes";
+          at += 8 + entry_size + (entry_size & 1);
+        }
       }
     }
     offset += 8 + chunk_size + (chunk_size & 1);
