@@ -2,10 +2,13 @@
 #include "gui/view_settings.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "pipeline/errors.hpp"
@@ -56,15 +59,49 @@ json ViewSettings::to_json() const {
   return j;
 }
 
+namespace {
+
+// A JSON value as a whole number of type T: an integer within T's range. A fraction, or a
+// number T cannot hold, is no such value (nlohmann's get<T>() would truncate or wrap it).
+template <typename T>
+std::optional<T> whole_number(const json& value) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return std::nullopt;
+    return static_cast<T>(v);
+  }
+  if (value.is_number_integer()) {
+    const auto v = value.get<std::int64_t>();
+    if (v < 0 && !std::numeric_limits<T>::is_signed) return std::nullopt;
+    if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+        (v > 0 && static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
+      return std::nullopt;
+    return static_cast<T>(v);
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+T whole_number_setting(const json& value, const std::string& where, const std::string& key) {
+  const auto v = whole_number<T>(value);
+  if (!v)
+    throw UsageError(where + ": '" + key + "' must be a whole number from " +
+                     std::to_string(std::numeric_limits<T>::min()) + " to " +
+                     std::to_string(std::numeric_limits<T>::max()) + " (found " + value.dump() + ")");
+  return *v;
+}
+
+}  // namespace
+
 void ViewSettings::apply_json(const json& j, const std::string& where, std::vector<std::string>* unknown) {
   if (!j.is_object()) throw UsageError(where + ": settings must be a JSON object");
   ViewSettings next = *this;
   for (const auto& [key, value] : j.items()) {
     try {
-      if (key == "fft_size") next.fft_size = value.get<std::size_t>();
+      if (key == "fft_size") next.fft_size = whole_number_setting<std::size_t>(value, where, key);
       else if (key == "window") next.window = value.get<std::string>();
       else if (key == "overlap") next.overlap = value.get<double>();
-      else if (key == "channel") next.channel = value.get<unsigned>();
+      else if (key == "channel") next.channel = whole_number_setting<unsigned>(value, where, key);
       else if (key == "averaging_s") next.averaging_s = value.get<double>();
       else if (key == "peak_hold") next.peak_hold = value.get<bool>();
       else if (key == "min_hold") next.min_hold = value.get<bool>();
@@ -104,15 +141,28 @@ std::string default_config_path() {
   return {};
 }
 
+void apply_settings_text(const std::string& text, const std::string& path, ViewSettings& settings,
+                         std::vector<std::string>* unknown) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  settings.apply_json(j, path, unknown);
+}
+
 bool load_settings_file(const std::string& path, ViewSettings& settings) {
   std::ifstream in(path);
   if (!in) return false;
   try {
-    const json j = json::parse(in);
+    std::ostringstream text;
+    text << in.rdbuf();
     std::vector<std::string> unknown;
-    settings.apply_json(j, path, &unknown);
+    apply_settings_text(text.str(), path, settings, &unknown);
     for (const auto& key : unknown)
-      std::fprintf(stderr, "prism view: %s: ignoring the unknown setting '%s'\n", path.c_str(), key.c_str());
+      std::fprintf(stderr, "prism view: %s: ignoring the unknown setting '%s'\n", path.c_str(),
+                   printable(key).c_str());
     return true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prism view: ignoring the settings in %s: %s\n", path.c_str(), e.what());
@@ -139,9 +189,16 @@ std::string save_settings_file(const std::string& path, const ViewSettings& sett
 std::vector<ScriptStep> load_script(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot open the script");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path, "cannot read the script");
+  return parse_script(text.str(), path);
+}
+
+std::vector<ScriptStep> parse_script(const std::string& text, const std::string& path) {
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw InputError(path, std::string("is not valid JSON: ") + e.what());
   }
@@ -151,9 +208,18 @@ std::vector<ScriptStep> load_script(const std::string& path) {
     ScriptStep s;
     if (!step.is_object() || !step.contains("set") || !step["set"].is_object())
       throw InputError(path, "each step needs \"set\": {...}: " + step.dump());
-    if (step.contains("frame")) s.frame = step["frame"].get<long>();
-    else if (step.contains("time_s")) s.time_s = step["time_s"].get<double>();
-    else throw InputError(path, "each step needs \"frame\" or \"time_s\": " + step.dump());
+    if (step.contains("frame")) {
+      s.frame = whole_number<long>(step["frame"]);
+      if (!s.frame || *s.frame < 0)
+        throw InputError(path, "a step's \"frame\" must be a whole number >= 0: " + step.dump());
+    } else if (step.contains("time_s")) {
+      const json& time = step["time_s"];
+      if (!time.is_number() || !(time.get<double>() >= 0.0) || !std::isfinite(time.get<double>()))
+        throw InputError(path, "a step's \"time_s\" must be a number of seconds >= 0: " + step.dump());
+      s.time_s = time.get<double>();
+    } else {
+      throw InputError(path, "each step needs \"frame\" or \"time_s\": " + step.dump());
+    }
     s.set = step["set"];
     steps.push_back(std::move(s));
   }

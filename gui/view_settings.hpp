@@ -65,6 +65,11 @@ std::string default_config_path();
 // Loads `path` onto `settings`. A missing file is not an error (returns false); a broken one
 // is reported on stderr and ignored (returns false), so a bad config never stops the viewer.
 bool load_settings_file(const std::string& path, ViewSettings& settings);
+// What load_settings_file does with the file's text, reporting instead of ignoring: applies the
+// JSON `text` of the settings file `path` onto `settings`. Throws InputError when it is not
+// JSON, UsageError (naming `path` and the key) for a bad value; the unknown keys go to *unknown.
+void apply_settings_text(const std::string& text, const std::string& path, ViewSettings& settings,
+                         std::vector<std::string>* unknown);
 // Writes atomically (temporary file, rename). Returns an error text, empty on success.
 std::string save_settings_file(const std::string& path, const ViewSettings& settings);
 
@@ -76,5 +81,10 @@ struct ScriptStep {
 
 // Reads a script file. Throws InputError (path and reason) when it cannot be read or parsed.
 std::vector<ScriptStep> load_script(const std::string& path);
+// Parses the text of the script file `path` (only named in errors). Throws InputError: not
+// JSON, not an array of steps, a step without "set": {...}, a "frame" that is not a whole number
+// >= 0 or a "time_s" that is not a finite number >= 0. The "set" objects are checked when they
+// are applied (ViewSettings::apply_json).
+std::vector<ScriptStep> parse_script(const std::string& text, const std::string& path);
 
 }  // namespace prism::view

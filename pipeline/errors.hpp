@@ -29,11 +29,20 @@ inline std::string printable(std::string_view text) {
       ++i;
       continue;
     }
-    // A UTF-8 sequence: its length from the lead byte, then continuation bytes 10xxxxxx.
-    const std::size_t length = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    // A UTF-8 sequence as RFC 3629 allows it: its length from the lead byte, then continuation
+    // bytes 10xxxxxx, the second byte's range narrowed so that overlong forms (C0, C1, E0 80,
+    // F0 80), surrogates (ED A0) and code points above U+10FFFF (F4 90, F5...) are not UTF-8.
+    const std::size_t length =
+        c >= 0xc2 && c <= 0xdf ? 2 : (c >> 4) == 0xe ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
     bool valid = length != 0 && i + length <= text.size();
     for (std::size_t k = 1; valid && k < length; ++k)
       valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (valid && length > 2) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      const unsigned char low = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+      const unsigned char high = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+      valid = second >= low && second <= high;
+    }
     if (valid) {
       out.append(text, i, length);
       i += length;

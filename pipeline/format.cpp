@@ -78,6 +78,8 @@ void convert_scaled(const std::byte* src, std::size_t n, float* dst, float offse
 
 void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
                       IntegerScale scale) {
+  // No samples: src and dst may be null (an empty vector's data()), which memcpy must not get.
+  if (components == 0) return;
   const bool unit = scale == IntegerScale::unit;
   switch (f) {
     case SampleFormat::f32:

@@ -22,6 +22,10 @@ namespace {
 // Far above any real converter; keeps every sample count and sweep period in range.
 constexpr double kMaxRate = 1e12;
 
+// The noise's values lie within +-kNoisePeak standard deviations: Box-Muller on uniforms of 53
+// bits gives a radius of at most sqrt(-2 ln 2^-53) = 8.57.
+constexpr double kNoisePeak = 8.6;
+
 constexpr std::string_view kKnownKeys =
     "rate, duration, tone, chirp, noise, complex, seed, format";
 
@@ -162,6 +166,14 @@ void validate(const GeneratorSpec& spec) {
   }
   if (!(spec.noise_stddev >= 0.0) || !std::isfinite(spec.noise_stddev))
     fail("noise=" + number_text(spec.noise_stddev) + ": the standard deviation must be >= 0");
+  // Every sample must be a finite float32: the largest the sum can reach must fit.
+  double peak = kNoisePeak * spec.noise_stddev;
+  for (const auto& tone : spec.tones) peak += tone.amplitude;
+  for (const auto& chirp : spec.chirps) peak += chirp.amplitude;
+  if (!(peak <= std::numeric_limits<float>::max()))
+    fail("the amplitudes and noise add up to a peak of " + number_text(peak) +
+         ", beyond what float32 samples hold (" + number_text(std::numeric_limits<float>::max()) +
+         ")");
   if (spec.format) {
     const SampleFormat f = *spec.format;
     if (f != SampleFormat::f32 && f != SampleFormat::cf32 && f != SampleFormat::i16 &&

@@ -242,7 +242,8 @@ std::optional<std::string> apply_metadata(SigmfRecording& rec, const std::string
   const std::string& meta = rec.meta_name;
   try {
     rec.meta = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number beyond double's range ("1e400").
     throw InputError(meta, "invalid JSON: " + json_error_text(e));
   }
   if (!rec.meta.is_object())
@@ -425,6 +426,18 @@ bool is_sigmf_input(const std::string& input) {
 
 SigmfRecording read_sigmf_recording(const std::string& path) {
   return open_recording(path, nullptr);
+}
+
+SigmfRecording parse_sigmf_recording(const std::string& meta_text, const std::string& meta_name,
+                                     const std::string& data_name, std::uint64_t data_bytes) {
+  SigmfRecording rec;
+  rec.meta_path = meta_name;
+  rec.meta_name = meta_name;
+  apply_metadata(rec, meta_text);
+  rec.data_path = data_name;
+  rec.data_name = data_name;
+  apply_data_size(rec, data_bytes);
+  return rec;
 }
 
 SigmfSource::SigmfSource(const std::string& path)

@@ -47,6 +47,13 @@ bool is_sigmf_input(const std::string& input);
 // length that is not a whole number of samples.
 SigmfRecording read_sigmf_recording(const std::string& path);
 
+// The checks read_sigmf_recording makes once the files are found, on metadata already read:
+// `meta_text` parsed as the metadata named `meta_name`, its samples being the `data_bytes` bytes
+// of the data file `data_name` (core:dataset is not followed). Touches no file. Throws like
+// read_sigmf_recording.
+SigmfRecording parse_sigmf_recording(const std::string& meta_text, const std::string& meta_name,
+                                     const std::string& data_name, std::uint64_t data_bytes);
+
 // The recording described for `prism info`: container, paths, datatype, format, channels,
 // sample_rate, center_frequency, length_samples, duration_s, start_time, file_size, captures
 // and annotations counts, and the global core fields that describe it (description, author,

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -92,7 +94,77 @@ std::optional<std::string> truncation_in_log(const std::string& log) {
 
 SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 
+// Reads `bytes` bytes at `offset` of the file; false when it ends before.
+using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
+
+// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
+// more: it reads the size as negative and steps back onto the same bytes. No LIST entry is that
+// large, so such a file is refused before libsndfile sees it. The entries are walked from after
+// the list's type and, since libsndfile reads a list of unknown type from its type on, from the
+// type too (in a real file that walk meets the ASCII of an entry's name as a size, below 2^31,
+// and jumps past the end). Returns the reason, or nothing.
+std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
+  unsigned char header[12];
+  if (!read_at(0, header, 12) || (std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0))
+    return std::nullopt;
+  const bool big_endian = header[3] == 'X';
+  auto size_of = [big_endian](const unsigned char* p) {
+    return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
+                      : std::uint64_t{p[3]} << 24 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[1]} << 8 | p[0];
+  };
+  constexpr std::uint64_t kLargest = 0x7fffffff;
+  constexpr int kMostChunks = 100000;  // a bound on the walk, far above any real file's
+  int chunks = 0;
+  unsigned char chunk[8];
+  for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
+    const std::uint64_t chunk_size = size_of(chunk + 4);
+    if (std::memcmp(chunk, "LIST", 4) == 0) {
+      const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
+      unsigned char entry[8];
+      for (const std::uint64_t first : {offset + 12, offset + 8}) {
+        for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
+          const std::uint64_t entry_size = size_of(entry + 4);
+          if (entry_size > kLargest)
+            return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
+                   std::to_string(entry_size) + " bytes";
+          at += 8 + entry_size + (entry_size & 1);
+        }
+      }
+    }
+    offset += 8 + chunk_size + (chunk_size & 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+struct SndfileSource::MemoryFile {
+  std::vector<std::byte> bytes;
+  sf_count_t position = 0;
+
+  static MemoryFile& of(void* user) { return *static_cast<MemoryFile*>(user); }
+  static sf_count_t length(void* user) { return static_cast<sf_count_t>(of(user).bytes.size()); }
+  static sf_count_t seek(sf_count_t offset, int whence, void* user) {
+    MemoryFile& m = of(user);
+    const sf_count_t base = whence == SEEK_CUR ? m.position : whence == SEEK_END ? length(user) : 0;
+    // libsndfile takes a negative result as a failed seek; past the end reads give 0 bytes.
+    if ((offset > 0 && base > std::numeric_limits<sf_count_t>::max() - offset) || base + offset < 0)
+      return -1;
+    m.position = base + offset;
+    return m.position;
+  }
+  static sf_count_t read(void* dst, sf_count_t count, void* user) {
+    MemoryFile& m = of(user);
+    const sf_count_t size = length(user);
+    if (count <= 0 || m.position >= size) return 0;
+    const sf_count_t n = std::min(count, size - m.position);
+    std::memcpy(dst, m.bytes.data() + m.position, static_cast<std::size_t>(n));
+    m.position += n;
+    return n;
+  }
+  static sf_count_t write(const void*, sf_count_t, void*) { return 0; }  // read only
+  static sf_count_t tell(void* user) { return of(user).position; }
+};
 
 SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   OpenedInput input = open_input_file(path);
@@ -100,8 +172,38 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   file_size_ = input.size;
   fd_ = std::move(input.fd);
 
+  const int fd = fd_.get();
+  const ReadAt read_at = [fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+    return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
+  };
+  if (input.regular)
+    if (const auto problem = riff_list_problem(read_at, file_size_)) throw InputError(path, *problem);
+
   SF_INFO sfinfo{};
-  SNDFILE* const file = sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE);
+  adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
+}
+
+SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes) : path_(std::move(name)) {
+  if (bytes.empty()) throw InputError(path_, "empty file (0 bytes)");
+  file_size_ = bytes.size();
+  memory_ = std::make_unique<MemoryFile>();
+  memory_->bytes = std::move(bytes);
+  const std::vector<std::byte>& held = memory_->bytes;
+  const ReadAt read_at = [&held](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+    if (offset > held.size() || bytes > held.size() - offset) return false;
+    std::memcpy(dst, held.data() + offset, bytes);
+    return true;
+  };
+  if (const auto problem = riff_list_problem(read_at, held.size())) throw InputError(path_, *problem);
+  static SF_VIRTUAL_IO io = {MemoryFile::length, MemoryFile::seek, MemoryFile::read,
+                             MemoryFile::write, MemoryFile::tell};
+  SF_INFO sfinfo{};
+  adopt(sf_open_virtual(&io, SFM_READ, &sfinfo, memory_.get()), sfinfo);
+}
+
+void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
+  const std::string& path = path_;
+  SNDFILE* const file = handle(opened);
   if (!file)
     throw InputError(path, std::string("not a sound file libsndfile can read (") +
                                sf_strerror(nullptr) + ")");
@@ -207,7 +309,9 @@ nlohmann::json SndfileSource::tags() const {
   };
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& [id, name] : kTags)
-    if (const char* text = sf_get_string(handle(file_), id); text && *text) tags[name] = text;
+    // Files carry tags in any encoding (Latin-1 often): bytes that are not UTF-8, and control
+    // characters, are written as \xNN so the text is valid JSON and one line.
+    if (const char* text = sf_get_string(handle(file_), id); text && *text) tags[name] = printable(text);
   return tags;
 }
 

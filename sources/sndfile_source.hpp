@@ -11,13 +11,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
 #include "sources/input_file.hpp"
+
+struct SF_INFO;  // libsndfile's, from sndfile.h
 
 namespace prism {
 
@@ -26,6 +30,9 @@ class SndfileSource final : public Source {
   // Opens `path`. Throws InputError naming the path: missing, a directory, unreadable, empty,
   // not a format libsndfile reads (with sf_strerror's words), or truncated.
   explicit SndfileSource(const std::string& path);
+  // Reads the sound file whose bytes are `bytes` through libsndfile's virtual I/O, `name`
+  // standing for the path in messages: the same checks and reads as a file on disk.
+  SndfileSource(std::string name, std::vector<std::byte> bytes);
   ~SndfileSource() override;
   SndfileSource(const SndfileSource&) = delete;
   SndfileSource& operator=(const SndfileSource&) = delete;
@@ -42,15 +49,22 @@ class SndfileSource final : public Source {
   // Bytes of the file.
   std::uint64_t file_size() const { return file_size_; }
 
-  // The title, artist, date, comment and software strings the file carries (those present).
+  // The title, artist, date, comment and software strings the file carries (those present),
+  // as printable() makes them: valid UTF-8 on one line.
   nlohmann::json tags() const;
 
   // Labels the stream with a centre frequency. Call before the run starts.
   void set_center_frequency(double hz) { info_.center_frequency = hz; }
 
  private:
+  struct MemoryFile;  // the bytes and read position of a file held in memory
+
+  // Takes the handle libsndfile opened (null: it could not) and checks what it found.
+  void adopt(void* file, const SF_INFO& sfinfo);
+
   std::string path_;
   FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile
+  std::unique_ptr<MemoryFile> memory_;  // instead of fd_, for a file held in memory
   void* file_ = nullptr;  // libsndfile's SNDFILE*, whose type name varies between versions
   StreamInfo info_;
   std::string container_;

@@ -93,6 +93,44 @@ TEST(ViewSettings, ScriptSteps) {
   EXPECT_THROW(load_script(path), InputError);
 }
 
+// A number a setting's type cannot hold is refused, not truncated or wrapped (a float beyond
+// the range of the integer was undefined behaviour in the conversion).
+TEST(ViewSettings, WholeNumberSettingsRefuseFractionsAndOverflow) {
+  ViewSettings s;
+  for (const char* text : {R"({"fft_size": 4096.5})", R"({"fft_size": 1e300})", R"({"fft_size": -4096})",
+                           R"({"channel": 4294967296})", R"({"channel": -1})", R"({"channel": 1.5})"}) {
+    try {
+      apply_settings_text(text, "view.json", s, nullptr);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("view.json"), std::string::npos) << message;
+      EXPECT_NE(message.find("whole number"), std::string::npos) << message;
+    }
+  }
+  apply_settings_text(R"({"fft_size": 8192, "channel": 3})", "view.json", s, nullptr);
+  EXPECT_EQ(s.fft_size, 8192u);
+  EXPECT_EQ(s.channel, 3u);
+  EXPECT_THROW(apply_settings_text("{ broken", "view.json", s, nullptr), InputError);
+}
+
+TEST(ViewSettings, ScriptStepTimesMustBeWholeFramesOrSeconds) {
+  for (const char* text : {R"([{"frame": 1e300, "set": {}}])", R"([{"frame": 2.5, "set": {}}])",
+                           R"([{"frame": -1, "set": {}}])", R"([{"frame": "3", "set": {}}])",
+                           R"([{"time_s": -1, "set": {}}])", R"([{"time_s": "soon", "set": {}}])"}) {
+    try {
+      (void)parse_script(text, "script.json");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.path(), "script.json") << e.what();
+    }
+  }
+  const auto steps = parse_script(R"([{"frame": 0, "set": {}}, {"time_s": 0.25, "set": {}}])", "script.json");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(*steps[0].frame, 0);
+  EXPECT_DOUBLE_EQ(*steps[1].time_s, 0.25);
+}
+
 TEST(DisplayRowQueue, FullQueueSkipsAndCounts) {
   DisplayRowQueue q(4, 3);
   const float row[4] = {1, 2, 3, 4};

@@ -292,6 +292,8 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
       {"gen:chirp=100", {"chirp=100", "F0-F1"}},
       {"gen:chirp=100-90000", {"chirp=100-90000", "Nyquist"}},
       {"gen:noise=-1", {"noise=-1", ">= 0"}},
+      {"gen:noise=1e38", {"peak of 8.6e+38", "float32"}},
+      {"gen:tone=100@2e38,tone=200@2e38", {"peak of 4e+38", "float32"}},
       {"gen:seed=x", {"seed=x", "unsigned integer"}},
       {"gen:seed=-3", {"seed=-3", "unsigned integer"}},
       {"gen:format=u8", {"format=u8", "not supported"}},
@@ -307,6 +309,18 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
     SCOPED_TRACE(c.spec);
     const std::string message = error_message<UsageError>([&] { parse_generator_spec(c.spec); });
     for (const char* part : c.parts) EXPECT_CONTAINS(message, part);
+  }
+}
+
+// The largest amplitudes and noise accepted still give finite float32 samples (the fuzz target
+// found noise=2e117 making infinities).
+TEST(Generator, LargestAcceptedSignalIsFinite) {
+  for (const char* spec : {"gen:noise=3.9e37,duration=1", "gen:complex,noise=3.9e37,duration=1",
+                           "gen:tone=100@1.7e38,chirp=10-1000@1.7e38,duration=1"}) {
+    SCOPED_TRACE(spec);
+    for (const auto& sample : samples_of(spec)) {
+      ASSERT_TRUE(std::isfinite(sample.real()) && std::isfinite(sample.imag())) << sample;
+    }
   }
 }
 

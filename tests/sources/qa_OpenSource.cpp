@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "pipeline/errors.hpp"
 #include "sources/generator.hpp"
 #include "sources/open_source.hpp"
@@ -19,6 +21,20 @@ namespace {
 
 using test::error_message;
 using test::ScratchDir;
+
+// Messages quoting a file's bytes are valid UTF-8, which a JSON document can hold: overlong
+// forms, surrogates and code points above U+10FFFF are escaped too (the sound_file fuzz target
+// found a tag of C0 80 passing as UTF-8).
+TEST(OpenSource, PrintableTextIsStrictUtf8) {
+  EXPECT_EQ(printable("caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac"), "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x82\xac");
+  EXPECT_EQ(printable("a\xc0\x80"), "a\\xc0\\x80");              // overlong NUL
+  EXPECT_EQ(printable("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");        // overlong '/'
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");        // a surrogate
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(printable("\xf5\x80\x80\x80"), "\\xf5\\x80\\x80\\x80");
+  for (const char* bytes : {"\xc0\x80", "\xc1\xbf", "\xe0\x9f\xbf", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80"})
+    EXPECT_NO_THROW((void)nlohmann::json(printable(bytes)).dump()) << printable(bytes);
+}
 
 TEST(OpenSource, PicksTheKindFromTheInput) {
   EXPECT_EQ(source_kind_name("gen"), "generator");

@@ -93,6 +93,17 @@ TEST(RawSource, ReadsFillTheBufferUntilTheEnd) {
   EXPECT_EQ(source->read(buffer.data(), 4096), 0u);
 }
 
+// A read of no samples converts nothing: the empty buffers' null pointers never reach memcpy
+// (UBSan reports that; the generator's fuzz target found it).
+TEST(RawSource, ConvertingNoSamplesTouchesNoBuffer) {
+  for (SampleFormat format : kAllFormats) {
+    std::vector<std::byte> none;
+    std::vector<float> out;
+    convert_to_float(format, none.data(), 0, out.data());
+    convert_to_float(format, none.data(), 0, out.data(), IntegerScale::raw);
+  }
+}
+
 TEST(RawSource, MissingRateOrFormatIsAUsageError) {
   ScratchDir dir;
   write_file(dir.file("x.cf32"), counting_bytes(8));

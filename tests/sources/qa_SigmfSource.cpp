@@ -362,6 +362,38 @@ TEST(SigmfSource, DataThatIsNotWholeSamplesNamesDataFileAndNumbers) {
   EXPECT_CONTAINS(message, dir.file("rec.sigmf-meta"));
 }
 
+// The metadata checks without the files (what the fuzz target drives) are those of a recording
+// on disk: the same stream, the same errors.
+TEST(SigmfSource, MetadataTextIsCheckedAsTheFileIs) {
+  json meta = minimal_meta("ci16_le", 2.4e6);
+  meta["global"]["core:num_channels"] = 2;
+  meta["captures"][0]["core:frequency"] = 433.92e6;
+  meta["captures"][0]["core:header_bytes"] = 16;
+  const SigmfRecording rec = parse_sigmf_recording(meta.dump(), "m.sigmf-meta", "m.sigmf-data", 16 + 8 * 100);
+  EXPECT_EQ(rec.info.format, SampleFormat::ci16);
+  EXPECT_EQ(rec.info.channels, 2u);
+  EXPECT_EQ(rec.info.center_frequency, 433.92e6);
+  EXPECT_EQ(rec.info.length, 100u);
+  EXPECT_EQ(rec.data_offset, 16u);
+  EXPECT_EQ(rec.data_bytes, 800u);
+  EXPECT_CONTAINS(error_message<InputError>([&] {
+                    (void)parse_sigmf_recording(meta.dump(), "m.sigmf-meta", "m.sigmf-data", 16 + 8 * 100 + 3);
+                  }),
+                  "m.sigmf-data: 803 bytes is not a whole number of samples");
+  EXPECT_CONTAINS(error_message<InputError>([&] {
+                    (void)parse_sigmf_recording(meta.dump(), "m.sigmf-meta", "m.sigmf-data", 8);
+                  }),
+                  "core:header_bytes is 16 but the data has only 8 bytes");
+  EXPECT_CONTAINS(error_message<InputError>([&] { (void)parse_sigmf_recording("{", "m.sigmf-meta", "d", 0); }),
+                  "m.sigmf-meta: invalid JSON");
+  // A number beyond double's range is nlohmann's out_of_range, not its parse_error: still an
+  // InputError naming the file (the fuzz target found it escaping).
+  EXPECT_CONTAINS(error_message<InputError>([&] {
+                    (void)parse_sigmf_recording(R"({"global": {"core:sample_rate": 2e048000}})", "m.sigmf-meta", "d", 0);
+                  }),
+                  "m.sigmf-meta: invalid JSON: number overflow");
+}
+
 TEST(SigmfSource, DirectoryIsRejected) {
   ScratchDir dir;
   std::filesystem::create_directory(dir.file("rec.sigmf-meta"));

@@ -1805,8 +1805,9 @@ TEST(FftPlanHost, FourStepRealRows) {
     EXPECT_LT(worst, 3e-7) << n << " x " << count;
   };
   // Whole rows (one line: TeamFft's real post- and pre-processing) of other radices, odd ones too.
-  for (const auto& [n, radix] : {std::pair{96, 3}, std::pair{500, 5}, std::pair{112, 7}, std::pair{64, 4},
-                                 std::pair{2, 2}}) {
+  for (const auto& [length, radix] : {std::pair{96, 3}, std::pair{500, 5}, std::pair{112, 7}, std::pair{64, 4},
+                                      std::pair{2, 2}}) {
+    const int n = length;  // a variable, not a binding: lambdas capture it (clang 14)
     const int butterflies = n / radix;
     double worst = 0.0;
     const auto w_of = [&](int k) {

@@ -38,7 +38,7 @@ class TuneOnDevice : public ::testing::Test {
 };
 
 TEST_F(TuneOnDevice, TwoLengthsAreMeasuredWrittenAndReadBackAtPlanTime) {
-  const PlanSpec specs[] = {PlanSpec(256, 4096, Transform::c2c_forward), PlanSpec(1024, 1024, Transform::r2c)};
+  const PlanSpec specs[] = {PlanSpec{256, 4096, Transform::c2c_forward}, PlanSpec{1024, 1024, Transform::r2c}};
   const DeviceId device = cuda_device_id(0);
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
 
@@ -99,14 +99,14 @@ TEST_F(TuneOnDevice, TwoLengthsAreMeasuredWrittenAndReadBackAtPlanTime) {
   extra.record(other);
   extra.record(elsewhere);
   update_wisdom_file(wisdom_path_, extra);
-  EXPECT_TRUE(same_options(planner_options_for(PlanSpec(512, 4096, Transform::c2c_forward)), marked));
-  EXPECT_TRUE(same_options(planner_options_for(PlanSpec(2048, 4096, Transform::c2c_forward)),
+  EXPECT_TRUE(same_options(planner_options_for(PlanSpec{512, 4096, Transform::c2c_forward}), marked));
+  EXPECT_TRUE(same_options(planner_options_for(PlanSpec{2048, 4096, Transform::c2c_forward}),
                            PlannerOptions{}));
   EXPECT_EQ(Wisdom::load(wisdom_path_).entries().size(), 4u);
 }
 
 TEST_F(TuneOnDevice, LengthsBeyondThePlannerAreRefused) {
-  EXPECT_THROW(tune(PlanSpec(static_cast<std::size_t>(kMaxPlannedLength) * 2, 1, Transform::c2c_forward), 0),
+  EXPECT_THROW(tune(PlanSpec{static_cast<std::size_t>(kMaxPlannedLength) * 2, 1, Transform::c2c_forward}, 0),
                std::invalid_argument);
 }
 
@@ -118,7 +118,7 @@ TEST_F(TuneOnDevice, ClusterCandidatesAgreeWithTheFourStep) {
   if (clusters == 0) GTEST_SKIP() << "no thread-block clusters on this device";
   TuneSettings settings;
   settings.runs = 20;
-  const WisdomEntry entry = tune(PlanSpec(1 << 16, 16, Transform::r2c), 0, settings);
+  const WisdomEntry entry = tune(PlanSpec{1 << 16, 16, Transform::r2c}, 0, settings);
   int measured = 0;
   for (const CandidateTime& c : entry.candidates) {
     if (c.options.cluster_block_length == 0) continue;

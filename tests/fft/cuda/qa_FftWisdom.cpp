@@ -116,17 +116,17 @@ class ScopedEnv {
 // ---- keys -----------------------------------------------------------------------------------
 
 TEST(WisdomKeys, BatchClassCountsPointsInPowersOfFour) {
-  EXPECT_EQ(batch_class(PlanSpec(1024, 1, Transform::c2c_forward)), 5);   // 2^10
-  EXPECT_EQ(batch_class(PlanSpec(1024, 2, Transform::c2c_forward)), 5);   // 2^11
-  EXPECT_EQ(batch_class(PlanSpec(1024, 4, Transform::c2c_forward)), 6);   // 2^12
-  EXPECT_EQ(batch_class(PlanSpec(4096, 1, Transform::r2c)), 6);
-  EXPECT_EQ(batch_class(PlanSpec(1000, 1000, Transform::r2c)), 9);        // ~2^19.9
-  EXPECT_EQ(batch_class(PlanSpec(1, 1, Transform::r2c)), 0);
-  EXPECT_EQ(batch_class(PlanSpec(std::size_t{1} << 27, std::size_t{1} << 62, Transform::r2c)), 31);
+  EXPECT_EQ(batch_class(PlanSpec{1024, 1, Transform::c2c_forward}), 5);   // 2^10
+  EXPECT_EQ(batch_class(PlanSpec{1024, 2, Transform::c2c_forward}), 5);   // 2^11
+  EXPECT_EQ(batch_class(PlanSpec{1024, 4, Transform::c2c_forward}), 6);   // 2^12
+  EXPECT_EQ(batch_class(PlanSpec{4096, 1, Transform::r2c}), 6);
+  EXPECT_EQ(batch_class(PlanSpec{1000, 1000, Transform::r2c}), 9);        // ~2^19.9
+  EXPECT_EQ(batch_class(PlanSpec{1, 1, Transform::r2c}), 0);
+  EXPECT_EQ(batch_class(PlanSpec{std::size_t{1} << 27, std::size_t{1} << 62, Transform::r2c}), 31);
 }
 
 TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
-  const PlanSpec base = PlanSpec(4096, 4096, Transform::r2c);
+  const PlanSpec base = PlanSpec{4096, 4096, Transform::r2c};
   Wisdom wisdom;
   const PlannerOptions a = options_of(1024, 8192, 8192);
   const PlannerOptions b = options_of(2048, 8192, 8192);
@@ -137,9 +137,9 @@ TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
   wisdom.record(entry_of(kH200, base, a));
   wisdom.record(entry_of(kL4, base, b));
   wisdom.record(entry_of(DeviceId{"NVIDIA H200", 9, 1}, base, c));  // same name, other chip
-  wisdom.record(entry_of(kH200, PlanSpec(4096, 4096, Transform::c2r), d));
-  wisdom.record(entry_of(kH200, PlanSpec(2048, 4096, Transform::r2c), e));
-  wisdom.record(entry_of(kH200, PlanSpec(4096, 4, Transform::r2c), f));
+  wisdom.record(entry_of(kH200, PlanSpec{4096, 4096, Transform::c2r}, d));
+  wisdom.record(entry_of(kH200, PlanSpec{2048, 4096, Transform::r2c}, e));
+  wisdom.record(entry_of(kH200, PlanSpec{4096, 4, Transform::r2c}, f));
   ASSERT_EQ(wisdom.entries().size(), 6u);
 
   auto best = [&](const DeviceId& device, const PlanSpec& spec) {
@@ -150,10 +150,10 @@ TEST(WisdomKeys, DistinguishDevicesTransformsLengthsAndBatchClasses) {
   expect_same_options(best(kH200, base), a);
   expect_same_options(best(kL4, base), b);
   expect_same_options(best(DeviceId{"NVIDIA H200", 9, 1}, base), c);
-  expect_same_options(best(kH200, PlanSpec(4096, 4096, Transform::c2r)), d);
-  expect_same_options(best(kH200, PlanSpec(2048, 4096, Transform::r2c)), e);
-  expect_same_options(best(kH200, PlanSpec(4096, 4, Transform::r2c)), f);
-  EXPECT_EQ(wisdom.find(wisdom_key(kH200, PlanSpec(4096, 4096, Transform::c2c_forward))), nullptr);
+  expect_same_options(best(kH200, PlanSpec{4096, 4096, Transform::c2r}), d);
+  expect_same_options(best(kH200, PlanSpec{2048, 4096, Transform::r2c}), e);
+  expect_same_options(best(kH200, PlanSpec{4096, 4, Transform::r2c}), f);
+  EXPECT_EQ(wisdom.find(wisdom_key(kH200, PlanSpec{4096, 4096, Transform::c2c_forward})), nullptr);
   EXPECT_EQ(wisdom.find(wisdom_key(DeviceId{"NVIDIA H100", 9, 0}, base)), nullptr);
 }
 
@@ -161,61 +161,61 @@ TEST(WisdomKeys, NearestBatchClassOfTheSameDeviceTransformAndLength) {
   Wisdom wisdom;
   const PlannerOptions small = options_of(1024, 8192, 8192);
   const PlannerOptions large = options_of(16384, 8192, 8192);
-  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::c2c_forward), small));         // class 5
-  wisdom.record(entry_of(kH200, PlanSpec(1024, 1 << 14, Transform::c2c_forward), large));   // class 12
+  wisdom.record(entry_of(kH200, PlanSpec{1024, 1, Transform::c2c_forward}, small));         // class 5
+  wisdom.record(entry_of(kH200, PlanSpec{1024, 1 << 14, Transform::c2c_forward}, large));   // class 12
   // Classes 6 and 11 are nearer 5 and 12; class 8 is 3 from 5 and 4 from 12.
-  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 4, Transform::c2c_forward))->best, small);
-  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 1 << 12, Transform::c2c_forward))->best, large);
-  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, 1 << 6, Transform::c2c_forward))->best, small);
-  expect_same_options(wisdom.find_nearest(kH200, PlanSpec(1024, std::size_t{1} << 40, Transform::c2c_forward))->best, large);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec{1024, 4, Transform::c2c_forward})->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec{1024, 1 << 12, Transform::c2c_forward})->best, large);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec{1024, 1 << 6, Transform::c2c_forward})->best, small);
+  expect_same_options(wisdom.find_nearest(kH200, PlanSpec{1024, std::size_t{1} << 40, Transform::c2c_forward})->best, large);
   // A tie goes to the larger class: class 8 is 2 from classes 6 and 10.
   Wisdom tie;
-  tie.record(entry_of(kH200, PlanSpec(4096, 1, Transform::r2c), small));        // class 6
-  tie.record(entry_of(kH200, PlanSpec(4096, 1 << 8, Transform::r2c), large));   // class 10
-  expect_same_options(tie.find_nearest(kH200, PlanSpec(4096, 1 << 4, Transform::r2c))->best, large);
-  EXPECT_EQ(wisdom.find_nearest(kL4, PlanSpec(1024, 1, Transform::c2c_forward)), nullptr);
-  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec(1024, 1, Transform::c2c_inverse)), nullptr);
-  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec(2048, 1, Transform::c2c_forward)), nullptr);
+  tie.record(entry_of(kH200, PlanSpec{4096, 1, Transform::r2c}, small));        // class 6
+  tie.record(entry_of(kH200, PlanSpec{4096, 1 << 8, Transform::r2c}, large));   // class 10
+  expect_same_options(tie.find_nearest(kH200, PlanSpec{4096, 1 << 4, Transform::r2c})->best, large);
+  EXPECT_EQ(wisdom.find_nearest(kL4, PlanSpec{1024, 1, Transform::c2c_forward}), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec{1024, 1, Transform::c2c_inverse}), nullptr);
+  EXPECT_EQ(wisdom.find_nearest(kH200, PlanSpec{2048, 1, Transform::c2c_forward}), nullptr);
 }
 
 // ---- the file -------------------------------------------------------------------------------
 
 TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   Wisdom wisdom;
-  const WisdomEntry original = entry_of(kH200, PlanSpec(4096, 4096, Transform::c2r),
+  const WisdomEntry original = entry_of(kH200, PlanSpec{4096, 4096, Transform::c2r},
                                         options_of(2048, 4096, 16384, 8192), 0.125);
   wisdom.record(original);
   const WisdomEntry no_clusters =
-      entry_of(kL4, PlanSpec(1000, 3, Transform::c2c_inverse), options_of(8192, 8192, 8192, 0));
+      entry_of(kL4, PlanSpec{1000, 3, Transform::c2c_inverse}, options_of(8192, 8192, 8192, 0));
   wisdom.record(no_clusters);
   PlannerOptions longer_convolution;
   longer_convolution.bluestein_length = 147456;
   const WisdomEntry bluestein =
-      entry_of(kH200, PlanSpec(65537, 1023, Transform::c2c_forward), longer_convolution);
+      entry_of(kH200, PlanSpec{65537, 1023, Transform::c2c_forward}, longer_convolution);
   wisdom.record(bluestein);
   PlannerOptions narrow_teams;
   narrow_teams.rows_elements_per_thread = 16;
-  const WisdomEntry rows = entry_of(kH200, PlanSpec(8192, 8192, Transform::c2c_forward), narrow_teams);
+  const WisdomEntry rows = entry_of(kH200, PlanSpec{8192, 8192, Transform::c2c_forward}, narrow_teams);
   wisdom.record(rows);
   PlannerOptions decimal_teams;
   decimal_teams.rows_elements_per_thread = 10;
-  const WisdomEntry decimal = entry_of(kH200, PlanSpec(2000, 1024, Transform::c2r), decimal_teams);
+  const WisdomEntry decimal = entry_of(kH200, PlanSpec{2000, 1024, Transform::c2r}, decimal_teams);
   wisdom.record(decimal);
   PlannerOptions fft_only;  // set by hand: the tuning mode does not vary it
   fft_only.direct_dft = -1;
-  const WisdomEntry no_direct = entry_of(kH200, PlanSpec(16, 4096, Transform::c2c_forward), fft_only);
+  const WisdomEntry no_direct = entry_of(kH200, PlanSpec{16, 4096, Transform::c2c_forward}, fft_only);
   wisdom.record(no_direct);
   PlannerOptions bluestein_only;  // likewise
   bluestein_only.prime_stages = 0;
-  const WisdomEntry no_prime = entry_of(kH200, PlanSpec(4087, 1024, Transform::r2c), bluestein_only);
+  const WisdomEntry no_prime = entry_of(kH200, PlanSpec{4087, 1024, Transform::r2c}, bluestein_only);
   wisdom.record(no_prime);
   PlannerOptions half_length;  // likewise
   half_length.full_length_c2r = -1;
-  const WisdomEntry no_full_length = entry_of(kH200, PlanSpec(1080, 1024, Transform::c2r), half_length);
+  const WisdomEntry no_full_length = entry_of(kH200, PlanSpec{1080, 1024, Transform::c2r}, half_length);
   wisdom.record(no_full_length);
   PlannerOptions rader;  // the tuning mode's Rader where the rule does not take it
   rader.rader = 1;
-  const WisdomEntry rader_entry = entry_of(kH200, PlanSpec(7681, 2048, Transform::c2c_forward), rader);
+  const WisdomEntry rader_entry = entry_of(kH200, PlanSpec{7681, 2048, Transform::c2c_forward}, rader);
   wisdom.record(rader_entry);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
@@ -246,7 +246,7 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   EXPECT_EQ(e->key.device.minor, 0);
   EXPECT_EQ(e->key.transform, Transform::c2r);
   EXPECT_EQ(e->key.n, 4096u);
-  EXPECT_EQ(e->key.batch_class, batch_class(PlanSpec(4096, 4096, Transform::c2r)));
+  EXPECT_EQ(e->key.batch_class, batch_class(PlanSpec{4096, 4096, Transform::c2r}));
   EXPECT_EQ(e->batch, 4096u);
   expect_same_options(e->best, options_of(2048, 4096, 16384, 8192));
   EXPECT_DOUBLE_EQ(e->best_ms, 0.125);
@@ -287,7 +287,7 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
 TEST_F(WisdomFile, MissingFileIsEmptyAndSavingLeavesNoTemporaryFiles) {
   EXPECT_TRUE(Wisdom::load(path("never-written.json")).entries().empty());
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, PlanSpec(256, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec{256, 1, Transform::r2c}, options_of(1024, 8192, 8192)));
   wisdom.save(path("w.json"));
   wisdom.save(path("w.json"));  // over an existing file
   std::set<std::string> names;
@@ -299,9 +299,9 @@ TEST_F(WisdomFile, MissingFileIsEmptyAndSavingLeavesNoTemporaryFiles) {
 }
 
 TEST_F(WisdomFile, MergeReplacesSameKeysAndKeepsTheRest) {
-  const PlanSpec a = PlanSpec(1024, 64, Transform::c2c_forward);
-  const PlanSpec b = PlanSpec(2048, 64, Transform::c2c_forward);
-  const PlanSpec c = PlanSpec(4096, 64, Transform::r2c);
+  const PlanSpec a = PlanSpec{1024, 64, Transform::c2c_forward};
+  const PlanSpec b = PlanSpec{2048, 64, Transform::c2c_forward};
+  const PlanSpec c = PlanSpec{4096, 64, Transform::r2c};
   Wisdom old_wisdom;
   old_wisdom.record(entry_of(kH200, a, options_of(1024, 8192, 8192)));
   old_wisdom.record(entry_of(kH200, b, options_of(2048, 8192, 8192)));
@@ -327,7 +327,7 @@ TEST_F(WisdomFile, MergeReplacesSameKeysAndKeepsTheRest) {
 
 TEST_F(WisdomFile, LookupFollowsTheFileAndFallsBackToDefaults) {
   const std::string file = path("fft-wisdom.json");
-  const PlanSpec tuned = PlanSpec(1024, 1 << 13, Transform::r2c);
+  const PlanSpec tuned = PlanSpec{1024, 1 << 13, Transform::r2c};
   // No file: the defaults.
   expect_same_options(lookup_planner_options(kH200, tuned, file), PlannerOptions{});
   expect_same_options(lookup_planner_options(kH200, tuned, ""), PlannerOptions{});
@@ -337,13 +337,13 @@ TEST_F(WisdomFile, LookupFollowsTheFileAndFallsBackToDefaults) {
   update_wisdom_file(file, wisdom);
   expect_same_options(lookup_planner_options(kH200, tuned, file), options_of(1024, 8192, 8192));
   // Another batch of the same length: the nearest class tuned.
-  expect_same_options(lookup_planner_options(kH200, PlanSpec(1024, 1, Transform::r2c), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec{1024, 1, Transform::r2c}, file),
                       options_of(1024, 8192, 8192));
   // Not tuned: another device, transform or length.
   expect_same_options(lookup_planner_options(kL4, tuned, file), PlannerOptions{});
-  expect_same_options(lookup_planner_options(kH200, PlanSpec(1024, 1 << 13, Transform::c2r), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec{1024, 1 << 13, Transform::c2r}, file),
                       PlannerOptions{});
-  expect_same_options(lookup_planner_options(kH200, PlanSpec(512, 1 << 13, Transform::r2c), file),
+  expect_same_options(lookup_planner_options(kH200, PlanSpec{512, 1 << 13, Transform::r2c}, file),
                       PlannerOptions{});
 
   // A new tuning run replaces the file: the next plan sees it (the cache follows the file).
@@ -395,7 +395,7 @@ void expect_load_error(const std::string& file, const std::string& reason) {
 
 TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
   Wisdom valid;
-  valid.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  valid.record(entry_of(kH200, PlanSpec{1024, 1, Transform::r2c}, options_of(1024, 8192, 8192)));
   const std::string good = valid.to_text();
   auto replaced = [&](const std::string& from, const std::string& to) {
     std::string text = good;
@@ -459,7 +459,7 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
 // Files written before an option existed load with its default.
 TEST_F(WisdomFile, OptionsAbsentFromTheFileKeepTheirDefaults) {
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, PlanSpec(4097, 16, Transform::c2c_forward), options_of(2048, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec{4097, 16, Transform::c2c_forward}, options_of(2048, 8192, 8192)));
   std::string text = wisdom.to_text();
   const std::string field = "\"bluestein_length\": 0,";
   std::size_t at = 0;
@@ -491,7 +491,7 @@ std::string warnings_of_two_default_lookups(const PlanSpec& spec, const std::str
 TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
   const std::string file = path("fft-wisdom.json");
   Wisdom wisdom;
-  const PlanSpec spec = PlanSpec(2048, 8, Transform::c2c_forward);
+  const PlanSpec spec = PlanSpec{2048, 8, Transform::c2c_forward};
   wisdom.record(entry_of(kH200, spec, options_of(1024, 8192, 8192)));
   wisdom.save(file);
   expect_same_options(lookup_planner_options(kH200, spec, file), options_of(1024, 8192, 8192));
@@ -507,7 +507,7 @@ TEST_F(WisdomFile, CorruptFileAtPlanTimeWarnsOnceAndPlansWithDefaults) {
 // with one warning; a usable one is followed.
 TEST_F(WisdomFile, UnusableBluesteinLengthWarnsOnceAndPlansWithTheEstimate) {
   const std::string file = path("fft-wisdom.json");
-  const PlanSpec spec = PlanSpec(4097, 16, Transform::c2c_forward);
+  const PlanSpec spec = PlanSpec{4097, 16, Transform::c2c_forward};
   PlannerOptions usable;
   usable.bluestein_length = 10240;
   Wisdom wisdom;
@@ -544,7 +544,7 @@ void expect_save_error(const Wisdom& wisdom, const std::string& file, const std:
 
 TEST_F(WisdomFile, UnwritableDirectoryErrorNamesThePath) {
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec{1024, 1, Transform::r2c}, options_of(1024, 8192, 8192)));
   // The directory cannot exist: a regular file is in its place.
   write_text(path("plain-file"), "x");
   expect_save_error(wisdom, path("plain-file/prism/fft-wisdom.json"), "cannot create the directory");
@@ -555,12 +555,12 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
   if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
   const std::string file = path("locked/fft-wisdom.json");
   Wisdom old_wisdom;
-  old_wisdom.record(entry_of(kL4, PlanSpec(512, 1, Transform::r2c), options_of(2048, 8192, 8192)));
+  old_wisdom.record(entry_of(kL4, PlanSpec{512, 1, Transform::r2c}, options_of(2048, 8192, 8192)));
   old_wisdom.save(file);
   const std::string before = read_text(file);
   fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
   Wisdom wisdom;
-  wisdom.record(entry_of(kH200, PlanSpec(1024, 1, Transform::r2c), options_of(1024, 8192, 8192)));
+  wisdom.record(entry_of(kH200, PlanSpec{1024, 1, Transform::r2c}, options_of(1024, 8192, 8192)));
   expect_save_error(wisdom, file, "Permission denied");
   EXPECT_EQ(read_text(file), before);
 }
@@ -568,10 +568,10 @@ TEST_F(WisdomFile, ReadOnlyDirectoryErrorNamesThePathAndKeepsTheOldFile) {
 // ---- candidates -----------------------------------------------------------------------------
 
 TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
-  for (const PlanSpec& spec : {PlanSpec(1024, 64, Transform::c2c_forward), PlanSpec(4096, 8, Transform::r2c),
-                               PlanSpec(1 << 18, 2, Transform::c2c_forward), PlanSpec(10007, 2, Transform::c2r),
-                               PlanSpec(1 << 16, 16, Transform::c2c_forward), PlanSpec(1 << 17, 16, Transform::r2c),
-                               PlanSpec(8192, 64, Transform::c2c_forward), PlanSpec(16384, 16, Transform::c2r)}) {
+  for (const PlanSpec& spec : {PlanSpec{1024, 64, Transform::c2c_forward}, PlanSpec{4096, 8, Transform::r2c},
+                               PlanSpec{1 << 18, 2, Transform::c2c_forward}, PlanSpec{10007, 2, Transform::c2r},
+                               PlanSpec{1 << 16, 16, Transform::c2c_forward}, PlanSpec{1 << 17, 16, Transform::r2c},
+                               PlanSpec{8192, 64, Transform::c2c_forward}, PlanSpec{16384, 16, Transform::c2r}}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     const std::vector<PlannerOptions> candidates = planner_candidates(spec);
     ASSERT_FALSE(candidates.empty());
@@ -594,25 +594,25 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     }
   }
   // One single pass: the four-step options change nothing, so only the single-pass blocking varies.
-  for (const PlannerOptions& options : planner_candidates(PlanSpec(1024, 64, Transform::c2c_forward))) {
+  for (const PlannerOptions& options : planner_candidates(PlanSpec{1024, 64, Transform::c2c_forward})) {
     EXPECT_EQ(options.column_elements_per_block, PlannerOptions{}.column_elements_per_block);
     EXPECT_EQ(options.row_elements_per_block, PlannerOptions{}.row_elements_per_block);
   }
   // A four-step length varies the column and row passes.
   bool varies_columns = false;
-  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
+  for (const PlannerOptions& options : planner_candidates(PlanSpec{1 << 18, 2, Transform::c2c_forward}))
     varies_columns = varies_columns || options.column_elements_per_block != PlannerOptions{}.column_elements_per_block;
   EXPECT_TRUE(varies_columns);
   // A cluster length: both block lengths and the four-step instead.
   std::set<int> cluster_lengths;
-  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 16, 16, Transform::c2c_forward)))
+  for (const PlannerOptions& options : planner_candidates(PlanSpec{1 << 16, 16, Transform::c2c_forward}))
     cluster_lengths.insert(options.cluster_block_length);
   EXPECT_EQ(cluster_lengths, (std::set<int>{0, 8192, 16384}));
   // A Bluestein length: the convolution lengths the estimate ranks next, each one planned; other
   // lengths have none. A length Rader's algorithm takes by default (65537): all six, and Rader
   // the default; one it can take but does not (7681): Rader a candidate of its own.
-  for (const PlanSpec& spec : {PlanSpec(4097, 16, Transform::c2c_forward), PlanSpec(65537, 4, Transform::r2c),
-                               PlanSpec(7681, 16, Transform::c2c_forward)}) {
+  for (const PlanSpec& spec : {PlanSpec{4097, 16, Transform::c2c_forward}, PlanSpec{65537, 4, Transform::r2c},
+                               PlanSpec{7681, 16, Transform::c2c_forward}}) {
     SCOPED_TRACE(spec.n);
     std::vector<long long> lengths;
     bool rader_candidate = false;
@@ -636,12 +636,12 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
       EXPECT_EQ(lengths, std::vector<long long>(estimated.begin() + 1, estimated.end()));
     }
   }
-  for (const PlannerOptions& options : planner_candidates(PlanSpec(1 << 18, 2, Transform::c2c_forward)))
+  for (const PlannerOptions& options : planner_candidates(PlanSpec{1 << 18, 2, Transform::c2c_forward}))
     EXPECT_EQ(options.bluestein_length, 0);
   // Rows with wide teams (8192; real transforms of twice that): both widths, the other width than
   // the planner's rule as a candidate of its own; other lengths have no such candidate.
-  for (const PlanSpec& spec : {PlanSpec(8192, 64, Transform::c2c_forward), PlanSpec(8192, 8, Transform::c2c_inverse),
-                               PlanSpec(16384, 8, Transform::r2c), PlanSpec(16384, 8, Transform::c2r)}) {
+  for (const PlanSpec& spec : {PlanSpec{8192, 64, Transform::c2c_forward}, PlanSpec{8192, 8, Transform::c2c_inverse},
+                               PlanSpec{16384, 8, Transform::r2c}, PlanSpec{16384, 8, Transform::c2r}}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     std::set<int> widths;
     for (const PlannerOptions& options : planner_candidates(spec)) {
@@ -654,10 +654,10 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   // Rows of 500, 1000, 2000 and 4000: the decimal teams (the planner's rule, the default candidate)
   // against the plain rows kernel at each of its blockings (the candidates give rows of 4000 two
   // distinct blockings, the shorter rows three or more).
-  for (const PlanSpec& spec : {PlanSpec(1000, 64, Transform::c2c_forward), PlanSpec(500, 64, Transform::c2c_inverse),
-                               PlanSpec(2000, 64, Transform::c2c_forward), PlanSpec(1000, 8, Transform::r2c),
-                               PlanSpec(2000, 8, Transform::c2r), PlanSpec(4000, 8, Transform::r2c),
-                               PlanSpec(4000, 16, Transform::c2c_inverse), PlanSpec(8000, 8, Transform::c2r)}) {
+  for (const PlanSpec& spec : {PlanSpec{1000, 64, Transform::c2c_forward}, PlanSpec{500, 64, Transform::c2c_inverse},
+                               PlanSpec{2000, 64, Transform::c2c_forward}, PlanSpec{1000, 8, Transform::r2c},
+                               PlanSpec{2000, 8, Transform::c2r}, PlanSpec{4000, 8, Transform::r2c},
+                               PlanSpec{4000, 16, Transform::c2c_inverse}, PlanSpec{8000, 8, Transform::c2r}}) {
     SCOPED_TRACE(std::to_string(spec.n) + " " + std::string(transform_name(spec.transform)));
     int decimal_candidates = 0;
     std::set<int> plain_blockings;
@@ -679,8 +679,8 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
     EXPECT_GE(plain_blockings.size(), rows_length == 4000 ? 2u : 3u)
         << "the plain rows kernel at several blockings";
   }
-  for (const PlanSpec& spec : {PlanSpec(4096, 64, Transform::c2c_forward), PlanSpec(32768, 8, Transform::c2r),
-                               PlanSpec(8000, 64, Transform::c2c_forward)}) {
+  for (const PlanSpec& spec : {PlanSpec{4096, 64, Transform::c2c_forward}, PlanSpec{32768, 8, Transform::c2r},
+                               PlanSpec{8000, 64, Transform::c2c_forward}}) {
     for (const PlannerOptions& options : planner_candidates(spec)) {
       for (const Step& step : make_plan_layout(spec, options).steps)
         EXPECT_EQ(step.pass.rows_elements_per_thread, kElementsPerThread)
