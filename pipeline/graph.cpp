@@ -310,7 +310,7 @@ void Graph::Impl::configure(const RunConfig& config) {
 
   // Descriptions and chunk sizes, producer before consumer.
   NodeSlot& source = nodes[root];
-  source.output_description = PortDescription::of_samples(source.source->info());
+  source.output_description = source.source->output();
   source.max_output_items = config.block_samples;
   for (Node n : order) {
     NodeSlot& node = nodes[n];
@@ -497,7 +497,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   std::vector<std::atomic<std::uint64_t>> delivered(nodes.size());
   std::vector<std::atomic<bool>> completed(nodes.size());  // sinks: the whole input arrived
   std::vector<std::byte> overrun_scratch;
-  if (live) overrun_scratch.resize(config.block_samples * info.frame_bytes());
+  if (live) overrun_scratch.resize(config.block_samples * source.output().item_bytes());
 
   std::optional<std::uint64_t> expected_samples = info.length;  // for the progress bar
   if (config.max_samples)
@@ -575,7 +575,8 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
                               samples_dropped.load(std::memory_order_relaxed)});
       }
     } catch (...) {
-      live_input_failed_first = error.set("input " + source.describe(), current_exception_text()) && live;
+      live_input_failed_first =
+          error.set("input " + source.describe(), current_exception_text()) && source.delivers_once();
       stop.request_stop();
     }
     send(root, ChunkRef{}, true, complete);
