@@ -188,6 +188,20 @@ class PrismToPrism(util.TempDirTestCase):
         with open(self.path("s.json")) as f:
             self.assertEqual(json.load(f)["samples_dropped"], 0)
 
+    def test_rows_travel_with_their_layout(self):
+        address = f"ipc://{self.path('rows')}"
+        receiver = subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout=20", "-o", self.path("got.npy"),
+                                     "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        util.run_prism("spectrogram", "gen:rate=8000,duration=0.5,tone=1000", "--nperseg", "256", "-q",
+                       "-o", f"zmq:push:{address}", "-o", self.path("ref.npy"), check=0, timeout=60)
+        _, err = receiver.communicate(timeout=30)
+        self.assertEqual(receiver.returncode, 0, err)
+        got, got_meta = util.load_npy_with_sidecar(self.path("got.npy"))
+        ref, ref_meta = util.load_npy_with_sidecar(self.path("ref.npy"))
+        np.testing.assert_array_equal(got, ref)
+        for key in ("frequencies", "times", "quantity", "unit", "parameters", "center_frequency"):
+            self.assertEqual(got_meta[key], ref_meta[key], key)
+
     def send_messages(self, address, messages, pattern="PUSH"):
         import zmq
         context = zmq.Context()
