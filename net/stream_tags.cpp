@@ -116,8 +116,12 @@ StreamTagValues read_stream_tags(const std::vector<StreamTag>& tags) {
           whole > 1e15)
         throw WireError("tag rx_time holds " + value.describe() + ", not (seconds, fractional seconds)");
       const double carry = std::floor(fraction + (whole - std::floor(whole)));
+      const double seconds = std::floor(whole) + carry;
+      // The fraction is GNU Radio's [0, 1); one that moves the time out of range is malformed.
+      if (!(seconds >= 0 && seconds <= 1e15))
+        throw WireError("tag rx_time holds " + value.describe() + ", a time out of range");
       UnixTime time;
-      time.seconds = static_cast<std::uint64_t>(std::floor(whole) + carry);
+      time.seconds = static_cast<std::uint64_t>(seconds);
       time.fraction = fraction + (whole - std::floor(whole)) - carry;
       v.time = time;
       v.time_offset = t.offset;

@@ -146,6 +146,10 @@ TEST(StreamTags, WrongTypesOfKnownKeysAreRefused) {
   EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("prism_format"), Pmt::make_symbol("cf99"), Pmt{}}}),
                WireError);
   EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("prism_layout"), Pmt::make_u8vector("{}"), Pmt{}}}), WireError);
+  // A fraction that moves rx_time out of range (found by the fuzz target).
+  EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("rx_time"),
+                                  Pmt::make_tuple({Pmt::make_uint64(5), Pmt::make_real(1e30)}), Pmt{}}}),
+               WireError);
   // Keys prism does not know are skipped.
   EXPECT_FALSE(read_stream_tags({{0, Pmt::make_symbol("burst"), Pmt::boolean(true), Pmt{}}}).rate.has_value());
 }
