@@ -202,6 +202,25 @@ class PrismToPrism(util.TempDirTestCase):
         for key in ("frequencies", "times", "quantity", "unit", "parameters", "center_frequency"):
             self.assertEqual(got_meta[key], ref_meta[key], key)
 
+    def test_a_sender_that_dies_mid_stream_ends_the_run_after_the_timeout_keeping_what_came(self):
+        address = f"ipc://{self.path('sock')}"
+        receiver = self.receive_run(address, timeout=2)
+        data = ramp(5000)
+        sender = subprocess.Popen([util.PRISM, "run", "-", "--format", "cf32", "--rate", "1000", "--block-size",
+                                   "1000", "-o", f"zmq:push:{address}", "-q"], stdin=subprocess.PIPE)
+        sender.stdin.write(data.tobytes())
+        sender.stdin.flush()
+        time.sleep(1.0)
+        sender.kill()  # no end of stream is sent
+        sender.communicate()
+        _, err = receiver.communicate(timeout=30)
+        self.assertEqual(receiver.returncode, 1, err)
+        self.assertIn("no message for 2 s (timeout=)", err)
+        self.assertIn("marked incomplete", err)
+        np.testing.assert_array_equal(np.fromfile(self.path("out.sigmf-data"), dtype=np.complex64), data)
+        with open(self.path("out.sigmf-meta")) as f:
+            self.assertIn("interrupted", json.load(f)["global"]["core:description"])
+
     def send_messages(self, address, messages, pattern="PUSH"):
         import zmq
         context = zmq.Context()
@@ -213,8 +232,8 @@ class PrismToPrism(util.TempDirTestCase):
         sock.close()
         context.term()
 
-    def receive_run(self, address, *options, check):
-        return subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout=10", *options,
+    def receive_run(self, address, *options, timeout=10):
+        return subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout={timeout}", *options,
                                  "-o", self.path("out.sigmf-meta"), "--summary-json", self.path("s.json")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -224,7 +243,7 @@ class PrismToPrism(util.TempDirTestCase):
         rate_tag = [(0, "rx_rate", pmt_double(8000.0))]
         eos = struct.pack("<HBQQ", 0x5FF0, 1, 3500, 1) + struct.pack("<Q", 3500) + pmt_symbol("prism_eos") + \
             b"\x00" + pmt_symbol("test")
-        receiver = self.receive_run(address, "--format", "cf32", check=0)
+        receiver = self.receive_run(address, "--format", "cf32")
         self.send_messages(address, [tagged_message(0, a, rate_tag), tagged_message(3000, b), eos])
         out, err = receiver.communicate(timeout=30)
         self.assertEqual(receiver.returncode, 0, err)
@@ -241,7 +260,7 @@ class PrismToPrism(util.TempDirTestCase):
         address = f"ipc://{self.path('sock')}"
         good = tagged_message(0, ramp(100), [(0, "rx_rate", pmt_double(8000.0))])
         bad = struct.pack("<HBQQ", 0x5FF0, 1, 100, 1) + struct.pack("<Q", 100) + b"\x02\xff\xff"
-        receiver = self.receive_run(address, "--format", "cf32", check=1)
+        receiver = self.receive_run(address, "--format", "cf32")
         self.send_messages(address, [good, bad])
         _, err = receiver.communicate(timeout=30)
         self.assertEqual(receiver.returncode, 1, err)
