@@ -1,5 +1,5 @@
 """GNU Radio 3.10 as prism's peer over ZeroMQ: headless flowgraphs of gr-zeromq's stream blocks,
-started by test_gnuradio_interop.py (and bench/zmq_throughput.sh), run with Debian's python3.
+started by test_gnuradio_interop.py (and bench/net/zmq_throughput.sh), run with Debian's python3.
 
   gr_peer.py send  PATTERN ADDRESS IN.cf32 [--tags RATE FREQ UNIX_SECONDS] [--wait S]
       pub_sink or push_sink (PATTERN pub|push) binds ADDRESS, waits S seconds (for prism's socket
