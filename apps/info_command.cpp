@@ -52,7 +52,7 @@ Runner add_info_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "info", "Describe what an input holds: container, sample format, channels, sample rate, "
               "centre frequency, length and start time.");
-  cmd->add_option("input", o->input, "Input file (WAV/FLAC/OGG, SigMF, raw), gen[:...], audio:[NAME|INDEX] or sdr[:ARGS]")->required();
+  cmd->add_option("input", o->input, "Input file (WAV/FLAC/OGG, SigMF, raw), gen[:...], audio:[NAME|INDEX], sdr[:ARGS] or zmq:...")->required();
   add_input_options(*cmd, o->raw);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   return [o] { return run_info(*o); };

@@ -87,6 +87,8 @@ Runner add_spectrogram_command(CLI::App& app) {
       "for raw samples on stdin, a live input (which runs until Ctrl-C or --duration):\n"
       "  audio:[NAME|INDEX]   an audio input device (prism devices lists them)\n" +
       std::string(kSdrInputHelp) +
+      "  zmq:sub:tcp://HOST:PORT, zmq:pull:...  a ZeroMQ stream (GNU Radio's gr-zeromq format; "
+      "docs/network.md)\n"
       "or the test-signal generator:\n"
       "  gen                                  tones at 1 and 6 kHz, a chirp and noise, 48 kHz, 10 s\n"
       "  gen:rate=2e6,complex,tone=-250e3@0.5,noise=0.01,duration=5\n"
@@ -96,7 +98,7 @@ Runner add_spectrogram_command(CLI::App& app) {
       "centred on 0 Hz.\n"
       "The same as: prism run INPUT ! spectrogram:KEY=VALUE,... -o OUTPUT (prism stages lists the keys).\n"
       "Exit codes: 0 done, 1 bad input or failed run, 2 usage error, 130 interrupted (Ctrl-C).");
-  cmd->add_option("input", o->input, "Input file, '-' for stdin, audio:..., sdr:..., or gen[:KEY=VALUE,...]")
+  cmd->add_option("input", o->input, "Input file, '-' for stdin, audio:..., sdr:..., zmq:..., or gen[:KEY=VALUE,...]")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->outputs,
                   "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. Default: "

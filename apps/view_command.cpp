@@ -184,7 +184,7 @@ Runner add_view_command(CLI::App& app) {
       "markers A/B (levels and B-A difference shown), middle-click clears them. Zoom and pan "
       "persist with the other settings.\n"
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
-  cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], a file, or gen[:KEY=VALUE,...]")->capture_default_str();
+  cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], zmq:sub:..., a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   cmd->add_option("--format", o->format, "Sample format of raw input");
   cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices and SDRs: the rate to ask for)");
   cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]");

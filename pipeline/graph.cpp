@@ -24,6 +24,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Items per chunk of the source: the block size in samples; a source of rows (computed
+// elsewhere) gets as many rows as hold the floats of that many samples, so that a chunk of wide
+// rows does not hold block-size rows.
+std::size_t source_chunk_items(const RunConfig& config, const PortDescription& output) {
+  if (output.kind != PortKind::rows) return config.block_samples;
+  return std::max<std::size_t>(config.block_samples / std::max<std::size_t>(output.rows.columns, 1), 1);
+}
+
 // What travels on an edge's queue: a chunk, or the end of the producer's output. `complete`
 // says whether the producer delivered all of its input (false after a stop or an error).
 struct Message {
@@ -310,8 +318,8 @@ void Graph::Impl::configure(const RunConfig& config) {
 
   // Descriptions and chunk sizes, producer before consumer.
   NodeSlot& source = nodes[root];
-  source.output_description = PortDescription::of_samples(source.source->info());
-  source.max_output_items = config.block_samples;
+  source.output_description = source.source->output();
+  source.max_output_items = source_chunk_items(config, source.output_description);
   for (Node n : order) {
     NodeSlot& node = nodes[n];
     if (node.role == NodeRole::source) continue;
@@ -497,7 +505,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   std::vector<std::atomic<std::uint64_t>> delivered(nodes.size());
   std::vector<std::atomic<bool>> completed(nodes.size());  // sinks: the whole input arrived
   std::vector<std::byte> overrun_scratch;
-  if (live) overrun_scratch.resize(config.block_samples * info.frame_bytes());
+  if (live) overrun_scratch.resize(nodes[root].max_output_items * source.output().item_bytes());
 
   std::optional<std::uint64_t> expected_samples = info.length;  // for the progress bar
   if (config.max_samples)
@@ -539,7 +547,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   threads.emplace_back([&] {  // the source
     std::uint64_t position = 0;
     ChunkPool& pool = *nodes[root].pool;
-    const std::size_t block_samples = config.block_samples;
+    const std::size_t block_samples = nodes[root].max_output_items;
     bool complete = false;
     try {
       while (!stop.stop_requested()) {
@@ -575,7 +583,8 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
                               samples_dropped.load(std::memory_order_relaxed)});
       }
     } catch (...) {
-      live_input_failed_first = error.set("input " + source.describe(), current_exception_text()) && live;
+      live_input_failed_first =
+          error.set("input " + source.describe(), current_exception_text()) && source.delivers_once();
       stop.request_stop();
     }
     send(root, ChunkRef{}, true, complete);

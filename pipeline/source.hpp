@@ -1,13 +1,15 @@
-// Source: where samples come from (a file, the generator, stdin, an audio device, an SDR).
-// A source knows nothing of FFTs: it fills buffers with samples in its native format and
-// says what they are (StreamInfo). Sources live in sources/; one file and one registration
-// line each.
+// Source: where samples come from (a file, the generator, stdin, an audio device, an SDR, a
+// network stream). A source knows nothing of FFTs: it fills buffers with samples in its native
+// format and says what they are (StreamInfo); a network stream may carry rows computed
+// elsewhere instead (output()). Sources live in sources/; one file and one registration line
+// each.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "pipeline/port.hpp"
 #include "pipeline/stream_info.hpp"
 
 namespace prism {
@@ -18,6 +20,12 @@ class Source {
 
   // What the stream holds. Valid from construction on; never changes during a run.
   virtual const StreamInfo& info() const = 0;
+  // What its items are: samples as info() says (the default), or rows (a stream of spectra
+  // computed elsewhere; their layout's stream is info()). read() counts these items.
+  virtual PortDescription output() const { return PortDescription::of_samples(info()); }
+  // Whether what it delivered cannot be read again (a device, a network stream): a run that it
+  // fails keeps its outputs, marked incomplete. Live sources do.
+  virtual bool delivers_once() const { return info().live; }
 
   // Reads up to `max_samples` samples per channel into `dst` (room for
   // max_samples * info().frame_bytes() bytes), interleaved by channel, native format,

@@ -16,6 +16,9 @@
 #if PRISM_HAVE_PORTAUDIO
 #include "sinks/portaudio_sink.hpp"
 #endif
+#if PRISM_HAVE_ZMQ
+#include "sinks/zmq_sink.hpp"
+#endif
 
 namespace prism {
 namespace {
@@ -29,7 +32,13 @@ std::string lowercase_extension(const std::string& path) {
 
 }  // namespace
 
-std::string row_outputs_help() { return ".npy (array + .json sidecar), .png (image)"; }
+std::string row_outputs_help() {
+  std::string help = ".npy (array + .json sidecar), .png (image)";
+#if PRISM_HAVE_ZMQ
+  help += ", zmq:pub:tcp://*:PORT or zmq:push:... (a ZeroMQ stream)";
+#endif
+  return help;
+}
 
 std::string sample_outputs_help() {
 #if PRISM_HAVE_SNDFILE
@@ -41,18 +50,22 @@ std::string sample_outputs_help() {
 #if PRISM_HAVE_PORTAUDIO
   help += "; audio:[NAME|INDEX] plays through an audio device";
 #endif
+#if PRISM_HAVE_ZMQ
+  help += "; zmq:pub:tcp://*:PORT or zmq:push:... sends a ZeroMQ stream";
+#endif
   return help;
 }
 
 namespace {
 bool is_audio_device(const std::string& path) { return path == "audio" || path.rfind("audio:", 0) == 0; }
+bool is_zmq_stream(const std::string& path) { return path.rfind("zmq:", 0) == 0; }
 bool is_sigmf(const std::string& e) { return e.empty() || e == ".sigmf-meta" || e == ".sigmf-data" || e == ".sigmf"; }
 bool is_sound_file(const std::string& e) { return e == ".wav" || e == ".flac" || e == ".ogg"; }
 }  // namespace
 
 bool names_an_output(const std::string& path) {
   const std::string e = lowercase_extension(path);
-  return is_audio_device(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e);
+  return is_audio_device(path) || is_zmq_stream(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e);
 }
 
 std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& options) {
@@ -64,6 +77,15 @@ std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& opti
 #else
     throw UsageError(path + ": this prism was built without PortAudio, so it cannot play audio "
                             "(install portaudio19-dev and rebuild)");
+#endif
+  }
+  // "zmq:" is a socket, bound now so that an address in use is reported before the run.
+  if (is_zmq_stream(path)) {
+#if PRISM_HAVE_ZMQ
+    return std::make_unique<ZmqSink>(path);
+#else
+    throw UsageError(path + ": this prism was built without libzmq, so it cannot send ZeroMQ streams "
+                            "(install libzmq3-dev and rebuild)");
 #endif
   }
   const std::string e = lowercase_extension(path);

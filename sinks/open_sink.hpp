@@ -7,6 +7,8 @@
 //                        .sigmf-meta, .sigmf-data, .sigmf or no extension → SigmfWriter;
 //                        .wav, .flac, .ogg → SndfileWriter (when built with libsndfile);
 //                        audio:[NAME|INDEX] → PortAudioSink, playback (when built with PortAudio)
+//   either:              zmq:pub:..., zmq:push:... → ZmqSink, a ZeroMQ stream (when built with
+//                        libzmq)
 // Whether a sink suits what its producer gives is the graph's check (Sink::accepts).
 #pragma once
 
@@ -23,7 +25,7 @@ namespace prism {
 // output's directory does not exist or is not writable.
 std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& options = {});
 
-// Whether `path` names an output the registry knows (an extension it takes, or audio:).
+// Whether `path` names an output the registry knows (an extension it takes, audio: or zmq:).
 bool names_an_output(const std::string& path);
 
 // The outputs each kind of item can go to, for --help and messages:

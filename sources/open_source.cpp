@@ -20,6 +20,9 @@
 #if PRISM_HAVE_SOAPYSDR
 #include "sources/soapysdr_source.hpp"
 #endif
+#if PRISM_HAVE_ZMQ
+#include "sources/zmq_source.hpp"
+#endif
 
 namespace prism {
 
@@ -179,6 +182,31 @@ json describe_sdr_device(const Source& source) {
   return {{"container", "SDR"}, {"device", source.describe()}, {"file_size", nullptr}};
 }
 
+// zmq: inputs (sources/zmq_source.hpp); without libzmq they say why they fail.
+bool is_zmq_input(const std::string& input) { return input.rfind("zmq:", 0) == 0; }
+
+std::unique_ptr<Source> open_zmq(const std::string& input, const SourceOptions& options) {
+#if PRISM_HAVE_ZMQ
+  return std::make_unique<ZmqSource>(input, options);
+#else
+  (void)options;
+  throw InputError(input, "is a ZeroMQ stream, but this prism was built without libzmq "
+                          "(install libzmq3-dev and rebuild)");
+#endif
+}
+
+json describe_zmq(const Source& source) {
+  json d = {{"container", "ZeroMQ stream"}, {"endpoint", source.describe()}, {"file_size", nullptr}};
+#if PRISM_HAVE_ZMQ
+  const auto& zmq = dynamic_cast<const ZmqSource&>(source);
+  d["pattern"] = zmq.pattern_name();
+  d["tagged"] = zmq.tagged();
+  d["items"] = zmq.output().kind == PortKind::rows ? "rows" : "samples";
+  if (zmq.output().kind == PortKind::rows) d["columns"] = zmq.output().rows.columns;
+#endif
+  return d;
+}
+
 bool is_stdin(const std::string& input) { return input == "-"; }
 bool is_generator_input(const std::string& input) { return is_generator_spec(input); }
 bool any_input(const std::string&) { return true; }
@@ -199,6 +227,7 @@ constexpr SourceKind kSourceKinds[] = {
     {"generator", is_generator_input, false, open_generator, describe_generator},
     {"audio device", is_audio_device_input, false, open_audio_device, describe_audio_device},
     {"SDR", is_sdr_device_input, false, open_sdr_device, describe_sdr_device},
+    {"ZeroMQ stream", is_zmq_input, false, open_zmq, describe_zmq},
     {"stdin", is_stdin, false, open_stdin, describe_raw},
     {"SigMF", is_sigmf_input, false, open_sigmf, describe_sigmf_source},
     {"sound file", is_sound_file_path, true, open_sound_file, describe_sound_file_source},

@@ -6,6 +6,8 @@
 //   gen, gen:...                                 the generator (sources/generator.hpp)
 //   audio, audio:...                             an audio device (sources/portaudio_source.hpp)
 //   sdr, sdr:...                                 an SDR through SoapySDR (sources/soapysdr_source.hpp)
+//   zmq:sub:..., zmq:pull:...                    a ZeroMQ stream, as GNU Radio's gr-zeromq sends
+//                                                (sources/zmq_source.hpp)
 //   -                                            raw samples from stdin (sources/raw_file.hpp)
 //   *.sigmf-meta, *.sigmf-data, *.sigmf, or a
 //   base name whose .sigmf-meta exists           SigMF (sources/sigmf.hpp)
@@ -67,7 +69,7 @@ nlohmann::json describe_input(const std::string& input, const SourceOptions& opt
 nlohmann::json describe_stream(const StreamInfo& info);
 
 // The name of the source kind open_source would pick for `input` ("generator", "audio device",
-// "SDR", "stdin", "SigMF", "sound file", "raw"), without opening anything.
+// "SDR", "ZeroMQ stream", "stdin", "SigMF", "sound file", "raw"), without opening anything.
 std::string source_kind_name(const std::string& input);
 
 }  // namespace prism

@@ -239,7 +239,48 @@ def view_script():
     write(folder, "not-array", json.dumps({"frame": 1, "set": {}}))
 
 
+# ---- gr_tag_header: a gr-zeromq message (tag header, PMT tags, items) -------------------------
+def pmt_symbol(text):
+    return b"\x02" + struct.pack(">H", len(text)) + text.encode()
+
+
+def gr_message(offset, tags, items=b""):
+    head = struct.pack("<HBQQ", 0x5FF0, 1, offset, len(tags))
+    for tag_offset, key, value in tags:
+        head += struct.pack("<Q", tag_offset) + pmt_symbol(key) + value + pmt_symbol("src")
+    return head + items
+
+
+def gr_tag_header():
+    folder = target_folder("gr_tag_header")
+    double = lambda v: b"\x04" + struct.pack(">d", v)
+    rx_time = b"\x0c" + struct.pack(">I", 2) + b"\x0b" + struct.pack(">Q", 1700000000) + double(0.25)
+    layout = json.dumps({"columns": 4, "first_bin": -2, "bin_width": 250.0, "first_row_time": 0.0,
+                         "row_interval": 0.004, "quantity": "power_spectral_density", "decibels": True,
+                         "parameters": {"nfft": 4}, "stream": {"format": "cf32", "sample_rate": 1000.0,
+                                                               "center_frequency": 0.0, "channels": 1}}).encode()
+    write(folder, "no-tags", gr_message(0, [], b"\0" * 16))
+    write(folder, "gnuradio-hardware-tags", gr_message(4096, [(4096, "rx_rate", double(48000.0)),
+                                                            (4096, "rx_freq", double(100e6)),
+                                                            (4096, "rx_time", rx_time)], b"\1" * 32))
+    write(folder, "prism-tags", gr_message(0, [(0, "prism_format", pmt_symbol("ci16")),
+                                               (0, "prism_channels", b"\x03" + struct.pack(">i", 2))]))
+    write(folder, "rows-layout", gr_message(0, [(0, "prism_layout", b"\x0a\x00" + struct.pack(">I", len(layout)) +
+                                                 b"\x01\x00" + layout)]))
+    write(folder, "end-of-stream", gr_message(3500, [(3500, "prism_eos", b"\x00")]))
+    write(folder, "other-types", gr_message(0, [(0, "int64", b"\x0d" + struct.pack(">q", -5)),
+                                                (1, "complex", b"\x05" + struct.pack(">dd", 1.0, -1.0)),
+                                                (2, "list", b"\x07" + pmt_symbol("a") + b"\x07\x03" +
+                                                 struct.pack(">i", 1) + b"\x06"),
+                                                (3, "dict", b"\x09\x07" + pmt_symbol("k") + double(1.0) + b"\x06"),
+                                                (4, "vector", b"\x08" + struct.pack(">I", 2) + b"\x00\x01"),
+                                                (5, "null", b"\x06")]))
+    write(folder, "truncated", gr_message(0, [(0, "rx_rate", double(1.0))])[:-5])
+    write(folder, "bad-magic", b"\xf0\x5e\x01" + b"\0" * 16)
+    write(folder, "huge-count", struct.pack("<HBQQ", 0x5FF0, 1, 0, 1 << 60))
+
+
 if __name__ == "__main__":
     for make in (sigmf_metadata, sigmf_archive, sound_file, raw_input, generator_spec, fft_wisdom, view_settings,
-                 view_script):
+                 view_script, gr_tag_header):
         make()

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# ZeroMQ throughput: prism push -> prism pull (and pub -> sub, tagged) over tcp loopback and ipc,
+# cf32 samples from a raw file in the page cache into a SigMF file in /dev/shm, beside the same
+# copy without the network (prism run file -> file) and GNU Radio 3.10's own push_sink ->
+# pull_source and pub_sink -> sub_source (null source into null sink) from the same run.
+# Prints one line per case: MB/s of samples, samples received, samples dropped.
+#   bench/net/zmq_throughput.sh PATH_TO_PRISM [MiB of input, default 256] [block size, default 65536]
+set -euo pipefail
+prism=$(readlink -f "$1")
+mib=${2:-256}
+block=${3:-65536}
+here=$(dirname "$(readlink -f "$0")")
+work=$(mktemp -d /dev/shm/prism-zmq-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+samples=$((mib * 1024 * 1024 / 8))
+head -c $((samples * 8)) /dev/urandom > "$work/in.cf32"
+cat "$work/in.cf32" > /dev/null
+port=$((20000 + RANDOM % 20000))
+
+# Runs the receiver ($2: input spec, with the options after $3) and the sender ($3: output spec);
+# prints the line.
+case_line() {
+  local name=$1 input=$2 output=$3
+  shift 3
+  rm -f "$work"/out.* "$work/s.json"
+  case $input in *\?*) input="$input,timeout=30" ;; *) input="$input?timeout=30" ;; esac
+  "$prism" run "$input" "$@" -o "$work/out.sigmf-meta" --block-size "$block" -q \
+    --summary-json "$work/s.json" &
+  local receiver=$!
+  sleep 0.5
+  local start end
+  start=$(date +%s.%N)
+  "$prism" run "$work/in.cf32" --format cf32 --rate 1e6 --block-size "$block" -o "$output" -q
+  wait "$receiver" || true
+  end=$(date +%s.%N)
+  /usr/bin/python3 - "$name" "$work/s.json" "$start" "$end" "$samples" <<'PY'
+import json, sys
+name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+s = json.load(open(path))
+print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
+      f"  dropped {s['samples_dropped']:>8d}")
+PY
+}
+
+echo "input: $mib MiB of cf32 ($samples samples), block size $block, $(nproc) cores"
+start=$(date +%s.%N)
+"$prism" run "$work/in.cf32" --format cf32 --rate 1e6 --block-size "$block" -o "$work/copy.sigmf-meta" -q
+end=$(date +%s.%N)
+/usr/bin/python3 -c "import sys; print(f\"{'file -> file (no network)':34s} {$samples * 8 / ($end - $start) / 1e6:8.1f} MB/s\")"
+rm -f "$work"/copy.*
+case_line "push -> pull, tcp loopback, tagged" "zmq:pull:tcp://127.0.0.1:$port" "zmq:push:tcp://127.0.0.1:$port"
+case_line "push -> pull, ipc, tagged" "zmq:pull:ipc://$work/sock" "zmq:push:ipc://$work/sock"
+case_line "push -> pull, tcp loopback, raw" "zmq:pull:tcp://127.0.0.1:$port?tags=off" \
+  "zmq:push:tcp://127.0.0.1:$port?tags=off" --format cf32 --rate 1e6
+case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" "zmq:pub:tcp://127.0.0.1:$port"
+for pattern in push pub; do
+  printf '%-34s ' "GNU Radio $pattern -> $( [ $pattern = push ] && echo pull || echo sub ), tcp"
+  /usr/bin/python3 "$here/../../tests/net/gr_peer.py" rate $pattern "tcp://127.0.0.1:$port" 3 | tail -1
+done

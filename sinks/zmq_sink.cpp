@@ -1,0 +1,130 @@
+// ZmqSink: samples or rows onto a ZeroMQ socket (see zmq_sink.hpp).
+#include "sinks/zmq_sink.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <zmq.h>
+
+#include "net/gr_wire.hpp"
+#include "net/stream_tags.hpp"
+#include "net/zmq_endpoint.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/settings.hpp"
+
+namespace prism {
+
+struct ZmqSink::Impl {
+  net::ZmqEndpoint endpoint;
+  std::unique_ptr<net::ZmqSocket> socket;
+  PortDescription port;
+  std::size_t item_bytes = 0;
+  bool tagged = true;
+  bool ended = false;
+  std::string header;  // reused: its capacity stays
+  std::uint64_t items = 0;        // items sent
+  std::uint64_t next_offset = 0;  // the stream's index after the last item sent
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+
+  // Sends one message: the topic frame first when there is one, then header + payload.
+  void send(const std::string& head, const std::byte* payload, std::size_t payload_bytes) {
+    if (!endpoint.topic.empty() &&
+        zmq_send(socket->handle(), endpoint.topic.data(), endpoint.topic.size(), ZMQ_SNDMORE) < 0)
+      fail();
+    zmq_msg_t msg;
+    if (zmq_msg_init_size(&msg, head.size() + payload_bytes) != 0) fail();
+    auto* data = static_cast<std::byte*>(zmq_msg_data(&msg));
+    std::memcpy(data, head.data(), head.size());
+    if (payload_bytes != 0) std::memcpy(data + head.size(), payload, payload_bytes);
+    // PUSH blocks without a receiver with room (ZMQ_SNDTIMEO bounds it); PUB never blocks.
+    if (zmq_msg_send(&msg, socket->handle(), 0) < 0) {
+      const int error = zmq_errno();
+      zmq_msg_close(&msg);
+      if (error == EAGAIN)
+        throw InputError(endpoint.spec, "no receiver took a message within timeout=" + timeout_text() + " s after " + std::to_string(items) + " items");
+      fail();
+    }
+    ++messages;
+    bytes += head.size() + payload_bytes;
+  }
+
+  std::string timeout_text() const {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", endpoint.timeout_s.value_or(0.0));
+    return text;
+  }
+
+  [[noreturn]] void fail() { throw InputError(endpoint.spec, "sending failed: " + net::zmq_error_text()); }
+
+  void send_end(bool complete) {
+    header.clear();
+    if (tagged) net::append_tag_header(next_offset, {net::end_of_stream_tag(next_offset, complete)}, header);
+    send(header, nullptr, 0);
+  }
+};
+
+ZmqSink::ZmqSink(const std::string& spec) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.endpoint = net::parse_zmq_spec(spec, false);
+  s.tagged = s.endpoint.tags != net::TagMode::off;
+  s.socket = std::make_unique<net::ZmqSocket>(s.endpoint);
+  if (s.endpoint.timeout_s) {
+    const int ms = static_cast<int>(std::lround(*s.endpoint.timeout_s * 1000));
+    zmq_setsockopt(s.socket->handle(), ZMQ_SNDTIMEO, &ms, sizeof ms);
+  }
+}
+
+ZmqSink::~ZmqSink() = default;
+
+void ZmqSink::begin(const PortDescription& input) {
+  Impl& s = *impl_;
+  s.port = input;
+  s.item_bytes = input.item_bytes();
+  s.header.reserve(4096);
+}
+
+void ZmqSink::write(const Chunk& chunk) {
+  Impl& s = *impl_;
+  s.header.clear();
+  if (s.tagged) net::append_tag_header(chunk.first_item, net::describe_port(s.port, chunk.first_item), s.header);
+  s.send(s.header, chunk.data, chunk.items * s.item_bytes);
+  s.items += chunk.items;
+  s.next_offset = chunk.first_item + chunk.items;
+}
+
+void ZmqSink::finish(bool complete) {
+  Impl& s = *impl_;
+  if (s.ended) return;
+  s.ended = true;
+  s.send_end(complete);
+}
+
+void ZmqSink::abort() noexcept {
+  Impl& s = *impl_;
+  if (s.ended) return;
+  s.ended = true;
+  // The receiver learns that the stream failed rather than waiting for more; a receiver that
+  // is gone must not hold the abort up.
+  s.socket->set_linger_ms(1000);
+  const int ms = 1000;
+  zmq_setsockopt(s.socket->handle(), ZMQ_SNDTIMEO, &ms, sizeof ms);
+  try {
+    s.send_end(false);
+  } catch (...) {
+  }
+}
+
+std::uint64_t ZmqSink::items_written() const { return impl_->items; }
+
+std::vector<Counter> ZmqSink::extras() const {
+  return {{"messages", impl_->messages}, {"bytes_sent", impl_->bytes}};
+}
+
+std::string ZmqSink::describe() const {
+  return impl_->endpoint.spec + " (" + impl_->endpoint.pattern_name() + (impl_->tagged ? ", tagged)" : ", raw items)");
+}
+
+}  // namespace prism
