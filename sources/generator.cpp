@@ -11,6 +11,7 @@
 #include <numbers>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
@@ -27,7 +28,13 @@ constexpr double kMaxRate = 1e12;
 constexpr double kNoisePeak = 8.6;
 
 constexpr std::string_view kKnownKeys =
-    "rate, duration, tone, chirp, noise, complex, seed, format";
+    "rate, duration, tone, chirp, noise, complex, seed, format, live";
+
+// How far a live generator's reader may fall behind before samples are lost: the buffer of a
+// device that is not read in time.
+constexpr double kLiveBuffer_s = 1.0;
+// The longest a waiting live read sleeps before it looks for an interrupt again.
+constexpr auto kLiveWaitStep = std::chrono::milliseconds(10);
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -309,6 +316,8 @@ GeneratorSpec parse_generator_spec(std::string_view text) {
       any_component = true;
     } else if (key == "complex") {
       spec.complex_output = has_value ? parse_flag(key, value) : true;
+    } else if (key == "live") {
+      spec.live = has_value ? parse_flag(key, value) : true;
     } else if (key == "seed") {
       need_value("seed=N, an unsigned integer");
       std::uint64_t seed = 0;
@@ -364,13 +373,15 @@ std::string GeneratorSpec::to_string() const {
   if (complex_output) s += ",complex";
   s += ",seed=" + std::to_string(seed);
   if (format) s += ",format=" + std::string(format_name(*format));
+  if (live) s += ",live";
   return s;
 }
 
 std::string GeneratorSpec::describe() const {
   std::string s = number_text(sample_rate) + " Hz " + (complex_output ? "complex " : "real ") +
                   std::string(format_name(output_format())) + ", " +
-                  (endless() ? std::string("endless") : number_text(duration_s) + " s");
+                  (endless() ? std::string("endless") : number_text(duration_s) + " s") +
+                  (live ? ", live-paced" : "");
   std::string parts;
   auto add = [&](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
   for (const auto& tone : tones)
@@ -389,7 +400,7 @@ GeneratorSource::GeneratorSource(GeneratorSpec spec) : spec_(std::move(spec)) {
   info_.sample_rate = spec_.sample_rate;
   info_.channels = 1;
   info_.length = spec_.length_samples();
-  info_.live = false;
+  info_.live = spec_.live;
   noise_key_ = mix64(spec_.seed);
   chirp_period_samples_ =
       spec_.endless()
@@ -410,10 +421,39 @@ GeneratorSource::GeneratorSource(GeneratorSpec spec) : spec_(std::move(spec)) {
 
 std::string GeneratorSource::describe() const { return spec_.to_string(); }
 
+bool GeneratorSource::wait_until_due(std::size_t count) {
+  using Clock = std::chrono::steady_clock;
+  const std::uint64_t interrupts_at_entry = interrupts_.load(std::memory_order_acquire);
+  const Clock::time_point now = Clock::now();
+  if (!live_start_) live_start_ = now;
+  const double rate = spec_.sample_rate;
+  const auto due_now = static_cast<std::uint64_t>(std::chrono::duration<double>(now - *live_start_).count() * rate);
+  const auto buffer = std::max<std::uint64_t>(count, static_cast<std::uint64_t>(kLiveBuffer_s * rate));
+  if (due_now > next_sample_ + buffer) {
+    std::uint64_t lost = due_now - buffer - next_sample_;
+    if (info_.length) lost = std::min(lost, *info_.length - next_sample_);
+    next_sample_ += lost;
+    dropped_.fetch_add(lost, std::memory_order_relaxed);
+  }
+  const Clock::time_point due = *live_start_ + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(
+                                                       static_cast<double>(next_sample_ + count) / rate));
+  while (Clock::now() < due) {
+    if (interrupts_.load(std::memory_order_acquire) != interrupts_at_entry) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), kLiveWaitStep));
+  }
+  return true;
+}
+
 std::size_t GeneratorSource::read(std::byte* dst, std::size_t max_samples) {
   std::size_t count = max_samples;
   if (info_.length) count = static_cast<std::size_t>(
                         std::min<std::uint64_t>(count, *info_.length - next_sample_));
+  if (spec_.live && count > 0) {
+    if (!wait_until_due(count)) return 0;
+    if (info_.length)  // samples lost while the reader was late may have reached the end
+      count = static_cast<std::size_t>(std::min<std::uint64_t>(count, *info_.length - next_sample_));
+  }
   for (std::size_t done = 0; done < count;) {
     // Pieces never cross a multiple of kChunkSamples, so every sample is computed from the
     // same anchor whatever the reads look like.
