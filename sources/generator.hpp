@@ -18,10 +18,12 @@
 //     format=f32|cf32|i16|ci16   output format (default f32, or cf32 when complex);
 //                           cf32 and ci16 imply complex
 //     live                  paced in real time, as a device: samples are delivered no sooner
-//                           than they are due at the rate, and the stream is live (the graph
-//                           drops and counts what it has no free chunk for). Samples due more
-//                           than a second before they are read are lost, as in a device's
-//                           buffer that overflows, and counted as dropped by the source.
+//                           than they are due at the rate, in periods of 10 ms, and the stream
+//                           is live (the graph drops and counts what it has no free chunk for).
+//                           Samples due more than a second before they are read are lost, as
+//                           in a device's buffer that overflows, and counted as dropped.
+//     stall=SECONDS         with live: after SECONDS of signal no more samples come, and no
+//                           error and no end either (a device that hangs), until interrupted
 //
 // The default components are 1000 Hz @0.5, 6000 Hz @0.25, a chirp 200 -> 20000 Hz @0.3 and
 // noise 0.01 at 48 kHz. They are used whenever no tone, chirp or noise key is given (so
@@ -72,6 +74,7 @@ struct GeneratorSpec {
   std::uint64_t seed = 1;
   std::optional<SampleFormat> format;  // f32, cf32, i16 or ci16; unset: f32 / cf32
   bool live = false;                   // paced in real time (see the top of this file)
+  std::optional<double> stall_s;       // live: seconds of signal after which delivery stops
 
   // The length of one sweep of an endless chirp.
   static constexpr double kEndlessChirpPeriod_s = 10.0;
@@ -128,9 +131,10 @@ class GeneratorSource final : public Source {
 
  private:
   void generate(std::uint64_t first, std::size_t count, std::byte* dst);
-  // Live: waits until `count` samples from next_sample_ on are due (after skipping those that
-  // fell out of the device's buffer); false when interrupted first.
-  bool wait_until_due(std::size_t count);
+  // Live: skips the samples that fell out of the device's buffer, waits until a period's
+  // samples (or `count`, if fewer) are due and returns how many of `count` are due then; 0 at
+  // the end, at a stall that was interrupted, or when interrupted first.
+  std::size_t wait_until_due(std::size_t count);
 
   GeneratorSpec spec_;
   StreamInfo info_;
