@@ -98,8 +98,9 @@ MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment)
   }
   // A bare word that is no flag of the stage is the value of its positional setting.
   std::map<std::string, std::string> settings = spec.settings;
-  for (const auto& [key, value] : spec.settings) {
+  for (const auto& [bare_key, value] : spec.settings) {
     if (!value.empty() || kind->positional.empty() || settings.count(kind->positional) != 0) continue;
+    const std::string& key = bare_key;  // clang 14's lambdas cannot capture a structured binding
     const bool declared = std::any_of(kind->settings.begin(), kind->settings.end(),
                                       [&](const Setting& s) { return s.key == key; });
     if (declared) continue;
