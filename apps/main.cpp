@@ -1,6 +1,12 @@
 // prism: the command line. Parses the subcommand, runs it, and turns errors into messages and
 // exit codes (see commands.hpp).
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+
+#include <poll.h>
+#include <unistd.h>
 #include <exception>
 #include <utility>
 #include <vector>
@@ -9,7 +15,39 @@
 #include "apps/commands.hpp"
 #include "pipeline/errors.hpp"
 
+namespace {
+
+// Flushes stdout and turns the command's exit code into the process's: a reader that closed
+// stdout early (`prism ... | head`) ends the output quietly with the command's code; any other
+// failure to write stdout (a full disk under `> file`) is an error, exit 1.
+int finish_stdout(int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flush_errno = errno;
+  if (flushed && !std::ferror(stdout)) return code;
+  // A pipe whose reader has gone polls as an error (the errno of a write that failed earlier
+  // may have been overwritten since).
+  pollfd out{STDOUT_FILENO, POLLOUT, 0};
+  if (flush_errno == EPIPE || (::poll(&out, 1, 0) == 1 && (out.revents & POLLERR) != 0)) return code;
+  std::fprintf(stderr, "prism: stdout: write failed: %s\n",
+               flush_errno != 0 ? std::strerror(flush_errno) : "an earlier write failed");  // the reason went with that write
+  return code == prism::app::kExitOk ? prism::app::kExitFailure : code;
+}
+
+int run_command(int argc, char** argv);
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // A write to a pipe whose reader has gone fails with EPIPE instead of killing the process, so
+  // every command, whatever it writes to stdout, ends as finish_stdout() says.
+  std::signal(SIGPIPE, SIG_IGN);
+  return finish_stdout(run_command(argc, argv));
+}
+
+namespace {
+
+int run_command(int argc, char** argv) {
   using namespace prism::app;
   CLI::App app{
       "prism: streaming spectral processing on the CPU and the GPU.\n"
@@ -89,3 +127,5 @@ int main(int argc, char** argv) {
   }
   return kExitUsage;
 }
+
+}  // namespace

@@ -45,6 +45,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
                  "Seconds of input to take, then stop (a capture of that length from a live input; the start "
                  "of a file) [default: all]")
       ->group(group);
+  cmd.add_option("--stall-timeout", o.stall_timeout,
+                 "Seconds the input may deliver nothing before the run fails, keeping what was captured "
+                 "(0: wait for ever) [default: 10 for live inputs, none for files and pipes]")
+      ->group(group);
   cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
   cmd.add_option("--summary-json", o.summary_json, "Also write the run summary as JSON to this file");
 }
@@ -130,6 +134,11 @@ RunConfig run_config(const RunOptions& o, std::size_t block_samples, double samp
       throw UsageError("--duration must be a positive number of seconds");
     config.max_samples = static_cast<std::uint64_t>(std::ceil(*o.duration * sample_rate));
   }
+  if (o.stall_timeout) {
+    if (!(*o.stall_timeout >= 0 && std::isfinite(*o.stall_timeout)))
+      throw UsageError("--stall-timeout must be a number of seconds, 0 or more (0: wait for ever)");
+    config.stall_timeout_s = *o.stall_timeout;
+  }
   return config;
 }
 
@@ -138,6 +147,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
   const bool show_progress = !o.quiet && ProgressBar::stderr_is_terminal();
   ProgressBar bar("samples", show_progress);
   RunConfig config = run;
+  if (!o.stall_timeout && graph.source().info().live) config.stall_timeout_s = kDefaultLiveStallTimeout_s;
   config.on_progress = [&bar](const ProgressUpdate& u) { bar.update(u.samples_done, u.samples_total, u.elapsed_seconds); };
 
   StopToken stop;
@@ -158,7 +168,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
   if (report.outcome == RunOutcome::failed) {
     std::fprintf(stderr, "prism: %s\n", printable(report.error).c_str());
     if (report.outputs_kept_incomplete)
-      std::fprintf(stderr, "prism: the outputs hold what was computed before the live input failed and are "
+      std::fprintf(stderr, "prism: the outputs hold what was computed before the input failed and are "
                            "marked incomplete\n");
     if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stderr);
     code = kExitFailure;

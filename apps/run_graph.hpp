@@ -27,12 +27,20 @@ struct RunOptions {
   int device = 0;
   unsigned threads = 0;
   std::optional<double> duration;  // seconds of input to take, then stop
+  // Seconds an input may deliver nothing before the run fails (0: never); unset: the default,
+  // kDefaultLiveStallTimeout_s for live inputs, never for the others.
+  std::optional<double> stall_timeout;
   bool quiet = false;         // no progress bar, no summary
   bool print_summary = true;  // false: the command prints its own account of the run
   std::string summary_json;
 };
 
+// Long enough for any device to deliver its first samples (an SDR's start can take seconds),
+// short enough that a hung device does not hold a capture for long.
+inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
+
 // Registers --block-size, --blocks, --in-flight, --backend, --device, --threads, --duration,
+// --stall-timeout,
 // -q/--quiet and --summary-json; whole numbers are range-checked by CLI11 (exit 2, naming the
 // option) before anything is allocated.
 // `block_size_default` says in words what the command chooses when --block-size is not given.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <fstream>
@@ -513,6 +514,9 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   std::atomic<std::uint64_t> samples_read{0}, samples_dropped{0}, chunks_read{0};
   std::atomic<bool> input_ended{false};
   std::atomic<bool> live_input_failed_first{false};
+  // When the source's read in progress began (steady clock ticks), 0 while none is: a read that
+  // lasts longer than the stall timeout is a stalled input.
+  std::atomic<Clock::rep> read_began{0};
 
   // Sends `message` (a chunk or the end) to every consumer of `n`; a chunk's reference is shared.
   auto send = [&](Node n, const ChunkRef& chunk, bool end, bool complete) {
@@ -560,7 +564,9 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
           if (!chunk && !live) break;  // stopped while waiting
         }
         std::byte* destination = chunk ? chunk->data : overrun_scratch.data();
+        read_began.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
         const std::size_t n = wanted == 0 ? 0 : source.read(destination, wanted);
+        read_began.store(0, std::memory_order_relaxed);
         if (n == 0) {
           input_ended = true;
           complete = true;
@@ -583,6 +589,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
                               samples_dropped.load(std::memory_order_relaxed)});
       }
     } catch (...) {
+      read_began.store(0, std::memory_order_relaxed);
       live_input_failed_first =
           error.set("input " + source.describe(), current_exception_text()) && source.delivers_once();
       stop.request_stop();
@@ -725,7 +732,25 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   }
 
   // Wake a source that waits on a device or a pipe once a stop is requested.
-  while (!input_ended && !stop.stop_requested()) std::this_thread::sleep_for(kStopPollInterval);
+  // Watch for a stalled input: a read that delivers nothing for the stall timeout ends the run
+  // as a failing live input does, keeping what it delivered before.
+  const auto stall_timeout = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(config.stall_timeout_s));
+  while (!input_ended && !stop.stop_requested()) {
+    std::this_thread::sleep_for(kStopPollInterval);
+    const Clock::rep began = read_began.load(std::memory_order_relaxed);
+    if (config.stall_timeout_s <= 0 || began == 0 ||
+        Clock::now() - Clock::time_point(Clock::duration(began)) < stall_timeout)
+      continue;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", config.stall_timeout_s);
+    if (error.set("input " + source.describe(),
+                  std::string("delivered nothing for ") + seconds +
+                      " s (the stall timeout, --stall-timeout): the device or the program "
+                      "feeding it stopped without an error"))
+      live_input_failed_first = true;
+    stop.request_stop();
+  }
   if (!input_ended) source.interrupt();
   for (std::thread& t : threads) t.join();
   // Work still enqueued on a GPU stream reads or writes chunks: let it end before anything goes.

@@ -25,8 +25,9 @@
 // all of them have been joined and every GPU stream is idle.
 //
 // Outputs: after an error the sinks are aborted (their partial outputs removed), except when a
-// live input failed first (a device unplugged): what it delivered cannot be read again, so the
-// sinks are finished as incomplete, as after an interruption.
+// live input failed first (a device unplugged) or the input stalled (RunConfig::stall_timeout_s):
+// what it delivered cannot be read again, so the sinks are finished as incomplete, as after an
+// interruption.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,9 @@ struct RunConfig {
   // Ends the input after this many samples per channel (those dropped by a live input count):
   // a capture of a given length from a live input, or the start of a file. The run completes.
   std::optional<std::uint64_t> max_samples;
+  // A source read that delivers nothing for this many seconds ends the run with an error naming
+  // the input, keeping the outputs marked incomplete, as when a live input fails. 0: never.
+  double stall_timeout_s = 0;
   // Called from the source thread after each chunk; keep it cheap (rate-limit inside).
   std::function<void(const ProgressUpdate&)> on_progress;
 };

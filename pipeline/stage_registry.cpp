@@ -73,21 +73,29 @@ const StageKind* find_stage_kind(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// The name of a spec: the text before the first ':', without the spaces around it.
+std::string spec_name(std::string_view text) {
+  std::string name(text.substr(0, text.find(':')));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+  return name;
+}
+
+}  // namespace
+
 StageSpec parse_stage_spec(std::string_view text) {
   StageSpec spec;
   const std::size_t colon = text.find(':');
-  std::string name(text.substr(0, colon));
-  while (!name.empty() && name.back() == ' ') name.pop_back();
-  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+  const std::string name = spec_name(text);
   if (name.empty()) throw UsageError("'" + printable(text) + "': a stage needs a name (prism stages lists them)");
   spec.name = name;
   if (colon != std::string_view::npos) spec.settings = split_key_values(text.substr(colon + 1), name);
   return spec;
 }
 
-bool names_a_stage(std::string_view text) {
-  return find_stage_kind(text.substr(0, std::min(text.find(':'), text.size()))) != nullptr;
-}
+bool names_a_stage(std::string_view text) { return find_stage_kind(spec_name(text)) != nullptr; }
 
 MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment) {
   const StageKind* kind = find_stage_kind(spec.name);
@@ -98,8 +106,9 @@ MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment)
   }
   // A bare word that is no flag of the stage is the value of its positional setting.
   std::map<std::string, std::string> settings = spec.settings;
-  for (const auto& [key, value] : spec.settings) {
+  for (const auto& [bare_key, value] : spec.settings) {
     if (!value.empty() || kind->positional.empty() || settings.count(kind->positional) != 0) continue;
+    const std::string& key = bare_key;  // clang 14's lambdas cannot capture a structured binding
     const bool declared = std::any_of(kind->settings.begin(), kind->settings.end(),
                                       [&](const Setting& s) { return s.key == key; });
     if (declared) continue;

@@ -1,6 +1,7 @@
 // PartialFile and the output-path check (see output_file.hpp).
 #include "sinks/output_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,7 @@ void PartialFile::fail(const std::string& what, int error_number) const {
 
 void PartialFile::open() {
   if (fd_ >= 0) return;
-  fd_ = ::open(partial_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  fd_ = ::open(partial_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     const int error_number = errno;
     throw InputError(final_path_, "cannot create " + partial_path_ + ": " +
@@ -48,22 +49,25 @@ void PartialFile::open() {
   buffer_.reserve(kBufferCapacity);
 }
 
-void PartialFile::write_all(const unsigned char* data, std::size_t size) {
+// Every write names its offset (pwrite): appends and rewrites mix without the descriptor's
+// position having to follow them.
+void PartialFile::write_all(std::uint64_t offset, const unsigned char* data, std::size_t size) {
   while (size > 0) {
-    const ssize_t n = ::write(fd_, data, size);
+    const ssize_t n = ::pwrite(fd_, data, size, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
       fail("write failed: ", errno);
     }
     data += n;
     size -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
   }
 }
 
 void PartialFile::flush_buffer() {
   if (buffer_.empty()) return;
   try {
-    write_all(buffer_.data(), buffer_.size());
+    write_all(size_ - buffer_.size(), buffer_.data(), buffer_.size());
   } catch (...) {
     buffer_.clear();  // so that close() after a failed write does not try them again
     throw;
@@ -76,7 +80,7 @@ void PartialFile::write(const void* data, std::size_t size) {
   const auto* bytes = static_cast<const unsigned char*>(data);
   if (buffer_.size() + size > kBufferCapacity) flush_buffer();
   if (size >= kBufferCapacity) {
-    write_all(bytes, size);  // large writes skip the buffer
+    write_all(size_, bytes, size);  // large writes skip the buffer
   } else {
     buffer_.insert(buffer_.end(), bytes, bytes + size);
   }
@@ -86,19 +90,25 @@ void PartialFile::write(const void* data, std::size_t size) {
 void PartialFile::write_at(std::uint64_t offset, const void* data, std::size_t size) {
   if (fd_ < 0) throw InputError(final_path_, "write to a file that is not open");
   flush_buffer();
-  const auto* p = static_cast<const unsigned char*>(data);
-  std::size_t left = size;
-  auto position = static_cast<off_t>(offset);
-  while (left > 0) {
-    const ssize_t n = ::pwrite(fd_, p, left, position);
+  write_all(offset, static_cast<const unsigned char*>(data), size);
+  size_ = std::max<std::uint64_t>(size_, offset + size);
+}
+
+std::size_t PartialFile::read_at(std::uint64_t offset, void* data, std::size_t size) {
+  if (fd_ < 0) throw InputError(final_path_, "read from a file that is not open");
+  flush_buffer();
+  auto* p = static_cast<unsigned char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd_, p + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("write failed: ", errno);
+      fail("read back failed: ", errno);
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-    position += n;
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
   }
+  return done;
 }
 
 void PartialFile::close() {

@@ -25,9 +25,13 @@ class PartialFile {
 
   // Appends `size` bytes (buffered).
   void write(const void* data, std::size_t size);
-  // Writes `size` bytes at `offset` (for rewriting a header); the buffer is flushed first.
+  // Writes `size` bytes at `offset` (rewriting a header, or past the end); the buffer is
+  // flushed first.
   void write_at(std::uint64_t offset, const void* data, std::size_t size);
-  // Bytes appended so far.
+  // Reads up to `size` bytes at `offset` back (a library that rewrites what it wrote); returns
+  // how many, fewer only at the end.
+  std::size_t read_at(std::uint64_t offset, void* data, std::size_t size);
+  // The file's length, buffered bytes included.
   std::uint64_t size() const { return size_; }
 
   // Flushes and closes the partial file (checked). Separate from publish() so that a sink with
@@ -48,7 +52,7 @@ class PartialFile {
 
  private:
   void flush_buffer();
-  void write_all(const unsigned char* data, std::size_t size);
+  void write_all(std::uint64_t offset, const unsigned char* data, std::size_t size);
   [[noreturn]] void fail(const std::string& what, int error_number) const;
 
   std::string final_path_;
@@ -57,7 +61,7 @@ class PartialFile {
   bool created_ = false;    // a partial file exists on disk (to be removed by discard)
   bool published_ = false;
   std::uint64_t size_ = 0;
-  std::vector<unsigned char> buffer_;
+  std::vector<unsigned char> buffer_;  // the last buffer_.size() bytes of size_, not yet written
 };
 
 // Checks, before any processing, that `path` can be created: its directory exists, is a

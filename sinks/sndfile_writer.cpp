@@ -12,7 +12,6 @@
 #include <stdexcept>
 
 #include <sndfile.h>
-#include <unistd.h>
 
 #include "pipeline/errors.hpp"
 
@@ -47,13 +46,57 @@ SNDFILE* as_sndfile(sf_private_tag* p) { return reinterpret_cast<SNDFILE*>(p); }
 
 }  // namespace
 
+// libsndfile's file operations on the PartialFile. A failed write is kept (the first one) and
+// reported as a short count; the writer rethrows it, at the latest when the file is closed.
+struct SndfileWriter::VirtualIo {
+  static SndfileWriter& of(void* user) { return *static_cast<SndfileWriter*>(user); }
+  static sf_count_t length(void* user) { return static_cast<sf_count_t>(of(user).file_out_.size()); }
+  static sf_count_t seek(sf_count_t offset, int whence, void* user) {
+    SndfileWriter& w = of(user);
+    const sf_count_t base = whence == SEEK_CUR   ? static_cast<sf_count_t>(w.position_)
+                            : whence == SEEK_END ? length(user)
+                                                 : 0;
+    if (base + offset < 0) return -1;
+    w.position_ = static_cast<std::uint64_t>(base + offset);
+    return static_cast<sf_count_t>(w.position_);
+  }
+  static sf_count_t read(void* dst, sf_count_t count, void* user) {
+    SndfileWriter& w = of(user);
+    if (count <= 0 || w.write_error_) return 0;
+    try {
+      const std::size_t got = w.file_out_.read_at(w.position_, dst, static_cast<std::size_t>(count));
+      w.position_ += got;
+      return static_cast<sf_count_t>(got);
+    } catch (...) {
+      w.write_error_ = std::current_exception();
+      return 0;
+    }
+  }
+  static sf_count_t write(const void* src, sf_count_t count, void* user) {
+    SndfileWriter& w = of(user);
+    if (count <= 0) return 0;
+    if (w.write_error_) return 0;  // nothing after a failure: the file is lost anyway
+    try {
+      const auto bytes = static_cast<std::size_t>(count);
+      if (w.position_ == w.file_out_.size()) w.file_out_.write(src, bytes);
+      else w.file_out_.write_at(w.position_, src, bytes);
+      w.position_ += bytes;
+      return count;
+    } catch (...) {
+      w.write_error_ = std::current_exception();
+      return 0;
+    }
+  }
+  static sf_count_t tell(void* user) { return static_cast<sf_count_t>(of(user).position_); }
+};
+
 bool SndfileWriter::handles_extension(const std::string& path) {
   const std::string e = extension_of(path);
   return e == ".wav" || e == ".flac" || e == ".ogg";
 }
 
 SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
-    : path_(std::move(path)), partial_path_(path_ + ".partial"), options_(std::move(options)) {
+    : path_(std::move(path)), file_out_(path_), options_(std::move(options)) {
   const std::string e = extension_of(path_);
   if (e == ".wav") {
     container_ = Container::wav;
@@ -130,8 +173,17 @@ void SndfileWriter::begin(const PortDescription& input) {
                      std::to_string(info.channels) + " channels at " +
                      std::to_string(sf_info.samplerate) + " Hz into this container");
   }
-  SNDFILE* file = sf_open(partial_path_.c_str(), SFM_WRITE, &sf_info);
-  if (!file) throw InputError(path_, std::string("cannot create: ") + sf_strerror(nullptr));
+  file_out_.open();
+  position_ = 0;
+  write_error_ = nullptr;
+  static SF_VIRTUAL_IO io = {VirtualIo::length, VirtualIo::seek, VirtualIo::read, VirtualIo::write,
+                             VirtualIo::tell};
+  SNDFILE* file = sf_open_virtual(&io, SFM_WRITE, &sf_info, this);
+  if (!file) {
+    file_out_.discard();
+    if (write_error_) std::rethrow_exception(write_error_);
+    throw InputError(path_, std::string("cannot create: ") + sf_strerror(nullptr));
+  }
   file_ = reinterpret_cast<sf_private_tag*>(file);
   // Float input beyond ±1 saturates instead of wrapping around in integer encodings.
   sf_command(file, SFC_SET_CLIPPING, nullptr, SF_TRUE);
@@ -142,6 +194,7 @@ void SndfileWriter::begin(const PortDescription& input) {
 }
 
 void SndfileWriter::check_written(std::int64_t written, std::int64_t wanted) {
+  if (write_error_) std::rethrow_exception(write_error_);
   if (written == wanted) return;
   const char* reason = sf_strerror(as_sndfile(file_));
   // libsndfile passes write(2) errors on as its own text; errno still names the cause.
@@ -195,7 +248,9 @@ void SndfileWriter::close_file(bool keep) {
   file_ = nullptr;
   const int error = sf_close(file);
   if (!keep) return;
+  if (write_error_) std::rethrow_exception(write_error_);
   if (error != 0) throw InputError(path_, std::string("close failed: ") + sf_error_number(error));
+  file_out_.close();
 }
 
 void SndfileWriter::finish(bool complete) {
@@ -208,11 +263,7 @@ void SndfileWriter::finish(bool complete) {
       sf_set_string(as_sndfile(file_), SF_STR_COMMENT, comment.c_str());  // where the format allows
     }
     close_file(true);
-    if (std::rename(partial_path_.c_str(), path_.c_str()) != 0) {
-      const int error_number = errno;
-      throw InputError(path_, "cannot rename " + partial_path_ + " into place: " +
-                                  std::strerror(error_number));
-    }
+    file_out_.publish();
   } catch (...) {
     abort();
     throw;
@@ -226,7 +277,7 @@ void SndfileWriter::abort() noexcept {
     close_file(false);
   } catch (...) {
   }
-  ::unlink(partial_path_.c_str());
+  file_out_.discard();
   finished_ = true;
 }
 

@@ -5,16 +5,21 @@
 // without a detour through float, so i16 → PCM 16 is bit-exact.
 //
 // Complex streams are refused (UsageError): these containers have no notion of I/Q; SigMF holds
-// them. Written as "<path>.partial", renamed at finish(). Only built with libsndfile
+// them. Written as "<path>.partial", renamed at finish(). libsndfile writes through its virtual
+// I/O into a PartialFile, so that every write is checked by prism: libsndfile does not report a
+// write that fails while it closes the file (a FLAC encoder's last frames and header on a full
+// disk), which would otherwise publish a short file as complete. Only built with libsndfile
 // (PRISM_HAVE_SNDFILE).
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "pipeline/stage.hpp"
 #include "pipeline/stream_info.hpp"
+#include "sinks/output_file.hpp"
 #include "sinks/sink_options.hpp"
 
 struct sf_private_tag;  // libsndfile's SNDFILE
@@ -42,12 +47,15 @@ class SndfileWriter final : public Sink {
   static bool handles_extension(const std::string& path);
 
  private:
+  struct VirtualIo;  // libsndfile's callbacks into file_out_
   void check_written(std::int64_t written, std::int64_t wanted);
   void close_file(bool keep);
 
   enum class Container { wav, flac, ogg };
   std::string path_;
-  std::string partial_path_;
+  PartialFile file_out_;
+  std::uint64_t position_ = 0;      // libsndfile's position in file_out_
+  std::exception_ptr write_error_;  // the first write to file_out_ that failed
   SinkOptions options_;
   Container container_ = Container::wav;
   std::string requested_subtype_;  // normalised option; empty = by format

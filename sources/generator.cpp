@@ -11,6 +11,7 @@
 #include <numbers>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
@@ -27,7 +28,16 @@ constexpr double kMaxRate = 1e12;
 constexpr double kNoisePeak = 8.6;
 
 constexpr std::string_view kKnownKeys =
-    "rate, duration, tone, chirp, noise, complex, seed, format";
+    "rate, duration, tone, chirp, noise, complex, seed, format, live, stall";
+
+// How far a live generator's reader may fall behind before samples are lost: the buffer of a
+// device that is not read in time.
+constexpr double kLiveBuffer_s = 1.0;
+// A live generator delivers in periods of this length, as a sound card does: a read waits for
+// a period's samples (or fewer when it asks for fewer) and returns those due.
+constexpr double kLivePeriod_s = 0.01;
+// The longest a waiting live read sleeps before it looks for an interrupt again.
+constexpr auto kLiveWaitStep = std::chrono::milliseconds(10);
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -141,6 +151,9 @@ void validate(const GeneratorSpec& spec) {
   if (!(spec.duration_s >= 0.0) || !std::isfinite(spec.duration_s))
     fail("duration=" + number_text(spec.duration_s) +
          ": the duration must be >= 0 seconds (0 or inf: endless)");
+  if (spec.stall_s && !spec.live) fail("stall=" + number_text(*spec.stall_s) + " needs live");
+  if (spec.stall_s && !(*spec.stall_s >= 0.0 && std::isfinite(*spec.stall_s)))
+    fail("stall=" + number_text(*spec.stall_s) + ": the time must be >= 0 seconds");
   if (!spec.endless()) {
     const double samples = std::round(spec.duration_s * spec.sample_rate);
     if (samples < 1.0)
@@ -309,6 +322,13 @@ GeneratorSpec parse_generator_spec(std::string_view text) {
       any_component = true;
     } else if (key == "complex") {
       spec.complex_output = has_value ? parse_flag(key, value) : true;
+    } else if (key == "live") {
+      spec.live = has_value ? parse_flag(key, value) : true;
+    } else if (key == "stall") {
+      need_value("stall=SECONDS, with live");
+      spec.stall_s = require_number(key, value, value, false, "stall=SECONDS, with live");
+      if (!(*spec.stall_s >= 0))
+        fail(item_text(key, value) + ": the time must be >= 0 seconds");
     } else if (key == "seed") {
       need_value("seed=N, an unsigned integer");
       std::uint64_t seed = 0;
@@ -364,13 +384,17 @@ std::string GeneratorSpec::to_string() const {
   if (complex_output) s += ",complex";
   s += ",seed=" + std::to_string(seed);
   if (format) s += ",format=" + std::string(format_name(*format));
+  if (live) s += ",live";
+  if (stall_s) s += ",stall=" + number_text(*stall_s);
   return s;
 }
 
 std::string GeneratorSpec::describe() const {
   std::string s = number_text(sample_rate) + " Hz " + (complex_output ? "complex " : "real ") +
                   std::string(format_name(output_format())) + ", " +
-                  (endless() ? std::string("endless") : number_text(duration_s) + " s");
+                  (endless() ? std::string("endless") : number_text(duration_s) + " s") +
+                  (live ? ", live-paced" : "") +
+                  (stall_s ? ", stalls after " + number_text(*stall_s) + " s" : "");
   std::string parts;
   auto add = [&](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
   for (const auto& tone : tones)
@@ -389,7 +413,7 @@ GeneratorSource::GeneratorSource(GeneratorSpec spec) : spec_(std::move(spec)) {
   info_.sample_rate = spec_.sample_rate;
   info_.channels = 1;
   info_.length = spec_.length_samples();
-  info_.live = false;
+  info_.live = spec_.live;
   noise_key_ = mix64(spec_.seed);
   chirp_period_samples_ =
       spec_.endless()
@@ -410,10 +434,55 @@ GeneratorSource::GeneratorSource(GeneratorSpec spec) : spec_(std::move(spec)) {
 
 std::string GeneratorSource::describe() const { return spec_.to_string(); }
 
+std::size_t GeneratorSource::wait_until_due(std::size_t count) {
+  using Clock = std::chrono::steady_clock;
+  const std::uint64_t interrupts_at_entry = interrupts_.load(std::memory_order_acquire);
+  auto interrupted = [&] { return interrupts_.load(std::memory_order_acquire) != interrupts_at_entry; };
+  const Clock::time_point now = Clock::now();
+  if (!live_start_) live_start_ = now;
+  const double rate = spec_.sample_rate;
+  auto due_at = [&](Clock::time_point t) {
+    return static_cast<std::uint64_t>(std::chrono::duration<double>(t - *live_start_).count() * rate);
+  };
+  const std::uint64_t due_now = due_at(now);
+  const auto buffer = std::max<std::uint64_t>(count, static_cast<std::uint64_t>(kLiveBuffer_s * rate));
+  if (due_now > next_sample_ + buffer) {
+    std::uint64_t lost = due_now - buffer - next_sample_;
+    if (info_.length) lost = std::min(lost, *info_.length - next_sample_);
+    next_sample_ += lost;
+    dropped_.fetch_add(lost, std::memory_order_relaxed);
+  }
+  if (info_.length) count = static_cast<std::size_t>(std::min<std::uint64_t>(count, *info_.length - next_sample_));
+  if (count == 0) return 0;
+  if (spec_.stall_s) {
+    const auto stall_at = static_cast<std::uint64_t>(std::llround(*spec_.stall_s * rate));
+    if (next_sample_ >= stall_at) {  // a hung device: no samples, no error, no end
+      while (!interrupted()) std::this_thread::sleep_for(kLiveWaitStep);
+      return 0;
+    }
+    count = static_cast<std::size_t>(std::min<std::uint64_t>(count, stall_at - next_sample_));
+  }
+  const auto period = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kLivePeriod_s * rate));
+  const std::uint64_t wanted = std::min<std::uint64_t>(count, period);
+  const Clock::time_point due = *live_start_ + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(
+                                                       static_cast<double>(next_sample_ + wanted) / rate));
+  while (Clock::now() < due) {
+    if (interrupted()) return 0;
+    std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), kLiveWaitStep));
+  }
+  const std::uint64_t ready = std::max<std::uint64_t>(due_at(Clock::now()), next_sample_ + wanted) - next_sample_;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(count, ready));
+}
+
 std::size_t GeneratorSource::read(std::byte* dst, std::size_t max_samples) {
   std::size_t count = max_samples;
   if (info_.length) count = static_cast<std::size_t>(
                         std::min<std::uint64_t>(count, *info_.length - next_sample_));
+  if (spec_.live && count > 0) {
+    count = wait_until_due(count);
+    if (count == 0) return 0;
+  }
   for (std::size_t done = 0; done < count;) {
     // Pieces never cross a multiple of kChunkSamples, so every sample is computed from the
     // same anchor whatever the reads look like.

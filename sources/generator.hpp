@@ -17,6 +17,13 @@
 //     seed=N                noise seed, an unsigned integer (default 1)
 //     format=f32|cf32|i16|ci16   output format (default f32, or cf32 when complex);
 //                           cf32 and ci16 imply complex
+//     live                  paced in real time, as a device: samples are delivered no sooner
+//                           than they are due at the rate, in periods of 10 ms, and the stream
+//                           is live (the graph drops and counts what it has no free chunk for).
+//                           Samples due more than a second before they are read are lost, as
+//                           in a device's buffer that overflows, and counted as dropped.
+//     stall=SECONDS         with live: after SECONDS of signal no more samples come, and no
+//                           error and no end either (a device that hangs), until interrupted
 //
 // The default components are 1000 Hz @0.5, 6000 Hz @0.25, a chirp 200 -> 20000 Hz @0.3 and
 // noise 0.01 at 48 kHz. They are used whenever no tone, chirp or noise key is given (so
@@ -31,6 +38,8 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
+#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <optional>
@@ -64,6 +73,8 @@ struct GeneratorSpec {
   bool complex_output = false;
   std::uint64_t seed = 1;
   std::optional<SampleFormat> format;  // f32, cf32, i16 or ci16; unset: f32 / cf32
+  bool live = false;                   // paced in real time (see the top of this file)
+  std::optional<double> stall_s;       // live: seconds of signal after which delivery stops
 
   // The length of one sweep of an endless chirp.
   static constexpr double kEndlessChirpPeriod_s = 10.0;
@@ -99,7 +110,12 @@ class GeneratorSource final : public Source {
   explicit GeneratorSource(GeneratorSpec spec);
 
   const StreamInfo& info() const override { return info_; }
+  // A live spec's read waits until the samples are due; interrupt() makes a waiting read
+  // return 0.
   std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  void interrupt() override { interrupts_.fetch_add(1, std::memory_order_acq_rel); }
+  // Live: samples lost because they were due more than a second before they were read.
+  std::uint64_t dropped_samples() const override { return dropped_.load(std::memory_order_relaxed); }
   // The canonical spec string, "gen:rate=...": names the signal as a path names a file.
   std::string describe() const override;
 
@@ -115,6 +131,10 @@ class GeneratorSource final : public Source {
 
  private:
   void generate(std::uint64_t first, std::size_t count, std::byte* dst);
+  // Live: skips the samples that fell out of the device's buffer, waits until a period's
+  // samples (or `count`, if fewer) are due and returns how many of `count` are due then; 0 at
+  // the end, at a stall that was interrupted, or when interrupted first.
+  std::size_t wait_until_due(std::size_t count);
 
   GeneratorSpec spec_;
   StreamInfo info_;
@@ -122,6 +142,9 @@ class GeneratorSource final : public Source {
   std::uint64_t clipped_ = 0;
   std::uint64_t noise_key_ = 0;
   std::uint64_t chirp_period_samples_ = 0;  // samples per sweep
+  std::optional<std::chrono::steady_clock::time_point> live_start_;  // when sample 0 was due
+  std::atomic<std::uint64_t> interrupts_{0};
+  std::atomic<std::uint64_t> dropped_{0};
   // Samples are computed in pieces that never cross a multiple of this: large enough to
   // amortise the set-up per piece, small enough for the tables to stay in L2.
   static constexpr std::size_t kChunkSamples = 4096;

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 #include <portaudio.h>
 
@@ -15,6 +19,10 @@
 namespace prism {
 
 namespace {
+
+// A started stream without a callback for this long has lost its device: every device calls
+// back many times a second.
+constexpr auto kHungStreamAfter = std::chrono::seconds(2);
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -41,7 +49,9 @@ PortAudioSession::PortAudioSession() {
   if (err != paNoError) throw InputError("audio", std::string("PortAudio cannot start: ") + Pa_GetErrorText(err));
 }
 
-PortAudioSession::~PortAudioSession() { Pa_Terminate(); }
+PortAudioSession::~PortAudioSession() {
+  if (!abandoned_) Pa_Terminate();
+}
 
 std::vector<AudioDeviceEntry> list_audio_devices() {
   std::vector<AudioDeviceEntry> devices;
@@ -129,10 +139,15 @@ struct PortAudioSource::Impl {
   std::atomic<std::uint64_t> overflow_frames{0};
   std::atomic<std::uint64_t> captured_frames{0};
   std::atomic<std::uint64_t> input_overflows{0};  // paInputOverflow flags seen
+  // When the callback last ran (steady clock ticks): a started stream whose callbacks stopped
+  // has lost its device or its server (a JACK server that died).
+  std::atomic<std::chrono::steady_clock::rep> last_callback{0};
 
   static int callback(const void* input, void*, unsigned long frames,
                       const PaStreamCallbackTimeInfo*, PaStreamCallbackFlags flags, void* user) {
     auto* self = static_cast<Impl*>(user);
+    self->last_callback.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                              std::memory_order_relaxed);
     self->captured_frames.fetch_add(frames, std::memory_order_relaxed);
     // The host dropped data before us; PortAudio does not say how much.
     if (flags & paInputOverflow) self->input_overflows.fetch_add(1, std::memory_order_relaxed);
@@ -191,10 +206,24 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
 }
 
 PortAudioSource::~PortAudioSource() {
-  if (impl_->stream != nullptr) {
-    if (impl_->started) Pa_StopStream(impl_->stream);
-    Pa_CloseStream(impl_->stream);
+  if (impl_->stream == nullptr) return;
+  if (impl_->started) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point last{Clock::duration(impl_->last_callback.load(std::memory_order_relaxed))};
+    if (Clock::now() - last > kHungStreamAfter) {
+      // The device stopped calling back (its JACK server died): stopping or closing the stream
+      // would wait for a callback that never comes. Leave it, and the state its callback may
+      // still touch, to the end of the process, reachable (not a leak).
+      static std::mutex abandoned_mutex;
+      static std::vector<std::unique_ptr<Impl>> abandoned;
+      std::lock_guard<std::mutex> lock(abandoned_mutex);
+      impl_->session.abandon();
+      abandoned.push_back(std::move(impl_));
+      return;
+    }
+    Pa_StopStream(impl_->stream);
   }
+  Pa_CloseStream(impl_->stream);
 }
 
 std::size_t PortAudioSource::read(std::byte* dst, std::size_t max_samples) {

@@ -36,8 +36,14 @@ class PortAudioSession {
  public:
   PortAudioSession();  // throws InputError("audio", reason) when PortAudio cannot start
   ~PortAudioSession();
+  // Leaves PortAudio initialised at destruction: Pa_Terminate closes the open streams, and the
+  // close of a stream whose device hung waits for ever.
+  void abandon() { abandoned_ = true; }
   PortAudioSession(const PortAudioSession&) = delete;
   PortAudioSession& operator=(const PortAudioSession&) = delete;
+
+ private:
+  bool abandoned_ = false;
 };
 
 struct AudioDeviceEntry {

@@ -175,7 +175,8 @@ def generator_spec():
              "rate=2.4M,complex,tone=-100k@0.7,chirp=-1e6-1e6,format=ci16,duration=0.001",
              "duration=inf,seed=42,noise=0.5", "rate=1k,format=i16,tone=400@2", "complex=false,format=f32,tone=0",
              "chirp=1e-3-2e3@0.1,duration=1e-2", "tone=1000,tone=1000,tone=1000", "rate=1e12,duration=1e-9",
-             "noise=0", "tonee=3", "rate=0"]
+             "noise=0", "tonee=3", "rate=0", "rate=8M,live,duration=inf", "live,stall=0.5",
+             "stall=1", "live=false,stall=2", "live,stall=-1"]
     for i, spec in enumerate(specs):
         write(folder, f"spec-{i:02d}", spec)
 
@@ -280,7 +281,52 @@ def gr_tag_header():
     write(folder, "huge-count", struct.pack("<HBQQ", 0x5FF0, 1, 0, 1 << 60))
 
 
+# ---- stage_spec: a stage of a `prism run` chain --------------------------------------------------
+def stage_spec():
+    folder = target_folder("stage_spec")
+    specs = ["spectrogram", "spectrogram:nperseg=1024,window=hann,db", "spectrogram:nperseg=-5",
+             "fir:lowpass=3000,numtaps=255", "fir:bandpass=1000:2000,numtaps=101,decimate=4,shift=500",
+             "fir:taps_file=taps.txt", "resample:48000", "resample:rate=8000", "mix:freq=-1e3",
+             "spectrogram:window=kaiser:8.6,average=4:max", "nosuch", "spectrogram:", ":x=1",
+             "spectrogram:nperseg", "fir:lowpass=3000,lowpass=4000", "spectrogram:nperseg=1024,,db"]
+    for i, spec in enumerate(specs):
+        write(folder, f"spec-{i:02d}", spec)
+
+
+# ---- taps_file: filter taps (.npy, text, JSON); the first byte picks the format --------------
+def taps_file():
+    folder = target_folder("taps_file")
+    automatic, npy, text, json_format = b"\x00", b"\x01", b"\x02", b"\x03"
+
+    def npy_bytes(dtype, values, version=(1, 0), fortran=False, shape=None):
+        shape = shape or (len(values),)
+        header = f"{{'descr': '{dtype}', 'fortran_order': {fortran}, 'shape': {shape}, }}"
+        length_bytes = 2 if version == (1, 0) else 4
+        pad = 64 - (10 + (length_bytes - 2) + len(header) + 1) % 64
+        header = (header + " " * pad + "\n").encode()
+        length = struct.pack("<H" if length_bytes == 2 else "<I", len(header))
+        order, kind, size = dtype[0], dtype[1], int(dtype[2:])
+        parts = [p for v in values for p in ((v.real, v.imag) if kind == "c" else (v,))]
+        code = {4: "f", 8: "d"}[size // 2 if kind == "c" else size]
+        return b"\x93NUMPY" + bytes(version) + length + header + struct.pack(f"{order}{len(parts)}{code}", *parts)
+
+    write(folder, "npy-f8", npy + npy_bytes("<f8", [0.25, 0.5, 0.25]))
+    write(folder, "npy-f4-be", npy + npy_bytes(">f4", [1.0, -1.0]))
+    write(folder, "npy-c16-v2", npy + npy_bytes("<c16", [1 + 2j, 3 - 4j], version=(2, 0)))
+    write(folder, "npy-2d", automatic + npy_bytes("<f8", [0.1, 0.2], shape=(1, 2)))
+    write(folder, "npy-truncated", npy + npy_bytes("<f8", [0.25, 0.5, 0.25])[:-5])
+    write(folder, "npy-nan", npy + npy_bytes("<f8", [float("nan")]))
+    write(folder, "text", text + b"# taps\n0.25\n0.5\n\n0.25\n")
+    write(folder, "text-complex", text + b"(1+2j)\n1-2j\n2.5j\n (1.0e+00+-2.0e+00j)\n")
+    write(folder, "text-bad", text + b"0.25\nabc\n")
+    write(folder, "text-empty", text + b"# nothing\n")
+    write(folder, "json-real", json_format + b"[0.25, 0.5, 0.25]")
+    write(folder, "json-complex", automatic + b"[[1, 2], 0.5, [3, -4]]")
+    write(folder, "json-bad", json_format + b"[[1, 2, 3]]")
+    write(folder, "json-inf", json_format + b"[1e999]")
+
+
 if __name__ == "__main__":
     for make in (sigmf_metadata, sigmf_archive, sound_file, raw_input, generator_spec, fft_wisdom, view_settings,
-                 view_script, gr_tag_header):
+                 view_script, gr_tag_header, stage_spec, taps_file):
         make()

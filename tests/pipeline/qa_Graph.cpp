@@ -71,6 +71,36 @@ class EndlessSource : public Source {
   StreamInfo info_;
 };
 
+// Delivers `samples` samples, then waits without an error or an end until interrupted: a hung
+// device.
+class StallingSource : public Source {
+ public:
+  explicit StallingSource(std::uint64_t samples) : samples_(samples) {
+    info_.format = SampleFormat::f32;
+    info_.sample_rate = 1000.0;
+    info_.live = true;
+  }
+  const StreamInfo& info() const override { return info_; }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override {
+    if (next_ < samples_) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_samples, samples_ - next_));
+      std::memset(dst, 0, n * sizeof(float));
+      next_ += n;
+      return n;
+    }
+    while (!interrupted_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return 0;
+  }
+  void interrupt() override { interrupted_ = true; }
+  std::string describe() const override { return "stalling"; }
+
+ private:
+  StreamInfo info_;
+  std::uint64_t samples_;
+  std::uint64_t next_ = 0;
+  std::atomic<bool> interrupted_{false};
+};
+
 // One row per chunk: [sum of samples, count, first sample index]. Optionally slow or failing.
 class ChunkSumStage : public Stage {
  public:
@@ -454,6 +484,36 @@ TEST(Graph, FailingSourceAbortsSinksAndNamesTheStage) {
   EXPECT_TRUE(sink.aborted);
   EXPECT_FALSE(sink.finished);
   EXPECT_FALSE(report.outputs_kept_incomplete);
+}
+
+TEST(Graph, StalledSourceFailsAfterTheStallTimeoutKeepingWhatItDelivered) {
+  StallingSource source(1'000);
+  ChunkSumStage stage;
+  RecordingSink sink;
+  StopToken stop;
+  RunConfig config = small_config(100, 4);
+  config.stall_timeout_s = 0.2;
+  const RunReport report = run_chain(source, stage, {&sink}, config, stop);
+  EXPECT_EQ(report.outcome, RunOutcome::failed);
+  EXPECT_NE(report.error.find("input stalling: delivered nothing for 0.2 s"), std::string::npos) << report.error;
+  EXPECT_TRUE(report.outputs_kept_incomplete);
+  EXPECT_TRUE(sink.finished);
+  EXPECT_FALSE(sink.finished_complete);
+  EXPECT_GT(report.samples_read, 0u);
+  EXPECT_EQ(report.samples_read + report.samples_dropped, 1'000u) << "live: what found no chunk is dropped";
+}
+
+TEST(Graph, StallTimeoutCountsOnlyTheSourcesOwnWait) {
+  // A slow stage holds the source back for longer than the timeout: that is no stall.
+  RampSource source(1'000);
+  ChunkSumStage stage(std::chrono::milliseconds(50));
+  RecordingSink sink;
+  StopToken stop;
+  RunConfig config = small_config(100, 2);
+  config.stall_timeout_s = 0.02;
+  const RunReport report = run_chain(source, stage, {&sink}, config, stop);
+  EXPECT_EQ(report.outcome, RunOutcome::completed) << report.error;
+  EXPECT_EQ(report.samples_read, 1'000u);
 }
 
 TEST(Graph, FailingLiveSourceKeepsWhatItDeliveredMarkedIncomplete) {

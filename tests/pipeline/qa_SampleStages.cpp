@@ -168,5 +168,16 @@ TEST(SampleStages, ShiftedAndDecimatedToneLandsAtBaseband) {
   EXPECT_NEAR(std::abs(z[6000]), 0.5, 0.01);
 }
 
+// The spaces around a stage's name are no part of it, for names_a_stage as for the parser
+// (found by the stage_spec fuzz target: " fir:..." parsed as fir but was said to name no stage).
+TEST(SampleStages, NamesAStageAsTheParserReadsIt) {
+  for (const char* text : {"fir:lowpass=1000", " fir:lowpass=1000", "fir :numtaps=3", " resample"}) {
+    EXPECT_TRUE(names_a_stage(text)) << text;
+    EXPECT_NE(find_stage_kind(parse_stage_spec(text).name), nullptr) << text;
+  }
+  EXPECT_FALSE(names_a_stage("out.npy"));
+  EXPECT_FALSE(names_a_stage(" firs:x=1"));
+}
+
 }  // namespace
 }  // namespace prism

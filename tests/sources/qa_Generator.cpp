@@ -1,13 +1,15 @@
 // Tests of the built-in test signal (sources/generator.hpp): tones land at their exact
 // frequency and amplitude (checked against a DFT in double precision), output does not depend
 // on how reads are cut, complex and endless modes, integer output and clipping, and the
-// messages for bad specs.
+// messages for bad specs; live pacing, its drops and its interrupt.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <chrono>
 #include <numbers>
+#include <thread>
 #include <vector>
 
 #include "pipeline/errors.hpp"
@@ -342,6 +344,65 @@ TEST(Generator, RecognisesItsInputs) {
   EXPECT_FALSE(is_generator_spec("gen.wav"));
   EXPECT_FALSE(is_generator_spec("generator"));
   EXPECT_FALSE(is_generator_spec("./gen"));
+}
+
+// A live generator delivers no sample before it is due, keeps the samples of a reader that is
+// late by less than a second, and drops (and counts) those of a reader later than that.
+TEST(Generator, LiveSpecIsPacedAndCountsWhatItsLateReaderLost) {
+  using Clock = std::chrono::steady_clock;
+  GeneratorSource source(parse_generator_spec("gen:rate=10000,duration=inf,live"));
+  EXPECT_TRUE(source.info().live);
+  std::vector<float> buffer(10000);
+  const Clock::time_point start = Clock::now();
+  std::size_t total = 0;
+  while (total < 2000) {
+    const std::size_t n = source.read(reinterpret_cast<std::byte*>(buffer.data()), 2000 - total);
+    ASSERT_GT(n, 0u);
+    EXPECT_LE(n, 2000 - total);
+    total += n;
+  }
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(200)) << "2000 samples at 10 kHz";
+  EXPECT_EQ(source.dropped_samples(), 0u);
+  // 2 s late (more on a busy machine): 1 s of it beyond the one-second buffer.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  ASSERT_EQ(source.read(reinterpret_cast<std::byte*>(buffer.data()), 100), 100u);
+  EXPECT_GE(source.dropped_samples(), 10000u);
+  EXPECT_LE(source.dropped_samples(), 20000u);
+}
+
+// stall=S: after S seconds of signal a read delivers nothing, with no error and no end, until
+// interrupted (a hung device, for the stall timeout's tests).
+TEST(Generator, LiveStallWaitsUntilInterrupted) {
+  GeneratorSource source(parse_generator_spec("gen:rate=1000,duration=inf,live,stall=0.05"));
+  std::vector<float> buffer(1000);
+  std::size_t total = 0;
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    source.interrupt();
+  });
+  while (const std::size_t n = source.read(reinterpret_cast<std::byte*>(buffer.data()), 1000)) total += n;
+  interrupter.join();
+  EXPECT_EQ(total, 50u) << "the 0.05 s before the stall, then nothing until the interrupt";
+  EXPECT_THROW(parse_generator_spec("gen:stall=1"), UsageError) << "stall needs live";
+}
+
+TEST(Generator, InterruptEndsAWaitingLiveRead) {
+  GeneratorSource source(parse_generator_spec("gen:rate=1,duration=inf,live"));
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    source.interrupt();
+  });
+  std::vector<float> buffer(100);
+  // 100 samples at 1 Hz are due in 100 s; the interrupt ends the wait.
+  EXPECT_EQ(source.read(reinterpret_cast<std::byte*>(buffer.data()), 100), 0u);
+  interrupter.join();
+}
+
+TEST(Generator, LiveIsPartOfTheSpecText) {
+  const GeneratorSpec spec = parse_generator_spec("gen:live,duration=2");
+  EXPECT_TRUE(spec.live);
+  EXPECT_TRUE(parse_generator_spec(spec.to_string()).live);
+  EXPECT_FALSE(parse_generator_spec("gen:live=false").live);
 }
 
 }  // namespace
