@@ -42,8 +42,13 @@ bool exists(const std::string& path) {
   return fs::exists(path, ec);
 }
 
-// A pattern that names no existing file; an existing file with * in its name stays a file.
-bool is_pattern(const std::string& argument) { return has_glob_characters(argument) && !exists(argument); }
+// A pattern that names no existing file; an existing file with * in its name stays a file, and
+// a device or generator spec (audio:..., sdr:..., gen:...) is never a pattern.
+bool is_pattern(const std::string& argument) {
+  if (!has_glob_characters(argument) || exists(argument)) return false;
+  const std::string kind = source_kind_name(argument);
+  return kind == "SigMF" || kind == "sound file" || kind == "raw";
+}
 
 std::vector<std::string> directory_recordings(const std::string& directory) {
   std::vector<std::string> found;
