@@ -121,8 +121,8 @@ Runner add_spectrogram_command(CLI::App& app) {
                   "directories or quoted globs make a batch (docs/batch.md)")
       ->default_str("gen");
   cmd->add_option("-o,--output", o->outputs,
-                  "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. Default: "
-                  "spectrogram.png");
+                  "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. In a batch, a template with " +
+                      std::string(kOutputTemplateHelp) + ". Default: spectrogram.png");
   o->settings = std::make_unique<SettingOptions>(*cmd, spectrogram_settings(), "Spectrogram (scipy.signal.spectrogram)");
   add_run_options(*cmd, o->run, "65536, less for a huge --nfft");
   add_input_options(*cmd, o->raw);
