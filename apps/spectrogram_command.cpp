@@ -3,10 +3,12 @@
 // settings (names and defaults of scipy.signal.spectrogram, so its users feel at home).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "apps/batch.hpp"
 #include "apps/commands.hpp"
 #include "apps/input_options.hpp"
 #include "apps/run_graph.hpp"
@@ -22,12 +24,13 @@ namespace prism::app {
 namespace {
 
 struct SpectrogramOptions {
-  std::string input = "gen";
+  std::vector<std::string> inputs;  // none: "gen"; several, a directory or a glob: a batch
   std::vector<std::string> outputs;
   std::unique_ptr<SettingOptions> settings;  // the spectrogram stage's settings as options
   InputOptions raw;
   RunOptions run;
   ImageOptions image;
+  BatchOptions batch;
 };
 
 // The chunk size when none is given: 64 Ki samples, smaller when the rows of a chunk would make
@@ -43,22 +46,24 @@ std::size_t choose_block_samples(const SpectrogramParams& params, const StreamIn
   return std::clamp<std::size_t>((rows - 1) * hop, std::min(hop, kDefault), kDefault);
 }
 
-int run_spectrogram(const SpectrogramOptions& o) {
+// The graph of one input into its outputs; `note` gets what the user should know about it.
+PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& input,
+                                const std::vector<std::string>& outputs, const RunOptions& run,
+                                const std::function<void(const std::string&)>& note) {
   const SettingValues settings = o.settings->values();
   const SpectrogramParams params = spectrogram_params_from(settings);
-  const StageEnvironment environment = stage_environment(o.run);
+  const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image);
 
-  std::unique_ptr<Source> source = open_source(o.input, to_source_options(o.raw));
+  std::unique_ptr<Source> source = open_source(input, to_source_options(o.raw));
   const StreamInfo info = source->info();
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
-  if (!made.note.empty() && !o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
+  if (!made.note.empty()) note(made.note);
 
-  std::vector<std::string> outputs = o.outputs;
-  if (outputs.empty()) outputs.push_back("spectrogram.png");
   sinks.title = source->describe() + "  " + params.window.to_string() + ", nperseg " + std::to_string(params.nperseg) +
                 ", noverlap " + std::to_string(params.noverlap) + ", nfft " + std::to_string(params.nfft);
-  Graph graph;
+  PreparedRun prepared{std::make_unique<Graph>(), {}};
+  Graph& graph = *prepared.graph;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node spectrogram = graph.add_stage(std::move(made.stage));
   graph.connect(in, spectrogram);
@@ -68,9 +73,24 @@ int run_spectrogram(const SpectrogramOptions& o) {
       throw UsageError(path + ": spectrogram outputs are " + row_outputs_help());
     graph.connect(spectrogram, graph.add_sink(std::move(sink)));
   }
-  const RunConfig config =
-      run_config(o.run, choose_block_samples(params, info, o.run.blocks + o.run.in_flight), info.sample_rate);
-  return run_and_report(graph, config, o.run);
+  prepared.config = run_config(run, choose_block_samples(params, info, run.blocks + run.in_flight), info.sample_rate);
+  return prepared;
+}
+
+int run_spectrogram(const SpectrogramOptions& o) {
+  std::vector<std::string> outputs = o.outputs;
+  if (outputs.empty()) outputs.push_back("spectrogram.png");
+  const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"gen"} : o.inputs;
+  const PrepareRun prepare = [&o](const std::string& input, const std::vector<std::string>& outs,
+                                  const RunOptions& run, const std::function<void(const std::string&)>& note) {
+    return prepare_spectrogram(o, input, outs, run, note);
+  };
+  if (is_batch(inputs, outputs))
+    return run_batch(plan_batch(expand_inputs(inputs), outputs), o.batch, o.run, prepare);
+  PreparedRun single = prepare(inputs.front(), outputs, o.run, [&o](const std::string& note) {
+    if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
+  });
+  return run_and_report(*single.graph, single.config, o.run);
 }
 
 }  // namespace
@@ -98,15 +118,18 @@ Runner add_spectrogram_command(CLI::App& app) {
       "centred on 0 Hz.\n"
       "The same as: prism run INPUT ! spectrogram:KEY=VALUE,... -o OUTPUT (prism stages lists the keys).\n"
       "Exit codes: 0 done, 1 bad input or failed run, 2 usage error, 130 interrupted (Ctrl-C).");
-  cmd->add_option("input", o->input, "Input file, '-' for stdin, audio:..., sdr:..., zmq:..., or gen[:KEY=VALUE,...]")
-      ->capture_default_str();
+  cmd->add_option("input", o->inputs,
+                  "Input file, '-' for stdin, audio:..., sdr:..., zmq:..., or gen[:KEY=VALUE,...]; several files, "
+                  "directories or quoted globs make a batch (docs/batch.md)")
+      ->default_str("gen");
   cmd->add_option("-o,--output", o->outputs,
-                  "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. Default: "
-                  "spectrogram.png");
+                  "Output file(s), by extension: " + row_outputs_help() + ". Repeat for several. In a batch, a template with " +
+                      std::string(kOutputTemplateHelp) + ". Default: spectrogram.png");
   o->settings = std::make_unique<SettingOptions>(*cmd, spectrogram_settings(), "Spectrogram (scipy.signal.spectrogram)");
   add_run_options(*cmd, o->run, "65536, less for a huge --nfft");
   add_input_options(*cmd, o->raw);
   add_image_options(*cmd, o->image);
+  add_batch_options(*cmd, o->batch);
   return [o] { return run_spectrogram(*o); };
 }
 

@@ -267,6 +267,12 @@ std::string source_kind_name(const std::string& input) {
   return std::string(kind_for(input).name);
 }
 
+bool is_recording_path(const std::string& path) {
+  const std::string ext = lower_extension(path);
+  return is_sound_file_path(path) || ext == ".sigmf-meta" || ext == ".sigmf" ||
+         raw_format_from_extension(path).has_value();
+}
+
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);

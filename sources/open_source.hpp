@@ -72,4 +72,9 @@ nlohmann::json describe_stream(const StreamInfo& info);
 // "SDR", "ZeroMQ stream", "stdin", "SigMF", "sound file", "raw"), without opening anything.
 std::string source_kind_name(const std::string& input);
 
+// True when `path`'s extension names a recording open_source reads without being told its
+// format: a sound file, .sigmf-meta, a .sigmf archive, or raw samples with a format extension
+// (.cf32 ...). A batch takes these from a directory.
+bool is_recording_path(const std::string& path);
+
 }  // namespace prism

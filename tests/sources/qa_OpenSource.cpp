@@ -153,4 +153,14 @@ TEST(OpenSource, AudioErrorsNameTheDeviceSelector) {
 #endif
 
 }  // namespace
+
+// What a batch takes from a directory: recordings whose extension says how to read them.
+TEST(OpenSource, RecognisesRecordingPaths) {
+  for (const char* path : {"a.wav", "dir/B.FLAC", "c.sigmf-meta", "d.sigmf", "e.cf32", "f.cu8", "g.ci16"})
+    EXPECT_TRUE(is_recording_path(path)) << path;
+  // The data half of a SigMF pair is read through its .sigmf-meta; other files need --format.
+  for (const char* path : {"a.sigmf-data", "notes.txt", "capture.bin", "noextension", "a.json"})
+    EXPECT_FALSE(is_recording_path(path)) << path;
+}
+
 }  // namespace prism
