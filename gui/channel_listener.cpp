@@ -92,6 +92,7 @@ struct ChannelListener::Impl {
   std::uint64_t recorded = 0;
   std::vector<std::string> recordings;
   std::uint64_t audio_samples = 0;
+  std::uint64_t retunes = 0, rebuilds = 0;
   std::vector<float> silence;
 
   void take_request();
@@ -120,8 +121,21 @@ void ChannelListener::Impl::take_request() {
     audio_error.clear();
   } else {
     if (!current.on) audio_error.clear();  // switched on again: try the device again
-    if (receiver && (!same_channel(receiver->settings(), next.channel) || next.input_channel != current.input_channel))
-      receiver.reset();
+    // A new band at the same rates and demodulation: the running receiver's taps are replaced
+    // (no gap, no start-up); anything else gets a new receiver.
+    if (receiver && next.input_channel != current.input_channel) receiver.reset();
+    if (receiver && !same_channel(receiver->settings(), next.channel)) {
+      bool retuned = false;
+      if (receiver->settings().demodulation == next.channel.demodulation) {
+        try {
+          retuned = receiver->retune(next.channel);
+        } catch (const std::exception&) {
+          // Does not fit the input: the new receiver's construction reports it.
+        }
+      }
+      if (retuned) ++retunes;
+      else receiver.reset();
+    }
     if (!same_channel(current.channel, next.channel)) receiver_error.clear();
     if (receiver) {
       receiver->set_volume_db(next.channel.volume_db);
@@ -185,6 +199,7 @@ void ChannelListener::Impl::build_receiver() {
   const unsigned channel = std::min(current.input_channel, input->channels - 1);
   try {
     receiver = std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames);
+    ++rebuilds;
   } catch (const std::exception& e) {
     receiver_error = e.what();
   }
@@ -267,6 +282,8 @@ void ChannelListener::Impl::publish() {
     s.host_xruns = audio->host_underflows();
   }
 #endif
+  s.receivers_built = rebuilds;
+  s.taps_replaced = retunes;
   s.recording = recording_path;
   s.recorded_samples = recorded;
   s.recordings = recordings;

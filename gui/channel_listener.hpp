@@ -8,9 +8,10 @@
 // same. begin() and finish() of a run touch neither.
 //
 // Requests (listen on/off, the channel, volume, mute, squelch, recording) come from the render
-// thread at any time; the sink thread takes the newest one before its next chunk. A new
-// channel (carrier, bandwidth, demodulation) builds a new receiver there; volume, squelch and
-// mute act on the running one. The audio is never waited for: what the device's ring has no room
+// thread at any time; the sink thread takes the newest one before its next chunk. A new band at
+// the same rates and demodulation replaces the running receiver's taps (ChannelReceiver::
+// retune: exact, no gap); another demodulation, or a band that changes the rates, builds a new
+// receiver there; volume, squelch and mute act on the running one. The audio is never waited for: what the device's ring has no room
 // for (the input paced faster than the device, or a device that stalls) is dropped and counted,
 // so that the spectra never wait on the sound.
 //
@@ -50,6 +51,8 @@ struct ListenStatus {
   std::uint64_t dropped = 0;        // audio samples the device's ring had no room for
   std::uint64_t underflows = 0;     // times the device ran dry while listening
   std::uint64_t host_xruns = 0;     // the audio system's own glitches
+  std::uint64_t receivers_built = 0;  // a receiver built for a channel
+  std::uint64_t taps_replaced = 0;    // a new band by new taps in the running receiver
   std::string recording;            // the file being written; empty when not recording
   std::uint64_t recorded_samples = 0;
   std::vector<std::string> recordings;  // the files finished so far

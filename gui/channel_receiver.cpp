@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/exact_phase.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/fir_filter.hpp"
 #include "pipeline/format.hpp"
@@ -178,25 +179,17 @@ ChannelReceiver::ChannelReceiver(const ChannelSettings& settings, const StreamIn
                      std::to_string(input.channels) + " channel(s)");
   const bool complex_input = is_complex(input.format);
 
-  FilterDesignSpec design;
-  design.band = BandKind::lowpass;
-  design.edges = {plan_.cutoff_hz};
-  design.sample_rate = input.sample_rate;
-  design.transition = plan_.transition_hz;
-  design.attenuation = plan_.attenuation_db;
   FirSpec fir;
-  try {
-    fir.taps = design_filter(design).taps;
-  } catch (const FilterDesignError& e) {
-    throw UsageError("listen_bandwidth_hz: the channel's filter cannot be designed (" + std::string(e.what()) + ")");
-  }
+  fir.taps = channel_taps(plan_, input.sample_rate);
   plan_.taps = fir.taps.size();
+  // Room for a narrower channel's longer filter at the same decimation (retune()).
+  fir.max_taps = max_taps_ = std::min(kMaxRetuneTaps, std::max(plan_.taps, 2 * plan_.taps));
   fir.complex_input = complex_input;
   fir.sample_rate = input.sample_rate;
-  fir.shift_hz = plan_.carrier_hz;
   fir.decimation = plan_.decimation;
   fir.threads = 1;  // the viewer's other threads need the other cores
   filter_ = std::make_unique<FirFilter>(fir);
+  carrier_phase_ = ExactPhase(plan_.carrier_hz, input.sample_rate);
   demodulator_ = std::make_unique<Demodulator>(plan_.demodulator);
   volume_ = std::make_unique<Gain>(GainSpec{settings.volume_db, true, false});
   ResamplerSpec resample;
@@ -217,6 +210,50 @@ ChannelReceiver::ChannelReceiver(const ChannelSettings& settings, const StreamIn
 }
 
 ChannelReceiver::~ChannelReceiver() = default;
+
+FilterTaps ChannelReceiver::channel_taps(const ChannelPlan& plan, double sample_rate) {
+  FilterDesignSpec design;
+  design.band = BandKind::lowpass;
+  design.edges = {plan.cutoff_hz};
+  design.sample_rate = sample_rate;
+  design.transition = plan.transition_hz;
+  design.attenuation = plan.attenuation_db;
+  std::vector<double> lowpass;
+  try {
+    lowpass = design_filter(design).taps.real;
+  } catch (const FilterDesignError& e) {
+    throw UsageError("listen_bandwidth_hz: the channel's filter cannot be designed (" + std::string(e.what()) + ")");
+  }
+  // The band-pass about the carrier: h[m]·exp(j2π·carrier·m/fs).
+  const ExactPhase phase(plan.carrier_hz, sample_rate);
+  std::vector<std::complex<double>> taps(lowpass.size());
+  for (std::size_t m = 0; m < taps.size(); ++m) taps[m] = lowpass[m] * phase.phasor(m, +1);
+  return FilterTaps::from_complex(std::move(taps));
+}
+
+bool ChannelReceiver::retune(const ChannelSettings& next) {
+  const ChannelPlan plan =
+      plan_channel(next, input_, plan_.audio_rate, [](std::string_view key) { return std::string(key); });
+  const DemodulatorSpec& a = plan.demodulator;
+  const DemodulatorSpec& b = plan_.demodulator;
+  const bool same_chain = plan.decimation == plan_.decimation && plan.up == plan_.up && plan.down == plan_.down &&
+                          a.kind == b.kind && a.fm_bandwidth == b.fm_bandwidth && a.low_hz == b.low_hz &&
+                          a.high_hz == b.high_hz && a.bfo_hz == b.bfo_hz;
+  if (!same_chain) return false;
+  const FilterTaps taps = channel_taps(plan, input_.sample_rate);
+  if (taps.size() > max_taps_) return false;
+  filter_->set_taps(taps);
+  const double volume_db = settings_.volume_db;
+  const std::optional<double> squelch_db = settings_.squelch_db;
+  settings_ = next;
+  settings_.volume_db = volume_db;
+  settings_.squelch_db = squelch_db;
+  plan_ = plan;
+  plan_.taps = taps.size();
+  carrier_phase_ = ExactPhase(plan_.carrier_hz, input_.sample_rate);
+  ++retunes_;
+  return true;
+}
 
 void ChannelReceiver::set_volume_db(double volume_db) {
   if (volume_db == settings_.volume_db) return;
@@ -272,6 +309,19 @@ ChannelReceiver::Output ChannelReceiver::process(const std::byte* frames, std::s
     x = floats_.data();
   }
   const std::size_t m = filter_->process(x, n, iq_.data());
+  // The band-pass's output is the channel times exp(j2π·carrier·t/fs), t = k·D the input index
+  // of output k: turned back to 0 Hz, the phase exact at any index.
+  if (m > 0) {
+    const std::complex<double> step = std::polar(1.0, -2 * M_PI * plan_.carrier_hz * static_cast<double>(plan_.decimation) /
+                                                          input_.sample_rate);
+    std::complex<double> rotation = carrier_phase_.phasor(iq_out_ * plan_.decimation, -1);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::complex<double> v = std::complex<double>(iq_[2 * i], iq_[2 * i + 1]) * rotation;
+      iq_[2 * i] = static_cast<float>(v.real());
+      iq_[2 * i + 1] = static_cast<float>(v.imag());
+      rotation *= step;
+    }
+  }
   demodulator_->process(iq_.data(), m, demodulated_.data());
   const bool am = settings_.demodulation == Demodulation::am;
   for (std::size_t i = 0; i < m; ++i) {

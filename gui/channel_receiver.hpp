@@ -2,9 +2,12 @@
 // From the input's samples (one channel of any native format, real or complex) it makes the
 // channel's I/Q and its audio, in SDR++'s receiver order:
 //
-//   shift + channel filter + decimation   one FirFilter: the carrier to 0 Hz, a Kaiser low-pass
-//                                          (kaiserord: kChannelAttenuationDb, a transition of a
-//                                          quarter of the bandwidth), every D-th output only
+//   channel filter + decimation + shift   one FirFilter: a Kaiser low-pass (kaiserord:
+//                                          kChannelAttenuationDb, a transition of a quarter of the
+//                                          bandwidth) moved to the carrier (complex taps
+//                                          h[m]·exp(j2π·carrier·m/fs)), every D-th output only,
+//                                          then turned back to 0 Hz (exp(−j2π·carrier·kD/fs),
+//                                          the phase exact at any index k)
 //   demodulator                            Demodulator (am, fm narrow/wide, usb, lsb, cw)
 //   AM level                               am only: divided by the carrier's level (a one-pole
 //                                          mean of |x|, 0.1 s), so that the audio is the
@@ -24,6 +27,12 @@
 // hears [carrier, carrier + bandwidth], lsb [carrier − bandwidth, carrier] (the suppressed
 // carrier sits at the band's edge), with the sideband filter's low edge at 300 Hz.
 //
+// retune(): a new carrier or bandwidth that keeps the chain's rates and demodulator replaces the
+// filter's taps while running (FirFilter::set_taps: exact, its input history kept), so the
+// audio goes on without the new filter's start-up; the outputs after the switch equal those of
+// a receiver built for the new channel over the same input. Otherwise the caller builds a new
+// receiver.
+//
 // Every engine keeps exact state across calls and the squelch decides on fixed blocks of the
 // channel's samples, so the outputs do not depend on how the input is cut. process() never
 // allocates: the buffers are sized for `max_input_items` at construction.
@@ -41,6 +50,8 @@
 #include <vector>
 
 #include "pipeline/demodulators.hpp"
+#include "pipeline/exact_phase.hpp"
+#include "pipeline/filter_taps.hpp"
 #include "pipeline/stream_info.hpp"
 
 namespace prism {
@@ -114,6 +125,11 @@ class ChannelReceiver {
   ChannelReceiver& operator=(const ChannelReceiver&) = delete;
 
   const ChannelSettings& settings() const { return settings_; }
+  // A new channel (carrier, bandwidth; the demodulation, volume and squelch as they are): true
+  // when the taps were replaced (see above), false when it needs a new receiver. Throws
+  // plan_channel's UsageError when the channel does not fit the input.
+  bool retune(const ChannelSettings& next);
+  std::uint64_t retunes() const { return retunes_; }
   // Volume and squelch change between calls without touching the chain's state.
   void set_volume_db(double volume_db);
   void set_squelch_db(std::optional<double> squelch_db);
@@ -150,7 +166,13 @@ class ChannelReceiver {
   StreamInfo input_;
   unsigned input_channel_ = 0;
   std::size_t max_input_items_ = 0;
+  static FilterTaps channel_taps(const ChannelPlan& plan, double sample_rate);
+  static constexpr std::size_t kMaxRetuneTaps = std::size_t{1} << 20;
+
   std::unique_ptr<FirFilter> filter_;
+  ExactPhase carrier_phase_{0.0, 1.0};
+  std::uint64_t retunes_ = 0;
+  std::size_t max_taps_ = 0;
   std::unique_ptr<Demodulator> demodulator_;
   std::unique_ptr<Gain> volume_;
   std::unique_ptr<Resampler> resampler_;

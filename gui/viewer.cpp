@@ -1149,6 +1149,7 @@ json Viewer::report_json(const Layout& layout) const {
                  {"level_db", std::isfinite(l.level_db) ? json(l.level_db) : json(nullptr)},
                  {"squelched", l.squelched}, {"audio_rate", l.audio_rate}, {"audio_samples", l.audio_samples},
                  {"dropped", l.dropped}, {"underflows", l.underflows}, {"host_xruns", l.host_xruns},
+                 {"receivers_built", l.receivers_built}, {"taps_replaced", l.taps_replaced},
                  {"recording", l.recording}, {"recorded_samples", l.recorded_samples},
                  {"recordings", l.recordings}};
   j["cursor"] = cursor_text_;

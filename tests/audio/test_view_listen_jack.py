@@ -4,12 +4,13 @@ heard through a JACK server with its dummy driver.
 The input is a complex recording made here (SigMF cf32, 96 kHz, centre 100 MHz, 4 s, looped)
 carrying two channels: AM at +15 kHz (a 1000 Hz tone, modulation index 0.5) and narrow FM at
 -20 kHz (a 600 Hz tone, 3 kHz deviation). For each channel a viewer run:
-  - a Shift-drag across the channel's band on the waterfall selects it (the demodulator is
-    the default am, or nfm set by a script step at frame 0);
+  - a Shift-drag across a band 1 kHz off the channel's, then (once the audio device is open)
+    one across the channel's band on the waterfall select it (the demodulator is the default am,
+    or nfm set by a script step at frame 0); the second replaces the running receiver's taps;
   - once the viewer's JACK output exists, jack_rec records system:monitor_1 (what PortAudio plays
     to the default output) for 5 s, while the Record button is clicked, and clicked again 3 s
     later.
-Checks: the report's band is the dragged one; the JACK recording's sound, in 0.25 s blocks, is
+Checks: the report's band is the dragged one, one receiver was built and its taps replaced once; the JACK recording's sound, in 0.25 s blocks, is
 the channel's tone wherever it is a clean tone, and the longest clean stretch (at least 1 s) has
 its strongest component at the tone (within 1 Hz: the peak of a median of spectra, interpolated)
 and the other channel's tone at least 30 dB below it (noise where the server reported xruns is
@@ -138,17 +139,24 @@ def listen(prism, tmp, meta, layout, channel, other):
                 y = wf["y"] + wf["height"] / 2
                 low = CENTRE + channel["carrier"] - channel["band"] / 2
                 high = CENTRE + channel["carrier"] + channel["band"] / 2
-                view.move(x_of(low, layout), y)
-                view.xdotool("keydown", "shift")
-                view.xdotool("mousedown", 1)
-                view.move(x_of(high, layout), y)
-                view.xdotool("mouseup", 1)
-                view.xdotool("keyup", "shift")
-                # The device opens on a thread of its own (seconds, on a busy machine); the sound
-                # is recorded once it plays.
+
+                def select(low_hz, high_hz):
+                    view.move(x_of(low_hz, layout), y)
+                    view.xdotool("keydown", "shift")
+                    view.xdotool("mousedown", 1)
+                    view.move(x_of(high_hz, layout), y)
+                    view.xdotool("mouseup", 1)
+                    view.xdotool("keyup", "shift")
+
+                # First a band 1 kHz off, then, once the device is open (it opens on a thread of
+                # its own: seconds on a busy machine) and the receiver runs, the channel's: the
+                # running receiver's taps are replaced.
+                select(low + 1000, high + 1000)
                 outputs = jack.wait_for_ports(lambda p: p.startswith("PortAudio") and ":out" in p, 30)
                 assert outputs, f"the viewer made no JACK output port: {jack.ports()}"
                 time.sleep(1.0)
+                select(low, high)
+                time.sleep(0.5)
                 # A large ring (-B): with the default, jack_rec's disk thread fell behind on this
                 # machine and the file got noise.
                 rec = subprocess.Popen(["jack_rec", "-f", heard, "-d", str(HEARD_S), "-b", "16", "-B", str(1 << 19),
@@ -172,6 +180,8 @@ def listen(prism, tmp, meta, layout, channel, other):
               f"recordings {l['recordings']}")
         assert l["error"] == "", f"the listener reports: {l['error']}"
         assert l["on"], "the viewer is not listening after the drag"
+        assert l["receivers_built"] == 1 and l["taps_replaced"] == 1, \
+            f"the second band did not replace the running receiver's taps: {l}"
         band_px = (high - low) / (layout["frequency_view_hz"][1] - layout["frequency_view_hz"][0]) * wf["width"]
         pixel_hz = (high - low) / band_px
         assert abs(l["band_hz"][0] - low) < 2 * pixel_hz and abs(l["band_hz"][1] - high) < 2 * pixel_hz, \
