@@ -86,14 +86,18 @@ void on_glfw_key(GLFWwindow*, int key, int, int action, int) {
   if (action == GLFW_PRESS) pressed_keys.push_back(key);
 }
 
-// Left-button presses and releases, with where the pointer was and whether Shift was held, in
-// the order GLFW delivers them: a channel's band is taken from these, so that a drag shorter
-// than a frame (or a slow frame) still selects the band the pointer went across.
+// Left-button presses and releases, with where the pointer was, whether Shift was held and
+// when, in the order GLFW delivers them: a channel's band and double-clicks are taken from
+// these, so that a drag or a double-click shorter than a frame (or across slow frames, as with
+// software OpenGL on a busy machine) still counts.
 struct PointerEvent {
   bool press = false;
   bool shift = false;
   double x = 0, y = 0;
+  double time_s = 0;
 };
+constexpr double kDoubleClickSeconds = 0.3;  // as Dear ImGui's
+constexpr double kDoubleClickPixels = 6.0;
 std::vector<PointerEvent> pointer_events;
 double pointer_x = 0, pointer_y = 0;
 void on_glfw_cursor(GLFWwindow*, double x, double y) {
@@ -102,7 +106,7 @@ void on_glfw_cursor(GLFWwindow*, double x, double y) {
 }
 void on_glfw_mouse_button(GLFWwindow*, int button, int action, int mods) {
   if (button == GLFW_MOUSE_BUTTON_LEFT)
-    pointer_events.push_back({action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0, pointer_x, pointer_y});
+    pointer_events.push_back({action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0, pointer_x, pointer_y, glfwGetTime()});
 }
 
 double process_cpu_seconds() {
@@ -380,6 +384,7 @@ class Viewer {
   std::size_t script_next_ = 0;
   bool drag_active_ = false;
   bool select_active_ = false;  // a Shift-drag selecting a channel
+  std::optional<PointerEvent> last_press_;  // for double-clicks
   double select_from_hz_ = 0, select_to_hz_ = 0;
   std::string cursor_text_;
   std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
@@ -677,9 +682,14 @@ void Viewer::handle_plot_mouse(const Layout& layout) {
     set_view(at - (at - v.low) * factor, at + (v.high - at) * factor);
   }
   // Shift + left button: select a channel, from the press to the release; else drag to pan.
-  bool shift_press = false;
+  bool shift_press = false, double_click = false;
   for (const PointerEvent& e : events) {
     const ImVec2 at(static_cast<float>(e.x), static_cast<float>(e.y));
+    if (e.press && !e.shift && plots.contains(at) && !io.WantCaptureMouse) {
+      double_click = last_press_ && e.time_s - last_press_->time_s < kDoubleClickSeconds &&
+                     std::hypot(e.x - last_press_->x, e.y - last_press_->y) < kDoubleClickPixels;
+      last_press_ = double_click ? std::nullopt : std::optional<PointerEvent>(e);
+    }
     if (e.press && e.shift && plots.contains(at) && !io.WantCaptureMouse) {
       shift_press = true;
       select_active_ = true;
@@ -700,7 +710,7 @@ void Viewer::handle_plot_mouse(const Layout& layout) {
     const double shift = -io.MouseDelta.x / s.w * (v.high - v.low);
     set_view(v.low + shift, v.high + shift);
   }
-  if (over && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) set_view(f.frequency_low, f.frequency_high);
+  if (double_click) set_view(f.frequency_low, f.frequency_high);
   if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
     markers_[next_marker_] = {true, hz_at(mouse.x, s)};
     next_marker_ = 1 - next_marker_;
