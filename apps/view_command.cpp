@@ -1,6 +1,7 @@
 // prism view: the live spectrogram viewer (gui/). Parses the options into ViewSettings on top of
 // the saved ones, opens the input and runs the window. Without GLFW/ImGui in the build it says
 // what to install.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -10,9 +11,11 @@
 #include "apps/input_options.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
+#include "sources/input_file.hpp"
 #include "sources/open_source.hpp"
 
 #if PRISM_HAVE_VIEWER
+#include "gui/channel_receiver.hpp"
 #include "gui/viewer.hpp"
 #endif
 #if PRISM_HAVE_PORTAUDIO
@@ -45,6 +48,10 @@ struct ViewOptions {
   std::optional<double> lines_per_second;
   std::optional<std::string> speed;
   std::optional<std::string> frequency_range;
+  std::optional<double> listen;
+  std::optional<std::string> demodulator;
+  std::optional<double> listen_bandwidth;
+  std::optional<double> volume;
   // window and headless use
   std::string size = "1280x800";
   long frames = 0;
@@ -109,6 +116,30 @@ int run_view(const ViewOptions& o) {
     // Given as on the axis (centre frequency included); kept as baseband.
     s.view_low_hz = low - o.center_frequency;
     s.view_high_hz = high - o.center_frequency;
+  }
+  if (o.listen) {
+    if (!std::isfinite(*o.listen)) throw UsageError("--listen must be a finite frequency in Hz");
+    s.listen = true;
+    s.listen_hz = *o.listen;
+  }
+  if (o.demodulator) {
+    if (!view::parse_demodulation(*o.demodulator))
+      throw UsageError("--demodulator '" + *o.demodulator + "' is unknown (known: " +
+                       view::demodulation_names_help() + ")");
+    s.demodulator = *o.demodulator;
+  }
+  if (o.listen_bandwidth) {
+    const view::BandwidthRange range =
+        view::bandwidth_range(*view::parse_demodulation(s.demodulator));
+    if (!(*o.listen_bandwidth >= range.min_hz && *o.listen_bandwidth <= range.max_hz))
+      throw UsageError("--listen-bandwidth " + number_text(*o.listen_bandwidth) + " is out of range for " +
+                       s.demodulator + ": " + number_text(range.min_hz) + " ... " + number_text(range.max_hz) +
+                       " Hz");
+    s.listen_bandwidth_hz = *o.listen_bandwidth;
+  }
+  if (o.volume) {
+    if (!(*o.volume >= -60 && *o.volume <= 40)) throw UsageError("--volume must be in [-60, 40] dB");
+    s.volume_db = *o.volume;
   }
   s.validate();
 
@@ -181,8 +212,9 @@ Runner add_view_command(CLI::App& app) {
       std::string(kSdrInputHelp) +
       "Keys: space pause/play, A auto range, F freeze, R reset zoom. Mouse over the plots: wheel "
       "zooms around the cursor, drag pans, double-click shows the whole band, right-click sets "
-      "markers A/B (levels and B-A difference shown), middle-click clears them. Zoom and pan "
-      "persist with the other settings.\n"
+      "markers A/B (levels and B-A difference shown), middle-click clears them, Shift-drag listens "
+      "to the band dragged across, Shift-click to the channel there. Zoom and pan persist with the "
+      "other settings.\n"
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
   cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], zmq:sub:..., a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   cmd->add_option("--format", o->format, "Sample format of raw input");
@@ -205,6 +237,12 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("--speed", o->speed, "Playback speed of files: 1, 2, 10 ... or max [default: 1]");
   cmd->add_option("--loop", o->loop, "Loop files at their end (true/false) [default: true]");
   cmd->add_option("--frequency-range", o->frequency_range, "Zoom to LOW:HIGH Hz (as on the axis)");
+  cmd->add_option("--listen", o->listen, "Listen to the channel at HZ (as on the axis) through the default audio output");
+  cmd->add_option("--demodulator", o->demodulator, "The channel's demodulator: am, nfm, wfm, usb, lsb or cw [default: am]");
+  cmd->add_option("--listen-bandwidth", o->listen_bandwidth,
+                  "The channel's bandwidth in Hz (am 1k ... 50k, nfm 2.5k ... 50k, wfm 50k ... 300k, usb/lsb 500 ... 10k, "
+                  "cw 50 ... 3k) [default: 10000]");
+  cmd->add_option("--volume", o->volume, "The channel's volume in dB, -60 ... 40 [default: 0]");
   cmd->add_option("--size", o->size, "Window size WIDTHxHEIGHT")->capture_default_str();
   cmd->add_option("--frames", o->frames, "Render N frames, then exit (0 = until the window closes)");
   cmd->add_option("--screenshot", o->screenshot, "Save the window as PNG when the viewer ends: after --frames N, Ctrl-C or closing the window");

@@ -13,6 +13,7 @@
 #include "gui/cuda/gpu_display_lines.hpp"
 #endif
 #include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
 #include "pipeline/graph.hpp"
 #include "pipeline/spectrogram_params.hpp"
 
@@ -246,6 +247,7 @@ class DeviceLineSink final : public Sink {
 
 struct ViewEngine::Impl {
   std::unique_ptr<PlaybackSource> source;
+  ChannelListener listener;  // outlives the runs; after `thread` is joined, it goes
   std::size_t max_columns = 0;
   StageEnvironment processing;
 
@@ -269,7 +271,11 @@ struct ViewEngine::Impl {
   std::atomic<std::uint64_t> generation{0};
   std::thread thread;
 
+  bool recording = false;  // guarded by `mutex`
+
   void run();
+  // The listener's request from `settings` (under `mutex`).
+  void request_listening();
   void request_restart() {
     restart_requested = true;
     if (current_stop != nullptr) current_stop->request_stop();
@@ -286,6 +292,7 @@ ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::si
   impl_->lines_per_second = settings.lines_per_second;
   impl_->averaging_s = settings.averaging_s;
   impl_->source->set_speed(settings.speed);
+  impl_->request_listening();
   impl_->thread = std::thread([this] { impl_->run(); });
 }
 
@@ -309,10 +316,42 @@ void ViewEngine::apply(const ViewSettings& settings) {
   impl_->averaging_s = settings.averaging_s;
   impl_->source->set_speed(settings.speed);
   if (restart) impl_->request_restart();
+  impl_->request_listening();
   if (loop_switched_on && impl_->ended) impl_->seek_request_s = 0.0;
 }
 
-void ViewEngine::set_paused(bool paused) { impl_->source->set_paused(paused); }
+void ViewEngine::set_paused(bool paused) {
+  impl_->source->set_paused(paused);
+  impl_->listener.set_idle(paused);
+}
+
+void ViewEngine::set_recording(bool recording) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->recording = recording;
+  impl_->request_listening();
+}
+
+bool ViewEngine::recording() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->recording;
+}
+
+void ViewEngine::Impl::request_listening() {
+  const StreamInfo& info = source->info();
+  ListenRequest r;
+  r.on = settings.listen;
+  r.channel.demodulation = parse_demodulation(settings.demodulator).value_or(Demodulation::am);
+  // Unset: the band's middle (0 Hz for complex input, fs/4 for real).
+  r.channel.carrier_hz = settings.listen_hz ? *settings.listen_hz - info.center_frequency
+                                            : (is_complex(info.format) ? 0.0 : info.sample_rate / 4);
+  r.channel.bandwidth_hz = settings.listen_bandwidth_hz;
+  r.channel.squelch_db = settings.squelch_db;
+  r.channel.volume_db = settings.volume_db;
+  r.input_channel = std::min(settings.channel, info.channels - 1);
+  r.mute = settings.mute;
+  r.record = recording && settings.listen;
+  listener.request(r);
+}
 bool ViewEngine::paused() const { return impl_->source->paused(); }
 
 void ViewEngine::seek(double seconds) {
@@ -338,6 +377,7 @@ EngineStatus ViewEngine::status() const {
   s.live = info.live;
   s.ended = e.ended;
   s.source = e.source->describe();
+  s.listen = e.listener.status();
   if (info.length) s.duration_s = static_cast<double>(*info.length) / info.sample_rate;
   std::lock_guard lock(e.mutex);
   s.display_rows_skipped = e.skipped_before_session + (e.session ? e.session->queue.skipped() : 0);
@@ -464,6 +504,7 @@ void ViewEngine::Impl::run() {
 #endif
     if (!sink) sink = std::make_unique<DisplayRowSink>(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
     graph.connect(lines_node, graph.add_sink(std::move(sink)));
+    graph.connect(input, graph.add_sink(listener));
     config.on_progress = [this](const ProgressUpdate& u) {
       samples_in_run.store(u.samples_done, std::memory_order_relaxed);
       pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);

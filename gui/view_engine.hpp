@@ -11,6 +11,9 @@
 // one on the same input (a new DisplaySession); a live input keeps running meanwhile, and what
 // its ring cannot hold in that moment is counted as overrun.
 //
+// The channel listened to (settings listen, listen_hz, ...) is a second sink on the input, a
+// ChannelListener that outlives the graph's runs (gui/channel_listener.hpp).
+//
 // Files and the generator play at real time (times the speed; 0 = as fast as possible), can be
 // paused, sought (the input is reopened and read up to the position) and looped.
 #pragma once
@@ -23,6 +26,7 @@
 #include <string>
 #include <thread>
 
+#include "gui/channel_listener.hpp"
 #include "gui/display_rows.hpp"
 #include "gui/view_settings.hpp"
 #include "pipeline/stage_registry.hpp"
@@ -44,6 +48,7 @@ struct EngineStatus {
   std::string processor;                  // "cpu: FFTW 3.3.10 ..., 1 thread", or the GPU engine's
   std::string source;                     // the input's description
   std::string error;                      // what stopped the processing, when it failed
+  ListenStatus listen;                    // the channel listened to
 };
 
 class ViewEngine {
@@ -69,6 +74,11 @@ class ViewEngine {
   // Files and the generator: continue from `seconds` (clamped to the input). While paused, the
   // display still gets a line of the new position, and the playback stays paused there.
   void seek(double seconds);
+
+  // Records the channel's audio to a new WAV file in the working folder while set (and
+  // listening).
+  void set_recording(bool recording);
+  bool recording() const;
 
   // The session whose rows the display shows now (null before the first starts).
   std::shared_ptr<DisplaySession> session() const;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "pipeline/errors.hpp"
+#include "gui/channel_receiver.hpp"
 #include "sinks/colormap.hpp"
 
 namespace prism::view {
@@ -37,6 +38,14 @@ void ViewSettings::validate() const {
   if (!(speed >= 0.0 && std::isfinite(speed))) throw UsageError("speed must be >= 0 (0 = as fast as possible)");
   if (view_low_hz && view_high_hz && !(*view_low_hz < *view_high_hz))
     throw UsageError("the frequency view needs view_low_hz < view_high_hz");
+  if (listen_hz && !std::isfinite(*listen_hz)) throw UsageError("listen_hz must be a finite frequency");
+  if (!(listen_bandwidth_hz > 0 && std::isfinite(listen_bandwidth_hz)))
+    throw UsageError("listen_bandwidth_hz must be a finite number > 0");
+  if (!parse_demodulation(demodulator))
+    throw UsageError("demodulator '" + demodulator + "' is unknown (known: " + demodulation_names_help() + ")");
+  if (!(volume_db >= -60.0 && volume_db <= 40.0)) throw UsageError("volume_db must be in [-60, 40] dB");
+  if (squelch_db && !(*squelch_db >= -200.0 && *squelch_db <= 0.0))
+    throw UsageError("squelch_db must be in [-200, 0] dB (or null: open)");
 }
 
 json ViewSettings::to_json() const {
@@ -53,7 +62,14 @@ json ViewSettings::to_json() const {
             {"colormap", colormap},
             {"lines_per_second", lines_per_second},
             {"speed", speed},
-            {"loop", loop}};
+            {"loop", loop},
+            {"listen", listen},
+            {"listen_bandwidth_hz", listen_bandwidth_hz},
+            {"demodulator", demodulator},
+            {"volume_db", volume_db},
+            {"mute", mute}};
+  j["listen_hz"] = listen_hz ? json(*listen_hz) : json(nullptr);
+  j["squelch_db"] = squelch_db ? json(*squelch_db) : json(nullptr);
   j["view_low_hz"] = view_low_hz ? json(*view_low_hz) : json(nullptr);
   j["view_high_hz"] = view_high_hz ? json(*view_high_hz) : json(nullptr);
   return j;
@@ -112,6 +128,15 @@ void ViewSettings::apply_json(const json& j, const std::string& where, std::vect
       else if (key == "lines_per_second") next.lines_per_second = value.get<double>();
       else if (key == "speed") next.speed = value.get<double>();
       else if (key == "loop") next.loop = value.get<bool>();
+      else if (key == "listen") next.listen = value.get<bool>();
+      else if (key == "listen_hz")
+        next.listen_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
+      else if (key == "listen_bandwidth_hz") next.listen_bandwidth_hz = value.get<double>();
+      else if (key == "demodulator") next.demodulator = value.get<std::string>();
+      else if (key == "volume_db") next.volume_db = value.get<double>();
+      else if (key == "mute") next.mute = value.get<bool>();
+      else if (key == "squelch_db")
+        next.squelch_db = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
       else if (key == "view_low_hz")
         next.view_low_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
       else if (key == "view_high_hz")

@@ -1,6 +1,6 @@
 // ViewSettings: everything the user can set in `prism view` — processing (FFT size, window,
-// overlap, channel), display (averaging, holds, dB range, colormap, lines per second, zoom)
-// and playback (speed, loop). One struct, read from and written to a small JSON file so that
+// overlap, channel), display (averaging, holds, dB range, colormap, lines per second, zoom),
+// playback (speed, loop) and the channel listened to (gui/channel_listener.hpp). One struct, read from and written to a small JSON file so that
 // settings persist between runs, and changed by the command line and by scripted settings
 // files (tests, demos) with the same keys.
 //
@@ -46,6 +46,15 @@ struct ViewSettings {
   // playback of files and the generator
   double speed = 1.0;                 // 1, 2, 10 ... ; 0 = as fast as possible
   bool loop = true;
+  // the channel listened to (no restart: the listener follows at once)
+  bool listen = false;
+  std::optional<double> listen_hz;    // carrier, as the frequency axis shows it (centre included);
+                                      // unset: the band's middle
+  double listen_bandwidth_hz = 10e3;  // the demodulation's range (channel_receiver.hpp)
+  std::string demodulator = "am";     // am, nfm, wfm, usb, lsb, cw
+  double volume_db = 0.0;             // [-60, 40]
+  bool mute = false;
+  std::optional<double> squelch_db;   // [-200, 0] dB re full scale; unset: open
 
   // Throws UsageError naming the key when a value is out of range.
   void validate() const;

@@ -6,7 +6,7 @@
 //                                  a host copy of the history for the cursor readout
 //   Layout ....................... where the plots go in the window
 //   Drawing ...................... axes, spectrum traces, markers, colour bar labels, status
-//   Controls ..................... the control panel
+//   Controls ..................... the control panel (the channel listened to among them)
 //   Frame loop ................... rows in, script steps, input, render, screenshot, report
 //
 // Threads: this file runs on the main (render) thread only. It reads rows from the session's
@@ -35,6 +35,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <png.h>
 
+#include "gui/channel_receiver.hpp"
 #include "gui/gl_api.hpp"
 #include "gui/waterfall_renderer.hpp"
 #if PRISM_HAVE_CUDA
@@ -83,6 +84,29 @@ void on_glfw_error(int, const char* description) { glfw_error_text = description
 std::vector<int> pressed_keys;
 void on_glfw_key(GLFWwindow*, int key, int, int action, int) {
   if (action == GLFW_PRESS) pressed_keys.push_back(key);
+}
+
+// Left-button presses and releases, with where the pointer was, whether Shift was held and
+// when, in the order GLFW delivers them: a channel's band and double-clicks are taken from
+// these, so that a drag or a double-click shorter than a frame (or across slow frames, as with
+// software OpenGL on a busy machine) still counts.
+struct PointerEvent {
+  bool press = false;
+  bool shift = false;
+  double x = 0, y = 0;
+  double time_s = 0;
+};
+constexpr double kDoubleClickSeconds = 0.3;  // as Dear ImGui's
+constexpr double kDoubleClickPixels = 6.0;
+std::vector<PointerEvent> pointer_events;
+double pointer_x = 0, pointer_y = 0;
+void on_glfw_cursor(GLFWwindow*, double x, double y) {
+  pointer_x = x;
+  pointer_y = y;
+}
+void on_glfw_mouse_button(GLFWwindow*, int button, int action, int mods) {
+  if (button == GLFW_MOUSE_BUTTON_LEFT)
+    pointer_events.push_back({action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0, pointer_x, pointer_y, glfwGetTime()});
 }
 
 double process_cpu_seconds() {
@@ -330,6 +354,11 @@ class Viewer {
   void draw_axes(ImDrawList* draw, const Layout& layout);
   void draw_spectrum(ImDrawList* draw, const Rect& r);
   void draw_markers_and_cursor(ImDrawList* draw, const Layout& layout);
+  void draw_channel_band(ImDrawList* draw, const Layout& layout);
+  // Listens to the band [low, high] (baseband Hz) that a drag selected, in the current
+  // demodulation; a click (low == high) keeps the bandwidth.
+  void select_channel(double low, double high);
+  void draw_listen_controls(ViewSettings& next);
   void handle_plot_mouse(const Layout& layout);
   MarkerReadout marker_readout() const;
   void remember_control(const char* name, float frame_width = 0);
@@ -354,6 +383,9 @@ class Viewer {
   int next_marker_ = 0;
   std::size_t script_next_ = 0;
   bool drag_active_ = false;
+  bool select_active_ = false;  // a Shift-drag selecting a channel
+  std::optional<PointerEvent> last_press_;  // for double-clicks
+  double select_from_hz_ = 0, select_to_hz_ = 0;
   std::string cursor_text_;
   std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
   json control_rects_;            // where the panel's controls were drawn, for the report
@@ -400,6 +432,8 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   style.FrameRounding = 3;
   style.ItemSpacing = ImVec2(6, 5);
   glfwSetKeyCallback(window_, on_glfw_key);
+  glfwSetCursorPosCallback(window_, on_glfw_cursor);
+  glfwSetMouseButtonCallback(window_, on_glfw_mouse_button);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
@@ -625,6 +659,7 @@ void Viewer::handle_plot_mouse(const Layout& layout) {
   const Rect& wf = layout.waterfall;
   const Rect plots{s.x, s.y, s.w, wf.y + wf.h - s.y};
   const bool over = plots.contains(mouse) && !io.WantCaptureMouse;
+  const std::vector<PointerEvent> events = std::exchange(pointer_events, {});
   if (!display_->session) return;
   const DisplayFormat& f = display_->session->format;
   const FrequencyView v = frequency_view();
@@ -646,13 +681,36 @@ void Viewer::handle_plot_mouse(const Layout& layout) {
     const double factor = std::pow(0.8, io.MouseWheel);
     set_view(at - (at - v.low) * factor, at + (v.high - at) * factor);
   }
-  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) drag_active_ = true;
+  // Shift + left button: select a channel, from the press to the release; else drag to pan.
+  bool shift_press = false, double_click = false;
+  for (const PointerEvent& e : events) {
+    const ImVec2 at(static_cast<float>(e.x), static_cast<float>(e.y));
+    if (e.press && !e.shift && plots.contains(at) && !io.WantCaptureMouse) {
+      double_click = last_press_ && e.time_s - last_press_->time_s < kDoubleClickSeconds &&
+                     std::hypot(e.x - last_press_->x, e.y - last_press_->y) < kDoubleClickPixels;
+      last_press_ = double_click ? std::nullopt : std::optional<PointerEvent>(e);
+    }
+    if (e.press && e.shift && plots.contains(at) && !io.WantCaptureMouse) {
+      shift_press = true;
+      select_active_ = true;
+      select_from_hz_ = select_to_hz_ = std::clamp(hz_at(at.x, s), f.frequency_low, f.frequency_high);
+    } else if (!e.press && select_active_) {
+      select_active_ = false;
+      select_to_hz_ = std::clamp(hz_at(at.x, s), f.frequency_low, f.frequency_high);
+      const double pixel_hz = (v.high - v.low) / s.w;
+      const double low = std::min(select_from_hz_, select_to_hz_), high = std::max(select_from_hz_, select_to_hz_);
+      if (high - low < 3 * pixel_hz) select_channel(select_from_hz_, select_from_hz_);
+      else select_channel(low, high);
+    }
+  }
+  if (select_active_) select_to_hz_ = std::clamp(hz_at(mouse.x, s), f.frequency_low, f.frequency_high);
+  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !shift_press && !select_active_) drag_active_ = true;
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) drag_active_ = false;
   if (drag_active_ && io.MouseDelta.x != 0) {  // pan
     const double shift = -io.MouseDelta.x / s.w * (v.high - v.low);
     set_view(v.low + shift, v.high + shift);
   }
-  if (over && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) set_view(f.frequency_low, f.frequency_high);
+  if (double_click) set_view(f.frequency_low, f.frequency_high);
   if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
     markers_[next_marker_] = {true, hz_at(mouse.x, s)};
     next_marker_ = 1 - next_marker_;
@@ -681,6 +739,48 @@ void Viewer::handle_plot_mouse(const Layout& layout) {
       cursor_text_ = text;
     }
   }
+}
+
+void Viewer::select_channel(double low, double high) {
+  const Demodulation d = parse_demodulation(settings_.demodulator).value_or(Demodulation::am);
+  const BandwidthRange range = bandwidth_range(d);
+  double carrier = (low + high) / 2;
+  if (high > low) {
+    const double bandwidth = std::clamp(high - low, range.min_hz, range.max_hz);
+    settings_.listen_bandwidth_hz = std::round(bandwidth);
+    // The suppressed carrier sits at the band's lower edge for usb, the upper for lsb.
+    if (d == Demodulation::usb) carrier = low;
+    if (d == Demodulation::lsb) carrier = high;
+  }
+  settings_.listen = true;
+  settings_.listen_hz = std::round(carrier + display_->session->format.center_frequency);
+  apply_settings(settings_);
+}
+
+void Viewer::draw_channel_band(ImDrawList* draw, const Layout& layout) {
+  if (!display_->session) return;
+  const Rect& s = layout.spectrum;
+  const Rect& wf = layout.waterfall;
+  const double centre = display_->session->format.center_frequency;
+  draw->PushClipRect(ImVec2(s.x, s.y), ImVec2(s.x + s.w, wf.y + wf.h), true);
+  if (select_active_) {  // the band being dragged
+    const float x0 = static_cast<float>(x_of(std::min(select_from_hz_, select_to_hz_), s));
+    const float x1 = static_cast<float>(x_of(std::max(select_from_hz_, select_to_hz_), s));
+    draw->AddRectFilled(ImVec2(x0, s.y), ImVec2(std::max(x1, x0 + 1), wf.y + wf.h), IM_COL32(255, 220, 80, 50));
+  }
+  if (settings_.listen) {
+    ChannelSettings channel;
+    channel.demodulation = parse_demodulation(settings_.demodulator).value_or(Demodulation::am);
+    channel.bandwidth_hz = settings_.listen_bandwidth_hz;
+    channel.carrier_hz = settings_.listen_hz ? *settings_.listen_hz - centre : 0.0;
+    const auto [low, high] = channel_band(channel);
+    const float x0 = static_cast<float>(x_of(low, s)), x1 = static_cast<float>(x_of(high, s));
+    const float xc = static_cast<float>(x_of(channel.carrier_hz, s));
+    draw->AddRectFilled(ImVec2(x0, s.y), ImVec2(std::max(x1, x0 + 1), wf.y + wf.h), IM_COL32(255, 220, 80, 36));
+    draw->AddRect(ImVec2(x0, s.y), ImVec2(std::max(x1, x0 + 1), wf.y + wf.h), IM_COL32(255, 220, 80, 160));
+    draw->AddLine(ImVec2(xc, s.y), ImVec2(xc, wf.y + wf.h), IM_COL32(255, 220, 80, 220), 1.0f);
+  }
+  draw->PopClipRect();
 }
 
 void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
@@ -837,10 +937,12 @@ void Viewer::draw_controls() {
       if (ImGui::IsItemDeactivatedAfterEdit()) engine_->seek(seek_value_);
     }
   }
+  draw_listen_controls(next);
   ImGui::PopItemWidth();
 
   section_heading("Help");
-  ImGui::TextDisabled("wheel: zoom   drag: pan\ndouble-click: whole band\nright-click: markers A/B\nmiddle-click: clear markers");
+  ImGui::TextDisabled("wheel: zoom   drag: pan\ndouble-click: whole band\nright-click: markers A/B\nmiddle-click: clear markers\n"
+                      "shift-drag: listen to a band\nshift-click: listen there");
 
   // Keyboard shortcuts (when no text field has the keyboard).
   const bool typing = ImGui::GetIO().WantTextInput;
@@ -865,6 +967,71 @@ void Viewer::draw_controls() {
   } catch (const UsageError&) {
     // A half-typed value: keep the last valid settings.
   }
+}
+
+void Viewer::draw_listen_controls(ViewSettings& next) {
+  section_heading("Listen");
+  const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
+  ImGui::Checkbox("listen", &next.listen);
+  remember_control("listen");
+  ImGui::SameLine();
+  ImGui::Checkbox("mute", &next.mute);
+  remember_control("mute");
+  ImGui::SameLine();
+  const bool recording = engine_->recording();
+  if (ImGui::Button(recording ? "Stop rec" : "Record")) engine_->set_recording(!recording);
+  remember_control("record");
+
+  if (ImGui::BeginCombo("demodulator", next.demodulator.c_str())) {
+    for (Demodulation d : {Demodulation::am, Demodulation::nfm, Demodulation::wfm, Demodulation::usb,
+                           Demodulation::lsb, Demodulation::cw}) {
+      const std::string name(demodulation_name(d));
+      if (ImGui::Selectable(name.c_str(), next.demodulator == name)) {
+        next.demodulator = name;
+        const BandwidthRange range = bandwidth_range(d);
+        if (next.listen_bandwidth_hz < range.min_hz || next.listen_bandwidth_hz > range.max_hz)
+          next.listen_bandwidth_hz = range.default_hz;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  double khz = (next.listen_hz ? *next.listen_hz : centre) / 1e3;
+  if (ImGui::InputDouble("kHz", &khz, 0, 0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue))
+    next.listen_hz = std::round(khz * 1e3);
+  const BandwidthRange range = bandwidth_range(parse_demodulation(next.demodulator).value_or(Demodulation::am));
+  float bandwidth = static_cast<float>(next.listen_bandwidth_hz);
+  if (ImGui::SliderFloat("bandwidth", &bandwidth, static_cast<float>(range.min_hz), static_cast<float>(range.max_hz),
+                         "%.0f Hz", ImGuiSliderFlags_Logarithmic))
+    next.listen_bandwidth_hz = std::round(bandwidth);
+  float volume = static_cast<float>(next.volume_db);
+  if (ImGui::SliderFloat("volume", &volume, -60, 40, "%.0f dB")) next.volume_db = std::round(volume);
+  bool squelch = next.squelch_db.has_value();
+  if (ImGui::Checkbox("squelch", &squelch)) next.squelch_db = squelch ? std::optional<double>(-60.0) : std::nullopt;
+  if (next.squelch_db) {
+    ImGui::SameLine();
+    float level = static_cast<float>(*next.squelch_db);
+    ImGui::PushItemWidth(90);
+    if (ImGui::SliderFloat("##squelch", &level, -150, 0, "%.0f dB")) next.squelch_db = std::round(level);
+    ImGui::PopItemWidth();
+  }
+
+  const ListenStatus l = engine_->status().listen;
+  if (!l.error.empty()) {
+    ImGui::PushTextWrapPos(kPanelWidth - 8);
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", l.error.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (l.on) {
+    ImGui::PushTextWrapPos(kPanelWidth - 8);
+    ImGui::TextDisabled("%s", l.description.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Text("level %.1f dB%s", l.level_db, l.squelched ? "  (squelched)" : "");
+    ImGui::TextColored(l.dropped || l.underflows ? ImVec4(1.0f, 0.75f, 0.47f, 1.0f) : ImVec4(0.78f, 0.8f, 0.84f, 1.0f),
+                       "audio dropped %llu  underflows %llu", static_cast<unsigned long long>(l.dropped),
+                       static_cast<unsigned long long>(l.underflows));
+  }
+  if (!l.recording.empty())
+    ImGui::Text("rec %s (%.1f s)", l.recording.c_str(), l.audio_rate > 0 ? static_cast<double>(l.recorded_samples) / l.audio_rate : 0.0);
 }
 
 void Viewer::draw_status(const Layout& layout) {
@@ -978,6 +1145,23 @@ json Viewer::report_json(const Layout& layout) const {
   };
   j["markers"] = {{"A", point(readout.marker[0])}, {"B", point(readout.marker[1])},
                   {"B-A", point(readout.difference)}, {"text", readout.text}};
+  const ListenStatus& l = s.listen;
+  json band = nullptr;
+  if (settings_.listen) {
+    ChannelSettings channel;
+    channel.demodulation = parse_demodulation(settings_.demodulator).value_or(Demodulation::am);
+    channel.bandwidth_hz = settings_.listen_bandwidth_hz;
+    channel.carrier_hz = settings_.listen_hz.value_or(centre) - centre;
+    const auto [low, high] = channel_band(channel);
+    band = {low + centre, high + centre};
+  }
+  j["listen"] = {{"on", l.on}, {"band_hz", band}, {"description", l.description}, {"error", l.error},
+                 {"level_db", std::isfinite(l.level_db) ? json(l.level_db) : json(nullptr)},
+                 {"squelched", l.squelched}, {"audio_rate", l.audio_rate}, {"audio_samples", l.audio_samples},
+                 {"dropped", l.dropped}, {"underflows", l.underflows}, {"host_xruns", l.host_xruns},
+                 {"receivers_built", l.receivers_built}, {"taps_replaced", l.taps_replaced},
+                 {"recording", l.recording}, {"recorded_samples", l.recorded_samples},
+                 {"recordings", l.recordings}};
   j["cursor"] = cursor_text_;
   j["frozen"] = frozen_;
   j["display_lines"] = display_->lines;
@@ -1043,6 +1227,7 @@ int Viewer::run() {
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     draw_spectrum(draw, layout.spectrum);
     draw_axes(draw, layout);
+    draw_channel_band(draw, layout);
     draw_markers_and_cursor(draw, layout);
     draw_status(layout);
     ImGui::Render();

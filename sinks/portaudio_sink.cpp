@@ -36,6 +36,8 @@ struct PortAudioSink::Impl {
   std::atomic<std::uint64_t> read_position{0};
   // Set by finish(): the ring running dry now is the end of the sound, not an underflow.
   std::atomic<bool> draining{false};
+  // Set while the producer pauses on purpose (set_idle): the ring running dry is no underflow.
+  std::atomic<bool> idle{false};
   std::atomic<std::uint64_t> underflows{0};
   std::atomic<std::uint64_t> host_underflows{0};
 
@@ -57,15 +59,16 @@ struct PortAudioSink::Impl {
     if (first < n) std::memcpy(out + first, self->ring.data(), (n - first) * sizeof(float));
     if (n < wanted) std::fill(out + n, out + wanted, 0.0f);
     self->read_position.store(r + n, std::memory_order_release);
-    if (n < wanted && !self->draining.load(std::memory_order_acquire))
+    if (n < wanted && !self->draining.load(std::memory_order_acquire) && !self->idle.load(std::memory_order_relaxed))
       self->underflows.fetch_add(1, std::memory_order_relaxed);
     if ((flags & paOutputUnderflow) != 0) self->host_underflows.fetch_add(1, std::memory_order_relaxed);
     return paContinue;
   }
 };
 
-PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer, double ring_seconds)
-    : device_(std::move(device)), frames_per_buffer_(frames_per_buffer), ring_seconds_(ring_seconds) {}
+PortAudioSink::PortAudioSink(std::string device, unsigned frames_per_buffer, double ring_seconds, WhenFull when_full)
+    : device_(std::move(device)), frames_per_buffer_(frames_per_buffer), ring_seconds_(ring_seconds),
+      when_full_(when_full) {}
 
 PortAudioSink::~PortAudioSink() { close(); }
 
@@ -151,6 +154,10 @@ void PortAudioSink::write(const Chunk& chunk) {
   }
   Impl& s = *impl_;
   const std::size_t capacity = s.ring.size();
+  if (when_full_ == WhenFull::drop) {
+    write_or_drop(floats, samples);
+    return;
+  }
   std::size_t done = 0;
   while (done < values) {
     const std::uint64_t w = s.write_position.load(std::memory_order_relaxed);
@@ -173,6 +180,25 @@ void PortAudioSink::write(const Chunk& chunk) {
     done += n;
   }
   written_ += samples;
+}
+
+void PortAudioSink::write_or_drop(const float* floats, std::size_t frames) {
+  Impl& s = *impl_;
+  const std::size_t capacity = s.ring.size();
+  const std::uint64_t w = s.write_position.load(std::memory_order_relaxed);
+  const std::uint64_t r = s.read_position.load(std::memory_order_acquire);
+  const std::size_t room_frames = (capacity - static_cast<std::size_t>(w - r)) / s.channels;
+  const std::size_t kept = std::min(room_frames, frames);
+  const std::size_t n = kept * s.channels;
+  const std::size_t start = w % capacity;
+  const std::size_t first = std::min(n, capacity - start);
+  std::memcpy(s.ring.data() + start, floats, first * sizeof(float));
+  if (first < n) std::memcpy(s.ring.data(), floats + first, (n - first) * sizeof(float));
+  s.write_position.store(w + n, std::memory_order_release);
+  written_ += kept;
+  dropped_.fetch_add(frames - kept, std::memory_order_relaxed);
+  // Half a ring queued: room both ways for the producer's clock and the device's to drift.
+  if (!s.started && w + n >= capacity / 2) start_stream();
 }
 
 void PortAudioSink::finish(bool) {
@@ -213,8 +239,23 @@ std::uint64_t PortAudioSink::host_underflows() const {
   return impl_ ? impl_->host_underflows.load(std::memory_order_relaxed) : 0;
 }
 
+std::uint64_t PortAudioSink::frames_played() const {
+  return impl_ ? impl_->read_position.load(std::memory_order_relaxed) / impl_->channels : 0;
+}
+
+void PortAudioSink::set_idle(bool idle) {
+  if (impl_) impl_->idle.store(idle, std::memory_order_relaxed);
+}
+
 std::vector<Counter> PortAudioSink::extras() const {
-  return {{"underflows", underflows()}, {"host xruns", host_underflows()}};
+  std::vector<Counter> counters = {{"underflows", underflows()}, {"host xruns", host_underflows()}};
+  if (when_full_ == WhenFull::drop) counters.push_back({"dropped", dropped()});
+  return counters;
+}
+
+double PortAudioSink::default_rate(const std::string& device) {
+  PortAudioSession session;
+  return Pa_GetDeviceInfo(find_audio_device(device, AudioDirection::output))->defaultSampleRate;
 }
 
 std::string PortAudioSink::describe() const {

@@ -16,8 +16,15 @@
 // Underflows (the device ran dry because write() came late) are counted, not fatal; so are the
 // xruns the audio system reports of its own (PortAudio's output underflow flag: with JACK, any
 // client anywhere missing a cycle). A device that stops taking samples for 2 s is an error.
+//
+// A producer that must never be held up (the viewer's channel, paced by its input) opens the
+// sink with WhenFull::drop: write() then keeps what fits in the ring and counts the rest as
+// dropped (whole frames), never waiting, and the device starts once the ring is half full, so
+// that it has room both ways for the two clocks' drift. set_idle() tells it that the producer
+// pauses on purpose (a paused file): the ring running dry then is no underflow.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,9 +36,13 @@ namespace prism {
 
 class PortAudioSink final : public Sink {
  public:
+  // What write() does when the ring has no room (see above).
+  enum class WhenFull { wait, drop };
+
   // device: "" (default), a name fragment or an index. frames_per_buffer: 0 = PortAudio's choice.
   // ring_seconds: how much audio write() may queue ahead of the device.
-  explicit PortAudioSink(std::string device, unsigned frames_per_buffer = 0, double ring_seconds = 0.25);
+  explicit PortAudioSink(std::string device, unsigned frames_per_buffer = 0, double ring_seconds = 0.25,
+                         WhenFull when_full = WhenFull::wait);
   ~PortAudioSink() override;
   PortAudioSink(const PortAudioSink&) = delete;
   PortAudioSink& operator=(const PortAudioSink&) = delete;
@@ -41,13 +52,14 @@ class PortAudioSink final : public Sink {
   // complex or 8-bit formats.
   bool accepts(PortKind kind) const override { return kind == PortKind::samples; }
   void begin(const PortDescription& input) override;
-  // Waits while the ring is full. Throws InputError when the device stops taking samples.
+  // Waits while the ring is full (WhenFull::drop: drops instead). Throws InputError when the
+  // device stops taking samples.
   void write(const Chunk& chunk) override;
   // Lets the queued audio play out, then closes the stream.
   void finish(bool complete) override;
   void abort() noexcept override;
   std::uint64_t items_written() const override { return written_; }
-  // "underflows" and "host xruns" (below).
+  // "underflows" and "host xruns" (below), and "dropped" with WhenFull::drop.
   std::vector<Counter> extras() const override;
   std::string describe() const override;
 
@@ -57,9 +69,24 @@ class PortAudioSink final : public Sink {
   // Callbacks that came with PortAudio's output underflow flag: the host audio system missed a
   // deadline (an ALSA underrun, a JACK xrun), whoever's fault it was.
   std::uint64_t host_underflows() const;
+  // WhenFull::drop: frames write() had no room for.
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  // The stream's rate (after begin()).
+  double sample_rate() const { return info_.sample_rate; }
+  // Frames the device has taken so far (silence it played for want of samples not included).
+  std::uint64_t frames_played() const;
+  // While idle the ring running dry is not an underflow (the producer pauses on purpose). Any
+  // thread; before begin() it does nothing.
+  void set_idle(bool idle);
+
+  // The default sample rate of the output device `device` names ("" = the default device):
+  // with JACK, the server's rate. Throws InputError as begin() does.
+  static double default_rate(const std::string& device);
 
  private:
   void start_stream();
+  // WhenFull::drop's write: what fits, the rest counted.
+  void write_or_drop(const float* floats, std::size_t frames);
   // Waits until the callback has taken everything up to `position` (floats), or throws when it
   // makes no progress for 2 s.
   void wait_for_room_or_drain(std::uint64_t position);
@@ -68,11 +95,13 @@ class PortAudioSink final : public Sink {
   std::string device_;
   unsigned frames_per_buffer_ = 0;
   double ring_seconds_ = 0.25;
+  WhenFull when_full_ = WhenFull::wait;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   StreamInfo info_;
   std::vector<float> converted_;
   std::uint64_t written_ = 0;
+  std::atomic<std::uint64_t> dropped_{0};
   std::string description_;
 };
 

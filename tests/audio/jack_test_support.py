@@ -46,10 +46,13 @@ def stop(proc, signal_first=None):
 class JackServer:
     """`jackd --no-realtime -d dummy` at RATE under a private server name; stopped on exit.
     monitor=True adds the ports system:monitor_N, which carry what is played to system:playback_N
-    (a recorder can listen there before the player exists)."""
+    (a recorder can listen there before the player exists). client_timeout_ms (jackd -t): how long
+    the server waits for a client's cycle before it gives the client up; a client process that is
+    starved of CPU (a busy machine) for longer than the default is dropped from the graph."""
 
-    def __init__(self, period=1024, monitor=False):
+    def __init__(self, period=1024, monitor=False, client_timeout_ms=None):
         self.period = period
+        self.client_timeout_ms = client_timeout_ms
         self.monitor = monitor
         self.env = dict(os.environ)
         self.env["JACK_NO_AUDIO_RESERVATION"] = "1"  # no D-Bus device reservation in a container
@@ -59,7 +62,8 @@ class JackServer:
     def __enter__(self):
         require_tools("jackd", "jack_lsp", "jack_connect")
         driver = ["-d", "dummy", "-r", str(RATE), "-p", str(self.period)] + (["-m"] if self.monitor else [])
-        self.proc = subprocess.Popen(["jackd", "--no-realtime", *driver], env=self.env,
+        timeout = ["-t", str(self.client_timeout_ms)] if self.client_timeout_ms else []
+        self.proc = subprocess.Popen(["jackd", "--no-realtime", *timeout, *driver], env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for _ in range(100):
             if self.proc.poll() is not None or self.ports():

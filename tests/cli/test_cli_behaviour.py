@@ -360,6 +360,20 @@ class OtherCommands(TempDirTestCase):
             with self.subTest(option=option):
                 self.assertRegex(lines[option], r"\[default: [^]]+\]|=\S+\s")
 
+    def test_view_listen_options_refuse_bad_values(self):
+        help_text = run_prism("view", "--help", check=0).stdout
+        if "--listen-bandwidth" not in help_text:
+            self.skipTest("this prism was built without the viewer")
+        for args, named in ((["--demodulator", "fm"], "--demodulator 'fm' is unknown"),
+                            (["--listen-bandwidth", "100"], "--listen-bandwidth 100 is out of range for am"),
+                            (["--demodulator", "usb", "--listen-bandwidth", "20000"],
+                             "--listen-bandwidth 20000 is out of range for usb"),
+                            (["--volume", "41"], "--volume must be in [-60, 40] dB"),
+                            (["--listen", "nan"], "--listen must be a finite frequency")):
+            with self.subTest(args=args):
+                proc = run_prism("view", "--no-config", *args, check=2)
+                self.assertIn(named, proc.stderr)
+
     def test_spectrogram_help_says_which_tukey(self):
         help_text = run_prism("spectrogram", "--help", check=0).stdout
         self.assertIn("tukey alone is tukey:0.5", help_text)

@@ -1,0 +1,346 @@
+// ChannelListener (see channel_listener.hpp): requests, the receiver, the audio device and the
+// recording, on the graph's sink thread.
+#include "gui/channel_listener.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <future>
+
+#include "pipeline/errors.hpp"
+#include "pipeline/port.hpp"
+#if PRISM_HAVE_PORTAUDIO
+#include "sinks/portaudio_sink.hpp"
+#endif
+#if PRISM_HAVE_SNDFILE
+#include "sinks/sndfile_writer.hpp"
+#endif
+
+namespace prism::view {
+
+namespace {
+
+// Input frames per ChannelReceiver::process() call (its buffers are sized for this many).
+constexpr std::size_t kPieceFrames = std::size_t{1} << 15;
+// The device's ring: room for the input's and the device's clocks to drift apart, and for the
+// sink thread's jitter (the ring starts playing once half full).
+constexpr double kAudioRingSeconds = 0.5;
+// The audio rate when no device is open (a recording without a device).
+constexpr double kFallbackAudioRate = 48000.0;
+
+bool same_channel(const ChannelSettings& a, const ChannelSettings& b) {
+  return a.demodulation == b.demodulation && a.carrier_hz == b.carrier_hz && a.bandwidth_hz == b.bandwidth_hz;
+}
+
+bool same_input(const StreamInfo& a, const StreamInfo& b) {
+  return a.format == b.format && a.sample_rate == b.sample_rate && a.channels == b.channels &&
+         a.center_frequency == b.center_frequency;
+}
+
+// prism-channel-<carrier Hz>-<local time>.wav in the working folder, not yet taken.
+std::string recording_name(double carrier_hz) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  char base[128];
+  std::snprintf(base, sizeof base, "prism-channel-%.0fHz-%s", carrier_hz, stamp);
+  std::string name = std::string(base) + ".wav";
+  for (int n = 2; std::filesystem::exists(name) || std::filesystem::exists(name + ".partial"); ++n)
+    name = std::string(base) + "-" + std::to_string(n) + ".wav";
+  return name;
+}
+
+Chunk float_chunk(const float* data, std::size_t n) {
+  Chunk c;
+  c.data = reinterpret_cast<std::byte*>(const_cast<float*>(data));
+  c.items = c.capacity = n;
+  c.item_bytes = sizeof(float);
+  return c;
+}
+
+}  // namespace
+
+struct ChannelListener::Impl {
+  mutable std::mutex mutex;  // guards the fields up to `published`
+  ListenRequest pending;
+  std::uint64_t pending_generation = 0;
+  ListenStatus published;
+  std::atomic<bool> idle{false};
+
+  // The sink thread's own state.
+  std::uint64_t taken_generation = 0;
+  ListenRequest current;
+  std::optional<StreamInfo> input;
+  std::unique_ptr<ChannelReceiver> receiver;
+  std::string receiver_error;
+  double audio_rate = 0;
+  std::string audio_error;
+  std::string audio_description;
+#if PRISM_HAVE_PORTAUDIO
+  std::unique_ptr<PortAudioSink> audio;  // set and reset under `mutex` (set_idle reads it)
+  // The device being opened on a thread of its own: opening (PortAudio's start-up, a JACK
+  // client's) takes a second or more, and the sink thread must not stall meanwhile, or the input
+  // queued behind it would arrive as a burst the ring could not hold.
+  std::future<std::unique_ptr<PortAudioSink>> opening;
+#endif
+  std::unique_ptr<Sink> recorder;
+  std::string recording_path, record_error;
+  std::uint64_t recorded = 0;
+  std::vector<std::string> recordings;
+  std::uint64_t audio_samples = 0;
+  std::uint64_t retunes = 0, rebuilds = 0;
+  std::vector<float> silence;
+
+  void take_request();
+  void open_audio();
+  void close_audio();
+  void build_receiver();
+  void start_recording();
+  void stop_recording();
+  void play(const float* audio, std::size_t n);
+  void publish();
+};
+
+void ChannelListener::Impl::take_request() {
+  ListenRequest next;
+  {
+    std::lock_guard lock(mutex);
+    if (pending_generation == taken_generation) return;
+    taken_generation = pending_generation;
+    next = pending;
+  }
+  if (!next.on) {
+    stop_recording();
+    close_audio();
+    receiver.reset();
+    receiver_error.clear();
+    audio_error.clear();
+  } else {
+    if (!current.on) audio_error.clear();  // switched on again: try the device again
+    // A new band at the same rates and demodulation: the running receiver's taps are replaced
+    // (no gap, no start-up); anything else gets a new receiver.
+    if (receiver && next.input_channel != current.input_channel) receiver.reset();
+    if (receiver && !same_channel(receiver->settings(), next.channel)) {
+      bool retuned = false;
+      if (receiver->settings().demodulation == next.channel.demodulation) {
+        try {
+          retuned = receiver->retune(next.channel);
+        } catch (const std::exception&) {
+          // Does not fit the input: the new receiver's construction reports it.
+        }
+      }
+      if (retuned) ++retunes;
+      else receiver.reset();
+    }
+    if (!same_channel(current.channel, next.channel)) receiver_error.clear();
+    if (receiver) {
+      receiver->set_volume_db(next.channel.volume_db);
+      receiver->set_squelch_db(next.channel.squelch_db);
+    }
+    if (!next.record) stop_recording();
+    if (next.record && !current.record) record_error.clear();
+  }
+  current = next;
+}
+
+void ChannelListener::Impl::open_audio() {
+#if PRISM_HAVE_PORTAUDIO
+  if (audio || !audio_error.empty()) return;
+  if (!opening.valid()) {
+    opening = std::async(std::launch::async, [] {
+      const double rate = PortAudioSink::default_rate("");
+      auto sink = std::make_unique<PortAudioSink>("", 0, kAudioRingSeconds, PortAudioSink::WhenFull::drop);
+      StreamInfo info;
+      info.format = SampleFormat::f32;
+      info.sample_rate = rate;
+      info.channels = 1;
+      info.live = true;
+      sink->begin(PortDescription::of_samples(info));
+      return sink;
+    });
+  }
+  if (opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  try {
+    auto sink = opening.get();
+    sink->set_idle(idle.load());
+    audio_description = sink->describe();
+    audio_rate = sink->sample_rate();
+    std::lock_guard lock(mutex);
+    audio = std::move(sink);
+  } catch (const std::exception& e) {
+    audio_error = std::string("no audio output: ") + e.what();
+  }
+#else
+  if (audio_error.empty()) audio_error = "no audio output: this prism was built without PortAudio";
+#endif
+  if (!audio_error.empty() && audio_rate == 0) audio_rate = kFallbackAudioRate;
+}
+
+void ChannelListener::Impl::close_audio() {
+#if PRISM_HAVE_PORTAUDIO
+  if (opening.valid()) opening.wait();  // then dropped: the device it opened closes with it
+  opening = {};
+  std::unique_ptr<PortAudioSink> closing;
+  {
+    std::lock_guard lock(mutex);
+    closing = std::move(audio);
+  }
+  if (closing) closing->abort();
+#endif
+  audio_rate = 0;
+}
+
+void ChannelListener::Impl::build_receiver() {
+  if (receiver || !receiver_error.empty() || !input || audio_rate == 0) return;  // rate: the device's
+  const unsigned channel = std::min(current.input_channel, input->channels - 1);
+  try {
+    receiver = std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames);
+    ++rebuilds;
+  } catch (const std::exception& e) {
+    receiver_error = e.what();
+  }
+}
+
+void ChannelListener::Impl::start_recording() {
+  if (recorder || !record_error.empty() || !receiver) return;
+#if PRISM_HAVE_SNDFILE
+  const std::string path = recording_name(receiver->iq_info().center_frequency);
+  try {
+    auto writer = std::make_unique<SndfileWriter>(path);
+    writer->begin(PortDescription::of_samples(receiver->audio_info()));
+    recorder = std::move(writer);
+    recording_path = path;
+    recorded = 0;
+  } catch (const std::exception& e) {
+    record_error = std::string("cannot record: ") + e.what();
+  }
+#else
+  record_error = "cannot record: this prism was built without libsndfile";
+#endif
+}
+
+void ChannelListener::Impl::stop_recording() {
+  if (!recorder) return;
+  try {
+    recorder->finish(true);
+    recordings.push_back(recording_path);
+  } catch (const std::exception& e) {
+    record_error = std::string("the recording failed: ") + e.what();
+  }
+  recorder.reset();
+  recording_path.clear();
+}
+
+void ChannelListener::Impl::play(const float* samples, std::size_t n) {
+  if (n == 0) return;
+  audio_samples += n;
+  if (recorder) {
+    try {
+      recorder->write(float_chunk(samples, n));
+      recorded += n;
+    } catch (const std::exception& e) {
+      record_error = std::string("the recording failed: ") + e.what();
+      recorder->abort();
+      recorder.reset();
+      recording_path.clear();
+    }
+  }
+#if PRISM_HAVE_PORTAUDIO
+  if (!audio) return;
+  if (current.mute) {
+    if (silence.size() < n) silence.assign(n, 0.0f);
+    samples = silence.data();
+  }
+  try {
+    audio->write(float_chunk(samples, n));
+  } catch (const std::exception& e) {
+    audio_error = std::string("the audio output failed: ") + e.what();
+    close_audio();
+  }
+#endif
+}
+
+void ChannelListener::Impl::publish() {
+  std::lock_guard lock(mutex);
+  ListenStatus& s = published;
+  s.on = receiver != nullptr;
+  s.description = receiver ? receiver->describe() : std::string();
+  if (receiver && !audio_description.empty()) s.description += " -> " + audio_description;
+  s.error = !receiver_error.empty() ? receiver_error : !audio_error.empty() ? audio_error : record_error;
+  s.level_db = receiver ? receiver->level_db() : -INFINITY;
+  s.squelched = receiver && receiver->squelched();
+  s.audio_rate = audio_rate;
+  s.audio_samples = audio_samples;
+#if PRISM_HAVE_PORTAUDIO
+  if (audio) {
+    s.dropped = audio->dropped();
+    s.underflows = audio->underflows();
+    s.host_xruns = audio->host_underflows();
+  }
+#endif
+  s.receivers_built = rebuilds;
+  s.taps_replaced = retunes;
+  s.recording = recording_path;
+  s.recorded_samples = recorded;
+  s.recordings = recordings;
+}
+
+ChannelListener::ChannelListener() : impl_(std::make_unique<Impl>()) {}
+
+ChannelListener::~ChannelListener() {
+  impl_->stop_recording();
+  impl_->close_audio();
+}
+
+void ChannelListener::request(const ListenRequest& request) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->pending = request;
+  ++impl_->pending_generation;
+}
+
+ListenStatus ChannelListener::status() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->published;
+}
+
+void ChannelListener::set_idle(bool idle) {
+  impl_->idle.store(idle);
+#if PRISM_HAVE_PORTAUDIO
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->audio) impl_->audio->set_idle(idle);
+#endif
+}
+
+void ChannelListener::begin(const PortDescription& input) {
+  Impl& s = *impl_;
+  if (s.input && !same_input(*s.input, input.samples)) s.receiver.reset();
+  s.input = input.samples;
+  s.receiver_error.clear();
+}
+
+void ChannelListener::write(const Chunk& chunk) {
+  Impl& s = *impl_;
+  items_ += chunk.items;
+  s.take_request();
+  if (s.current.on) {
+    s.open_audio();
+    s.build_receiver();
+    if (s.current.record) s.start_recording();
+    if (s.receiver) {
+      const std::size_t frame = s.input->frame_bytes();
+      for (std::size_t done = 0; done < chunk.items;) {
+        const std::size_t n = std::min(kPieceFrames, chunk.items - done);
+        const ChannelReceiver::Output out = s.receiver->process(chunk.data + done * frame, n);
+        s.play(out.audio, out.audio_items);
+        done += n;
+      }
+    }
+  }
+  s.publish();
+}
+
+}  // namespace prism::view

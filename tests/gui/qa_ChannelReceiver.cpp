@@ -1,0 +1,166 @@
+// qa_ChannelReceiver: the viewer's channel chain without a window or audio device. On a complex
+// input carrying AM at +15 kHz (1 kHz tone) and narrow FM at -20 kHz (600 Hz tone), each
+// channel's audio is its tone (frequency and level measured), the other channel's tone is at
+// least the filter's attenuation down, the output does not depend on how the input is cut, and
+// a channel that does not fit the input is a usage error naming the setting.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "gui/channel_receiver.hpp"
+#include "pipeline/errors.hpp"
+
+namespace prism::view {
+namespace {
+
+constexpr double kRate = 96000, kAudioRate = 48000;
+
+std::vector<float> two_channels(std::size_t n) {
+  std::vector<float> x(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) / kRate;
+    const std::complex<double> am = 0.3 * (1 + 0.5 * std::cos(2 * M_PI * 1000 * t)) *
+                                    std::exp(std::complex<double>(0, 2 * M_PI * 15e3 * t));
+    const std::complex<double> fm =
+        0.3 * std::exp(std::complex<double>(0, 2 * M_PI * -20e3 * t + 3000.0 / 600 * std::sin(2 * M_PI * 600 * t)));
+    x[2 * i] = static_cast<float>((am + fm).real());
+    x[2 * i + 1] = static_cast<float>((am + fm).imag());
+  }
+  return x;
+}
+
+StreamInfo complex_input() {
+  StreamInfo info;
+  info.format = SampleFormat::cf32;
+  info.sample_rate = kRate;
+  info.center_frequency = 100e6;
+  return info;
+}
+
+std::vector<float> listen(const ChannelSettings& settings, const std::vector<float>& x, std::size_t piece) {
+  ChannelReceiver receiver(settings, complex_input(), 0, kAudioRate, piece);
+  std::vector<float> audio;
+  const std::size_t n = x.size() / 2;
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t m = std::min(piece, n - done);
+    const auto out = receiver.process(reinterpret_cast<const std::byte*>(x.data() + 2 * done), m);
+    audio.insert(audio.end(), out.audio, out.audio + out.audio_items);
+    done += m;
+  }
+  return audio;
+}
+
+// The amplitude of the component at `hz` (a correlation over whole periods).
+double amplitude_at(const std::vector<float>& y, std::size_t from, double hz) {
+  const auto period = static_cast<std::size_t>(kAudioRate / hz);
+  const std::size_t n = (y.size() - from) / period * period;
+  std::complex<double> sum = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    sum += static_cast<double>(y[from + i]) * std::exp(std::complex<double>(0, -2 * M_PI * hz * static_cast<double>(i) / kAudioRate));
+  return 2 * std::abs(sum) / static_cast<double>(n);
+}
+
+TEST(ChannelReceiver, AmChannelGivesItsToneOnly) {
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 2));
+  ChannelSettings s;
+  s.demodulation = Demodulation::am;
+  s.carrier_hz = 15e3;
+  s.bandwidth_hz = 10e3;
+  const auto y = listen(s, x, 960);
+  ASSERT_NEAR(static_cast<double>(y.size()), 2 * kAudioRate, 0.01 * kAudioRate);  // less the filter's hop
+  const std::size_t settled = static_cast<std::size_t>(0.5 * kAudioRate);  // the AM level's 0.1 s mean
+  EXPECT_NEAR(amplitude_at(y, settled, 1000), 0.5, 0.01);  // the modulation index
+  EXPECT_LT(20 * std::log10(amplitude_at(y, settled, 600) / 0.5), -kChannelAttenuationDb + 10);
+  for (float v : y) ASSERT_TRUE(std::isfinite(v) && std::abs(v) <= 1.0f);
+}
+
+TEST(ChannelReceiver, FmChannelGivesItsToneOnly) {
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 2));
+  ChannelSettings s;
+  s.demodulation = Demodulation::nfm;
+  s.carrier_hz = -20e3;
+  s.bandwidth_hz = 12e3;
+  const auto y = listen(s, x, 960);
+  const std::size_t settled = static_cast<std::size_t>(0.2 * kAudioRate);
+  const double tone = amplitude_at(y, settled, 600);
+  EXPECT_GT(tone, 0.1);
+  EXPECT_LT(20 * std::log10(amplitude_at(y, settled, 1000) / tone), -40);
+}
+
+TEST(ChannelReceiver, OutputDoesNotDependOnTheCutting) {
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 0.5));
+  ChannelSettings s;
+  s.carrier_hz = 15e3;
+  const auto a = listen(s, x, 960), b = listen(s, x, 4097), c = listen(s, x, 1);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), c.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_NEAR(a[i], b[i], 1e-5) << i;
+    ASSERT_NEAR(a[i], c[i], 1e-5) << i;
+  }
+}
+
+// A new carrier at the same rates replaces the taps while running: every channel sample after
+// the switch is what a receiver built for the new carrier gives at that index.
+TEST(ChannelReceiver, RetuneReplacesTheTapsExactly) {
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 0.5));
+  const std::size_t n = x.size() / 2, piece = 960, half = n / 2 / piece * piece;
+  ChannelSettings first, second;
+  first.carrier_hz = 15e3;
+  second.carrier_hz = 14e3;
+  second.bandwidth_hz = 9e3;
+  auto run = [&](ChannelReceiver& r, std::size_t from, std::size_t to, std::vector<float>& iq) {
+    for (std::size_t done = from; done < to; done += piece) {
+      const auto out = r.process(reinterpret_cast<const std::byte*>(x.data() + 2 * done), piece);
+      iq.insert(iq.end(), out.iq, out.iq + 2 * out.iq_items);
+    }
+  };
+  ChannelReceiver switched(first, complex_input(), 0, kAudioRate, piece), fresh(second, complex_input(), 0, kAudioRate, piece);
+  std::vector<float> a, b;
+  run(switched, 0, half, a);
+  const std::size_t switched_at = a.size();
+  ASSERT_TRUE(switched.retune(second));
+  EXPECT_EQ(switched.retunes(), 1u);
+  EXPECT_EQ(switched.settings().carrier_hz, 14e3);
+  run(switched, half, n / piece * piece, a);
+  run(fresh, 0, n / piece * piece, b);
+  // (Their FFT geometries differ, so each has returned a different number so far.)
+  const std::size_t common = std::min(a.size(), b.size());
+  ASSERT_GT(common, switched_at + 2000);
+  for (std::size_t i = switched_at; i < common; ++i) ASSERT_NEAR(a[i], b[i], 1e-5) << i;
+
+  // Another demodulation, or rates that change (wide FM), need a new receiver.
+  ChannelSettings fm = second;
+  fm.demodulation = Demodulation::nfm;
+  fm.bandwidth_hz = 12.5e3;
+  EXPECT_FALSE(switched.retune(fm));
+}
+
+TEST(ChannelReceiver, ChannelsThatDoNotFitAreUsageErrors) {
+  const auto name = [](std::string_view key) { return std::string(key); };
+  ChannelSettings s;
+  s.bandwidth_hz = 500;  // below am's 1 kHz
+  try {
+    plan_channel(s, complex_input(), kAudioRate, name);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("listen_bandwidth_hz"), std::string::npos) << e.what();
+  }
+  s.bandwidth_hz = 10e3;
+  s.carrier_hz = 60e3;  // outside +-48 kHz
+  try {
+    plan_channel(s, complex_input(), kAudioRate, name);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("listen_hz"), std::string::npos) << e.what();
+  }
+  s.demodulation = Demodulation::wfm;
+  s.carrier_hz = 0;
+  s.bandwidth_hz = 200e3;  // needs 150 kHz or more, the input has 96 kHz
+  EXPECT_THROW(plan_channel(s, complex_input(), kAudioRate, name), UsageError);
+}
+
+}  // namespace
+}  // namespace prism::view
