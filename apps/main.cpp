@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
 
 int main(int argc, char** argv) {
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);  // prints the message and the --help hint
+    // A mistyped option (--npersge 512) ends up among the unexpected arguments.
+    for (const CLI::App* command : app.get_subcommands())
+      if (const auto suggestion = suggest_option(*command, command->remaining()))
+        std::fprintf(stderr, "prism: %s\n", suggestion->c_str());
     return kExitUsage;
   }
 

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -14,18 +16,17 @@ namespace prism::app {
 
 void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default) {
   const std::string group = "Run";
-  cmd.add_option("--block-size", o.block_size,
-                 "Samples per chunk moving through the graph; the output does not depend on it [default: " +
-                     block_size_default + "]")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26))
+  whole_number_in(cmd.add_option("--block-size", o.block_size,
+                                  "Samples per chunk moving through the graph; the output does not depend on it "
+                                  "[default: " + block_size_default + "]"),
+                  1, std::int64_t{1} << 26)
       ->group(group);
-  cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1024}))
+  whole_number_in(cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)"), 2, 1024)
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--in-flight", o.in_flight,
-                 "Chunks in flight on a GPU edge: the copies of one overlap the work on the others")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{64}))
+  whole_number_in(cmd.add_option("--in-flight", o.in_flight,
+                                  "Chunks in flight on a GPU edge: the copies of one overlap the work on the others"),
+                  1, 64)
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--backend", o.backend,
@@ -34,16 +35,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)")
-      ->check(CLI::Range(0, 1023))
+  whole_number_in(cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)"), 0,
+                  kMaxDeviceIndex)
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--threads", o.threads, "CPU worker threads per stage [default: all cores]")
-      ->check(CLI::Range(0u, 4096u))
+  whole_number_in(cmd.add_option("--threads", o.threads, "CPU worker threads per stage, 0 = all cores [default: all cores]"),
+                  0, 4096)
       ->group(group);
-  cmd.add_option("--duration", o.duration,
-                 "Seconds of input to take, then stop (a capture of that length from a live input; the start "
-                 "of a file) [default: all]")
+  finite_number_in(cmd.add_option("--duration", o.duration,
+                                   "Seconds of input to take, then stop (a capture of that length from a live input; "
+                                   "the start of a file) [default: all]"),
+                   0.0, std::numeric_limits<double>::infinity(), true)
       ->group(group);
   cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
   cmd.add_option("--summary-json", o.summary_json, "Also write the run summary as JSON to this file");
@@ -63,11 +65,11 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--db-range", o.db_range, "Colour range MIN:MAX in dB [default: automatic]")->group(group);
-  cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]")
-      ->check(CLI::Range(1u, 10000u))
+  whole_number_in(cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]"), 1,
+                  10000)
       ->group(group);
-  cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]")
-      ->check(CLI::Range(1u, 10000u))
+  whole_number_in(cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]"),
+                  1, 10000)
       ->group(group);
 }
 
