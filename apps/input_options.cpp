@@ -54,4 +54,10 @@ SourceOptions to_source_options(const InputOptions& o) {
   return options;
 }
 
+std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options) {
+  std::unique_ptr<Source> source = open_source(input, to_source_options(options));
+  if (source->info().length == std::optional<std::uint64_t>{0}) throw InputError(input, "no samples (empty input)");
+  return source;
+}
+
 }  // namespace prism::app

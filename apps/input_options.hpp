@@ -3,6 +3,7 @@
 // translation into the source registry's SourceOptions.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -39,5 +40,10 @@ inline constexpr const char* kSdrInputHelp =
 
 // Throws UsageError naming --format and the known names when the format is unknown.
 SourceOptions to_source_options(const InputOptions& options);
+
+// Opens `input` for a command that processes its samples: an input known to hold no samples
+// (an empty raw file, a sound file or SigMF recording without data) is refused with InputError
+// naming it, as a 0-byte sound file is, whatever its format.
+std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options);
 
 }  // namespace prism::app

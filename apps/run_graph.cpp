@@ -3,8 +3,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <system_error>
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
@@ -112,14 +115,45 @@ SettingOptions::SettingOptions(CLI::App& cmd, const std::vector<Setting>& settin
   }
 }
 
-SettingValues SettingOptions::values() const {
+SettingValues SettingOptions::values(const std::map<std::string, std::string>& overrides) const {
   std::map<std::string, std::string> given;
   for (std::size_t i = 0; i < settings_.size(); ++i) {
     if (options_[i]->count() == 0) continue;
     const Setting& s = settings_[i];
     given[s.key] = s.type == SettingType::flag ? ((*flags_)[s.key] ? "true" : "false") : (*texts_)[s.key];
   }
+  for (const auto& [key, value] : overrides) given[key] = value;
   return SettingValues(settings_, given, name_as_option());
+}
+
+namespace {
+
+// The files an output path writes, as absolute, normalised paths (none for audio: or stdout).
+std::vector<std::filesystem::path> files_written(const std::string& output) {
+  if (output == "-" || output.rfind("audio:", 0) == 0) return {};
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(output), error);
+  if (error) path = std::filesystem::absolute(output).lexically_normal();
+  std::vector<std::filesystem::path> files = {path};
+  const std::string extension = path.extension().string();
+  if (extension == ".npy") files.push_back(std::filesystem::path(path).replace_extension(".json"));
+  if (extension == ".sigmf-meta") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-data"));
+  if (extension == ".sigmf-data") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-meta"));
+  return files;
+}
+
+}  // namespace
+
+void check_distinct_outputs(const std::vector<std::string>& paths) {
+  std::map<std::filesystem::path, std::string> writer;  // file -> the output that writes it
+  for (const std::string& output : paths) {
+    for (const std::filesystem::path& file : files_written(output)) {
+      const auto [at, added] = writer.emplace(file, output);
+      if (!added)
+        throw UsageError("-o " + printable(at->second) + " and -o " + printable(output) + " both write " +
+                         printable(file.string()) + "; give each output its own name");
+    }
+  }
 }
 
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {

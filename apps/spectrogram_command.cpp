@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,19 +44,36 @@ std::size_t choose_block_samples(const SpectrogramParams& params, const StreamIn
   return std::clamp<std::size_t>((rows - 1) * hop, std::min(hop, kDefault), kDefault);
 }
 
+// The samples the run will take from the input, when known in advance.
+std::optional<std::uint64_t> samples_to_take(const StreamInfo& info, const RunConfig& config) {
+  if (!info.length) return config.max_samples;
+  return config.max_samples ? std::min(*info.length, *config.max_samples) : *info.length;
+}
+
 int run_spectrogram(const SpectrogramOptions& o) {
-  const SettingValues settings = o.settings->values();
-  const SpectrogramParams params = spectrogram_params_from(settings);
+  SettingValues settings = o.settings->values();
+  SpectrogramParams params = spectrogram_params_from(settings);
   const StageEnvironment environment = stage_environment(o.run);
   SinkOptions sinks = sink_options(o.image);
 
-  std::unique_ptr<Source> source = open_source(o.input, to_source_options(o.raw));
+  std::unique_ptr<Source> source = open_input(o.input, o.raw);
   const StreamInfo info = source->info();
+  // As scipy.signal.spectrogram: a segment longer than the input shrinks to the input, with a
+  // warning, rather than giving no rows (the defaults of noverlap and nfft follow it).
+  const std::optional<std::uint64_t> taken = samples_to_take(info, run_config(o.run, 1, info.sample_rate));
+  if (taken && *taken > 0 && *taken < params.nperseg) {
+    std::fprintf(stderr, "prism: warning: --nperseg %zu is longer than the input (%llu samples); using --nperseg %llu, "
+                 "as scipy does\n", params.nperseg, static_cast<unsigned long long>(*taken),
+                 static_cast<unsigned long long>(*taken));
+    settings = o.settings->values({{"nperseg", std::to_string(*taken)}});
+    params = spectrogram_params_from(settings);
+  }
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty() && !o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
 
   std::vector<std::string> outputs = o.outputs;
   if (outputs.empty()) outputs.push_back("spectrogram.png");
+  check_distinct_outputs(outputs);
   sinks.title = source->describe() + "  " + params.window.to_string() + ", nperseg " + std::to_string(params.nperseg) +
                 ", noverlap " + std::to_string(params.noverlap) + ", nfft " + std::to_string(params.nfft);
   Graph graph;

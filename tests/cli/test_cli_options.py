@@ -1,12 +1,19 @@
-"""Every whole-number option of every command, as a user may mistype it: negative, zero where
-zero is invalid, and absurdly large values are usage errors (exit 2) that name the option and its
-range, before anything is written. The options come from each command's --help, so an integer
-option added later without a range check fails here.
+"""Options and inputs at their limits, as a user meets them.
+
+Every whole-number option of every command: negative, zero where zero is invalid, and absurdly
+large values are usage errors (exit 2) that name the option and its range, before anything is
+written (the options come from each command's --help, so one added later without a range check
+fails here). A segment longer than the input shrinks to it, as scipy does; an input without
+samples is refused alike in every format; two outputs to one file are refused before the run.
 """
+import json
 import os
 import re
+import wave
 
-from prism_test_util import TempDirTestCase, main, run_prism
+import numpy as np
+
+from prism_test_util import TempDirTestCase, load_npy_with_sidecar, main, rel_l2, run_prism, write_sigmf
 
 # Enough of each command for its parsing to reach the option under test; OUT is the output.
 COMMANDS = {
@@ -94,6 +101,64 @@ class MistypedOptions(TempDirTestCase):
         proc = run_prism("spectrogram", "gen:duration=0.01", "--zzzzzzzz", "-o", self.path("s.npy"))
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertNotIn("did you mean", proc.stderr)
+
+
+class ShortAndEmptyInputs(TempDirTestCase):
+    def test_nperseg_longer_than_the_input_shrinks_to_it_as_scipy(self):
+        from scipy import signal
+        x = np.random.default_rng(5).standard_normal(480).astype(np.float32)
+        x.tofile(self.path("short.f32"))
+        out = self.path("s.npy")
+        proc = run_prism("spectrogram", self.path("short.f32"), "--format", "f32", "--rate", "8000",
+                         "--nperseg", "1024", "-o", out, "-q", check=0)
+        self.assertIn("--nperseg 1024 is longer than the input (480 samples); using --nperseg 480",
+                      proc.stderr)
+        rows, meta = load_npy_with_sidecar(out)
+        _, _, ref = signal.spectrogram(x.astype(np.float64), fs=8000, nperseg=1024)  # warns, shrinks
+        self.assertEqual(rows.shape, ref.T.shape)
+        self.assertLess(rel_l2(rows, ref.T), 1e-5)
+        self.assertEqual(meta["parameters"]["nperseg"], 480)
+
+    def test_an_input_without_samples_is_refused_in_every_format(self):
+        empty = {}
+        empty["raw"] = [self.path("e.cf32"), "--rate", "1000"]
+        open(empty["raw"][0], "wb").close()
+        write_sigmf(self.path("e"), 1e6, np.zeros(0, np.complex64), "cf32_le")
+        empty["sigmf"] = [self.path("e.sigmf-meta")]
+        with wave.open(self.path("header_only.wav"), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(8000)
+            w.writeframes(b"")
+        empty["wav"] = [self.path("header_only.wav")]
+        open(self.path("zero_bytes.wav"), "wb").close()
+        empty["0-byte wav"] = [self.path("zero_bytes.wav")]
+        for kind, args in empty.items():
+            for command in (["spectrogram"], ["run"], ["filter", "--lowpass", "100", "--numtaps", "31"]):
+                with self.subTest(kind=kind, command=command[0]):
+                    out = self.path("out.npy")
+                    proc = run_prism(command[0], *args, *command[1:], "-o", out, "-q")
+                    self.assertEqual(proc.returncode, 1, proc.stderr)
+                    self.assertIn(os.path.basename(args[0]), proc.stderr)
+                    self.assertTrue("no samples" in proc.stderr or "empty file" in proc.stderr, proc.stderr)
+                    self.assertFalse(os.path.exists(out))
+
+
+class OutputPaths(TempDirTestCase):
+    def test_two_outputs_to_one_file_are_refused_before_the_run(self):
+        a = self.path("a.npy")
+        cases = [["spectrogram", "gen:duration=0.1", "-o", a, "-o", a],
+                 ["spectrogram", "gen:duration=0.1", "-o", a, "-o", os.path.join(self.tmp, ".", "a.npy")],
+                 ["spectrogram", "gen:duration=0.1", "-o", a, "-o", self.path("a.json")],  # a.npy's sidecar
+                 ["run", "gen:duration=0.1", "-o", "spectrogram ! " + a, "-o", "spectrogram:nperseg=64 ! " + a],
+                 ["filter", "gen:duration=0.1", "--lowpass", "100", "-o", self.path("b.wav"),
+                  "-o", self.path("b.wav")]]
+        for args in cases:
+            with self.subTest(args=args):
+                proc = run_prism(*args, "--summary-json", self.path("summary.json"))
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("both write", proc.stderr)
+                self.assertEqual(sorted(os.listdir(self.tmp)), [], "refused before anything was written")
 
 
 if __name__ == "__main__":
