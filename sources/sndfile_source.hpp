@@ -71,7 +71,9 @@ class SndfileSource final : public Source {
   std::string encoding_;
   std::uint64_t file_size_ = 0;
   std::uint64_t frames_read_ = 0;
-  bool pcm16_ = false;  // 16-bit PCM travels as i16 (exact, half the bytes of f32)
+  // 16- and 8-bit PCM travel as their stored integers (i16, i8, u8: exact, fewer bytes than f32,
+  // and --integer-scale raw sees the values scipy.io.wavfile.read gives); the rest as f32.
+  SampleFormat delivered_ = SampleFormat::f32;
   std::string pending_error_;  // reported by the read after the one that delivered the last
                                // good samples
 };

@@ -161,5 +161,39 @@ class OutputPaths(TempDirTestCase):
                 self.assertEqual(sorted(os.listdir(self.tmp)), [], "refused before anything was written")
 
 
+class EightBitSoundFiles(TempDirTestCase):
+    """8-bit PCM travels as its stored integers: --integer-scale raw gives the values
+    scipy.io.wavfile.read gives (WAV's unsigned bytes, AIFF's signed ones), unit scales them."""
+
+    def check(self, path, stored, unit):
+        from scipy import signal
+        for scale, values in (("raw", stored), ("unit", unit)):
+            with self.subTest(path=os.path.basename(path), scale=scale):
+                out = self.path("s.npy")
+                run_prism("spectrogram", path, "--integer-scale", scale, "-o", out, "-q", check=0)
+                _, _, ref = signal.spectrogram(values, fs=8000)
+                self.assertLess(rel_l2(np.load(out), ref.T), 1e-5)
+
+    def test_unsigned_wav(self):
+        from scipy.io import wavfile
+        x = np.random.default_rng(1).integers(0, 256, 8000).astype(np.uint8)
+        wavfile.write(self.path("u8.wav"), 8000, x)
+        self.assertEqual(wavfile.read(self.path("u8.wav"))[1].dtype, np.uint8)
+        self.check(self.path("u8.wav"), x.astype(np.float64), (x.astype(np.float64) - 128) / 128)
+
+    def test_signed_aiff(self):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import aifc
+        x = np.random.default_rng(2).integers(-128, 128, 8000).astype(np.int8)
+        with aifc.open(self.path("s8.aiff"), "wb") as f:
+            f.setnchannels(1)
+            f.setsampwidth(1)
+            f.setframerate(8000)
+            f.writeframes(x.tobytes())
+        self.check(self.path("s8.aiff"), x.astype(np.float64), x.astype(np.float64) / 128)
+
+
 if __name__ == "__main__":
     main()
