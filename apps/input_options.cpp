@@ -1,6 +1,7 @@
 // Shared input options (see input_options.hpp).
 #include "apps/input_options.hpp"
 
+#include <cstdio>
 #include <limits>
 
 #include "apps/option_checks.hpp"
@@ -19,6 +20,10 @@ void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group)
       ->group(group);
   cmd.add_option("--center-freq,--center-frequency", o.center_frequency,
                  "Centre frequency, Hz: labels raw input, relabels any input, tunes an SDR")
+      ->group(group);
+  cmd.add_flag("--strict", o.strict,
+               "Refuse a recording cut short (a partial sample at the end, a sound file's data ending before its "
+               "header says) instead of reading its whole samples with a warning")
       ->group(group);
   add_sdr_options(cmd, o);
 }
@@ -51,6 +56,10 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.antenna = o.antenna;
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
+  options.truncation.strict = o.strict;
+  options.truncation.warn = [](const std::string& text) {
+    std::fprintf(stderr, "prism: warning: %s\n", printable(text).c_str());
+  };
   return options;
 }
 

@@ -23,9 +23,10 @@ struct InputOptions {
   std::string antenna;
   std::size_t sdr_channel = 0;
   std::string sdr_stream_args;
+  bool strict = false;  // refuse recordings cut short instead of reading their whole samples
 };
 
-// Registers --format, --rate, --channels and --center-freq (alias --center-frequency) on `cmd`
+// Registers --format, --rate, --channels, --center-freq (alias --center-frequency) and --strict on `cmd`
 // in the option group `group`, and the SDR options (add_sdr_options).
 void add_input_options(CLI::App& cmd, InputOptions& options, const std::string& group = "Raw input");
 

@@ -166,7 +166,8 @@ struct SndfileSource::MemoryFile {
   static sf_count_t tell(void* user) { return of(user).position; }
 };
 
-SndfileSource::SndfileSource(const std::string& path) : path_(path) {
+SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncation)
+    : path_(path), truncation_policy_(std::move(truncation)) {
   OpenedInput input = open_input_file(path);
   if (input.regular && input.size == 0) throw InputError(path, "empty file (0 bytes)");
   file_size_ = input.size;
@@ -183,7 +184,8 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
 }
 
-SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes) : path_(std::move(name)) {
+SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation)
+    : path_(std::move(name)), truncation_policy_(std::move(truncation)) {
   if (bytes.empty()) throw InputError(path_, "empty file (0 bytes)");
   file_size_ = bytes.size();
   memory_ = std::make_unique<MemoryFile>();
@@ -220,7 +222,7 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
   std::string log(16384, '\0');
   sf_command(file, SFC_GET_LOG_INFO, log.data(), static_cast<int>(log.size()));
   log.resize(std::strlen(log.c_str()));
-  if (const auto truncated = truncation_in_log(log)) throw InputError(path, *truncated);
+  if (const auto truncated = truncation_in_log(log)) truncation_policy_.apply(path, *truncated);
 
   if (sfinfo.channels < 1 || sfinfo.samplerate < 1)
     throw InputError(path, "the header says " + std::to_string(sfinfo.channels) +
@@ -316,6 +318,12 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
     else
       reason = "truncated: the samples end at frame " + std::to_string(frames_read_) +
                ", the header says " + std::to_string(*info_.length);
+    if (sf_error(handle(file_)) == SF_ERR_NO_ERROR && !truncation_policy_.strict) {
+      // Cut short: the samples read are the recording (see TruncationPolicy).
+      truncation_policy_.apply(path_, reason);
+      info_.length = frames_read_;
+      return static_cast<std::size_t>(done);
+    }
     if (done == 0) throw InputError(path_, reason);
     pending_error_ = reason;  // hand out the good samples first
   }

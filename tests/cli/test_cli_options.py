@@ -195,5 +195,82 @@ class EightBitSoundFiles(TempDirTestCase):
         self.check(self.path("s8.aiff"), x.astype(np.float64), x.astype(np.float64) / 128)
 
 
+class TruncatedRecordings(TempDirTestCase):
+    """A recording cut short (a killed recorder or SDR tool) is read up to its last whole sample
+    with a warning naming the file and what is missing, as sox, scipy and numpy read it; --strict
+    refuses it."""
+
+    def read(self, args, strict=False):
+        out = self.path("cut.npy")
+        if os.path.exists(out):
+            os.remove(out)
+        proc = run_prism("run", *args, "-o", out, "-q", *(["--strict"] if strict else []),
+                         stdin=getattr(self, "stdin", None))
+        return proc, (np.load(out) if proc.returncode == 0 else None)
+
+    def check(self, args, name, words, whole):
+        proc, samples = self.read(args)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("warning", proc.stderr)
+        self.assertIn(name, proc.stderr)
+        for word in words:
+            self.assertIn(word, proc.stderr)
+        np.testing.assert_array_equal(samples.ravel(), whole)
+        proc, _ = self.read(args, strict=True)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(name, proc.stderr)
+        self.assertFalse(os.path.exists(self.path("cut.npy")))
+
+    def test_raw_file_with_a_partial_sample(self):
+        x = (np.arange(100) + 1j * np.arange(100)).astype(np.complex64)
+        with open(self.path("cut.cf32"), "wb") as f:
+            f.write(x.tobytes() + b"\x01\x02\x03")
+        self.check([self.path("cut.cf32"), "--rate", "1000"], "cut.cf32", ["3 stray bytes"], x)
+
+    def test_sigmf_data_with_a_partial_sample(self):
+        x = (np.arange(100) - 1j * np.arange(100)).astype(np.complex64)
+        write_sigmf(self.path("rec"), 1e6, x, "cf32_le")
+        with open(self.path("rec.sigmf-data"), "ab") as f:
+            f.write(b"\x01\x02\x03")
+        self.check([self.path("rec.sigmf-meta")], "rec.sigmf-data", ["3 stray bytes"], x)
+
+    def test_wav_whose_data_ends_early(self):
+        from scipy.io import wavfile
+        x = np.arange(-2000, 2000, dtype=np.int16)
+        wavfile.write(self.path("full.wav"), 8000, x)
+        with open(self.path("full.wav"), "rb") as f:
+            data = f.read()
+        cut = data[: 44 + 2 * 1000 + 1]  # 1000 whole samples and half of the next
+        with open(self.path("cut.wav"), "wb") as f:
+            f.write(cut)
+        proc, samples = self.read([self.path("cut.wav")])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("cut.wav", proc.stderr)
+        self.assertIn("truncated", proc.stderr)
+        np.testing.assert_array_equal(samples.ravel(), x[:1000])
+        proc, _ = self.read([self.path("cut.wav")], strict=True)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+
+    def test_stdin_cut_mid_sample(self):
+        x = np.arange(50, dtype=np.float32)
+        with open(self.path("cut.f32"), "wb") as f:
+            f.write(x.tobytes() + b"\x01\x02")
+        for strict in (False, True):
+            with self.subTest(strict=strict), open(self.path("cut.f32"), "rb") as f:
+                # Through a pipe, as from a recorder: its length is not known in advance.
+                import subprocess
+                cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+                self.stdin = cat.stdout
+                proc, samples = self.read(["-", "--format", "f32", "--rate", "1000"], strict=strict)
+                cat.wait()
+                self.assertIn("stdin", proc.stderr)
+                self.assertIn("2 stray bytes", proc.stderr)
+                if strict:
+                    self.assertEqual(proc.returncode, 1, proc.stderr)
+                else:
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+                    np.testing.assert_array_equal(samples.ravel(), x)
+
+
 if __name__ == "__main__":
     main()
