@@ -361,7 +361,7 @@ Runner add_design_command(CLI::App& app) {
       ->group(band_group)
       ->option_text("F1:F2");
   cmd->add_option("--rate", o->rate, "Sample rate, Hz (required)")->option_text("FS");
-  cmd->add_option("--numtaps", o->numtaps, "Number of taps")->option_text("N");
+  cmd->add_option("--numtaps", o->numtaps, "Number of taps [1.." + std::to_string(kMaxDesignTaps) + "]")->option_text("N");
   cmd->add_option("--transition", o->transition, "Transition width around each edge, Hz")->option_text("W");
   cmd->add_option("--attenuation", o->attenuation, "Stopband attenuation (and passband ripple) to reach, dB")
       ->option_text("DB");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "apps/progress_bar.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
@@ -57,9 +58,12 @@ std::size_t parse_bytes(const std::string& text) {
   if (digits == 0 || digits > 12 || shift < 0) {
     throw UsageError("--batch-bytes '" + text + "': give bytes, e.g. 64M, 1G or 1048576");
   }
-  const std::size_t value = std::stoull(text.substr(0, digits)) << shift;
-  if (value == 0) throw UsageError("--batch-bytes must be more than 0");
-  return value;
+  // At most 1 TiB: more is a typo, and a larger shift would wrap around.
+  constexpr std::size_t kMaxBytes = std::size_t{1} << 40;
+  const std::size_t count = std::stoull(text.substr(0, digits));
+  if (count == 0) throw UsageError("--batch-bytes must be more than 0");
+  if (count > (kMaxBytes >> shift)) throw UsageError("--batch-bytes '" + text + "' is more than 1 TiB");
+  return count << shift;
 }
 
 #if PRISM_HAVE_CUDA
@@ -78,13 +82,6 @@ std::size_t batch_for(const fft::PlanSpec& spec, std::size_t batch_bytes) {
 
 int run_fft_tune(const FftTuneOptions& o) {
   const std::vector<std::size_t> sizes = o.sizes.empty() ? default_sizes() : o.sizes;
-  for (std::size_t n : sizes) {
-    if (n < 2 || static_cast<long long>(n) > gpu::kMaxPlannedLength) {
-      throw UsageError("--sizes: " + std::to_string(n) + " is outside 2.." +
-                       std::to_string(gpu::kMaxPlannedLength) + " (longer transforms go to cuFFT)");
-    }
-  }
-  if (o.runs < 20) throw UsageError("--runs must be at least 20 (the median of fewer is noise)");
   const std::size_t batch_bytes = parse_bytes(o.batch_bytes);
   const std::string path = o.wisdom.empty() ? gpu::default_wisdom_path() : o.wisdom;
   if (path.empty()) {
@@ -223,7 +220,8 @@ Runner add_fft_tune_command(CLI::App& app) {
       "  prism fft-tune --sizes 1048576 --batch-bytes 512M --wisdom ./wisdom.json\n"
       "Exit codes: 0 done, 1 no CUDA device, a CUDA failure or a wisdom file that cannot be read "
       "or written, 2 usage error.");
-  cmd->add_option("--sizes", o->sizes, "Transform lengths, comma-separated [default: 256,512,...,65536]")
+  whole_number_in(cmd->add_option("--sizes", o->sizes, "Transform lengths, comma-separated; longer ones go to cuFFT [default: 256,512,...,65536]"),
+                  2, gpu::kMaxPlannedLength)
       ->delimiter(',');
   cmd->add_option("--transform", o->transform,
                   "c2c (forward and inverse), r2c (r2c and c2r) or all")
@@ -234,9 +232,12 @@ Runner add_fft_tune_command(CLI::App& app) {
                   "suffixes, binary)")
       ->capture_default_str();
   cmd->add_option("--wisdom", o->wisdom, "Wisdom file to merge the results into [default: see below]");
-  cmd->add_option("--runs", o->runs, "Timed executions per candidate (the median counts), >= 20")
+  // Fewer than 20 runs make the median noise.
+  whole_number_in(cmd->add_option("--runs", o->runs, "Timed executions per candidate (the median counts)"), 20,
+                  1000000)
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "CUDA device to tune (0-based)")->capture_default_str();
+  whole_number_in(cmd->add_option("--device", o->device, "CUDA device to tune (0-based)"), 0, kMaxDeviceIndex)
+      ->capture_default_str();
   return [o] { return run_fft_tune(*o); };
 }
 

@@ -28,10 +28,11 @@ struct FilterOptions {
 
 int run_filter(const FilterOptions& o) {
   if (o.outputs.empty()) throw UsageError("give an output: -o FILE (.wav, .flac, .sigmf-meta, .npy) or -o audio:");
+  check_distinct_outputs(o.outputs);
   const StageKind& fir = *find_stage_kind("fir");
   const SettingValues values = o.settings->values();
   MadeStage made = fir.make(values, stage_environment(o.run));
-  std::unique_ptr<Source> source = open_source(o.input, to_source_options(o.raw));
+  std::unique_ptr<Source> source = open_input(o.input, o.raw);
   const double rate = source->info().sample_rate;
   Graph graph;
   const Graph::Node in = graph.add_source(std::move(source));

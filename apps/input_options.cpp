@@ -1,6 +1,10 @@
 // Shared input options (see input_options.hpp).
 #include "apps/input_options.hpp"
 
+#include <cstdio>
+#include <limits>
+
+#include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
 
@@ -8,12 +12,18 @@ namespace prism::app {
 
 void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group) {
   cmd.add_option("--format", o.format, "Sample format of raw input: " + format_names_help())->group(group);
-  cmd.add_option("--rate", o.rate, "Sample rate, Hz: of raw input; asked of an audio device or an SDR")->group(group);
-  cmd.add_option("--channels", o.channels, "Interleaved channels of raw input")
+  finite_number_in(cmd.add_option("--rate", o.rate, "Sample rate, Hz: of raw input; asked of an audio device or an SDR"),
+                   0.0, std::numeric_limits<double>::infinity(), true)
+      ->group(group);
+  whole_number_in(cmd.add_option("--channels", o.channels, "Interleaved channels of raw input"), 1, kMaxRawChannels)
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--center-freq,--center-frequency", o.center_frequency,
                  "Centre frequency, Hz: labels raw input, relabels any input, tunes an SDR")
+      ->group(group);
+  cmd.add_flag("--strict", o.strict,
+               "Refuse a recording cut short (a partial sample at the end, a sound file's data ending before its "
+               "header says) instead of reading its whole samples with a warning")
       ->group(group);
   add_sdr_options(cmd, o);
 }
@@ -23,7 +33,8 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--gain", o.gain, "Overall RX gain in dB [default: automatic gain where the device has it]")
       ->group(group);
   cmd.add_option("--antenna", o.antenna, "RX antenna by name [default: the device's]")->group(group);
-  cmd.add_option("--sdr-channel", o.sdr_channel, "RX channel of the device (0-based)")
+  whole_number_in(cmd.add_option("--sdr-channel", o.sdr_channel, "RX channel of the device (0-based)"), 0,
+                  kMaxDeviceIndex)
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--sdr-stream-args", o.sdr_stream_args, "KEY=VALUE,... passed to the driver's stream")
@@ -45,7 +56,17 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.antenna = o.antenna;
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
+  options.truncation.strict = o.strict;
+  options.truncation.warn = [](const std::string& text) {
+    std::fprintf(stderr, "prism: warning: %s\n", printable(text).c_str());
+  };
   return options;
+}
+
+std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options) {
+  std::unique_ptr<Source> source = open_source(input, to_source_options(options));
+  if (source->info().length == std::optional<std::uint64_t>{0}) throw InputError(input, "no samples (empty input)");
+  return source;
 }
 
 }  // namespace prism::app

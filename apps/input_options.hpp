@@ -3,6 +3,7 @@
 // translation into the source registry's SourceOptions.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,9 +23,10 @@ struct InputOptions {
   std::string antenna;
   std::size_t sdr_channel = 0;
   std::string sdr_stream_args;
+  bool strict = false;  // refuse recordings cut short instead of reading their whole samples
 };
 
-// Registers --format, --rate, --channels and --center-freq (alias --center-frequency) on `cmd`
+// Registers --format, --rate, --channels, --center-freq (alias --center-frequency) and --strict on `cmd`
 // in the option group `group`, and the SDR options (add_sdr_options).
 void add_input_options(CLI::App& cmd, InputOptions& options, const std::string& group = "Raw input");
 
@@ -39,5 +41,10 @@ inline constexpr const char* kSdrInputHelp =
 
 // Throws UsageError naming --format and the known names when the format is unknown.
 SourceOptions to_source_options(const InputOptions& options);
+
+// Opens `input` for a command that processes its samples: an input known to hold no samples
+// (an empty raw file, a sound file or SigMF recording without data) is refused with InputError
+// naming it, as a 0-byte sound file is, whatever its format.
+std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options);
 
 }  // namespace prism::app

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
 
 namespace {
@@ -108,6 +109,10 @@ int run_command(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);  // prints the message and the --help hint
+    // A mistyped option (--npersge 512) ends up among the unexpected arguments.
+    for (const CLI::App* command : app.get_subcommands())
+      if (const auto suggestion = suggest_option(*command, command->remaining()))
+        std::fprintf(stderr, "prism: %s\n", suggestion->c_str());
     return kExitUsage;
   }
 

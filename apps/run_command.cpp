@@ -78,8 +78,12 @@ int run_chain(const RunCommandOptions& o) {
   const StageEnvironment environment = stage_environment(o.run);
   const SinkOptions sinks = sink_options(o.image);
 
+  std::vector<std::string> output_paths;
+  for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
+  check_distinct_outputs(output_paths);
+
   Graph graph;
-  std::unique_ptr<Source> source = open_source(main.front(), to_source_options(o.raw));
+  std::unique_ptr<Source> source = open_input(main.front(), o.raw);
   const double rate = source->info().sample_rate;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node trunk = add_stages(graph, in, std::vector<std::string>(main.begin() + 1, main.end()),

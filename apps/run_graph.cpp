@@ -3,9 +3,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
+#include <system_error>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -14,18 +19,17 @@ namespace prism::app {
 
 void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default) {
   const std::string group = "Run";
-  cmd.add_option("--block-size", o.block_size,
-                 "Samples per chunk moving through the graph; the output does not depend on it [default: " +
-                     block_size_default + "]")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26))
+  whole_number_in(cmd.add_option("--block-size", o.block_size,
+                                  "Samples per chunk moving through the graph; the output does not depend on it "
+                                  "[default: " + block_size_default + "]"),
+                  1, std::int64_t{1} << 26)
       ->group(group);
-  cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1024}))
+  whole_number_in(cmd.add_option("--blocks", o.blocks, "Chunks per host edge (bounds memory)"), 2, 1024)
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--in-flight", o.in_flight,
-                 "Chunks in flight on a GPU edge: the copies of one overlap the work on the others")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{64}))
+  whole_number_in(cmd.add_option("--in-flight", o.in_flight,
+                                  "Chunks in flight on a GPU edge: the copies of one overlap the work on the others"),
+                  1, 64)
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--backend", o.backend,
@@ -34,16 +38,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)")
-      ->check(CLI::Range(0, 1023))
+  whole_number_in(cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)"), 0,
+                  kMaxDeviceIndex)
       ->capture_default_str()
       ->group(group);
-  cmd.add_option("--threads", o.threads, "CPU worker threads per stage [default: all cores]")
-      ->check(CLI::Range(0u, 4096u))
+  whole_number_in(cmd.add_option("--threads", o.threads, "CPU worker threads per stage, 0 = all cores [default: all cores]"),
+                  0, 4096)
       ->group(group);
-  cmd.add_option("--duration", o.duration,
-                 "Seconds of input to take, then stop (a capture of that length from a live input; the start "
-                 "of a file) [default: all]")
+  finite_number_in(cmd.add_option("--duration", o.duration,
+                                   "Seconds of input to take, then stop (a capture of that length from a live input; "
+                                   "the start of a file) [default: all]"),
+                   0.0, std::numeric_limits<double>::infinity(), true)
       ->group(group);
   cmd.add_option("--stall-timeout", o.stall_timeout,
                  "Seconds the input may deliver nothing before the run fails, keeping what was captured "
@@ -67,11 +72,11 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--db-range", o.db_range, "Colour range MIN:MAX in dB [default: automatic]")->group(group);
-  cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]")
-      ->check(CLI::Range(1u, 10000u))
+  whole_number_in(cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]"), 1,
+                  10000)
       ->group(group);
-  cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]")
-      ->check(CLI::Range(1u, 10000u))
+  whole_number_in(cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]"),
+                  1, 10000)
       ->group(group);
 }
 
@@ -114,14 +119,45 @@ SettingOptions::SettingOptions(CLI::App& cmd, const std::vector<Setting>& settin
   }
 }
 
-SettingValues SettingOptions::values() const {
+SettingValues SettingOptions::values(const std::map<std::string, std::string>& overrides) const {
   std::map<std::string, std::string> given;
   for (std::size_t i = 0; i < settings_.size(); ++i) {
     if (options_[i]->count() == 0) continue;
     const Setting& s = settings_[i];
     given[s.key] = s.type == SettingType::flag ? ((*flags_)[s.key] ? "true" : "false") : (*texts_)[s.key];
   }
+  for (const auto& [key, value] : overrides) given[key] = value;
   return SettingValues(settings_, given, name_as_option());
+}
+
+namespace {
+
+// The files an output path writes, as absolute, normalised paths (none for audio: or stdout).
+std::vector<std::filesystem::path> files_written(const std::string& output) {
+  if (output == "-" || output.rfind("audio:", 0) == 0) return {};
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(output), error);
+  if (error) path = std::filesystem::absolute(output).lexically_normal();
+  std::vector<std::filesystem::path> files = {path};
+  const std::string extension = path.extension().string();
+  if (extension == ".npy") files.push_back(std::filesystem::path(path).replace_extension(".json"));
+  if (extension == ".sigmf-meta") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-data"));
+  if (extension == ".sigmf-data") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-meta"));
+  return files;
+}
+
+}  // namespace
+
+void check_distinct_outputs(const std::vector<std::string>& paths) {
+  std::map<std::filesystem::path, std::string> writer;  // file -> the output that writes it
+  for (const std::string& output : paths) {
+    for (const std::filesystem::path& file : files_written(output)) {
+      const auto [at, added] = writer.emplace(file, output);
+      if (!added)
+        throw UsageError("-o " + printable(at->second) + " and -o " + printable(output) + " both write " +
+                         printable(file.string()) + "; give each output its own name");
+    }
+  }
 }
 
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {

@@ -63,8 +63,9 @@ SinkOptions sink_options(const ImageOptions& options);
 class SettingOptions {
  public:
   SettingOptions(CLI::App& cmd, const std::vector<Setting>& settings, const std::string& group);
-  // The settings given on the command line, checked (UsageError naming the option).
-  SettingValues values() const;
+  // The settings given on the command line, with `overrides` (KEY -> VALUE) in place of theirs,
+  // checked (UsageError naming the option).
+  SettingValues values(const std::map<std::string, std::string>& overrides = {}) const;
 
  private:
   std::vector<Setting> settings_;
@@ -79,6 +80,11 @@ class SettingOptions {
 // the exit code: 0 done, 1 failed or unbalanced accounting, 130 interrupted. `report` gets the
 // report for callers that print more.
 int run_and_report(Graph& graph, const RunConfig& config, const RunOptions& options, RunReport* report = nullptr);
+
+// Throws UsageError when two of `paths` (the outputs of one run, as given to -o) would write the
+// same file, sidecars included (a.npy writes a.json; a.sigmf-meta writes a.sigmf-data), so that
+// the run does not fail at its end when the second cannot be renamed into place.
+void check_distinct_outputs(const std::vector<std::string>& paths);
 
 // The run's configuration from the options; `block_samples` when --block-size is not given.
 RunConfig run_config(const RunOptions& options, std::size_t block_samples, double sample_rate);

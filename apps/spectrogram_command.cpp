@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,17 +47,33 @@ std::size_t choose_block_samples(const SpectrogramParams& params, const StreamIn
   return std::clamp<std::size_t>((rows - 1) * hop, std::min(hop, kDefault), kDefault);
 }
 
+// The samples the run will take from the input, when known in advance.
+std::optional<std::uint64_t> samples_to_take(const StreamInfo& info, const RunConfig& config) {
+  if (!info.length) return config.max_samples;
+  return config.max_samples ? std::min(*info.length, *config.max_samples) : *info.length;
+}
+
 // The graph of one input into its outputs; `note` gets what the user should know about it.
 PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& input,
                                 const std::vector<std::string>& outputs, const RunOptions& run,
                                 const std::function<void(const std::string&)>& note) {
-  const SettingValues settings = o.settings->values();
-  const SpectrogramParams params = spectrogram_params_from(settings);
+  SettingValues settings = o.settings->values();
+  SpectrogramParams params = spectrogram_params_from(settings);
   const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image);
 
-  std::unique_ptr<Source> source = open_source(input, to_source_options(o.raw));
+  std::unique_ptr<Source> source = open_input(input, o.raw);
   const StreamInfo info = source->info();
+  // As scipy.signal.spectrogram: a segment longer than the input shrinks to the input, with a
+  // warning, rather than giving no rows (the defaults of noverlap and nfft follow it).
+  const std::optional<std::uint64_t> taken = samples_to_take(info, run_config(run, 1, info.sample_rate));
+  if (taken && *taken > 0 && *taken < params.nperseg) {
+    std::fprintf(stderr, "prism: warning: --nperseg %zu is longer than the input (%llu samples); using --nperseg %llu, "
+                 "as scipy does\n", params.nperseg, static_cast<unsigned long long>(*taken),
+                 static_cast<unsigned long long>(*taken));
+    settings = o.settings->values({{"nperseg", std::to_string(*taken)}});
+    params = spectrogram_params_from(settings);
+  }
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty()) note(made.note);
 
@@ -87,6 +104,7 @@ int run_spectrogram(const SpectrogramOptions& o) {
   };
   if (is_batch(inputs, outputs))
     return run_batch(plan_batch(expand_inputs(inputs), outputs), o.batch, o.run, prepare);
+  check_distinct_outputs(outputs);
   PreparedRun single = prepare(inputs.front(), outputs, o.run, [&o](const std::string& note) {
     if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
   });

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "apps/input_options.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
@@ -148,7 +149,6 @@ int run_view(const ViewOptions& o) {
     throw UsageError("--size " + o.size + ": the window must be between 640x400 and 8192x8192");
   viewer.width = static_cast<int>(width);
   viewer.height = static_cast<int>(height);
-  if (o.frames < 0) throw UsageError("--frames must be >= 0");
   viewer.frames = o.frames;
   viewer.screenshot_path = o.screenshot;
   viewer.report_path = o.report;
@@ -219,14 +219,14 @@ Runner add_view_command(CLI::App& app) {
   cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], zmq:sub:..., a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   cmd->add_option("--format", o->format, "Sample format of raw input");
   cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices and SDRs: the rate to ask for)");
-  cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]");
+  whole_number_in(cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]"), 1, kMaxRawChannels);
   cmd->add_option("--center-freq,--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis; tunes an SDR");
-  cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]");
+  whole_number_in(cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]"), 1, 1 << 20);
   add_sdr_options(*cmd, o->sdr);
-  cmd->add_option("--fft-size", o->fft_size, "FFT size, 256 ... 1048576 [default: 4096]");
+  whole_number_in(cmd->add_option("--fft-size", o->fft_size, "FFT size [default: 4096]"), 256, 1 << 20);
   cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");
   cmd->add_option("--overlap", o->overlap, "Overlap of consecutive frames, 0 ... 0.95 [default: 0.5]");
-  cmd->add_option("--channel", o->channel, "Channel shown (0-based) [default: 0]");
+  whole_number_in(cmd->add_option("--channel", o->channel, "Channel shown (0-based) [default: 0]"), 0, kMaxRawChannels - 1);
   cmd->add_option("--averaging", o->averaging, "Exponential averaging time constant in s, 0 = off [default: 0]");
   cmd->add_option("--peak-hold", o->peak_hold, "Show the peak-hold trace (true/false) [default: false]");
   cmd->add_option("--min-hold", o->min_hold, "Show the min-hold trace (true/false) [default: false]");
@@ -244,17 +244,18 @@ Runner add_view_command(CLI::App& app) {
                   "cw 50 ... 3k) [default: 10000]");
   cmd->add_option("--volume", o->volume, "The channel's volume in dB, -60 ... 40 [default: 0]");
   cmd->add_option("--size", o->size, "Window size WIDTHxHEIGHT")->capture_default_str();
-  cmd->add_option("--frames", o->frames, "Render N frames, then exit (0 = until the window closes)");
+  whole_number_in(cmd->add_option("--frames", o->frames, "Render N frames, then exit (0 = until the window closes)"), 0, std::int64_t{1} << 40);
   cmd->add_option("--screenshot", o->screenshot, "Save the window as PNG when the viewer ends: after --frames N, Ctrl-C or closing the window");
   cmd->add_option("--report", o->report, "Write a JSON report at exit: layout, axis ticks, settings, status, playback position, markers, cursor readout, where the controls are, frame times");
   cmd->add_option("--script", o->script, "JSON list of {\"frame\"|\"time_s\": ..., \"set\": {settings}} steps");
-  cmd->add_option("--fps", o->fps, "Frame rate cap (0 = none)")->capture_default_str();
+  finite_number_in(cmd->add_option("--fps", o->fps, "Frame rate cap (0 = none)"), 0.0, 10000.0)->capture_default_str();
   cmd->add_flag("--auto-range", o->auto_range, "Set the dB range from the signal after half a second");
   cmd->add_option("--backend", o->backend,
                   "Spectrogram backend: cpu, cuda (the CUDA engine on prism's kernels), cufft, or auto "
                   "(the GPU when one can be set up, else the CPU)")
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "CUDA device for the GPU backends (0-based)")->capture_default_str();
+  whole_number_in(cmd->add_option("--device", o->device, "CUDA device for the GPU backends (0-based)"), 0, kMaxDeviceIndex)
+      ->capture_default_str();
   cmd->add_option("--config", o->config, "Settings file [default: $XDG_CONFIG_HOME/prism/view.json]");
   cmd->add_flag("--no-config", o->no_config, "Neither read nor save the settings file");
   return [o]() -> int {

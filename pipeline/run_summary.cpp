@@ -63,6 +63,12 @@ std::string json_key(std::string name) {
     if (c == ' ' || c == '-') c = '_';
   return name;
 }
+
+// A failed run removes its outputs (Sink::abort), unless a live input's failure kept them.
+bool outputs_removed(const RunReport& r) {
+  return r.outcome == RunOutcome::failed && !r.outputs_kept_incomplete;
+}
+
 }  // namespace
 
 std::string format_run_summary(const RunReport& r) {
@@ -107,7 +113,12 @@ std::string format_run_summary(const RunReport& r) {
       }
       case NodeRole::sink: {
         label("output");
-        out << n.description << ": " << n.counters.items_out << " " << items_name(n.input_kind) << " written";
+        if (outputs_removed(r)) {
+          out << n.description << ": removed, as the run failed (" << n.counters.items_out << " "
+              << items_name(n.input_kind) << " not kept)";
+        } else {
+          out << n.description << ": " << n.counters.items_out << " " << items_name(n.input_kind) << " written";
+        }
         const std::string extras = extras_text(n.counters.extras);
         if (!extras.empty()) out << " (" << extras << ")";
         out << "\n";
@@ -142,7 +153,8 @@ nlohmann::json run_summary_json(const RunReport& r) {
     if (n.output_kind) entry["output_kind"] = port_kind_name(*n.output_kind);
     entry["items_delivered"] = n.items_delivered;
     if (n.role == NodeRole::sink) {
-      entry["items_written"] = n.counters.items_out;
+      entry["items_written"] = outputs_removed(r) ? 0 : n.counters.items_out;
+      entry["kept"] = !outputs_removed(r);
     } else {
       entry["items_in"] = n.counters.items_in;
       entry["items_out"] = n.counters.items_out;

@@ -32,8 +32,9 @@ std::string number_text(double value) {
   return out.str();
 }
 
-// Edit distance, for "did you mean" suggestions.
-std::size_t distance(std::string_view a, std::string_view b) {
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -47,8 +48,6 @@ std::size_t distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 std::optional<std::int64_t> parse_integer(std::string_view text) {
   const std::string t = trim(text);
@@ -175,7 +174,7 @@ SettingValues::SettingValues(const std::vector<Setting>& declared, const std::ma
       const Setting* nearest = nullptr;
       std::size_t best = 3;  // suggest only close misspellings
       for (const Setting& s : declared_) {
-        const std::size_t d = distance(key, s.key);
+        const std::size_t d = edit_distance(key, s.key);
         if (d < best) {
           best = d;
           nearest = &s;

@@ -124,4 +124,7 @@ std::optional<std::int64_t> parse_integer(std::string_view text);
 // Parses a finite number (decimal or scientific); nullopt for anything else.
 std::optional<double> parse_number(std::string_view text);
 
+// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 }  // namespace prism

@@ -99,8 +99,17 @@ json describe_raw(const Source& source) {
   return d;
 }
 
+}  // namespace
+
+void TruncationPolicy::apply(const std::string& name, const std::string& reason) const {
+  if (strict) throw InputError(name, reason);
+  if (warn) warn(name + ": " + reason + "; read up to the last whole sample");
+}
+
+namespace {
+
 std::unique_ptr<Source> open_sigmf(const std::string& input, const SourceOptions& options) {
-  return finish_self_describing(std::make_unique<SigmfSource>(input), input, "SigMF", options);
+  return finish_self_describing(std::make_unique<SigmfSource>(input, options.truncation), input, "SigMF", options);
 }
 
 json describe_sigmf_source(const Source& source) {
@@ -109,7 +118,7 @@ json describe_sigmf_source(const Source& source) {
 
 std::unique_ptr<Source> open_sound_file(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_SNDFILE
-  return finish_self_describing(std::make_unique<SndfileSource>(input), input, "sound file",
+  return finish_self_describing(std::make_unique<SndfileSource>(input, options.truncation), input, "sound file",
                                 options);
 #else
   (void)options;

@@ -19,6 +19,7 @@
 // InputError naming the path.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,18 @@
 #include "pipeline/stream_info.hpp"
 
 namespace prism {
+
+// A recording cut short (raw samples, a SigMF data file or stdin that end in the middle of a
+// sample; a sound file whose data ends before its header says, as a killed recorder leaves it):
+// read up to its last whole sample and say what is missing through `warn`, as sox, scipy and
+// GNU Radio read such files; `strict` (the default of the sources themselves, which the command
+// line turns off unless --strict) refuses it (InputError naming the file).
+struct TruncationPolicy {
+  bool strict = true;
+  std::function<void(const std::string&)> warn;  // "FILE: what is missing; ..."; null: silent
+  // Applies the policy to input `name`, cut short as `reason` says.
+  void apply(const std::string& name, const std::string& reason) const;
+};
 
 // What the command line says about an input. Raw input needs the format (or an extension that
 // names it) and the rate. Inputs that state these themselves (SigMF, sound files, the
@@ -46,6 +59,7 @@ struct SourceOptions {
   std::string antenna;                // "": the device's default
   std::size_t sdr_channel = 0;        // RX channel
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
+  TruncationPolicy truncation;        // files and stdin cut short
   bool has_sdr_settings() const {
     return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
   }

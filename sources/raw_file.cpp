@@ -88,16 +88,17 @@ std::unique_ptr<RawSource> RawSource::open_file(const std::string& path,
   // Options first: a missing --rate is the user's first problem, whatever the file holds.
   StreamInfo info = raw_stream_info(path, path, options);
   OpenedInput input = open_input_file(path);
-  return std::make_unique<RawSource>(input.fd.release(), true, path, info);
+  return std::make_unique<RawSource>(input.fd.release(), true, path, info, options.truncation);
 }
 
 std::unique_ptr<RawSource> RawSource::open_stdin(const SourceOptions& options) {
   StreamInfo info = raw_stream_info("- (stdin)", "", options);
-  return std::make_unique<RawSource>(STDIN_FILENO, false, "stdin", info);
+  return std::make_unique<RawSource>(STDIN_FILENO, false, "stdin", info, options.truncation);
 }
 
-RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info)
-    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), info_(std::move(info)) {
+RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation)
+    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), info_(std::move(info)),
+      truncation_policy_(std::move(truncation)) {
   // Own the descriptor from here on, so a throw below does not leak it.
   FileDescriptor guard(owns_fd_ ? fd_ : -1);
   struct stat st {};
@@ -111,9 +112,11 @@ RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info)
     const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
     start_offset_ = start;
     total_bytes_ = size > start ? size - start : 0;
-    if (total_bytes_ % frame != 0)
-      throw InputError(name_, not_whole_samples_reason(total_bytes_, frame, info_.channels,
-                                                       format_name(info_.format)));
+    if (total_bytes_ % frame != 0) {  // the whole samples are the input (see TruncationPolicy)
+      truncation_policy_.apply(name_, not_whole_samples_reason(total_bytes_, frame, info_.channels,
+                                                               format_name(info_.format)));
+      total_bytes_ -= total_bytes_ % frame;
+    }
     remaining_bytes_ = total_bytes_;
     info_.length = total_bytes_ / frame;
     reader_ = std::make_unique<ParallelFileReader>(fd_, name_);
@@ -167,8 +170,8 @@ std::size_t RawSource::read_stream(std::byte* dst, std::size_t bytes) {
     if (stray_bytes_at_end_ != 0) {
       const std::size_t stray = stray_bytes_at_end_;
       stray_bytes_at_end_ = 0;
-      throw InputError(name_, "input ended in the middle of a sample (" + std::to_string(stray) +
-                                  " stray bytes)");
+      truncation_policy_.apply(name_, "input ended in the middle of a sample (" + std::to_string(stray) +
+                                          " stray bytes)");
     }
     return 0;
   }

@@ -3,10 +3,10 @@
 // extension, the rate from --rate (no default: a guessed rate silently mislabels every axis),
 // the channel count and centre frequency from their options.
 //
-// A regular file (also when it is stdin) has a known length and must hold a whole number of
-// samples. A pipe, terminal or socket is read until it ends; interrupt() makes a waiting read
-// return, and input that ends in the middle of a sample is an error once the whole samples
-// before it have been delivered.
+// A regular file (also when it is stdin) has a known length. A pipe, terminal or socket is read
+// until it ends; interrupt() makes a waiting read return. Input that ends in the middle of a
+// sample goes to the TruncationPolicy (open_source.hpp): its whole samples are the input, or,
+// strict, it is an error (for a stream, once the whole samples before it have been delivered).
 #pragma once
 
 #include <atomic>
@@ -52,7 +52,8 @@ class RawSource final : public Source {
   // Reads samples described by `info` from `fd`, named `name` in messages. A regular file is
   // read from its current position to its end (that is its length); anything else is read as
   // a stream. Closes fd on destruction when `owns_fd`.
-  RawSource(int fd, bool owns_fd, std::string name, StreamInfo info);
+  // A partial sample at the end is handled by `truncation`.
+  RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation = {});
   ~RawSource() override;
   RawSource(const RawSource&) = delete;
   RawSource& operator=(const RawSource&) = delete;
@@ -88,6 +89,7 @@ class RawSource final : public Source {
   std::size_t carry_bytes_ = 0;
   // Streams: stray bytes found at the end, reported after the whole samples went out.
   std::size_t stray_bytes_at_end_ = 0;
+  TruncationPolicy truncation_policy_;  // for a partial sample at the end
   bool ended_ = false;
   std::atomic<bool> interrupted_{false};
 };

@@ -334,11 +334,12 @@ void apply_data_size(SigmfRecording& rec, std::uint64_t size) {
                                         std::to_string(size) + " bytes");
   rec.data_bytes = size - rec.data_offset;
   const std::size_t frame = rec.info.frame_bytes();
-  if (rec.data_bytes % frame != 0)
-    throw InputError(rec.data_name,
-                     not_whole_samples_reason(rec.data_bytes, frame, rec.info.channels,
-                                              rec.datatype) +
-                         ", as " + rec.meta_name + " describes them");
+  // A partial sample at the end: the whole ones are the recording (see TruncationPolicy).
+  if (rec.data_bytes % frame != 0) {
+    rec.truncation = not_whole_samples_reason(rec.data_bytes, frame, rec.info.channels, rec.datatype) + ", as " +
+                     rec.meta_name + " describes them";
+    rec.data_bytes -= rec.data_bytes % frame;
+  }
   rec.info.length = rec.data_bytes / frame;
 }
 
@@ -440,8 +441,10 @@ SigmfRecording parse_sigmf_recording(const std::string& meta_text, const std::st
   return rec;
 }
 
-SigmfSource::SigmfSource(const std::string& path)
-    : recording_(open_recording(path, &data_fd_)), reader_(data_fd_.get(), recording_.data_name) {}
+SigmfSource::SigmfSource(const std::string& path, TruncationPolicy truncation)
+    : recording_(open_recording(path, &data_fd_)), reader_(data_fd_.get(), recording_.data_name) {
+  if (!recording_.truncation.empty()) truncation.apply(recording_.data_name, recording_.truncation);
+}
 
 std::size_t SigmfSource::read(std::byte* dst, std::size_t max_samples) {
   const std::size_t frame = recording_.info.frame_bytes();

@@ -19,6 +19,7 @@
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
 #include "sources/input_file.hpp"
+#include "sources/open_source.hpp"
 
 namespace prism {
 
@@ -34,6 +35,7 @@ struct SigmfRecording {
   std::string datatype;         // as the metadata spells it, e.g. "ci16_le"
   bool big_endian = false;      // the samples need byte-swapping
   StreamInfo info;              // format, rate, centre frequency, channels, start, length
+  std::string truncation;       // what is missing when the data ends in a partial sample
   nlohmann::json meta;          // the whole metadata document
 };
 
@@ -67,7 +69,8 @@ std::string sigmf_supported_datatypes();
 class SigmfSource final : public Source {
  public:
   // Throws like read_sigmf_recording.
-  explicit SigmfSource(const std::string& path);
+  // Data ending in a partial sample is handled by `truncation`.
+  explicit SigmfSource(const std::string& path, TruncationPolicy truncation = {});
 
   const StreamInfo& info() const override { return recording_.info; }
   std::size_t read(std::byte* dst, std::size_t max_samples) override;

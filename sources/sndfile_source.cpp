@@ -166,7 +166,8 @@ struct SndfileSource::MemoryFile {
   static sf_count_t tell(void* user) { return of(user).position; }
 };
 
-SndfileSource::SndfileSource(const std::string& path) : path_(path) {
+SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncation)
+    : path_(path), truncation_policy_(std::move(truncation)) {
   OpenedInput input = open_input_file(path);
   if (input.regular && input.size == 0) throw InputError(path, "empty file (0 bytes)");
   file_size_ = input.size;
@@ -183,7 +184,8 @@ SndfileSource::SndfileSource(const std::string& path) : path_(path) {
   adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
 }
 
-SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes) : path_(std::move(name)) {
+SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation)
+    : path_(std::move(name)), truncation_policy_(std::move(truncation)) {
   if (bytes.empty()) throw InputError(path_, "empty file (0 bytes)");
   file_size_ = bytes.size();
   memory_ = std::make_unique<MemoryFile>();
@@ -220,7 +222,7 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
   std::string log(16384, '\0');
   sf_command(file, SFC_GET_LOG_INFO, log.data(), static_cast<int>(log.size()));
   log.resize(std::strlen(log.c_str()));
-  if (const auto truncated = truncation_in_log(log)) throw InputError(path, *truncated);
+  if (const auto truncated = truncation_in_log(log)) truncation_policy_.apply(path, *truncated);
 
   if (sfinfo.channels < 1 || sfinfo.samplerate < 1)
     throw InputError(path, "the header says " + std::to_string(sfinfo.channels) +
@@ -231,8 +233,13 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
   container_ = short_container_name(major, format_info_name(major));
   encoding_ = format_info_name(sfinfo.format & SF_FORMAT_SUBMASK);
 
-  pcm16_ = (sfinfo.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16;
-  info_.format = pcm16_ ? SampleFormat::i16 : SampleFormat::f32;
+  switch (sfinfo.format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_16: delivered_ = SampleFormat::i16; break;
+    case SF_FORMAT_PCM_S8: delivered_ = SampleFormat::i8; break;
+    case SF_FORMAT_PCM_U8: delivered_ = SampleFormat::u8; break;  // WAV's 8 bits are unsigned
+    default: delivered_ = SampleFormat::f32;
+  }
+  info_.format = delivered_;
   info_.sample_rate = sfinfo.samplerate;
   info_.channels = static_cast<unsigned>(sfinfo.channels);
   info_.live = false;
@@ -257,9 +264,13 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
   if (wanted == 0) return 0;
 
   const std::size_t channels = info_.channels;
-  const std::size_t value_bytes = pcm16_ ? sizeof(short) : sizeof(float);
-  // libsndfile writes shorts or floats: through a bounce buffer when dst is not aligned for them.
-  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % value_bytes == 0;
+  // libsndfile writes shorts (16- and 8-bit PCM, the 8 bits shifted up) or floats: through a
+  // bounce buffer when dst is not aligned for them, and always for 8 bits, narrowed below.
+  const bool eight_bits = delivered_ == SampleFormat::i8 || delivered_ == SampleFormat::u8;
+  const bool shorts = delivered_ != SampleFormat::f32;
+  const std::size_t value_bytes = shorts ? sizeof(short) : sizeof(float);
+  const std::size_t out_bytes = sample_bytes(delivered_);
+  const bool aligned = !eight_bits && reinterpret_cast<std::uintptr_t>(dst) % value_bytes == 0;
   std::vector<std::byte> bounce;
   std::uint64_t done = 0;
   while (done < wanted) {
@@ -275,17 +286,28 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
     const sf_count_t request =
         static_cast<sf_count_t>(aligned ? ask : bounce.size() / (channels * value_bytes));
     const sf_count_t got =
-        pcm16_ ? sf_readf_short(handle(file_), reinterpret_cast<short*>(out), request)
+        shorts ? sf_readf_short(handle(file_), reinterpret_cast<short*>(out), request)
                : sf_readf_float(handle(file_), reinterpret_cast<float*>(out), request);
     if (got <= 0) break;
-    if (!aligned)
-      std::memcpy(dst + done * channels * value_bytes, bounce.data(),
-                  static_cast<std::size_t>(got) * channels * value_bytes);
+    const std::size_t values = static_cast<std::size_t>(got) * channels;
+    if (eight_bits) {
+      // libsndfile gives 8-bit value v as v·256 (unsigned ones less 128 first): undo both.
+      std::byte* narrow = dst + done * channels;
+      for (std::size_t i = 0; i < values; ++i) {
+        short v;
+        std::memcpy(&v, bounce.data() + i * sizeof(short), sizeof v);
+        const int stored = (v >> 8) + (delivered_ == SampleFormat::u8 ? 128 : 0);
+        narrow[i] = static_cast<std::byte>(static_cast<std::uint8_t>(stored));
+      }
+    } else if (!aligned) {
+      std::memcpy(dst + done * channels * value_bytes, bounce.data(), values * value_bytes);
+    }
     done += static_cast<std::uint64_t>(got);
   }
   if constexpr (std::endian::native == std::endian::big)
-    for (std::size_t i = 0; i < done * channels; ++i)
-      std::reverse(dst + i * value_bytes, dst + (i + 1) * value_bytes);
+    if (out_bytes > 1)
+      for (std::size_t i = 0; i < done * channels; ++i)
+        std::reverse(dst + i * out_bytes, dst + (i + 1) * out_bytes);
   frames_read_ += done;
 
   if (done < wanted && info_.length) {
@@ -296,6 +318,12 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
     else
       reason = "truncated: the samples end at frame " + std::to_string(frames_read_) +
                ", the header says " + std::to_string(*info_.length);
+    if (sf_error(handle(file_)) == SF_ERR_NO_ERROR && !truncation_policy_.strict) {
+      // Cut short: the samples read are the recording (see TruncationPolicy).
+      truncation_policy_.apply(path_, reason);
+      info_.length = frames_read_;
+      return static_cast<std::size_t>(done);
+    }
     if (done == 0) throw InputError(path_, reason);
     pending_error_ = reason;  // hand out the good samples first
   }

@@ -19,6 +19,7 @@
 
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
+#include "sources/open_source.hpp"
 #include "sources/input_file.hpp"
 
 struct SF_INFO;  // libsndfile's, from sndfile.h
@@ -29,10 +30,11 @@ class SndfileSource final : public Source {
  public:
   // Opens `path`. Throws InputError naming the path: missing, a directory, unreadable, empty,
   // not a format libsndfile reads (with sf_strerror's words), or truncated.
-  explicit SndfileSource(const std::string& path);
+  // A recording cut short (by its header, or found while reading) is handled by `truncation`.
+  explicit SndfileSource(const std::string& path, TruncationPolicy truncation = {});
   // Reads the sound file whose bytes are `bytes` through libsndfile's virtual I/O, `name`
   // standing for the path in messages: the same checks and reads as a file on disk.
-  SndfileSource(std::string name, std::vector<std::byte> bytes);
+  SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation = {});
   ~SndfileSource() override;
   SndfileSource(const SndfileSource&) = delete;
   SndfileSource& operator=(const SndfileSource&) = delete;
@@ -71,7 +73,10 @@ class SndfileSource final : public Source {
   std::string encoding_;
   std::uint64_t file_size_ = 0;
   std::uint64_t frames_read_ = 0;
-  bool pcm16_ = false;  // 16-bit PCM travels as i16 (exact, half the bytes of f32)
+  // 16- and 8-bit PCM travel as their stored integers (i16, i8, u8: exact, fewer bytes than f32,
+  // and --integer-scale raw sees the values scipy.io.wavfile.read gives); the rest as f32.
+  SampleFormat delivered_ = SampleFormat::f32;
+  TruncationPolicy truncation_policy_;
   std::string pending_error_;  // reported by the read after the one that delivered the last
                                // good samples
 };

@@ -45,7 +45,7 @@ class BadInput(TempDirTestCase):
         p = self.path("truncated.wav")
         with open(p, "wb") as f:
             f.write(data[: len(data) // 2])
-        self.expect_input_error(p, "truncated")
+        self.expect_input_error(p, "truncated", extra=["--strict"])
 
     def test_garbage_wav(self):
         p = self.path("garbage.wav")
@@ -86,13 +86,13 @@ class BadInput(TempDirTestCase):
         write_sigmf(base, 1e6, np.zeros(100, np.complex64), "cf32_le")
         with open(base + ".sigmf-data", "ab") as f:
             f.write(b"\x01\x02\x03")
-        self.expect_input_error(base + ".sigmf-meta", "rec.sigmf-data", "whole")
+        self.expect_input_error(base + ".sigmf-meta", "rec.sigmf-data", "whole", extra=["--strict"])
 
     def test_raw_not_whole_samples(self):
         p = self.path("odd.cf32")
         with open(p, "wb") as f:
             f.write(b"\0" * 8 * 100 + b"\0" * 5)
-        self.expect_input_error(p, "whole", extra=["--rate", "1000"])
+        self.expect_input_error(p, "whole", extra=["--rate", "1000", "--strict"])
 
     def test_directory(self):
         self.expect_input_error(self.tmp + "/", "directory")

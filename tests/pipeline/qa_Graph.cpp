@@ -560,6 +560,13 @@ TEST(Graph, FailingSinkStopsTheRunAndAbortsEverySink) {
   EXPECT_TRUE(good.aborted);
   EXPECT_TRUE(bad.aborted);
   EXPECT_LT(report.node("chunk sum")->counters.items_in, 1'000'000u) << "the run stopped early";
+  // The outputs were removed: the summary must not say that rows were written to them.
+  const std::string text = format_run_summary(report);
+  EXPECT_EQ(text.find("rows written"), std::string::npos) << text;
+  EXPECT_NE(text.find("removed, as the run failed"), std::string::npos) << text;
+  const nlohmann::json json = run_summary_json(report);
+  EXPECT_EQ(json["outputs"][0]["kept"], false);
+  EXPECT_EQ(json["outputs"][0]["items_written"], 0);
 }
 
 TEST(Graph, RejectsAPoolTooSmallToOverlap) {

@@ -276,7 +276,7 @@ TEST(SndfileSource, FileInMemoryReadsAsOnDisk) {
   bytes.resize(bytes.size() / 2);
   EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
                   "memory.wav: truncated");
-  EXPECT_EQ(error_message<InputError>([&] { SndfileSource s("memory.wav", {}); }),
+  EXPECT_EQ(error_message<InputError>([&] { SndfileSource s("memory.wav", std::vector<std::byte>{}); }),
             "memory.wav: empty file (0 bytes)");
 }
 
