@@ -21,10 +21,8 @@ void SpectrogramParams::validate(const KeyNamer& name) const {
     throw UsageError(name("nfft") + " (" + std::to_string(nfft) + ") must be at least " + name("nperseg") + " (" +
                      std::to_string(nperseg) + ")");
   if (average < 1) throw UsageError(name("average") + " must be at least 1 (got " + std::to_string(average) + ")");
-  if (window.kind == WindowKind::kaiser && !(window.parameter >= 0))
-    throw UsageError(name("window") + " kaiser: beta must be >= 0 (got " + window.to_string() + ")");
-  if (window.kind == WindowKind::tukey && !(window.parameter >= 0 && window.parameter <= 1))
-    throw UsageError(name("window") + " tukey: alpha must be in [0, 1] (got " + window.to_string() + ")");
+  if (const std::string problem = window_problem(window, nperseg, WindowSymmetry::periodic); !problem.empty())
+    throw UsageError(name("window") + ": " + problem + " (" + name("nperseg") + " " + std::to_string(nperseg) + ")");
 }
 
 // Segment lengths up to 2^24 samples: every buffer sized from them stays far below memory.
