@@ -69,6 +69,9 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
   cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]")
       ->check(CLI::Range(1u, 10000u))
       ->group(group);
+  cmd.add_option("--title", o.title,
+                 "Title over the plot [default: the input, its format and rate, the settings and the quantity]")
+      ->group(group);
 }
 
 SinkOptions sink_options(const ImageOptions& o) {
@@ -76,6 +79,7 @@ SinkOptions sink_options(const ImageOptions& o) {
   s.colormap = o.colormap;
   s.width = o.width;
   s.height = o.height;
+  s.title = o.title;
   if (o.db_range.empty()) return s;
   const std::size_t colon = o.db_range.find(':');
   const std::optional<double> lo = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(0, colon));

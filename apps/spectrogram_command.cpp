@@ -51,13 +51,12 @@ int run_spectrogram(const SpectrogramOptions& o) {
 
   std::unique_ptr<Source> source = open_source(o.input, to_source_options(o.raw));
   const StreamInfo info = source->info();
+  sinks.input_label = source->describe();
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty() && !o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
 
   std::vector<std::string> outputs = o.outputs;
   if (outputs.empty()) outputs.push_back("spectrogram.png");
-  sinks.title = source->describe() + "  " + params.window.to_string() + ", nperseg " + std::to_string(params.nperseg) +
-                ", noverlap " + std::to_string(params.noverlap) + ", nfft " + std::to_string(params.nfft);
   Graph graph;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node spectrogram = graph.add_stage(std::move(made.stage));
