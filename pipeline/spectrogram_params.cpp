@@ -36,7 +36,9 @@ const std::vector<Setting>& spectrogram_settings() {
           .default_depends("nperseg/8"),
       integer_setting("nfft", "", 1, kMaxSegment, "N", "FFT length >= nperseg; segments are zero-padded")
           .default_depends("nperseg"),
-      choice_setting("detrend", "constant", {"none", "constant"}, "remove each segment's mean (constant) or not (none)"),
+      choice_setting("detrend", "constant", {"none", "constant", "linear"},
+                     "remove each segment's mean (constant), its least-squares line (linear; CPU backend "
+                     "only) or nothing (none)"),
       choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
       choice_setting("mode", "psd", {"psd", "magnitude"}, "psd (power) or magnitude (|X|)"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
@@ -58,7 +60,8 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   p.nperseg = static_cast<std::size_t>(values.integer("nperseg"));
   p.noverlap = static_cast<std::size_t>(values.integer_if_set("noverlap").value_or(static_cast<std::int64_t>(p.nperseg / 8)));
   p.nfft = static_cast<std::size_t>(values.integer_if_set("nfft").value_or(static_cast<std::int64_t>(p.nperseg)));
-  p.detrend = values.text("detrend") == "none" ? Detrend::none : Detrend::constant;
+  const std::string detrend = values.text("detrend");
+  p.detrend = detrend == "none" ? Detrend::none : detrend == "linear" ? Detrend::linear : Detrend::constant;
   p.scaling = values.text("scaling") == "spectrum" ? Scaling::spectrum : Scaling::density;
   p.mode = values.text("mode") == "magnitude" ? SpectrumMode::magnitude : SpectrumMode::psd;
   p.decibels = values.flag("db");
@@ -184,6 +187,7 @@ std::string to_string(Detrend d) {
   switch (d) {
     case Detrend::none: return "none";
     case Detrend::constant: return "constant";
+    case Detrend::linear: return "linear";
   }
   return "?";
 }
@@ -210,6 +214,11 @@ std::string to_string(AverageKind a) {
     case AverageKind::max: return "max";
   }
   return "?";
+}
+
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params) {
+  if (params.detrend == Detrend::linear) return "detrend linear";
+  return "";
 }
 
 }  // namespace prism
