@@ -30,7 +30,9 @@ constexpr double kMaxSegment = 16777216;
 
 const std::vector<Setting>& spectrogram_settings() {
   static const std::vector<Setting> settings = {
-      text_setting("window", "tukey:0.25", "NAME[:P]", "window: " + window_names_help()),
+      text_setting("window", "tukey:0.25", "NAME[:P]", "window: " + window_names_help() +
+                       "; parameters left out take scipy's defaults (tukey alone is tukey:0.5, as "
+                       "scipy.signal.get_window)"),
       integer_setting("nperseg", "256", 1, kMaxSegment, "N", "samples per segment (frame)"),
       integer_setting("noverlap", "", 0, kMaxSegment - 1, "N", "samples shared by consecutive segments, < nperseg")
           .default_depends("nperseg/8"),
