@@ -1,8 +1,8 @@
 // SpectrogramParams: the parameters of the short-time Fourier transform, with the names and
 // the meaning of scipy.signal.spectrogram, plus prism's decibel output and frame averaging.
 //
-//   window     hann, hamming, blackman, blackmanharris, flattop, kaiser:β, tukey:α, boxcar
-//              (periodic, as scipy.signal.get_window); default tukey:0.25 as scipy
+//   window     every window of scipy.signal.get_window with its parameters (window.hpp),
+//              periodic; default tukey:0.25 as scipy
 //   nperseg    samples per segment (frame), >= 1; default 256
 //   noverlap   samples shared by consecutive segments, 0 <= noverlap < nperseg;
 //              default nperseg / 8 (scipy's spectrogram)
