@@ -78,12 +78,6 @@ std::string option_for(const std::string& field, const std::string& band_option)
   return "--" + field;
 }
 
-std::string describe_window(const WindowSpec& window) {
-  return window.kind == WindowKind::kaiser ? "('kaiser', " + exact(window.parameter) + ")"
-         : window.kind == WindowKind::tukey ? "('tukey', " + exact(window.parameter) + ")"
-                                            : "'" + window.to_string() + "'";
-}
-
 // The scipy lines that make the same taps.
 std::string scipy_equivalent(const FilterDesign& d) {
   const FilterDesignSpec& s = d.spec;
@@ -99,7 +93,7 @@ std::string scipy_equivalent(const FilterDesign& d) {
   }
   const std::string n = s.numtaps ? std::to_string(numtaps) : "numtaps";
   const std::string window = s.numtaps && s.transition ? "width=" + exact(*s.transition)
-                             : s.numtaps                ? "window=" + describe_window(d.window)
+                             : s.numtaps                ? "window=" + d.window.scipy_argument()
                                                         : "window=('kaiser', beta)";
   if (s.band == BandKind::complex_bandpass) {
     // Negative edges in parentheses, for the reader.
@@ -281,7 +275,7 @@ int run_design(const DesignOptions& o) {
   std::printf("%s\n", title_of(design).c_str());
   std::printf("  numtaps            %zu\n", design.taps.size());
   std::printf("  window             %s\n", design.window.to_string().c_str());
-  if (design.window.kind == WindowKind::kaiser) std::printf("  beta               %s\n", exact(design.window.parameter).c_str());
+  if (design.window.kind == WindowKind::kaiser) std::printf("  beta               %s\n", exact(design.window.parameters.at(0)).c_str());
   std::printf("  transition         %s (%s)\n", hz(design.transition).c_str(),
               design.transition_from_window ? "the window's main lobe" : "--transition");
   std::printf("  passband           %s\n", bands_text(design.passbands).c_str());

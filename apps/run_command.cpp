@@ -76,7 +76,7 @@ int run_chain(const RunCommandOptions& o) {
   if (o.outputs.empty()) throw UsageError("give at least one output: -o OUTPUT, or -o 'STAGE ! OUTPUT'");
   const std::vector<std::string> main = split_chain(o.chain, "the chain");
   const StageEnvironment environment = stage_environment(o.run);
-  const SinkOptions sinks = sink_options(o.image);
+  SinkOptions sinks = sink_options(o.image);
 
   std::vector<std::string> output_paths;
   for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
@@ -84,6 +84,7 @@ int run_chain(const RunCommandOptions& o) {
 
   Graph graph;
   std::unique_ptr<Source> source = open_input(main.front(), o.raw);
+  sinks.input_label = source->describe();
   const double rate = source->info().sample_rate;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node trunk = add_stages(graph, in, std::vector<std::string>(main.begin() + 1, main.end()),

@@ -53,8 +53,9 @@ struct ImageOptions {
   std::string db_range;
   std::optional<unsigned> width;
   std::optional<unsigned> height;
+  std::string title;
 };
-// Registers --colormap, --db-range, --width and --height in the group "Image output".
+// Registers --colormap, --db-range, --width, --height and --title in the group "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
 // The sinks' options from them (UsageError for a malformed --db-range).
 SinkOptions sink_options(const ImageOptions& options);

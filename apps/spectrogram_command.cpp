@@ -74,11 +74,10 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     settings = o.settings->values({{"nperseg", std::to_string(*taken)}});
     params = spectrogram_params_from(settings);
   }
+  sinks.input_label = source->describe();
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty()) note(made.note);
 
-  sinks.title = source->describe() + "  " + params.window.to_string() + ", nperseg " + std::to_string(params.nperseg) +
-                ", noverlap " + std::to_string(params.noverlap) + ", nfft " + std::to_string(params.nfft);
   PreparedRun prepared{std::make_unique<Graph>(), {}};
   Graph& graph = *prepared.graph;
   const Graph::Node in = graph.add_source(std::move(source));

@@ -45,6 +45,7 @@
 #include "pipeline/errors.hpp"
 #include "pipeline/stop_token.hpp"
 #include "sinks/colormap.hpp"
+#include "sinks/decibel_range.hpp"
 #include "sinks/spectrogram_plot.hpp"
 
 namespace prism::view {
@@ -525,14 +526,11 @@ double Viewer::y_of_db(double db, const Rect& r) const {
 
 void Viewer::auto_range() {
   if (!display_->have_line) return;
-  std::vector<float> values = display_->latest;
-  values.erase(std::remove_if(values.begin(), values.end(), [](float v) { return !(v > -299.0f); }), values.end());
-  if (values.empty()) return;
-  std::sort(values.begin(), values.end());
-  const double floor_db = values[values.size() / 10];
-  const double peak_db = values.back();
-  settings_.db_min = std::floor((floor_db - 10.0) / 5.0) * 5.0;
-  settings_.db_max = std::max(settings_.db_min + 10.0, std::ceil((peak_db + 5.0) / 5.0) * 5.0);
+  // The PNG's automatic range, with margins rounded to 5 dB for the line plot.
+  const std::optional<DecibelRange> signal = signal_decibel_range(display_->latest);
+  if (!signal) return;
+  settings_.db_min = std::floor((signal->low - 10.0) / 5.0) * 5.0;
+  settings_.db_max = std::max(settings_.db_min + 10.0, std::ceil((signal->high + 5.0) / 5.0) * 5.0);
 }
 
 void Viewer::draw_axes(ImDrawList* draw, const Layout& layout) {

@@ -311,7 +311,27 @@ struct CpuSpectrogram::Impl {
                     dst + from_history * components, s.native.get());
   }
 
-  // Subtracts the segment's mean (detrend constant) and multiplies by the window, in place.
+  // Subtracts the least-squares line through the n values x[offset], x[offset + stride], ...
+  // (scipy.signal.detrend type='linear'), in double: with t centred on the segment's middle the
+  // line's mean and slope are independent sums.
+  static void remove_line(float* x, std::size_t n, std::size_t stride, std::size_t offset) {
+    const double middle = (static_cast<double>(n) - 1.0) / 2.0;
+    double sum = 0.0, weighted = 0.0, t_squares = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double t = static_cast<double>(i) - middle;
+      const double v = x[i * stride + offset];
+      sum += v;
+      weighted += t * v;
+      t_squares += t * t;
+    }
+    const double mean = sum / static_cast<double>(n);
+    const double slope = t_squares > 0.0 ? weighted / t_squares : 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+      x[i * stride + offset] = static_cast<float>(x[i * stride + offset] - (mean + slope * (static_cast<double>(i) - middle)));
+  }
+
+  // Subtracts the segment's mean (detrend constant) or its least-squares line (linear) and
+  // multiplies by the window, in place.
   // The mean is summed in double over 8 fixed lanes: the order of additions is fixed by
   // the code, not by alignment or the compiler, and the 8 lanes keep real and imaginary
   // parts apart for complex frames.
@@ -336,6 +356,12 @@ struct CpuSpectrogram::Impl {
       }
     }
     const float* w = window.data();
+    if (params.detrend == Detrend::linear) {
+      remove_line(x, n, components, 0);
+      if (complex_input) remove_line(x, n, components, 1);
+      for (std::size_t i = 0; i < n * components; ++i) x[i] *= w[i / components];
+      return;
+    }
     if (complex_input) {
       for (std::size_t i = 0; i < n; ++i) {
         x[2 * i] = (x[2 * i] - mean_re) * w[i];

@@ -24,6 +24,8 @@
 #include <numbers>
 #include <utility>
 
+#include "pipeline/fftw_double.hpp"
+
 namespace prism {
 namespace {
 
@@ -85,12 +87,6 @@ bool is_odd(std::size_t n) { return (n & 1U) != 0; }
 
 // ---- 3. the response (helpers used by section 2) -------------------------------------------
 
-// FFTW's planner is not thread-safe; plans are made and destroyed under this lock.
-std::mutex& fftw_planner_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
 struct FftwFree {
   void operator()(void* p) const { fftw_free(p); }
 };
@@ -111,12 +107,12 @@ std::vector<std::complex<double>> dft_grid(const FilterTaps& taps, std::size_t l
     for (std::size_t i = 0; i < m; ++i) in.get()[i % length] += taps.real[i];
     fftw_plan plan;
     {
-      std::lock_guard lock(fftw_planner_mutex());
+      std::lock_guard lock(fftw_double_planner_mutex());
       plan = fftw_plan_dft_r2c_1d(n, in.get(), spectrum.get(), FFTW_ESTIMATE);
     }
     fftw_execute(plan);
     {
-      std::lock_guard lock(fftw_planner_mutex());
+      std::lock_guard lock(fftw_double_planner_mutex());
       fftw_destroy_plan(plan);
     }
     out.resize(bins);
@@ -133,12 +129,12 @@ std::vector<std::complex<double>> dft_grid(const FilterTaps& taps, std::size_t l
   }
   fftw_plan plan;
   {
-    std::lock_guard lock(fftw_planner_mutex());
+    std::lock_guard lock(fftw_double_planner_mutex());
     plan = fftw_plan_dft_1d(n, data.get(), data.get(), FFTW_FORWARD, FFTW_ESTIMATE);
   }
   fftw_execute(plan);
   {
-    std::lock_guard lock(fftw_planner_mutex());
+    std::lock_guard lock(fftw_double_planner_mutex());
     fftw_destroy_plan(plan);
   }
   out.resize(length);
@@ -704,7 +700,7 @@ FilterDesign design_filter(const FilterDesignSpec& spec) {
     design.window = {WindowKind::kaiser, kaiser_beta(kaiser_atten(numtaps, *spec.transition / nyq))};
   } else if (spec.numtaps) {
     numtaps = *spec.numtaps;
-    design.window = spec.window.value_or(WindowSpec{WindowKind::hamming, 0.0});
+    design.window = spec.window.value_or(WindowSpec{WindowKind::hamming});
   } else {
     const KaiserOrder order = kaiserord(*spec.attenuation, *spec.transition / nyq);
     numtaps = order.numtaps;

@@ -51,7 +51,7 @@ struct FirwinOptions {
   // Transition width (units of fs): when set, the window is Kaiser's with
   // beta = kaiser_beta(kaiser_atten(numtaps, width / (fs/2))) and `window` is ignored.
   std::optional<double> width = std::nullopt;
-  WindowSpec window{WindowKind::hamming, 0.0};  // used symmetric (get_window fftbins=False)
+  WindowSpec window{WindowKind::hamming};  // used symmetric (get_window fftbins=False)
   PassZero pass_zero = PassZero::yes;
   // Scale so that |H| is exactly 1 at 0 (first band starts at 0), at fs/2 (first band ends
   // there), else at the centre of the first passband.
@@ -100,7 +100,7 @@ double kaiser_atten(std::size_t numtaps, double width);
 // "width").
 std::vector<std::complex<double>> complex_bandpass(std::size_t numtaps, double f_low,
                                                    double f_high, double fs,
-                                                   const WindowSpec& window = {WindowKind::hamming, 0.0},
+                                                   const WindowSpec& window = WindowSpec{WindowKind::hamming},
                                                    std::optional<double> width = std::nullopt,
                                                    bool scale = true);
 

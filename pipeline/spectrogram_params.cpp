@@ -21,10 +21,8 @@ void SpectrogramParams::validate(const KeyNamer& name) const {
     throw UsageError(name("nfft") + " (" + std::to_string(nfft) + ") must be at least " + name("nperseg") + " (" +
                      std::to_string(nperseg) + ")");
   if (average < 1) throw UsageError(name("average") + " must be at least 1 (got " + std::to_string(average) + ")");
-  if (window.kind == WindowKind::kaiser && !(window.parameter >= 0))
-    throw UsageError(name("window") + " kaiser: beta must be >= 0 (got " + window.to_string() + ")");
-  if (window.kind == WindowKind::tukey && !(window.parameter >= 0 && window.parameter <= 1))
-    throw UsageError(name("window") + " tukey: alpha must be in [0, 1] (got " + window.to_string() + ")");
+  if (const std::string problem = window_problem(window, nperseg, WindowSymmetry::periodic); !problem.empty())
+    throw UsageError(name("window") + ": " + problem + " (" + name("nperseg") + " " + std::to_string(nperseg) + ")");
 }
 
 // Segment lengths up to 2^24 samples: every buffer sized from them stays far below memory.
@@ -32,13 +30,17 @@ constexpr double kMaxSegment = 16777216;
 
 const std::vector<Setting>& spectrogram_settings() {
   static const std::vector<Setting> settings = {
-      text_setting("window", "tukey:0.25", "NAME[:P]", "window: " + window_names_help()),
+      text_setting("window", "tukey:0.25", "NAME[:P]", "window: " + window_names_help() +
+                       "; parameters left out take scipy's defaults (tukey alone is tukey:0.5, as "
+                       "scipy.signal.get_window)"),
       integer_setting("nperseg", "256", 1, kMaxSegment, "N", "samples per segment (frame)"),
       integer_setting("noverlap", "", 0, kMaxSegment - 1, "N", "samples shared by consecutive segments, < nperseg")
           .default_depends("nperseg/8"),
       integer_setting("nfft", "", 1, kMaxSegment, "N", "FFT length >= nperseg; segments are zero-padded")
           .default_depends("nperseg"),
-      choice_setting("detrend", "constant", {"none", "constant"}, "remove each segment's mean (constant) or not (none)"),
+      choice_setting("detrend", "constant", {"none", "constant", "linear"},
+                     "remove each segment's mean (constant), its least-squares line (linear; CPU backend "
+                     "only) or nothing (none)"),
       choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
       choice_setting("mode", "psd", {"psd", "magnitude"}, "psd (power) or magnitude (|X|)"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
@@ -60,7 +62,8 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   p.nperseg = static_cast<std::size_t>(values.integer("nperseg"));
   p.noverlap = static_cast<std::size_t>(values.integer_if_set("noverlap").value_or(static_cast<std::int64_t>(p.nperseg / 8)));
   p.nfft = static_cast<std::size_t>(values.integer_if_set("nfft").value_or(static_cast<std::int64_t>(p.nperseg)));
-  p.detrend = values.text("detrend") == "none" ? Detrend::none : Detrend::constant;
+  const std::string detrend = values.text("detrend");
+  p.detrend = detrend == "none" ? Detrend::none : detrend == "linear" ? Detrend::linear : Detrend::constant;
   p.scaling = values.text("scaling") == "spectrum" ? Scaling::spectrum : Scaling::density;
   p.mode = values.text("mode") == "magnitude" ? SpectrumMode::magnitude : SpectrumMode::psd;
   p.decibels = values.flag("db");
@@ -186,6 +189,7 @@ std::string to_string(Detrend d) {
   switch (d) {
     case Detrend::none: return "none";
     case Detrend::constant: return "constant";
+    case Detrend::linear: return "linear";
   }
   return "?";
 }
@@ -212,6 +216,11 @@ std::string to_string(AverageKind a) {
     case AverageKind::max: return "max";
   }
   return "?";
+}
+
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params) {
+  if (params.detrend == Detrend::linear) return "detrend linear";
+  return "";
 }
 
 }  // namespace prism

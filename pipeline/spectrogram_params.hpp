@@ -1,13 +1,14 @@
 // SpectrogramParams: the parameters of the short-time Fourier transform, with the names and
 // the meaning of scipy.signal.spectrogram, plus prism's decibel output and frame averaging.
 //
-//   window     hann, hamming, blackman, blackmanharris, flattop, kaiser:β, tukey:α, boxcar
-//              (periodic, as scipy.signal.get_window); default tukey:0.25 as scipy
+//   window     every window of scipy.signal.get_window with its parameters (window.hpp),
+//              periodic; default tukey:0.25 as scipy
 //   nperseg    samples per segment (frame), >= 1; default 256
 //   noverlap   samples shared by consecutive segments, 0 <= noverlap < nperseg;
 //              default nperseg / 8 (scipy's spectrogram)
 //   nfft       FFT length >= nperseg (the segment is zero-padded); default nperseg
-//   detrend    none, or constant (subtract each segment's mean); default constant
+//   detrend    none, constant (subtract each segment's mean) or linear (its least-squares
+//              line; the CPU backend only); default constant
 //   scaling    density (V²/Hz) or spectrum (V²); default density
 //   mode       psd (|X|²) or magnitude (|X|); default psd
 //   decibels   output 10·log10 of power (20·log10 of magnitude), floored at kDecibelFloor
@@ -35,7 +36,7 @@
 
 namespace prism {
 
-enum class Detrend { none, constant };
+enum class Detrend { none, constant, linear };
 enum class Scaling { density, spectrum };
 enum class SpectrumMode { psd, magnitude };
 enum class AverageKind { mean, max };
@@ -70,6 +71,10 @@ const std::vector<Setting>& spectrogram_settings();
 // The parameters those settings give (unset ones take their defaults: noverlap nperseg/8, nfft
 // nperseg); throws UsageError naming the setting as `values` was written.
 SpectrogramParams spectrogram_params_from(const SettingValues& values);
+
+// The first setting of `params` that only the CPU backend computes ("detrend linear"), or "";
+// the GPU backends refuse such parameters and automatic falls back to the CPU.
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params);
 
 // What every spectrogram stage (CPU or GPU) reports: samples in, rows out, and the frames, the
 // trailing frames that fill no complete average and the tail, which follow from the samples taken

@@ -22,6 +22,16 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnv
   // automatic on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
+  // Settings the GPU kernels do not compute: refused when a GPU backend was asked for by name,
+  // computed on the CPU (with a note) when the backend is automatic.
+  if (const std::string setting = spectrogram_cpu_only_setting(params);
+      !setting.empty() && requested != fft::BackendKind::cpu) {
+    if (requested != fft::BackendKind::automatic)
+      throw UsageError("--backend " + std::string(fft::backend_name(requested)) + ": the GPU backends do not compute " +
+                       setting + "; use --backend cpu");
+    made.note = "--backend auto: " + setting + " is computed on the CPU backend only";
+    requested = fft::BackendKind::cpu;
+  }
   if (requested != fft::BackendKind::cpu) {
 #if PRISM_HAVE_CUDA
     cuda::CudaEngineOptions engine;

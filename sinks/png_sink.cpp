@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "sinks/decibel_range.hpp"
 
 #ifndef PRISM_VERSION
 #define PRISM_VERSION "unknown"
@@ -28,7 +29,6 @@ namespace {
 
 constexpr float kFloorPower = 1e-30f;  // -300 dB, as the spectrogram stages' decibel floor
 constexpr double kFloorDecibels = -300.0;
-constexpr double kAutoRangePercentile = 0.05;
 
 double to_decibels(double power) {
   return power > static_cast<double>(kFloorPower) ? 10.0 * std::log10(power) : kFloorDecibels;
@@ -362,8 +362,9 @@ std::string PngSink::default_title() const {
     auto it = params.find(key);
     return it == params.end() || it->is_null() ? nullptr : &*it;
   };
-  std::string title;
+  std::string title = options_.input_label.empty() ? std::string() : options_.input_label + " | ";
   for (const char* key : {"input", "source"}) {
+    if (!title.empty()) break;
     if (const auto* v = param(key)) {
       title = json_text(*v) + " | ";
       break;
@@ -411,18 +412,15 @@ void PngSink::render_and_write(bool complete) {
   plot.colormap = colormap_;
   if (has_data) plot.decibels = plot_decibels(width, height);
 
-  // Colour range: given limits win; the others from the 5th percentile and the maximum.
+  // Colour range: given limits win; the others from the cells that carry signal.
   double lo = options_.db_min.value_or(kFloorDecibels);
   double hi = options_.db_max.value_or(0.0);
-  if (has_data && (!options_.db_min || !options_.db_max)) {
-    std::vector<float> sorted = plot.decibels;
-    const auto k = static_cast<std::size_t>(kAutoRangePercentile * (sorted.size() - 1));
-    std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
-    const double percentile = sorted[k];
-    const double maximum = *std::max_element(sorted.begin() + k, sorted.end());
-    if (!options_.db_min) lo = percentile;
-    if (!options_.db_max) hi = maximum;
-  } else if (!has_data) {
+  const std::optional<DecibelRange> signal =
+      has_data ? signal_decibel_range(plot.decibels) : std::nullopt;
+  if (signal) {
+    if (!options_.db_min) lo = signal->low;
+    if (!options_.db_max) hi = signal->high;
+  } else {  // no rows, or only silent ones: a 100 dB range at the given limit or below 0 dB
     if (!options_.db_min) lo = hi - 100.0;
     if (!options_.db_max) hi = lo + 100.0;
   }

@@ -11,7 +11,8 @@
 //
 // Values: dB rows are used as they are; linear rows become 10·log10 (power quantities) or
 // 20·log10 (magnitudes), floored at -300 dB. The colour range is options.db_min..db_max, each
-// automatic when not set: from the 5th percentile to the maximum of the plotted dB values.
+// automatic when not set: signal_decibel_range() of the plotted values (decibel_range.hpp: the
+// cells that carry signal, floored silence left out).
 //
 // Size: the plot area is options.width × options.height pixels, by default rows clamped to
 // [400, 1600] × bins clamped to [400, 800]; the axes, labels and colour bar add margins around it.

@@ -11,10 +11,11 @@ struct SinkOptions {
   // PNG (rows)
   std::string colormap = "viridis";  // colormap_names(): viridis, inferno, magma, turbo, grayscale
   std::optional<double> db_min;      // colour range in dB; automatic when not set:
-  std::optional<double> db_max;      //   5th percentile .. maximum of the plotted values
+  std::optional<double> db_max;      //   signal_decibel_range() of the plotted values
   std::optional<unsigned> width;     // plot area in pixels, 1..10000; default rows clamped to [400, 1600]
   std::optional<unsigned> height;    // plot area in pixels, 1..10000; default bins clamped to [400, 800]
   std::string title;                 // empty: a title made from the input and the parameters
+  std::string input_label;           // the input as the default title names it ("speech.wav")
 
   // WAV/FLAC (samples): the sample encoding, "float" (WAV only), "pcm16", "pcm24" (also "PCM_16",
   // "PCM_24", "FLOAT"). Empty: float for f32 input into WAV, pcm24 for f32 into FLAC, pcm16

@@ -65,6 +65,34 @@ std::string fit_text(std::string text, int max_width, int scale) {
   return text.empty() ? std::string() : text + "...";
 }
 
+// Breaks `text` at spaces into lines of at most `max_width` pixels, at most `max_lines` of them;
+// a word wider than a line, or text beyond the last line, is shortened with "...".
+std::vector<std::string> wrap_text(const std::string& text, int max_width, int scale, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (line.empty() || BitmapFont::text_width(joined, scale) <= max_width) {
+      line = joined;
+      continue;
+    }
+    if (lines.size() + 1 == max_lines) {  // the last line takes the rest, shortened
+      line = joined + text.substr(std::min(start - 1, text.size()));
+      break;
+    }
+    lines.push_back(fit_text(line, max_width, scale));
+    line = word;
+  }
+  if (!line.empty()) lines.push_back(fit_text(line, max_width, scale));
+  return lines;
+}
+
 int to_pixel(double v) {
   if (!std::isfinite(v)) return 0;
   return static_cast<int>(std::floor(std::clamp(v, -1e6, 1e6)));
@@ -216,17 +244,22 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
   const std::string time_label = "Time (" + t_unit.name + ")";
   const std::string bar_label = in.colorbar_label.empty() ? "dB" : in.colorbar_label;
 
-  // Margins.
+  // Margins; the title wraps onto as many lines (up to 4) as the image's width needs.
   const int left = pad + text_h + pad + widest(g.frequency_ticks) + label_gap + tick_len + 1;
-  const int top = in.title.empty() ? pad + text_h : pad + text_h + pad + cap_h / 2 + 1;
   const int bottom = 1 + tick_len + label_gap + text_h + pad + text_h + pad;
   const int bar_gap = 10 * s;
   const int bar_w = 12 * s;
   const int right = 1 + bar_gap + bar_w + 1 + tick_len + label_gap + widest(g.colorbar_ticks) +
                     pad + text_h + pad;
+  const int image_width = left + plot_w + right;
+  const std::vector<std::string> title_lines = wrap_text(in.title, image_width - 2 * pad, s, 4);
+  const int title_line_h = text_h + 2 * s;
+  const int top = title_lines.empty()
+                      ? pad + text_h
+                      : pad + static_cast<int>(title_lines.size()) * title_line_h - 2 * s + pad + cap_h / 2 + 1;
 
   RgbImage image;
-  image.width = left + plot_w + right;
+  image.width = image_width;
   image.height = top + plot_h + bottom;
   image.pixels.assign(static_cast<std::size_t>(image.width) * image.height * 3, 255);  // white
   Canvas canvas(image);
@@ -313,14 +346,14 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
                 kInk);
   }
 
-  // Title, centred over the plot area where it fits, else over the image.
-  if (!in.title.empty()) {
-    const std::string title = fit_text(in.title, image.width - 2 * pad, s);
-    const int w = BitmapFont::text_width(title, s);
+  // Title lines, each centred over the plot area where it fits, else over the image.
+  for (std::size_t i = 0; i < title_lines.size(); ++i) {
+    const int w = BitmapFont::text_width(title_lines[i], s);
     int x = left + (plot_w - w) / 2;
     x = std::clamp(x, pad, std::max(pad, image.width - pad - w));
-    canvas.text(title, x, pad, s, TextDirection::right, kInk);
+    canvas.text(title_lines[i], x, pad + static_cast<int>(i) * title_line_h, s, TextDirection::right, kInk);
   }
+  g.title_lines = title_lines;
 
   if (geometry_out) *geometry_out = std::move(g);
   return image;

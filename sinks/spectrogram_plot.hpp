@@ -35,7 +35,7 @@ struct SpectrogramPlotInput {
   double frequency_high = 1.0;  // Hz at the top edge
   double time_start = 0.0;      // s at the left edge
   double time_end = 1.0;        // s at the right edge
-  std::string title;
+  std::string title;             // wrapped at spaces onto up to 4 lines to fit the image's width
   std::string colorbar_label;   // e.g. "dB re 1 V**2/Hz"
 };
 
@@ -53,6 +53,7 @@ struct PlotGeometry {
   int text_scale = 1;
   std::string frequency_unit, time_unit;  // "kHz", "s" ...
   std::vector<PlotTick> frequency_ticks, time_ticks, colorbar_ticks;
+  std::vector<std::string> title_lines;  // the title as drawn, wrapped to the image's width
 };
 
 // About `target` tick values in [low, high] at a "nice" spacing (1, 2 or 5 × 10^k), the

@@ -150,7 +150,7 @@ class UsageErrors(TempDirTestCase):
         self.expect_usage_error("--nfft", "spectrogram", "--nperseg", "256", "--nfft", "100")
         self.expect_usage_error("--window", "spectrogram", "--window", "hanning-ish")
         self.expect_usage_error("kaiser", "spectrogram", "--window", "kaiser")
-        self.expect_usage_error("--detrend", "spectrogram", "--detrend", "linear")
+        self.expect_usage_error("--detrend", "spectrogram", "--detrend", "quadratic")
         self.expect_usage_error("--scaling", "spectrogram", "--scaling", "power")
         self.expect_usage_error("--backend", "spectrogram", "--backend", "opencl")
         self.expect_usage_error("--average", "spectrogram", "--average", "0")

@@ -16,7 +16,10 @@ from prism_test_util import TempDirTestCase, float_input, load_npy_with_sidecar,
 WINDOWS = [("hann", "hann"), ("hamming", "hamming"), ("blackman", "blackman"),
            ("blackmanharris", "blackmanharris"), ("flattop", "flattop"),
            ("kaiser:8.6", ("kaiser", 8.6)), ("tukey:0.25", ("tukey", 0.25)),
-           ("boxcar", "boxcar"), ("kaiser:0.5", ("kaiser", 0.5)), ("tukey:0.9", ("tukey", 0.9))]
+           ("boxcar", "boxcar"), ("kaiser:0.5", ("kaiser", 0.5)), ("tukey:0.9", ("tukey", 0.9)),
+           ("chebwin:80", ("chebwin", 80)), ("dpss:3", ("dpss", 3)), ("taylor", "taylor"),
+           ("general_cosine:0.5:0.4:0.1", ("general_cosine", [0.5, 0.4, 0.1])),
+           ("parzen", "parzen"), ("gaussian:40", ("gaussian", 40))]
 
 # (nperseg, noverlap or None, nfft or None, detrend, scaling, mode, complex input)
 CASES = [
@@ -88,6 +91,28 @@ class SpectrogramVsScipy(TempDirTestCase):
                              scaling, mode, complex_input)
             count += 1
         self.assertGreaterEqual(count, 20)
+
+    def test_detrend_linear(self):
+        # A ramp under the signal: linear detrending removes it from every segment.
+        from prism_test_util import BACKEND
+        n = 20000
+        ramp = np.linspace(-0.8, 0.9, n)
+        cases = [(False, 256, None, None), (True, 255, 100, 300), (False, 7, 3, None)]
+        for complex_input, nperseg, noverlap, nfft in cases:
+            if complex_input:
+                x = ramp + 0.1 * self.rng.standard_normal(n) + 1j * (0.5 * ramp[::-1] + 0.1 * self.rng.standard_normal(n))
+            else:
+                x = ramp + 0.1 * self.rng.standard_normal(n)
+            with self.subTest(complex_input=complex_input, nperseg=nperseg):
+                if BACKEND in ("cuda", "cufft"):
+                    # The GPU kernels do not detrend linearly: a clear refusal, exit 2.
+                    proc = run_prism("spectrogram", "gen:duration=0.1", "-o", self.path("x.npy"),
+                                     "--detrend", "linear", "-q")
+                    self.assertEqual(proc.returncode, 2, proc.stderr)
+                    self.assertIn("detrend linear", proc.stderr)
+                    continue
+                self.compare(x, 44100.0, "hann", "hann", nperseg, noverlap, nfft, "linear",
+                             "density", "psd", complex_input)
 
     def test_every_window_on_a_tone(self):
         fs = 48000.0

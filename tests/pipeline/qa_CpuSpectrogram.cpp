@@ -262,18 +262,18 @@ std::vector<Config> all_configs() {
   };
   add("real_defaults", SampleFormat::f32, params_with(256, 32, 256));
   {
-    auto p = params_with(255, 100, 302, {WindowKind::hann, 0});
+    auto p = params_with(255, 100, 302, {WindowKind::hann});
     p.scaling = Scaling::spectrum;
     add("real_odd_nperseg_padded_spectrum", SampleFormat::f32, p);
   }
-  add("real_odd_nfft", SampleFormat::f32, params_with(200, 50, 301, {WindowKind::hamming, 0}));
+  add("real_odd_nfft", SampleFormat::f32, params_with(200, 50, 301, {WindowKind::hamming}));
   {
-    auto p = params_with(256, 0, 256, {WindowKind::blackmanharris, 0});
+    auto p = params_with(256, 0, 256, {WindowKind::blackmanharris});
     p.mode = SpectrumMode::magnitude;
     add("real_magnitude", SampleFormat::f32, p);
   }
   {
-    auto p = params_with(256, 128, 256, {WindowKind::flattop, 0});
+    auto p = params_with(256, 128, 256, {WindowKind::flattop});
     p.mode = SpectrumMode::magnitude;
     p.scaling = Scaling::spectrum;
     p.decibels = true;
@@ -286,15 +286,15 @@ std::vector<Config> all_configs() {
     add("real_db_mean4", SampleFormat::f32, p);
   }
   {
-    auto p = params_with(300, 13, 512, {WindowKind::boxcar, 0});
+    auto p = params_with(300, 13, 512, {WindowKind::boxcar});
     p.average = 3;
     p.average_kind = AverageKind::max;
     p.detrend = Detrend::none;
     add("real_max3_no_detrend", SampleFormat::f32, p);
   }
-  add("complex", SampleFormat::cf32, params_with(256, 32, 256, {WindowKind::hamming, 0}));
+  add("complex", SampleFormat::cf32, params_with(256, 32, 256, {WindowKind::hamming}));
   {
-    auto p = params_with(100, 30, 129, {WindowKind::blackman, 0});
+    auto p = params_with(100, 30, 129, {WindowKind::blackman});
     p.mode = SpectrumMode::magnitude;
     p.scaling = Scaling::spectrum;
     add("complex_odd_nfft_magnitude", SampleFormat::cf32, p);
@@ -312,22 +312,22 @@ std::vector<Config> all_configs() {
     add("i16_channel2_of3", SampleFormat::i16, p, 3);
   }
   {
-    auto p = params_with(256, 100, 384, {WindowKind::hann, 0});
+    auto p = params_with(256, 100, 384, {WindowKind::hann});
     p.channel = 1;
     p.decibels = true;
     p.average = 2;
     add("ci16_channel1_of2_db_mean2", SampleFormat::ci16, p, 2);
   }
-  add("cu8", SampleFormat::cu8, params_with(256, 32, 256, {WindowKind::hann, 0}));
-  add("u8", SampleFormat::u8, params_with(128, 16, 128, {WindowKind::hann, 0}));
+  add("cu8", SampleFormat::cu8, params_with(256, 32, 256, {WindowKind::hann}));
+  add("u8", SampleFormat::u8, params_with(128, 16, 128, {WindowKind::hann}));
   add("i8", SampleFormat::i8, params_with(128, 0, 256, {WindowKind::kaiser, 14}));
   {
-    auto p = params_with(64, 60, 64, {WindowKind::hann, 0});
+    auto p = params_with(64, 60, 64, {WindowKind::hann});
     p.channel = 3;
     add("ci8_channel3_of4_small_hop", SampleFormat::ci8, p, 4);
   }
   {
-    auto p = params_with(1, 0, 1, {WindowKind::hann, 0});
+    auto p = params_with(1, 0, 1, {WindowKind::hann});
     add("real_nperseg1", SampleFormat::f32, p);
     configs.back().samples = 5000;
     p.detrend = Detrend::none;
@@ -559,7 +559,7 @@ TEST(CpuSpectrogram, StageHarness) {
 TEST(CpuSpectrogram, DecibelFloor) {
   for (SpectrumMode mode : {SpectrumMode::psd, SpectrumMode::magnitude}) {
     Config c;
-    c.params = params_with(64, 0, 64, {WindowKind::hann, 0});
+    c.params = params_with(64, 0, 64, {WindowKind::hann});
     c.params.mode = mode;
     c.params.decibels = true;
     c.samples = 640;
@@ -575,7 +575,7 @@ TEST(CpuSpectrogram, DecibelFloor) {
 // (c·nperseg)²·scale) is right to 1e-4 dB over the whole range.
 TEST(CpuSpectrogram, DecibelsAcrossAWideRange) {
   Config c;
-  c.params = params_with(64, 0, 64, {WindowKind::boxcar, 0});
+  c.params = params_with(64, 0, 64, {WindowKind::boxcar});
   c.params.detrend = Detrend::none;
   c.params.scaling = Scaling::spectrum;  // scale 1/64²: the DC bin's power is c²
   c.params.decibels = true;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "sinks/bitmap_font.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/open_sink.hpp"
 #include "sinks/png_sink.hpp"
@@ -442,6 +443,31 @@ TEST(PngSink, DefaultTitleNamesInputAndParameters) {
   EXPECT_NE(title.find("48 kHz"), std::string::npos) << title;
   EXPECT_NE(title.find("window hann"), std::string::npos) << title;
   EXPECT_NE(title.find("nperseg 30"), std::string::npos) << title;
+}
+
+// On a narrow plot the title wraps onto more lines instead of being cut with "...".
+TEST(PngSink, LongTitleWrapsOnNarrowPlots) {
+  ScratchDir dir;
+  const auto layout = tone_layout(16, 10.0);
+  SinkOptions options;
+  options.width = 60;
+  options.height = 60;
+  options.title = "speech.wav | i16, 22.05 kHz | window hann, nperseg 256, noverlap 32, average 64 (mean)";
+  PngSink sink(dir.file("narrow.png"), options);
+  test::begin_rows(sink, layout);
+  write_tone(sink, layout, 8, 3);
+  sink.finish(true);
+  const std::vector<std::string>& lines = sink.geometry().title_lines;
+  ASSERT_GT(lines.size(), 1u);
+  std::string joined;
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.find("..."), std::string::npos) << line;
+    EXPECT_LE(BitmapFont::text_width(line, sink.geometry().text_scale), sink.geometry().image_width) << line;
+    joined += (joined.empty() ? "" : " ") + line;
+  }
+  EXPECT_EQ(joined, options.title);
+  EXPECT_GT(sink.geometry().plot_top, static_cast<int>(lines.size()) * BitmapFont::text_height(1))
+      << "the plot starts below every title line";
 }
 
 TEST(PngSink, AbortLeavesNoFile) {

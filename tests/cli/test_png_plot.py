@@ -1,0 +1,97 @@
+"""prism spectrogram's PNG: the automatic colour range on audio with digital silence, the title.
+
+The PNG's tEXt chunks (Title, prism:plot with the colour range used) are read with zlib-free
+chunk parsing here, independently of the writer.
+"""
+import json
+import struct
+
+import numpy as np
+
+from prism_test_util import TempDirTestCase, main, prism_reads_wav, run_prism
+
+
+def png_texts(path):
+    """The PNG's tEXt chunks as a dict."""
+    texts = {}
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    pos = 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"tEXt":
+            key, _, value = body.partition(b"\0")
+            texts[key.decode("latin-1")] = value.decode("latin-1")
+        pos += 12 + length
+    return texts
+
+
+def speech_like_with_silence(rate, seconds, seed=1):
+    """Voiced bursts (harmonics of 120-180 Hz under a few formants, plus hiss) between stretches
+    of exact zeros, as text-to-speech writes between words: int16 samples."""
+    rng = np.random.default_rng(seed)
+    n = int(rate * seconds)
+    out = np.zeros(n)
+    t = np.arange(n) / rate
+    pos = 0
+    while pos < n:
+        burst = int(rate * rng.uniform(0.15, 0.4))
+        gap = int(rate * rng.uniform(0.05, 0.25))
+        end = min(pos + burst, n)
+        f0 = rng.uniform(120, 180)
+        seg = np.zeros(end - pos)
+        for k in range(1, 30):
+            f = k * f0
+            if f >= rate / 2:
+                break
+            gain = sum(np.exp(-((f - fm) / 150.0) ** 2) for fm in (500, 1500, 2500)) / k
+            seg += gain * np.sin(2 * np.pi * f * t[pos:end])
+        seg += 0.01 * rng.standard_normal(end - pos)
+        seg *= np.hanning(end - pos)
+        out[pos:end] = seg
+        pos = end + gap
+    out *= 0.5 / np.max(np.abs(out))
+    return np.round(out * 32767).astype(np.int16)
+
+
+class PngPlot(TempDirTestCase):
+    def write_speech(self):
+        from scipy.io import wavfile
+        path = self.path("speech.wav")
+        samples = speech_like_with_silence(16000, 4.0)
+        self.assertGreater(np.mean(samples == 0), 0.2, "a fifth or more digital silence")
+        wavfile.write(path, 16000, samples)
+        return path
+
+    def test_colour_range_ignores_digital_silence(self):
+        if not prism_reads_wav():
+            self.skipTest("this prism reads no WAV")
+        wav = self.write_speech()
+        png = self.path("s.png")
+        run_prism("spectrogram", wav, "-o", png, "-o", self.path("s.npy"), "--db", "-q", check=0)
+        plot = json.loads(png_texts(png)["prism:plot"])
+        rows = np.load(self.path("s.npy"))
+        self.assertGreater(np.mean(rows <= -299), 0.1, "the silent segments are floored")
+        signal = rows[rows > -299]
+        # The range spans the signal's cells, not the -300 dB floor of the silent ones.
+        self.assertGreater(plot["db_min"], -200)
+        self.assertLessEqual(plot["db_max"] - plot["db_min"], 120.0 + 1e-9)
+        self.assertGreaterEqual(plot["db_max"], np.percentile(signal, 99))
+        self.assertLessEqual(plot["db_min"], np.percentile(signal, 50))
+
+    def test_title_option_and_default_title(self):
+        png = self.path("t.png")
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--title", "My capture, 0.5 s", "-q", check=0)
+        self.assertEqual(png_texts(png)["Title"], "My capture, 0.5 s")
+        # The default title names every setting that changes the picture, --average included.
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--average", "4", "--nfft", "512",
+                  "--window", "hann", "--width", "120", "--height", "80", "-q", check=0)
+        title = png_texts(png)["Title"]
+        for part in ("gen", "window hann", "nperseg 256", "noverlap 32", "nfft 512", "average 4"):
+            self.assertIn(part, title)
+
+
+if __name__ == "__main__":
+    main()
