@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pipeline/stream_info.hpp"
+#include "stream_info.hpp"
 
 namespace prism {
 
