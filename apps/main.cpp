@@ -8,6 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "pipeline/errors.hpp"
+#include "prism/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace prism::app;
