@@ -1,9 +1,11 @@
 # The installed prism as a host project sees it (cmake -P): `cmake --install` of the built tree
 # into a temporary prefix, then embed_spectrogram.cpp built twice against that prefix alone —
 # with find_package(prism) (consumer/CMakeLists.txt) and with `pkg-config --cflags --libs prism`
-# — and both programs run. Also checks that no installed header names nlohmann/json.
+# — and both programs run; then the Python package installed alone and imported from there. Also
+# checks that no installed header names nlohmann/json.
 # Variables: BUILD_DIR (prism's build tree), WORK_DIR (scratch, emptied), SOURCE_DIR (this folder),
-# CXX (the compiler), LAUNCHER (optional compiler launcher, e.g. ccache).
+# CXX (the compiler), LAUNCHER (optional compiler launcher, e.g. ccache), PYTHON (optional: the
+# interpreter for the installed Python package).
 foreach(var BUILD_DIR WORK_DIR SOURCE_DIR CXX)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "staged_install.cmake needs -D${var}=...")
@@ -58,3 +60,17 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 run_step("build the pkg-config consumer" ${LAUNCHER} ${CXX} -std=c++20 -o ${WORK_DIR}/embed_pkgconfig
          ${SOURCE_DIR}/embed_spectrogram.cpp ${flags})
 run_step("run the pkg-config consumer" ${WORK_DIR}/embed_pkgconfig)
+
+# 3. The Python package, installed (when the build has it): imported from the prefix alone.
+if(PYTHON AND EXISTS ${BUILD_DIR}/python/prism/__init__.py)
+  set(python_prefix ${WORK_DIR}/python-prefix)
+  run_step("cmake --install --component python" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${python_prefix}
+           --component python)
+  file(GLOB_RECURSE init_files ${python_prefix}/__init__.py)
+  list(GET init_files 0 init_file)
+  get_filename_component(package_dir ${init_file} DIRECTORY)
+  get_filename_component(site_dir ${package_dir} DIRECTORY)
+  set(ENV{PYTHONPATH} ${site_dir})
+  run_step("import the installed Python package" ${PYTHON} -c
+           "import numpy as np, prism; assert prism.__file__.startswith('${site_dir}'), prism.__file__; f, t, s = prism.spectrogram(np.ones(1000), nperseg=100); assert s.shape == (51, 11), s.shape; print(prism.__version__)")
+endif()
