@@ -8,11 +8,14 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <complex>
+#include <future>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <prism/prism.hpp>
@@ -256,6 +259,133 @@ class PyStage {
   std::unique_ptr<prism::StreamingStage> stage_;
 };
 
+// Runs `work` on a thread of its own with the GIL released; every 50 ms the GIL is taken back
+// to check for signals, and on Ctrl-C `stop` is requested, the work awaited, and
+// KeyboardInterrupt raised.
+template <typename Result>
+Result run_interruptible(std::function<Result()> work, prism::StopToken& stop) {
+  std::packaged_task<Result()> task(std::move(work));
+  std::future<Result> result = task.get_future();
+  std::thread thread(std::move(task));
+  while (true) {
+    bool done = false;
+    {
+      py::gil_scoped_release release;
+      done = result.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {
+      stop.request_stop();
+      {
+        py::gil_scoped_release release;
+        thread.join();
+      }
+      throw py::error_already_set();
+    }
+  }
+  thread.join();
+  return result.get();
+}
+
+prism::SourceOptions source_options(std::optional<std::string> format, std::optional<double> rate, unsigned channels) {
+  prism::SourceOptions options;
+  if (format) {
+    options.format = prism::parse_format(*format);
+    if (!options.format) throw prism::UsageError("format: '" + *format + "' is not one of " + prism::format_names_help());
+  }
+  options.sample_rate = rate;
+  options.channels = channels;
+  return options;
+}
+
+py::dict stream_dict(const prism::StreamInfo& info) {
+  py::dict d;
+  d["format"] = std::string(prism::format_name(info.format));
+  d["sample_rate"] = info.sample_rate;
+  d["channels"] = info.channels;
+  d["center_frequency"] = info.center_frequency;
+  d["start_time"] = info.start_time;
+  d["length"] = info.length ? py::cast(*info.length) : py::none();
+  return d;
+}
+
+// prism.run: input -> stages -> outputs (paths) and, when collect, the last node's items.
+// Returns (summary JSON text, collected bytes, description of the collected items).
+py::tuple run(const std::string& input, const std::vector<std::string>& stages, const std::vector<std::string>& outputs,
+              bool collect, std::optional<std::string> format, std::optional<double> rate, unsigned channels,
+              std::optional<std::uint64_t> max_samples, const std::string& backend) {
+  prism::Graph graph;
+  prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels)));
+  prism::PortKind kind = prism::PortKind::samples;
+  for (const std::string& spec : stages) {
+    prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment_of(backend));
+    kind = made.stage->output_kind();
+    const prism::Graph::Node node = graph.add_stage(std::move(made.stage));
+    graph.connect(last, node);
+    last = node;
+  }
+  for (const std::string& path : outputs) graph.connect(last, graph.add_sink(prism::open_sink(path)));
+  std::vector<std::byte> collected;
+  prism::PortDescription collected_description;
+  std::unique_ptr<prism::CallbackSink> sink;
+  if (collect) {
+    sink = std::make_unique<prism::CallbackSink>(
+        kind, prism::CallbackSink::Functions{
+                  .on_begin = [&](const prism::PortDescription& d) { collected_description = d; },
+                  .on_chunk =
+                      [&](const prism::Chunk& c) { collected.insert(collected.end(), c.data, c.data + c.bytes()); },
+              });
+    graph.connect(last, graph.add_sink(*sink));
+  }
+  if (outputs.empty() && !collect) throw prism::UsageError("outputs: give at least one output, or collect");
+  prism::RunConfig config;
+  config.max_samples = max_samples;
+  prism::StopToken stop;
+  const prism::RunReport report =
+      run_interruptible<prism::RunReport>([&] { return graph.run(config, stop); }, stop);
+  if (report.outcome == prism::RunOutcome::failed) throw std::runtime_error(report.error);
+  py::dict description;
+  if (collect) {
+    if (collected_description.kind == prism::PortKind::rows) {
+      description["kind"] = "rows";
+      description["columns"] = collected_description.rows.columns;
+      description["frequencies"] = collected_description.rows.frequencies;
+    } else {
+      description = stream_dict(collected_description.samples);
+      description["kind"] = "samples";
+    }
+  }
+  return py::make_tuple(prism::run_summary_json(report),
+                        py::bytes(reinterpret_cast<const char*>(collected.data()), collected.size()), description);
+}
+
+// prism.open: the description of an input and all its samples (native format, as bytes).
+py::tuple open_input(const std::string& input, std::optional<std::string> format, std::optional<double> rate,
+                     unsigned channels, std::optional<std::uint64_t> max_samples) {
+  std::unique_ptr<prism::Source> source = prism::open_source(input, source_options(format, rate, channels));
+  const prism::StreamInfo info = source->info();
+  if (info.live && !max_samples) throw prism::UsageError("max_samples: a live input needs it (it never ends)");
+  const std::size_t frame = info.frame_bytes();
+  std::vector<std::byte> data;
+  std::vector<std::byte> block(65536 * frame);
+  std::uint64_t total = 0;
+  prism::StopToken stop;
+  run_interruptible<int>(
+      [&] {
+        while (!stop.stop_requested() && (!max_samples || total < *max_samples)) {
+          std::size_t want = 65536;
+          if (max_samples) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, *max_samples - total));
+          const std::size_t n = source->read(block.data(), want);
+          if (n == 0) break;
+          data.insert(data.end(), block.begin(), block.begin() + n * frame);
+          total += n;
+        }
+        return 0;
+      },
+      stop);
+  return py::make_tuple(stream_dict(info), py::bytes(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_prism, m) {
@@ -266,6 +396,8 @@ PYBIND11_MODULE(_prism, m) {
   m.def("spectrogram", &spectrogram);
   m.def("firwin", &firwin);
   m.def("resample_poly", &resample_poly);
+  m.def("run", &run);
+  m.def("open", &open_input);
   py::class_<PyFirFilter>(m, "FirFilter")
       .def(py::init<py::array, bool, std::size_t, const std::string&, std::optional<double>, double, unsigned>())
       .def_property_readonly("complex_output", &PyFirFilter::complex_output)

@@ -6,6 +6,8 @@ computes and Ctrl-C interrupts a long call (KeyboardInterrupt). Bad parameters r
 naming the parameter.
 """
 
+import json
+
 import numpy as np
 
 from . import _prism
@@ -13,7 +15,7 @@ from ._prism import FilterDesignError, UsageError
 
 __version__ = _prism.__version__
 
-__all__ = ["spectrogram", "firwin", "resample_poly", "FirFilter", "Spectrogram", "Stage",
+__all__ = ["spectrogram", "firwin", "resample_poly", "FirFilter", "Spectrogram", "Stage", "open", "run",
            "UsageError", "FilterDesignError", "__version__"]
 
 _WINDOWS = {"boxcar", "hann", "hamming", "blackman", "blackmanharris", "flattop", "kaiser",
@@ -186,3 +188,54 @@ class Spectrogram(Stage):
     @property
     def frequencies(self):
         return np.asarray(self._stage.frequencies)
+
+
+_NUMPY_FORMATS = {"f32": np.float32, "cf32": np.complex64, "f64": np.float64, "cf64": np.complex128,
+                  "i16": np.int16, "u8": np.uint8, "i8": np.int8}
+
+
+def _samples_array(data, info):
+    dtype = _NUMPY_FORMATS.get(info["format"])
+    if dtype is None:  # complex integers: (re, im) pairs of the component type
+        component = {"ci16": np.int16, "ci8": np.int8, "cu8": np.uint8}[info["format"]]
+        array = np.frombuffer(data, dtype=component).reshape(-1, info["channels"], 2)
+        return array.squeeze(1) if info["channels"] == 1 else array
+    array = np.frombuffer(data, dtype=dtype)
+    return array if info["channels"] == 1 else array.reshape(-1, info["channels"])
+
+
+def open(input, *, format=None, rate=None, channels=1, max_samples=None):  # noqa: A001
+    """Reads any input prism reads (a SigMF recording, a sound file, raw samples with format and
+    rate, the generator 'gen:...', an SDR with max_samples): returns (info, samples), info a dict
+    (format, sample_rate, channels, center_frequency, start_time, length), samples a numpy array
+    in the input's own format (one column per channel)."""
+    info, data = _prism.open(str(input), format, None if rate is None else float(rate), int(channels),
+                             max_samples)
+    return info, _samples_array(data, info)
+
+
+def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, channels=1,
+        max_samples=None, backend="auto"):
+    """Runs input -> stages -> outputs as `prism run` does: run('gen:duration=1',
+    ['fir:lowpass=1e3,numtaps=101'], ['out.npy']). stages: specs as a chain writes them;
+    outputs: paths (.npy, .png, .sigmf-meta, .wav, audio:). collect (default: when there are no
+    outputs) also returns the last node's items: rows as a (rows, columns) float32 array, samples
+    as an array. Returns the run's summary (a dict, as --summary-json writes it), or
+    (summary, items) when collecting. Ctrl-C stops the run (KeyboardInterrupt)."""
+    if isinstance(stages, str):
+        stages = [stages]
+    if isinstance(outputs, str):
+        outputs = [outputs]
+    if collect is None:
+        collect = not outputs
+    summary, data, description = _prism.run(str(input), list(stages), [str(o) for o in outputs], bool(collect),
+                                            format, None if rate is None else float(rate), int(channels),
+                                            max_samples, backend)
+    summary = json.loads(summary)
+    if not collect:
+        return summary
+    if description["kind"] == "rows":
+        items = np.frombuffer(data, dtype=np.float32).reshape(-1, description["columns"])
+    else:
+        items = _samples_array(data, description)
+    return summary, items

@@ -166,6 +166,42 @@ class Filters(unittest.TestCase):
             prism.Stage("fir:lowpas=3000", fs=48000)
 
 
+class Graphs(unittest.TestCase):
+    def test_run_collects_what_the_command_line_writes(self):
+        chain = ["fir:lowpass=1000,numtaps=101,decimate=2", "spectrogram:nperseg=128"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "a.npy")
+            summary, rows = prism.run("gen:rate=8000,duration=1,tone=700", chain, [out], collect=True,
+                                      backend="cpu")
+            self.assertEqual(summary["outcome"], "completed")
+            self.assertEqual(summary["samples_read"], 8000)
+            self.assertEqual(rows.shape[1], 65)
+            np.testing.assert_array_equal(np.load(out), rows)
+            binary = os.environ.get("PRISM_BINARY")
+            if binary:
+                cli = os.path.join(tmp, "cli.npy")
+                subprocess.run([binary, "run", "gen:rate=8000,duration=1,tone=700", "!", chain[0], "!",
+                                chain[1], "-o", cli, "--backend", "cpu", "-q"], check=True)
+                np.testing.assert_array_equal(np.load(cli), rows)
+        with self.assertRaisesRegex(ValueError, "lowpas"):
+            prism.run("gen:duration=1", ["fir:lowpas=3"])
+
+    def test_open_reads_any_input(self):
+        x = (np.arange(3000) % 17 - 8 + 1j).astype(np.complex64)
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = os.path.join(tmp, "x.cf32")
+            x.tofile(raw)
+            info, samples = prism.open(raw, rate=1e6)
+            self.assertEqual(info["format"], "cf32")
+            self.assertEqual(info["sample_rate"], 1e6)
+            np.testing.assert_array_equal(samples, x)
+            with self.assertRaises(RuntimeError):
+                prism.open(os.path.join(tmp, "missing.cf32"), rate=1e6)
+        info, samples = prism.open("gen:rate=1000,duration=2")
+        self.assertEqual(len(samples), 2000)
+        self.assertEqual(info["length"], 2000)
+
+
 class Interpreter(unittest.TestCase):
     def long_filter(self):
         # About a second of work on one thread: a long filter over 2^23 samples.
@@ -198,6 +234,16 @@ class Interpreter(unittest.TestCase):
         elapsed = time.monotonic() - start
         timer.join()
         self.assertLess(elapsed, whole_call / 2, "the call ran on after Ctrl-C")
+
+    def test_ctrl_c_stops_an_endless_run(self):
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            prism.run("gen:rate=1e6,duration=inf", ["spectrogram:nperseg=1024,noverlap=0,average=64"],
+                      backend="cpu")
+        timer.join()
+        self.assertLess(time.monotonic() - start, 10.0)
 
 
 if __name__ == "__main__":
