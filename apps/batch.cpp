@@ -421,7 +421,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
                        {"status", status_name(r.status)},
                        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
                        {"elapsed_seconds", r.elapsed_seconds},
-                       {"run", r.report ? run_summary_json(*r.report) : nlohmann::json(nullptr)}});
+                       {"run", r.report ? nlohmann::json::parse(run_summary_json(*r.report)) : nlohmann::json(nullptr)}});
     }
     const nlohmann::json summary = {
         {"files", files},

@@ -7,6 +7,7 @@
 #include "apps/commands.hpp"
 #include "apps/input_options.hpp"
 #include "pipeline/errors.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 
 namespace prism::app {

@@ -15,6 +15,7 @@
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
+#include "prism/version.hpp"
 
 namespace {
 

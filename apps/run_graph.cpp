@@ -200,7 +200,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
 
   if (!o.summary_json.empty()) {
     std::ofstream json(o.summary_json);
-    json << run_summary_json(report).dump(2) << "\n";
+    json << run_summary_json(report) << "\n";
     if (!json) std::fprintf(stderr, "prism: cannot write the summary to %s\n", o.summary_json.c_str());
   }
   const std::string summary = format_run_summary(report);

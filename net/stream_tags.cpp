@@ -38,7 +38,8 @@ std::optional<std::pair<std::int64_t, double>> bin_form(const SpectrumLayout& la
   const std::vector<double>& f = layout.frequencies;
   if (f.size() < 2) return std::nullopt;
   std::vector<double> widths = {f[1] - f[0]};
-  const json& p = layout.parameters;
+  const json p = layout.parameters_json.empty() ? json::object()
+                                                : json::parse(layout.parameters_json, nullptr, false);
   if (p.is_object() && p.contains("nfft") && p.contains("sample_rate") && p["nfft"].is_number() &&
       p["sample_rate"].is_number())
     widths.insert(widths.begin(),
@@ -161,7 +162,7 @@ std::string layout_json(const SpectrumLayout& layout) {
   for (const auto& [quantity, name] : kQuantities)
     if (quantity == layout.quantity) j["quantity"] = name;
   j["decibels"] = layout.decibels;
-  j["parameters"] = layout.parameters.is_null() ? json::object() : layout.parameters;
+  j["parameters"] = layout.parameters_json.empty() ? json::object() : json::parse(layout.parameters_json);
   const StreamInfo& s = layout.stream;
   j["stream"] = {{"format", std::string(format_name(s.format))},
                  {"sample_rate", s.sample_rate},
@@ -206,7 +207,7 @@ SpectrumLayout layout_from_json(const std::string& text) {
     }
   if (!known) throw WireError("prism_layout's quantity '" + printable(quantity) + "' is unknown");
   layout.decibels = field<bool>(j, "decibels", what);
-  layout.parameters = j.contains("parameters") ? j["parameters"] : json::object();
+  layout.parameters_json = j.contains("parameters") ? j["parameters"].dump() : "{}";
   const json stream = field<json>(j, "stream", what);
   const char* stream_what = "prism_layout's \"stream\"";
   const auto format = parse_format(field<std::string>(stream, "format", stream_what));

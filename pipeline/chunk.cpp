@@ -7,9 +7,18 @@
 #include <stdexcept>
 #include <string>
 
+#include <concurrentqueue/blockingconcurrentqueue.h>
+
 #include "pipeline/host_memory.hpp"
 
 namespace prism {
+
+struct ChunkPool::FreeQueue {
+  explicit FreeQueue(std::size_t capacity) : queue(capacity) {}
+  moodycamel::BlockingConcurrentQueue<Chunk*> queue;
+};
+
+void ChunkPool::give_back(Chunk* chunk) noexcept { free_->queue.enqueue(chunk); }
 
 Chunk chunk_view(const void* data, std::size_t items, std::size_t item_bytes, std::uint64_t first_item,
                  MemoryDomain domain) {
@@ -53,7 +62,8 @@ std::size_t page_size() {
 
 }  // namespace
 
-ChunkPool::ChunkPool(const Shape& shape) : shape_(shape), free_(std::max<std::size_t>(shape.count, 1)) {
+ChunkPool::ChunkPool(const Shape& shape)
+    : shape_(shape), free_(std::make_unique<FreeQueue>(std::max<std::size_t>(shape.count, 1))) {
   if (shape.count == 0) throw std::invalid_argument("a chunk pool needs at least one chunk");
   if (shape.capacity == 0 || shape.item_bytes == 0) throw std::invalid_argument("a chunk pool needs non-empty chunks");
   // Chunks start on page boundaries on the host (and 256-byte ones on a device), so that every
@@ -87,7 +97,7 @@ ChunkPool::ChunkPool(const Shape& shape) : shape_(shape), free_(std::max<std::si
       c.release_pending_.assign(shape.consumers_on_gpu.size(), 0);
       for (std::size_t k = 0; k < shape.consumers_on_gpu.size(); ++k)
         if (shape.consumers_on_gpu[k]) c.released_[k] = gpu::create_event(event_device);
-      free_.enqueue(&c);
+      free_->queue.enqueue(&c);
     }
   } catch (...) {
     release_memory();
@@ -130,14 +140,14 @@ ChunkRef ChunkPool::prepare(Chunk* chunk, gpu::Stream stream) {
 
 ChunkRef ChunkPool::acquire(const StopToken& stop, gpu::Stream stream) {
   Chunk* chunk = nullptr;
-  while (!free_.wait_dequeue_timed(chunk, kStopPollInterval))
+  while (!free_->queue.wait_dequeue_timed(chunk, kStopPollInterval))
     if (stop.stop_requested()) return {};
   return prepare(chunk, stream);
 }
 
 ChunkRef ChunkPool::try_acquire(gpu::Stream stream) {
   Chunk* chunk = nullptr;
-  return free_.try_dequeue(chunk) ? prepare(chunk, stream) : ChunkRef{};
+  return free_->queue.try_dequeue(chunk) ? prepare(chunk, stream) : ChunkRef{};
 }
 
 }  // namespace prism

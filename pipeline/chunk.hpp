@@ -20,11 +20,9 @@
 #include <memory>
 #include <vector>
 
-#include <concurrentqueue/blockingconcurrentqueue.h>
-
-#include "pipeline/gpu_runtime.hpp"
-#include "pipeline/port.hpp"
-#include "pipeline/stop_token.hpp"
+#include "gpu_runtime.hpp"
+#include "port.hpp"
+#include "stop_token.hpp"
 
 namespace prism {
 
@@ -137,14 +135,17 @@ class ChunkPool {
  private:
   friend class ChunkRef;
   ChunkRef prepare(Chunk* chunk, gpu::Stream stream);
-  void give_back(Chunk* chunk) noexcept { free_.enqueue(chunk); }
+  void give_back(Chunk* chunk) noexcept;
   void release_memory() noexcept;
+  // The free chunks: a lock-free queue (chunk.cpp), kept out of this header so that it names no
+  // third-party type.
+  struct FreeQueue;
 
   Shape shape_;
   std::size_t chunk_bytes_ = 0;
   std::byte* memory_ = nullptr;
   std::vector<std::unique_ptr<Chunk>> chunks_;
-  moodycamel::BlockingConcurrentQueue<Chunk*> free_;
+  std::unique_ptr<FreeQueue> free_;
 };
 
 }  // namespace prism

@@ -20,8 +20,8 @@
 #include <memory>
 #include <string>
 
-#include "pipeline/spectrogram_params.hpp"
-#include "pipeline/stage.hpp"
+#include "spectrogram_params.hpp"
+#include "stage.hpp"
 
 namespace prism {
 

@@ -54,9 +54,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/history_buffer.hpp"
-#include "pipeline/mixer.hpp"
-#include "pipeline/stream_counters.hpp"
+#include "history_buffer.hpp"
+#include "mixer.hpp"
+#include "stream_counters.hpp"
 
 namespace prism {
 

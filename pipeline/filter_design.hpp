@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/errors.hpp"
-#include "pipeline/filter_taps.hpp"
-#include "pipeline/window.hpp"
+#include "errors.hpp"
+#include "filter_taps.hpp"
+#include "window.hpp"
 
 namespace prism {
 

@@ -78,8 +78,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/filter_taps.hpp"
-#include "pipeline/fir_geometry.hpp"
+#include "filter_taps.hpp"
+#include "fir_geometry.hpp"
 
 namespace prism {
 

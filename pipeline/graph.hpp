@@ -38,9 +38,9 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/source.hpp"
-#include "pipeline/stage.hpp"
-#include "pipeline/stop_token.hpp"
+#include "source.hpp"
+#include "stage.hpp"
+#include "stop_token.hpp"
 
 namespace prism {
 

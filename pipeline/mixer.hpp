@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipeline/exact_phase.hpp"
-#include "pipeline/stream_counters.hpp"
+#include "exact_phase.hpp"
+#include "stream_counters.hpp"
 
 namespace prism {
 

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <string>
 
-#include "pipeline/spectrum_layout.hpp"
-#include "pipeline/stream_info.hpp"
+#include "spectrum_layout.hpp"
+#include "stream_info.hpp"
 
 namespace prism {
 

@@ -39,8 +39,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipeline/history_buffer.hpp"
-#include "pipeline/stream_counters.hpp"
+#include "history_buffer.hpp"
+#include "stream_counters.hpp"
 
 namespace prism {
 

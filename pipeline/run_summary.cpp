@@ -5,6 +5,8 @@
 #include <optional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace prism {
 
 std::string format_bytes(std::size_t bytes) {
@@ -143,7 +145,7 @@ std::string format_run_summary(const RunReport& r) {
   return out.str();
 }
 
-nlohmann::json run_summary_json(const RunReport& r) {
+std::string run_summary_json(const RunReport& r) {
   nlohmann::json stages = nlohmann::json::array();
   nlohmann::json outputs = nlohmann::json::array();
   for (const NodeReport& n : r.nodes) {
@@ -162,7 +164,7 @@ nlohmann::json run_summary_json(const RunReport& r) {
     for (const Counter& c : n.counters.extras) entry[json_key(c.name)] = c.value;
     (n.role == NodeRole::sink ? outputs : stages).push_back(std::move(entry));
   }
-  return {
+  const nlohmann::json summary = {
       {"outcome", outcome_name(r.outcome)},
       {"error", r.error},
       {"outputs_kept_incomplete", r.outputs_kept_incomplete},
@@ -184,6 +186,7 @@ nlohmann::json run_summary_json(const RunReport& r) {
       {"peak_rss_bytes", r.peak_rss_bytes},
       {"accounting", r.accounting_mismatch().empty() ? "balanced" : r.accounting_mismatch()},
   };
+  return summary.dump(2);
 }
 
 }  // namespace prism

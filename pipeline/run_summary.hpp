@@ -4,9 +4,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "pipeline/graph.hpp"
+#include "graph.hpp"
 
 namespace prism {
 
@@ -14,7 +12,9 @@ namespace prism {
 // (its description, items in and out, its own counts), every output, speed, memory, accounting.
 std::string format_run_summary(const RunReport& report);
 
-nlohmann::json run_summary_json(const RunReport& report);
+// The same as the text of a JSON object (indented by 2), what --summary-json writes:
+// {"samples_read": ..., "stages": [...], "outputs": [...], "accounting": "balanced", ...}.
+std::string run_summary_json(const RunReport& report);
 
 // "1.5 MiB", "230 KiB".
 std::string format_bytes(std::size_t bytes);

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/settings.hpp"
-#include "pipeline/stage.hpp"
-#include "pipeline/stage_registry.hpp"
-#include "pipeline/stream_counters.hpp"
+#include "settings.hpp"
+#include "stage.hpp"
+#include "stage_registry.hpp"
+#include "stream_counters.hpp"
 
 namespace prism {
 

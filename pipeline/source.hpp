@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "pipeline/port.hpp"
-#include "pipeline/stream_info.hpp"
+#include "port.hpp"
+#include "stream_info.hpp"
 
 namespace prism {
 

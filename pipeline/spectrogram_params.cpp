@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "pipeline/errors.hpp"
 #include "pipeline/window.hpp"
 
@@ -86,22 +88,27 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   return p;
 }
 
-nlohmann::json SpectrogramParams::to_json() const {
+namespace {
+
+// The parameters as the sidecars write them (SpectrumLayout::parameters_json).
+nlohmann::json parameters_object(const SpectrogramParams& p) {
   return nlohmann::json{
-      {"window", window.to_string()},
-      {"nperseg", nperseg},
-      {"noverlap", noverlap},
-      {"nfft", nfft},
-      {"detrend", to_string(detrend)},
-      {"scaling", to_string(scaling)},
-      {"mode", to_string(mode)},
-      {"decibels", decibels},
-      {"average", average},
-      {"average_kind", to_string(average_kind)},
-      {"channel", channel},
-      {"integer_scale", integer_scale == IntegerScale::unit ? "unit" : "raw"},
+      {"window", p.window.to_string()},
+      {"nperseg", p.nperseg},
+      {"noverlap", p.noverlap},
+      {"nfft", p.nfft},
+      {"detrend", to_string(p.detrend)},
+      {"scaling", to_string(p.scaling)},
+      {"mode", to_string(p.mode)},
+      {"decibels", p.decibels},
+      {"average", p.average},
+      {"average_kind", to_string(p.average_kind)},
+      {"channel", p.channel},
+      {"integer_scale", p.integer_scale == IntegerScale::unit ? "unit" : "raw"},
   };
 }
+
+}  // namespace
 
 StageCounters spectrogram_counters(const SpectrogramParams& params, std::uint64_t samples_in, std::uint64_t frames) {
   StageCounters c;
@@ -147,10 +154,11 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
                               : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
   layout.decibels = params.decibels;
   layout.stream = stream;
-  layout.parameters = params.to_json();
-  layout.parameters["hop"] = params.hop();
-  layout.parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
-  layout.parameters["sample_rate"] = fs;
+  nlohmann::json parameters = parameters_object(params);
+  parameters["hop"] = params.hop();
+  parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
+  parameters["sample_rate"] = fs;
+  layout.parameters_json = parameters.dump();
   return layout;
 }
 

@@ -25,14 +25,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "pipeline/format.hpp"
-#include "pipeline/settings.hpp"
-#include "pipeline/spectrum_layout.hpp"
-#include "pipeline/stage.hpp"
-#include "pipeline/stream_info.hpp"
-#include "pipeline/window.hpp"
+#include "format.hpp"
+#include "settings.hpp"
+#include "spectrum_layout.hpp"
+#include "stage.hpp"
+#include "stream_info.hpp"
+#include "window.hpp"
 
 namespace prism {
 
@@ -62,7 +60,6 @@ struct SpectrogramParams {
   // Throws UsageError when a value is out of its range, naming the setting through `name`
   // (the field's name by default; "--nperseg" on the command line).
   void validate(const KeyNamer& name = plain_key_names()) const;
-  nlohmann::json to_json() const;
 };
 
 // The spectrogram's settings, as `prism spectrogram` takes them as options and `prism run` as

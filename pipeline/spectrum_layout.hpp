@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "pipeline/stream_info.hpp"
+#include "stream_info.hpp"
 
 namespace prism {
 
@@ -28,7 +26,9 @@ struct SpectrumLayout {
   SpectrumQuantity quantity = SpectrumQuantity::power_spectral_density;
   bool decibels = false;              // values are 10·log10(power) (20·log10 for magnitude)
   StreamInfo stream;                  // the input the rows come from
-  nlohmann::json parameters;          // every processing parameter, by name, for sidecars
+  // Every processing parameter, by name, as the text of a JSON object (empty: none), for
+  // sidecars: {"window": "hann", "nperseg": 1024, ...}.
+  std::string parameters_json;
 
   double row_time(std::uint64_t row) const {
     return first_row_time + static_cast<double>(row) * row_interval;

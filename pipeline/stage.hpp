@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/chunk.hpp"
-#include "pipeline/port.hpp"
+#include "chunk.hpp"
+#include "port.hpp"
 
 namespace prism {
 

@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "fft/fft.hpp"
-#include "pipeline/settings.hpp"
-#include "pipeline/spectrogram_params.hpp"
-#include "pipeline/stage.hpp"
+#include "../fft/fft.hpp"
+#include "settings.hpp"
+#include "spectrogram_params.hpp"
+#include "stage.hpp"
 
 namespace prism {
 

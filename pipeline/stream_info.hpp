@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "pipeline/format.hpp"
+#include "format.hpp"
 
 namespace prism {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/filter_taps.hpp"
+#include "filter_taps.hpp"
 
 namespace prism {
 

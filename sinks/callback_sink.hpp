@@ -16,7 +16,7 @@
 #include <functional>
 #include <string>
 
-#include "pipeline/stage.hpp"
+#include "../pipeline/stage.hpp"
 
 namespace prism {
 

@@ -169,8 +169,9 @@ void NpySink::write_sidecar(bool complete) {
     return;
   }
   const SpectrumLayout& layout = input_.rows;
-  const nlohmann::json parameters =
-      layout.parameters.is_null() ? nlohmann::json::object() : layout.parameters;
+  const nlohmann::json parameters = layout.parameters_json.empty()
+                                        ? nlohmann::json::object()
+                                        : nlohmann::json::parse(layout.parameters_json);
 
   // Small fields first, so that the head of the file is readable; the long arrays last,
   // written value by value so that a long recording's times need no second copy in memory.

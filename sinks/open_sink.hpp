@@ -15,8 +15,8 @@
 #include <memory>
 #include <string>
 
-#include "pipeline/stage.hpp"
-#include "sinks/sink_options.hpp"
+#include "../pipeline/stage.hpp"
+#include "sink_options.hpp"
 
 namespace prism {
 

@@ -18,11 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "prism/version.hpp"
 #include "sinks/decibel_range.hpp"
-
-#ifndef PRISM_VERSION
-#define PRISM_VERSION "unknown"
-#endif
 
 namespace prism {
 namespace {
@@ -356,7 +353,8 @@ std::vector<float> PngSink::plot_decibels(int width, int height) const {
 }
 
 std::string PngSink::default_title() const {
-  const nlohmann::json& params = layout_.parameters;
+  const nlohmann::json params =
+      layout_.parameters_json.empty() ? nlohmann::json() : nlohmann::json::parse(layout_.parameters_json);
   auto param = [&params](const char* key) -> const nlohmann::json* {
     if (!params.is_object()) return nullptr;
     auto it = params.find(key);
@@ -489,8 +487,9 @@ void PngSink::render_and_write(bool complete) {
       {"Title", ascii_only(plot.title)},
       {"Software", std::string("prism ") + PRISM_VERSION},
       {"Comment", complete ? "prism:complete=true" : "prism:complete=false"},
-      {"prism:parameters", json_text(layout_.parameters.is_null() ? nlohmann::json::object()
-                                                                  : layout_.parameters)},
+      {"prism:parameters", json_text(layout_.parameters_json.empty()
+                                         ? nlohmann::json::object()
+                                         : nlohmann::json::parse(layout_.parameters_json))},
       {"prism:input", json_text(input)},
       {"prism:plot", json_text(plot_info)},
   };

@@ -47,9 +47,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/format.hpp"
-#include "pipeline/source.hpp"
-#include "pipeline/stream_info.hpp"
+#include "../pipeline/format.hpp"
+#include "../pipeline/source.hpp"
+#include "../pipeline/stream_info.hpp"
 
 namespace prism {
 

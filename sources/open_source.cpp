@@ -8,6 +8,7 @@
 
 #include "pipeline/errors.hpp"
 #include "sources/generator.hpp"
+#include "sources/input_description.hpp"
 #include "sources/input_file.hpp"
 #include "sources/raw_file.hpp"
 #include "sources/sigmf.hpp"

@@ -24,11 +24,9 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "pipeline/format.hpp"
-#include "pipeline/source.hpp"
-#include "pipeline/stream_info.hpp"
+#include "../pipeline/format.hpp"
+#include "../pipeline/source.hpp"
+#include "../pipeline/stream_info.hpp"
 
 namespace prism {
 
@@ -69,18 +67,7 @@ struct SourceOptions {
 // UsageError for options that are missing or contradict the input.
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options);
 
-// Describes `input` without reading its samples, for `prism info`:
-//   container ("generator", "SigMF", "SigMF archive", "WAV", "FLAC", ..., "raw", "stdin"),
-//   format, channels, sample_rate, center_frequency, length_samples and duration_s (null when
-//   unknown), start_time (null when unknown), file_size (bytes, null for stdin and the
-//   generator), and what each container adds (the generator's spec, SigMF's datatype and
-//   global fields, the sound file's encoding).
-// Throws like open_source.
-nlohmann::json describe_input(const std::string& input, const SourceOptions& options);
-
-// The fields every description has, from a StreamInfo: format, channels, sample_rate,
-// center_frequency, length_samples, duration_s, start_time (null when unknown), live.
-nlohmann::json describe_stream(const StreamInfo& info);
+// describe_input and describe_stream, the JSON of `prism info`: sources/input_description.hpp.
 
 // The name of the source kind open_source would pick for `input` ("generator", "audio device",
 // "SDR", "ZeroMQ stream", "stdin", "SigMF", "sound file", "raw"), without opening anything.

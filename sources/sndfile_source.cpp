@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pipeline/errors.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 
 namespace prism {

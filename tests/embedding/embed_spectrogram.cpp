@@ -5,13 +5,16 @@
 //   - the spectrogram stage for the best backend here (the GPU when one can be set up, else
 //     the CPU), chosen as `prism spectrogram` chooses it;
 //   - a CallbackSink that keeps the strongest frequency of every row;
-//   - a Graph that connects them, its run, its RunReport and the summary prism prints.
+//   - a Graph that connects them, its run, its RunReport and the summary prism prints;
+//   - the same spectrogram as a synchronous streaming object (prism::Spectrogram) in a loop of
+//     the program's own, fed blocks of 1000 samples: the same rows, bit for bit.
 // It checks what it computed (exit 0 when the strongest frequency is 1 kHz in the first half
 // of the rows and 3 kHz in the second, and the accounting balances), so the test suite runs it.
 //
-// Build it against prism's libraries: add_subdirectory(prism) with PRISM_BUILD_TESTS and
-// PRISM_BUILD_BENCH off, then
-//   target_link_libraries(your_app PRIVATE prism_stages prism_sinks prism_sources)
+// Build it against an installed prism (find_package(prism CONFIG REQUIRED), then
+// target_link_libraries(your_app PRIVATE prism::prism); or `pkg-config --cflags --libs prism`)
+// or against prism's source tree (add_subdirectory(prism), the same target). The test suite does
+// all three (tests/embedding).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,12 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "pipeline/errors.hpp"
-#include "pipeline/graph.hpp"
-#include "pipeline/run_summary.hpp"
-#include "pipeline/spectrogram_params.hpp"
-#include "pipeline/stage_registry.hpp"
-#include "sinks/callback_sink.hpp"
+#include <prism/prism.hpp>
 
 namespace {
 
@@ -77,6 +75,7 @@ int main() {
 
     prism::SpectrumLayout layout;   // what the rows mean: frequencies, row times, unit
     std::vector<double> strongest;  // Hz, one per row
+    std::vector<float> graph_rows;  // every row, for the comparison with the streaming object
     bool completed = false;
     prism::CallbackSink sink(
         prism::PortKind::rows,
@@ -89,6 +88,7 @@ int main() {
                     const std::size_t peak = std::max_element(row, row + layout.columns) - row;
                     if (strongest.size() != chunk.first_item + r) throw std::runtime_error("rows out of order");
                     strongest.push_back(layout.frequencies[peak]);
+                    graph_rows.insert(graph_rows.end(), row, row + layout.columns);
                   }
                 },
             .on_end = [&](prism::CallbackSink::End how) { completed = how == prism::CallbackSink::End::completed; },
@@ -127,6 +127,21 @@ int main() {
       std::fprintf(stderr, "accounting: %s\n", report.accounting_mismatch().c_str());
       return 1;
     }
+
+    // The program's own loop: the same samples, block by block, through a streaming object.
+    SteppedTone again;
+    prism::Spectrogram streaming(params, again.info(), environment);
+    std::vector<float> block(1000), streamed_rows;
+    while (const std::size_t n = again.read(reinterpret_cast<std::byte*>(block.data()), block.size()))
+      streaming.feed(block.data(), n, streamed_rows);
+    streaming.flush(streamed_rows);
+    if (streamed_rows.size() != graph_rows.size() ||
+        std::memcmp(streamed_rows.data(), graph_rows.data(), graph_rows.size() * sizeof(float)) != 0) {
+      std::fprintf(stderr, "the streaming object's %zu rows differ from the graph's %zu\n",
+                   streamed_rows.size() / streaming.columns(), rows);
+      return 1;
+    }
+    std::printf("streaming object: the same %zu rows\n", rows);
     std::printf("OK\n");
     return 0;
   } catch (const std::exception& e) {

@@ -460,10 +460,11 @@ TEST(CpuSpectrogram, LayoutOfRealInput) {
   EXPECT_DOUBLE_EQ(l.row_interval, 0.6);
   EXPECT_EQ(l.quantity, SpectrumQuantity::power_spectral_density);
   EXPECT_FALSE(l.decibels);
-  EXPECT_EQ(l.parameters["nfft"], 300);
-  EXPECT_EQ(l.parameters["nperseg"], 255);
-  EXPECT_EQ(l.parameters["window"], "tukey:0.25");
-  EXPECT_EQ(l.parameters["hop"], 200);
+  const nlohmann::json parameters = nlohmann::json::parse(l.parameters_json);
+  EXPECT_EQ(parameters["nfft"], 300);
+  EXPECT_EQ(parameters["nperseg"], 255);
+  EXPECT_EQ(parameters["window"], "tukey:0.25");
+  EXPECT_EQ(parameters["hop"], 200);
   EXPECT_EQ(l.stream.format, SampleFormat::i16);
 }
 

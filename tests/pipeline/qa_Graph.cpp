@@ -5,6 +5,7 @@
 // control (how many samples, when to fail), so that each property is checked exactly.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -535,7 +536,7 @@ TEST(Graph, FailingLiveSourceKeepsWhatItDeliveredMarkedIncomplete) {
     const double n = sink.values[r * 3 + 1], first = sink.values[r * 3 + 2];
     EXPECT_NEAR(sink.values[r * 3], n * first + n * (n - 1) / 2, 1e-3 * (n * first + 1)) << "row " << r;
   }
-  EXPECT_EQ(run_summary_json(report)["outputs_kept_incomplete"], true);
+  EXPECT_EQ(nlohmann::json::parse(run_summary_json(report))["outputs_kept_incomplete"], true);
 }
 
 TEST(Graph, FailingStageAbortsSinksAndNamesIt) {
@@ -611,7 +612,7 @@ TEST(Graph, SummaryNamesEveryCount) {
   EXPECT_NE(text.find("1234 samples in, 13 rows out; chunks 13"), std::string::npos) << text;
   EXPECT_NE(text.find("recorder: 13 rows written"), std::string::npos) << text;
   EXPECT_NE(text.find("accounting  balanced"), std::string::npos) << text;
-  const nlohmann::json json = run_summary_json(report);
+  const nlohmann::json json = nlohmann::json::parse(run_summary_json(report));
   EXPECT_EQ(json["samples_read"], 1234);
   EXPECT_EQ(json["accounting"], "balanced");
   EXPECT_EQ(json["overflows_of_unknown_length"], 0);
@@ -639,7 +640,7 @@ TEST(Graph, SummarySaysWhenTheDeviceLostSamplesOfUnknownLength) {
   EXPECT_EQ(report.overflows_of_unknown_length, 3u);
   const std::string text = format_run_summary(report);
   EXPECT_NE(text.find("the device lost samples 3 time(s) without saying how many"), std::string::npos) << text;
-  EXPECT_EQ(run_summary_json(report)["overflows_of_unknown_length"], 3);
+  EXPECT_EQ(nlohmann::json::parse(run_summary_json(report))["overflows_of_unknown_length"], 3);
 }
 
 // The harness on a stage with state and a flush: bit-identical for every cutting.

@@ -137,7 +137,9 @@ TEST(NpySink, SidecarDescribesTheRows) {
   layout.stream.center_frequency = 0.0;
   layout.stream.start_time = "2026-11-21T10:00:00Z";
   layout.stream.length = 123456;
-  layout.parameters["detrend"] = "constant";
+  nlohmann::json parameters = nlohmann::json::parse(layout.parameters_json);
+  parameters["detrend"] = "constant";
+  layout.parameters_json = parameters.dump();
   NpySink sink(dir.file("run.v2.npy"));
   EXPECT_EQ(sink.sidecar_path(), dir.file("run.v2.json"));
   write_batches(sink, layout, {4, 3});
@@ -152,7 +154,7 @@ TEST(NpySink, SidecarDescribesTheRows) {
   EXPECT_EQ(j["unit"], layout.unit());
   EXPECT_EQ(j["decibels"], true);
   EXPECT_EQ(j["center_frequency"], 0.0);
-  EXPECT_EQ(j["parameters"], layout.parameters);
+  EXPECT_EQ(j["parameters"], parameters);
   EXPECT_EQ(j["input"]["format"], "f32");
   EXPECT_EQ(j["input"]["sample_rate"], layout.stream.sample_rate);
   EXPECT_EQ(j["input"]["channels"], 1);

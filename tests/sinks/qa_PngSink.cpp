@@ -420,7 +420,8 @@ TEST(PngSink, TextChunksSayWhetherTheRunWasComplete) {
     ASSERT_NE(comment, image.text.end());
     EXPECT_EQ(comment->second, complete ? "prism:complete=true" : "prism:complete=false");
     ASSERT_EQ(image.text.count("prism:parameters"), 1u);
-    EXPECT_EQ(nlohmann::json::parse(image.text.find("prism:parameters")->second), layout.parameters);
+    EXPECT_EQ(nlohmann::json::parse(image.text.find("prism:parameters")->second),
+              nlohmann::json::parse(layout.parameters_json));
     ASSERT_EQ(image.text.count("prism:plot"), 1u);
     const auto plot = nlohmann::json::parse(image.text.find("prism:plot")->second);
     EXPECT_EQ(plot["rows"], 10);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "pipeline/chunk.hpp"
 #include "pipeline/spectrum_layout.hpp"
@@ -70,8 +71,9 @@ inline SpectrumLayout make_layout(std::size_t columns, double bin_hz, bool decib
   layout.stream.format = SampleFormat::f32;
   layout.stream.sample_rate = bin_hz * 2 * (columns > 1 ? columns - 1 : 1);
   layout.stream.channels = 1;
-  layout.parameters = {{"window", "hann"}, {"nperseg", 2 * (columns - 1)}, {"noverlap", 0},
-                       {"nfft", 2 * (columns - 1)}, {"average", 1}, {"scaling", "density"}};
+  layout.parameters_json = nlohmann::json{{"window", "hann"}, {"nperseg", 2 * (columns - 1)}, {"noverlap", 0},
+                                          {"nfft", 2 * (columns - 1)}, {"average", 1}, {"scaling", "density"}}
+                               .dump();
   return layout;
 }
 

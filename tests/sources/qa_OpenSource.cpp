@@ -9,6 +9,7 @@
 
 #include "pipeline/errors.hpp"
 #include "sources/generator.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 #include "sources/raw_file.hpp"
 #if PRISM_HAVE_PORTAUDIO

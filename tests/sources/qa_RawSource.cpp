@@ -12,6 +12,7 @@
 
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 #include "sources/raw_file.hpp"
 #include "tests/sources/source_test_support.hpp"

@@ -13,6 +13,7 @@
 
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 #include "sources/sigmf.hpp"
 #include "tests/sources/source_test_support.hpp"

@@ -9,6 +9,7 @@
 
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
+#include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
 #include "sources/sndfile_source.hpp"
 #include "tests/sources/source_test_support.hpp"

@@ -1,0 +1,241 @@
+"""prism from Python: scipy.signal's spectrogram, firwin and resample_poly with scipy's signatures,
+and streaming objects (FirFilter, Spectrogram, Stage) that carry their state from one block to
+the next. The numbers are those of the prism command line and of the C++ API (docs/embedding.md).
+Computation is in single precision (float32 / complex64 results). The GIL is released while prism
+computes and Ctrl-C interrupts a long call (KeyboardInterrupt). Bad parameters raise ValueError
+naming the parameter.
+"""
+
+import json
+
+import numpy as np
+
+from . import _prism
+from ._prism import FilterDesignError, UsageError
+
+__version__ = _prism.__version__
+
+__all__ = ["spectrogram", "firwin", "resample_poly", "FirFilter", "Spectrogram", "Stage", "open", "run",
+           "UsageError", "FilterDesignError", "__version__"]
+
+_WINDOWS = {"boxcar", "hann", "hamming", "blackman", "blackmanharris", "flattop", "kaiser",
+            "tukey"}
+
+
+def _window_text(window):
+    """scipy's window argument ('hann', ('tukey', 0.25), ('kaiser', 8.0)) as prism writes it."""
+    if isinstance(window, str):
+        name, parameter = window, None
+    elif isinstance(window, tuple) and len(window) in (1, 2) and isinstance(window[0], str):
+        name, parameter = window[0], (window[1] if len(window) == 2 else None)
+    else:
+        raise ValueError(f"window: {window!r} is not a window prism has "
+                         f"(a name or (name, parameter) of {', '.join(sorted(_WINDOWS))})")
+    name = {"hanning": "hann", "rect": "boxcar", "rectangular": "boxcar"}.get(name, name)
+    if name not in _WINDOWS:
+        raise ValueError(f"window: '{name}' is not one of {', '.join(sorted(_WINDOWS))}")
+    return name if parameter is None else f"{name}:{float(parameter)!r}"
+
+
+def _as_float_rows(x, axis):
+    """x with `axis` last, as float32 or complex64 rows: (rows, n) floats, complex flag, shape."""
+    x = np.asarray(x)
+    is_complex = np.iscomplexobj(x)
+    moved = np.moveaxis(x, axis, -1)
+    lead = moved.shape[:-1]
+    n = moved.shape[-1]
+    flat = np.ascontiguousarray(moved.reshape(-1, n), dtype=np.complex64 if is_complex else np.float32)
+    if is_complex:
+        flat = flat.view(np.float32)
+    return flat, is_complex, lead
+
+
+def spectrogram(x, fs=1.0, window=("tukey", 0.25), nperseg=None, noverlap=None, nfft=None,
+                detrend="constant", return_onesided=True, scaling="density", axis=-1, mode="psd",
+                backend="auto"):
+    """scipy.signal.spectrogram on prism: returns (f, t, Sxx) as scipy does (Sxx float32).
+
+    mode: 'psd' or 'magnitude'; detrend: 'constant' or False; window: a name or (name, parameter).
+    Complex input, or return_onesided=False, gives the two-sided spectrum in scipy's order.
+    backend: 'auto', 'cpu', 'cuda' or 'cufft'.
+    """
+    if mode not in ("psd", "magnitude"):
+        raise ValueError(f"mode: '{mode}' is not one of psd, magnitude (prism has no complex or angle)")
+    if scaling not in ("density", "spectrum"):
+        raise ValueError(f"scaling: '{scaling}' is not one of density, spectrum")
+    if detrend is False or detrend is None:
+        detrend = "none"
+    elif detrend != "constant":
+        raise ValueError(f"detrend: {detrend!r} is not one of 'constant', False")
+    x = np.asarray(x)
+    if x.ndim == 0:
+        raise ValueError("x: a spectrogram needs an array of samples")
+    if not return_onesided and not np.iscomplexobj(x):
+        x = x.astype(np.complex64)
+    n = x.shape[axis]
+    if nperseg is None:
+        nperseg = min(256, n)
+    nperseg = int(nperseg)
+    if noverlap is None:
+        noverlap = nperseg // 8
+    if nfft is None:
+        nfft = nperseg
+    rows, is_complex, lead = _as_float_rows(x, axis)
+    f, t, sxx = _prism.spectrogram(rows, is_complex, float(fs), _window_text(window), nperseg,
+                                   int(noverlap), int(nfft), detrend, scaling, mode, backend)
+    if is_complex:
+        # prism centres a two-sided spectrum (fftshift); scipy keeps the FFT's order.
+        f = np.fft.ifftshift(f)
+        sxx = np.fft.ifftshift(sxx, axes=1)
+    sxx = sxx.reshape(lead + sxx.shape[1:])
+    # scipy puts the frequencies where the samples were, the times last.
+    sxx = np.moveaxis(sxx, -2, axis % x.ndim)
+    return f, t, sxx
+
+
+def firwin(numtaps, cutoff, *, width=None, window="hamming", pass_zero=True, scale=True, fs=None):
+    """scipy.signal.firwin (fs defaults to 2, as scipy's nyq=1); returns float64 taps."""
+    cutoff = np.atleast_1d(np.asarray(cutoff, dtype=float)).tolist()
+    pass_zero_text = str(pass_zero).lower() if isinstance(pass_zero, (bool, np.bool_)) else str(pass_zero)
+    return np.asarray(_prism.firwin(int(numtaps), cutoff, None if width is None else float(width),
+                                    _window_text(window), pass_zero_text, bool(scale),
+                                    2.0 if fs is None else float(fs)))
+
+
+def resample_poly(x, up, down, axis=0, window=None):
+    """scipy.signal.resample_poly (padtype 'constant'); window: None (scipy's default Kaiser
+    design) or an array of taps."""
+    taps = [] if window is None else np.asarray(window, dtype=float).ravel().tolist()
+    rows, is_complex, lead = _as_float_rows(x, axis)
+    out = [_prism.resample_poly(row, is_complex, int(up), int(down), taps) for row in rows]
+    out = np.stack(out) if out else np.zeros((0, 0), np.float32)
+    if is_complex:
+        out = out.view(np.complex64)
+    out = out.reshape(lead + out.shape[-1:])
+    return np.moveaxis(out, -1, axis)
+
+
+class FirFilter:
+    """A streaming FIR filter: filter(x) blocks give lfilter(taps, 1, x)[::decimate] of the whole
+    input (align='causal') or oaconvolve(x, taps, 'same')[::decimate] once flushed (align='same').
+    shift: move the input by -shift Hz before the filter (the output is then complex)."""
+
+    def __init__(self, taps, *, complex_input=False, decimate=1, align="causal", shift=None, fs=1.0,
+                 threads=0):
+        self._filter = _prism.FirFilter(np.asarray(taps), bool(complex_input), int(decimate), align,
+                                        None if shift is None else float(shift), float(fs), int(threads))
+        self._complex_input = bool(complex_input)
+
+    def _out(self, values):
+        return values.view(np.complex64) if self._filter.complex_output else values
+
+    def feed(self, x):
+        x = np.asarray(x, dtype=np.complex64 if self._complex_input else np.float32)
+        return self._out(self._filter.feed(np.ascontiguousarray(x).view(np.float32).ravel()))
+
+    def flush(self):
+        return self._out(self._filter.flush())
+
+    def reset(self):
+        self._filter.reset()
+
+
+class Stage:
+    """Any stage of prism's registry as a streaming object, as a chain names it:
+    Stage('fir:lowpass=3000', fs=48000, complex_input=True). feed() returns the outputs that are
+    complete (samples, or rows of a spectrogram), flush() the rest, reset() starts again."""
+
+    def __init__(self, spec, *, fs, complex_input=False, backend="cpu"):
+        self._stage = _prism.Stage(spec, float(fs), bool(complex_input), backend)
+        self._complex_input = bool(complex_input)
+
+    def _out(self, values):
+        return values.view(np.complex64) if self._stage.complex_output else values
+
+    def feed(self, x):
+        x = np.asarray(x, dtype=np.complex64 if self._complex_input else np.float32)
+        return self._out(self._stage.feed(np.ascontiguousarray(x).view(np.float32).ravel()))
+
+    def flush(self):
+        return self._out(self._stage.flush())
+
+    def reset(self):
+        self._stage.reset()
+
+    def describe(self):
+        return self._stage.describe()
+
+    @property
+    def output_rate(self):
+        return self._stage.output_rate
+
+
+class Spectrogram(Stage):
+    """The spectrogram as a streaming object: feed(x) returns the rows (segments × frequencies,
+    prism's order: centred for complex input) of the frames complete so far."""
+
+    def __init__(self, *, fs=1.0, window=("tukey", 0.25), nperseg=256, noverlap=None, nfft=None,
+                 detrend="constant", scaling="density", mode="psd", complex_input=False,
+                 backend="cpu"):
+        settings = [f"window={_window_text(window)}", f"nperseg={int(nperseg)}",
+                    f"noverlap={int(nperseg) // 8 if noverlap is None else int(noverlap)}",
+                    f"nfft={int(nperseg) if nfft is None else int(nfft)}",
+                    f"detrend={'constant' if detrend == 'constant' else 'none'}",
+                    f"scaling={scaling}", f"mode={mode}"]
+        super().__init__("spectrogram:" + ",".join(settings), fs=fs, complex_input=complex_input,
+                         backend=backend)
+
+    @property
+    def frequencies(self):
+        return np.asarray(self._stage.frequencies)
+
+
+_NUMPY_FORMATS = {"f32": np.float32, "cf32": np.complex64, "f64": np.float64, "cf64": np.complex128,
+                  "i16": np.int16, "u8": np.uint8, "i8": np.int8}
+
+
+def _samples_array(data, info):
+    dtype = _NUMPY_FORMATS.get(info["format"])
+    if dtype is None:  # complex integers: (re, im) pairs of the component type
+        component = {"ci16": np.int16, "ci8": np.int8, "cu8": np.uint8}[info["format"]]
+        array = np.frombuffer(data, dtype=component).reshape(-1, info["channels"], 2)
+        return array.squeeze(1) if info["channels"] == 1 else array
+    array = np.frombuffer(data, dtype=dtype)
+    return array if info["channels"] == 1 else array.reshape(-1, info["channels"])
+
+
+def open(input, *, format=None, rate=None, channels=1, max_samples=None):  # noqa: A001
+    """Reads any input prism reads (a SigMF recording, a sound file, raw samples with format and
+    rate, the generator 'gen:...', an SDR with max_samples): returns (info, samples), info a dict
+    (format, sample_rate, channels, center_frequency, start_time, length), samples a numpy array
+    in the input's own format (one column per channel)."""
+    info, data = _prism.open(str(input), format, None if rate is None else float(rate), int(channels),
+                             max_samples)
+    return info, _samples_array(data, info)
+
+
+def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, channels=1,
+        max_samples=None, backend="auto"):
+    """Runs input -> stages -> outputs as `prism run` does: run('gen:duration=1',
+    ['fir:lowpass=1e3,numtaps=101'], ['out.npy']). stages: specs as a chain writes them;
+    outputs: paths (.npy, .png, .sigmf-meta, .wav, audio:). collect (default: when there are no
+    outputs) also returns the last node's items: rows as a (rows, columns) float32 array, samples
+    as an array. Returns the run's summary (a dict, as --summary-json writes it), or
+    (summary, items) when collecting. Ctrl-C stops the run (KeyboardInterrupt)."""
+    if isinstance(stages, str):
+        stages = [stages]
+    if isinstance(outputs, str):
+        outputs = [outputs]
+    if collect is None:
+        collect = not outputs
+    summary, data, description = _prism.run(str(input), list(stages), [str(o) for o in outputs], bool(collect),
+                                            format, None if rate is None else float(rate), int(channels),
+                                            max_samples, backend)
+    summary = json.loads(summary)
+    if not collect:
+        return summary
+    if description["kind"] == "rows":
+        items = np.frombuffer(data, dtype=np.float32).reshape(-1, description["columns"])
+    else:
+        items = _samples_array(data, description)
+    return summary, items

@@ -1,0 +1,416 @@
+// prism._prism: the C++ side of the Python module `prism` (python/prism/__init__.py gives it
+// scipy's signatures). numpy arrays in and out; the GIL released while prism computes, taken back
+// between blocks to check for signals, so that Ctrl-C raises KeyboardInterrupt in a long call;
+// prism's errors become ValueError (a setting out of range) or RuntimeError with the same message.
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <future>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <prism/prism.hpp>
+
+namespace py = pybind11;
+
+namespace {
+
+// Items per block between two checks for signals: large enough that the check costs nothing,
+// small enough that Ctrl-C is answered within a fraction of a second.
+constexpr std::size_t kBlockItems = std::size_t{1} << 18;
+
+void check_signals() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+prism::StageEnvironment environment_of(const std::string& backend) {
+  prism::StageEnvironment environment;
+  for (const auto kind : {prism::fft::BackendKind::automatic, prism::fft::BackendKind::cpu,
+                          prism::fft::BackendKind::cuda, prism::fft::BackendKind::cufft})
+    if (prism::fft::backend_name(kind) == backend) {
+      environment.backend = kind;
+      return environment;
+    }
+  throw prism::UsageError("backend: '" + backend + "' is not one of auto, cpu, cuda, cufft");
+}
+
+// Feeds `items` items (floats_per_item floats each) to `stage` in blocks, the GIL released
+// during each; appends the outputs to `out`.
+void feed_blocks(prism::StreamingStage& stage, const float* data, std::size_t items, std::size_t floats_per_item,
+                 std::vector<float>& out) {
+  for (std::size_t first = 0; first < items; first += kBlockItems) {
+    const std::size_t n = std::min(kBlockItems, items - first);
+    {
+      py::gil_scoped_release release;
+      stage.feed(data + first * floats_per_item, n, out);
+    }
+    check_signals();
+  }
+}
+
+py::array_t<float> to_array(std::vector<float>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<float>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<float>*>(p); });
+  return py::array_t<float>(shape, owned->data(), free_when_done);
+}
+
+// The spectrogram of each row of x (rows × n real floats, or rows × n × 2 for complex):
+// (frequencies, times, Sxx as rows × columns × segments), the graph's numbers.
+py::tuple spectrogram(FloatArray x, bool is_complex, double fs, const std::string& window, std::size_t nperseg,
+                      std::size_t noverlap, std::size_t nfft, const std::string& detrend,
+                      const std::string& scaling, const std::string& mode, const std::string& backend) {
+  prism::SpectrogramParams params;
+  params.window = prism::parse_window(window);
+  params.nperseg = nperseg;
+  params.noverlap = noverlap;
+  params.nfft = nfft;
+  params.detrend = detrend == "constant" ? prism::Detrend::constant : prism::Detrend::none;
+  params.scaling = scaling == "density" ? prism::Scaling::density : prism::Scaling::spectrum;
+  params.mode = mode == "psd" ? prism::SpectrumMode::psd : prism::SpectrumMode::magnitude;
+  prism::StreamInfo info;
+  info.format = is_complex ? prism::SampleFormat::cf32 : prism::SampleFormat::f32;
+  info.sample_rate = fs;
+  const std::size_t width = is_complex ? 2 : 1;
+  if (x.ndim() != 2) throw std::invalid_argument("x: expected rows × samples");
+  const std::size_t rows = x.shape(0), items = x.shape(1) / width;
+  prism::Spectrogram stage(params, info, environment_of(backend));
+  const prism::SpectrumLayout& layout = stage.layout();
+  const std::size_t columns = layout.columns;
+  const std::size_t segments = items >= nperseg ? (items - nperseg) / params.hop() + 1 : 0;
+  std::vector<float> result(rows * columns * segments);
+  std::vector<float> row_major;
+  for (std::size_t r = 0; r < rows; ++r) {
+    row_major.clear();
+    feed_blocks(stage, x.data(r, 0), items, width, row_major);
+    stage.flush(row_major);
+    stage.reset();
+    if (row_major.size() != segments * columns) throw std::logic_error("spectrogram: unexpected row count");
+    // scipy's layout: frequency first, then time.
+    float* out = result.data() + r * columns * segments;
+    for (std::size_t s = 0; s < segments; ++s)
+      for (std::size_t c = 0; c < columns; ++c) out[c * segments + s] = row_major[s * columns + c];
+  }
+  std::vector<double> times(segments);
+  for (std::size_t s = 0; s < segments; ++s) times[s] = layout.row_time(s);
+  return py::make_tuple(py::array_t<double>(layout.frequencies.size(), layout.frequencies.data()),
+                        py::array_t<double>(times.size(), times.data()),
+                        to_array(std::move(result), {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(columns),
+                                                     static_cast<py::ssize_t>(segments)}));
+}
+
+prism::PassZero pass_zero_of(const std::string& text) {
+  if (text == "true") return prism::PassZero::yes;
+  if (text == "false") return prism::PassZero::no;
+  if (text == "lowpass") return prism::PassZero::lowpass;
+  if (text == "highpass") return prism::PassZero::highpass;
+  if (text == "bandpass") return prism::PassZero::bandpass;
+  if (text == "bandstop") return prism::PassZero::bandstop;
+  throw std::invalid_argument("pass_zero: '" + text + "' is not one of True, False, lowpass, highpass, bandpass, bandstop");
+}
+
+std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutoff, std::optional<double> width,
+                           const std::string& window, const std::string& pass_zero, bool scale, double fs) {
+  prism::FirwinOptions options;
+  options.width = width;
+  options.window = prism::parse_window(window);
+  options.pass_zero = pass_zero_of(pass_zero);
+  options.scale = scale;
+  options.fs = fs;
+  return prism::firwin(numtaps, cutoff, options);
+}
+
+// The streaming FIR filter (pipeline/fir_filter.hpp) over numpy arrays.
+class PyFirFilter {
+ public:
+  PyFirFilter(py::array taps, bool complex_input, std::size_t decimation, const std::string& align,
+              std::optional<double> shift_hz, double fs, unsigned threads) {
+    prism::FirSpec spec;
+    if (taps.dtype().kind() == 'c') {
+      auto t = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>::ensure(taps);
+      spec.taps = prism::FilterTaps::from_complex({t.data(), t.data() + t.size()});
+    } else {
+      auto t = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(taps);
+      if (!t) throw std::invalid_argument("taps: expected an array of numbers");
+      spec.taps = prism::FilterTaps::from_real({t.data(), t.data() + t.size()});
+    }
+    if (align != "causal" && align != "same") throw std::invalid_argument("align: '" + align + "' is not one of causal, same");
+    spec.complex_input = complex_input;
+    spec.decimation = decimation;
+    spec.align = align == "same" ? prism::FirAlign::same : prism::FirAlign::causal;
+    spec.shift_hz = shift_hz;
+    spec.sample_rate = fs;
+    spec.threads = threads;
+    filter_ = std::make_unique<prism::FirFilter>(spec);
+  }
+  bool complex_output() const { return filter_->complex_output(); }
+
+  py::array_t<float> feed(FloatArray x) {
+    const std::size_t in_width = filter_->complex_input() ? 2 : 1, out_width = complex_output() ? 2 : 1;
+    const std::size_t items = x.size() / in_width;
+    std::vector<float> out(filter_->max_output(std::min(items, kBlockItems)) * out_width);
+    std::vector<float> result;
+    for (std::size_t first = 0; first < items; first += kBlockItems) {
+      const std::size_t n = std::min(kBlockItems, items - first);
+      std::size_t made = 0;
+      {
+        py::gil_scoped_release release;
+        made = filter_->process(x.data() + first * in_width, n, out.data());
+      }
+      result.insert(result.end(), out.begin(), out.begin() + made * out_width);
+      check_signals();
+    }
+    return to_array(std::move(result), {static_cast<py::ssize_t>(result.size())});
+  }
+  py::array_t<float> flush() {
+    const std::size_t out_width = complex_output() ? 2 : 1;
+    std::vector<float> result, out(4096 * out_width);
+    while (true) {
+      const std::size_t made = filter_->flush(out.data(), 4096);
+      if (made == 0) break;
+      result.insert(result.end(), out.begin(), out.begin() + made * out_width);
+    }
+    return to_array(std::move(result), {static_cast<py::ssize_t>(result.size())});
+  }
+  void reset() { filter_->reset(); }
+
+ private:
+  std::unique_ptr<prism::FirFilter> filter_;
+};
+
+py::array_t<float> resample_poly(FloatArray x, bool is_complex, std::uint64_t up, std::uint64_t down,
+                                 std::vector<double> taps) {
+  prism::ResamplerSpec spec;
+  spec.up = up;
+  spec.down = down;
+  spec.complex_input = is_complex;
+  spec.taps = std::move(taps);
+  prism::Resampler resampler(spec);
+  const std::size_t width = is_complex ? 2 : 1, items = x.size() / width;
+  std::vector<float> result(resampler.max_output(items) * width + 8 * width);
+  std::size_t made = 0;
+  for (std::size_t first = 0; first < items; first += kBlockItems) {
+    const std::size_t n = std::min(kBlockItems, items - first);
+    {
+      py::gil_scoped_release release;
+      made += resampler.process(x.data() + first * width, n, result.data() + made * width);
+    }
+    check_signals();
+  }
+  {
+    py::gil_scoped_release release;
+    while (true) {
+      const std::size_t more = resampler.flush(result.data() + made * width, (result.size() / width) - made);
+      if (more == 0) break;
+      made += more;
+    }
+  }
+  result.resize(made * width);
+  return to_array(std::move(result), {static_cast<py::ssize_t>(made * width)});
+}
+
+// Any stage of the registry as a streaming object (prism.Stage / prism.Spectrogram).
+class PyStage {
+ public:
+  PyStage(const std::string& spec, double fs, bool complex_input, const std::string& backend)
+      : complex_(complex_input) {
+    prism::StreamInfo info;
+    info.format = complex_input ? prism::SampleFormat::cf32 : prism::SampleFormat::f32;
+    info.sample_rate = fs;
+    stage_ = std::make_unique<prism::StreamingStage>(spec, info, environment_of(backend));
+  }
+  std::size_t floats_per_item() const { return stage_->floats_per_item(); }
+  bool rows() const { return stage_->output().kind == prism::PortKind::rows; }
+  py::array_t<float> shaped(std::vector<float>&& values) const {
+    const auto per = static_cast<py::ssize_t>(floats_per_item());
+    const auto n = static_cast<py::ssize_t>(values.size());
+    if (rows()) return to_array(std::move(values), {n / per, per});
+    return to_array(std::move(values), {n});
+  }
+  py::array_t<float> feed(FloatArray x) {
+    std::vector<float> out;
+    feed_blocks(*stage_, x.data(), x.size() / (complex_ ? 2 : 1), complex_ ? 2 : 1, out);
+    return shaped(std::move(out));
+  }
+  py::array_t<float> flush() {
+    std::vector<float> out;
+    stage_->flush(out);
+    return shaped(std::move(out));
+  }
+  void reset() { stage_->reset(); }
+  std::string describe() const { return stage_->describe(); }
+  std::vector<double> frequencies() const {
+    return rows() ? stage_->output().rows.frequencies : std::vector<double>{};
+  }
+  double output_rate() const { return stage_->output().item_rate(); }
+
+ private:
+  bool complex_;
+  std::unique_ptr<prism::StreamingStage> stage_;
+};
+
+// Runs `work` on a thread of its own with the GIL released; every 50 ms the GIL is taken back
+// to check for signals, and on Ctrl-C `stop` is requested, the work awaited, and
+// KeyboardInterrupt raised.
+template <typename Result>
+Result run_interruptible(std::function<Result()> work, prism::StopToken& stop) {
+  std::packaged_task<Result()> task(std::move(work));
+  std::future<Result> result = task.get_future();
+  std::thread thread(std::move(task));
+  while (true) {
+    bool done = false;
+    {
+      py::gil_scoped_release release;
+      done = result.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {
+      stop.request_stop();
+      {
+        py::gil_scoped_release release;
+        thread.join();
+      }
+      throw py::error_already_set();
+    }
+  }
+  thread.join();
+  return result.get();
+}
+
+prism::SourceOptions source_options(std::optional<std::string> format, std::optional<double> rate, unsigned channels) {
+  prism::SourceOptions options;
+  if (format) {
+    options.format = prism::parse_format(*format);
+    if (!options.format) throw prism::UsageError("format: '" + *format + "' is not one of " + prism::format_names_help());
+  }
+  options.sample_rate = rate;
+  options.channels = channels;
+  return options;
+}
+
+py::dict stream_dict(const prism::StreamInfo& info) {
+  py::dict d;
+  d["format"] = std::string(prism::format_name(info.format));
+  d["sample_rate"] = info.sample_rate;
+  d["channels"] = info.channels;
+  d["center_frequency"] = info.center_frequency;
+  d["start_time"] = info.start_time;
+  d["length"] = info.length ? py::cast(*info.length) : py::none();
+  return d;
+}
+
+// prism.run: input -> stages -> outputs (paths) and, when collect, the last node's items.
+// Returns (summary JSON text, collected bytes, description of the collected items).
+py::tuple run(const std::string& input, const std::vector<std::string>& stages, const std::vector<std::string>& outputs,
+              bool collect, std::optional<std::string> format, std::optional<double> rate, unsigned channels,
+              std::optional<std::uint64_t> max_samples, const std::string& backend) {
+  prism::Graph graph;
+  prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels)));
+  prism::PortKind kind = prism::PortKind::samples;
+  for (const std::string& spec : stages) {
+    prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment_of(backend));
+    kind = made.stage->output_kind();
+    const prism::Graph::Node node = graph.add_stage(std::move(made.stage));
+    graph.connect(last, node);
+    last = node;
+  }
+  for (const std::string& path : outputs) graph.connect(last, graph.add_sink(prism::open_sink(path)));
+  std::vector<std::byte> collected;
+  prism::PortDescription collected_description;
+  std::unique_ptr<prism::CallbackSink> sink;
+  if (collect) {
+    sink = std::make_unique<prism::CallbackSink>(
+        kind, prism::CallbackSink::Functions{
+                  .on_begin = [&](const prism::PortDescription& d) { collected_description = d; },
+                  .on_chunk =
+                      [&](const prism::Chunk& c) { collected.insert(collected.end(), c.data, c.data + c.bytes()); },
+              });
+    graph.connect(last, graph.add_sink(*sink));
+  }
+  if (outputs.empty() && !collect) throw prism::UsageError("outputs: give at least one output, or collect");
+  prism::RunConfig config;
+  config.max_samples = max_samples;
+  prism::StopToken stop;
+  const prism::RunReport report =
+      run_interruptible<prism::RunReport>([&] { return graph.run(config, stop); }, stop);
+  if (report.outcome == prism::RunOutcome::failed) throw std::runtime_error(report.error);
+  py::dict description;
+  if (collect) {
+    if (collected_description.kind == prism::PortKind::rows) {
+      description["kind"] = "rows";
+      description["columns"] = collected_description.rows.columns;
+      description["frequencies"] = collected_description.rows.frequencies;
+    } else {
+      description = stream_dict(collected_description.samples);
+      description["kind"] = "samples";
+    }
+  }
+  return py::make_tuple(prism::run_summary_json(report),
+                        py::bytes(reinterpret_cast<const char*>(collected.data()), collected.size()), description);
+}
+
+// prism.open: the description of an input and all its samples (native format, as bytes).
+py::tuple open_input(const std::string& input, std::optional<std::string> format, std::optional<double> rate,
+                     unsigned channels, std::optional<std::uint64_t> max_samples) {
+  std::unique_ptr<prism::Source> source = prism::open_source(input, source_options(format, rate, channels));
+  const prism::StreamInfo info = source->info();
+  if (info.live && !max_samples) throw prism::UsageError("max_samples: a live input needs it (it never ends)");
+  const std::size_t frame = info.frame_bytes();
+  std::vector<std::byte> data;
+  std::vector<std::byte> block(65536 * frame);
+  std::uint64_t total = 0;
+  prism::StopToken stop;
+  run_interruptible<int>(
+      [&] {
+        while (!stop.stop_requested() && (!max_samples || total < *max_samples)) {
+          std::size_t want = 65536;
+          if (max_samples) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, *max_samples - total));
+          const std::size_t n = source->read(block.data(), want);
+          if (n == 0) break;
+          data.insert(data.end(), block.begin(), block.begin() + n * frame);
+          total += n;
+        }
+        return 0;
+      },
+      stop);
+  return py::make_tuple(stream_dict(info), py::bytes(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_prism, m) {
+  m.doc() = "prism's C++ core; use the package `prism`";
+  m.attr("__version__") = prism::kVersion;
+  py::register_exception<prism::UsageError>(m, "UsageError", PyExc_ValueError);
+  py::register_exception<prism::FilterDesignError>(m, "FilterDesignError", PyExc_ValueError);
+  m.def("spectrogram", &spectrogram);
+  m.def("firwin", &firwin);
+  m.def("resample_poly", &resample_poly);
+  m.def("run", &run);
+  m.def("open", &open_input);
+  py::class_<PyFirFilter>(m, "FirFilter")
+      .def(py::init<py::array, bool, std::size_t, const std::string&, std::optional<double>, double, unsigned>())
+      .def_property_readonly("complex_output", &PyFirFilter::complex_output)
+      .def("feed", &PyFirFilter::feed)
+      .def("flush", &PyFirFilter::flush)
+      .def("reset", &PyFirFilter::reset);
+  py::class_<PyStage>(m, "Stage")
+      .def(py::init<const std::string&, double, bool, const std::string&>())
+      .def("feed", &PyStage::feed)
+      .def("flush", &PyStage::flush)
+      .def("reset", &PyStage::reset)
+      .def("describe", &PyStage::describe)
+      .def_property_readonly("frequencies", &PyStage::frequencies)
+      .def_property_readonly("output_rate", &PyStage::output_rate)
+      .def_property_readonly("complex_output", [](const PyStage& s) { return !s.rows() && s.floats_per_item() == 2; });
+}

@@ -1,0 +1,250 @@
+"""The Python module `prism` against scipy.signal: spectrogram on every parameter combination the
+CLI tests use, firwin, the streaming FIR filter against lfilter/oaconvolve, resample_poly; the
+streaming objects against the one-shot calls; the same numbers as the command line; errors that
+name the parameter; the GIL released and Ctrl-C honoured in long calls.
+Run by ctest with Debian's python3 and PYTHONPATH=<build>/python (tests/python/CMakeLists.txt);
+PRISM_BINARY names the command line for the comparison with it."""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import numpy as np
+import scipy.signal
+
+import prism
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
+from test_spectrogram_vs_scipy import CASES  # noqa: E402  (the CLI tests' combinations)
+
+
+def rel_l2(a, b):
+    a = np.asarray(a, dtype=np.complex128)
+    b = np.asarray(b, dtype=np.complex128)
+    norm = np.linalg.norm(b)
+    return np.linalg.norm(a - b) / (norm if norm > 0 else 1.0)
+
+
+class Spectrogram(unittest.TestCase):
+    rng = np.random.default_rng(51)
+
+    def test_every_cli_case_matches_scipy(self):
+        for nperseg, noverlap, nfft, detrend, scaling, mode, complex_input in CASES:
+            n = 20000
+            x = self.rng.standard_normal(n) + 0.3
+            if complex_input:
+                x = x + 1j * self.rng.standard_normal(n)
+            for window in ["hann", ("tukey", 0.25), ("kaiser", 8.0), "blackmanharris"]:
+                label = f"{nperseg} {noverlap} {nfft} {detrend} {scaling} {mode} {complex_input} {window}"
+                kwargs = dict(fs=48000.0, window=window, nperseg=nperseg, noverlap=noverlap, nfft=nfft,
+                              detrend=detrend if detrend != "none" else False, scaling=scaling, mode=mode)
+                f, t, sxx = prism.spectrogram(x, backend="cpu", **kwargs)
+                rf, rt, rsxx = scipy.signal.spectrogram(x, **kwargs)
+                self.assertEqual(sxx.dtype, np.float32, label)
+                self.assertEqual(sxx.shape, rsxx.shape, label)
+                np.testing.assert_allclose(f, rf, rtol=1e-12, atol=1e-9, err_msg=label)
+                np.testing.assert_allclose(t, rt, rtol=1e-12, err_msg=label)
+                self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5, label)
+
+    def test_defaults_axis_and_two_sided_real(self):
+        x = self.rng.standard_normal((3, 5000, 2))
+        for axis in (1, -2):
+            f, t, sxx = prism.spectrogram(x, 1000.0, axis=axis)
+            rf, rt, rsxx = scipy.signal.spectrogram(x, 1000.0, axis=axis)
+            self.assertEqual(sxx.shape, rsxx.shape)
+            self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5)
+        f, t, sxx = prism.spectrogram(x[0, :, 0], 1000.0, return_onesided=False, nperseg=128)
+        rf, rt, rsxx = scipy.signal.spectrogram(x[0, :, 0], 1000.0, return_onesided=False, nperseg=128)
+        np.testing.assert_allclose(f, rf)
+        self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5)
+
+    def test_same_numbers_as_the_command_line(self):
+        binary = os.environ.get("PRISM_BINARY")
+        if not binary:
+            self.skipTest("PRISM_BINARY is not set")
+        x = self.rng.standard_normal(30000).astype(np.float32)
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = os.path.join(tmp, "x.f32")
+            x.tofile(raw)
+            out = os.path.join(tmp, "s.npy")
+            subprocess.run([binary, "spectrogram", raw, "--format", "f32", "--rate", "8000", "-o", out,
+                            "--nperseg", "512", "--noverlap", "384", "--window", "hann", "--backend", "cpu",
+                            "-q"], check=True)
+            cli_rows = np.load(out)
+        _, _, sxx = prism.spectrogram(x, 8000.0, "hann", 512, 384, backend="cpu")
+        np.testing.assert_array_equal(sxx.T, cli_rows)
+
+    def test_streaming_object_gives_the_one_shot_rows(self):
+        x = (self.rng.standard_normal(10000) + 1j * self.rng.standard_normal(10000)).astype(np.complex64)
+        _, _, sxx = prism.spectrogram(x, 1e6, "hann", 256, 128)
+        s = prism.Spectrogram(fs=1e6, window="hann", nperseg=256, noverlap=128, complex_input=True)
+        rows = np.concatenate([s.feed(x[:1]), s.feed(x[1:4097]), s.feed(x[4097:]), s.flush()])
+        # The streaming rows are prism's: time first, frequencies centred.
+        np.testing.assert_array_equal(rows, np.fft.fftshift(sxx, axes=0).T)
+        self.assertAlmostEqual(s.frequencies[0], -0.5e6)
+        s.reset()
+        np.testing.assert_array_equal(s.feed(x), rows)
+
+    def test_errors_name_the_parameter(self):
+        with self.assertRaisesRegex(ValueError, "noverlap"):
+            prism.spectrogram(np.zeros(1000), nperseg=64, noverlap=64)
+        with self.assertRaisesRegex(ValueError, "mode"):
+            prism.spectrogram(np.zeros(1000), mode="angle")
+        with self.assertRaisesRegex(ValueError, "window"):
+            prism.spectrogram(np.zeros(1000), window="nosuch")
+
+
+class Filters(unittest.TestCase):
+    rng = np.random.default_rng(52)
+
+    def test_firwin_matches_scipy(self):
+        cases = [
+            (101, 0.2, {}),
+            (101, [0.2, 0.4], {"pass_zero": False}),
+            (61, 3000.0, {"fs": 48000.0, "window": ("kaiser", 6.0)}),
+            (81, 3000.0, {"fs": 48000.0, "width": 800.0}),
+            (51, 0.3, {"pass_zero": "highpass", "window": "hann"}),
+            (75, [0.1, 0.5, 0.7], {"pass_zero": "bandstop", "scale": False}),
+        ]
+        for numtaps, cutoff, kwargs in cases:
+            np.testing.assert_allclose(prism.firwin(numtaps, cutoff, **kwargs),
+                                       scipy.signal.firwin(numtaps, cutoff, **kwargs), rtol=1e-10,
+                                       atol=1e-14, err_msg=f"{numtaps} {cutoff} {kwargs}")
+        with self.assertRaisesRegex(ValueError, "cutoff"):
+            prism.firwin(11, 1.5)
+
+    def test_streaming_fir_is_lfilter_of_the_whole_input(self):
+        taps = scipy.signal.firwin(127, 0.1)
+        x = self.rng.standard_normal(50000)
+        fir = prism.FirFilter(taps)
+        y = np.concatenate([fir.feed(x[:1]), fir.feed(x[1:999]), fir.feed(x[999:]), fir.flush()])
+        ref = scipy.signal.lfilter(taps, 1, x)
+        self.assertEqual(y.dtype, np.float32)
+        self.assertEqual(y.shape, ref.shape)
+        self.assertLessEqual(rel_l2(y, ref), 1e-5)
+        fir.reset()
+        np.testing.assert_array_equal(np.concatenate([fir.feed(x), fir.flush()]), y)
+
+    def test_decimating_complex_same_is_oaconvolve(self):
+        taps = scipy.signal.firwin(64, 0.2)
+        x = self.rng.standard_normal(30001) + 1j * self.rng.standard_normal(30001)
+        fir = prism.FirFilter(taps, complex_input=True, decimate=3, align="same")
+        y = np.concatenate([fir.feed(x[:12345]), fir.feed(x[12345:]), fir.flush()])
+        ref = scipy.signal.oaconvolve(x, taps, "same")[::3]
+        self.assertEqual(y.dtype, np.complex64)
+        self.assertEqual(y.shape, ref.shape)
+        self.assertLessEqual(rel_l2(y, ref), 1e-5)
+
+    def test_resample_poly_matches_scipy(self):
+        x = self.rng.standard_normal(10007)
+        for up, down in [(3, 2), (1, 50), (147, 160), (4, 4)]:
+            y = prism.resample_poly(x, up, down)
+            ref = scipy.signal.resample_poly(x, up, down)
+            self.assertEqual(y.shape, ref.shape, (up, down))
+            self.assertLessEqual(rel_l2(y, ref), 2e-6, (up, down))
+        xc = np.stack([x, -x]) * (1 + 0.5j)
+        window = scipy.signal.firwin(31, 0.3)
+        y = prism.resample_poly(xc, 5, 3, axis=1, window=window)
+        ref = scipy.signal.resample_poly(xc, 5, 3, axis=1, window=window)
+        self.assertEqual(y.shape, ref.shape)
+        self.assertLessEqual(rel_l2(y, ref), 2e-6)
+
+    def test_any_stage_streams(self):
+        x = (self.rng.standard_normal(20000) + 1j * self.rng.standard_normal(20000)).astype(np.complex64)
+        whole = prism.Stage("fm", fs=48000, complex_input=True)
+        ref = np.concatenate([whole.feed(x), whole.flush()])
+        pieces = prism.Stage("fm", fs=48000, complex_input=True)
+        y = np.concatenate([pieces.feed(x[:777]), pieces.feed(x[777:]), pieces.flush()])
+        np.testing.assert_array_equal(y, ref)
+        self.assertEqual(y.dtype, np.float32)
+        with self.assertRaisesRegex(ValueError, "lowpas"):
+            prism.Stage("fir:lowpas=3000", fs=48000)
+
+
+class Graphs(unittest.TestCase):
+    def test_run_collects_what_the_command_line_writes(self):
+        chain = ["fir:lowpass=1000,numtaps=101,decimate=2", "spectrogram:nperseg=128"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "a.npy")
+            summary, rows = prism.run("gen:rate=8000,duration=1,tone=700", chain, [out], collect=True,
+                                      backend="cpu")
+            self.assertEqual(summary["outcome"], "completed")
+            self.assertEqual(summary["samples_read"], 8000)
+            self.assertEqual(rows.shape[1], 65)
+            np.testing.assert_array_equal(np.load(out), rows)
+            binary = os.environ.get("PRISM_BINARY")
+            if binary:
+                cli = os.path.join(tmp, "cli.npy")
+                subprocess.run([binary, "run", "gen:rate=8000,duration=1,tone=700", "!", chain[0], "!",
+                                chain[1], "-o", cli, "--backend", "cpu", "-q"], check=True)
+                np.testing.assert_array_equal(np.load(cli), rows)
+        with self.assertRaisesRegex(ValueError, "lowpas"):
+            prism.run("gen:duration=1", ["fir:lowpas=3"])
+
+    def test_open_reads_any_input(self):
+        x = (np.arange(3000) % 17 - 8 + 1j).astype(np.complex64)
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = os.path.join(tmp, "x.cf32")
+            x.tofile(raw)
+            info, samples = prism.open(raw, rate=1e6)
+            self.assertEqual(info["format"], "cf32")
+            self.assertEqual(info["sample_rate"], 1e6)
+            np.testing.assert_array_equal(samples, x)
+            with self.assertRaises(RuntimeError):
+                prism.open(os.path.join(tmp, "missing.cf32"), rate=1e6)
+        info, samples = prism.open("gen:rate=1000,duration=2")
+        self.assertEqual(len(samples), 2000)
+        self.assertEqual(info["length"], 2000)
+
+
+class Interpreter(unittest.TestCase):
+    def long_filter(self):
+        # About a second of work on one thread: a long filter over 2^23 samples.
+        fir = prism.FirFilter(scipy.signal.firwin(4001, 0.1), threads=1)
+        x = np.ones(1 << 23, dtype=np.float32)
+        return fir, x
+
+    def test_gil_is_released_during_a_long_call(self):
+        fir, x = self.long_filter()
+        ticks = 0
+        worker = threading.Thread(target=fir.feed, args=(x,))
+        worker.start()
+        while worker.is_alive():
+            ticks += 1
+            time.sleep(0.001)
+        worker.join()
+        self.assertGreater(ticks, 20, "the main thread did not run while prism worked")
+
+    def test_ctrl_c_interrupts_a_long_call(self):
+        fir, x = self.long_filter()
+        start = time.monotonic()
+        fir.feed(x[: len(x) // 8])
+        whole_call = 8 * (time.monotonic() - start)  # what one feed of x takes, about
+        fir.reset()
+        timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            fir.feed(x)
+        elapsed = time.monotonic() - start
+        timer.join()
+        self.assertLess(elapsed, whole_call / 2, "the call ran on after Ctrl-C")
+
+    def test_ctrl_c_stops_an_endless_run(self):
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            prism.run("gen:rate=1e6,duration=inf", ["spectrogram:nperseg=1024,noverlap=0,average=64"],
+                      backend="cpu")
+        timer.join()
+        self.assertLess(time.monotonic() - start, 10.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
