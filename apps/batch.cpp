@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.hpp"
+#include "apps/option_checks.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -213,8 +214,8 @@ class BatchProgress {
 
 void add_batch_options(CLI::App& cmd, BatchOptions& o) {
   const std::string group = "Batch (several inputs)";
-  cmd.add_option("--jobs", o.jobs, "Files processed at once in a batch [default: one per core]")
-      ->check(CLI::Range(1u, 1024u))
+  whole_number_in(cmd.add_option("--jobs", o.jobs, "Files processed at once in a batch [default: one per core]"), 1,
+                  1024)
       ->group(group);
   cmd.add_flag("--overwrite", o.overwrite,
                "Redo files whose outputs exist and are complete (a batch skips them otherwise)")

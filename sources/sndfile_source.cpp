@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "pipeline/errors.hpp"
 #include "sources/input_description.hpp"
 #include "sources/open_source.hpp"
@@ -185,6 +187,12 @@ SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncatio
   adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
 }
 
+std::optional<std::uint64_t> SndfileSource::current_file_size() const {
+  struct stat st {};
+  if (fd_.get() < 0 || fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
 SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation)
     : path_(std::move(name)), truncation_policy_(std::move(truncation)) {
   if (bytes.empty()) throw InputError(path_, "empty file (0 bytes)");
@@ -319,7 +327,15 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
     else
       reason = "truncated: the samples end at frame " + std::to_string(frames_read_) +
                ", the header says " + std::to_string(*info_.length);
-    if (sf_error(handle(file_)) == SF_ERR_NO_ERROR && !truncation_policy_.strict) {
+    // A file cut short before it was opened is a recording to read as far as it goes; one that
+    // shrinks while it is read has lost samples the run was promised, which is a read error.
+    const std::optional<std::uint64_t> size_now = current_file_size();
+    const bool shrank = size_now && *size_now < file_size_;
+    if (shrank)
+      reason = "ended at frame " + std::to_string(frames_read_) + " of " + std::to_string(*info_.length) +
+               ": the file was truncated while it was read (" + std::to_string(file_size_) + " bytes when opened, " +
+               std::to_string(*size_now) + " now)";
+    if (sf_error(handle(file_)) == SF_ERR_NO_ERROR && !shrank && !truncation_policy_.strict) {
       // Cut short: the samples read are the recording (see TruncationPolicy).
       truncation_policy_.apply(path_, reason);
       info_.length = frames_read_;

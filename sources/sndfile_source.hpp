@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ class SndfileSource final : public Source {
 
   // Takes the handle libsndfile opened (null: it could not) and checks what it found.
   void adopt(void* file, const SF_INFO& sfinfo);
+  // The size of the opened file now (none for a file in memory or not a regular file).
+  std::optional<std::uint64_t> current_file_size() const;
 
   std::string path_;
   FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile

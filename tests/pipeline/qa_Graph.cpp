@@ -565,7 +565,7 @@ TEST(Graph, FailingSinkStopsTheRunAndAbortsEverySink) {
   const std::string text = format_run_summary(report);
   EXPECT_EQ(text.find("rows written"), std::string::npos) << text;
   EXPECT_NE(text.find("removed, as the run failed"), std::string::npos) << text;
-  const nlohmann::json json = run_summary_json(report);
+  const nlohmann::json json = nlohmann::json::parse(run_summary_json(report));
   EXPECT_EQ(json["outputs"][0]["kept"], false);
   EXPECT_EQ(json["outputs"][0]["items_written"], 0);
 }
