@@ -38,7 +38,10 @@ struct WindowSpec {
   // The argument that gives this window to scipy.signal.get_window, as Python:
   // "'hann'", "('kaiser', 8.6)", "('general_cosine', [0.5, 0.5])".
   std::string scipy_argument() const;
-  friend bool operator==(const WindowSpec&, const WindowSpec&) = default;
+  // Written out, not defaulted: the CUDA sources that include this header are C++17.
+  bool operator==(const WindowSpec& other) const {
+    return kind == other.kind && parameters == other.parameters;
+  }
 };
 
 // Parses "NAME" or "NAME:P1:P2...", the parameters in the order of scipy's get_window tuple
