@@ -125,7 +125,7 @@ void remove_outputs(const BatchItem& item) {
 
 std::uint64_t input_bytes(const std::string& input) {
   std::string data = input;
-  if (data.ends_with(".sigmf-meta")) data = data.substr(0, data.size() - 5) + "data";
+  if (data.ends_with(".sigmf-meta")) data = data.substr(0, data.size() - 4) + "data";
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(data, ec);
   return ec ? 0 : static_cast<std::uint64_t>(size);
@@ -376,6 +376,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
         } else if (const std::string mismatch = report.accounting_mismatch(); !mismatch.empty()) {
           result.status = FileStatus::failed;
           result.error = "accounting mismatch: " + mismatch;
+          remove_outputs(item);  // not to be taken for complete by a rerun
         } else {
           result.status = FileStatus::done;
         }

@@ -17,6 +17,10 @@
 
 namespace prism::app {
 
+// The longest --duration and --stall-timeout: a year, far beyond any run, and far inside the
+// nanosecond and sample counts they become.
+constexpr double kMaxSeconds = 365.0 * 86400.0;
+
 void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default) {
   const std::string group = "Run";
   whole_number_in(cmd.add_option("--block-size", o.block_size,
@@ -48,11 +52,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
   finite_number_in(cmd.add_option("--duration", o.duration,
                                    "Seconds of input to take, then stop (a capture of that length from a live input; "
                                    "the start of a file) [default: all]"),
-                   0.0, std::numeric_limits<double>::infinity(), true)
+                   0.0, kMaxSeconds, true)
       ->group(group);
-  cmd.add_option("--stall-timeout", o.stall_timeout,
-                 "Seconds the input may deliver nothing before the run fails, keeping what was captured "
-                 "(0: wait for ever) [default: 10 for live inputs, none for files and pipes]")
+  finite_number_in(cmd.add_option("--stall-timeout", o.stall_timeout,
+                                  "Seconds the input may deliver nothing before the run fails, keeping what was "
+                                  "captured (0: wait for ever) [default: 10 for live inputs, none for files and pipes]"),
+                   0.0, kMaxSeconds)
       ->group(group);
   cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
   cmd.add_option("--summary-json", o.summary_json, "Also write the run summary as JSON to this file");

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <complex>
+#include <cstdio>
 #include <future>
 #include <cstring>
 #include <memory>
@@ -75,7 +76,15 @@ py::tuple spectrogram(FloatArray x, bool is_complex, double fs, const std::strin
   params.nperseg = nperseg;
   params.noverlap = noverlap;
   params.nfft = nfft;
-  params.detrend = detrend == "constant" ? prism::Detrend::constant : prism::Detrend::none;
+  if (detrend == "constant") {
+    params.detrend = prism::Detrend::constant;
+  } else if (detrend == "linear") {
+    params.detrend = prism::Detrend::linear;
+  } else if (detrend == "none") {
+    params.detrend = prism::Detrend::none;
+  } else {
+    throw prism::UsageError("detrend: '" + detrend + "' is not one of 'constant', 'linear', False");
+  }
   params.scaling = scaling == "density" ? prism::Scaling::density : prism::Scaling::spectrum;
   params.mode = mode == "psd" ? prism::SpectrumMode::psd : prism::SpectrumMode::magnitude;
   prism::StreamInfo info;
@@ -295,6 +304,10 @@ prism::SourceOptions source_options(std::optional<std::string> format, std::opti
   }
   options.sample_rate = rate;
   options.channels = channels;
+  // As the command line reads a recording cut short: up to its last whole sample, with a
+  // warning on stderr (the read runs on a thread of its own, away from the interpreter).
+  options.truncation.strict = false;
+  options.truncation.warn = [](const std::string& text) { std::fprintf(stderr, "prism: warning: %s\n", text.c_str()); };
   return options;
 }
 

@@ -18,23 +18,26 @@ __version__ = _prism.__version__
 __all__ = ["spectrogram", "firwin", "resample_poly", "FirFilter", "Spectrogram", "Stage", "open", "run",
            "UsageError", "FilterDesignError", "__version__"]
 
-_WINDOWS = {"boxcar", "hann", "hamming", "blackman", "blackmanharris", "flattop", "kaiser",
-            "tukey"}
-
-
 def _window_text(window):
-    """scipy's window argument ('hann', ('tukey', 0.25), ('kaiser', 8.0)) as prism writes it."""
+    """scipy's window argument ('hann', ('tukey', 0.25), ('general_cosine', [0.5, 0.5]),
+    ('exponential', None, 2)) as prism writes it ("tukey:0.25"); prism's parser knows every
+    window of scipy.signal.get_window, its aliases and its parameters, and names what is wrong."""
     if isinstance(window, str):
-        name, parameter = window, None
-    elif isinstance(window, tuple) and len(window) in (1, 2) and isinstance(window[0], str):
-        name, parameter = window[0], (window[1] if len(window) == 2 else None)
-    else:
-        raise ValueError(f"window: {window!r} is not a window prism has "
-                         f"(a name or (name, parameter) of {', '.join(sorted(_WINDOWS))})")
-    name = {"hanning": "hann", "rect": "boxcar", "rectangular": "boxcar"}.get(name, name)
-    if name not in _WINDOWS:
-        raise ValueError(f"window: '{name}' is not one of {', '.join(sorted(_WINDOWS))}")
-    return name if parameter is None else f"{name}:{float(parameter)!r}"
+        return window
+    if isinstance(window, tuple) and window and isinstance(window[0], str):
+        parts = [window[0]]
+        for parameter in window[1:]:
+            if parameter is None:
+                parts.append("none")
+            elif isinstance(parameter, (bool, np.bool_)):
+                parts.append(str(bool(parameter)).lower())
+            elif isinstance(parameter, (list, tuple, np.ndarray)):
+                parts += [repr(float(value)) for value in parameter]
+            else:
+                parts.append(repr(float(parameter)))
+        return ":".join(parts)
+    raise ValueError(f"window: {window!r} is not a window: a name or a tuple (name, parameters...) "
+                     "as scipy.signal.get_window takes")
 
 
 def _as_float_rows(x, axis):
@@ -55,7 +58,8 @@ def spectrogram(x, fs=1.0, window=("tukey", 0.25), nperseg=None, noverlap=None, 
                 backend="auto"):
     """scipy.signal.spectrogram on prism: returns (f, t, Sxx) as scipy does (Sxx float32).
 
-    mode: 'psd' or 'magnitude'; detrend: 'constant' or False; window: a name or (name, parameter).
+    mode: 'psd' or 'magnitude'; detrend: 'constant', 'linear' (CPU backend) or False; window: any of
+    scipy.signal.get_window's, as scipy takes it (a name or a tuple of the name and parameters).
     Complex input, or return_onesided=False, gives the two-sided spectrum in scipy's order.
     backend: 'auto', 'cpu', 'cuda' or 'cufft'.
     """
@@ -65,8 +69,8 @@ def spectrogram(x, fs=1.0, window=("tukey", 0.25), nperseg=None, noverlap=None, 
         raise ValueError(f"scaling: '{scaling}' is not one of density, spectrum")
     if detrend is False or detrend is None:
         detrend = "none"
-    elif detrend != "constant":
-        raise ValueError(f"detrend: {detrend!r} is not one of 'constant', False")
+    elif detrend not in ("constant", "linear"):
+        raise ValueError(f"detrend: {detrend!r} is not one of 'constant', 'linear', False")
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x: a spectrogram needs an array of samples")

@@ -51,6 +51,26 @@ class Spectrogram(unittest.TestCase):
                 np.testing.assert_allclose(t, rt, rtol=1e-12, err_msg=label)
                 self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5, label)
 
+    def test_every_scipy_window_form_and_linear_detrend(self):
+        # Windows with several parameters, None and booleans, as scipy.signal.get_window takes
+        # them; detrend 'linear' (CPU), real and complex.
+        x = self.rng.standard_normal(6000) + np.linspace(0, 3, 6000)
+        windows = [("chebwin", 80), ("dpss", 3), "taylor", ("taylor", 5, 35, False),
+                   ("general_cosine", [0.5, 0.3, 0.2]), ("exponential", None, 3.0), "parzen",
+                   ("gaussian", 40), ("general_gaussian", 1.5, 30)]
+        for window in windows:
+            for detrend in ("constant", "linear"):
+                for data in (x, x + 1j * self.rng.standard_normal(x.size)):
+                    kwargs = dict(fs=8000.0, window=window, nperseg=256, noverlap=64, detrend=detrend)
+                    f, t, sxx = prism.spectrogram(data, backend="cpu", **kwargs)
+                    rf, rt, rsxx = scipy.signal.spectrogram(data, **kwargs)
+                    self.assertEqual(sxx.shape, rsxx.shape, f"{window} {detrend}")
+                    self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5, f"{window} {detrend}")
+        with self.assertRaises(ValueError):
+            prism.spectrogram(x, window="nosuch")
+        with self.assertRaises(ValueError):
+            prism.spectrogram(x, detrend="quadratic")
+
     def test_defaults_axis_and_two_sided_real(self):
         x = self.rng.standard_normal((3, 5000, 2))
         for axis in (1, -2):
