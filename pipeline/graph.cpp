@@ -734,12 +734,14 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   // Wake a source that waits on a device or a pipe once a stop is requested.
   // Watch for a stalled input: a read that delivers nothing for the stall timeout ends the run
   // as a failing live input does, keeping what it delivered before.
+  // Beyond about 292 years the nanosecond count overflows: any timeout that long never ends.
+  const bool stall_watched = config.stall_timeout_s > 0 && config.stall_timeout_s < 1e9;
   const auto stall_timeout = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(config.stall_timeout_s));
+      std::chrono::duration<double>(stall_watched ? config.stall_timeout_s : 0.0));
   while (!input_ended && !stop.stop_requested()) {
     std::this_thread::sleep_for(kStopPollInterval);
     const Clock::rep began = read_began.load(std::memory_order_relaxed);
-    if (config.stall_timeout_s <= 0 || began == 0 ||
+    if (!stall_watched || began == 0 ||
         Clock::now() - Clock::time_point(Clock::duration(began)) < stall_timeout)
       continue;
     char seconds[32];

@@ -48,6 +48,7 @@ struct StreamingStage::Impl {
 
   // Copies into or out of a chunk in the stage's domain (a synchronous copy on a device).
   void put(Chunk& chunk, const void* data, std::size_t bytes) {
+    if (bytes == 0) return;
     if (!chunk.domain.on_device()) {
       std::memcpy(chunk.data, data, bytes);
       return;
@@ -57,6 +58,7 @@ struct StreamingStage::Impl {
     gpu::host_wait_stream(stage->stream());
   }
   void take(const Chunk& chunk, std::size_t bytes, float* out) {
+    if (bytes == 0) return;  // `out` may be the null storage of an empty vector
     if (!chunk.domain.on_device()) {
       std::memcpy(out, chunk.data, bytes);
       return;

@@ -115,6 +115,7 @@ class StageDriver {
   }
 
   void take(const Chunk& chunk, std::size_t bytes, std::vector<std::byte>& result) {
+    if (bytes == 0) return;  // an empty result has no storage for memcpy to name
     const std::size_t at = result.size();
     result.resize(at + bytes);
     if (!chunk.domain.on_device()) {
