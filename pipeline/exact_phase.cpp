@@ -12,17 +12,6 @@ namespace {
 
 using u128 = unsigned __int128;
 
-// x = mantissa·2^exponent with an odd integer mantissa (x > 0, finite).
-void odd_mantissa(double x, std::uint64_t& mantissa, int& exponent) {
-  int e = 0;
-  const double m = std::frexp(x, &e);  // x = m·2^e, m in [0.5, 1)
-  mantissa = static_cast<std::uint64_t>(std::ldexp(m, 53));
-  exponent = e - 53;
-  const int zeros = std::countr_zero(mantissa);
-  mantissa >>= zeros;
-  exponent += zeros;
-}
-
 // 2^e mod m, m >= 1.
 std::uint64_t power_of_two_mod(int e, std::uint64_t m) {
   u128 result = 1 % m, base = 2 % m;
@@ -34,6 +23,17 @@ std::uint64_t power_of_two_mod(int e, std::uint64_t m) {
 }
 
 }  // namespace
+
+// x = mantissa·2^exponent with an odd integer mantissa (x > 0, finite).
+void odd_mantissa(double x, std::uint64_t& mantissa, int& exponent) {
+  int e = 0;
+  const double m = std::frexp(x, &e);  // x = m·2^e, m in [0.5, 1)
+  mantissa = static_cast<std::uint64_t>(std::ldexp(m, 53));
+  exponent = e - 53;
+  const int zeros = std::countr_zero(mantissa);
+  mantissa >>= zeros;
+  exponent += zeros;
+}
 
 ExactPhase::ExactPhase(double f, double fs) {
   if (!std::isfinite(f) || !std::isfinite(fs) || !(fs > 0))

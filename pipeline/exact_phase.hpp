@@ -34,4 +34,8 @@ class ExactPhase {
   int exponent_ = 0;                   // tiny: e (< 0)
 };
 
+// x = mantissa·2^exponent with an odd integer mantissa (x > 0, finite): the exact binary form
+// of a double, which the mixer's phase and the resampler's rational rates reduce with.
+void odd_mantissa(double x, std::uint64_t& mantissa, int& exponent);
+
 }  // namespace prism

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/exact_phase.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/fixed_order_dot.hpp"
 
@@ -30,17 +31,6 @@ std::string number_text(double value) {
     if (std::strtod(buffer, nullptr) == value) break;
   }
   return buffer;
-}
-
-// x = mantissa·2^exponent with an odd integer mantissa (x > 0, finite).
-void odd_mantissa(double x, std::uint64_t& mantissa, int& exponent) {
-  int e = 0;
-  const double m = std::frexp(x, &e);  // x = m·2^e, m in [0.5, 1)
-  mantissa = static_cast<std::uint64_t>(std::ldexp(m, 53));
-  exponent = e - 53;
-  const int zeros = std::countr_zero(mantissa);
-  mantissa >>= zeros;
-  exponent += zeros;
 }
 
 // The terms reduced by their gcd, each checked against kMaxResampleTerm.
