@@ -63,20 +63,6 @@ void check_cufft(cufftResult status, std::string_view call, int device) {
                   std::to_string(device) + ")");
 }
 
-int format_code(SampleFormat f) {
-  switch (f) {
-    case SampleFormat::f32: return device::f32;
-    case SampleFormat::cf32: return device::cf32;
-    case SampleFormat::i16: return device::i16;
-    case SampleFormat::ci16: return device::ci16;
-    case SampleFormat::i8: return device::i8;
-    case SampleFormat::ci8: return device::ci8;
-    case SampleFormat::u8: return device::u8;
-    case SampleFormat::cu8: return device::cu8;
-  }
-  return device::f32;
-}
-
 // PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation.
 long long injected_fault_block() {
   const char* text = std::getenv("PRISM_CUDA_FAULT");
@@ -298,7 +284,7 @@ struct CudaSpectrogram::Impl {
     path = options.path;
     path_note.clear();
     if (path == TransformPath::fused && !fused_path_supports(params, complex_input)) path = TransformPath::prism;
-    make_constants(complex_input);
+    make_constants();
     layout = spectrogram_layout(stream, params);
 
     max_frames = (max_block_samples - 1) / hop + 1;
@@ -335,27 +321,10 @@ struct CudaSpectrogram::Impl {
     configured = true;
   }
 
-  void make_constants(bool complex_input) {
+  void make_constants() {
     k = device::EngineConstants{};
-    k.format = format_code(stream.format);
-    k.complex_input = complex_input ? 1 : 0;
-    k.channels = static_cast<int>(stream.channels);
-    k.channel = static_cast<int>(params.channel);
-    k.sample_bytes = static_cast<int>(sample_bytes(stream.format));
-    k.frame_bytes = static_cast<int>(stream.frame_bytes());
-    const bool unit = params.integer_scale == IntegerScale::unit;
-    switch (stream.format) {
-      case SampleFormat::i16:
-      case SampleFormat::ci16: k.scale = unit ? 1.0f / 32768.0f : 1.0f; break;
-      case SampleFormat::i8:
-      case SampleFormat::ci8: k.scale = unit ? 1.0f / 128.0f : 1.0f; break;
-      case SampleFormat::u8:
-      case SampleFormat::cu8:
-        k.scale = unit ? 1.0f / 128.0f : 1.0f;
-        k.offset = unit ? 128.0f : 0.0f;
-        break;
-      default: break;
-    }
+    static_cast<device::NativeSamples&>(k) =
+        device::native_samples_of(stream, params.channel, params.integer_scale == IntegerScale::unit);
     k.nperseg = static_cast<int>(params.nperseg);
     k.hop = static_cast<int>(params.hop());
     k.nfft = static_cast<int>(params.nfft);

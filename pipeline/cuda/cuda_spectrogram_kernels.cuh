@@ -17,23 +17,14 @@
 #include <cstdint>
 
 #include "fft/cuda/fft_team.cuh"
+#include "pipeline/cuda/native_samples.cuh"
 
 namespace prism::cuda::device {
 
 // ---- 1. constants and the block descriptor ------------------------------------------------
 
-enum FormatCode : int { f32 = 0, cf32, i16, ci16, i8, ci8, u8, cu8 };
-
-// Everything fixed for the life of an engine.
-struct EngineConstants {
-  int format = 0;
-  int complex_input = 0;
-  int channels = 1;
-  int channel = 0;
-  int sample_bytes = 4;
-  int frame_bytes = 4;
-  float offset = 0.0f;  // integer zero point (128 for u8 with unit scale)
-  float scale = 1.0f;   // integer scale (1/32768 for i16 with unit scale)
+// Everything fixed for the life of an engine: how to read its samples, and the spectrogram's.
+struct EngineConstants : NativeSamples {
   int nperseg = 0;
   int hop = 0;
   int nfft = 0;
@@ -66,41 +57,6 @@ struct BlockDescriptor {
 };
 
 // ---- 2. fetching one sample -------------------------------------------------------------------
-
-__device__ __forceinline__ float2 convert_sample(const EngineConstants& k,
-                                                 const unsigned char* raw,
-                                                 unsigned long long index) {
-  const unsigned char* p =
-      raw + index * static_cast<unsigned long long>(k.frame_bytes) + k.channel * k.sample_bytes;
-  float re = 0.0f, im = 0.0f;
-  switch (k.format) {
-    case f32: re = *reinterpret_cast<const float*>(p); break;
-    case cf32:
-      re = reinterpret_cast<const float*>(p)[0];
-      im = reinterpret_cast<const float*>(p)[1];
-      break;
-    case i16: re = static_cast<float>(*reinterpret_cast<const short*>(p)); break;
-    case ci16:
-      re = static_cast<float>(reinterpret_cast<const short*>(p)[0]);
-      im = static_cast<float>(reinterpret_cast<const short*>(p)[1]);
-      break;
-    case i8: re = static_cast<float>(static_cast<signed char>(p[0])); break;
-    case ci8:
-      re = static_cast<float>(static_cast<signed char>(p[0]));
-      im = static_cast<float>(static_cast<signed char>(p[1]));
-      break;
-    case u8: re = static_cast<float>(p[0]); break;
-    case cu8:
-      re = static_cast<float>(p[0]);
-      im = static_cast<float>(p[1]);
-      break;
-  }
-  if (k.format != f32 && k.format != cf32) {  // as convert_to_float: (v - offset) · scale
-    re = (re - k.offset) * k.scale;
-    if (k.complex_input) im = (im - k.offset) * k.scale;
-  }
-  return make_float2(re, im);
-}
 
 // Sample `s` (absolute index) of the analysed channel: from the history when it precedes the
 // block, else converted from the raw block.

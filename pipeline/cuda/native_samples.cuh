@@ -1,0 +1,102 @@
+// Reading one sample of a chunk in its native format on the device (the GPU stages convert on
+// load, so that samples cross the bus as they came): the format's code, the channel to take,
+// and the integer scaling that convert_to_float (pipeline/format.hpp) applies on the host.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "pipeline/format.hpp"
+
+namespace prism::cuda::device {
+
+enum FormatCode : int { f32 = 0, cf32, i16, ci16, i8, ci8, u8, cu8 };
+
+// What a kernel needs to read a sample of one channel, fixed for a run.
+struct NativeSamples {
+  int format = 0;
+  int complex_input = 0;
+  int channels = 1;
+  int channel = 0;
+  int sample_bytes = 4;
+  int frame_bytes = 4;
+  float offset = 0.0f;  // integer zero point (128 for u8 with unit scale)
+  float scale = 1.0f;   // integer scale (1/32768 for i16 with unit scale)
+};
+
+// The format, channel and scaling of `stream` (unit_scale: integers scaled to [-1, 1), as
+// convert_to_float does; else their stored values).
+// Throws std::invalid_argument for a format the kernels do not read.
+inline NativeSamples native_samples_of(const StreamInfo& stream, unsigned channel, bool unit_scale) {
+  NativeSamples k;
+  switch (stream.format) {
+    case SampleFormat::f32: k.format = f32; break;
+    case SampleFormat::cf32: k.format = cf32; break;
+    case SampleFormat::i16: k.format = i16; break;
+    case SampleFormat::ci16: k.format = ci16; break;
+    case SampleFormat::i8: k.format = i8; break;
+    case SampleFormat::ci8: k.format = ci8; break;
+    case SampleFormat::u8: k.format = u8; break;
+    case SampleFormat::cu8: k.format = cu8; break;
+    default:
+      throw std::invalid_argument(std::string("the GPU stages do not read ") + std::string(format_name(stream.format)) +
+                                  " samples");
+  }
+  k.complex_input = is_complex(stream.format) ? 1 : 0;
+  k.channels = static_cast<int>(stream.channels);
+  k.channel = static_cast<int>(channel);
+  k.sample_bytes = static_cast<int>(sample_bytes(stream.format));
+  k.frame_bytes = static_cast<int>(stream.frame_bytes());
+  switch (stream.format) {
+    case SampleFormat::i16:
+    case SampleFormat::ci16: k.scale = unit_scale ? 1.0f / 32768.0f : 1.0f; break;
+    case SampleFormat::i8:
+    case SampleFormat::ci8: k.scale = unit_scale ? 1.0f / 128.0f : 1.0f; break;
+    case SampleFormat::u8:
+    case SampleFormat::cu8:
+      k.scale = unit_scale ? 1.0f / 128.0f : 1.0f;
+      k.offset = unit_scale ? 128.0f : 0.0f;
+      break;
+    default: break;
+  }
+  return k;
+}
+
+// Sample `index` of the chunk `raw` (its frames side by side), channel k.channel, as (re, im).
+__device__ __forceinline__ float2 convert_sample(const NativeSamples& k, const unsigned char* raw,
+                                                 unsigned long long index) {
+  const unsigned char* p =
+      raw + index * static_cast<unsigned long long>(k.frame_bytes) + k.channel * k.sample_bytes;
+  float re = 0.0f, im = 0.0f;
+  switch (k.format) {
+    case f32: re = *reinterpret_cast<const float*>(p); break;
+    case cf32:
+      re = reinterpret_cast<const float*>(p)[0];
+      im = reinterpret_cast<const float*>(p)[1];
+      break;
+    case i16: re = static_cast<float>(*reinterpret_cast<const short*>(p)); break;
+    case ci16:
+      re = static_cast<float>(reinterpret_cast<const short*>(p)[0]);
+      im = static_cast<float>(reinterpret_cast<const short*>(p)[1]);
+      break;
+    case i8: re = static_cast<float>(static_cast<signed char>(p[0])); break;
+    case ci8:
+      re = static_cast<float>(static_cast<signed char>(p[0]));
+      im = static_cast<float>(static_cast<signed char>(p[1]));
+      break;
+    case u8: re = static_cast<float>(p[0]); break;
+    case cu8:
+      re = static_cast<float>(p[0]);
+      im = static_cast<float>(p[1]);
+      break;
+  }
+  if (k.format != f32 && k.format != cf32) {  // as convert_to_float: (v - offset) · scale
+    re = (re - k.offset) * k.scale;
+    if (k.complex_input) im = (im - k.offset) * k.scale;
+  }
+  return make_float2(re, im);
+}
+
+}  // namespace prism::cuda::device
