@@ -78,6 +78,8 @@ constexpr std::size_t kMaxBatch = 64;
 
 // ---- 2. Impl: set-up -----------------------------------------------------------------------
 
+namespace {
+
 struct TapsCheck {
   static void finite(const FilterTaps& taps) {
     for (std::size_t i = 0; i < taps.size(); ++i) {
@@ -87,6 +89,32 @@ struct TapsCheck {
     }
   }
 };
+
+}  // namespace
+
+void check_fir_spec(const FirSpec& spec) {
+  if (spec.taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
+  TapsCheck::finite(spec.taps);
+  if (!(spec.sample_rate > 0) || !std::isfinite(spec.sample_rate))
+    throw UsageError("sample_rate must be a positive finite number of Hz");
+  if (spec.shift_hz && !std::isfinite(*spec.shift_hz))
+    throw UsageError("shift must be a finite number of Hz");
+  if (spec.decimation < 1)
+    throw UsageError("decimate=0 is out of range: the decimation is 1 or more");
+  if (spec.decimation > kMaxDecimation)
+    throw UsageError("decimate=" + std::to_string(spec.decimation) + " is out of range: 1 .. " +
+                     std::to_string(kMaxDecimation));
+  if (std::max(spec.max_taps, spec.taps.size()) > kMaxTaps)
+    throw UsageError("taps: " + std::to_string(std::max(spec.max_taps, spec.taps.size())) +
+                     " taps are more than the " + std::to_string(kMaxTaps) +
+                     " a filter can hold");
+  if (spec.threads > kMaxThreads)
+    throw UsageError("threads=" + std::to_string(spec.threads) +
+                     " is out of range: 0 (all cores) .. " + std::to_string(kMaxThreads));
+  if (spec.max_taps != 0 && spec.max_taps < spec.taps.size())
+    throw UsageError("max_taps=" + std::to_string(spec.max_taps) + " is less than the " +
+                     std::to_string(spec.taps.size()) + " taps given");
+}
 
 struct FirFilter::Impl {
   // Per-thread buffers.
@@ -188,27 +216,7 @@ struct FirFilter::Impl {
   char next_item_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
 
   explicit Impl(const FirSpec& spec) {
-    if (spec.taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
-    TapsCheck::finite(spec.taps);
-    if (!(spec.sample_rate > 0) || !std::isfinite(spec.sample_rate))
-      throw UsageError("sample_rate must be a positive finite number of Hz");
-    if (spec.shift_hz && !std::isfinite(*spec.shift_hz))
-      throw UsageError("shift must be a finite number of Hz");
-    if (spec.decimation < 1)
-      throw UsageError("decimate=0 is out of range: the decimation is 1 or more");
-    if (spec.decimation > kMaxDecimation)
-      throw UsageError("decimate=" + std::to_string(spec.decimation) + " is out of range: 1 .. " +
-                       std::to_string(kMaxDecimation));
-    if (std::max(spec.max_taps, spec.taps.size()) > kMaxTaps)
-      throw UsageError("taps: " + std::to_string(std::max(spec.max_taps, spec.taps.size())) +
-                       " taps are more than the " + std::to_string(kMaxTaps) +
-                       " a filter can hold");
-    if (spec.threads > kMaxThreads)
-      throw UsageError("threads=" + std::to_string(spec.threads) +
-                       " is out of range: 0 (all cores) .. " + std::to_string(kMaxThreads));
-    if (spec.max_taps != 0 && spec.max_taps < spec.taps.size())
-      throw UsageError("max_taps=" + std::to_string(spec.max_taps) + " is less than the " +
-                       std::to_string(spec.taps.size()) + " taps given");
+    check_fir_spec(spec);
 
     complex_in = spec.complex_input;
     complex_taps = spec.taps.is_complex;

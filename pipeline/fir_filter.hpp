@@ -113,6 +113,10 @@ struct FirCounters {
   std::uint64_t segments = 0;   // overlap-save segments computed
 };
 
+// The checks FirFilter's constructor makes (UsageError naming the setting: taps, decimate, shift,
+// sample_rate, max_taps, threads); the GPU filter (pipeline/cuda/cuda_fir.hpp) makes the same.
+void check_fir_spec(const FirSpec& spec);
+
 class FirFilter {
  public:
   // Validates the spec (UsageError naming the setting: taps, decimate, shift, sample_rate,

@@ -11,10 +11,14 @@
 #include "pipeline/errors.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/fir_filter.hpp"
+#include "pipeline/gpu_fir_plan.hpp"
 #include "pipeline/format.hpp"
 #include "pipeline/mixer.hpp"
 #include "pipeline/resampler.hpp"
 #include "pipeline/taps_file.hpp"
+#if PRISM_HAVE_CUDA
+#include "pipeline/cuda/cuda_fir.hpp"
+#endif
 
 namespace prism {
 
@@ -225,30 +229,81 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   const FirAlign align = values.text("align") == "same" ? FirAlign::same : FirAlign::causal;
   const auto fft_length = static_cast<std::size_t>(values.integer("fft_length"));
   const unsigned threads = environment.cpu_threads;
+  // The filter for an input and what comes out: the same on either backend.
+  auto design_for = [=](const StreamInfo& input) {
+    FirSpec spec;
+    if (file_taps) {
+      spec.taps = *file_taps;
+    } else {
+      FilterDesignSpec with_rate = design;
+      with_rate.sample_rate = input.sample_rate;
+      spec.taps = design_filter(with_rate).taps;
+    }
+    spec.complex_input = is_complex(input.format);
+    spec.sample_rate = input.sample_rate;
+    spec.shift_hz = shift;
+    spec.decimation = decimation;
+    spec.align = align;
+    spec.fft_length = fft_length;
+    spec.threads = threads;
+    StreamInfo output = input;
+    output.format = spec.complex_input || spec.taps.is_complex || shift ? SampleFormat::cf32 : SampleFormat::f32;
+    output.sample_rate = input.sample_rate / static_cast<double>(decimation);
+    if (shift) output.center_frequency = input.center_frequency + *shift;
+    if (input.length) output.length = divided_length(*input.length, 1, decimation);
+    return std::make_pair(spec, output);
+  };
+  MadeStage made;
+#if PRISM_HAVE_CUDA
+  fft::BackendKind requested = environment.backend;
+  if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
+    requested = fft::BackendKind::cpu;
+  if (requested == fft::BackendKind::automatic) {
+    // The GPU takes up to kGpuFirMaxTaps taps, and power-of-two FFT lengths; where the tap count
+    // waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
+    const std::optional<std::size_t> taps =
+        file_taps ? std::optional<std::size_t>(file_taps->size()) : design.numtaps;
+    const bool fits = taps && *taps <= kGpuFirMaxTaps &&
+                      (fft_length == 0 || ((fft_length & (fft_length - 1)) == 0 && fft_length >= kGpuFirMinFftLength &&
+                                           fft_length <= kGpuFirMaxFftLength));
+    if (!fits) {
+      requested = fft::BackendKind::cpu;
+      made.note = "--backend auto: " +
+                  std::string(taps ? "the GPU fir takes up to " + std::to_string(kGpuFirMaxTaps) +
+                                         " taps and FFT lengths that are powers of two from " +
+                                         std::to_string(kGpuFirMinFftLength) + " to " +
+                                         std::to_string(kGpuFirMaxFftLength)
+                                   : std::string("the fir's tap count depends on the input's rate")) +
+                  "; it runs on the CPU backend";
+    }
+  }
+  if (requested != fft::BackendKind::cpu) {
+    auto gpu_planner = [=](const StreamInfo& input) {
+      try {
+        auto [spec, output] = design_for(input);
+        return cuda::CudaFir::Design{spec, output};
+      } catch (const UsageError& e) {
+        rethrow_named(e, values, fields);
+      }
+    };
+    try {
+      made.stage = std::make_unique<cuda::CudaFir>(channel_of(values), gpu_planner, environment.device, values.namer());
+      return made;
+    } catch (const CudaError& e) {
+      if (requested != fft::BackendKind::automatic)
+        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
+      made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
+    }
+  }
+#else
+  fft::resolve_backend(environment.backend);  // automatic gives the CPU; cuda/cufft throw the reason
+#endif
   auto planner = [=](const StreamInfo& input) {
     try {
-      FirSpec spec;
-      if (file_taps) {
-        spec.taps = *file_taps;
-      } else {
-        FilterDesignSpec with_rate = design;
-        with_rate.sample_rate = input.sample_rate;
-        spec.taps = design_filter(with_rate).taps;
-      }
-      spec.complex_input = is_complex(input.format);
-      spec.sample_rate = input.sample_rate;
-      spec.shift_hz = shift;
-      spec.decimation = decimation;
-      spec.align = align;
-      spec.fft_length = fft_length;
-      spec.threads = threads;
+      auto [spec, output] = design_for(input);
       auto filter = std::make_unique<FirFilter>(spec);
       EnginePlan plan;
-      plan.output = input;
-      plan.output.format = filter->complex_output() ? SampleFormat::cf32 : SampleFormat::f32;
-      plan.output.sample_rate = input.sample_rate / static_cast<double>(decimation);
-      if (shift) plan.output.center_frequency = input.center_frequency + *shift;
-      if (input.length) plan.output.length = divided_length(*input.length, 1, decimation);
+      plan.output = output;
       std::string text = filter->describe();
       plan.engine = adapt(std::move(filter), std::move(text));
       return plan;
@@ -256,7 +311,8 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
       rethrow_named(e, values, fields);
     }
   };
-  return {std::make_unique<SampleEngineStage>("fir", channel_of(values), planner, values.namer()), ""};
+  made.stage = std::make_unique<SampleEngineStage>("fir", channel_of(values), planner, values.namer());
+  return made;
 }
 
 // ---- shift -------------------------------------------------------------------------------------
@@ -441,6 +497,7 @@ std::vector<StageKind> sample_stage_kinds() {
       "FIR filter by FFT convolution (overlap-save), with exact state across chunks: taps designed as "
       "scipy.signal.firwin/kaiserord or read from a file, a shift before it, decimation inside it";
   fir.settings = fir_settings();
+  fir.gpu_kernel = true;
   fir.make = make_fir;
   kinds.push_back(fir);
 

@@ -15,14 +15,15 @@ import numpy as np
 PRISM = None  # set by main()
 
 
-# PRISM_TEST_BACKEND=cuda|cufft|cpu: every `prism spectrogram` run gets --backend with it, so the
-# same tests hold the GPU backends to scipy (main() skips, exit 77, when it is not available).
+# PRISM_TEST_BACKEND=cuda|cufft|cpu: every `prism spectrogram`, `filter` and `run` gets --backend
+# with it, so the same tests hold the GPU backends to scipy (main() skips, exit 77, when it is not
+# available).
 BACKEND = os.environ.get("PRISM_TEST_BACKEND", "")
 
 
 def run_prism(*args, timeout=300, stdin=None, check=None):
     """Runs prism with args; returns CompletedProcess (text output)."""
-    if BACKEND and args and args[0] == "spectrogram":
+    if BACKEND and args and args[0] in ("spectrogram", "filter", "run"):
         args = (*args, "--backend", BACKEND)
     proc = subprocess.run([PRISM, *map(str, args)], capture_output=True, text=True,
                           errors="replace", timeout=timeout, stdin=stdin)

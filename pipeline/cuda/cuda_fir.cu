@@ -1,0 +1,316 @@
+// CudaFir (cuda_fir.hpp): the host side of the fir stage on a GPU — the plan's tables on the
+// device, the history buffers, and per call the schedule's segments launched on the stage's
+// stream.
+#include "pipeline/cuda/cuda_fir.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_team.cuh"
+#include "pipeline/cuda/cuda_check.hpp"
+#include "pipeline/cuda/cuda_fir_kernels.cuh"
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/gpu_fir_plan.hpp"
+
+namespace prism::cuda {
+namespace {
+
+// The kernel of one team length: its function, CTA size, shared memory and launcher.
+struct FirKernel {
+  const void* function = nullptr;
+  int threads = 0;
+  int teams = 0;
+  int shared_bytes = 0;
+  void (*launch)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                 const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
+                 const float2* phasors) = nullptr;
+};
+
+template <int kN>
+FirKernel fir_kernel_of() {
+  FirKernel f;
+  f.function = reinterpret_cast<const void*>(&device::fir_kernel<kN>);
+  f.threads = device::fir_cta_threads<kN>();
+  f.teams = device::fir_teams<kN>();
+  f.shared_bytes = device::fir_shared_bytes<kN>();
+  f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
+                const float2* phasors) {
+    device::fir_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
+        k, c, history, spectrum, twiddles, phasors);
+  };
+  return f;
+}
+
+FirKernel fir_kernel_for(std::size_t n) {
+  switch (n) {
+    case 256: return fir_kernel_of<256>();
+    case 512: return fir_kernel_of<512>();
+    case 1024: return fir_kernel_of<1024>();
+    case 2048: return fir_kernel_of<2048>();
+    case 4096: return fir_kernel_of<4096>();
+    case 8192: return fir_kernel_of<8192>();
+    case 16384: return fir_kernel_of<16384>();
+    default: return FirKernel{};
+  }
+}
+
+// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation.
+long long injected_fault_call() {
+  const char* text = std::getenv("PRISM_CUDA_FAULT");
+  if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;
+  return std::atoll(text + 6);
+}
+
+}  // namespace
+
+struct CudaFir::Impl {
+  unsigned channel;
+  Planner planner;
+  KeyNamer name;
+  DeviceInfo device_info;
+  int device = 0;
+  long long fault_call = -1;
+  cudaStream_t compute = nullptr;
+
+  // Set by configure().
+  bool configured = false;
+  GpuFirPlan plan;
+  std::optional<GpuFirSchedule> schedule;
+  device::FirConstants k{};
+  FirKernel kernel;
+  std::size_t max_items = 0;
+  unsigned grid = 0;
+  float* history = nullptr;  // two buffers of N complex items
+  fft::gpu::Cf* spectrum = nullptr;
+  fft::gpu::Cf* twiddles = nullptr;
+  float2* phasors = nullptr;
+  std::size_t device_bytes = 0;
+  int history_parity = 0;
+  std::uint64_t history_first_before = 0;  // the schedule's history start before the call
+  std::uint64_t calls = 0;
+  std::atomic<std::uint64_t> items_in{0}, items_out{0}, segments{0};
+
+  Impl(unsigned c, Planner p, int d, KeyNamer n) : channel(c), planner(std::move(p)), name(std::move(n)) {
+    device_info = probe_device(d);
+    if (!device_info.usable) throw CudaError(device_info.reason);
+    device = d;
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    fault_call = injected_fault_call();
+    check_cuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (fir)", device);
+  }
+
+  ~Impl() {
+    release();
+    cudaSetDevice(device);
+    if (compute != nullptr) cudaStreamDestroy(compute);
+  }
+
+  // Device memory for `count` items, holding `data`'s when given.
+  template <typename T>
+  T* upload(const T* data, std::size_t count, const char* what) {
+    void* p = nullptr;
+    const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
+    check_cuda(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ")", device);
+    device_bytes += bytes;
+    if (data != nullptr && count > 0)
+      check_cuda(cudaMemcpy(p, data, count * sizeof(T), cudaMemcpyHostToDevice), std::string("cudaMemcpy (") + what + ")",
+                 device);
+    return static_cast<T*>(p);
+  }
+
+  PortDescription configure(const PortDescription& input, std::size_t max_input_items) {
+    release();
+    const StreamInfo& stream = input.samples;
+    if (channel >= stream.channels)
+      throw UsageError(name("channel") + " " + std::to_string(channel) + " is out of range: the input has " +
+                       std::to_string(stream.channels) + " channel(s)");
+    if (max_input_items == 0) throw std::invalid_argument("the chunk size must be at least 1 item");
+    StreamInfo floats = stream;
+    floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
+    floats.channels = 1;
+    const Design design = planner(floats);
+    try {
+      plan = plan_gpu_fir(design.spec);
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      for (const char* field : {"taps", "fft_length", "max_taps"}) {
+        const std::string f = field;
+        if (what.rfind(f + ": ", 0) == 0 || what.rfind(f + "=", 0) == 0) throw UsageError(name(f) + what.substr(f.size()));
+      }
+      throw;
+    }
+    schedule.emplace(plan.map);
+    max_items = max_input_items;
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+
+    k = device::FirConstants{};
+    static_cast<device::NativeSamples&>(k) = device::native_samples_of(stream, channel, true);
+    k.map = plan.map;
+    k.complex_output = plan.complex_output ? 1 : 0;
+    k.shifted = plan.shifted ? 1 : 0;
+    k.step_cycles = plan.step_cycles;
+    k.history_items = plan.map.n;
+    kernel = fir_kernel_for(plan.map.n);
+    if (kernel.function == nullptr) throw std::logic_error("no GPU fir kernel for FFT " + std::to_string(plan.map.n));
+    // The segments of one call: a process() of up to max_items, or a flush() of up to
+    // max_output(max_items) outputs, which may start inside a segment and end inside another.
+    const std::size_t segments = plan.max_segments(max_input_items) + 2;
+    grid = static_cast<unsigned>((segments + kernel.teams - 1) / kernel.teams);
+    try {
+      history = upload<float>(nullptr, 4 * plan.map.n, "fir history");
+      const std::vector<fft::gpu::Cf> table = fft::gpu::stage_twiddle_table(static_cast<int>(plan.map.n));
+      twiddles = upload(table.data(), table.size(), "FFT stage twiddles");
+      spectrum = upload(reinterpret_cast<const fft::gpu::Cf*>(plan.filter_spectrum.data()), plan.filter_spectrum.size(),
+                        "filter spectrum");
+      phasors = upload(reinterpret_cast<const float2*>(plan.output_phasors.data()), plan.output_phasors.size(),
+                       "shift phasors");
+      check_cuda(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.shared_bytes),
+                 "cudaFuncSetAttribute (fir kernel shared memory)", device);
+    } catch (...) {
+      release();
+      throw;
+    }
+    configured = true;
+    reset_state();
+    return PortDescription::of_samples(design.output);
+  }
+
+  void release() noexcept {
+    cudaSetDevice(device);
+    if (compute != nullptr) cudaStreamSynchronize(compute);
+    for (void* p : {static_cast<void*>(history), static_cast<void*>(spectrum), static_cast<void*>(twiddles),
+                    static_cast<void*>(phasors)})
+      if (p != nullptr) cudaFree(p);
+    history = nullptr;
+    spectrum = twiddles = nullptr;
+    phasors = nullptr;
+    device_bytes = 0;
+    configured = false;
+  }
+
+  void reset_state() {
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    check_cuda(cudaMemsetAsync(history, 0, 4 * plan.map.n * sizeof(float), compute), "cudaMemsetAsync (fir history)",
+               device);
+    schedule->reset();
+    history_parity = 0;
+    items_in = items_out = segments = 0;
+  }
+
+  // Launches the call's kernels; returns the outputs written.
+  std::size_t run(const FirCall& call, const std::byte* raw, float* out) {
+    device::FirLaunch c;
+    c.raw = reinterpret_cast<const unsigned char*>(raw);
+    c.out = out;
+    c.first_segment = call.first_segment;
+    c.end_segment = call.end_segment;
+    c.out_first = call.out_first;
+    c.out_end = call.out_end;
+    c.block_first = call.block_first;
+    c.valid_end = call.valid_end;
+    c.history_first = history_first_before;
+    c.keep_first = call.keep_first;
+    c.block_end = call.block_first + call.block_items;
+    c.anchor_cycles = plan.anchor_cycles(call.first_segment);
+    c.history_parity = history_parity;
+    if (call.end_segment > call.first_segment && call.written > 0) {
+      const unsigned long long segments_needed = call.end_segment - call.first_segment;
+      if (segments_needed > static_cast<unsigned long long>(grid) * kernel.teams)
+        throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the grid");
+      kernel.launch(static_cast<unsigned>((segments_needed + kernel.teams - 1) / kernel.teams), compute, k, c, history,
+                    spectrum, twiddles, phasors);
+      check_cuda(cudaGetLastError(), "fir_kernel launch", device);
+    }
+    if (call.block_items > 0) {
+      const unsigned long long keep = c.block_end - c.keep_first;
+      if (keep > 0) {
+        device::fir_history_kernel<<<static_cast<unsigned>((keep + 255) / 256), 256, 0, compute>>>(k, c, history);
+        check_cuda(cudaGetLastError(), "fir_history_kernel launch", device);
+      }
+      history_parity ^= 1;
+    }
+    return static_cast<std::size_t>(call.written);
+  }
+
+  std::size_t process(const Chunk& input, Chunk& output) {
+    if (!configured) throw std::logic_error("CudaFir::process before configure");
+    if (input.items > max_items)
+      throw std::invalid_argument("a chunk of " + std::to_string(input.items) + " items exceeds the configured " +
+                                  std::to_string(max_items));
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);  // the calling thread may be new
+    if (fault_call >= 0 && calls == static_cast<std::uint64_t>(fault_call)) {
+      void* p = nullptr;
+      check_cuda(cudaMalloc(&p, std::size_t{1} << 50), "cudaMalloc (fault injected by PRISM_CUDA_FAULT)", device);
+    }
+    ++calls;
+    history_first_before = schedule->history_first();
+    const FirCall call = schedule->process(input.items);
+    const std::size_t written = run(call, input.data, output.as<float>());
+    items_in.store(schedule->items_in(), std::memory_order_relaxed);
+    items_out.store(schedule->items_out(), std::memory_order_relaxed);
+    segments.store(schedule->segments(), std::memory_order_relaxed);
+    return written;
+  }
+
+  std::size_t flush(Chunk& output) {
+    if (!configured) throw std::logic_error("CudaFir::flush before configure");
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    history_first_before = schedule->history_first();
+    const FirCall call = schedule->flush(output.capacity);
+    const std::size_t written = run(call, nullptr, output.as<float>());
+    items_out.store(schedule->items_out(), std::memory_order_relaxed);
+    segments.store(schedule->segments(), std::memory_order_relaxed);
+    return written;
+  }
+};
+
+CudaFir::CudaFir(unsigned channel, Planner planner, int device, KeyNamer name)
+    : impl_(std::make_unique<Impl>(channel, std::move(planner), device, std::move(name))) {}
+
+CudaFir::~CudaFir() = default;
+
+std::string CudaFir::describe() const {
+  std::string text = "cuda fir: ";
+  text += impl_->configured ? impl_->plan.describe() : std::string("not configured");
+  text += ", one kernel per chunk (convert, our team FFT, product, inverse, store); " + impl_->device_info.describe();
+  return text;
+}
+
+MemoryDomain CudaFir::input_domain() const { return MemoryDomain::cuda(impl_->device); }
+
+PortDescription CudaFir::configure(const PortDescription& input, std::size_t max_input_items) {
+  return impl_->configure(input, max_input_items);
+}
+
+std::size_t CudaFir::max_output(std::size_t input_items) const { return impl_->plan.max_output(input_items); }
+
+std::size_t CudaFir::process(const Chunk& input, Chunk& output) { return impl_->process(input, output); }
+
+std::size_t CudaFir::flush(Chunk& output) { return impl_->flush(output); }
+
+void CudaFir::reset() {
+  if (impl_->configured) impl_->reset_state();
+}
+
+StageCounters CudaFir::counters() const {
+  StageCounters c;
+  c.items_in = impl_->items_in.load(std::memory_order_relaxed);
+  c.items_out = impl_->items_out.load(std::memory_order_relaxed);
+  c.extras = {{"segments", impl_->segments.load(std::memory_order_relaxed)}};
+  return c;
+}
+
+gpu::Stream CudaFir::stream() const { return impl_->compute; }
+
+}  // namespace prism::cuda

@@ -1,0 +1,58 @@
+// CudaFir: the fir stage on a CUDA device (samples -> samples, both in device memory): the same
+// outputs as the CPU's FirFilter (fir_filter.hpp) to float rounding — alignment, shift with its
+// exact phase, decimation — for any cutting of the input into chunks. One kernel per chunk
+// computes the segments it completes, each as a forward FFT, the product with the filter's
+// spectrum and an inverse FFT on our team FFT in shared memory (gpu_fir_plan.hpp has the
+// geometry and the host's bookkeeping); a second keeps on the device the history the next
+// chunk's segments read. The chunk arrives in its native format and is converted on load.
+// Plain C++ header: no CUDA types leak to its users.
+//
+// Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
+// PRISM_CUDA_FAULT=alloc@N makes the N-th process() call attempt an impossible allocation.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "pipeline/fir_filter.hpp"
+#include "pipeline/settings.hpp"
+#include "pipeline/stage.hpp"
+
+namespace prism::cuda {
+
+class CudaFir final : public Stage {
+ public:
+  // The filter for an input (its channel as f32 or cf32 at the input's rate): what the stage
+  // registry's fir planner builds; UsageError naming a setting.
+  struct Design {
+    FirSpec spec;
+    StreamInfo output;  // f32 or cf32, one channel, the rate and centre frequency derived
+  };
+  using Planner = std::function<Design(const StreamInfo& input)>;
+
+  // Checks the device (CudaError when absent or unable to run this build's kernels).
+  CudaFir(unsigned channel, Planner planner, int device, KeyNamer name = plain_key_names());
+  ~CudaFir() override;
+  CudaFir(const CudaFir&) = delete;
+  CudaFir& operator=(const CudaFir&) = delete;
+
+  std::string name() const override { return "fir"; }
+  std::string describe() const override;
+  PortKind input_kind() const override { return PortKind::samples; }
+  PortKind output_kind() const override { return PortKind::samples; }
+  MemoryDomain input_domain() const override;
+  PortDescription configure(const PortDescription& input, std::size_t max_input_items) override;
+  std::size_t max_output(std::size_t input_items) const override;
+  std::size_t process(const Chunk& input, Chunk& output) override;
+  std::size_t flush(Chunk& output) override;
+  void reset() override;
+  StageCounters counters() const override;
+  gpu::Stream stream() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace prism::cuda

@@ -1,0 +1,211 @@
+// The GPU FIR filter's plan and schedule (gpu_fir_plan.hpp).
+#include "pipeline/gpu_fir_plan.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <numbers>
+
+#include "pipeline/errors.hpp"
+#include "pipeline/fftw_double.hpp"
+
+namespace prism {
+
+namespace {
+
+bool power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+std::size_t next_power_of_two(std::size_t n) {
+  std::size_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+// The forward DFT of `x` (length n) in double precision.
+std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> x) {
+  const int n = static_cast<int>(x.size());
+  auto* data = reinterpret_cast<fftw_complex*>(x.data());
+  fftw_plan plan = nullptr;
+  {
+    std::lock_guard lock(fftw_double_planner_mutex());
+    plan = fftw_plan_dft_1d(n, data, data, FFTW_FORWARD, FFTW_ESTIMATE);
+  }
+  fftw_execute(plan);
+  {
+    std::lock_guard lock(fftw_double_planner_mutex());
+    fftw_destroy_plan(plan);
+  }
+  return x;
+}
+
+}  // namespace
+
+GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
+  check_fir_spec(spec);
+  const std::size_t m = spec.taps.size();
+  if (spec.max_taps > m)
+    throw UsageError("max_taps: the GPU filter keeps the taps it was made with (" + std::to_string(m) + ")");
+  if (m > kGpuFirMaxTaps)
+    throw UsageError("taps: " + std::to_string(m) + " taps are more than the GPU filter takes (" +
+                     std::to_string(kGpuFirMaxTaps) + ": half its longest FFT, " + std::to_string(kGpuFirMaxFftLength) +
+                     "); use --backend cpu");
+  std::size_t n = spec.fft_length;
+  if (n == 0) {
+    n = std::clamp(next_power_of_two(4 * m), kGpuFirMinAutoFftLength, kGpuFirMaxFftLength);
+  } else if (!power_of_two(n) || n < kGpuFirMinFftLength || n > kGpuFirMaxFftLength) {
+    throw UsageError("fft_length=" + std::to_string(n) + ": the GPU filter takes a power of two from " +
+                     std::to_string(kGpuFirMinFftLength) + " to " + std::to_string(kGpuFirMaxFftLength) +
+                     " (or 0: chosen from the taps)");
+  } else if (n < m) {
+    throw UsageError("fft_length=" + std::to_string(n) + " is too short for " + std::to_string(m) +
+                     " taps: it must be at least the tap count");
+  }
+
+  GpuFirPlan plan;
+  plan.map.n = n;
+  plan.map.hop = n - m + 1;
+  plan.map.decimation = spec.decimation;
+  plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
+  plan.complex_input = spec.complex_input;
+  plan.complex_taps = spec.taps.is_complex;
+  plan.shifted = spec.shift_hz.has_value();
+  plan.complex_output = plan.complex_input || plan.complex_taps || plan.shifted;
+  plan.taps = m;
+  plan.first_index = spec.first_index;
+  if (plan.shifted) {
+    plan.phase.emplace(*spec.shift_hz, spec.sample_rate);
+    const double step = *spec.shift_hz / spec.sample_rate;
+    plan.step_cycles = step - std::floor(step);
+  }
+
+  // The taps (rotated by the shift, as FirFilter rotates them), their spectrum scaled by 1/N.
+  std::vector<std::complex<double>> time(n);
+  for (std::size_t j = 0; j < m; ++j) {
+    std::complex<double> v = spec.taps[j];
+    if (plan.phase) v *= plan.phase->phasor(j, +1);
+    time[j] = v;
+  }
+  const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
+  plan.filter_spectrum.resize(n);
+  const double scale = 1.0 / static_cast<double>(n);
+  for (std::size_t b = 0; b < n; ++b) plan.filter_spectrum[b] = std::complex<float>(spectrum[b] * scale);
+
+  if (plan.phase) {
+    const std::size_t outputs = (plan.map.hop + plan.map.decimation - 1) / plan.map.decimation;
+    plan.output_phasors.resize(outputs);
+    for (std::size_t r = 0; r < outputs; ++r)
+      plan.output_phasors[r] =
+          std::complex<float>(plan.phase->phasor(static_cast<std::uint64_t>(r) * plan.map.decimation, -1));
+  }
+  return plan;
+}
+
+std::size_t GpuFirPlan::max_output(std::size_t n) const {
+  const std::uint64_t segments = (static_cast<std::uint64_t>(n) + map.hop - 1) / map.hop;
+  return static_cast<std::size_t>((segments * map.hop + map.decimation - 1) / map.decimation);
+}
+
+std::size_t GpuFirPlan::max_segments(std::size_t max_items) const {
+  // Fewer than B items may wait from earlier calls, so a call completes at most this many.
+  return static_cast<std::size_t>((max_items + map.hop - 1) / map.hop);
+}
+
+double GpuFirPlan::anchor_cycles(std::uint64_t s) const {
+  if (!phase) return 0.0;
+  return phase->cycles(first_index + map.offset + map.first_output(s) * map.decimation);
+}
+
+std::string GpuFirPlan::describe() const {
+  std::string text = "FFT " + std::to_string(map.n) + " (hop " + std::to_string(map.hop) + "), " +
+                     std::to_string(taps) + (complex_taps ? " complex" : " real") + " taps";
+  if (map.decimation > 1)
+    text += ", decimation " + std::to_string(map.decimation) + " (every " + std::to_string(map.decimation) +
+            "th point of the inverse FFT)";
+  if (shifted) text += ", shifted (exact phase)";
+  return text;
+}
+
+// ---- the schedule ------------------------------------------------------------------------------
+
+unsigned long long GpuFirSchedule::count_with_outputs(unsigned long long first, unsigned long long end,
+                                                      unsigned long long limit) const {
+  unsigned long long count = 0;
+  for (unsigned long long s = first; s < end; ++s)
+    if (std::min(map_.first_output(s + 1), limit) > std::min(map_.first_output(s), limit)) ++count;
+  return count;
+}
+
+FirCall GpuFirSchedule::process(std::size_t n) {
+  if (flushing_) throw std::logic_error("GpuFirSchedule::process after flush: reset() first");
+  FirCall call;
+  call.block_first = items_in_;
+  call.block_items = n;
+  call.out_first = items_out_;
+  call.out_end = FirSegmentMap::kNone;
+  call.first_segment = call.end_segment = segments_done_;
+  call.keep_first = history_first_;
+  if (n == 0) return call;
+  const std::uint64_t call_end = items_in_ + n;
+  call.valid_end = call_end;
+  call.end_segment = std::max<std::uint64_t>(segments_done_, call_end / map_.hop);
+  call.written = map_.first_output(call.end_segment) - map_.first_output(call.first_segment);
+  call.segments_with_outputs = count_with_outputs(call.first_segment, call.end_segment, FirSegmentMap::kNone);
+  const long long start = map_.window_start(call.end_segment);
+  call.keep_first = start > 0 ? static_cast<unsigned long long>(start) : 0;
+  segments_done_ = call.end_segment;
+  segments_ += call.segments_with_outputs;
+  items_in_ = call_end;
+  items_out_ += call.written;
+  history_first_ = call.keep_first;
+  return call;
+}
+
+FirCall GpuFirSchedule::flush(std::size_t capacity) {
+  if (!flushing_) {
+    flushing_ = true;
+    output_limit_ = (items_in_ + map_.decimation - 1) / map_.decimation;
+  }
+  FirCall call;
+  call.block_first = items_in_;
+  call.block_items = 0;
+  call.valid_end = items_in_;
+  call.keep_first = history_first_;
+  call.out_first = items_out_;
+  call.out_end = std::min<std::uint64_t>(output_limit_, items_out_ + capacity);
+  if (call.out_end <= call.out_first) {
+    call.out_end = call.out_first;
+    call.first_segment = call.end_segment = segments_done_;
+    return call;
+  }
+  // The segments holding outputs [out_first, out_end).
+  unsigned long long s = segments_done_;
+  while (map_.first_output(s + 1) <= call.out_first) ++s;
+  call.first_segment = s;
+  unsigned long long e = s;
+  while (map_.first_output(e) < call.out_end) ++e;
+  call.end_segment = e;
+  call.written = call.out_end - call.out_first;
+  // Segments whose outputs all went out now; a segment cut by the capacity is computed again.
+  for (unsigned long long t = call.first_segment; t < call.end_segment; ++t) {
+    const unsigned long long lo = std::min<unsigned long long>(map_.first_output(t), output_limit_);
+    const unsigned long long hi = std::min<unsigned long long>(map_.first_output(t + 1), output_limit_);
+    if (hi > lo && hi <= call.out_end) ++call.segments_with_outputs;
+  }
+  unsigned long long next = call.first_segment;
+  while (map_.first_output(next + 1) <= call.out_end && next + 1 < call.end_segment + 1) ++next;
+  segments_done_ = next;
+  segments_ += call.segments_with_outputs;
+  items_out_ = call.out_end;
+  return call;
+}
+
+void GpuFirSchedule::reset() {
+  items_in_ = items_out_ = segments_done_ = segments_ = history_first_ = 0;
+  flushing_ = false;
+  output_limit_ = 0;
+}
+
+}  // namespace prism

@@ -1,0 +1,167 @@
+// The host half of the FIR filter on a GPU (pipeline/cuda/cuda_fir.hpp), in plain C++ so that
+// the CPU tests hold it to FirFilter without a device (tests/pipeline/qa_GpuFirPlan.cpp runs
+// this plan and schedule through a host model of the kernel):
+//   GpuFirPlan      the FFT length, the filter's spectrum and the shift's output phasors;
+//   FirSegmentMap   which output a point of a segment's inverse transform is (compiled for the
+//                   host and the device: the kernel's epilogue calls it);
+//   GpuFirSchedule  which segments a call computes, which outputs it writes and which input the
+//                   device keeps for the next call.
+//
+// The filter is FirFilter's (fir_filter.hpp: same outputs, alignment, shift and decimation),
+// computed as unpartitioned overlap-save with one complex FFT of length N per segment of B new
+// items: the forward transform, the product with the filter's spectrum and the inverse
+// transform (a forward transform of the conjugate) run in one kernel on our team FFT
+// (fft/cuda/fft_team.cuh), which takes power-of-two lengths up to 16384; so the GPU takes up to
+// N/2 = 8192 taps, each segment then giving at least N/2 outputs. Real input is transformed as
+// complex (imaginary parts zero); decimation keeps every D-th point of the inverse transform.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fir_filter.hpp"
+#include "exact_phase.hpp"
+
+#if defined(__CUDACC__)
+#define PRISM_FIR_HD __host__ __device__ __forceinline__
+#else
+#define PRISM_FIR_HD inline
+#endif
+
+namespace prism {
+
+inline constexpr std::size_t kGpuFirMinFftLength = 256;
+// The shortest length the automatic choice takes: shorter transforms (teams of 16 to 32 threads)
+// ran at half the rate per item on the H200 (bench/RESULTS.md, "The FIR filter on the GPU"), and
+// 1024 keeps a segment at a few milliseconds of audio for live use.
+inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
+inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
+inline constexpr std::size_t kGpuFirMaxTaps = kGpuFirMaxFftLength / 2;
+
+// Output k is full[t], t = c + k·D (c: 0 causal, (M−1)//2 same). Segment s holds full[s·B ..
+// s·B + B): the points N−B .. N−1 of its circular convolution, whose window is the input items
+// [s·B + B − N, s·B + B).
+struct FirSegmentMap {
+  static constexpr unsigned long long kNone = ~0ull;
+  unsigned long long n = 0;           // N
+  unsigned long long hop = 0;         // B
+  unsigned long long decimation = 1;  // D
+  unsigned long long offset = 0;      // c
+
+  // How many outputs have t < `t`.
+  PRISM_FIR_HD unsigned long long outputs_before(unsigned long long t) const {
+    return t > offset ? (t - offset + decimation - 1) / decimation : 0;
+  }
+  // The first output of segment s (its outputs are [first_output(s), first_output(s + 1))).
+  PRISM_FIR_HD unsigned long long first_output(unsigned long long s) const { return outputs_before(s * hop); }
+  // The absolute index of the first item of segment s's window (negative: zeros before the input).
+  PRISM_FIR_HD long long window_start(unsigned long long s) const {
+    return static_cast<long long>(s * hop + hop) - static_cast<long long>(n);
+  }
+  // The points of segment s's circular convolution that are outputs: points first_point +
+  // r·D for r < count are the outputs first_output + r (what the kernel's epilogue walks, in
+  // 32-bit arithmetic relative to the segment).
+  struct Points {
+    unsigned long long first_output = 0;
+    unsigned first_point = 0;
+    unsigned count = 0;
+  };
+  PRISM_FIR_HD Points points(unsigned long long s) const {
+    Points p;
+    p.first_output = first_output(s);
+    p.count = static_cast<unsigned>(first_output(s + 1) - p.first_output);
+    if (p.count > 0) p.first_point = static_cast<unsigned>(offset + p.first_output * decimation + n - s * hop - hop);
+    return p;
+  }
+  // The output that point `i` (0 .. N−1) of segment s's circular convolution is, or kNone.
+  PRISM_FIR_HD unsigned long long output_of(unsigned long long s, unsigned long long i) const {
+    if (i + hop < n) return kNone;
+    const unsigned long long t = s * hop + hop - n + i;
+    if (t < offset) return kNone;
+    const unsigned long long u = t - offset;
+    if (u % decimation != 0) return kNone;
+    return u / decimation;
+  }
+};
+
+struct GpuFirPlan {
+  FirSegmentMap map;
+  bool complex_input = false;
+  bool complex_output = false;
+  bool shifted = false;
+  std::size_t taps = 0;
+  bool complex_taps = false;
+  std::uint64_t first_index = 0;  // n0 of FirSpec (the shift's phase)
+  // N bins: the FFT of the taps (rotated by exp(+j2π·m·f/fs) when shifted), divided by N.
+  std::vector<std::complex<float>> filter_spectrum;
+  // Shifted: exp(−j2π·r·D·f/fs) for r < ceil(B/D), the phasors of a segment's outputs relative
+  // to its first (as FirFilter's table).
+  std::vector<std::complex<float>> output_phasors;
+  std::optional<ExactPhase> phase;
+  double step_cycles = 0;  // frac(f/fs): the phase step per item, in cycles
+
+  // The most outputs one call of n items can give (FirFilter::max_output's bound).
+  std::size_t max_output(std::size_t n) const;
+  // The most segments one call of at most `max_items` items completes.
+  std::size_t max_segments(std::size_t max_items) const;
+  // frac((n0 + c + first_output(s)·D)·f/fs): the phase of segment s's first output, exactly.
+  double anchor_cycles(std::uint64_t s) const;
+  // "FFT 4096 (hop 3074), 1023 real taps, decimation 8 (every 8th point of the inverse FFT)".
+  std::string describe() const;
+};
+
+// The plan for `spec` (checked as FirFilter checks it: check_fir_spec). N: spec.fft_length when
+// set (a power of two from 256 to 16384 holding the taps), else the smallest power of two of at
+// least 4·M (at least 1024, at most 16384). UsageError naming taps or fft_length when the GPU
+// cannot take the filter. max_taps is not supported (the taps are fixed).
+GpuFirPlan plan_gpu_fir(const FirSpec& spec);
+
+// What one process() or flush() call computes.
+struct FirCall {
+  unsigned long long first_segment = 0, end_segment = 0;  // segments [first, end)
+  unsigned long long out_first = 0;  // the output that out[0] is
+  unsigned long long out_end = 0;    // outputs from here on are not written
+  unsigned long long block_first = 0, block_items = 0;  // the call's input items
+  unsigned long long valid_end = 0;  // items from here on are zeros (the end of the input)
+  unsigned long long keep_first = 0;  // the history after the call: items [keep_first, block end)
+  unsigned long long written = 0;     // outputs written: out_first .. out_first + written
+  unsigned long long segments_with_outputs = 0;
+};
+
+// The stream's bookkeeping, as FirFilter keeps it: segments on fixed boundaries of the absolute
+// input index, the history the next segments need, the outputs owed at the end.
+class GpuFirSchedule {
+ public:
+  explicit GpuFirSchedule(const FirSegmentMap& map) : map_(map) {}
+
+  // A call of n input items (after the items_in() before it).
+  FirCall process(std::size_t n);
+  // At the end of input: the next outputs owed, at most `capacity` (written = 0: none left).
+  FirCall flush(std::size_t capacity);
+  void reset();
+
+  std::uint64_t items_in() const { return items_in_; }
+  std::uint64_t items_out() const { return items_out_; }
+  std::uint64_t segments() const { return segments_; }
+  std::uint64_t history_first() const { return history_first_; }
+  bool flushing() const { return flushing_; }
+
+ private:
+  unsigned long long count_with_outputs(unsigned long long first, unsigned long long end,
+                                        unsigned long long limit) const;
+
+  FirSegmentMap map_;
+  std::uint64_t items_in_ = 0;
+  std::uint64_t items_out_ = 0;
+  std::uint64_t segments_done_ = 0;  // segments [0, segments_done_) computed
+  std::uint64_t segments_ = 0;       // of those, the ones that had outputs
+  std::uint64_t history_first_ = 0;
+  bool flushing_ = false;
+  std::uint64_t output_limit_ = 0;
+};
+
+}  // namespace prism

@@ -1,0 +1,286 @@
+// qa_CudaFir: the fir stage on the GPU against the CPU's (both made by the stage registry from the
+// same spec, so the same taps): native formats and channels, real and complex input and taps,
+// every tap count the GPU takes, shift, decimation and both alignments, to a relative L2 of 2e-5;
+// the graph's harness (output bit-identical for every cutting of the input, counters, reset);
+// a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
+// CUDA failure.
+//
+// Exits 77 (ctest SKIP) when no usable CUDA device is present, before any test runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/cuda/cuda_fir.hpp"
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/graph.hpp"
+#include "pipeline/stage_registry.hpp"
+#include "sinks/callback_sink.hpp"
+#include "../pipeline/stage_harness.hpp"
+
+namespace prism {
+namespace {
+
+// Random samples in [-0.5, 0.5) in the given native format.
+std::vector<std::byte> make_input(SampleFormat format, unsigned channels, std::size_t samples, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+  const std::size_t components = samples * channels * components_per_sample(format);
+  std::vector<std::byte> bytes(components * component_bytes(format));
+  for (std::size_t i = 0; i < components; ++i) {
+    const float v = uniform(rng);
+    switch (format) {
+      case SampleFormat::f32:
+      case SampleFormat::cf32: std::memcpy(&bytes[i * 4], &v, 4); break;
+      case SampleFormat::i16:
+      case SampleFormat::ci16: {
+        const auto x = static_cast<std::int16_t>(std::lround(v * 30000.0f));
+        std::memcpy(&bytes[i * 2], &x, 2);
+        break;
+      }
+      case SampleFormat::i8:
+      case SampleFormat::ci8: bytes[i] = static_cast<std::byte>(static_cast<std::int8_t>(std::lround(v * 120.0f))); break;
+      case SampleFormat::u8:
+      case SampleFormat::cu8: bytes[i] = static_cast<std::byte>(static_cast<std::uint8_t>(std::lround(128.0f + v * 120.0f))); break;
+      default: ADD_FAILURE() << "no generator for " << format_name(format);
+    }
+  }
+  return bytes;
+}
+
+struct Case {
+  const char* spec;  // the fir's settings
+  SampleFormat format;
+  unsigned channels;
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> list = {
+      {"fir:lowpass=5000,numtaps=63", SampleFormat::f32, 1},
+      {"fir:lowpass=5000,numtaps=63,align=same", SampleFormat::cf32, 1},
+      {"fir:bandpass=1000:9000,numtaps=255,decimate=8", SampleFormat::cf32, 1},
+      {"fir:highpass=2000,numtaps=255,decimate=3,align=same", SampleFormat::f32, 1},
+      {"fir:lowpass=3000,numtaps=1023,shift=-7000.5", SampleFormat::cf32, 1},
+      {"fir:lowpass=3000,numtaps=1023,shift=2500,decimate=8,align=same", SampleFormat::f32, 1},
+      {"fir:complex_bandpass=-4000:1000,numtaps=511,decimate=5", SampleFormat::cf32, 1},
+      {"fir:complex_bandpass=500:6000,numtaps=64", SampleFormat::f32, 1},
+      {"fir:bandstop=4000:8000,numtaps=4095,decimate=64", SampleFormat::cf32, 1},
+      {"fir:lowpass=400,numtaps=8191,align=same", SampleFormat::cf32, 1},
+      {"fir:lowpass=8000,numtaps=127,channel=1", SampleFormat::ci16, 2},
+      {"fir:lowpass=8000,numtaps=33,decimate=2,channel=2", SampleFormat::cu8, 3},
+      {"fir:lowpass=8000,numtaps=3", SampleFormat::i8, 1},
+      {"fir:lowpass=1000,numtaps=1,align=same", SampleFormat::cf32, 1},
+      {"fir:lowpass=6000,numtaps=200,fft_length=1024,decimate=7", SampleFormat::ci8, 1},
+  };
+  return list;
+}
+
+StreamInfo stream_of(const Case& c) {
+  StreamInfo s;
+  s.format = c.format;
+  s.channels = c.channels;
+  s.sample_rate = 48000.0;
+  s.center_frequency = 1e6;
+  return s;
+}
+
+std::unique_ptr<Stage> make_fir(const std::string& spec, fft::BackendKind backend) {
+  StageEnvironment environment;
+  environment.backend = backend;
+  environment.cpu_threads = 2;
+  MadeStage made = make_stage(parse_stage_spec(spec), environment);
+  return std::move(made.stage);
+}
+
+std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
+  std::vector<float> v(bytes.size() / sizeof(float));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    num += d * d;
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
+  for (const Case& c : cases()) {
+    const StreamInfo stream = stream_of(c);
+    const std::size_t samples = 70000;
+    const auto input = make_input(c.format, c.channels, samples, 99);
+    const PortDescription in = PortDescription::of_samples(stream);
+    auto cpu = make_fir(c.spec, fft::BackendKind::cpu);
+    test::StageDriver cpu_driver(*cpu, in, samples);
+    const std::vector<float> reference = as_floats(cpu_driver.run(input, samples));
+    ASSERT_FALSE(reference.empty()) << c.spec;
+    for (const std::size_t chunk : {samples, std::size_t{4096}, std::size_t{999}, std::size_t{1}}) {
+      if (chunk == 1 && std::string(c.spec).find("numtaps=63,") == std::string::npos) continue;  // time
+      auto gpu = make_fir(c.spec, fft::BackendKind::cuda);
+      test::StageDriver driver(*gpu, in, chunk);
+      const std::vector<float> out = as_floats(driver.run(input, chunk));
+      const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ": " + gpu->describe();
+      EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
+      EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
+      EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
+      ASSERT_EQ(out.size(), reference.size()) << where;
+      EXPECT_LE(relative_l2(out, reference), 2e-5) << where;
+      EXPECT_EQ(gpu->counters().items_in, cpu->counters().items_in) << where;
+      EXPECT_EQ(gpu->counters().items_out, cpu->counters().items_out) << where;
+    }
+  }
+}
+
+TEST(CudaFir, StageHarness) {
+  for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}}) {
+    const Case& c = cases()[index];
+    SCOPED_TRACE(c.spec);
+    test::StageCheck check;
+    check.tolerance = 0.0;  // each segment is computed the same way whatever the cutting
+    test::check_stage([&] { return make_fir(c.spec, fft::BackendKind::cuda); },
+                      test::samples_input(stream_of(c), make_input(c.format, c.channels, 20000, 5)), check);
+  }
+}
+
+TEST(CudaFir, TooManyTapsForTheGpuIsAUsageErrorNamingTheSetting) {
+  auto gpu = make_fir("fir:lowpass=100,numtaps=9001", fft::BackendKind::cuda);
+  StreamInfo stream;
+  stream.format = SampleFormat::cf32;
+  stream.sample_rate = 48000;
+  try {
+    gpu->configure(PortDescription::of_samples(stream), 4096);
+    FAIL() << "configured";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("taps"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8192"), std::string::npos) << e.what();
+  }
+  // auto keeps such a filter on the CPU, with a note.
+  StageEnvironment environment;
+  MadeStage made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=9001"), environment);
+  EXPECT_NE(made.note.find("CPU"), std::string::npos) << made.note;
+  EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::host().kind);
+}
+
+struct ChainRun {
+  RunReport report;
+  std::vector<float> items;
+  bool aborted = false;
+};
+
+// source → fir (GPU) → spectrogram (GPU) → host sink.
+ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input, std::unique_ptr<Stage> fir,
+              std::unique_ptr<Stage> spectrogram) {
+  class Memory : public Source {
+   public:
+    Memory(StreamInfo info, const std::vector<std::byte>& data) : info_(info), data_(data) {}
+    const StreamInfo& info() const override { return info_; }
+    std::size_t read(std::byte* dst, std::size_t max) override {
+      const std::size_t frame = info_.frame_bytes();
+      const std::size_t n = std::min(max, (data_.size() - position_) / frame);
+      std::memcpy(dst, data_.data() + position_, n * frame);
+      position_ += n * frame;
+      return n;
+    }
+    std::string describe() const override { return "memory"; }
+
+   private:
+    StreamInfo info_;
+    const std::vector<std::byte>& data_;
+    std::size_t position_ = 0;
+  };
+  Memory source(stream, input);
+  ChainRun run;
+  Graph graph;
+  const Graph::Node in = graph.add_source(source);
+  const Graph::Node a = graph.add_stage(std::move(fir));
+  const Graph::Node b = graph.add_stage(std::move(spectrogram));
+  graph.connect(in, a);
+  graph.connect(a, b);
+  auto sink = std::make_unique<CallbackSink>(
+      PortKind::rows,
+      CallbackSink::Functions{
+          .on_begin = [](const PortDescription&) {},
+          .on_chunk =
+              [&](const Chunk& chunk) {
+                const float* f = chunk.as<float>();
+                run.items.insert(run.items.end(), f, f + chunk.bytes() / sizeof(float));
+              },
+          .on_end = [&](CallbackSink::End how) { run.aborted = how == CallbackSink::End::failed; }},
+      "collector");
+  graph.connect(b, graph.add_sink(std::move(sink)));
+  RunConfig config;
+  config.block_samples = 8192;
+  StopToken stop;
+  run.report = graph.run(config, stop);
+  return run;
+}
+
+TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
+  StreamInfo stream;
+  stream.format = SampleFormat::ci16;
+  stream.sample_rate = 1e6;
+  const auto input = make_input(SampleFormat::ci16, 1, 300000, 3);
+  const std::string fir = "fir:lowpass=50000,numtaps=255,shift=-100000,decimate=4";
+  const std::string spectrogram = "spectrogram:nperseg=256,window=hann";
+  StageEnvironment gpu_environment;
+  gpu_environment.backend = fft::BackendKind::cuda;
+  StageEnvironment cpu_environment;
+  cpu_environment.backend = fft::BackendKind::cpu;
+  ChainRun gpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), gpu_environment).stage,
+                      make_stage(parse_stage_spec(spectrogram), gpu_environment).stage);
+  ChainRun cpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), cpu_environment).stage,
+                      make_stage(parse_stage_spec(spectrogram), cpu_environment).stage);
+  ASSERT_EQ(gpu.report.outcome, RunOutcome::completed) << gpu.report.error;
+  EXPECT_EQ(gpu.report.accounting_mismatch(), "");
+  int h2d = 0, d2h = 0;
+  for (const NodeReport& node : gpu.report.nodes) {
+    h2d += node.name == "h2d";
+    d2h += node.name == "d2h";
+  }
+  EXPECT_EQ(h2d, 1) << "one copy to the device, before the fir";
+  EXPECT_EQ(d2h, 1) << "one copy back, after the spectrogram";
+  ASSERT_EQ(gpu.items.size(), cpu.items.size());
+  EXPECT_LE(relative_l2(gpu.items, cpu.items), 1e-4);
+}
+
+TEST(CudaFir, InjectedFailureEndsTheRunWithAClearMessage) {
+  setenv("PRISM_CUDA_FAULT", "alloc@3", 1);
+  auto fir = make_fir("fir:lowpass=5000,numtaps=63", fft::BackendKind::cuda);
+  unsetenv("PRISM_CUDA_FAULT");
+  StreamInfo stream;
+  stream.format = SampleFormat::f32;
+  stream.sample_rate = 48000;
+  const auto input = make_input(SampleFormat::f32, 1, 100000, 4);
+  StageEnvironment environment;
+  environment.backend = fft::BackendKind::cuda;
+  ChainRun run = run_chain(stream, input, std::move(fir),
+                      make_stage(parse_stage_spec("spectrogram:nperseg=256"), environment).stage);
+  EXPECT_EQ(run.report.outcome, RunOutcome::failed);
+  EXPECT_NE(run.report.error.find("fir: cudaMalloc (fault injected by PRISM_CUDA_FAULT)"), std::string::npos)
+      << run.report.error;
+  EXPECT_TRUE(run.aborted);
+}
+
+}  // namespace
+}  // namespace prism
+
+int main(int argc, char** argv) {
+  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
+  if (!device.usable) {
+    std::printf("SKIP: %s\n", device.reason.c_str());
+    return 77;
+  }
+  std::printf("device: %s\n", device.describe().c_str());
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,291 @@
+// qa_GpuFirPlan: the host half of the GPU fir (pipeline/gpu_fir_plan.hpp) without a GPU. A host
+// model of the kernel (cuda_fir_kernels.cuh, step by step: the window read from the history,
+// the chunk and zeros; the transform; the product with the plan's spectrum; the inverse; the
+// outputs FirSegmentMap names, counter-rotated from the segment's anchor as the kernel computes
+// it; the history kept) driven by GpuFirSchedule must give FirFilter's outputs for any cutting
+// of the input, with flushes of any capacity; and the plan must refuse what the GPU cannot take.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "pipeline/errors.hpp"
+#include "pipeline/fir_filter.hpp"
+#include "pipeline/gpu_fir_plan.hpp"
+
+namespace prism {
+namespace {
+
+using cd = std::complex<double>;
+using cf = std::complex<float>;
+
+// The DFT of x by radix-2 recursion in double precision (n a power of two).
+void fft(std::vector<cd>& x) {
+  const std::size_t n = x.size();
+  if (n == 1) return;
+  std::vector<cd> even(n / 2), odd(n / 2);
+  for (std::size_t i = 0; i < n / 2; ++i) {
+    even[i] = x[2 * i];
+    odd[i] = x[2 * i + 1];
+  }
+  fft(even);
+  fft(odd);
+  for (std::size_t k = 0; k < n / 2; ++k) {
+    const cd t = std::polar(1.0, -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n)) * odd[k];
+    x[k] = even[k] + t;
+    x[k + n / 2] = even[k] - t;
+  }
+}
+
+// The kernel's arithmetic on the host, in double precision where the kernel uses float.
+class HostModel {
+ public:
+  explicit HostModel(const FirSpec& spec) : plan_(plan_gpu_fir(spec)), schedule_(plan_.map), history_(plan_.map.n) {}
+
+  const GpuFirPlan& plan() const { return plan_; }
+
+  void process(const std::vector<cf>& chunk, std::vector<cf>& out) {
+    const std::uint64_t history_first = schedule_.history_first();
+    const FirCall call = schedule_.process(chunk.size());
+    run(call, history_first, chunk, out);
+    if (call.block_items > 0) {  // the history kernel
+      std::vector<cf> next(plan_.map.n);
+      for (unsigned long long t = 0; t < call.block_first + call.block_items - call.keep_first; ++t)
+        next[t] = item(call, history_first, chunk, static_cast<long long>(call.keep_first + t));
+      history_ = next;
+    }
+  }
+
+  // Flushes with calls of at most `capacity` outputs.
+  void flush(std::vector<cf>& out, std::size_t capacity) {
+    for (;;) {
+      const std::uint64_t history_first = schedule_.history_first();
+      const FirCall call = schedule_.flush(capacity);
+      if (call.written == 0) return;
+      run(call, history_first, {}, out);
+    }
+  }
+
+ private:
+  cf item(const FirCall& c, std::uint64_t history_first, const std::vector<cf>& chunk, long long p) const {
+    if (p < 0 || static_cast<unsigned long long>(p) >= c.valid_end) return {0.0f, 0.0f};
+    const auto q = static_cast<unsigned long long>(p);
+    if (q < c.block_first) {
+      EXPECT_GE(q, history_first);
+      EXPECT_LT(q - history_first, plan_.map.n) << "the history holds N items";
+      return history_[q - history_first];
+    }
+    return chunk[q - c.block_first];
+  }
+
+  void run(const FirCall& c, std::uint64_t history_first, const std::vector<cf>& chunk, std::vector<cf>& out) {
+    const std::size_t base = out.size();
+    out.resize(base + c.written);
+    std::vector<bool> seen(c.written, false);
+    const FirSegmentMap& m = plan_.map;
+    for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
+      std::vector<cd> x(m.n);
+      for (unsigned long long i = 0; i < m.n; ++i) x[i] = cd(item(c, history_first, chunk, m.window_start(s) + i));
+      fft(x);
+      for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+      fft(x);
+      cd anchor(1.0, 0.0);
+      const FirSegmentMap::Points points = m.points(s);
+      const unsigned long long first_output = points.first_output;
+      if (plan_.shifted) {  // as the kernel: the step from the call's first segment, in double
+        double delta = static_cast<double>(static_cast<long long>(first_output - m.first_output(c.first_segment)) *
+                                           static_cast<long long>(m.decimation)) *
+                       plan_.step_cycles;
+        delta -= std::floor(delta);
+        double cycles = plan_.anchor_cycles(c.first_segment) + delta;
+        cycles -= std::floor(cycles);
+        anchor = std::polar(1.0, -2.0 * std::numbers::pi * cycles);
+      }
+      // As the kernel's epilogue: each point relative to the segment's first output point.
+      const int decimation = static_cast<int>(m.decimation);
+      for (unsigned long long i = 0; i < m.n; ++i) {
+        const int rel = static_cast<int>(i) - static_cast<int>(points.first_point);
+        if (rel < 0) continue;
+        const int r = rel / decimation;
+        if (r * decimation != rel || r >= static_cast<int>(points.count)) continue;
+        const unsigned long long o = first_output + static_cast<unsigned long long>(r);
+        if (o < c.out_first || o >= c.out_end) continue;
+        cd y = std::conj(x[i]);
+        if (plan_.shifted) y *= anchor * cd(plan_.output_phasors.at(static_cast<std::size_t>(r)));
+        if (!plan_.complex_output) y = cd(y.real(), 0.0);
+        ASSERT_LT(o - c.out_first, c.written) << "an output beyond the call's count";
+        EXPECT_FALSE(seen[o - c.out_first]) << "output " << o << " written twice";
+        seen[o - c.out_first] = true;
+        out[base + (o - c.out_first)] = cf(y);
+      }
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      ASSERT_TRUE(seen[i]) << "output " << c.out_first + i << " of the call was not written";
+  }
+
+  GpuFirPlan plan_;
+  GpuFirSchedule schedule_;
+  std::vector<cf> history_;
+};
+
+struct Case {
+  std::size_t taps;
+  bool complex_taps;
+  bool complex_input;
+  std::optional<double> shift;
+  std::size_t decimation;
+  FirAlign align;
+  std::size_t fft_length = 0;
+};
+
+FirSpec spec_of(const Case& c, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  FirSpec spec;
+  if (c.complex_taps) {
+    std::vector<cd> taps(c.taps);
+    for (cd& t : taps) t = cd(normal(rng), normal(rng));
+    spec.taps = FilterTaps::from_complex(taps);
+  } else {
+    std::vector<double> taps(c.taps);
+    for (double& t : taps) t = normal(rng);
+    spec.taps = FilterTaps::from_real(taps);
+  }
+  spec.complex_input = c.complex_input;
+  spec.sample_rate = 48000.0;
+  spec.shift_hz = c.shift;
+  spec.decimation = c.decimation;
+  spec.align = c.align;
+  spec.fft_length = c.fft_length;
+  spec.threads = 1;
+  spec.first_index = 0;
+  return spec;
+}
+
+// FirFilter's outputs as complex values.
+std::vector<cf> reference(const FirSpec& spec, const std::vector<cf>& input) {
+  FirFilter filter(spec);
+  const std::size_t components = spec.complex_input ? 2 : 1;
+  std::vector<float> in(input.size() * components);
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    in[i * components] = input[i].real();
+    if (components == 2) in[2 * i + 1] = input[i].imag();
+  }
+  const std::size_t out_components = filter.complex_output() ? 2 : 1;
+  std::vector<float> out(filter.max_output(input.size()) * out_components);
+  std::size_t n = filter.process(in.data(), input.size(), out.data());
+  std::vector<float> tail(4096 * out_components);
+  for (;;) {
+    const std::size_t got = filter.flush(tail.data(), 4096);
+    if (got == 0) break;
+    out.resize((n + got) * out_components);
+    std::copy(tail.begin(), tail.begin() + static_cast<long>(got * out_components), out.begin() + static_cast<long>(n * out_components));
+    n += got;
+  }
+  std::vector<cf> result(n);
+  for (std::size_t i = 0; i < n; ++i)
+    result[i] = out_components == 2 ? cf(out[2 * i], out[2 * i + 1]) : cf(out[i], 0.0f);
+  return result;
+}
+
+double relative_l2(const std::vector<cf>& a, const std::vector<cf>& b) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff += std::norm(cd(a[i]) - cd(b[i]));
+    norm += std::norm(cd(b[i]));
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
+  const std::vector<Case> cases = {
+      {63, false, false, std::nullopt, 1, FirAlign::causal},
+      {63, false, true, std::nullopt, 1, FirAlign::same},
+      {64, true, true, std::nullopt, 3, FirAlign::causal},
+      {31, false, false, 1234.5, 1, FirAlign::same},
+      {255, false, true, -7000.25, 8, FirAlign::same},
+      {100, true, false, std::nullopt, 8, FirAlign::causal},
+      {7, false, true, 333.0, 64, FirAlign::same},
+      {3, false, false, std::nullopt, 300, FirAlign::causal},  // D > B: segments without outputs
+      {129, false, true, 1e3, 5, FirAlign::causal, 512},
+      {1, false, false, std::nullopt, 1, FirAlign::same},
+  };
+  std::mt19937 rng(2026);
+  std::normal_distribution<float> normal;
+  for (const Case& c : cases) {
+    const FirSpec spec = spec_of(c, rng);
+    const std::size_t items = 3000;
+    std::vector<cf> input(items);
+    for (cf& x : input) x = cf(normal(rng), c.complex_input ? normal(rng) : 0.0f);
+    const std::vector<cf> expected = reference(spec, input);
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{250}, std::size_t{1000}, items}) {
+      for (const std::size_t capacity : {std::size_t{1}, std::size_t{5}, std::size_t{100000}}) {
+        if (chunk == 1 && capacity != 100000) continue;  // enough: keeps the test quick
+        HostModel model(spec);
+        std::vector<cf> out;
+        for (std::size_t first = 0; first < items; first += chunk)
+          model.process(std::vector<cf>(input.begin() + static_cast<long>(first),
+                                        input.begin() + static_cast<long>(std::min(items, first + chunk))),
+                        out);
+        model.flush(out, capacity);
+        SCOPED_TRACE("taps " + std::to_string(c.taps) + ", D " + std::to_string(c.decimation) + ", chunk " +
+                     std::to_string(chunk) + ", flush capacity " + std::to_string(capacity));
+        ASSERT_EQ(out.size(), expected.size());
+        EXPECT_LT(relative_l2(out, expected), 2e-6);
+      }
+    }
+  }
+}
+
+TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
+  std::mt19937 rng(1);
+  FirSpec spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 1024u);
+  spec = spec_of({1023, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 4096u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 4096u - 1022u);
+  spec = spec_of({kGpuFirMaxTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirMaxFftLength);
+  spec = spec_of({kGpuFirMaxTaps + 1, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_THROW(plan_gpu_fir(spec), UsageError);
+  spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal, 1000}, rng);
+  EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // not a power of two
+  spec = spec_of({300, false, false, std::nullopt, 1, FirAlign::causal, 256}, rng);
+  EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // shorter than the taps
+  spec = spec_of({63, false, false, std::nullopt, 0, FirAlign::causal}, rng);
+  EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // FirFilter's own checks
+}
+
+// output_of (point by point) and points (per segment, as the kernel walks them) name the same
+// outputs, each once.
+TEST(GpuFirPlan, TheMapNamesEachOutputOnceAcrossSegments) {
+  for (const unsigned long long decimation : {1ull, 7ull, 100ull, 300ull}) {
+    FirSegmentMap map;
+    map.n = 256;
+    map.hop = 100;
+    map.decimation = decimation;
+    map.offset = 13;
+    std::vector<int> hits(20000, 0);
+    for (unsigned long long s = 0; s < 100; ++s) {
+      const FirSegmentMap::Points points = map.points(s);
+      std::vector<unsigned long long> named;
+      for (unsigned long long i = 0; i < map.n; ++i) {
+        const unsigned long long o = map.output_of(s, i);
+        if (o == FirSegmentMap::kNone) continue;
+        ASSERT_LT(o, hits.size());
+        ++hits[o];
+        EXPECT_GE(o, map.first_output(s));
+        EXPECT_LT(o, map.first_output(s + 1));
+        EXPECT_EQ(i, points.first_point + (o - points.first_output) * decimation) << "segment " << s;
+        named.push_back(o);
+      }
+      EXPECT_EQ(named.size(), points.count) << "segment " << s << ", D " << decimation;
+    }
+    for (std::size_t o = 0; o < map.first_output(100); ++o) EXPECT_EQ(hits[o], 1) << "output " << o;
+  }
+}
+
+}  // namespace
+}  // namespace prism
