@@ -1,0 +1,290 @@
+// fir_gpu_bench: the fir stage on the GPU (pipeline/cuda/cuda_fir.hpp), each figure beside its
+// limit measured in the same run (bench/RESULTS.md records them; bench/filter/fir_gpu_peers.py
+// measures cupyx's oaconvolve and fftconvolve on the same sizes):
+//   copy    a device-to-device copy of the kernel section's input: the floor of a stage that
+//           reads and writes every item once
+//   kernel  process() on one device chunk of 2^26 items, cf32 and f32, a low-pass of 63, 255,
+//           1023, 4095 and 8191 taps (designed as firwin), D = 1 and 8: median of 20 calls timed
+//           with events on the stage's stream. Each configuration is first checked: 2^20 fresh
+//           random items through the GPU stage into an output poisoned with NaN, against the
+//           CPU's fir on the same taps (relative L2 at most 2e-5 over the outputs both returned,
+//           every one written)
+//   stream  chunks of 2^22 items in pinned memory -> h2d -> fir -> d2h -> a sink, 3 chunks in
+//           flight, --seconds each, cf32 and ci16 in, against the pinned H2D + D2H limit
+//
+//   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream]
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/stream/gpu_bench.hpp"
+#include "pipeline/chunk.hpp"
+#include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/graph.hpp"
+#include "pipeline/stage_registry.hpp"
+#include "sinks/callback_sink.hpp"
+
+namespace {
+
+using namespace prism::bench;
+using prism::Chunk;
+using prism::ChunkPool;
+using prism::PortDescription;
+
+constexpr double kRate = 1e6;
+
+std::string spec_for(std::size_t taps, std::size_t decimation) {
+  return "fir:lowpass=100000,numtaps=" + std::to_string(taps) + ",decimate=" + std::to_string(decimation);
+}
+
+std::unique_ptr<prism::Stage> make(const std::string& spec, prism::fft::BackendKind backend) {
+  prism::StageEnvironment environment;
+  environment.backend = backend;
+  return std::move(prism::make_stage(prism::parse_stage_spec(spec), environment).stage);
+}
+
+std::unique_ptr<ChunkPool> pool(prism::MemoryDomain domain, std::size_t items, std::size_t bytes) {
+  ChunkPool::Shape shape;
+  shape.count = 1;
+  shape.capacity = std::max<std::size_t>(items, 1);
+  shape.item_bytes = bytes;
+  shape.domain = domain;
+  return std::make_unique<ChunkPool>(shape);
+}
+
+StreamInfo stream_of(SampleFormat format) {
+  StreamInfo s;
+  s.format = format;
+  s.sample_rate = kRate;
+  return s;
+}
+
+// The GPU stage's outputs for `items` fresh random items against the CPU's; false on a mismatch.
+bool check(const std::string& spec, SampleFormat format, std::size_t items) {
+  const StreamInfo stream = stream_of(format);
+  const PortDescription in = PortDescription::of_samples(stream);
+  std::vector<std::byte> input(items * stream.frame_bytes());
+  fill_format(format, input.data(), items, 77);
+  auto gpu = make(spec, prism::fft::BackendKind::cuda);
+  const PortDescription out = gpu->configure(in, items);
+  auto gpu_in = pool(gpu->input_domain(), items, in.item_bytes());
+  auto gpu_out = pool(gpu->input_domain(), gpu->max_output(items), out.item_bytes());
+  prism::StopToken never;
+  prism::ChunkRef a = gpu_in->acquire(never), b = gpu_out->acquire(never);
+  CHECK(cudaMemcpy(a->data, input.data(), input.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(b->data, 0xFF, b->capacity * out.item_bytes()));  // NaN
+  a->items = items;
+  const std::size_t written = gpu->process(*a, *b);
+  CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(gpu->stream())));
+  std::vector<float> got(written * out.item_bytes() / sizeof(float));
+  CHECK(cudaMemcpy(got.data(), b->data, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+
+  auto cpu = make(spec, prism::fft::BackendKind::cpu);
+  cpu->configure(in, items);
+  auto cpu_in = pool(prism::MemoryDomain::host(), items, in.item_bytes());
+  auto cpu_out = pool(prism::MemoryDomain::host(), cpu->max_output(items), out.item_bytes());
+  prism::ChunkRef c = cpu_in->acquire(never), d = cpu_out->acquire(never);
+  std::memcpy(c->data, input.data(), input.size());
+  c->items = items;
+  const std::size_t expected_count = cpu->process(*c, *d);
+  const float* expected = d->as<float>();
+  // The two backends cut the stream into segments of different lengths, so one call returns
+  // different counts of the same outputs: their common part is compared.
+  const std::size_t common = std::min(written, expected_count) * out.item_bytes() / sizeof(float);
+  if (common < got.size() / 2) {
+    std::printf("  CHECK FAILED %s: %zu outputs on the GPU, %zu on the CPU\n", spec.c_str(), written, expected_count);
+    return false;
+  }
+  got.resize(common);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i])) {
+      std::printf("  CHECK FAILED %s: output float %zu not written (NaN)\n", spec.c_str(), i);
+      return false;
+    }
+    num += (static_cast<double>(got[i]) - expected[i]) * (static_cast<double>(got[i]) - expected[i]);
+    den += static_cast<double>(expected[i]) * expected[i];
+  }
+  const double error = std::sqrt(num / std::max(den, 1e-300));
+  std::printf("  check %s %s: %zu outputs compared, relative L2 %.2e against the CPU\n", spec.c_str(),
+              std::string(prism::format_name(format)).c_str(), common * sizeof(float) / out.item_bytes(), error);
+  return error <= 2e-5;
+}
+
+// Median ms of process() on one device chunk of `items`.
+double kernel_ms(const std::string& spec, SampleFormat format, std::size_t items, std::string& description) {
+  const StreamInfo stream = stream_of(format);
+  auto stage = make(spec, prism::fft::BackendKind::cuda);
+  const PortDescription out = stage->configure(PortDescription::of_samples(stream), items);
+  auto inputs = pool(stage->input_domain(), items, stream.frame_bytes());
+  auto outputs = pool(stage->input_domain(), stage->max_output(items), out.item_bytes());
+  prism::StopToken never;
+  prism::ChunkRef input = inputs->acquire(never), output = outputs->acquire(never);
+  std::vector<std::byte> host(items * stream.frame_bytes());
+  fill_format(format, host.data(), items, 5);
+  CHECK(cudaMemcpy(input->data, host.data(), host.size(), cudaMemcpyHostToDevice));
+  input->items = items;
+  const auto st = static_cast<cudaStream_t>(stage->stream());
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<double> times;
+  for (int r = 0; r < 22; ++r) {
+    stage->reset();
+    CHECK(cudaEventRecord(e0, st));
+    stage->process(*input, *output);
+    CHECK(cudaEventRecord(e1, st));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) times.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  description = stage->describe();
+  return median(times);
+}
+
+double copy_ms(std::size_t bytes) {
+  void *a = nullptr, *b = nullptr;
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<double> times;
+  for (int r = 0; r < 22; ++r) {
+    CHECK(cudaEventRecord(e0));
+    CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) times.push_back(ms);
+  }
+  cudaFree(a);
+  cudaFree(b);
+  return median(times);
+}
+
+// Items per second (and bytes in + out per second) streamed through source -> fir -> sink.
+struct StreamResult {
+  double items_per_s = 0, gbps = 0;
+  bool balanced = false;
+};
+
+StreamResult stream_through(const std::string& spec, SampleFormat format, double seconds) {
+  const StreamInfo stream = stream_of(format);
+  const std::size_t chunk = std::size_t{1} << 22;
+  PrefilledSource source(stream, seconds);
+  prism::Graph graph;
+  auto stage = make(spec, prism::fft::BackendKind::cuda);
+  const prism::Graph::Node in = graph.add_source(source);
+  const prism::Graph::Node fir = graph.add_stage(std::move(stage));
+  graph.connect(in, fir);
+  std::size_t out_item_bytes = 0;
+  std::uint64_t out_items = 0;
+  prism::CallbackSink::Functions functions;
+  functions.on_begin = [&](const PortDescription& d) { out_item_bytes = d.item_bytes(); };
+  functions.on_chunk = [&](const Chunk& c) { out_items += c.items; };
+  graph.connect(fir, graph.add_sink(std::make_unique<prism::CallbackSink>(prism::PortKind::samples, functions)));
+  prism::RunConfig config;
+  config.block_samples = chunk;
+  config.block_count = 4;
+  config.in_flight = 3;
+  prism::StopToken stop;
+  const prism::RunReport report = graph.run(config, stop);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - source.start()).count();
+  StreamResult r;
+  const double items = static_cast<double>(source.timed_chunks() * chunk);
+  r.items_per_s = items / elapsed;
+  // Output bytes in the same proportion to the input as over the whole run.
+  const double out_per_in = report.samples_read > 0 ? static_cast<double>(out_items) / report.samples_read : 0.0;
+  r.gbps = items * (stream.frame_bytes() + out_per_in * out_item_bytes) / elapsed / 1e9;
+  r.balanced = report.outcome == prism::RunOutcome::completed && report.accounting_mismatch().empty();
+  if (!r.balanced) std::printf("  run: %s %s\n", report.error.c_str(), report.accounting_mismatch().c_str());
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 5.0;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
+    else if (a == "--csv" && i + 1 < argc) csv = std::fopen(argv[++i], "w");
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream]\n");
+      return 2;
+    }
+  }
+  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
+  if (!device.usable) {
+    std::printf("SKIP: %s\n", device.reason.c_str());
+    return 77;
+  }
+  std::printf("device: %s\n", device.describe().c_str());
+  if (csv) std::fprintf(csv, "section,what,value,unit,limit\n");
+  auto wanted = [&](const char* section) { return only.empty() || only == section; };
+  const std::size_t items = std::size_t{1} << 26;
+  double floor_cf32 = 0, floor_f32 = 0;
+  if (wanted("copy") || wanted("kernel")) {
+    std::printf("copy: device to device, 2^26 items (median of 20):\n");
+    floor_cf32 = items / (copy_ms(items * 8) * 1e-3) / 1e9;
+    floor_f32 = items / (copy_ms(items * 4) * 1e-3) / 1e9;
+    record("copy", "cf32 read + write (the floor)", floor_cf32, "GS/s");
+    record("copy", "f32 read + write (the floor)", floor_f32, "GS/s");
+  }
+  bool checks_passed = true;
+  if (wanted("kernel")) {
+    std::printf("kernel: process() on 2^26 items on the device, low-pass (firwin), median of 20:\n");
+    for (SampleFormat format : {SampleFormat::cf32, SampleFormat::f32}) {
+      for (std::size_t taps : {63, 255, 1023, 4095, 8191}) {
+        for (std::size_t decimation : {1, 8}) {
+          const std::string spec = spec_for(taps, decimation);
+          if (!check(spec, format, std::size_t{1} << 20)) {
+            checks_passed = false;
+            continue;
+          }
+          std::string description;
+          const double ms = kernel_ms(spec, format, items, description);
+          const double gsps = items / (ms * 1e-3) / 1e9;
+          record("kernel", std::string(prism::format_name(format)) + " taps " + std::to_string(taps) + " D " +
+                               std::to_string(decimation),
+                 gsps, "GS/s", format == SampleFormat::cf32 ? floor_cf32 : floor_f32);
+          std::printf("    (%s)\n", description.c_str());
+        }
+      }
+    }
+  }
+  if (wanted("stream")) {
+    std::printf("limits (pinned, 256 MiB copies, median of 20):\n");
+    const Limits limits = measure_copy_limits();
+    record("limits", "pinned H2D", limits.h2d, "GB/s");
+    record("limits", "pinned D2H", limits.d2h, "GB/s");
+    record("limits", "pinned H2D + D2H at once (sum)", limits.both, "GB/s");
+    std::printf("stream: chunks of 2^22 items, pinned -> h2d -> fir -> d2h -> sink, 3 in flight, %.1f s each:\n",
+                seconds);
+    for (SampleFormat format : {SampleFormat::cf32, SampleFormat::ci16}) {
+      for (std::size_t taps : {63, 1023}) {
+        for (std::size_t decimation : {1, 8}) {
+          const StreamResult r = stream_through(spec_for(taps, decimation), format, seconds);
+          const std::string name = std::string(prism::format_name(format)) + " taps " + std::to_string(taps) +
+                                   " D " + std::to_string(decimation) + (r.balanced ? "" : " ACCOUNTING MISMATCH");
+          record("stream", name + ", bytes in + out", r.gbps, "GB/s", limits.both);
+          record("stream", name + ", input items", r.items_per_s / 1e9, "GS/s");
+        }
+      }
+    }
+  }
+  if (csv) std::fclose(csv);
+  return checks_passed ? 0 : 1;
+}
