@@ -15,7 +15,7 @@ from ._prism import FilterDesignError, UsageError
 
 __version__ = _prism.__version__
 
-__all__ = ["spectrogram", "firwin", "resample_poly", "FirFilter", "Spectrogram", "Stage", "open", "run",
+__all__ = ["spectrogram", "firwin", "oaconvolve", "resample_poly", "FirFilter", "Spectrogram", "Stage", "open", "run",
            "UsageError", "FilterDesignError", "__version__"]
 
 def _window_text(window):
@@ -117,6 +117,34 @@ def resample_poly(x, up, down, axis=0, window=None):
         out = out.view(np.complex64)
     out = out.reshape(lead + out.shape[-1:])
     return np.moveaxis(out, -1, axis)
+
+
+def oaconvolve(in1, in2, mode="full", axes=None):
+    """scipy.signal.oaconvolve for 1-D arrays on prism's FIR filter: the shorter array is the
+    filter, the longer streams through it (overlap-save, the FFT length from prism's cost model).
+    mode: 'full', 'same' (centred on in1, as scipy) or 'valid'. Returns float32, or complex64
+    when either input is complex."""
+    if axes not in (None, 0, -1, (0,), (-1,), [0], [-1]):
+        raise ValueError(f"axes: {axes!r}: prism convolves 1-D arrays (axes None or 0)")
+    a, b = np.asarray(in1), np.asarray(in2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"in1, in2: prism convolves 1-D arrays (got {a.ndim}-D and {b.ndim}-D)")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"mode: '{mode}' is not one of full, same, valid")
+    complex_result = np.iscomplexobj(a) or np.iscomplexobj(b)
+    dtype = np.complex64 if complex_result else np.float32
+    if a.size == 0 or b.size == 0:
+        return np.zeros(0, dtype)
+    x, h = (a, b) if a.size >= b.size else (b, a)
+    fir = FirFilter(h, complex_input=np.iscomplexobj(x))
+    # lfilter(h, 1, x) and, with size(h) - 1 zeros after x, the whole convolution's tail.
+    pad = np.zeros(h.size - 1, dtype=np.complex64 if np.iscomplexobj(x) else np.float32)
+    full = np.concatenate([fir.feed(x), fir.feed(pad), fir.flush()]).astype(dtype, copy=False)
+    if mode == "full":
+        return full
+    length = a.size if mode == "same" else x.size - h.size + 1
+    start = (full.size - length) // 2
+    return full[start:start + length]
 
 
 class FirFilter:

@@ -1,8 +1,9 @@
 """The Python module `prism` against scipy.signal: spectrogram on every parameter combination the
-CLI tests use, firwin, the streaming FIR filter against lfilter/oaconvolve, resample_poly; the
+CLI tests use, firwin, the streaming FIR filter against lfilter/oaconvolve, oaconvolve itself, resample_poly; the
 streaming objects against the one-shot calls; the same numbers as the command line; errors that
 name the parameter; the GIL released and Ctrl-C honoured in long calls.
-Run by ctest with Debian's python3 and PYTHONPATH=<build>/python (tests/python/CMakeLists.txt);
+Run by ctest under pytest with Debian's python3 and PYTHONPATH=<build>/python
+(tests/python/CMakeLists.txt);
 PRISM_BINARY names the command line for the comparison with it."""
 
 import os
@@ -160,6 +161,23 @@ class Filters(unittest.TestCase):
         self.assertEqual(y.shape, ref.shape)
         self.assertLessEqual(rel_l2(y, ref), 1e-5)
 
+    def test_oaconvolve_matches_scipy(self):
+        for n1, n2 in [(10000, 63), (63, 10000), (5000, 5000), (1, 7), (4097, 1024)]:
+            for complex1, complex2 in [(False, False), (True, False), (False, True)]:
+                a = self.rng.standard_normal(n1) + (1j * self.rng.standard_normal(n1) if complex1 else 0)
+                b = self.rng.standard_normal(n2) + (1j * self.rng.standard_normal(n2) if complex2 else 0)
+                for mode in ("full", "same", "valid"):
+                    got = prism.oaconvolve(a, b, mode)
+                    ref = scipy.signal.oaconvolve(a, b, mode)
+                    where = f"{n1} x {n2}, complex {complex1}/{complex2}, {mode}"
+                    self.assertEqual(got.shape, ref.shape, where)
+                    self.assertEqual(got.dtype, np.complex64 if complex1 or complex2 else np.float32, where)
+                    self.assertLessEqual(rel_l2(got, ref), 2e-5, where)
+        with self.assertRaisesRegex(ValueError, "mode"):
+            prism.oaconvolve(np.ones(10), np.ones(3), "bogus")
+        with self.assertRaisesRegex(ValueError, "1-D"):
+            prism.oaconvolve(np.ones((2, 10)), np.ones(3))
+
     def test_resample_poly_matches_scipy(self):
         x = self.rng.standard_normal(10007)
         for up, down in [(3, 2), (1, 50), (147, 160), (4, 4)]:
@@ -224,9 +242,11 @@ class Graphs(unittest.TestCase):
 
 class Interpreter(unittest.TestCase):
     def long_filter(self):
-        # About a second of work on one thread: a long filter over 2^23 samples.
+        # Seconds of work on one thread, 128 blocks of 2^18 samples: a long filter over 2^25
+        # samples, so that an interrupt after 50 ms leaves most of the call undone even when
+        # the machine is loaded.
         fir = prism.FirFilter(scipy.signal.firwin(4001, 0.1), threads=1)
-        x = np.ones(1 << 23, dtype=np.float32)
+        x = np.ones(1 << 25, dtype=np.float32)
         return fir, x
 
     def test_gil_is_released_during_a_long_call(self):
@@ -243,8 +263,8 @@ class Interpreter(unittest.TestCase):
     def test_ctrl_c_interrupts_a_long_call(self):
         fir, x = self.long_filter()
         start = time.monotonic()
-        fir.feed(x[: len(x) // 8])
-        whole_call = 8 * (time.monotonic() - start)  # what one feed of x takes, about
+        fir.feed(x[: len(x) // 16])
+        whole_call = 16 * (time.monotonic() - start)  # what one feed of x takes, about
         fir.reset()
         timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
         start = time.monotonic()
