@@ -2,7 +2,8 @@
 // input carrying AM at +15 kHz (1 kHz tone) and narrow FM at -20 kHz (600 Hz tone), each
 // channel's audio is its tone (frequency and level measured), the other channel's tone is at
 // least the filter's attenuation down, the output does not depend on how the input is cut, and
-// a channel that does not fit the input is a usage error naming the setting.
+// a channel that does not fit the input is a usage error naming the setting; the squelch silences
+// a channel below its threshold.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,6 +101,48 @@ TEST(ChannelReceiver, OutputDoesNotDependOnTheCutting) {
     ASSERT_NEAR(a[i], b[i], 1e-5) << i;
     ASSERT_NEAR(a[i], c[i], 1e-5) << i;
   }
+}
+
+// The squelch: a channel whose power falls below the threshold goes silent (exact zeros), one
+// that stays above it plays, and a threshold above the signal's level keeps it silent.
+TEST(ChannelReceiver, SquelchSilencesAChannelBelowItsThreshold) {
+  const std::size_t n = static_cast<std::size_t>(kRate * 2);
+  auto x = two_channels(n);
+  // The second second without the AM channel: only the FM channel (elsewhere) and faint noise.
+  std::uint32_t seed = 7;
+  for (std::size_t i = n / 2; i < n; ++i) {
+    const double t = static_cast<double>(i) / kRate;
+    const std::complex<double> fm =
+        0.3 * std::exp(std::complex<double>(0, 2 * M_PI * -20e3 * t + 3000.0 / 600 * std::sin(2 * M_PI * 600 * t)));
+    seed = seed * 1664525u + 1013904223u;
+    const float noise = 1e-4f * (static_cast<float>(seed >> 8) / 16777216.0f - 0.5f);
+    x[2 * i] = static_cast<float>(fm.real()) + noise;
+    x[2 * i + 1] = static_cast<float>(fm.imag()) - noise;
+  }
+  ChannelSettings s;
+  s.demodulation = Demodulation::am;
+  s.carrier_hz = 15e3;
+  s.bandwidth_hz = 10e3;
+  s.squelch_db = -40;  // the AM channel is near -13 dB, its empty band far below -40
+  ChannelReceiver receiver(s, complex_input(), 0, kAudioRate, 960);
+  std::vector<float> y;
+  for (std::size_t done = 0; done < n; done += 960) {
+    const auto out = receiver.process(reinterpret_cast<const std::byte*>(x.data() + 2 * done), 960);
+    y.insert(y.end(), out.audio, out.audio + out.audio_items);
+  }
+  EXPECT_TRUE(receiver.squelched());
+  const std::vector<float> open(y.begin(), y.begin() + static_cast<long>(kAudioRate * 0.9));
+  EXPECT_NEAR(amplitude_at(open, static_cast<std::size_t>(0.5 * kAudioRate), 1000), 0.5, 0.02) << "open while the channel is on";
+  const auto quiet_from = static_cast<std::size_t>(kAudioRate * 1.2);
+  ASSERT_GT(y.size(), quiet_from);
+  for (std::size_t i = quiet_from; i < y.size(); ++i) ASSERT_EQ(y[i], 0.0f) << "audio sample " << i;
+
+  s.squelch_db = -3;  // above the channel's level: silent from its first block on
+  const auto closed = listen(s, two_channels(n / 2), 960);
+  for (std::size_t i = static_cast<std::size_t>(0.1 * kAudioRate); i < closed.size(); ++i)
+    ASSERT_EQ(closed[i], 0.0f) << "audio sample " << i;
+  s.squelch_db.reset();  // no squelch: the same input plays
+  EXPECT_GT(amplitude_at(listen(s, two_channels(n / 2), 960), static_cast<std::size_t>(0.5 * kAudioRate), 1000), 0.4);
 }
 
 // A new carrier at the same rates replaces the taps while running: every channel sample after
