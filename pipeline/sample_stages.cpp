@@ -286,14 +286,10 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
         rethrow_named(e, values, fields);
       }
     };
-    try {
-      made.stage = std::make_unique<cuda::CudaFir>(channel_of(values), gpu_planner, environment.device, values.namer());
-      return made;
-    } catch (const CudaError& e) {
-      if (requested != fft::BackendKind::automatic)
-        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
-      made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
-    }
+    const auto make_gpu = [&] {
+      return std::make_unique<cuda::CudaFir>(channel_of(values), gpu_planner, environment.device, values.namer());
+    };
+    if (made_on_gpu(made, requested, make_gpu)) return made;
   }
 #else
   fft::resolve_backend(environment.backend);  // automatic gives the CPU; cuda/cufft throw the reason

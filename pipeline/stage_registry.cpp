@@ -8,12 +8,25 @@
 
 #include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "pipeline/sample_stages.hpp"
 #if PRISM_HAVE_CUDA
 #include "pipeline/cuda/cuda_spectrogram.hpp"
 #endif
 
 namespace prism {
+
+bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const std::function<std::unique_ptr<Stage>()>& make) {
+  try {
+    made.stage = make();
+    return true;
+  } catch (const CudaError& e) {
+    if (requested != fft::BackendKind::automatic)
+      throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
+    made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
+    return false;
+  }
+}
 
 MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnvironment& environment,
                                  const KeyNamer& name) {
@@ -39,14 +52,8 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnv
     // cuda and automatic run our kernels: the fused kernel where it reaches, else our FFT
     // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
     engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
-    try {
-      made.stage = std::make_unique<cuda::CudaSpectrogram>(params, engine, name);
+    if (made_on_gpu(made, requested, [&] { return std::make_unique<cuda::CudaSpectrogram>(params, engine, name); }))
       return made;
-    } catch (const CudaError& e) {
-      if (requested != fft::BackendKind::automatic)
-        throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
-      made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
-    }
 #else
     fft::resolve_backend(requested);  // automatic gives the CPU; cuda/cufft throw the reason
 #endif

@@ -34,6 +34,12 @@ struct MadeStage {
   std::string note;  // automatic that fell back to the CPU: why (empty otherwise)
 };
 
+// Makes a GPU stage with `make` for the backend `requested` (cuda, cufft, or automatic on a
+// machine with a GPU): true when it was made. When the device cannot be used (CudaError), an
+// explicit backend throws std::runtime_error naming it; automatic returns false with made.note
+// saying why, and the caller makes the CPU stage.
+bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const std::function<std::unique_ptr<Stage>()>& make);
+
 struct StageKind {
   std::string name;
   std::string summary;  // one line for `prism stages`

@@ -129,47 +129,20 @@ double kernel_ms(const std::string& spec, SampleFormat format, std::size_t items
   fill_format(format, host.data(), items, 5);
   CHECK(cudaMemcpy(input->data, host.data(), host.size(), cudaMemcpyHostToDevice));
   input->items = items;
-  const auto st = static_cast<cudaStream_t>(stage->stream());
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  std::vector<double> times;
-  for (int r = 0; r < 22; ++r) {
-    stage->reset();
-    CHECK(cudaEventRecord(e0, st));
-    stage->process(*input, *output);
-    CHECK(cudaEventRecord(e1, st));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2) times.push_back(ms);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  const double ms = median_stream_ms(static_cast<cudaStream_t>(stage->stream()),
+                                     [&] { stage->process(*input, *output); }, [&] { stage->reset(); });
   description = stage->describe();
-  return median(times);
+  return ms;
 }
 
 double copy_ms(std::size_t bytes) {
   void *a = nullptr, *b = nullptr;
   CHECK(cudaMalloc(&a, bytes));
   CHECK(cudaMalloc(&b, bytes));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  std::vector<double> times;
-  for (int r = 0; r < 22; ++r) {
-    CHECK(cudaEventRecord(e0));
-    CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2) times.push_back(ms);
-  }
+  const double ms = median_stream_ms(nullptr, [&] { CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
   cudaFree(a);
   cudaFree(b);
-  return median(times);
+  return ms;
 }
 
 // Items per second (and bytes in + out per second) streamed through source -> fir -> sink.

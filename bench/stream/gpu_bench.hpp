@@ -77,6 +77,33 @@ inline double percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
+// The median device time in ms of `work` (enqueued on `stream`) over 20 runs after 2 warm-ups,
+// timed with events on that stream; `before` runs ahead of each, outside the timed span.
+template <class Work, class Before>
+double median_stream_ms(cudaStream_t stream, Work&& work, Before&& before) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<double> times;
+  for (int r = 0; r < 22; ++r) {
+    before();
+    CHECK(cudaEventRecord(e0, stream));
+    work();
+    CHECK(cudaEventRecord(e1, stream));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) times.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return median(times);
+}
+template <class Work>
+double median_stream_ms(cudaStream_t stream, Work&& work) {
+  return median_stream_ms(stream, work, [] {});
+}
+
 // ---- limits --------------------------------------------------------------------------------------
 
 struct Limits {

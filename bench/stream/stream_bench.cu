@@ -198,24 +198,9 @@ double engine_work_ms(TransformPath path, std::size_t n, std::size_t samples) {
   fill_format(SampleFormat::f32, host.data(), samples, 5);
   CHECK(cudaMemcpy(input->data, host.data(), samples * 4, cudaMemcpyHostToDevice));
   input->items = samples;
-  const auto st = static_cast<cudaStream_t>(stage.stream());
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  std::vector<double> times;
-  for (int r = 0; r < 22; ++r) {
-    CHECK(cudaEventRecord(e0, st));
-    stage.process(*input, *output);
-    CHECK(cudaEventRecord(e1, st));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2) times.push_back(ms);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  const double ms = median_stream_ms(static_cast<cudaStream_t>(stage.stream()), [&] { stage.process(*input, *output); });
   std::printf("  (%s)\n", stage.describe().c_str());
-  return median(times);
+  return ms;
 }
 
 const char* path_name(TransformPath path) {

@@ -23,36 +23,10 @@
 #include "pipeline/stage_registry.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
+#include "random_samples.hpp"
 
 namespace prism {
 namespace {
-
-// Random samples in [-0.5, 0.5) in the given native format.
-std::vector<std::byte> make_input(SampleFormat format, unsigned channels, std::size_t samples, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
-  const std::size_t components = samples * channels * components_per_sample(format);
-  std::vector<std::byte> bytes(components * component_bytes(format));
-  for (std::size_t i = 0; i < components; ++i) {
-    const float v = uniform(rng);
-    switch (format) {
-      case SampleFormat::f32:
-      case SampleFormat::cf32: std::memcpy(&bytes[i * 4], &v, 4); break;
-      case SampleFormat::i16:
-      case SampleFormat::ci16: {
-        const auto x = static_cast<std::int16_t>(std::lround(v * 30000.0f));
-        std::memcpy(&bytes[i * 2], &x, 2);
-        break;
-      }
-      case SampleFormat::i8:
-      case SampleFormat::ci8: bytes[i] = static_cast<std::byte>(static_cast<std::int8_t>(std::lround(v * 120.0f))); break;
-      case SampleFormat::u8:
-      case SampleFormat::cu8: bytes[i] = static_cast<std::byte>(static_cast<std::uint8_t>(std::lround(128.0f + v * 120.0f))); break;
-      default: ADD_FAILURE() << "no generator for " << format_name(format);
-    }
-  }
-  return bytes;
-}
 
 struct Case {
   const char* spec;  // the fir's settings
@@ -118,7 +92,7 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
   for (const Case& c : cases()) {
     const StreamInfo stream = stream_of(c);
     const std::size_t samples = 70000;
-    const auto input = make_input(c.format, c.channels, samples, 99);
+    const auto input = test::random_samples(c.format, c.channels, samples, 99);
     const PortDescription in = PortDescription::of_samples(stream);
     auto cpu = make_fir(c.spec, fft::BackendKind::cpu);
     test::StageDriver cpu_driver(*cpu, in, samples);
@@ -148,7 +122,7 @@ TEST(CudaFir, StageHarness) {
     test::StageCheck check;
     check.tolerance = 0.0;  // each segment is computed the same way whatever the cutting
     test::check_stage([&] { return make_fir(c.spec, fft::BackendKind::cuda); },
-                      test::samples_input(stream_of(c), make_input(c.format, c.channels, 20000, 5)), check);
+                      test::samples_input(stream_of(c), test::random_samples(c.format, c.channels, 20000, 5)), check);
   }
 }
 
@@ -229,7 +203,7 @@ TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
   StreamInfo stream;
   stream.format = SampleFormat::ci16;
   stream.sample_rate = 1e6;
-  const auto input = make_input(SampleFormat::ci16, 1, 300000, 3);
+  const auto input = test::random_samples(SampleFormat::ci16, 1, 300000, 3);
   const std::string fir = "fir:lowpass=50000,numtaps=255,shift=-100000,decimate=4";
   const std::string spectrogram = "spectrogram:nperseg=256,window=hann";
   StageEnvironment gpu_environment;
@@ -260,7 +234,7 @@ TEST(CudaFir, InjectedFailureEndsTheRunWithAClearMessage) {
   StreamInfo stream;
   stream.format = SampleFormat::f32;
   stream.sample_rate = 48000;
-  const auto input = make_input(SampleFormat::f32, 1, 100000, 4);
+  const auto input = test::random_samples(SampleFormat::f32, 1, 100000, 4);
   StageEnvironment environment;
   environment.backend = fft::BackendKind::cuda;
   ChainRun run = run_chain(stream, input, std::move(fir),

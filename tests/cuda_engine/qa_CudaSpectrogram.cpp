@@ -24,6 +24,7 @@
 #include "pipeline/graph.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
+#include "random_samples.hpp"
 
 namespace prism {
 namespace {
@@ -35,28 +36,7 @@ using cuda::TransformPath;
 // Random samples in [-0.5, 0.5) (+ a DC offset) in the given native format.
 std::vector<std::byte> make_input(SampleFormat format, unsigned channels, std::size_t samples,
                                   std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
-  const std::size_t components = samples * channels * components_per_sample(format);
-  std::vector<std::byte> bytes(components * component_bytes(format));
-  for (std::size_t i = 0; i < components; ++i) {
-    const float v = uniform(rng) + 0.2f;
-    switch (format) {
-      case SampleFormat::f32:
-      case SampleFormat::cf32: std::memcpy(&bytes[i * 4], &v, 4); break;
-      case SampleFormat::i16:
-      case SampleFormat::ci16: {
-        const auto x = static_cast<std::int16_t>(std::lround(v * 30000.0f));
-        std::memcpy(&bytes[i * 2], &x, 2);
-        break;
-      }
-      case SampleFormat::i8:
-      case SampleFormat::ci8: bytes[i] = static_cast<std::byte>(static_cast<std::int8_t>(std::lround(v * 120.0f))); break;
-      case SampleFormat::u8:
-      case SampleFormat::cu8: bytes[i] = static_cast<std::byte>(static_cast<std::uint8_t>(std::lround(128.0f + v * 120.0f))); break;
-    }
-  }
-  return bytes;
+  return test::random_samples(format, channels, samples, seed, 0.2f);  // a DC offset for the detrend
 }
 
 // Feeds `input` to `stage` (configured here) in chunks of `chunk` samples, directly as the graph
