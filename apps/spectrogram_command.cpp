@@ -62,7 +62,7 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
   const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image);
 
-  std::unique_ptr<Source> source = open_input(input, o.raw);
+  std::unique_ptr<Source> source = open_run_input(input, o.raw, run);
   const StreamInfo info = source->info();
   // As scipy.signal.spectrogram: a segment longer than the input shrinks to the input, with a
   // warning, rather than giving no rows (the defaults of noverlap and nfft follow it).
