@@ -159,6 +159,7 @@ const char* status_name(FileStatus s) {
 struct FileResult {
   FileStatus status = FileStatus::not_started;
   std::string error;
+  std::vector<std::string> warnings;  // about the input, in the order they came
   double elapsed_seconds = 0.0;
   std::optional<RunReport> report;
 };
@@ -334,6 +335,19 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
     if (!run.quiet && notes_shown.insert(text).second) progress.print(stderr, "prism: note: " + text + "\n");
   };
 
+  // A file's warnings come from its worker and, while its graph reads, from the graph's source
+  // thread: printed as they come and kept for the summary.
+  std::mutex warnings_mutex;
+  auto warner = [&](std::size_t index) {
+    return [&, index](const std::string& text) {
+      {
+        std::lock_guard lock(warnings_mutex);
+        results[index].warnings.push_back(text);
+      }
+      progress.print(stderr, "prism: warning: " + printable(text) + "\n");
+    };
+  };
+
   StopToken stop;
   const auto start = std::chrono::steady_clock::now();
   auto work = [&](std::size_t worker) {
@@ -355,7 +369,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
           std::error_code ec;
           if (!parent.empty()) fs::create_directories(parent, ec);  // opening the output reports a failure
         }
-        PreparedRun prepared = prepare(item.input, item.outputs, per_file, note);
+        PreparedRun prepared = prepare(item.input, item.outputs, per_file, note, warner(index));
         RunConfig config = prepared.config;
         const std::uint64_t bytes = sizes[index];
         config.on_progress = [&progress, worker, bytes](const ProgressUpdate& u) {
@@ -422,6 +436,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
                        {"outputs", items[i].outputs},
                        {"status", status_name(r.status)},
                        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
+                       {"warnings", r.warnings},
                        {"elapsed_seconds", r.elapsed_seconds},
                        {"run", r.report ? nlohmann::json::parse(run_summary_json(*r.report)) : nlohmann::json(nullptr)}});
     }

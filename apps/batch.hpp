@@ -62,10 +62,12 @@ struct PreparedRun {
   RunConfig config;
 };
 // Builds the graph of `input` into `outputs` with `run` (its --threads chosen for the batch);
-// `note` receives the notes the command would print. Throws as the single run does.
+// `note` receives the notes the command would print (about the run: a stage's backend), `warn`
+// the warnings about this input (a segment shrunk to a short input, a recording cut short),
+// also from the run's source thread while it reads. Throws as the single run does.
+using Message = std::function<void(const std::string&)>;
 using PrepareRun = std::function<PreparedRun(const std::string& input, const std::vector<std::string>& outputs,
-                                             const RunOptions& run,
-                                             const std::function<void(const std::string&)>& note)>;
+                                             const RunOptions& run, const Message& note, const Message& warn)>;
 
 // Runs the batch and reports it; returns the exit code: 0 all done or skipped, 1 any failed,
 // 130 interrupted (the outputs of the files cut short are removed, so that a rerun redoes them).

@@ -89,7 +89,9 @@ void check_distinct_outputs(const std::vector<std::string>& paths);
 // it is opened (a network stream) waits as a read of the run does: up to the stall timeout
 // (--stall-timeout, or the default of a live input; InputError naming it), and Ctrl-C ends the
 // wait (Interrupted: exit 130, nothing written).
-std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run);
+// `warn` (when set) takes the warnings about the input (a recording cut short) instead of stderr.
+std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,
+                                       const std::function<void(const std::string&)>& warn = nullptr);
 
 // The run's configuration from the options; `block_samples` when --block-size is not given.
 RunConfig run_config(const RunOptions& options, std::size_t block_samples, double sample_rate);
