@@ -18,6 +18,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
+#include "apps/output_template.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -82,14 +83,6 @@ std::vector<std::string> pattern_matches(const std::string& pattern) {
 }
 
 // The file name without its extension; the SigMF pair's extensions count as one.
-std::string stem_of(const fs::path& path) {
-  const std::string name = path.filename().string();
-  for (const char* ext : {".sigmf-meta", ".sigmf-data"})
-    if (name.size() > std::string(ext).size() && name.ends_with(ext))
-      return name.substr(0, name.size() - std::string(ext).size());
-  return path.stem().string();
-}
-
 // A path for comparing outputs: absolute and without "." and "..".
 std::string comparable(const std::string& path) {
   std::error_code ec;
@@ -253,36 +246,6 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& arguments
     }
   }
   return inputs;
-}
-
-std::string expand_output_template(const std::string& pattern, const std::string& input) {
-  const fs::path path(input);
-  const std::string directory = path.parent_path().empty() ? "." : path.parent_path().string();
-  std::string out;
-  std::size_t i = 0;
-  while (i < pattern.size()) {
-    if (pattern[i] != '{') {
-      out += pattern[i++];
-      continue;
-    }
-    const std::size_t close = pattern.find('}', i);
-    if (close == std::string::npos)
-      throw UsageError("output '" + printable(pattern) + "': a '{' without its '}' (placeholders: " +
-                       kOutputTemplateHelp + ")");
-    const std::string key = pattern.substr(i + 1, close - i - 1);
-    if (key == "stem") {
-      out += stem_of(path);
-    } else if (key == "name") {
-      out += path.filename().string();
-    } else if (key == "dir") {
-      out += directory;
-    } else {
-      throw UsageError("output '" + printable(pattern) + "': unknown placeholder {" + printable(key) +
-                       "} (placeholders: " + kOutputTemplateHelp + ")");
-    }
-    i = close + 1;
-  }
-  return out;
 }
 
 std::vector<BatchItem> plan_batch(const std::vector<std::string>& inputs, const std::vector<std::string>& templates) {

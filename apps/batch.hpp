@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/output_template.hpp"
 #include "apps/run_graph.hpp"
 #include "pipeline/graph.hpp"
 
@@ -26,11 +27,6 @@ struct BatchOptions {
 // Registers --jobs and --overwrite in the group "Batch".
 void add_batch_options(CLI::App& cmd, BatchOptions& options);
 
-// The placeholders an output template may hold, for help texts.
-inline constexpr const char* kOutputTemplateHelp =
-    "{stem} (the input's file name without its extension; .sigmf-meta counts as one), {name} "
-    "(the file name), {dir} (the input's directory, '.' when none)";
-
 // True when the arguments ask for a batch: more than one input, a directory, a pattern with
 // * ? or [ that names no existing file, or an output with a placeholder. Otherwise the
 // command runs its single input exactly as it always has.
@@ -42,10 +38,6 @@ bool is_batch(const std::vector<std::string>& inputs, const std::vector<std::str
 // for a pattern without matches or a directory without recordings (a missing file fails when
 // it is opened, as a single input does).
 std::vector<std::string> expand_inputs(const std::vector<std::string>& arguments);
-
-// `pattern` with its placeholders replaced for `input` (UsageError for an unknown or unclosed
-// placeholder).
-std::string expand_output_template(const std::string& pattern, const std::string& input);
 
 struct BatchItem {
   std::string input;
