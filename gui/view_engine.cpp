@@ -488,18 +488,18 @@ void ViewEngine::Impl::run() {
     GpuDisplayLines* gpu_lines = nullptr;
 #endif
     try {
-      if (!rows_in) made = make_spectrogram_stage(params, environment);
       if (!rows_in) {
-      spectrogram = made.stage.get();
-      // On a GPU backend the display lines are made on the device, by a stage of their own.
+        made = make_spectrogram_stage(params, environment);
+        spectrogram = made.stage.get();
+        // On a GPU backend the display lines are made on the device, by a stage of their own.
 #if PRISM_HAVE_CUDA
-      if (spectrogram->input_domain().on_device()) {
-        const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
-        auto lines = std::make_unique<GpuDisplayLines>(spectrogram->input_domain().device, max_columns, ring_lines,
-                                                       lines_per_second, averaging_s);
-        gpu_lines = lines.get();
-        gpu_lines_stage = std::move(lines);
-      }
+        if (spectrogram->input_domain().on_device()) {
+          const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
+          auto lines = std::make_unique<GpuDisplayLines>(spectrogram->input_domain().device, max_columns, ring_lines,
+                                                         lines_per_second, averaging_s);
+          gpu_lines = lines.get();
+          gpu_lines_stage = std::move(lines);
+        }
 #endif
       }
     } catch (const std::exception& e) {
