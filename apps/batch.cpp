@@ -18,6 +18,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
+#include "apps/output_template.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -82,14 +83,6 @@ std::vector<std::string> pattern_matches(const std::string& pattern) {
 }
 
 // The file name without its extension; the SigMF pair's extensions count as one.
-std::string stem_of(const fs::path& path) {
-  const std::string name = path.filename().string();
-  for (const char* ext : {".sigmf-meta", ".sigmf-data"})
-    if (name.size() > std::string(ext).size() && name.ends_with(ext))
-      return name.substr(0, name.size() - std::string(ext).size());
-  return path.stem().string();
-}
-
 // A path for comparing outputs: absolute and without "." and "..".
 std::string comparable(const std::string& path) {
   std::error_code ec;
@@ -159,6 +152,7 @@ const char* status_name(FileStatus s) {
 struct FileResult {
   FileStatus status = FileStatus::not_started;
   std::string error;
+  std::vector<std::string> warnings;  // about the input, in the order they came
   double elapsed_seconds = 0.0;
   std::optional<RunReport> report;
 };
@@ -254,36 +248,6 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& arguments
   return inputs;
 }
 
-std::string expand_output_template(const std::string& pattern, const std::string& input) {
-  const fs::path path(input);
-  const std::string directory = path.parent_path().empty() ? "." : path.parent_path().string();
-  std::string out;
-  std::size_t i = 0;
-  while (i < pattern.size()) {
-    if (pattern[i] != '{') {
-      out += pattern[i++];
-      continue;
-    }
-    const std::size_t close = pattern.find('}', i);
-    if (close == std::string::npos)
-      throw UsageError("output '" + printable(pattern) + "': a '{' without its '}' (placeholders: " +
-                       kOutputTemplateHelp + ")");
-    const std::string key = pattern.substr(i + 1, close - i - 1);
-    if (key == "stem") {
-      out += stem_of(path);
-    } else if (key == "name") {
-      out += path.filename().string();
-    } else if (key == "dir") {
-      out += directory;
-    } else {
-      throw UsageError("output '" + printable(pattern) + "': unknown placeholder {" + printable(key) +
-                       "} (placeholders: " + kOutputTemplateHelp + ")");
-    }
-    i = close + 1;
-  }
-  return out;
-}
-
 std::vector<BatchItem> plan_batch(const std::vector<std::string>& inputs, const std::vector<std::string>& templates) {
   std::vector<BatchItem> items;
   std::map<std::string, std::string> writer;  // comparable output file -> the input writing it
@@ -334,6 +298,19 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
     if (!run.quiet && notes_shown.insert(text).second) progress.print(stderr, "prism: note: " + text + "\n");
   };
 
+  // A file's warnings come from its worker and, while its graph reads, from the graph's source
+  // thread: printed as they come and kept for the summary.
+  std::mutex warnings_mutex;
+  auto warner = [&](std::size_t index) {
+    return [&, index](const std::string& text) {
+      {
+        std::lock_guard lock(warnings_mutex);
+        results[index].warnings.push_back(text);
+      }
+      progress.print(stderr, "prism: warning: " + printable(text) + "\n");
+    };
+  };
+
   StopToken stop;
   const auto start = std::chrono::steady_clock::now();
   auto work = [&](std::size_t worker) {
@@ -355,7 +332,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
           std::error_code ec;
           if (!parent.empty()) fs::create_directories(parent, ec);  // opening the output reports a failure
         }
-        PreparedRun prepared = prepare(item.input, item.outputs, per_file, note);
+        PreparedRun prepared = prepare(item.input, item.outputs, per_file, note, warner(index));
         RunConfig config = prepared.config;
         const std::uint64_t bytes = sizes[index];
         config.on_progress = [&progress, worker, bytes](const ProgressUpdate& u) {
@@ -422,6 +399,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
                        {"outputs", items[i].outputs},
                        {"status", status_name(r.status)},
                        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
+                       {"warnings", r.warnings},
                        {"elapsed_seconds", r.elapsed_seconds},
                        {"run", r.report ? nlohmann::json::parse(run_summary_json(*r.report)) : nlohmann::json(nullptr)}});
     }

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/output_template.hpp"
 #include "apps/run_graph.hpp"
 #include "pipeline/graph.hpp"
 
@@ -26,11 +27,6 @@ struct BatchOptions {
 // Registers --jobs and --overwrite in the group "Batch".
 void add_batch_options(CLI::App& cmd, BatchOptions& options);
 
-// The placeholders an output template may hold, for help texts.
-inline constexpr const char* kOutputTemplateHelp =
-    "{stem} (the input's file name without its extension; .sigmf-meta counts as one), {name} "
-    "(the file name), {dir} (the input's directory, '.' when none)";
-
 // True when the arguments ask for a batch: more than one input, a directory, a pattern with
 // * ? or [ that names no existing file, or an output with a placeholder. Otherwise the
 // command runs its single input exactly as it always has.
@@ -42,10 +38,6 @@ bool is_batch(const std::vector<std::string>& inputs, const std::vector<std::str
 // for a pattern without matches or a directory without recordings (a missing file fails when
 // it is opened, as a single input does).
 std::vector<std::string> expand_inputs(const std::vector<std::string>& arguments);
-
-// `pattern` with its placeholders replaced for `input` (UsageError for an unknown or unclosed
-// placeholder).
-std::string expand_output_template(const std::string& pattern, const std::string& input);
 
 struct BatchItem {
   std::string input;
@@ -62,10 +54,12 @@ struct PreparedRun {
   RunConfig config;
 };
 // Builds the graph of `input` into `outputs` with `run` (its --threads chosen for the batch);
-// `note` receives the notes the command would print. Throws as the single run does.
+// `note` receives the notes the command would print (about the run: a stage's backend), `warn`
+// the warnings about this input (a segment shrunk to a short input, a recording cut short),
+// also from the run's source thread while it reads. Throws as the single run does.
+using Message = std::function<void(const std::string&)>;
 using PrepareRun = std::function<PreparedRun(const std::string& input, const std::vector<std::string>& outputs,
-                                             const RunOptions& run,
-                                             const std::function<void(const std::string&)>& note)>;
+                                             const RunOptions& run, const Message& note, const Message& warn)>;
 
 // Runs the batch and reports it; returns the exit code: 0 all done or skipped, 1 any failed,
 // 130 interrupted (the outputs of the files cut short are removed, so that a rerun redoes them).

@@ -32,7 +32,7 @@ int run_filter(const FilterOptions& o) {
   const StageKind& fir = *find_stage_kind("fir");
   const SettingValues values = o.settings->values();
   MadeStage made = fir.make(values, stage_environment(o.run));
-  std::unique_ptr<Source> source = open_input(o.input, o.raw);
+  std::unique_ptr<Source> source = open_run_input(o.input, o.raw, o.run);
   const double rate = source->info().sample_rate;
   Graph graph;
   const Graph::Node in = graph.add_source(std::move(source));

@@ -64,7 +64,11 @@ SourceOptions to_source_options(const InputOptions& o) {
 }
 
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options) {
-  std::unique_ptr<Source> source = open_source(input, to_source_options(options));
+  return open_input(input, to_source_options(options));
+}
+
+std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options) {
+  std::unique_ptr<Source> source = open_source(input, options);
   if (source->info().length == std::optional<std::uint64_t>{0}) throw InputError(input, "no samples (empty input)");
   return source;
 }

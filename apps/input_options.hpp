@@ -46,5 +46,6 @@ SourceOptions to_source_options(const InputOptions& options);
 // (an empty raw file, a sound file or SigMF recording without data) is refused with InputError
 // naming it, as a 0-byte sound file is, whatever its format.
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options);
+std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options);
 
 }  // namespace prism::app

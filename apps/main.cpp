@@ -127,6 +127,9 @@ int run_command(int argc, char** argv) {
   } catch (const prism::InputError& e) {
     std::fprintf(stderr, "prism: %s\n", prism::printable(e.what()).c_str());
     return kExitFailure;
+  } catch (const prism::Interrupted& e) {
+    std::fprintf(stderr, "prism: interrupted: %s\n", prism::printable(e.what()).c_str());
+    return kExitInterrupted;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prism: error: %s\n", prism::printable(e.what()).c_str());
     return kExitFailure;

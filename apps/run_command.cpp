@@ -83,7 +83,7 @@ int run_chain(const RunCommandOptions& o) {
   check_distinct_outputs(output_paths);
 
   Graph graph;
-  std::unique_ptr<Source> source = open_input(main.front(), o.raw);
+  std::unique_ptr<Source> source = open_run_input(main.front(), o.raw, o.run);
   sinks.input_label = source->describe();
   const double rate = source->info().sample_rate;
   const Graph::Node in = graph.add_source(std::move(source));

@@ -169,6 +169,17 @@ void check_distinct_outputs(const std::vector<std::string>& paths) {
   }
 }
 
+std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,
+                                       const std::function<void(const std::string&)>& warn) {
+  SourceOptions options = to_source_options(raw);
+  if (warn) options.truncation.warn = warn;
+  StopToken stop;
+  InterruptGuard guard(stop);
+  options.opening.stall_timeout_s = run.stall_timeout;
+  options.opening.stop = &stop;
+  return open_input(input, options);
+}
+
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {
   RunConfig config;
   config.block_samples = o.block_size.value_or(block_samples);

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/input_options.hpp"
 #include "pipeline/graph.hpp"
 #include "pipeline/settings.hpp"
 #include "pipeline/stage_registry.hpp"
@@ -27,17 +28,14 @@ struct RunOptions {
   int device = 0;
   unsigned threads = 0;
   std::optional<double> duration;  // seconds of input to take, then stop
-  // Seconds an input may deliver nothing before the run fails (0: never); unset: the default,
-  // kDefaultLiveStallTimeout_s for live inputs, never for the others.
+  // Seconds an input may deliver nothing before the run fails (0: never), opening included
+  // (open_run_input); unset: the default, kDefaultLiveStallTimeout_s for live inputs, never
+  // for the others.
   std::optional<double> stall_timeout;
   bool quiet = false;         // no progress bar, no summary
   bool print_summary = true;  // false: the command prints its own account of the run
   std::string summary_json;
 };
-
-// Long enough for any device to deliver its first samples (an SDR's start can take seconds),
-// short enough that a hung device does not hold a capture for long.
-inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
 
 // Registers --block-size, --blocks, --in-flight, --backend, --device, --threads, --duration,
 // --stall-timeout,
@@ -86,6 +84,14 @@ int run_and_report(Graph& graph, const RunConfig& config, const RunOptions& opti
 // same file, sidecars included (a.npy writes a.json; a.sigmf-meta writes a.sigmf-data), so that
 // the run does not fail at its end when the second cannot be renamed into place.
 void check_distinct_outputs(const std::vector<std::string>& paths);
+
+// Opens the input of a run as open_input does. An input that waits for its first data while
+// it is opened (a network stream) waits as a read of the run does: up to the stall timeout
+// (--stall-timeout, or the default of a live input; InputError naming it), and Ctrl-C ends the
+// wait (Interrupted: exit 130, nothing written).
+// `warn` (when set) takes the warnings about the input (a recording cut short) instead of stderr.
+std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,
+                                       const std::function<void(const std::string&)>& warn = nullptr);
 
 // The run's configuration from the options; `block_samples` when --block-size is not given.
 RunConfig run_config(const RunOptions& options, std::size_t block_samples, double sample_rate);

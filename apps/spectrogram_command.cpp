@@ -56,21 +56,20 @@ std::optional<std::uint64_t> samples_to_take(const StreamInfo& info, const RunCo
 // The graph of one input into its outputs; `note` gets what the user should know about it.
 PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& input,
                                 const std::vector<std::string>& outputs, const RunOptions& run,
-                                const std::function<void(const std::string&)>& note) {
+                                const Message& note, const Message& warn) {
   SettingValues settings = o.settings->values();
   SpectrogramParams params = spectrogram_params_from(settings);
   const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image);
 
-  std::unique_ptr<Source> source = open_input(input, o.raw);
+  std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
   const StreamInfo info = source->info();
   // As scipy.signal.spectrogram: a segment longer than the input shrinks to the input, with a
   // warning, rather than giving no rows (the defaults of noverlap and nfft follow it).
   const std::optional<std::uint64_t> taken = samples_to_take(info, run_config(run, 1, info.sample_rate));
   if (taken && *taken > 0 && *taken < params.nperseg) {
-    std::fprintf(stderr, "prism: warning: --nperseg %zu is longer than the input (%llu samples); using --nperseg %llu, "
-                 "as scipy does\n", params.nperseg, static_cast<unsigned long long>(*taken),
-                 static_cast<unsigned long long>(*taken));
+    warn(printable(input) + ": --nperseg " + std::to_string(params.nperseg) + " is longer than the input (" +
+         std::to_string(*taken) + " samples); using --nperseg " + std::to_string(*taken) + ", as scipy does");
     settings = o.settings->values({{"nperseg", std::to_string(*taken)}});
     params = spectrogram_params_from(settings);
   }
@@ -98,15 +97,18 @@ int run_spectrogram(const SpectrogramOptions& o) {
   if (outputs.empty()) outputs.push_back("spectrogram.png");
   const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"gen"} : o.inputs;
   const PrepareRun prepare = [&o](const std::string& input, const std::vector<std::string>& outs,
-                                  const RunOptions& run, const std::function<void(const std::string&)>& note) {
-    return prepare_spectrogram(o, input, outs, run, note);
+                                  const RunOptions& run, const Message& note, const Message& warn) {
+    return prepare_spectrogram(o, input, outs, run, note, warn);
   };
   if (is_batch(inputs, outputs))
     return run_batch(plan_batch(expand_inputs(inputs), outputs), o.batch, o.run, prepare);
   check_distinct_outputs(outputs);
-  PreparedRun single = prepare(inputs.front(), outputs, o.run, [&o](const std::string& note) {
-    if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
-  });
+  PreparedRun single = prepare(
+      inputs.front(), outputs, o.run,
+      [&o](const std::string& note) {
+        if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
+      },
+      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
   return run_and_report(*single.graph, single.config, o.run);
 }
 

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "gui/display_line_plan.hpp"
 #if PRISM_HAVE_CUDA
@@ -24,15 +27,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // ---- PlaybackSource ----------------------------------------------------------------------------
-// Wraps the input. Live inputs pass straight through (their device sets the pace); files and
-// the generator are paced to the wall clock times the speed.
+// Wraps the input. Live inputs and rows computed elsewhere pass straight through (their device
+// or their sender sets the pace); files and the generator are paced to the wall clock times the
+// speed.
 class PlaybackSource final : public Source {
  public:
   explicit PlaybackSource(ViewEngine::SourceFactory open) : open_(std::move(open)), inner_(open_()) {
     info_ = inner_->info();
+    output_ = inner_->output();
   }
 
   const StreamInfo& info() const override { return info_; }
+  PortDescription output() const override { return output_; }
   std::string describe() const override { return inner_->describe(); }
   std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
   std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
@@ -43,7 +49,7 @@ class PlaybackSource final : public Source {
   }
 
   std::size_t read(std::byte* dst, std::size_t max_samples) override {
-    if (info_.live) {
+    if (info_.live || output_.kind == PortKind::rows) {
       const std::size_t n = inner_->read(dst, max_samples);
       position_ += n;
       return n;
@@ -120,6 +126,7 @@ class PlaybackSource final : public Source {
   ViewEngine::SourceFactory open_;
   std::unique_ptr<Source> inner_;
   StreamInfo info_;
+  PortDescription output_;
   std::atomic<std::uint64_t> interrupts_{0};
   std::atomic<double> speed_{1.0};
   std::atomic<bool> paused_{false};
@@ -133,7 +140,8 @@ class PlaybackSource final : public Source {
 
 // ---- DisplayRowSink ----------------------------------------------------------------------------
 // The CPU's display lines (display_line_plan.hpp), on the graph's sink thread: spectra arrive
-// in linear power, lines leave in dB.
+// in linear power (the viewer's own), or as the layout says (rows computed elsewhere: in dB, or
+// magnitudes), and lines leave in dB.
 class DisplayRowSink final : public Sink {
  public:
   DisplayRowSink(std::shared_ptr<DisplaySession> session, double time_offset_s,
@@ -163,7 +171,7 @@ class DisplayRowSink final : public Sink {
     for (std::size_t r = 0; r < count; ++r) {
       const float* row = rows + r * bins;
       for (std::size_t c = 0; c < columns; ++c)
-        sum_[c] += *std::max_element(row + first_bin_[c], row + first_bin_[c + 1]);
+        sum_[c] += power(*std::max_element(row + first_bin_[c], row + first_bin_[c + 1]));
       ++rows_written_;
       spectra_.fetch_add(1, std::memory_order_relaxed);
       const auto line = planner_->add_spectrum(lines_per_second_.load(std::memory_order_relaxed),
@@ -187,6 +195,12 @@ class DisplayRowSink final : public Sink {
   std::string describe() const override { return "the viewer"; }
 
  private:
+  // A row's value as linear power (the largest value is the largest power in every form).
+  double power(float value) const {
+    if (layout_.decibels) return std::pow(10.0, static_cast<double>(value) / 10.0);  // 20·log10(m) = 10·log10(m²)
+    return layout_.is_power() ? static_cast<double>(value) : static_cast<double>(value) * value;
+  }
+
   std::shared_ptr<DisplaySession> session_;
   double time_offset_s_;
   const std::atomic<double>& lines_per_second_;
@@ -381,14 +395,37 @@ EngineStatus ViewEngine::status() const {
   if (info.length) s.duration_s = static_cast<double>(*info.length) / info.sample_rate;
   std::lock_guard lock(e.mutex);
   s.display_rows_skipped = e.skipped_before_session + (e.session ? e.session->queue.skipped() : 0);
-  s.position_s = static_cast<double>(e.source->position()) / info.sample_rate;
+  const PortDescription produced = e.source->output();
+  s.rows = produced.kind == PortKind::rows;
+  s.position_s = produced.kind == PortKind::rows
+                     ? static_cast<double>(e.source->position()) * produced.rows.row_interval
+                     : static_cast<double>(e.source->position()) / info.sample_rate;
   s.processor = e.processor_description;
   s.error = e.error;
   return s;
 }
 
+// A processing parameter of rows computed elsewhere, from their layout (`fallback` when the
+// sender did not say).
+template <typename T>
+T layout_parameter(const SpectrumLayout& layout, const char* key, T fallback) {
+  const nlohmann::json parameters = nlohmann::json::parse(layout.parameters_json, nullptr, false);
+  if (!parameters.is_object() || !parameters.contains(key)) return fallback;
+  const nlohmann::json& value = parameters[key];
+  if constexpr (std::is_same_v<T, std::string>) {
+    return value.is_string() ? value.get<std::string>() : fallback;
+  } else {
+    return value.is_number_unsigned() ? value.get<T>() : fallback;
+  }
+}
+
 void ViewEngine::Impl::run() {
   const StreamInfo info = source->info();
+  // Rows computed elsewhere (a zmq: stream of a prism spectrogram): shown as they come, without
+  // a spectrogram of the viewer's own; its FFT settings and the channel listened to do not
+  // apply (there are no samples).
+  const PortDescription produced = source->output();
+  const bool rows_in = produced.kind == PortKind::rows;
   while (!quit) {
     ViewSettings snapshot;
     std::optional<double> seek_to;
@@ -436,7 +473,14 @@ void ViewEngine::Impl::run() {
     MadeStage made;
     Graph graph;
     RunConfig config;
-    config.block_samples = block_samples;
+    // Rows computed elsewhere: up to 64 rows (and 4 MiB) a chunk, as the graph sizes a chunk
+    // of rows by the floats of block_samples, so that a burst (the first messages a subscriber
+    // gets at once) finds room.
+    config.block_samples =
+        rows_in ? produced.rows.columns * std::clamp<std::size_t>((std::size_t{1} << 20) /
+                                                                      std::max<std::size_t>(produced.rows.columns, 1),
+                                                                  1, 64)
+                : block_samples;
     config.block_count = info.live ? 8 : 4;
     Stage* spectrogram = nullptr;
     std::unique_ptr<Stage> gpu_lines_stage;
@@ -444,18 +488,20 @@ void ViewEngine::Impl::run() {
     GpuDisplayLines* gpu_lines = nullptr;
 #endif
     try {
-      made = make_spectrogram_stage(params, environment);
-      spectrogram = made.stage.get();
-      // On a GPU backend the display lines are made on the device, by a stage of their own.
+      if (!rows_in) {
+        made = make_spectrogram_stage(params, environment);
+        spectrogram = made.stage.get();
+        // On a GPU backend the display lines are made on the device, by a stage of their own.
 #if PRISM_HAVE_CUDA
-      if (spectrogram->input_domain().on_device()) {
-        const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
-        auto lines = std::make_unique<GpuDisplayLines>(spectrogram->input_domain().device, max_columns, ring_lines,
-                                                       lines_per_second, averaging_s);
-        gpu_lines = lines.get();
-        gpu_lines_stage = std::move(lines);
-      }
+        if (spectrogram->input_domain().on_device()) {
+          const std::size_t ring_lines = 2 * (static_cast<std::size_t>(snapshot.lines_per_second) + 16);
+          auto lines = std::make_unique<GpuDisplayLines>(spectrogram->input_domain().device, max_columns, ring_lines,
+                                                         lines_per_second, averaging_s);
+          gpu_lines = lines.get();
+          gpu_lines_stage = std::move(lines);
+        }
 #endif
+      }
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex);
       error = std::string("cannot set up the spectrogram: ") + e.what();
@@ -463,30 +509,44 @@ void ViewEngine::Impl::run() {
       continue;
     }
     const Graph::Node input = graph.add_source(*source);
-    const Graph::Node spectrogram_node = graph.add_stage(std::move(made.stage));
-    graph.connect(input, spectrogram_node);
+    Graph::Node spectrogram_node = input;
+    if (!rows_in) {
+      spectrogram_node = graph.add_stage(std::move(made.stage));
+      graph.connect(input, spectrogram_node);
+    }
     Graph::Node lines_node = spectrogram_node;
     if (gpu_lines_stage) {
       lines_node = graph.add_stage(std::move(gpu_lines_stage));
       graph.connect(spectrogram_node, lines_node);
     }
-    const SpectrumLayout layout = spectrogram_layout(info, params);
+    const SpectrumLayout layout = rows_in ? produced.rows : spectrogram_layout(info, params);
 
     DisplayFormat format;
     format.generation = ++generation;
     format.fft_bins = layout.columns;
     format.columns = std::min(layout.columns, max_columns);
+    const std::size_t fft_size = rows_in ? layout_parameter<std::size_t>(layout, "nfft", layout.columns) : params.nfft;
     const double bin_width = layout.columns > 1 ? layout.frequencies[1] - layout.frequencies[0]
-                                                : info.sample_rate / static_cast<double>(params.nfft);
+                                                : info.sample_rate / static_cast<double>(std::max<std::size_t>(fft_size, 1));
     format.frequency_low = layout.frequencies.front() - bin_width / 2;
     format.frequency_high = layout.frequencies.back() + bin_width / 2;
     format.center_frequency = info.center_frequency;
     format.sample_rate = info.sample_rate;
-    format.fft_rate = info.sample_rate / static_cast<double>(params.hop());
-    format.fft_size = params.nfft;
-    format.window = params.window.to_string();
-    format.overlap = static_cast<double>(params.noverlap) / static_cast<double>(params.nperseg);
-    format.channel = params.channel;
+    format.fft_size = fft_size;
+    if (rows_in) {
+      const auto nperseg = layout_parameter<std::size_t>(layout, "nperseg", 0);
+      format.fft_rate = layout.row_interval > 0 ? 1.0 / layout.row_interval : 0.0;
+      format.window = layout_parameter<std::string>(layout, "window", "");
+      format.overlap = nperseg > 0 ? static_cast<double>(layout_parameter<std::size_t>(layout, "noverlap", 0)) /
+                                         static_cast<double>(nperseg)
+                                   : 0.0;
+      format.channel = layout_parameter<unsigned>(layout, "channel", 0);
+    } else {
+      format.fft_rate = info.sample_rate / static_cast<double>(params.hop());
+      format.window = params.window.to_string();
+      format.overlap = static_cast<double>(params.noverlap) / static_cast<double>(params.nperseg);
+      format.channel = params.channel;
+    }
     format.channels = info.channels;
     SpectrumLayout shown = layout;
     shown.decibels = true;
@@ -497,14 +557,15 @@ void ViewEngine::Impl::run() {
         std::max<std::size_t>(16, static_cast<std::size_t>(snapshot.lines_per_second) + 16));
     auto next_session = std::make_shared<DisplaySession>(format, capacity);
 
-    const double time_offset_s = static_cast<double>(source->position()) / info.sample_rate;
+    const double time_offset_s = rows_in ? static_cast<double>(source->position()) * layout.row_interval
+                                         : static_cast<double>(source->position()) / info.sample_rate;
     std::unique_ptr<Sink> sink;
 #if PRISM_HAVE_CUDA
     if (gpu_lines != nullptr) sink = std::make_unique<DeviceLineSink>(next_session, *gpu_lines, time_offset_s, spectra);
 #endif
     if (!sink) sink = std::make_unique<DisplayRowSink>(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
     graph.connect(lines_node, graph.add_sink(std::move(sink)));
-    graph.connect(input, graph.add_sink(listener));
+    if (!rows_in) graph.connect(input, graph.add_sink(listener));
     config.on_progress = [this](const ProgressUpdate& u) {
       samples_in_run.store(u.samples_done, std::memory_order_relaxed);
       pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);
@@ -525,8 +586,10 @@ void ViewEngine::Impl::run() {
       std::lock_guard lock(mutex);
       if (session) skipped_before_session += session->queue.skipped();
       session = next_session;
-      processor_description = spectrogram->describe() + (made.note.empty() ? "" : " (" + made.note + ")") +
-                              (lines_node != spectrogram_node ? "; display lines made on the GPU" : "");
+      processor_description =
+          rows_in ? "rows computed by the sender (" + std::to_string(layout.columns) + " bins)"
+                  : spectrogram->describe() + (made.note.empty() ? "" : " (" + made.note + ")") +
+                        (lines_node != spectrogram_node ? "; display lines made on the GPU" : "");
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;

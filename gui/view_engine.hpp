@@ -36,6 +36,9 @@
 namespace prism::view {
 
 struct EngineStatus {
+  // The input's items: samples, or rows computed elsewhere (a zmq: stream of spectra), which
+  // the counts below then count instead of samples and spectra.
+  bool rows = false;
   std::uint64_t samples_received = 0;     // per channel, since the start
   std::uint64_t spectra_computed = 0;     // FFT frames, since the start
   std::uint64_t overrun_samples = 0;      // live input dropped (device ring + no free block)

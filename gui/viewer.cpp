@@ -1058,11 +1058,13 @@ void Viewer::draw_status(const Layout& layout) {
   if (s.device_overflows != 0)
     std::snprintf(device_overflows, sizeof device_overflows, " + %llu device overflows",
                   static_cast<unsigned long long>(s.device_overflows));
+  const char* items = s.rows ? "rows" : "samples";
   std::snprintf(text, sizeof text,
-                "input %sS/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %ssamples  |  overruns %llu samples%s  |  "
+                "input %s%s/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %s%s  |  overruns %llu %s%s  |  "
                 "display rows skipped %llu%s%s%s",
-                format_count(input_rate_).c_str(), fft_rate_, fps_, s.processor.c_str(), format_count(static_cast<double>(s.samples_received)).c_str(),
-                static_cast<unsigned long long>(s.overrun_samples), device_overflows,
+                format_count(input_rate_).c_str(), s.rows ? "rows" : "S", fft_rate_, fps_, s.processor.c_str(),
+                format_count(static_cast<double>(s.samples_received)).c_str(), items,
+                static_cast<unsigned long long>(s.overrun_samples), items, device_overflows,
                 static_cast<unsigned long long>(s.display_rows_skipped),
                 display_->rows_from_device > 0 ? "  |  waterfall from GPU memory (CUDA-GL)" : "", position.c_str(),
                 frozen_ ? "  |  FROZEN" : "");
@@ -1129,7 +1131,7 @@ json Viewer::report_json(const Layout& layout) const {
   j["frequency_view_hz"] = {v.low + centre, v.high + centre};
   j["settings"] = settings_.to_json();
   j["gl_renderer"] = gl_renderer_;
-  j["status"] = {{"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
+  j["status"] = {{"rows_in", s.rows}, {"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
                  {"overrun_samples", s.overrun_samples}, {"device_overflows", s.device_overflows},
                  {"display_rows_skipped", s.display_rows_skipped},
                  {"processor", s.processor}, {"source", s.source}, {"error", s.error},

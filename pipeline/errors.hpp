@@ -2,6 +2,8 @@
 //   UsageError: the command line is wrong (exit 2), the message names the option.
 //   InputError: an input (or output) file cannot be used (exit 1), the message names
 //               the path and what is wrong with it.
+//   Interrupted: Ctrl-C (or SIGTERM) stopped a command before its run began, while an input
+//               was being opened (exit 130); nothing was written.
 // Anything else that escapes a stage is a runtime failure (exit 1).
 #pragma once
 
@@ -69,6 +71,11 @@ class InputError : public std::runtime_error {
  private:
   std::string path_;
   std::string reason_;
+};
+
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace prism

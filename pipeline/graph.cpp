@@ -305,7 +305,9 @@ void Graph::Impl::configure(const RunConfig& config) {
     const NodeSlot& node = nodes[n];
     if (!node.input) continue;
     const NodeSlot& producer = nodes[*node.input];
-    const PortKind given = producer.stage != nullptr ? producer.stage->output_kind() : PortKind::samples;
+    const PortKind given = producer.stage != nullptr    ? producer.stage->output_kind()
+                           : producer.source != nullptr ? producer.source->output().kind
+                                                        : PortKind::samples;
     const std::string producer_name = producer.role == NodeRole::transfer && producer.input
                                           ? nodes[*producer.input].name()
                                           : producer.name();

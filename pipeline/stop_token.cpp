@@ -20,9 +20,9 @@ extern "C" void on_interrupt(int) {
 }
 }  // namespace
 
-InterruptGuard::InterruptGuard(StopToken& token) {
+InterruptGuard::InterruptGuard(StopToken& token) : outer_(g_token.exchange(&token)) {
+  if (outer_ != nullptr) return;  // nested: the handler is installed already
   g_interrupted = false;
-  g_token = &token;
   struct sigaction action{};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
@@ -31,6 +31,11 @@ InterruptGuard::InterruptGuard(StopToken& token) {
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (outer_ != nullptr) {
+    if (g_interrupted) outer_->request_stop();
+    g_token = outer_;
+    return;
+  }
   sigaction(SIGINT, &g_previous_int, nullptr);
   sigaction(SIGTERM, &g_previous_term, nullptr);
   g_token = nullptr;

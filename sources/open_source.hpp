@@ -26,9 +26,26 @@
 
 #include "../pipeline/format.hpp"
 #include "../pipeline/source.hpp"
+#include "../pipeline/stop_token.hpp"
 #include "../pipeline/stream_info.hpp"
 
 namespace prism {
+
+// The stall timeout of a live input when the command line sets none (--stall-timeout): long
+// enough for any device to deliver its first samples (an SDR's start can take seconds), short
+// enough that a hung device does not hold a capture for long.
+inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
+
+// How an input that waits for data while it is opened waits (a network stream: its first
+// message says what the stream is). The wait is part of the run: the same stall timeout as a
+// read of the run, and a stop (Ctrl-C) ends it.
+struct OpeningWait {
+  // Seconds without data before opening fails (InputError naming the input and the stall
+  // timeout); 0 or 1e9 and more: for ever; unset: kDefaultLiveStallTimeout_s for a live input,
+  // for ever otherwise.
+  std::optional<double> stall_timeout_s;
+  const StopToken* stop = nullptr;  // when it is requested, opening throws Interrupted
+};
 
 // A recording cut short (raw samples, a SigMF data file or stdin that end in the middle of a
 // sample; a sound file whose data ends before its header says, as a killed recorder leaves it):
@@ -58,6 +75,7 @@ struct SourceOptions {
   std::size_t sdr_channel = 0;        // RX channel
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
   TruncationPolicy truncation;        // files and stdin cut short
+  OpeningWait opening;                // inputs that wait while opened (zmq:)
   bool has_sdr_settings() const {
     return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
   }

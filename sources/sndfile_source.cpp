@@ -101,11 +101,17 @@ SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
 // libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
-// more: it reads the size as negative and steps back onto the same bytes. No LIST entry is that
-// large, so such a file is refused before libsndfile sees it. The entries are walked from after
-// the list's type and, since libsndfile reads a list of unknown type from its type on, from the
-// type too (in a real file that walk meets the ASCII of an entry's name as a size, below 2^31,
-// and jumps past the end). Returns the reason, or nothing.
+// more: it reads the size as negative and steps back onto the same bytes (within its header
+// buffer, so no read of ours sees it). No LIST entry is that large, so such a file is refused
+// before libsndfile sees it. The entries are walked from after the list's type and, since
+// libsndfile reads a list of unknown type from its type on, from the type too (in a real file
+// that walk meets the ASCII of an entry's name as a size, below 2^31, and jumps past the end).
+//
+// The LIST chunks are found by walking the top-level chunks twice: as RIFF lays them out (each
+// padded to an even size), and as libsndfile steps over them, which differs for broken files:
+// it reads a `fact` chunk's 4-byte frame count whatever its size says (a `fact` of 0 bytes
+// takes 4), and pads only the chunks it skips unread (iXML, strc, afsp, clm, elmo, cart, levl,
+// plst, DISP, MEXT, PAD). Returns the reason, or nothing.
 std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
   unsigned char header[12];
   if (!read_at(0, header, 12) || (std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0))
@@ -115,26 +121,43 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
                       : std::uint64_t{p[3]} << 24 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[1]} << 8 | p[0];
   };
+  auto is = [](const unsigned char* id, const char* name) { return std::memcmp(id, name, 4) == 0; };
   constexpr std::uint64_t kLargest = 0x7fffffff;
-  constexpr int kMostChunks = 100000;  // a bound on the walk, far above any real file's
+  constexpr int kMostChunks = 100000;  // a bound on each walk, far above any real file's
   int chunks = 0;
-  unsigned char chunk[8];
-  for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
-    const std::uint64_t chunk_size = size_of(chunk + 4);
-    if (std::memcmp(chunk, "LIST", 4) == 0) {
-      const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
-      unsigned char entry[8];
-      for (const std::uint64_t first : {offset + 12, offset + 8}) {
-        for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
-          const std::uint64_t entry_size = size_of(entry + 4);
-          if (entry_size > kLargest)
-            return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
-                   std::to_string(entry_size) + " bytes";
-          at += 8 + entry_size + (entry_size & 1);
-        }
+
+  // The problem with the LIST chunk at `offset` of `chunk_size` bytes, if any.
+  auto list_problem = [&](std::uint64_t offset, std::uint64_t chunk_size) -> std::optional<std::string> {
+    const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
+    unsigned char entry[8];
+    for (const std::uint64_t first : {offset + 12, offset + 8}) {
+      for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
+        const std::uint64_t entry_size = size_of(entry + 4);
+        if (entry_size > kLargest)
+          return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
+                 std::to_string(entry_size) + " bytes";
+        at += 8 + entry_size + (entry_size & 1);
       }
     }
-    offset += 8 + chunk_size + (chunk_size & 1);
+    return std::nullopt;
+  };
+  for (const bool as_libsndfile : {false, true}) {
+    chunks = 0;
+    unsigned char chunk[8];
+    for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
+      const std::uint64_t chunk_size = size_of(chunk + 4);
+      if (is(chunk, "LIST"))
+        if (auto problem = list_problem(offset, chunk_size)) return problem;
+      std::uint64_t content = chunk_size + (chunk_size & 1);
+      if (as_libsndfile) {
+        bool padded = false;
+        for (const char* name : {"iXML", "strc", "afsp", "clm ", "elmo", "cart", "levl", "plst", "DISP", "MEXT", "PAD "})
+          padded = padded || is(chunk, name);
+        content = is(chunk, "fact") ? std::max<std::uint64_t>(chunk_size, 4)
+                                    : chunk_size + (padded ? chunk_size & 1 : 0);
+      }
+      offset += 8 + content;
+    }
   }
   return std::nullopt;
 }

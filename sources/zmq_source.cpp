@@ -79,15 +79,42 @@ struct ZmqSource::Impl {
       const int error = zmq_errno();
       if (error != EAGAIN && error != EINTR) fail_receive();
       if (!wait || interrupts.load(std::memory_order_acquire) != interrupts_at_entry) return false;
-      if (endpoint.timeout_s &&
-          std::chrono::duration<double>(Clock::now() - last_message).count() >= *endpoint.timeout_s)
-        throw InputError(endpoint.spec,
-                         "no message for " + number_text(*endpoint.timeout_s) + " s (timeout=) after " +
-                             std::to_string(count) + " message(s) and " + std::to_string(received.load()) +
-                             " items: the sender is gone or stalled, and sent no end of stream");
-      zmq_pollitem_t item = {socket->handle(), 0, ZMQ_POLLIN, 0};
-      zmq_poll(&item, 1, kPollMs);
+      check_timeout();
+      poll();
     }
+  }
+
+  // Receives the stream's first message, which says what the stream is, while the source is
+  // opened: up to timeout= or the opening's stall timeout, whichever ends first, and no longer
+  // than `wait.stop` allows.
+  void receive_first(const OpeningWait& wait) {
+    const double stall_s = wait.stall_timeout_s.value_or(
+        endpoint.pattern == net::ZmqPattern::sub ? kDefaultLiveStallTimeout_s : 0.0);
+    const bool stall_watched = stall_s > 0 && stall_s < 1e9;
+    while (!receive(false, 0)) {
+      if (wait.stop != nullptr && wait.stop->stop_requested())
+        throw Interrupted(endpoint.spec + ": no message had come; nothing was written");
+      check_timeout();
+      if (stall_watched && std::chrono::duration<double>(Clock::now() - last_message).count() >= stall_s)
+        throw InputError(endpoint.spec, "delivered nothing for " + number_text(stall_s) +
+                                            " s (the stall timeout, --stall-timeout): no message came after "
+                                            "connecting (is the sender running, at this address?)");
+      poll();
+    }
+  }
+
+  void check_timeout() const {
+    if (endpoint.timeout_s &&
+        std::chrono::duration<double>(Clock::now() - last_message).count() >= *endpoint.timeout_s)
+      throw InputError(endpoint.spec,
+                       "no message for " + number_text(*endpoint.timeout_s) + " s (timeout=) after " +
+                           std::to_string(count) + " message(s) and " + std::to_string(received.load()) +
+                           " items: the sender is gone or stalled, and sent no end of stream");
+  }
+
+  void poll() {
+    zmq_pollitem_t item = {socket->handle(), 0, ZMQ_POLLIN, 0};
+    zmq_poll(&item, 1, kPollMs);
   }
 
   [[noreturn]] void fail_receive() {
@@ -160,7 +187,7 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
   s.endpoint = net::parse_zmq_spec(spec, true);
   s.socket = std::make_unique<net::ZmqSocket>(s.endpoint);
   s.last_message = Clock::now();
-  s.receive(true, 0);
+  s.receive_first(options.opening);
 
   const std::span<const std::byte> first_bytes = s.message.bytes();
   switch (s.endpoint.tags) {

@@ -4,8 +4,10 @@
 // gr-zeromq's tag header followed by the items (net/gr_wire.hpp); the tags say what the stream is
 // (net/stream_tags.hpp).
 //
-// What the stream is: opening waits for the first message (up to timeout=, else for as long as
-// it takes). Its tags give the rate (rx_rate), centre frequency (rx_freq), start time (rx_time),
+// What the stream is: opening waits for the first message, as a read of the run would: up to
+// the run's stall timeout (SourceOptions::opening: --stall-timeout, by default 10 s for a SUB
+// input and for ever for a PULL one) or timeout=, whichever ends first; a stop (Ctrl-C) ends
+// the wait. Its tags give the rate (rx_rate), centre frequency (rx_freq), start time (rx_time),
 // format and channels (prism's own tags) and, for rows, their layout (prism_layout); what they
 // do not say comes from --format, --rate and --channels, which must not contradict them. A
 // message without a tag header carries raw items: --format and --rate are then required.
@@ -37,7 +39,8 @@ class ZmqSource final : public Source {
  public:
   // Connects and waits for the first message. Throws UsageError for a bad spec or options that
   // are missing or contradict the stream's tags; InputError for a socket that cannot connect, a
-  // malformed first message or a timeout.
+  // malformed first message or a timeout (timeout= or the stall timeout); Interrupted when
+  // options.opening.stop is requested first.
   ZmqSource(const std::string& spec, const SourceOptions& options);
   ~ZmqSource() override;
   ZmqSource(const ZmqSource&) = delete;

@@ -11,13 +11,23 @@ arguments reached the driver. Modes:
                the channel, Q is 0: a real tone shows on both sides)
   view         `prism view sdr:driver=audio` under Xvfb: the spectrum's peak sits at +-1500 Hz,
                samples arrive without overruns, the status line names the SDR
-Exits 77 (ctest SKIP) with the reason where jackd, jack_metro, Xvfb or the audio module cannot
-run here; never passes without having seen the tone.
+  remote       the same device served by SoapyRemote (SoapySDRServer, soapyremote-server, on
+               127.0.0.1), read through SoapySDR's remote module (soapysdr-module-remote) as
+               sdr:driver=remote,remote=tcp://127.0.0.1:PORT,remote:driver=audio,remote:prot=tcp:
+               info and the spectrogram checks above. The server exits at start unless it can
+               reach an Avahi daemon, so the test runs it in a mount namespace of its own (a
+               private /run) beside a D-Bus system bus and an Avahi daemon of its own, kept to the
+               loopback interface, publishing nothing on the network.
+Exits 77 (ctest SKIP) with the reason where jackd, jack_metro, Xvfb, the audio module or (remote)
+SoapySDRServer, avahi-daemon or a mount namespace cannot run here; never passes without having
+seen the tone.
 
-Usage: test_sdr_jack.py PRISM spectrogram|view
+Usage: test_sdr_jack.py PRISM spectrogram|view|remote
 """
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -76,12 +86,12 @@ def run_hearing_the_tone(jack, tone_port, command, env):
     return output
 
 
-def check_sdr_visible(prism, jack):
-    proc = subprocess.run([prism, "info", SPEC, "--json"], env=jack.client_env(), capture_output=True,
+def check_sdr_visible(prism, jack, spec=SPEC):
+    proc = subprocess.run([prism, "info", spec, "--json"], env=jack.client_env(), capture_output=True,
                           text=True, timeout=60)
     if proc.returncode == 1 and "no SDR matches" in proc.stderr:
         skip("SoapySDR's audio module sees no device on the JACK server: " + proc.stderr.strip())
-    assert proc.returncode == 0, f"prism info {SPEC} exited {proc.returncode}: {proc.stderr}"
+    assert proc.returncode == 0, f"prism info {spec} exited {proc.returncode}: {proc.stderr}"
     d = json.loads(proc.stdout)
     print("info:", d)
     assert d["container"] == "SDR" and d["live"] is True, d
@@ -90,11 +100,11 @@ def check_sdr_visible(prism, jack):
     assert d["device"].startswith("sdr:") and "driver=audio" in d["device"], d
 
 
-def run_spectrogram(prism, jack, tone_port, tmp):
+def run_spectrogram(prism, jack, tone_port, tmp, spec=SPEC):
     out = os.path.join(tmp, "sdr.npy")
     summary = os.path.join(tmp, "summary.json")
     seconds = 4
-    run_hearing_the_tone(jack, tone_port, [prism, "spectrogram", SPEC, "--rate", str(RATE), *STREAM_ARGS,
+    run_hearing_the_tone(jack, tone_port, [prism, "spectrogram", spec, "--rate", str(RATE), *STREAM_ARGS,
                                            "--duration", str(seconds), "--nperseg", "4800", "--noverlap", "0",
                                            "--window", "hann", "-o", out, "--summary-json", summary],
                          jack.client_env())
@@ -102,7 +112,7 @@ def run_spectrogram(prism, jack, tone_port, tmp):
         s = json.load(f)
     print("summary:", s)
     assert s["outcome"] == "completed", s
-    assert SPEC in s["input"]["description"], s
+    assert spec in s["input"]["description"], s
     assert s["samples_read"] + s["samples_dropped"] == seconds * RATE, "--duration took another length"
     assert s["samples_dropped"] == 0, "the SDR input overran"
     spectrogram = next(stage for stage in s["stages"] if stage["name"] == "spectrogram")
@@ -141,18 +151,98 @@ def run_view(prism, jack, tone_port, tmp):
         assert peak["db"] > -60, f"the tone is too weak ({peak['db']} dB): did it arrive?"
 
 
+# Run by `unshare -m` as root: a private /run, a D-Bus system bus and an Avahi daemon there (only
+# on lo, publishing nothing), then the SoapyRemote server. SIGTERM ends all three and waits for
+# them (no process is left unreaped).
+REMOTE_SERVER_SCRIPT = """
+set -e
+mount -t tmpfs tmpfs /run
+mkdir -p /run/dbus /run/avahi-daemon
+dbus-daemon --system --nofork --nopidfile & bus=$!
+for i in $(seq 100); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.05; done
+avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$1" & avahi=$!
+for i in $(seq 100); do [ -e /run/avahi-daemon/socket ] && break; sleep 0.05; done
+SoapySDRServer --bind="127.0.0.1:$2" & server=$!
+trap 'kill $server $avahi $bus 2>/dev/null; wait; exit 0' TERM INT
+wait $server
+"""
+AVAHI_CONFIG = """[server]
+allow-interfaces=lo
+use-ipv6=no
+enable-dbus=yes
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-addresses=no
+publish-hinfo=no
+publish-workstation=no
+publish-domain=no
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_remote_server(jack, tmp):
+    """SoapySDRServer on 127.0.0.1 serving the JACK server's audio device; returns the process
+    (its own process group: the bus and Avahi go with it) and its port."""
+    require_tools("SoapySDRServer", "avahi-daemon", "dbus-daemon", "unshare")
+    if os.geteuid() != 0:
+        skip("the SoapyRemote server's private /run (unshare -m, mount) needs root")
+    config = os.path.join(tmp, "avahi-daemon.conf")
+    with open(config, "w") as f:
+        f.write(AVAHI_CONFIG)
+    port = free_port()
+    log = open(os.path.join(tmp, "server.log"), "w+")
+    server = subprocess.Popen(["unshare", "-m", "sh", "-c", REMOTE_SERVER_SCRIPT, "sh", config, str(port)],
+                              env=jack.client_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 20
+    while time.time() < deadline and server.poll() is None:
+        log.seek(0)
+        if "Press Ctrl+C to stop the server" in log.read():
+            return server, port
+        time.sleep(0.1)
+    log.seek(0)
+    text = log.read()
+    stop_remote_server(server)
+    skip("SoapySDRServer did not start: " + (text.strip().splitlines() or ["no output"])[-1])
+
+
+def stop_remote_server(server):
+    if server is None or server.poll() is not None:
+        return
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
 def main(prism, mode):
     require_tools("jack_metro")
     tmp = tempfile.TemporaryDirectory()
-    metro = None
+    metro = server = None
     with JackServer() as jack:
         try:
             metro, tone_port = play_tone(jack)
-            check_sdr_visible(prism, jack)
-            (run_spectrogram if mode == "spectrogram" else run_view)(prism, jack, tone_port, tmp.name)
-            print(f"OK: {mode} on {SPEC} heard the tone at +-{TONE_HZ} Hz")
+            spec = SPEC
+            if mode == "remote":
+                server, port = start_remote_server(jack, tmp.name)
+                # remote:prot=tcp: the samples travel over TCP (lossless), not SoapyRemote's UDP.
+                spec = f"sdr:driver=remote,remote=tcp://127.0.0.1:{port},remote:driver=audio,remote:prot=tcp"
+            check_sdr_visible(prism, jack, spec)
+            if mode == "view":
+                run_view(prism, jack, tone_port, tmp.name)
+            else:
+                run_spectrogram(prism, jack, tone_port, tmp.name, spec)
+            print(f"OK: {mode} on {spec} heard the tone at +-{TONE_HZ} Hz")
         finally:
             stop(metro)
+            stop_remote_server(server)
             tmp.cleanup()
 
 

@@ -89,6 +89,27 @@ class Batch(TempDirTestCase):
         failed = [e for e in self.summary(summary)["files"] if e["status"] == "failed"][0]
         self.assertIn("w15.wav", failed["error"])
 
+    def test_warnings_go_to_their_files_entries(self):
+        rng = np.random.default_rng(3)
+        rng.normal(size=100).astype(np.complex64).tofile(self.path("short.cf32"))  # 100 samples < nperseg
+        with open(self.path("cut.cf32"), "wb") as f:  # 1000 samples and 3 bytes of the next
+            f.write(rng.normal(size=1000).astype(np.complex64).tobytes() + b"\x01\x02\x03")
+        summary = self.path("summary.json")
+        proc = self.batch(self.path("short.cf32"), self.path("cut.cf32"), self.raws[0],
+                          extra=("--summary-json", summary, "--jobs", "2"), check=0)
+        entries = {os.path.basename(e["input"]): e for e in self.summary(summary)["files"]}
+        self.assertEqual({name: e["status"] for name, e in entries.items()},
+                         {"short.cf32": "done", "cut.cf32": "done", "g1.cf32": "done"})
+        self.assertEqual(len(entries["short.cf32"]["warnings"]), 1)
+        self.assertIn("--nperseg 256 is longer than the input (100 samples); using --nperseg 100",
+                      entries["short.cf32"]["warnings"][0])
+        self.assertEqual(len(entries["cut.cf32"]["warnings"]), 1)
+        self.assertIn("cut.cf32", entries["cut.cf32"]["warnings"][0])
+        self.assertIn("3 stray bytes", entries["cut.cf32"]["warnings"][0])
+        self.assertEqual(entries["g1.cf32"]["warnings"], [])
+        for warning in entries["short.cf32"]["warnings"] + entries["cut.cf32"]["warnings"]:
+            self.assertIn("prism: warning: " + warning, proc.stderr)
+
     def test_rerun_skips_complete_outputs_and_overwrite_redoes(self):
         self.batch(self.path("dir"), check=0)
         mtimes = {p: os.stat(self.path(f"out/{p}")).st_mtime_ns for p in os.listdir(self.path("out"))}

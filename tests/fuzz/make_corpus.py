@@ -326,7 +326,19 @@ def taps_file():
     write(folder, "json-inf", json_format + b"[1e999]")
 
 
+# ---- output_template: a batch's output template, a NUL, the input's path -------------------------
+def output_template():
+    folder = target_folder("output_template")
+    cases = [("out/{stem}.npy", "data/day1/rec_07.sigmf-meta"), ("{dir}/{name}.png", "a.wav"),
+             ("out/{stem}-{name}-{dir}.npy", "/abs/x.tar.gz"), ("{stem}", ".hidden"), ("{stem}", "dir/"),
+             ("{dir}", "../up/a.cf32"), ("plain.npy", "a.wav"), ("out/{stem", "a.wav"), ("{nosuch}.npy", "a.wav"),
+             ("{}", "a.wav"), ("{{stem}}", "a.wav"), ("}{stem}{", "a.sigmf-data"), ("{stem}", ".sigmf-meta")]
+    for i, (pattern, path) in enumerate(cases):
+        write(folder, f"case-{i:02d}", pattern.encode() + b"\0" + path.encode())
+    write(folder, "no-input", b"out/{stem}.npy")
+
+
 if __name__ == "__main__":
     for make in (sigmf_metadata, sigmf_archive, sound_file, raw_input, generator_spec, fft_wisdom, view_settings,
-                 view_script, gr_tag_header, stage_spec, taps_file):
+                 view_script, gr_tag_header, stage_spec, taps_file, output_template):
         make()

@@ -7,6 +7,7 @@ gr_peer.py beside this file).
 """
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -220,6 +221,30 @@ class PrismToPrism(util.TempDirTestCase):
         np.testing.assert_array_equal(np.fromfile(self.path("out.sigmf-data"), dtype=np.complex64), data)
         with open(self.path("out.sigmf-meta")) as f:
             self.assertIn("interrupted", json.load(f)["global"]["core:description"])
+
+    def test_a_sender_that_never_comes_fails_after_the_stall_timeout_writing_nothing(self):
+        # The wait for the first message is part of the run: --stall-timeout covers it.
+        for pattern in ("sub", "pull"):
+            with self.subTest(pattern=pattern):
+                began = time.monotonic()
+                proc = util.run_prism("run", f"zmq:{pattern}:ipc://{self.path('nobody')}", "--format", "cf32",
+                                      "--rate", 1000, "--stall-timeout", 1, "-o", self.path("out.sigmf-meta"),
+                                      check=1, timeout=30)
+                self.assertLess(time.monotonic() - began, 15)
+                self.assertIn(f"zmq:{pattern}:ipc://", proc.stderr)
+                self.assertIn("delivered nothing for 1 s (the stall timeout, --stall-timeout)", proc.stderr)
+                self.assertEqual(os.listdir(self.tmp), [])
+
+    def test_ctrl_c_while_waiting_for_the_first_message_exits_130_writing_nothing(self):
+        receiver = subprocess.Popen([util.PRISM, "spectrogram", f"zmq:pull:ipc://{self.path('nobody')}",
+                                     "--format", "cf32", "--rate", "1000", "-o", self.path("out.npy")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        receiver.send_signal(signal.SIGINT)
+        _, err = receiver.communicate(timeout=10)
+        self.assertEqual(receiver.returncode, 130, err)
+        self.assertIn("interrupted: zmq:pull:ipc://", err)
+        self.assertEqual([f for f in os.listdir(self.tmp) if f != "nobody"], [])
 
     def send_messages(self, address, messages, pattern="PUSH"):
         import zmq

@@ -362,6 +362,78 @@ TEST(Graph, ConfigurationRefusesWhatCannotRun) {
   }
 }
 
+// Rows computed elsewhere (as a zmq: stream of a spectrogram delivers them): row r holds r, r+1.
+class RowsSource : public Source {
+ public:
+  explicit RowsSource(std::uint64_t rows) : rows_(rows) {
+    info_.format = SampleFormat::f32;
+    info_.sample_rate = 1000.0;
+    layout_.columns = 2;
+    layout_.frequencies = {0, 500};
+    layout_.row_interval = 0.5;
+    layout_.stream = info_;
+  }
+  const StreamInfo& info() const override { return info_; }
+  PortDescription output() const override { return PortDescription::of_rows(layout_); }
+  std::size_t read(std::byte* dst, std::size_t max_rows) override {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_rows, rows_ - next_));
+    auto* out = reinterpret_cast<float*>(dst);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[2 * i] = static_cast<float>(next_ + i);
+      out[2 * i + 1] = static_cast<float>(next_ + i + 1);
+    }
+    next_ += n;
+    return n;
+  }
+  std::string describe() const override { return "rows from elsewhere"; }
+
+ private:
+  StreamInfo info_;
+  SpectrumLayout layout_;
+  std::uint64_t rows_, next_ = 0;
+};
+
+TEST(Graph, ASourceOfRowsFeedsWhatTakesRowsAndNothingElse) {
+  {  // straight into a sink of rows
+    RowsSource source(7);
+    RecordingSink rows(PortKind::rows);
+    Graph graph;
+    graph.connect(graph.add_source(source), graph.add_sink(rows));
+    StopToken stop;
+    const RunReport report = graph.run(small_config(), stop);
+    ASSERT_EQ(report.outcome, RunOutcome::completed) << report.error;
+    ASSERT_EQ(rows.values.size(), 14u);
+    for (std::size_t r = 0; r < 7; ++r) {
+      EXPECT_EQ(rows.values[2 * r], static_cast<float>(r));
+      EXPECT_EQ(rows.values[2 * r + 1], static_cast<float>(r + 1));
+    }
+  }
+  {  // a sink of samples: named before anything runs
+    RowsSource source(7);
+    RecordingSink samples(PortKind::samples);
+    Graph graph;
+    graph.connect(graph.add_source(source), graph.add_sink(samples));
+    try {
+      graph.configure(small_config());
+      FAIL() << "expected UsageError";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot take the rows that 'rows from elsewhere' gives"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  {  // a stage of samples
+    RowsSource source(7);
+    ChunkSumStage sum;
+    RecordingSink rows(PortKind::rows);
+    Graph graph;
+    const Graph::Node s = graph.add_stage(sum);
+    graph.connect(graph.add_source(source), s);
+    graph.connect(s, graph.add_sink(rows));
+    EXPECT_THROW(graph.configure(small_config()), UsageError);
+  }
+}
+
 // A stage that says it lives on CUDA device 0 (never run here).
 class DeviceRowsStage : public ChunkSumStage {
  public:

@@ -193,6 +193,39 @@ TEST(SndfileSource, WavWithAHugeListEntryIsRefusedNotHung) {
   EXPECT_EQ(untouched.info().length, 100u);
 }
 
+// libsndfile reads a `fact` chunk's 4-byte frame count even when the chunk says 0 bytes, so it
+// steps onto a LIST chunk that a walk by the chunks' sizes misses (the sound_file fuzz target's
+// smoke run found it): that LIST's entry of 0xfffffff7 bytes, read from the list's unknown type
+// on, made libsndfile loop. Such a file is refused too.
+TEST(SndfileSource, WavWithAnEmptyFactChunkBeforeAHugeListEntryIsRefusedNotHung) {
+  ScratchDir dir;
+  const unsigned char wav[] = {
+      // RIFF, WAVE
+      0x52, 0x49, 0x46, 0x46, 0x50, 0x01, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
+      // fmt , 20 bytes
+      0x66, 0x6d, 0x74, 0x20, 0x14, 0x00, 0x00, 0x00, 0x11, 0x00, 0x01, 0x00,
+      0x40, 0x58, 0x01, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00,
+      0x02, 0x00, 0xf9, 0x01,
+      // fact, 0 bytes
+      0x66, 0x61, 0x63, 0x74, 0x00, 0x00, 0x00, 0x00,
+      // the frame count libsndfile reads all the same
+      0xf9, 0x01, 0x00, 0x00,
+      // LIST, 20 bytes: type 00 00 00 0c, an entry
+      0x4c, 0x49, 0x53, 0x54, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c,
+      0xf7, 0xff, 0xff, 0xff, 0x08, 0x00, 0x00, 0x00, 0x61, 0x20, 0xf4, 0x69,
+      0x74, 0x6c, 0x65, 0x00,
+      // data, 0 bytes, and 3 more
+      0x64, 0x61, 0x74, 0x61, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  };
+  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
+                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
+  test::write_file(dir.file("empty-fact.wav"), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("empty-fact.wav")); }),
+                  dir.file("empty-fact.wav") + ": malformed: an entry of its LIST chunk at byte 60");
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
+                  "memory.wav: malformed: an entry of its LIST chunk");
+}
+
 TEST(SndfileSource, EmptyFile) {
   ScratchDir dir;
   test::write_file(dir.file("empty.wav"), "");
