@@ -83,6 +83,12 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
   whole_number_in(cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]"),
                   1, 10000)
       ->group(group);
+  cmd.add_option("--time-axis", o.time_axis,
+                 "relative: seconds from the input's start; absolute: UTC clock times from its start time "
+                 "(SigMF core:datetime)")
+      ->check(CLI::IsMember({"relative", "absolute"}))
+      ->capture_default_str()
+      ->group(group);
   cmd.add_option("--title", o.title,
                  "Title over the plot [default: the input, its format and rate, the settings and the quantity]")
       ->group(group);
@@ -94,6 +100,7 @@ SinkOptions sink_options(const ImageOptions& o) {
   s.width = o.width;
   s.height = o.height;
   s.title = o.title;
+  s.absolute_time = o.time_axis == "absolute";
   if (o.db_range.empty()) return s;
   const std::size_t colon = o.db_range.find(':');
   const std::optional<double> lo = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(0, colon));

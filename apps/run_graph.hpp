@@ -54,8 +54,10 @@ struct ImageOptions {
   std::optional<unsigned> width;
   std::optional<unsigned> height;
   std::string title;
+  std::string time_axis = "relative";
 };
-// Registers --colormap, --db-range, --width, --height and --title in the group "Image output".
+// Registers --colormap, --db-range, --width, --height, --time-axis and --title in the group
+// "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
 // The sinks' options from them (UsageError for a malformed --db-range).
 SinkOptions sink_options(const ImageOptions& options);

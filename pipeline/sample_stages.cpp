@@ -247,7 +247,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
       plan.output = input;
       plan.output.format = filter->complex_output() ? SampleFormat::cf32 : SampleFormat::f32;
       plan.output.sample_rate = input.sample_rate / static_cast<double>(decimation);
-      if (shift) plan.output.center_frequency = input.center_frequency + *shift;
+      if (shift) plan.output.shift_frequencies(*shift);
       if (input.length) plan.output.length = divided_length(*input.length, 1, decimation);
       std::string text = filter->describe();
       plan.engine = adapt(std::move(filter), std::move(text));
@@ -273,7 +273,7 @@ MadeStage make_shift(const SettingValues& values, const StageEnvironment&) {
       EnginePlan plan;
       plan.output = input;
       plan.output.format = SampleFormat::cf32;
-      plan.output.center_frequency = input.center_frequency + frequency;
+      plan.output.shift_frequencies(frequency);
       plan.engine = adapt(std::make_unique<Mixer>(spec), "cpu: shift by " + hz_text(-frequency) + " (exact phase)");
       return plan;
     } catch (const UsageError& e) {
@@ -391,6 +391,8 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
         plan.output = input;
         plan.output.format = SampleFormat::f32;
         plan.output.center_frequency = 0.0;  // audio
+        plan.output.retunes.clear();
+        plan.output.annotations.clear();
         plan.engine = adapt(std::move(demodulator), "cpu: " + name + " demodulator");
         return plan;
       } catch (const UsageError& e) {

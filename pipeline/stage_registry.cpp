@@ -15,6 +15,58 @@
 
 namespace prism {
 
+#if PRISM_HAVE_CUDA
+namespace {
+
+// The GPU stage's converter reads the eight formats of 8, 16 and 32-bit float components; the
+// wider ones (f64, i32, u16, u32 and their complex forms) it would misread, so this wrapper
+// refuses them when the input's format is known, naming the format and the way out.
+bool gpu_converter_reads(SampleFormat f) {
+  switch (f) {
+    case SampleFormat::f32:
+    case SampleFormat::cf32:
+    case SampleFormat::i16:
+    case SampleFormat::ci16:
+    case SampleFormat::i8:
+    case SampleFormat::ci8:
+    case SampleFormat::u8:
+    case SampleFormat::cu8: return true;
+    default: return false;
+  }
+}
+
+class GpuFormatCheck final : public Stage {
+ public:
+  GpuFormatCheck(std::unique_ptr<Stage> inner, fft::BackendKind requested)
+      : inner_(std::move(inner)), requested_(requested) {}
+  std::string name() const override { return inner_->name(); }
+  std::string describe() const override { return inner_->describe(); }
+  PortKind input_kind() const override { return inner_->input_kind(); }
+  PortKind output_kind() const override { return inner_->output_kind(); }
+  MemoryDomain input_domain() const override { return inner_->input_domain(); }
+  MemoryDomain output_domain() const override { return inner_->output_domain(); }
+  PortDescription configure(const PortDescription& input, std::size_t max_input_items) override {
+    if (!gpu_converter_reads(input.samples.format))
+      throw UsageError("--backend " + std::string(fft::backend_name(requested_)) +
+                       ": the GPU backends do not read " + std::string(format_name(input.samples.format)) +
+                       " samples; use --backend cpu");
+    return inner_->configure(input, max_input_items);
+  }
+  std::size_t max_output(std::size_t input_items) const override { return inner_->max_output(input_items); }
+  std::size_t process(const Chunk& input, Chunk& output) override { return inner_->process(input, output); }
+  std::size_t flush(Chunk& output) override { return inner_->flush(output); }
+  void reset() override { inner_->reset(); }
+  StageCounters counters() const override { return inner_->counters(); }
+  gpu::Stream stream() const override { return inner_->stream(); }
+
+ private:
+  std::unique_ptr<Stage> inner_;
+  fft::BackendKind requested_;
+};
+
+}  // namespace
+#endif
+
 MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnvironment& environment,
                                  const KeyNamer& name) {
   MadeStage made;
@@ -40,7 +92,8 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnv
     // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
     engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
     try {
-      made.stage = std::make_unique<cuda::CudaSpectrogram>(params, engine, name);
+      made.stage = std::make_unique<GpuFormatCheck>(std::make_unique<cuda::CudaSpectrogram>(params, engine, name),
+                                                    requested);
       return made;
     } catch (const CudaError& e) {
       if (requested != fft::BackendKind::automatic)

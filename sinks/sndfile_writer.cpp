@@ -137,8 +137,10 @@ void SndfileWriter::begin(const PortDescription& input) {
   if (subtype.empty()) {
     if (container_ == Container::ogg) {
       subtype = "vorbis";
-    } else if (info.format == SampleFormat::f32) {
+    } else if (is_float(info.format)) {
       subtype = container_ == Container::wav ? "float" : "pcm24";
+    } else if (component_bytes(info.format) == 4) {
+      subtype = "pcm24";  // the most bits every container here holds
     } else {
       subtype = "pcm16";
     }
@@ -221,11 +223,31 @@ void SndfileWriter::write(const Chunk& chunk) {
       std::memcpy(float_scratch_.data(), src, values * sizeof(float));  // src may be unaligned
       check_written(sf_writef_float(file, float_scratch_.data(), static_cast<sf_count_t>(frames)),
                     static_cast<std::int64_t>(frames));
+    } else if (info_.format == SampleFormat::f64) {
+      double_scratch_.resize(values);
+      std::memcpy(double_scratch_.data(), src, values * sizeof(double));
+      check_written(sf_writef_double(file, double_scratch_.data(), static_cast<sf_count_t>(frames)),
+                    static_cast<std::int64_t>(frames));
+    } else if (component == 4) {
+      // 32-bit integers go in as libsndfile's left-justified ints, exactly; unsigned ones less
+      // their midpoint (flipping the top bit is subtracting 2^31).
+      int_scratch_.resize(values);
+      std::memcpy(int_scratch_.data(), src, values * sizeof(int));
+      if (info_.format == SampleFormat::u32)
+        for (int& v : int_scratch_) v = static_cast<int>(static_cast<unsigned>(v) ^ 0x80000000u);
+      check_written(sf_writef_int(file, int_scratch_.data(), static_cast<sf_count_t>(frames)),
+                    static_cast<std::int64_t>(frames));
     } else {
-      // Integers go in as 16-bit, exactly: i16 as it is, 8-bit formats shifted up.
+      // Integers go in as 16-bit, exactly: i16 as it is, u16 less 32768, 8-bit formats shifted up.
       short_scratch_.resize(values);
       if (info_.format == SampleFormat::i16) {
         std::memcpy(short_scratch_.data(), src, values * sizeof(short));
+      } else if (info_.format == SampleFormat::u16) {
+        for (std::size_t i = 0; i < values; ++i) {
+          std::uint16_t v;
+          std::memcpy(&v, src + i * 2, 2);
+          short_scratch_[i] = static_cast<short>(static_cast<int>(v) - 32768);
+        }
       } else {
         const auto* bytes = reinterpret_cast<const unsigned char*>(src);
         for (std::size_t i = 0; i < values; ++i) {
