@@ -112,6 +112,52 @@ std::string format_names_help() {
 }
 
 namespace {
+
+struct ExtensionFormat {
+  std::string_view extension;
+  SampleFormat format;
+};
+
+constexpr ExtensionFormat kRawExtensions[] = {
+    {".cf32", SampleFormat::cf32}, {".cfile", SampleFormat::cf32}, {".fc32", SampleFormat::cf32},
+    {".cs16", SampleFormat::ci16}, {".ci16", SampleFormat::ci16},  {".sc16", SampleFormat::ci16},
+    {".cs8", SampleFormat::ci8},   {".ci8", SampleFormat::ci8},    {".sc8", SampleFormat::ci8},
+    {".cu8", SampleFormat::cu8},   {".f32", SampleFormat::f32},    {".s16", SampleFormat::i16},
+    {".i16", SampleFormat::i16},   {".s8", SampleFormat::i8},      {".i8", SampleFormat::i8},
+    {".u8", SampleFormat::u8},
+};
+
+// The extension of the last path component, lower case, with its dot; empty when none.
+std::string lower_extension_of(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const auto dot = name.find_last_of('.');
+  if (dot == std::string_view::npos || dot == 0) return {};
+  std::string ext(name.substr(dot));
+  for (char& c : ext)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return ext;
+}
+
+}  // namespace
+
+std::optional<SampleFormat> raw_format_from_extension(std::string_view path) {
+  const std::string ext = lower_extension_of(path);
+  for (const auto& entry : kRawExtensions)
+    if (entry.extension == ext) return entry.format;
+  return std::nullopt;
+}
+
+std::string raw_extensions_help() {
+  std::string text;
+  for (const auto& entry : kRawExtensions) {
+    if (!text.empty()) text += ' ';
+    text += entry.extension;
+  }
+  return text;
+}
+
+namespace {
 template <typename T>
 void convert_scaled(const std::byte* src, std::size_t n, float* dst, float offset, float scale) {
   for (std::size_t i = 0; i < n; ++i) {

@@ -100,6 +100,14 @@ std::optional<StoredFormat> parse_stored_format(std::string_view name);
 // The list of accepted names, for error messages and --help.
 std::string format_names_help();
 
+// The format a raw file's extension names (what the raw reader reads and the raw writer writes):
+// .cf32 .cfile .fc32 (cf32), .cs16 .ci16 .sc16 (ci16), .cs8 .ci8 .sc8 (ci8), .cu8 (cu8),
+// .f32 (f32), .s16 .i16 (i16), .s8 .i8 (i8), .u8 (u8); case is ignored. nullopt for any other.
+std::optional<SampleFormat> raw_format_from_extension(std::string_view path);
+
+// The extensions above, for messages: ".cf32 .cfile .fc32 .cs16 ...".
+std::string raw_extensions_help();
+
 // How integer samples become floats:
 //   unit  scaled to [-1, 1): i16 / 32768, i8 / 128, (u8 - 128) / 128 ... (the default);
 //   raw   the stored integer values as they are (what numpy sees from np.fromfile or

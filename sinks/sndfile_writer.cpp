@@ -92,7 +92,7 @@ struct SndfileWriter::VirtualIo {
 
 bool SndfileWriter::handles_extension(const std::string& path) {
   const std::string e = extension_of(path);
-  return e == ".wav" || e == ".flac" || e == ".ogg";
+  return e == ".wav" || e == ".flac" || e == ".ogg" || e == ".aif" || e == ".aiff";
 }
 
 SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
@@ -104,8 +104,10 @@ SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
     container_ = Container::flac;
   } else if (e == ".ogg") {
     container_ = Container::ogg;
+  } else if (e == ".aif" || e == ".aiff") {
+    container_ = Container::aiff;
   } else {
-    throw UsageError(path_ + ": audio output needs the extension .wav, .flac or .ogg");
+    throw UsageError(path_ + ": audio output needs the extension .wav, .flac, .ogg, .aif or .aiff");
   }
   requested_subtype_ = normalise_subtype(options_.subtype);
   const std::string& s = requested_subtype_;
@@ -138,7 +140,7 @@ void SndfileWriter::begin(const PortDescription& input) {
     if (container_ == Container::ogg) {
       subtype = "vorbis";
     } else if (is_float(info.format)) {
-      subtype = container_ == Container::wav ? "float" : "pcm24";
+      subtype = container_ == Container::wav || container_ == Container::aiff ? "float" : "pcm24";
     } else if (component_bytes(info.format) == 4) {
       subtype = "pcm24";  // the most bits every container here holds
     } else {
@@ -155,6 +157,10 @@ void SndfileWriter::begin(const PortDescription& input) {
       if (subtype == "float" || subtype == "vorbis")
         throw UsageError(path_ + ": FLAC holds only PCM; use --subtype pcm16 or pcm24");
       format = SF_FORMAT_FLAC;
+      break;
+    case Container::aiff:
+      if (subtype == "vorbis") throw UsageError(path_ + ": AIFF cannot hold Vorbis; use .ogg");
+      format = SF_FORMAT_AIFF;
       break;
     case Container::ogg:
       if (subtype != "vorbis") throw UsageError(path_ + ": OGG output is Vorbis only");

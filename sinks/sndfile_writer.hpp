@@ -1,7 +1,7 @@
 // SndfileWriter: writes a real-valued stream to an audio file through libsndfile, the container
-// chosen by the extension: .wav (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24 bit), .ogg
-// (Vorbis). The sample encoding is SinkOptions::subtype, by default float for f32 and f64 input
-// into WAV, PCM 24 for them into FLAC, PCM 24 for 32-bit integer input and PCM 16 for other
+// chosen by the extension: .wav and .aif/.aiff (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24
+// bit), .ogg (Vorbis). The sample encoding is SinkOptions::subtype, by default float for f32 and
+// f64 input into WAV and AIFF, PCM 24 for them into FLAC, PCM 24 for 32-bit integer input and PCM 16 for other
 // integer input. Integer input is written without a detour through float, so i16 → PCM 16 is
 // bit-exact.
 //
@@ -52,7 +52,7 @@ class SndfileWriter final : public Sink {
   void check_written(std::int64_t written, std::int64_t wanted);
   void close_file(bool keep);
 
-  enum class Container { wav, flac, ogg };
+  enum class Container { wav, flac, ogg, aiff };
   std::string path_;
   PartialFile file_out_;
   std::uint64_t position_ = 0;      // libsndfile's position in file_out_

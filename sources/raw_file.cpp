@@ -17,20 +17,6 @@ namespace prism {
 
 namespace {
 
-struct ExtensionFormat {
-  std::string_view extension;
-  SampleFormat format;
-};
-
-constexpr ExtensionFormat kRawExtensions[] = {
-    {".cf32", SampleFormat::cf32}, {".cfile", SampleFormat::cf32}, {".fc32", SampleFormat::cf32},
-    {".cs16", SampleFormat::ci16}, {".ci16", SampleFormat::ci16},  {".sc16", SampleFormat::ci16},
-    {".cs8", SampleFormat::ci8},   {".ci8", SampleFormat::ci8},    {".sc8", SampleFormat::ci8},
-    {".cu8", SampleFormat::cu8},   {".f32", SampleFormat::f32},    {".s16", SampleFormat::i16},
-    {".i16", SampleFormat::i16},   {".s8", SampleFormat::i8},      {".i8", SampleFormat::i8},
-    {".u8", SampleFormat::u8},
-};
-
 // How long a stream read waits in poll() before it looks at the interrupt flag again: the
 // longest a stop waits on a silent pipe.
 constexpr int kPollInterval_ms = 50;
@@ -39,22 +25,6 @@ constexpr int kPollInterval_ms = 50;
 constexpr unsigned kMaxChannels = 65536;
 
 }  // namespace
-
-std::optional<SampleFormat> raw_format_from_extension(std::string_view path) {
-  const std::string ext = lower_extension(path);
-  for (const auto& entry : kRawExtensions)
-    if (entry.extension == ext) return entry.format;
-  return std::nullopt;
-}
-
-std::string raw_extensions_help() {
-  std::string text;
-  for (const auto& entry : kRawExtensions) {
-    if (!text.empty()) text += ' ';
-    text += entry.extension;
-  }
-  return text;
-}
 
 StreamInfo raw_stream_info(const std::string& display_name, std::string_view path,
                            const SourceOptions& options) {

@@ -25,13 +25,7 @@
 
 namespace prism {
 
-// The format a raw file's extension names: .cf32 .cfile .fc32 (cf32), .cs16 .ci16 .sc16
-// (ci16), .cs8 .ci8 .sc8 (ci8), .cu8 (cu8), .f32 (f32), .s16 .i16 (i16), .s8 .i8 (i8),
-// .u8 (u8); case is ignored. nullopt for any other extension.
-std::optional<SampleFormat> raw_format_from_extension(std::string_view path);
-
-// The extensions above, for messages: ".cf32 .cfile .fc32 .cs16 ...".
-std::string raw_extensions_help();
+// The extensions that name a raw file's format: raw_format_from_extension (pipeline/format.hpp).
 
 // The StreamInfo of raw input `display_name` from the options, the format falling back to the
 // extension of `path`. Throws UsageError: "--rate is required for raw input <name>",
