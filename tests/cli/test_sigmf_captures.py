@@ -80,6 +80,22 @@ class Captures(TempDirTestCase):
         with open(plain, "rb") as a, open(marked, "rb") as b:
             self.assertNotEqual(a.read(), b.read())
 
+    def test_a_copy_keeps_the_retunes_and_annotations(self):
+        copy = self.path("copy.sigmf-meta")
+        run_prism("run", self.recording(), "-o", copy, "-q", check=0)
+        with open(copy) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["captures"][1], {"core:sample_start": 100000, "core:frequency": 101e6})
+        self.assertEqual(meta["annotations"][0]["core:label"], "tone A")
+        self.assertEqual(meta["annotations"][0]["core:sample_count"], 50000)
+        self.assertNotIn("core:sample_count", meta["annotations"][1])
+        # a stage that halves the rate keeps the moments: sample indices halve
+        run_prism("run", self.recording(), "!", "fir:lowpass=100e3,numtaps=63,decimate=2", "-o", copy, "-q", check=0)
+        with open(copy) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["captures"][1]["core:sample_start"], 50000)
+        self.assertEqual(meta["annotations"][0]["core:sample_start"], 10000)
+
     def test_absolute_time_axis(self):
         png = self.path("a.png")
         run_prism("spectrogram", self.recording(), "-o", png, "--time-axis", "absolute", "-q", check=0)
