@@ -11,6 +11,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
+#include "pipeline/iso8601.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -92,6 +93,13 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
   cmd.add_option("--title", o.title,
                  "Title over the plot [default: the input, its format and rate, the settings and the quantity]")
       ->group(group);
+}
+
+void check_image_options_suit(const SinkOptions& options, const std::string& input, const StreamInfo& info) {
+  if (options.absolute_time && !iso8601_epoch_seconds(info.start_time))
+    throw UsageError("--time-axis absolute needs the input's start time (SigMF core:datetime); " + input +
+                     (info.start_time.empty() ? std::string(" has none")
+                                              : " has '" + printable(info.start_time) + "', not an ISO 8601 date-time"));
 }
 
 SinkOptions sink_options(const ImageOptions& o) {

@@ -4,6 +4,7 @@ and the PNG (a marked moment, labelled boxes, listed in its prism:plot text); co
 an absolute time axis with --time-axis absolute.
 """
 import json
+import os
 
 import numpy as np
 
@@ -105,9 +106,10 @@ class Captures(TempDirTestCase):
 
     def test_absolute_time_axis_needs_a_start_time(self):
         proc = run_prism("spectrogram", self.recording(datetime=None), "-o", self.path("a.png"),
-                         "--time-axis", "absolute", check=1)
+                         "--time-axis", "absolute", check=2)
         self.assertIn("--time-axis absolute", proc.stderr)
         self.assertIn("core:datetime", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("a.png")))
 
     def test_bad_captures_and_annotations_name_the_field(self):
         path = self.recording()
