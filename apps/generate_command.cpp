@@ -1,5 +1,6 @@
-// prism generate: write the built-in test signal to a WAV/FLAC file or a SigMF recording, or
-// play it on an audio device (-o audio:); a preset that builds the graph gen:... -o OUTPUT.
+// prism generate: write the built-in test signal to a sound file (WAV, FLAC, OGG, AIFF), a SigMF
+// recording or a raw file (.cf32, .cs8 ...), or play it on an audio device (-o audio:); a preset
+// that builds the graph gen:... -o OUTPUT.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -26,7 +27,16 @@ struct GenerateOptions {
 int run_generate(const GenerateOptions& o) {
   if (o.spec.rfind("gen", 0) != 0)
     throw UsageError("the signal must be a generator spec, gen[:KEY=VALUE,...]; got '" + o.spec + "'");
-  std::unique_ptr<Source> source = open_source(o.spec, SourceOptions{});
+  GeneratorSpec spec = parse_generator_spec(o.spec);
+  // A raw output's extension names the format its samples are written in.
+  if (const auto raw = raw_format_from_extension(o.output)) {
+    if (spec.format && *spec.format != *raw)
+      throw UsageError(o.output + ": the extension names " + std::string(format_name(*raw)) + " samples, but '" +
+                       o.spec + "' asks for format=" + std::string(format_name(*spec.format)));
+    spec.format = *raw;
+    spec.complex_output = is_complex(*raw);
+  }
+  std::unique_ptr<Source> source = std::make_unique<GeneratorSource>(spec);
   const StreamInfo info = source->info();
   const auto* generator = dynamic_cast<const GeneratorSource*>(source.get());
   std::unique_ptr<Sink> sink = open_sink(o.output, SinkOptions{});
@@ -81,9 +91,11 @@ Runner add_generate_command(CLI::App& app) {
       "generate", "Write a test signal (tones, chirp, noise; real or complex) to a file, or play it.");
   cmd->footer(
       "SIGNAL is gen[:KEY=VALUE,...] with keys rate, duration, tone=F[@A] (repeatable), "
-      "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, i16, ci16).\n"
-      "The output's extension picks the container (see -o); WAV, FLAC and OGG take real signals "
-      "only, SigMF any. -o audio: plays a real signal on the default audio "
+      "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, i16, ci16, i8, ci8, u8, cu8), "
+      "channels=N (each the same signal).\n"
+      "The output's extension picks the container (see -o); WAV, FLAC, OGG and AIFF take real signals "
+      "only, SigMF any; a raw extension (" + raw_extensions_help() + ") also names the format the samples "
+      "are written in (a complex one makes the signal complex). -o audio: plays a real signal on the default audio "
       "output at the device's pace (JACK's when a JACK server runs); audio:NAME or audio:INDEX "
       "picks another (prism devices); duration=inf plays until Ctrl-C.\n"
       "Example: prism generate gen:rate=1e6,complex,tone=100e3,noise=0.01,duration=2 -o iq.sigmf-meta\n"

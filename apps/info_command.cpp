@@ -27,6 +27,12 @@ void print_text(const nlohmann::json& description) {
                                        "length_samples", "duration_s",   "start_time",
                                        "file_size",    "live"};
   auto print = [](const std::string& key, const nlohmann::json& value) {
+    // A list of objects (SigMF annotations, retunes): its count, then one line each.
+    if (value.is_array() && !value.empty() && value.front().is_object()) {
+      std::printf("%-18s %zu\n", (key + ":").c_str(), value.size());
+      for (const auto& item : value) std::printf("  %s\n", item.dump().c_str());
+      return;
+    }
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     std::printf("%-18s %s\n", (key + ":").c_str(), text.c_str());
   };

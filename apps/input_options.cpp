@@ -44,10 +44,11 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
 SourceOptions to_source_options(const InputOptions& o) {
   SourceOptions options;
   if (!o.format.empty()) {
-    const auto format = parse_format(o.format);
-    if (!format)
+    const auto stored = parse_stored_format(o.format);
+    if (!stored)
       throw UsageError("--format '" + o.format + "' is unknown (known: " + format_names_help() + ")");
-    options.format = *format;
+    options.format = stored->format;
+    options.big_endian = stored->big_endian;
   }
   options.sample_rate = o.rate;
   options.channels = o.channels;

@@ -85,6 +85,7 @@ int run_chain(const RunCommandOptions& o) {
   Graph graph;
   std::unique_ptr<Source> source = open_run_input(main.front(), o.raw, o.run);
   sinks.input_label = source->describe();
+  check_image_options_suit(sinks, main.front(), source->info());
   const double rate = source->info().sample_rate;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node trunk = add_stages(graph, in, std::vector<std::string>(main.begin() + 1, main.end()),

@@ -11,6 +11,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
+#include "pipeline/iso8601.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
@@ -83,9 +84,22 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
   whole_number_in(cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]"),
                   1, 10000)
       ->group(group);
+  cmd.add_option("--time-axis", o.time_axis,
+                 "relative: seconds from the input's start; absolute: UTC clock times from its start time "
+                 "(SigMF core:datetime)")
+      ->check(CLI::IsMember({"relative", "absolute"}))
+      ->capture_default_str()
+      ->group(group);
   cmd.add_option("--title", o.title,
                  "Title over the plot [default: the input, its format and rate, the settings and the quantity]")
       ->group(group);
+}
+
+void check_image_options_suit(const SinkOptions& options, const std::string& input, const StreamInfo& info) {
+  if (options.absolute_time && !iso8601_epoch_seconds(info.start_time))
+    throw UsageError("--time-axis absolute needs the input's start time (SigMF core:datetime); " + input +
+                     (info.start_time.empty() ? std::string(" has none")
+                                              : " has '" + printable(info.start_time) + "', not an ISO 8601 date-time"));
 }
 
 SinkOptions sink_options(const ImageOptions& o) {
@@ -94,6 +108,7 @@ SinkOptions sink_options(const ImageOptions& o) {
   s.width = o.width;
   s.height = o.height;
   s.title = o.title;
+  s.absolute_time = o.time_axis == "absolute";
   if (o.db_range.empty()) return s;
   const std::size_t colon = o.db_range.find(':');
   const std::optional<double> lo = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(0, colon));

@@ -52,11 +52,16 @@ struct ImageOptions {
   std::optional<unsigned> width;
   std::optional<unsigned> height;
   std::string title;
+  std::string time_axis = "relative";
 };
-// Registers --colormap, --db-range, --width, --height and --title in the group "Image output".
+// Registers --colormap, --db-range, --width, --height, --time-axis and --title in the group
+// "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
 // The sinks' options from them (UsageError for a malformed --db-range).
 SinkOptions sink_options(const ImageOptions& options);
+// Usage errors for image options the input cannot serve, before the run: --time-axis absolute
+// without a start time (SigMF core:datetime) that is an ISO 8601 date-time.
+void check_image_options_suit(const SinkOptions& options, const std::string& input, const StreamInfo& info);
 
 // A stage's settings as command-line options (--nperseg ...), generated from their declarations.
 class SettingOptions {

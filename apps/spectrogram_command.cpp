@@ -64,6 +64,7 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
 
   std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
   const StreamInfo info = source->info();
+  check_image_options_suit(sinks, input, info);
   // As scipy.signal.spectrogram: a segment longer than the input shrinks to the input, with a
   // warning, rather than giving no rows (the defaults of noverlap and nfft follow it).
   const std::optional<std::uint64_t> taken = samples_to_take(info, run_config(run, 1, info.sample_rate));

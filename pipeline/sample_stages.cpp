@@ -249,7 +249,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     StreamInfo output = input;
     output.format = spec.complex_input || spec.taps.is_complex || shift ? SampleFormat::cf32 : SampleFormat::f32;
     output.sample_rate = input.sample_rate / static_cast<double>(decimation);
-    if (shift) output.center_frequency = input.center_frequency + *shift;
+    if (shift) output.shift_frequencies(*shift);
     if (input.length) output.length = divided_length(*input.length, 1, decimation);
     return std::make_pair(spec, output);
   };
@@ -325,7 +325,7 @@ MadeStage make_shift(const SettingValues& values, const StageEnvironment&) {
       EnginePlan plan;
       plan.output = input;
       plan.output.format = SampleFormat::cf32;
-      plan.output.center_frequency = input.center_frequency + frequency;
+      plan.output.shift_frequencies(frequency);
       plan.engine = adapt(std::make_unique<Mixer>(spec), "cpu: shift by " + hz_text(-frequency) + " (exact phase)");
       return plan;
     } catch (const UsageError& e) {
@@ -443,6 +443,8 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
         plan.output = input;
         plan.output.format = SampleFormat::f32;
         plan.output.center_frequency = 0.0;  // audio
+        plan.output.retunes.clear();
+        plan.output.annotations.clear();
         plan.engine = adapt(std::move(demodulator), "cpu: " + name + " demodulator");
         return plan;
       } catch (const UsageError& e) {

@@ -5,10 +5,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "format.hpp"
 
 namespace prism {
+
+// The centre frequency changes `time` seconds from the stream's start (a SigMF capture after the
+// first: a retune). Times, not sample indices, so that stages that change the rate keep them.
+struct Retune {
+  double time = 0.0;              // s from the stream's start, > 0
+  double center_frequency = 0.0;  // Hz from then on
+};
+
+// A labelled region of the stream (a SigMF annotation).
+struct Annotation {
+  double start = 0.0;                    // s from the stream's start
+  std::optional<double> duration;        // s; unset: to the end
+  std::optional<double> frequency_low;   // Hz (RF, centre frequency included); unset: the band's edge
+  std::optional<double> frequency_high;  // Hz
+  std::string label;                     // may be empty
+  std::string comment;                   // may be empty
+};
 
 struct StreamInfo {
   SampleFormat format = SampleFormat::f32;
@@ -18,6 +36,18 @@ struct StreamInfo {
   std::string start_time;          // ISO 8601 (UTC) when the source knows it, else empty
   std::optional<std::uint64_t> length;  // samples per channel, when known in advance
   bool live = false;               // a live source never waits for a free block
+  std::vector<Retune> retunes;     // ascending in time; center_frequency holds before the first
+  std::vector<Annotation> annotations;
+
+  // Adds `hz` to every frequency the stream is labelled with (a stage that shifts the band).
+  void shift_frequencies(double hz) {
+    center_frequency += hz;
+    for (Retune& r : retunes) r.center_frequency += hz;
+    for (Annotation& a : annotations) {
+      if (a.frequency_low) *a.frequency_low += hz;
+      if (a.frequency_high) *a.frequency_high += hz;
+    }
+  }
 
   // Bytes of one sample of every channel (one "frame" of interleaved data).
   std::size_t frame_bytes() const { return sample_bytes(format) * channels; }

@@ -299,8 +299,10 @@ Result run_interruptible(std::function<Result()> work, prism::StopToken& stop) {
 prism::SourceOptions source_options(std::optional<std::string> format, std::optional<double> rate, unsigned channels) {
   prism::SourceOptions options;
   if (format) {
-    options.format = prism::parse_format(*format);
-    if (!options.format) throw prism::UsageError("format: '" + *format + "' is not one of " + prism::format_names_help());
+    const auto stored = prism::parse_stored_format(*format);
+    if (!stored) throw prism::UsageError("format: '" + *format + "' is not one of " + prism::format_names_help());
+    options.format = stored->format;
+    options.big_endian = stored->big_endian;
   }
   options.sample_rate = rate;
   options.channels = channels;

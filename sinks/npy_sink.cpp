@@ -3,14 +3,18 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/iso8601.hpp"
 
 namespace prism {
 namespace {
@@ -54,8 +58,41 @@ NumpyType numpy_type(SampleFormat f) {
     case SampleFormat::ci8: return {"|i1", false};
     case SampleFormat::u8:
     case SampleFormat::cu8: return {"|u1", false};
+    case SampleFormat::f64: return {"<f8", false};
+    case SampleFormat::cf64: return {"<c16", true};
+    case SampleFormat::i32:
+    case SampleFormat::ci32: return {"<i4", false};
+    case SampleFormat::u16:
+    case SampleFormat::cu16: return {"<u2", false};
+    case SampleFormat::u32:
+    case SampleFormat::cu32: return {"<u4", false};
   }
   return {"<f4", false};
+}
+
+// The stream's retunes and annotations, and its start as seconds since 1970 when its start time
+// is an ISO 8601 date-time, for sidecars. `row_of` gives the first row at or after a time
+// (null for samples).
+void add_stream_labels(nlohmann::json& out, const StreamInfo& in,
+                       const std::function<std::optional<std::uint64_t>(double)>& row_of) {
+  const auto epoch = iso8601_epoch_seconds(in.start_time);
+  out["start_epoch_s"] = epoch ? nlohmann::json(*epoch) : nlohmann::json(nullptr);
+  nlohmann::json retunes = nlohmann::json::array();
+  for (const Retune& r : in.retunes) {
+    nlohmann::json entry = {{"time_s", r.time}, {"center_frequency", r.center_frequency}};
+    if (const auto row = row_of(r.time)) entry["first_row"] = *row;
+    retunes.push_back(std::move(entry));
+  }
+  out["retunes"] = retunes;
+  nlohmann::json annotations = nlohmann::json::array();
+  for (const Annotation& a : in.annotations) {
+    auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    annotations.push_back({{"time_start_s", a.start}, {"duration_s", optional(a.duration)},
+                           {"freq_lower_edge", optional(a.frequency_low)},
+                           {"freq_upper_edge", optional(a.frequency_high)}, {"label", a.label},
+                           {"comment", a.comment}});
+  }
+  out["annotations"] = annotations;
 }
 
 // One JSON value on one line.
@@ -196,6 +233,16 @@ void NpySink::write_sidecar(bool complete) {
   field("row_interval", layout.row_interval);
   field("input", input);
   field("parameters", parameters);
+  {
+    // A retune's first row: the first whose centre time is at or after it.
+    nlohmann::json labels = nlohmann::json::object();
+    add_stream_labels(labels, in, [&layout](double time) -> std::optional<std::uint64_t> {
+      if (!(layout.row_interval > 0.0)) return std::nullopt;
+      const double rows = std::ceil((time - layout.first_row_time) / layout.row_interval);
+      return static_cast<std::uint64_t>(std::max(rows, 0.0));
+    });
+    for (const auto& [key, value] : labels.items()) field(key.c_str(), value);
+  }
   text += "  \"frequencies\": [";
   for (std::size_t i = 0; i < layout.frequencies.size(); ++i) {
     if (i) text += ", ";
@@ -222,7 +269,7 @@ void NpySink::write_samples_sidecar(bool complete) {
   const StreamInfo& in = input_.samples;
   std::vector<std::uint64_t> shape = {rows_written_};
   shape.insert(shape.end(), trailing_.begin(), trailing_.end());
-  const nlohmann::json sidecar = {
+  nlohmann::json sidecar = {
       {"data", std::filesystem::path(path_).filename().string()},
       {"dtype", descr_},
       {"shape", shape},
@@ -235,6 +282,9 @@ void NpySink::write_samples_sidecar(bool complete) {
       {"start_time", in.start_time.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.start_time)},
       {"first_sample", first_row_.value_or(0)},
   };
+  add_stream_labels(sidecar, in, [&in](double time) -> std::optional<std::uint64_t> {
+    return static_cast<std::uint64_t>(std::llround(time * in.sample_rate));
+  });
   const std::string text = sidecar.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
   sidecar_file_.write(text.data(), text.size());
 }

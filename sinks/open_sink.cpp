@@ -9,6 +9,7 @@
 #include "sinks/npy_sink.hpp"
 #include "sinks/output_file.hpp"
 #include "sinks/png_sink.hpp"
+#include "sinks/raw_file_writer.hpp"
 #include "sinks/sigmf_writer.hpp"
 #if PRISM_HAVE_SNDFILE
 #include "sinks/sndfile_writer.hpp"
@@ -42,11 +43,12 @@ std::string row_outputs_help() {
 
 std::string sample_outputs_help() {
 #if PRISM_HAVE_SNDFILE
-  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg, .npy";
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .wav, .flac, .ogg, .aif, .aiff, .npy";
 #else
-  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .npy; WAV/FLAC/OGG need a "
+  std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .npy; WAV/FLAC/OGG/AIFF need a "
                      "build with libsndfile";
 #endif
+  help += ", raw samples in the format the extension names (" + raw_extensions_help() + ")";
 #if PRISM_HAVE_PORTAUDIO
   help += "; audio:[NAME|INDEX] plays through an audio device";
 #endif
@@ -60,12 +62,16 @@ namespace {
 bool is_audio_device(const std::string& path) { return path == "audio" || path.rfind("audio:", 0) == 0; }
 bool is_zmq_stream(const std::string& path) { return path.rfind("zmq:", 0) == 0; }
 bool is_sigmf(const std::string& e) { return e.empty() || e == ".sigmf-meta" || e == ".sigmf-data" || e == ".sigmf"; }
-bool is_sound_file(const std::string& e) { return e == ".wav" || e == ".flac" || e == ".ogg"; }
+bool is_sound_file(const std::string& e) {
+  return e == ".wav" || e == ".flac" || e == ".ogg" || e == ".aif" || e == ".aiff";
+}
+bool is_raw(const std::string& path) { return raw_format_from_extension(path).has_value(); }
 }  // namespace
 
 bool names_an_output(const std::string& path) {
   const std::string e = lowercase_extension(path);
-  return is_audio_device(path) || is_zmq_stream(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e);
+  return is_audio_device(path) || is_zmq_stream(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e) ||
+         is_raw(path);
 }
 
 std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& options) {
@@ -104,6 +110,11 @@ std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& opti
     auto sink = std::make_unique<SigmfWriter>(path, options);
     check_output_path(sink->data_path());
     check_output_path(sink->meta_path());
+    return sink;
+  }
+  if (const auto raw = raw_format_from_extension(path)) {
+    auto sink = std::make_unique<RawFileWriter>(path, *raw);
+    check_output_path(path);
     return sink;
   }
   if (is_sound_file(e)) {

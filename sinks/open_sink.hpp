@@ -5,7 +5,9 @@
 //   rows (spectrogram):  .npy → NpySink (+ .json sidecar);  .png → PngSink
 //   samples:             .npy → NpySink (+ .json sidecar);
 //                        .sigmf-meta, .sigmf-data, .sigmf or no extension → SigmfWriter;
-//                        .wav, .flac, .ogg → SndfileWriter (when built with libsndfile);
+//                        .wav, .flac, .ogg, .aif, .aiff → SndfileWriter (when built with libsndfile);
+//                        .cf32, .cs16, .cs8, .cu8, .f32 ... (raw_format_from_extension) →
+//                        RawFileWriter;
 //                        audio:[NAME|INDEX] → PortAudioSink, playback (when built with PortAudio)
 //   either:              zmq:pub:..., zmq:push:... → ZmqSink, a ZeroMQ stream (when built with
 //                        libzmq)

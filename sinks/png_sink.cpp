@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/iso8601.hpp"
 #include "prism/version.hpp"
 #include "sinks/decibel_range.hpp"
 
@@ -206,6 +207,11 @@ void PngSink::begin(const PortDescription& input) {
                                 " frequencies for " + std::to_string(layout.columns) +
                                 " columns");
   }
+  if (options_.absolute_time && !iso8601_epoch_seconds(layout.stream.start_time))
+    throw UsageError("--time-axis absolute: " + path_ + " needs the input's start time (SigMF core:datetime), " +
+                     (layout.stream.start_time.empty() ? std::string("and the input has none")
+                                                       : "and '" + printable(layout.stream.start_time) +
+                                                             "' is not an ISO 8601 date-time"));
   layout_ = layout;
   const std::size_t bins = layout_.columns;
   const std::size_t height =
@@ -456,6 +462,25 @@ void PngSink::render_and_write(bool complete) {
   plot.time_end = plot.time_start + duration;
   plot.title = options_.title.empty() ? default_title() : options_.title;
   plot.colorbar_label = layout_.decibels ? layout_.unit() : "dB re 1 " + layout_.unit();
+  if (options_.absolute_time) plot.time_origin_epoch = iso8601_epoch_seconds(layout_.stream.start_time);
+  // Retunes as marked moments, annotations as boxes; the frequency axis is the first capture's.
+  nlohmann::json retunes = nlohmann::json::array(), annotations = nlohmann::json::array();
+  for (const Retune& r : layout_.stream.retunes) {
+    plot.time_markers.push_back({r.time, "centre " + format_hz(r.center_frequency)});
+    retunes.push_back({{"time_s", r.time}, {"center_frequency", r.center_frequency}});
+  }
+  for (const Annotation& a : layout_.stream.annotations) {
+    PlotBox box;
+    box.time_start = a.start;
+    box.time_end = a.duration ? a.start + *a.duration : plot.time_end;
+    box.frequency_low = a.frequency_low.value_or(plot.frequency_low);
+    box.frequency_high = a.frequency_high.value_or(plot.frequency_high);
+    box.label = ascii_only(a.label);
+    plot.boxes.push_back(box);
+    annotations.push_back({{"time_start_s", box.time_start}, {"time_end_s", box.time_end},
+                           {"frequency_low_hz", box.frequency_low}, {"frequency_high_hz", box.frequency_high},
+                           {"label", box.label}});
+  }
 
   const RgbImage image = render_spectrogram_plot(plot, &geometry_);
 
@@ -472,6 +497,10 @@ void PngSink::render_and_write(bool complete) {
       {"frequency_high_hz", plot.frequency_high},
       {"time_start_s", plot.time_start},
       {"time_end_s", plot.time_end},
+      {"time_axis", options_.absolute_time ? "absolute" : "relative"},
+      {"time_origin_epoch_s", plot.time_origin_epoch ? nlohmann::json(*plot.time_origin_epoch) : nlohmann::json(nullptr)},
+      {"retunes", retunes},
+      {"annotations", annotations},
       {"plot_area", {{"left", geometry_.plot_left}, {"top", geometry_.plot_top},
                      {"width", geometry_.plot_width}, {"height", geometry_.plot_height}}},
   };

@@ -75,9 +75,8 @@ PortAudioSink::~PortAudioSink() { close(); }
 void PortAudioSink::begin(const PortDescription& input) {
   const StreamInfo& info = input.samples;
   const std::string where = audio_device_spec(device_);
-  if (info.format != SampleFormat::f32 && info.format != SampleFormat::i16)
-    throw UsageError(where + ": audio playback takes real f32 or i16 samples, not " +
-                     std::string(format_name(info.format)));
+  if (is_complex(info.format))
+    throw UsageError(where + ": audio playback takes real samples, not " + std::string(format_name(info.format)));
   impl_ = std::make_unique<Impl>();
   const int device = find_audio_device(device_, AudioDirection::output);
   const PaDeviceInfo* dev = Pa_GetDeviceInfo(device);
@@ -143,13 +142,10 @@ void PortAudioSink::write(const Chunk& chunk) {
   if (!impl_ || impl_->stream == nullptr) throw std::logic_error("PortAudioSink::write before begin");
   const std::size_t values = samples * info_.channels;
   const float* floats = reinterpret_cast<const float*>(data);
-  if (info_.format == SampleFormat::i16) {
+  if (info_.format != SampleFormat::f32) {
+    // Integers (sound files' PCM travels as stored) scaled to [-1, 1) as format.hpp scales them.
     converted_.resize(values);
-    for (std::size_t i = 0; i < values; ++i) {
-      std::int16_t v;
-      std::memcpy(&v, data + 2 * i, 2);
-      converted_[i] = static_cast<float>(v) / 32768.0f;
-    }
+    convert_to_float(info_.format, data, values, converted_.data());
     floats = converted_.data();
   }
   Impl& s = *impl_;

@@ -1,5 +1,6 @@
 // PortAudioSink: audio playback through PortAudio, a sink of samples (`prism generate ... -o
-// audio:`). It takes real f32 or i16 samples at any rate and channel count the device accepts.
+// audio:`). It takes real samples of any format (integers scaled as format.hpp scales them) at
+// any rate and channel count the device accepts.
 //
 // Output spec: "audio:" (default output; JACK's when a JACK server runs), "audio:NAME" (name
 // fragment) or "audio:INDEX", as for input (sources/portaudio_source.hpp).

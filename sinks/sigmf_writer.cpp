@@ -1,6 +1,8 @@
 // SigmfWriter: a SigMF recording (.sigmf-data + .sigmf-meta), see sigmf_writer.hpp.
 #include "sinks/sigmf_writer.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -75,10 +77,34 @@ void SigmfWriter::finish(bool complete) {
     capture["core:frequency"] = info_.center_frequency;
     if (!info_.start_time.empty()) capture["core:datetime"] = info_.start_time;
 
+    // Retunes and annotations carry times (rate-changing stages keep them): back to samples at
+    // this stream's rate.
+    auto sample_at = [this](double seconds) {
+      return static_cast<std::uint64_t>(std::llround(std::max(seconds, 0.0) * info_.sample_rate));
+    };
+    nlohmann::ordered_json captures = nlohmann::ordered_json::array({capture});
+    for (const Retune& r : info_.retunes) {
+      nlohmann::ordered_json retune;
+      retune["core:sample_start"] = sample_at(r.time);
+      retune["core:frequency"] = r.center_frequency;
+      captures.push_back(std::move(retune));
+    }
+    nlohmann::ordered_json annotations = nlohmann::ordered_json::array();
+    for (const Annotation& a : info_.annotations) {
+      nlohmann::ordered_json entry;
+      entry["core:sample_start"] = sample_at(a.start);
+      if (a.duration) entry["core:sample_count"] = sample_at(*a.duration);
+      if (a.frequency_low) entry["core:freq_lower_edge"] = *a.frequency_low;
+      if (a.frequency_high) entry["core:freq_upper_edge"] = *a.frequency_high;
+      if (!a.label.empty()) entry["core:label"] = a.label;
+      if (!a.comment.empty()) entry["core:comment"] = a.comment;
+      annotations.push_back(std::move(entry));
+    }
+
     nlohmann::ordered_json meta;
     meta["global"] = global;
-    meta["captures"] = nlohmann::ordered_json::array({capture});
-    meta["annotations"] = nlohmann::ordered_json::array();
+    meta["captures"] = captures;
+    meta["annotations"] = annotations;
     const std::string text =
         meta.dump(4, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 

@@ -16,6 +16,7 @@ struct SinkOptions {
   std::optional<unsigned> height;    // plot area in pixels, 1..10000; default bins clamped to [400, 800]
   std::string title;                 // empty: a title made from the input and the parameters
   std::string input_label;           // the input as the default title names it ("speech.wav")
+  bool absolute_time = false;        // time axis as UTC clock times from the input's start time
 
   // WAV/FLAC (samples): the sample encoding, "float" (WAV only), "pcm16", "pcm24" (also "PCM_16",
   // "PCM_24", "FLOAT"). Empty: float for f32 input into WAV, pcm24 for f32 into FLAC, pcm16

@@ -92,7 +92,7 @@ struct SndfileWriter::VirtualIo {
 
 bool SndfileWriter::handles_extension(const std::string& path) {
   const std::string e = extension_of(path);
-  return e == ".wav" || e == ".flac" || e == ".ogg";
+  return e == ".wav" || e == ".flac" || e == ".ogg" || e == ".aif" || e == ".aiff";
 }
 
 SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
@@ -104,8 +104,10 @@ SndfileWriter::SndfileWriter(std::string path, SinkOptions options)
     container_ = Container::flac;
   } else if (e == ".ogg") {
     container_ = Container::ogg;
+  } else if (e == ".aif" || e == ".aiff") {
+    container_ = Container::aiff;
   } else {
-    throw UsageError(path_ + ": audio output needs the extension .wav, .flac or .ogg");
+    throw UsageError(path_ + ": audio output needs the extension .wav, .flac, .ogg, .aif or .aiff");
   }
   requested_subtype_ = normalise_subtype(options_.subtype);
   const std::string& s = requested_subtype_;
@@ -137,8 +139,10 @@ void SndfileWriter::begin(const PortDescription& input) {
   if (subtype.empty()) {
     if (container_ == Container::ogg) {
       subtype = "vorbis";
-    } else if (info.format == SampleFormat::f32) {
-      subtype = container_ == Container::wav ? "float" : "pcm24";
+    } else if (is_float(info.format)) {
+      subtype = container_ == Container::wav || container_ == Container::aiff ? "float" : "pcm24";
+    } else if (component_bytes(info.format) == 4) {
+      subtype = "pcm24";  // the most bits every container here holds
     } else {
       subtype = "pcm16";
     }
@@ -153,6 +157,10 @@ void SndfileWriter::begin(const PortDescription& input) {
       if (subtype == "float" || subtype == "vorbis")
         throw UsageError(path_ + ": FLAC holds only PCM; use --subtype pcm16 or pcm24");
       format = SF_FORMAT_FLAC;
+      break;
+    case Container::aiff:
+      if (subtype == "vorbis") throw UsageError(path_ + ": AIFF cannot hold Vorbis; use .ogg");
+      format = SF_FORMAT_AIFF;
       break;
     case Container::ogg:
       if (subtype != "vorbis") throw UsageError(path_ + ": OGG output is Vorbis only");
@@ -221,11 +229,31 @@ void SndfileWriter::write(const Chunk& chunk) {
       std::memcpy(float_scratch_.data(), src, values * sizeof(float));  // src may be unaligned
       check_written(sf_writef_float(file, float_scratch_.data(), static_cast<sf_count_t>(frames)),
                     static_cast<std::int64_t>(frames));
+    } else if (info_.format == SampleFormat::f64) {
+      double_scratch_.resize(values);
+      std::memcpy(double_scratch_.data(), src, values * sizeof(double));
+      check_written(sf_writef_double(file, double_scratch_.data(), static_cast<sf_count_t>(frames)),
+                    static_cast<std::int64_t>(frames));
+    } else if (component == 4) {
+      // 32-bit integers go in as libsndfile's left-justified ints, exactly; unsigned ones less
+      // their midpoint (flipping the top bit is subtracting 2^31).
+      int_scratch_.resize(values);
+      std::memcpy(int_scratch_.data(), src, values * sizeof(int));
+      if (info_.format == SampleFormat::u32)
+        for (int& v : int_scratch_) v = static_cast<int>(static_cast<unsigned>(v) ^ 0x80000000u);
+      check_written(sf_writef_int(file, int_scratch_.data(), static_cast<sf_count_t>(frames)),
+                    static_cast<std::int64_t>(frames));
     } else {
-      // Integers go in as 16-bit, exactly: i16 as it is, 8-bit formats shifted up.
+      // Integers go in as 16-bit, exactly: i16 as it is, u16 less 32768, 8-bit formats shifted up.
       short_scratch_.resize(values);
       if (info_.format == SampleFormat::i16) {
         std::memcpy(short_scratch_.data(), src, values * sizeof(short));
+      } else if (info_.format == SampleFormat::u16) {
+        for (std::size_t i = 0; i < values; ++i) {
+          std::uint16_t v;
+          std::memcpy(&v, src + i * 2, 2);
+          short_scratch_[i] = static_cast<short>(static_cast<int>(v) - 32768);
+        }
       } else {
         const auto* bytes = reinterpret_cast<const unsigned char*>(src);
         for (std::size_t i = 0; i < values; ++i) {

@@ -1,8 +1,9 @@
 // SndfileWriter: writes a real-valued stream to an audio file through libsndfile, the container
-// chosen by the extension: .wav (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24 bit), .ogg
-// (Vorbis). The sample encoding is SinkOptions::subtype, by default float for f32 input
-// into WAV, PCM 24 for f32 into FLAC and PCM 16 for integer input. Integer input is written
-// without a detour through float, so i16 → PCM 16 is bit-exact.
+// chosen by the extension: .wav and .aif/.aiff (float32, PCM 16 or 24 bit), .flac (PCM 16 or 24
+// bit), .ogg (Vorbis). The sample encoding is SinkOptions::subtype, by default float for f32 and
+// f64 input into WAV and AIFF, PCM 24 for them into FLAC, PCM 24 for 32-bit integer input and PCM 16 for other
+// integer input. Integer input is written without a detour through float, so i16 → PCM 16 is
+// bit-exact.
 //
 // Complex streams are refused (UsageError): these containers have no notion of I/Q; SigMF holds
 // them. Written as "<path>.partial", renamed at finish(). libsndfile writes through its virtual
@@ -51,7 +52,7 @@ class SndfileWriter final : public Sink {
   void check_written(std::int64_t written, std::int64_t wanted);
   void close_file(bool keep);
 
-  enum class Container { wav, flac, ogg };
+  enum class Container { wav, flac, ogg, aiff };
   std::string path_;
   PartialFile file_out_;
   std::uint64_t position_ = 0;      // libsndfile's position in file_out_
@@ -64,6 +65,8 @@ class SndfileWriter final : public Sink {
   sf_private_tag* file_ = nullptr;
   std::vector<short> short_scratch_;
   std::vector<float> float_scratch_;
+  std::vector<double> double_scratch_;
+  std::vector<int> int_scratch_;
   std::uint64_t samples_written_ = 0;
   bool begun_ = false;
   bool finished_ = false;

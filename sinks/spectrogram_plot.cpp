@@ -180,6 +180,39 @@ std::string format_tick(double value, double step) {
   return s;
 }
 
+std::string clock_time_label(double epoch_seconds, double step) {
+  int decimals = 0;
+  while (decimals < 6 && step > 0 && step * std::pow(10.0, decimals) < 0.999) ++decimals;
+  const double day = 86400.0;
+  double of_day = std::fmod(epoch_seconds, day);
+  if (of_day < 0) of_day += day;
+  const double scale = std::pow(10.0, decimals);
+  of_day = std::round(of_day * scale) / scale;
+  const int hours = static_cast<int>(of_day / 3600) % 24;
+  const int minutes = static_cast<int>(std::fmod(of_day, 3600.0) / 60);
+  const double seconds = std::fmod(of_day, 60.0);
+  char text[48];
+  std::snprintf(text, sizeof text, "%02d:%02d:%0*.*f", hours, minutes, decimals ? decimals + 3 : 2, decimals,
+                seconds);
+  return text;
+}
+
+std::string utc_date_label(double epoch_seconds) {
+  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+  long long z = static_cast<long long>(std::floor(epoch_seconds / 86400.0)) + 719468;
+  const long long era = (z >= 0 ? z : z - 146096) / 146097;
+  const long long doe = z - era * 146097;
+  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const long long mp = (5 * doy + 2) / 153;
+  const long long d = doy - (153 * mp + 2) / 5 + 1;
+  const long long m = mp < 10 ? mp + 3 : mp - 9;
+  const long long y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  char text[80];
+  std::snprintf(text, sizeof text, "%04lld-%02lld-%02lld", y, m, d);
+  return text;
+}
+
 RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* geometry_out) {
   PlotGeometry g;
   const int plot_w = std::max(in.width, 1);
@@ -201,7 +234,9 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
       frequency_unit(std::max(std::abs(in.frequency_low), std::abs(in.frequency_high)));
   const double f_lo = in.frequency_low * f_unit.factor;
   const double f_hi = in.frequency_high * f_unit.factor;
-  const AxisUnit t_unit = time_unit(in.time_end - in.time_start);
+  const bool absolute_time = in.time_origin_epoch.has_value() && std::isfinite(*in.time_origin_epoch);
+  // Clock labels count seconds.
+  const AxisUnit t_unit = absolute_time ? AxisUnit{1.0, "s"} : time_unit(in.time_end - in.time_start);
   const double t_lo = in.time_start * t_unit.factor;
   const double t_hi = in.time_end * t_unit.factor;
   g.frequency_unit = f_unit.name;
@@ -231,9 +266,13 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
       make_ticks(f_lo, f_hi, plot_h / (text_h * 3), text_h, freq_y, label_height);
   g.colorbar_ticks =
       make_ticks(db_lo, db_hi, plot_h / (text_h * 3), text_h, db_y, label_height);
-  const int typical_time_label = BitmapFont::text_width("000.00", s);
+  const int typical_time_label = BitmapFont::text_width(absolute_time ? "00:00:00.0" : "000.00", s);
   g.time_ticks = make_ticks(t_lo, t_hi, plot_w / (typical_time_label + 8 * s), 4 * s, time_x,
                             label_width);
+  if (absolute_time && !g.time_ticks.empty()) {
+    const double step = g.time_ticks.size() > 1 ? g.time_ticks[1].value - g.time_ticks[0].value : 1.0;
+    for (auto& t : g.time_ticks) t.label = clock_time_label(*in.time_origin_epoch + t.value, step);
+  }
 
   auto widest = [&](const std::vector<PlotTick>& ticks) {
     int w = 0;
@@ -241,7 +280,8 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
     return w;
   };
   const std::string freq_label = "Frequency (" + f_unit.name + ")";
-  const std::string time_label = "Time (" + t_unit.name + ")";
+  const std::string time_label = absolute_time ? "Time (UTC, " + utc_date_label(*in.time_origin_epoch + t_lo) + ")"
+                                               : "Time (" + t_unit.name + ")";
   const std::string bar_label = in.colorbar_label.empty() ? "dB" : in.colorbar_label;
 
   // Margins; the title wraps onto as many lines (up to 4) as the image's width needs.
@@ -294,6 +334,48 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
                 top + (plot_h - cap_h) / 2, s, TextDirection::right, kInk);
   }
   frame(canvas, left, top, plot_w, plot_h, kInk);
+
+  // Retunes and annotations over the data: white strokes, labels white on dark ink.
+  constexpr Rgb kMark{255, 255, 255};
+  const int stroke = std::max(1, s / 2);
+  auto plot_x = [&](double seconds) {  // unclamped, relative to the plot's left edge
+    const double span = t_hi - t_lo;
+    return span > 0 ? to_pixel((seconds * t_unit.factor - t_lo) / span * plot_w) : 0;
+  };
+  auto plot_y = [&](double hz) {  // unclamped, relative to the plot's top
+    const double span = f_hi - f_lo;
+    return span > 0 ? to_pixel((f_hi - hz * f_unit.factor) / span * plot_h) : 0;
+  };
+  auto clipped_fill = [&](int x, int y, int w, int h) {
+    const int x0 = std::max(x, 0), y0 = std::max(y, 0);
+    const int x1 = std::min(x + w, plot_w), y1 = std::min(y + h, plot_h);
+    if (x1 > x0 && y1 > y0) canvas.fill(left + x0, top + y0, x1 - x0, y1 - y0, kMark);
+  };
+  auto label_at = [&](const std::string& text, int x, int y) {  // inside the plot area
+    if (text.empty()) return;
+    const std::string shown = fit_text(text, std::max(plot_w - x - 2 * s, 0), s);
+    if (shown.empty()) return;
+    const int w = BitmapFont::text_width(shown, s);
+    canvas.fill(left + x, top + y, w + 2 * s, cap_h + 2 * s, kInk);
+    canvas.text(shown, left + x + s, top + y + s, s, TextDirection::right, kMark);
+  };
+  for (const PlotBox& box : in.boxes) {
+    const int x0 = plot_x(box.time_start), x1 = plot_x(box.time_end);
+    const int y0 = plot_y(box.frequency_high), y1 = plot_y(box.frequency_low);
+    if (x1 < 0 || x0 >= plot_w || y1 < 0 || y0 >= plot_h) continue;  // outside the plot
+    clipped_fill(x0, y0, x1 - x0 + stroke, stroke);
+    clipped_fill(x0, y1, x1 - x0 + stroke, stroke);
+    clipped_fill(x0, y0, stroke, y1 - y0 + stroke);
+    clipped_fill(x1, y0, stroke, y1 - y0 + stroke);
+    label_at(box.label, std::clamp(x0 + stroke, 0, plot_w - 1), std::clamp(y0 + stroke, 0, plot_h - 1));
+  }
+  for (const PlotTimeMarker& marker : in.time_markers) {
+    const int x = plot_x(marker.time);
+    if (x < 0 || x >= plot_w) continue;
+    for (int y = 0; y < plot_h; y += 6 * s) clipped_fill(x, y, stroke, 3 * s);  // dashed
+    // At the bottom, clear of the annotations' labels at their boxes' tops.
+    label_at(marker.label, std::min(x + 2 * s, plot_w - 1), std::max(plot_h - cap_h - 4 * s, 0));
+  }
 
   // Frequency axis: ticks and labels to the left, the axis label rotated beyond them.
   for (auto& t : g.frequency_ticks) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ struct RgbImage {
   std::vector<std::uint8_t> pixels;  // RGB, rows from the top, 3 bytes per pixel
 
   Rgb at(int x, int y) const;
+};
+
+// A moment marked on the plot: a vertical line across the plot area, labelled at its top
+// (a retune: "centre 101.1 MHz").
+struct PlotTimeMarker {
+  double time = 0.0;  // s, as time_start/time_end
+  std::string label;
+};
+
+// A labelled region: a rectangle outline over the plot area (a SigMF annotation), clipped to it.
+struct PlotBox {
+  double time_start = 0.0, time_end = 0.0;            // s
+  double frequency_low = 0.0, frequency_high = 0.0;   // Hz, as frequency_low/high of the plot
+  std::string label;
 };
 
 struct SpectrogramPlotInput {
@@ -37,6 +52,11 @@ struct SpectrogramPlotInput {
   double time_end = 1.0;        // s at the right edge
   std::string title;             // wrapped at spaces onto up to 4 lines to fit the image's width
   std::string colorbar_label;   // e.g. "dB re 1 V**2/Hz"
+  std::vector<PlotTimeMarker> time_markers;
+  std::vector<PlotBox> boxes;
+  // Absolute time axis: seconds since 1970 (UTC) of time 0; ticks are then labelled as UTC clock
+  // times (HH:MM:SS, decimals as the spacing needs) and the axis "Time (UTC, <date>)".
+  std::optional<double> time_origin_epoch;
 };
 
 struct PlotTick {
@@ -72,6 +92,11 @@ AxisUnit time_unit(double span_seconds);
 
 // A tick label with as many decimals as the step needs: (2.5, 0.5) → "2.5", (2000, 1000) → "2000".
 std::string format_tick(double value, double step);
+
+// "HH:MM:SS" (UTC) of `epoch_seconds`, with the decimals a tick spacing of `step` seconds needs.
+std::string clock_time_label(double epoch_seconds, double step);
+// "YYYY-MM-DD" (UTC) of `epoch_seconds`.
+std::string utc_date_label(double epoch_seconds);
 
 // Renders the whole figure. Never throws on odd input values (empty or NaN ranges are shown as
 // they come); throws std::bad_alloc only when memory runs out.

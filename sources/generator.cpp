@@ -28,7 +28,25 @@ constexpr double kMaxRate = 1e12;
 constexpr double kNoisePeak = 8.6;
 
 constexpr std::string_view kKnownKeys =
-    "rate, duration, tone, chirp, noise, complex, seed, format, live, stall";
+    "rate, duration, tone, chirp, noise, complex, seed, format, channels, live, stall";
+
+constexpr unsigned kMaxGeneratorChannels = 1024;
+
+bool generator_writes(SampleFormat f) {
+  switch (f) {
+    case SampleFormat::f32:
+    case SampleFormat::cf32:
+    case SampleFormat::i16:
+    case SampleFormat::ci16:
+    case SampleFormat::i8:
+    case SampleFormat::ci8:
+    case SampleFormat::u8:
+    case SampleFormat::cu8: return true;
+    default: return false;
+  }
+}
+
+constexpr std::string_view kGeneratorFormats = "f32, cf32, i16, ci16, i8, ci8, u8 or cu8";
 
 // How far a live generator's reader may fall behind before samples are lost: the buffer of a
 // device that is not read in time.
@@ -189,15 +207,17 @@ void validate(const GeneratorSpec& spec) {
          ")");
   if (spec.format) {
     const SampleFormat f = *spec.format;
-    if (f != SampleFormat::f32 && f != SampleFormat::cf32 && f != SampleFormat::i16 &&
-        f != SampleFormat::ci16)
-      fail("format=" + std::string(format_name(f)) +
-           " is not supported (the generator writes f32, cf32, i16 or ci16)");
+    if (!generator_writes(f))
+      fail("format=" + std::string(format_name(f)) + " is not supported (the generator writes " +
+           std::string(kGeneratorFormats) + ")");
     if (spec.complex_output != is_complex(f))
       fail("format=" + std::string(format_name(f)) + " is " +
            (is_complex(f) ? "complex but the signal is real" : "real but the signal is complex") +
-           " (use cf32 or ci16 with complex, f32 or i16 without)");
+           " (use a complex format such as cf32 with complex, a real one such as f32 without)");
   }
+  if (spec.channels < 1 || spec.channels > kMaxGeneratorChannels)
+    fail("channels=" + std::to_string(spec.channels) + ": the channel count must be between 1 and " +
+         std::to_string(kMaxGeneratorChannels));
 }
 
 // splitmix64's finaliser: a bijective 64-bit mix, used as a counter-based generator so the
@@ -337,12 +357,20 @@ GeneratorSpec parse_generator_spec(std::string_view text) {
         fail(item_text(key, value) + ": expected an unsigned integer below 2^64");
       spec.seed = seed;
     } else if (key == "format") {
-      need_value("format=f32|cf32|i16|ci16");
+      need_value("format=F, one of " + std::string(kGeneratorFormats));
       const auto format = parse_format(value);
       if (!format)
-        fail(item_text(key, value) + ": unknown format (the generator writes f32, cf32, i16 or "
-                                     "ci16)");
+        fail(item_text(key, value) + ": unknown format (the generator writes " + std::string(kGeneratorFormats) +
+             ")");
       spec.format = *format;
+    } else if (key == "channels") {
+      need_value("channels=N, 1 to " + std::to_string(kMaxGeneratorChannels));
+      unsigned channels = 0;
+      const auto result = std::from_chars(value.data(), value.data() + value.size(), channels);
+      if (result.ec != std::errc() || result.ptr != value.data() + value.size() || channels < 1 ||
+          channels > kMaxGeneratorChannels)
+        fail(item_text(key, value) + ": expected a channel count from 1 to " + std::to_string(kMaxGeneratorChannels));
+      spec.channels = channels;
     } else {
       fail("unknown key '" + std::string(key) + "' (known: " + std::string(kKnownKeys) + ")");
     }
@@ -384,6 +412,7 @@ std::string GeneratorSpec::to_string() const {
   if (complex_output) s += ",complex";
   s += ",seed=" + std::to_string(seed);
   if (format) s += ",format=" + std::string(format_name(*format));
+  if (channels != 1) s += ",channels=" + std::to_string(channels);
   if (live) s += ",live";
   if (stall_s) s += ",stall=" + number_text(*stall_s);
   return s;
@@ -411,7 +440,7 @@ GeneratorSource::GeneratorSource(GeneratorSpec spec) : spec_(std::move(spec)) {
   validate(spec_);
   info_.format = spec_.output_format();
   info_.sample_rate = spec_.sample_rate;
-  info_.channels = 1;
+  info_.channels = spec_.channels;
   info_.length = spec_.length_samples();
   info_.live = spec_.live;
   noise_key_ = mix64(spec_.seed);
@@ -560,40 +589,48 @@ void GeneratorSource::generate(std::uint64_t first, std::size_t count, std::byte
     }
   }
 
-  auto to_i16 = [this](double v) {
-    const double scaled = std::nearbyint(v * 32768.0);
-    if (scaled > 32767.0) {
+  // Integers: the value scaled as format.hpp reads it back, rounded, clipped (and counted).
+  auto to_int = [this](double v, double scale, double zero, double low, double high) {
+    const double scaled = std::nearbyint(v * scale) + zero;
+    if (scaled > high) {
       ++clipped_;
-      return std::int16_t{32767};
+      return high;
     }
-    if (scaled < -32768.0) {
+    if (scaled < low) {
       ++clipped_;
-      return std::int16_t{-32768};
+      return low;
     }
-    return static_cast<std::int16_t>(scaled);
+    return scaled;
   };
-
-  switch (info_.format) {
-    case SampleFormat::f32:
-      for (std::size_t i = 0; i < count; ++i) store_le(dst + 4 * i, static_cast<float>(re[i]));
-      break;
-    case SampleFormat::cf32:
-      for (std::size_t i = 0; i < count; ++i) {
-        store_le(dst + 8 * i, static_cast<float>(re[i]));
-        store_le(dst + 8 * i + 4, static_cast<float>(im[i]));
-      }
-      break;
-    case SampleFormat::i16:
-      for (std::size_t i = 0; i < count; ++i) store_le(dst + 2 * i, to_i16(re[i]));
-      break;
-    case SampleFormat::ci16:
-      for (std::size_t i = 0; i < count; ++i) {
-        store_le(dst + 4 * i, to_i16(re[i]));
-        store_le(dst + 4 * i + 2, to_i16(im[i]));
-      }
-      break;
-    default:
-      break;  // validate() admits only the four formats above
+  const std::size_t components = is_complex(info_.format) ? 2 : 1;
+  const std::size_t width = component_bytes(info_.format);
+  const std::size_t frame = info_.frame_bytes();
+  auto store = [&](std::byte* at, double v) {
+    switch (info_.format) {
+      case SampleFormat::f32:
+      case SampleFormat::cf32: store_le(at, static_cast<float>(v)); break;
+      case SampleFormat::i16:
+      case SampleFormat::ci16:
+        store_le(at, static_cast<std::int16_t>(to_int(v, 32768.0, 0.0, -32768.0, 32767.0)));
+        break;
+      case SampleFormat::i8:
+      case SampleFormat::ci8:
+        *at = static_cast<std::byte>(static_cast<std::int8_t>(to_int(v, 128.0, 0.0, -128.0, 127.0)));
+        break;
+      case SampleFormat::u8:
+      case SampleFormat::cu8:
+        *at = static_cast<std::byte>(static_cast<std::uint8_t>(to_int(v, 128.0, 128.0, 0.0, 255.0)));
+        break;
+      default: break;  // validate() admits only the formats above
+    }
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    // The first channel computed, the others copies of its bytes.
+    std::byte* const sample = dst + i * frame;
+    store(sample, re[i]);
+    if (components == 2) store(sample + width, im[i]);
+    for (std::size_t c = 1; c < info_.channels; ++c)
+      std::memcpy(sample + c * width * components, sample, width * components);
   }
 }
 

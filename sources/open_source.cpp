@@ -50,6 +50,9 @@ void check_self_describing(const std::string& input, std::string_view kind, cons
   const std::string hint = kind == "generator"
                                ? "; set it in the spec, e.g. gen:rate=...,format=..."
                                : "; --format, --rate and --channels are for raw input";
+  if (options.big_endian)
+    throw UsageError("--format " + std::string(format_name(info.format)) + "_be: a byte order is for raw input; " +
+                     where + " states its own");
   if (options.format && *options.format != info.format)
     throw UsageError("--format " + std::string(format_name(*options.format)) +
                      " contradicts " + where + ", which is " +
@@ -148,7 +151,7 @@ bool is_audio_device_input(const std::string& input) {
 
 std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_PORTAUDIO
-  if (options.format && *options.format != SampleFormat::f32)
+  if (options.format && (*options.format != SampleFormat::f32 || options.big_endian))
     throw UsageError("--format " + std::string(format_name(*options.format)) + " contradicts " +
                      input + ": audio devices deliver f32");
   return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels);

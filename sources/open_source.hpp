@@ -65,6 +65,7 @@ struct TruncationPolicy {
 // non-zero centre frequency relabels any input.
 struct SourceOptions {
   std::optional<SampleFormat> format;
+  bool big_endian = false;            // raw input's components are big-endian (--format ci16_be)
   std::optional<double> sample_rate;  // Hz, > 0
   unsigned channels = 1;              // interleaved channels of raw input, >= 1
   double center_frequency = 0;        // Hz; an SDR is tuned to it (0: left as it is)

@@ -17,20 +17,6 @@ namespace prism {
 
 namespace {
 
-struct ExtensionFormat {
-  std::string_view extension;
-  SampleFormat format;
-};
-
-constexpr ExtensionFormat kRawExtensions[] = {
-    {".cf32", SampleFormat::cf32}, {".cfile", SampleFormat::cf32}, {".fc32", SampleFormat::cf32},
-    {".cs16", SampleFormat::ci16}, {".ci16", SampleFormat::ci16},  {".sc16", SampleFormat::ci16},
-    {".cs8", SampleFormat::ci8},   {".ci8", SampleFormat::ci8},    {".sc8", SampleFormat::ci8},
-    {".cu8", SampleFormat::cu8},   {".f32", SampleFormat::f32},    {".s16", SampleFormat::i16},
-    {".i16", SampleFormat::i16},   {".s8", SampleFormat::i8},      {".i8", SampleFormat::i8},
-    {".u8", SampleFormat::u8},
-};
-
 // How long a stream read waits in poll() before it looks at the interrupt flag again: the
 // longest a stop waits on a silent pipe.
 constexpr int kPollInterval_ms = 50;
@@ -39,22 +25,6 @@ constexpr int kPollInterval_ms = 50;
 constexpr unsigned kMaxChannels = 65536;
 
 }  // namespace
-
-std::optional<SampleFormat> raw_format_from_extension(std::string_view path) {
-  const std::string ext = lower_extension(path);
-  for (const auto& entry : kRawExtensions)
-    if (entry.extension == ext) return entry.format;
-  return std::nullopt;
-}
-
-std::string raw_extensions_help() {
-  std::string text;
-  for (const auto& entry : kRawExtensions) {
-    if (!text.empty()) text += ' ';
-    text += entry.extension;
-  }
-  return text;
-}
 
 StreamInfo raw_stream_info(const std::string& display_name, std::string_view path,
                            const SourceOptions& options) {
@@ -88,17 +58,20 @@ std::unique_ptr<RawSource> RawSource::open_file(const std::string& path,
   // Options first: a missing --rate is the user's first problem, whatever the file holds.
   StreamInfo info = raw_stream_info(path, path, options);
   OpenedInput input = open_input_file(path);
-  return std::make_unique<RawSource>(input.fd.release(), true, path, info, options.truncation);
+  return std::make_unique<RawSource>(input.fd.release(), true, path, info, options.truncation,
+                                     options.big_endian);
 }
 
 std::unique_ptr<RawSource> RawSource::open_stdin(const SourceOptions& options) {
   StreamInfo info = raw_stream_info("- (stdin)", "", options);
-  return std::make_unique<RawSource>(STDIN_FILENO, false, "stdin", info, options.truncation);
+  return std::make_unique<RawSource>(STDIN_FILENO, false, "stdin", info, options.truncation,
+                                     options.big_endian);
 }
 
-RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation)
+RawSource::RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation,
+                     bool big_endian)
     : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), info_(std::move(info)),
-      truncation_policy_(std::move(truncation)) {
+      truncation_policy_(std::move(truncation)), big_endian_(big_endian) {
   // Own the descriptor from here on, so a throw below does not leak it.
   FileDescriptor guard(owns_fd_ ? fd_ : -1);
   struct stat st {};
@@ -137,6 +110,15 @@ std::optional<std::uint64_t> RawSource::size_bytes() const {
 }
 
 std::size_t RawSource::read(std::byte* dst, std::size_t max_samples) {
+  const std::size_t samples = read_stored(dst, max_samples);
+  if (big_endian_) {
+    const std::size_t width = component_bytes(info_.format);
+    swap_byte_order(dst, samples * info_.frame_bytes() / width, width);
+  }
+  return samples;
+}
+
+std::size_t RawSource::read_stored(std::byte* dst, std::size_t max_samples) {
   const std::size_t frame = info_.frame_bytes();
   const std::size_t samples = std::min(max_samples, std::numeric_limits<std::size_t>::max() / frame);
   const std::size_t wanted = samples * frame;

@@ -25,13 +25,7 @@
 
 namespace prism {
 
-// The format a raw file's extension names: .cf32 .cfile .fc32 (cf32), .cs16 .ci16 .sc16
-// (ci16), .cs8 .ci8 .sc8 (ci8), .cu8 (cu8), .f32 (f32), .s16 .i16 (i16), .s8 .i8 (i8),
-// .u8 (u8); case is ignored. nullopt for any other extension.
-std::optional<SampleFormat> raw_format_from_extension(std::string_view path);
-
-// The extensions above, for messages: ".cf32 .cfile .fc32 .cs16 ...".
-std::string raw_extensions_help();
+// The extensions that name a raw file's format: raw_format_from_extension (pipeline/format.hpp).
 
 // The StreamInfo of raw input `display_name` from the options, the format falling back to the
 // extension of `path`. Throws UsageError: "--rate is required for raw input <name>",
@@ -53,7 +47,9 @@ class RawSource final : public Source {
   // read from its current position to its end (that is its length); anything else is read as
   // a stream. Closes fd on destruction when `owns_fd`.
   // A partial sample at the end is handled by `truncation`.
-  RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation = {});
+  // `big_endian`: the components are stored big-endian and swapped after each read.
+  RawSource(int fd, bool owns_fd, std::string name, StreamInfo info, TruncationPolicy truncation = {},
+            bool big_endian = false);
   ~RawSource() override;
   RawSource(const RawSource&) = delete;
   RawSource& operator=(const RawSource&) = delete;
@@ -70,6 +66,8 @@ class RawSource final : public Source {
   std::optional<std::uint64_t> size_bytes() const;
 
  private:
+  // read() of the bytes as stored.
+  std::size_t read_stored(std::byte* dst, std::size_t max_samples);
   // Reads up to `bytes` (whole frames) from a stream; returns whole samples read.
   std::size_t read_stream(std::byte* dst, std::size_t bytes);
   // Waits until fd is readable or interrupt() was called; false when interrupted.
@@ -91,6 +89,7 @@ class RawSource final : public Source {
   std::size_t stray_bytes_at_end_ = 0;
   TruncationPolicy truncation_policy_;  // for a partial sample at the end
   bool ended_ = false;
+  bool big_endian_ = false;
   std::atomic<bool> interrupted_{false};
 };
 

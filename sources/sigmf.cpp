@@ -30,19 +30,25 @@ constexpr std::uint64_t kMaxMetaBytes = 256ull << 20;
 constexpr std::uint64_t kMaxChannels = 65536;
 
 struct SigmfDatatype {
-  std::string_view name;
-  SampleFormat format;
-  bool big_endian;
+  std::string name;
+  StoredFormat stored;
 };
 
-constexpr SigmfDatatype kDatatypes[] = {
-    {"cf32_le", SampleFormat::cf32, false}, {"ci16_le", SampleFormat::ci16, false},
-    {"ci8", SampleFormat::ci8, false},      {"cu8", SampleFormat::cu8, false},
-    {"rf32_le", SampleFormat::f32, false},  {"ri16_le", SampleFormat::i16, false},
-    {"ri8", SampleFormat::i8, false},       {"ru8", SampleFormat::u8, false},
-    {"cf32_be", SampleFormat::cf32, true},  {"ci16_be", SampleFormat::ci16, true},
-    {"rf32_be", SampleFormat::f32, true},   {"ri16_be", SampleFormat::i16, true},
-};
+// SigMF's core datatypes: every format's little-endian name, and "_be" for those of more than
+// one byte per component (SigMF gives 8-bit types no byte order).
+const std::vector<SigmfDatatype>& sigmf_datatypes() {
+  static const std::vector<SigmfDatatype> types = [] {
+    std::vector<SigmfDatatype> t;
+    for (const SampleFormat f : kAllFormats) t.push_back({std::string(sigmf_datatype(f)), {f, false}});
+    for (const SampleFormat f : kAllFormats)
+      if (component_bytes(f) > 1) {
+        std::string name(sigmf_datatype(f));
+        t.push_back({name.substr(0, name.size() - 3) + "_be", {f, true}});
+      }
+    return t;
+  }();
+  return types;
+}
 
 bool file_exists(const std::string& path) {
   struct stat st {};
@@ -222,6 +228,97 @@ std::optional<std::uint64_t> unsigned_field(const json& object, std::string_view
   return it->get<std::uint64_t>();
 }
 
+std::optional<double> finite_number(const json& object, std::string_view field, const std::string& where,
+                                    const std::string& meta_name) {
+  const auto it = object.find(field);
+  if (it == object.end()) return std::nullopt;
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    throw InputError(meta_name, where + " " + std::string(field) + " must be a number (found " + found_text(*it) +
+                                    ")");
+  return it->get<double>();
+}
+
+std::string text_field(const json& object, std::string_view field, const std::string& where,
+                       const std::string& meta_name) {
+  const auto it = object.find(field);
+  if (it == object.end()) return {};
+  if (!it->is_string())
+    throw InputError(meta_name, where + " " + std::string(field) + " must be a string (found " + found_text(*it) +
+                                    ")");
+  return it->get<std::string>();
+}
+
+// Every capture: the first gives the header, the centre frequency and the start time; each later
+// one that names another centre frequency is a retune from its core:sample_start on.
+void apply_captures(SigmfRecording& rec, const json& captures) {
+  const std::string& meta = rec.meta_name;
+  if (!captures.is_array())
+    throw InputError(meta, "\"captures\" must be an array (found " + found_text(captures) + ")");
+  double frequency_now = 0.0;
+  std::uint64_t previous_start = 0;
+  for (std::size_t i = 0; i < captures.size(); ++i) {
+    const json& capture = captures[i];
+    const std::string where = "captures[" + std::to_string(i) + "]";
+    if (!capture.is_object())
+      throw InputError(meta, where + " must be an object (found " + found_text(capture) + ")");
+    const auto header = unsigned_field(capture, "core:header_bytes", where, meta);
+    const std::uint64_t start = unsigned_field(capture, "core:sample_start", where, meta).value_or(0);
+    if (i > 0 && start < previous_start)
+      throw InputError(meta, where + " core:sample_start " + std::to_string(start) +
+                                 " comes before the previous capture's (" + std::to_string(previous_start) +
+                                 "); captures must be in order");
+    previous_start = start;
+    const auto frequency = finite_number(capture, "core:frequency", where, meta);
+    const std::string datetime = text_field(capture, "core:datetime", where, meta);
+    if (i == 0) {
+      rec.data_offset = header.value_or(0);
+      rec.info.center_frequency = frequency.value_or(0.0);
+      frequency_now = rec.info.center_frequency;
+      rec.info.start_time = datetime;
+      continue;
+    }
+    if (header.value_or(0) != 0)
+      // Headers between captures cut the sample stream into pieces; not read (yet).
+      throw InputError(meta, where + " has core:header_bytes; prism reads a header only "
+                                     "before the first capture");
+    if (frequency && *frequency != frequency_now) {
+      if (start == 0) {
+        rec.info.center_frequency = *frequency;  // a later capture from sample 0 restates the first
+      } else {
+        rec.info.retunes.push_back({static_cast<double>(start) / rec.info.sample_rate, *frequency});
+      }
+      frequency_now = *frequency;
+    }
+  }
+}
+
+// Every annotation, as a labelled region of the stream.
+void apply_annotations(SigmfRecording& rec, const json& annotations) {
+  const std::string& meta = rec.meta_name;
+  if (!annotations.is_array())
+    throw InputError(meta, "\"annotations\" must be an array (found " + found_text(annotations) + ")");
+  const double rate = rec.info.sample_rate;
+  for (std::size_t i = 0; i < annotations.size(); ++i) {
+    const json& entry = annotations[i];
+    const std::string where = "annotations[" + std::to_string(i) + "]";
+    if (!entry.is_object())
+      throw InputError(meta, where + " must be an object (found " + found_text(entry) + ")");
+    const auto start = unsigned_field(entry, "core:sample_start", where, meta);
+    if (!start) throw InputError(meta, where + " core:sample_start is missing");
+    Annotation a;
+    a.start = static_cast<double>(*start) / rate;
+    if (const auto count = unsigned_field(entry, "core:sample_count", where, meta))
+      a.duration = static_cast<double>(*count) / rate;
+    a.frequency_low = finite_number(entry, "core:freq_lower_edge", where, meta);
+    a.frequency_high = finite_number(entry, "core:freq_upper_edge", where, meta);
+    if (a.frequency_low && a.frequency_high && *a.frequency_low > *a.frequency_high)
+      throw InputError(meta, where + " core:freq_lower_edge is above its core:freq_upper_edge");
+    a.label = text_field(entry, "core:label", where, meta);
+    a.comment = text_field(entry, "core:comment", where, meta);
+    rec.info.annotations.push_back(std::move(a));
+  }
+}
+
 struct Located {
   std::string meta_path;
   std::string base;  // path without the extension: where the data file is looked for
@@ -262,13 +359,14 @@ std::optional<std::string> apply_metadata(SigmfRecording& rec, const std::string
     throw InputError(meta, "global core:datatype must be a string (found " +
                                found_text(*datatype_it) + ")");
   rec.datatype = datatype_it->get<std::string>();
-  const auto type = std::find_if(std::begin(kDatatypes), std::end(kDatatypes),
+  const auto& types = sigmf_datatypes();
+  const auto type = std::find_if(types.begin(), types.end(),
                                  [&](const SigmfDatatype& d) { return d.name == rec.datatype; });
-  if (type == std::end(kDatatypes))
+  if (type == types.end())
     throw InputError(meta, "unsupported core:datatype '" + printable(rec.datatype) + "' (supported: " +
                                sigmf_supported_datatypes() + ")");
-  rec.info.format = type->format;
-  rec.big_endian = type->big_endian;
+  rec.info.format = type->stored.format;
+  rec.big_endian = type->stored.big_endian;
 
   rec.info.sample_rate = positive_number(global, "core:sample_rate", "global", meta, true);
   const auto channels = unsigned_field(global, "core:num_channels", "global", meta);
@@ -282,40 +380,10 @@ std::optional<std::string> apply_metadata(SigmfRecording& rec, const std::string
   if (metadata_only != global.end() && metadata_only->is_boolean() && metadata_only->get<bool>())
     throw InputError(meta, "core:metadata_only is true: the recording has no samples");
 
-  const auto captures_it = rec.meta.find("captures");
-  if (captures_it != rec.meta.end()) {
-    if (!captures_it->is_array())
-      throw InputError(meta, "\"captures\" must be an array (found " + found_text(*captures_it) +
-                                 ")");
-    for (std::size_t i = 0; i < captures_it->size(); ++i) {
-      const json& capture = (*captures_it)[i];
-      const std::string where = "captures[" + std::to_string(i) + "]";
-      if (!capture.is_object())
-        throw InputError(meta, where + " must be an object (found " + found_text(capture) + ")");
-      const auto header = unsigned_field(capture, "core:header_bytes", where, meta);
-      if (i == 0) {
-        rec.data_offset = header.value_or(0);
-        const auto frequency = capture.find("core:frequency");
-        if (frequency != capture.end()) {
-          if (!frequency->is_number() || !std::isfinite(frequency->get<double>()))
-            throw InputError(meta, where + " core:frequency must be a number (found " +
-                                       found_text(*frequency) + ")");
-          rec.info.center_frequency = frequency->get<double>();
-        }
-        const auto datetime = capture.find("core:datetime");
-        if (datetime != capture.end()) {
-          if (!datetime->is_string())
-            throw InputError(meta, where + " core:datetime must be a string (found " +
-                                       found_text(*datetime) + ")");
-          rec.info.start_time = datetime->get<std::string>();
-        }
-      } else if (header.value_or(0) != 0) {
-        // Headers between captures cut the sample stream into pieces; not read (yet).
-        throw InputError(meta, where + " has core:header_bytes; prism reads a header only "
-                                       "before the first capture");
-      }
-    }
-  }
+  if (const auto captures = rec.meta.find("captures"); captures != rec.meta.end())
+    apply_captures(rec, *captures);
+  if (const auto annotations = rec.meta.find("annotations"); annotations != rec.meta.end())
+    apply_annotations(rec, *annotations);
 
   const auto dataset = global.find("core:dataset");
   if (dataset != global.end()) {
@@ -412,7 +480,7 @@ SigmfRecording open_recording(const std::string& path, FileDescriptor* data_fd) 
 
 std::string sigmf_supported_datatypes() {
   std::string text;
-  for (const auto& d : kDatatypes) {
+  for (const auto& d : sigmf_datatypes()) {
     if (!text.empty()) text += ", ";
     text += d.name;
   }
@@ -490,9 +558,26 @@ nlohmann::json describe_sigmf(const SigmfRecording& rec) {
   }
   const auto captures = rec.meta.find("captures");
   d["captures"] = captures != rec.meta.end() ? captures->size() : 0;
-  const auto annotations = rec.meta.find("annotations");
-  d["annotations"] =
-      annotations != rec.meta.end() && annotations->is_array() ? annotations->size() : 0;
+  const double rate = rec.info.sample_rate;
+  auto sample_of = [rate](double time) { return static_cast<std::uint64_t>(std::llround(time * rate)); };
+  if (!rec.info.retunes.empty()) {
+    json retunes = json::array();
+    for (const Retune& r : rec.info.retunes)
+      retunes.push_back({{"sample_start", sample_of(r.time)}, {"time_s", r.time},
+                         {"center_frequency", r.center_frequency}});
+    d["retunes"] = retunes;
+  }
+  json annotations = json::array();
+  for (const Annotation& a : rec.info.annotations) {
+    json entry = {{"sample_start", sample_of(a.start)}, {"time_s", a.start}};
+    if (a.duration) entry["sample_count"] = sample_of(*a.duration);
+    if (a.frequency_low) entry["freq_lower_edge"] = *a.frequency_low;
+    if (a.frequency_high) entry["freq_upper_edge"] = *a.frequency_high;
+    if (!a.label.empty()) entry["label"] = printable(a.label);
+    if (!a.comment.empty()) entry["comment"] = printable(a.comment);
+    annotations.push_back(std::move(entry));
+  }
+  d["annotations"] = annotations;
   return d;
 }
 

@@ -2,12 +2,16 @@
 // file (.sigmf-data), or both in one tar archive (.sigmf). The source accepts the path of
 // either file, the base name, or the archive.
 //
-// Read from the metadata: global core:datatype (cf32_le, ci16_le, ci8, cu8, rf32_le, ri16_le,
-// ri8, ru8, and cf32_be, rf32_be, ci16_be, ri16_be, which are byte-swapped after each read),
+// Read from the metadata: global core:datatype (every core type: cf64, cf32, ci32, ci16, cu32,
+// cu16, rf64, rf32, ri32, ri16, ru32, ru16 with _le or _be, the _be ones byte-swapped after each
+// read, and ci8, cu8, ri8, ru8),
 // core:sample_rate (required, > 0), core:num_channels (default 1), core:dataset (a data file
-// of another name), core:metadata_only (rejected: no samples), and from captures[0]:
+// of another name), core:metadata_only (rejected: no samples); from captures[0]:
 // core:frequency (the centre frequency, default 0), core:datetime (the start time) and
-// core:header_bytes (bytes before the samples).
+// core:header_bytes (bytes before the samples); from each later capture a core:frequency that
+// differs, a retune from its core:sample_start on (StreamInfo::retunes); and every annotation
+// (core:sample_start, core:sample_count, core:freq_lower_edge, core:freq_upper_edge, core:label,
+// core:comment) as StreamInfo::annotations.
 #pragma once
 
 #include <cstddef>
@@ -57,8 +61,9 @@ SigmfRecording parse_sigmf_recording(const std::string& meta_text, const std::st
                                      const std::string& data_name, std::uint64_t data_bytes);
 
 // The recording described for `prism info`: container, paths, datatype, format, channels,
-// sample_rate, center_frequency, length_samples, duration_s, start_time, file_size, captures
-// and annotations counts, and the global core fields that describe it (description, author,
+// sample_rate, center_frequency, length_samples, duration_s, start_time, file_size, the count of
+// captures, the retunes (sample_start, time_s, center_frequency), the annotations (sample_start,
+// time_s, sample_count, freq_lower_edge, freq_upper_edge, label, comment), and the global core fields that describe it (description, author,
 // hw, recorder, version, license) where present.
 nlohmann::json describe_sigmf(const std::string& path);
 nlohmann::json describe_sigmf(const SigmfRecording& recording);
@@ -78,8 +83,11 @@ class SigmfSource final : public Source {
 
   const SigmfRecording& recording() const { return recording_; }
 
-  // Labels the stream with another centre frequency. Call before the run starts.
-  void set_center_frequency(double hz) { recording_.info.center_frequency = hz; }
+  // Labels the stream with another centre frequency; retunes and annotations move with it.
+  // Call before the run starts.
+  void set_center_frequency(double hz) {
+    recording_.info.shift_frequencies(hz - recording_.info.center_frequency);
+  }
 
  private:
   FileDescriptor data_fd_;  // before recording_: the constructor fills it while building that

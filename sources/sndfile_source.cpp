@@ -269,6 +269,8 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
     case SF_FORMAT_PCM_16: delivered_ = SampleFormat::i16; break;
     case SF_FORMAT_PCM_S8: delivered_ = SampleFormat::i8; break;
     case SF_FORMAT_PCM_U8: delivered_ = SampleFormat::u8; break;  // WAV's 8 bits are unsigned
+    case SF_FORMAT_PCM_24:
+    case SF_FORMAT_PCM_32: delivered_ = SampleFormat::i32; break;
     default: delivered_ = SampleFormat::f32;
   }
   info_.format = delivered_;
@@ -296,11 +298,13 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
   if (wanted == 0) return 0;
 
   const std::size_t channels = info_.channels;
-  // libsndfile writes shorts (16- and 8-bit PCM, the 8 bits shifted up) or floats: through a
-  // bounce buffer when dst is not aligned for them, and always for 8 bits, narrowed below.
+  // libsndfile writes shorts (16- and 8-bit PCM, the 8 bits shifted up), ints (24- and 32-bit
+  // PCM, left-justified) or floats: through a bounce buffer when dst is not aligned for them, and
+  // always for 8 bits, narrowed below.
   const bool eight_bits = delivered_ == SampleFormat::i8 || delivered_ == SampleFormat::u8;
-  const bool shorts = delivered_ != SampleFormat::f32;
-  const std::size_t value_bytes = shorts ? sizeof(short) : sizeof(float);
+  const bool ints = delivered_ == SampleFormat::i32;
+  const bool shorts = !ints && delivered_ != SampleFormat::f32;
+  const std::size_t value_bytes = ints ? sizeof(int) : shorts ? sizeof(short) : sizeof(float);
   const std::size_t out_bytes = sample_bytes(delivered_);
   const bool aligned = !eight_bits && reinterpret_cast<std::uintptr_t>(dst) % value_bytes == 0;
   std::vector<std::byte> bounce;
@@ -318,8 +322,9 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
     const sf_count_t request =
         static_cast<sf_count_t>(aligned ? ask : bounce.size() / (channels * value_bytes));
     const sf_count_t got =
-        shorts ? sf_readf_short(handle(file_), reinterpret_cast<short*>(out), request)
-               : sf_readf_float(handle(file_), reinterpret_cast<float*>(out), request);
+        ints     ? sf_readf_int(handle(file_), reinterpret_cast<int*>(out), request)
+        : shorts ? sf_readf_short(handle(file_), reinterpret_cast<short*>(out), request)
+                 : sf_readf_float(handle(file_), reinterpret_cast<float*>(out), request);
     if (got <= 0) break;
     const std::size_t values = static_cast<std::size_t>(got) * channels;
     if (eight_bits) {

@@ -1,7 +1,7 @@
 // Sound files through libsndfile: WAV (also RF64, W64), FLAC, OGG/Vorbis and Opus, AIFF, AU,
-// CAF and the other formats libsndfile reads. 16-bit PCM comes out as i16 (exact, and what
-// scipy.io.wavfile sees); everything else as f32, integers scaled to [-1, 1) the way
-// format.hpp scales them. Channels interleaved; rate and length from the file.
+// CAF and the other formats libsndfile reads. 8- and 16-bit PCM come out as i8/u8/i16, 24- and
+// 32-bit PCM as i32 (24 bits left-justified), exact and what scipy.io.wavfile sees; everything
+// else as f32. Channels interleaved; rate and length from the file.
 // Built only when PRISM_HAVE_SNDFILE.
 //
 // libsndfile quietly shortens a file whose header promises more samples than it holds; this
@@ -76,8 +76,9 @@ class SndfileSource final : public Source {
   std::string encoding_;
   std::uint64_t file_size_ = 0;
   std::uint64_t frames_read_ = 0;
-  // 16- and 8-bit PCM travel as their stored integers (i16, i8, u8: exact, fewer bytes than f32,
-  // and --integer-scale raw sees the values scipy.io.wavfile.read gives); the rest as f32.
+  // PCM travels as its stored integers (i16, i8, u8; 24 and 32 bits as i32, 24-bit values
+  // shifted up by 8 as scipy.io.wavfile.read gives them): exact, and --integer-scale raw sees
+  // scipy's values; unit scaling divides 24-bit v·256 by 2^31, which is v / 2^23. The rest as f32.
   SampleFormat delivered_ = SampleFormat::f32;
   TruncationPolicy truncation_policy_;
   std::string pending_error_;  // reported by the read after the one that delivered the last

@@ -204,6 +204,9 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
   s.next_offset = 0;  // recomputed below with the item size
   const std::string where = spec + " (ZeroMQ)";
 
+  if (options.big_endian)
+    throw UsageError("--format " + std::string(format_name(*options.format)) + "_be: " + where +
+                     " carries samples in the machine's byte order");
   if (tags.layout) {
     if (options.format || options.sample_rate || options.channels != 1)
       throw UsageError(where + " carries rows computed elsewhere (" + std::to_string(tags.layout->columns) +

@@ -5,9 +5,9 @@
 
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
 
 namespace prism::cuda::device {
@@ -28,7 +28,8 @@ struct NativeSamples {
 
 // The format, channel and scaling of `stream` (unit_scale: integers scaled to [-1, 1), as
 // convert_to_float does; else their stored values).
-// Throws std::invalid_argument for a format the kernels do not read.
+// Throws UsageError for a format the kernels do not read (the wider ones: f64, i32, u16, u32 and
+// their complex forms), naming it and the way out.
 inline NativeSamples native_samples_of(const StreamInfo& stream, unsigned channel, bool unit_scale) {
   NativeSamples k;
   switch (stream.format) {
@@ -41,8 +42,8 @@ inline NativeSamples native_samples_of(const StreamInfo& stream, unsigned channe
     case SampleFormat::u8: k.format = u8; break;
     case SampleFormat::cu8: k.format = cu8; break;
     default:
-      throw std::invalid_argument(std::string("the GPU stages do not read ") + std::string(format_name(stream.format)) +
-                                  " samples");
+      throw UsageError("the GPU backends do not read " + std::string(format_name(stream.format)) +
+                       " samples; use --backend cpu");
   }
   k.complex_input = is_complex(stream.format) ? 1 : 0;
   k.channels = static_cast<int>(stream.channels);

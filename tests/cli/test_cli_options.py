@@ -195,6 +195,34 @@ class EightBitSoundFiles(TempDirTestCase):
         self.check(self.path("s8.aiff"), x.astype(np.float64), x.astype(np.float64) / 128)
 
 
+class WidePcmSoundFiles(TempDirTestCase):
+    """24- and 32-bit PCM travel as their stored integers too: --integer-scale raw gives what
+    scipy.io.wavfile.read gives (int32, 24-bit values shifted up by 8), unit scales by 2^31."""
+
+    check = EightBitSoundFiles.check
+
+    def test_24_bit_wav(self):
+        import wave
+        from scipy.io import wavfile
+        x = np.random.default_rng(3).integers(-2 ** 23, 2 ** 23, 8000)
+        with wave.open(self.path("s24.wav"), "wb") as f:
+            f.setnchannels(1)
+            f.setsampwidth(3)
+            f.setframerate(8000)
+            f.writeframes(b"".join(int(v).to_bytes(3, "little", signed=True) for v in x))
+        stored = wavfile.read(self.path("s24.wav"))[1]
+        np.testing.assert_array_equal(stored, x * 256)
+        self.check(self.path("s24.wav"), stored.astype(np.float64), x / 2.0 ** 23)
+
+    def test_32_bit_wav(self):
+        from scipy.io import wavfile
+        x = np.random.default_rng(4).integers(-2 ** 31, 2 ** 31, 8000).astype(np.int32)
+        wavfile.write(self.path("s32.wav"), 8000, x)
+        stored = wavfile.read(self.path("s32.wav"))[1]
+        self.assertEqual(stored.dtype, np.int32)
+        self.check(self.path("s32.wav"), stored.astype(np.float64), stored / 2.0 ** 31)
+
+
 class TruncatedRecordings(TempDirTestCase):
     """A recording cut short (a killed recorder or SDR tool) is read up to its last whole sample
     with a warning naming the file and what is missing, as sox, scipy and numpy read it; --strict

@@ -1,7 +1,7 @@
 // Fuzz target: SigMF metadata (sources/sigmf.hpp) with the length of its data. The input is
 // eight bytes of data length (little-endian) followed by the metadata text; the recording is
 // checked as read_sigmf_recording checks one (parse_sigmf_recording) and described as
-// `prism info` describes it. Any exception but InputError is a failure of the parser's
+// `prism info` describes it, its start time read as an absolute time axis reads it. Any exception but InputError is a failure of the parser's
 // contract, as is a crash or a sanitizer report.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/iso8601.hpp"
 #include "sources/sigmf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -23,6 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (recording.data_bytes % recording.info.frame_bytes() != 0 ||
         *recording.info.length != recording.data_bytes / recording.info.frame_bytes())
       __builtin_trap();
+    // Retunes come in the order of their captures, after the start.
+    double previous = 0.0;
+    for (const prism::Retune& r : recording.info.retunes) {
+      if (!(r.time > 0.0) || r.time < previous) __builtin_trap();
+      previous = r.time;
+    }
+    (void)prism::iso8601_epoch_seconds(recording.info.start_time);
     (void)prism::describe_sigmf(recording).dump();
   } catch (const prism::InputError&) {
   }

@@ -56,7 +56,26 @@ def sigmf_metadata():
                                                               {"core:sample_start": 100, "core:header_bytes": 0}])),
         "metadata-only": (0, meta(**{"core:metadata_only": True})),
         "not-whole": (801, meta()),
-        "unsupported-type": (64, meta("ci32_le")),
+        "unsupported-type": (64, meta("cf16_le")),
+        "cf64-be": (160, meta("cf64_be", 1e6)),
+        "ci32-le": (64, meta("ci32_le", 1e6)),
+        "cu16-be-stereo": (64, meta("cu16_be", 8000, **{"core:num_channels": 2})),
+        "ru32-le": (64, meta("ru32_le", 8000)),
+        "rf64-le": (64, meta("rf64_le", 8000)),
+        "retunes": (4000, dict(meta("ci16_le", 1e6), captures=[
+            {"core:sample_start": 0, "core:frequency": 100e6, "core:datetime": "2024-05-01T12:00:00.25+02:00"},
+            {"core:sample_start": 300, "core:frequency": 101e6},
+            {"core:sample_start": 600, "core:frequency": 101e6},
+            {"core:sample_start": 800, "core:frequency": 99.5e6}])),
+        "captures-out-of-order": (400, dict(meta("ri16_le"), captures=[{"core:sample_start": 100},
+                                                                        {"core:sample_start": 50}])),
+        "annotations": (800, dict(meta("cf32_le", 1e6), annotations=[
+            {"core:sample_start": 10, "core:sample_count": 40, "core:freq_lower_edge": -1e5,
+             "core:freq_upper_edge": 2e5, "core:label": "burst", "core:comment": "a test"},
+            {"core:sample_start": 70, "core:label": "to the end"},
+            {"core:sample_start": 0, "core:sample_count": 0}])),
+        "annotation-bad-edges": (800, dict(meta(), annotations=[
+            {"core:sample_start": 1, "core:freq_lower_edge": 5, "core:freq_upper_edge": 1}])),
         "no-rate": (64, {"global": {"core:datatype": "cf32_le"}}),
     }
     for name, (length, document) in cases.items():

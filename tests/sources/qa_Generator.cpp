@@ -265,6 +265,14 @@ TEST(Generator, IntegerOutputRoundsAndCountsClipping) {
   read_all(complex_loud, 100);
   EXPECT_GT(complex_loud.clipped_samples(), 0u);
 
+  // 8-bit formats: scaled as format.hpp reads them back, clipped at their ends.
+  GeneratorSource unsigned_loud(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@1.5,format=u8"));
+  const auto u8_bytes = read_all(unsigned_loud, 100);
+  EXPECT_EQ(static_cast<unsigned>(u8_bytes[0]), 255u);
+  EXPECT_GT(unsigned_loud.clipped_samples(), 100u);
+  GeneratorSource signed_half(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@0.5,format=i8"));
+  EXPECT_EQ(static_cast<std::int8_t>(read_all(signed_half, 100)[0]), 64);
+
   GeneratorSource floats(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@1.5"));
   read_all(floats, 100);
   EXPECT_EQ(floats.clipped_samples(), 0u);  // f32 holds 1.5 as it is
@@ -298,7 +306,7 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
       {"gen:tone=100@2e38,tone=200@2e38", {"peak of 4e+38", "float32"}},
       {"gen:seed=x", {"seed=x", "unsigned integer"}},
       {"gen:seed=-3", {"seed=-3", "unsigned integer"}},
-      {"gen:format=u8", {"format=u8", "not supported"}},
+      {"gen:format=cf64", {"format=cf64", "not supported"}},
       {"gen:format=bogus", {"format=bogus", "unknown format"}},
       {"gen:complex,format=i16", {"format=i16", "complex"}},
       {"gen:complex=false,format=cf32", {"format=cf32", "real"}},
@@ -332,7 +340,7 @@ TEST(Generator, SpecBuiltInCodeIsCheckedToo) {
   spec.tones.push_back({800, 0.5});
   EXPECT_CONTAINS(error_message<UsageError>([&] { GeneratorSource source(spec); }), "Nyquist");
   spec.tones.clear();
-  spec.format = SampleFormat::u8;
+  spec.format = SampleFormat::i32;
   EXPECT_CONTAINS(error_message<UsageError>([&] { GeneratorSource source(spec); }),
                   "not supported");
 }
@@ -403,6 +411,18 @@ TEST(Generator, LiveIsPartOfTheSpecText) {
   EXPECT_TRUE(spec.live);
   EXPECT_TRUE(parse_generator_spec(spec.to_string()).live);
   EXPECT_FALSE(parse_generator_spec("gen:live=false").live);
+}
+
+TEST(Generator, ChannelsCarryTheSameSignalAndSurviveTheSpecString) {
+  const GeneratorSpec spec = parse_generator_spec("gen:rate=8000,duration=0.01,tone=1000@0.5,format=ci16,channels=3");
+  EXPECT_EQ(parse_generator_spec(spec.to_string()).channels, 3u);
+  GeneratorSource source(spec);
+  EXPECT_EQ(source.info().channels, 3u);
+  const auto bytes = read_all(source, 17);
+  ASSERT_EQ(bytes.size(), 80u * 3 * 4);
+  for (std::size_t i = 0; i < 80; ++i)
+    for (std::size_t c = 1; c < 3; ++c)
+      ASSERT_EQ(std::memcmp(&bytes[i * 12], &bytes[i * 12 + c * 4], 4), 0) << "sample " << i;
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -70,7 +72,19 @@ std::vector<DatatypeCase> datatype_cases() {
   const auto shorts = encoder<std::int16_t>({-32768, -1, 0, 1, 12345, 32767});
   const auto bytes = encoder<std::int8_t>({-128, -1, 0, 1, 77, 127});
   const auto ubytes = encoder<std::uint8_t>({0, 1, 127, 128, 200, 255});
+  const auto doubles = encoder<double>({-1.5, 0.25, 3.0e-3, 1e300, -0.0, 7.125});
+  const auto ints = encoder<std::int32_t>({INT32_MIN, -1, 0, 1, 123456789, INT32_MAX});
+  const auto ushorts = encoder<std::uint16_t>({0, 1, 32767, 32768, 50000, 65535});
+  const auto uints = encoder<std::uint32_t>({0, 1, 2147483647u, 2147483648u, 3000000000u, UINT32_MAX});
   return {
+      {"cf64_le", SampleFormat::cf64, doubles}, {"cf64_be", SampleFormat::cf64, doubles},
+      {"rf64_le", SampleFormat::f64, doubles},  {"rf64_be", SampleFormat::f64, doubles},
+      {"ci32_le", SampleFormat::ci32, ints},    {"ci32_be", SampleFormat::ci32, ints},
+      {"ri32_le", SampleFormat::i32, ints},     {"ri32_be", SampleFormat::i32, ints},
+      {"cu16_le", SampleFormat::cu16, ushorts}, {"cu16_be", SampleFormat::cu16, ushorts},
+      {"ru16_le", SampleFormat::u16, ushorts},  {"ru16_be", SampleFormat::u16, ushorts},
+      {"cu32_le", SampleFormat::cu32, uints},   {"cu32_be", SampleFormat::cu32, uints},
+      {"ru32_le", SampleFormat::u32, uints},    {"ru32_be", SampleFormat::u32, uints},
       {"cf32_le", SampleFormat::cf32, floats}, {"cf32_be", SampleFormat::cf32, floats},
       {"rf32_le", SampleFormat::f32, floats},  {"rf32_be", SampleFormat::f32, floats},
       {"ci16_le", SampleFormat::ci16, shorts}, {"ci16_be", SampleFormat::ci16, shorts},
@@ -282,12 +296,12 @@ TEST(SigmfSource, MissingMetaFileIsNamed) {
 
 TEST(SigmfSource, UnknownDatatypeListsTheSupportedOnes) {
   ScratchDir dir;
-  write_recording(dir.file("rec"), minimal_meta("ci32_le"), std::vector<std::byte>(8));
+  write_recording(dir.file("rec"), minimal_meta("cf16_le"), std::vector<std::byte>(8));
   const std::string message = error_message<InputError>([&] { SigmfSource s(dir.file("rec")); });
   EXPECT_CONTAINS(message, dir.file("rec.sigmf-meta") + ":");
-  EXPECT_CONTAINS(message, "unsupported core:datatype 'ci32_le'");
+  EXPECT_CONTAINS(message, "unsupported core:datatype 'cf16_le'");
   for (const char* name : {"cf32_le", "ci16_le", "ci8", "cu8", "rf32_le", "ri16_le", "ri8", "ru8",
-                           "cf32_be", "ri16_be"})
+                           "cf32_be", "ri16_be", "cf64_le", "ci32_be", "cu16_le", "ru32_be"})
     EXPECT_CONTAINS(message, name);
 }
 

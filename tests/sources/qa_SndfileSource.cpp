@@ -82,16 +82,38 @@ TEST(SndfileSource, ReadsBackWavAndFlacSampleForSample) {
   }
 }
 
-TEST(SndfileSource, OtherEncodingsComeOutAsScaledFloats) {
+TEST(SndfileSource, Pcm24And32ComeOutAsLeftJustifiedInt32) {
+  // As scipy.io.wavfile.read gives them: 24-bit value v as v·256, 32-bit values as they are.
   ScratchDir dir;
   const auto samples = test_samples(2000, 1);
-  write_sound_file(dir.file("a24.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_24, 8000, 1, samples);
-  SndfileSource source(dir.file("a24.wav"));
+  for (const int subtype : {SF_FORMAT_PCM_24, SF_FORMAT_PCM_32}) {
+    write_sound_file(dir.file("a.wav"), SF_FORMAT_WAV | subtype, 8000, 1, samples);
+    SndfileSource source(dir.file("a.wav"));
+    EXPECT_EQ(source.info().format, SampleFormat::i32);
+    const auto bytes = read_all(source, 300);
+    ASSERT_EQ(bytes.size(), samples.size() * 4);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      std::int32_t v;
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
+      ASSERT_EQ(v, static_cast<std::int32_t>(samples[i]) * 65536) << "at " << i;  // 16-bit values written
+    }
+    std::vector<float> unit(samples.size());
+    convert_to_float(SampleFormat::i32, bytes.data(), samples.size(), unit.data());
+    EXPECT_EQ(unit[5], samples[5] / 32768.0f);
+  }
+}
+
+TEST(SndfileSource, FloatEncodingsComeOutAsStoredFloats) {
+  ScratchDir dir;
+  const auto samples = test_samples(2000, 1);
+  write_sound_file(dir.file("f.wav"), SF_FORMAT_WAV | SF_FORMAT_FLOAT, 8000, 1, samples);
+  SndfileSource source(dir.file("f.wav"));
   EXPECT_EQ(source.info().format, SampleFormat::f32);
   const auto floats = as_floats(read_all(source, 300));
   ASSERT_EQ(floats.size(), samples.size());
+  // libsndfile stores shorts into a float file unscaled; they come back as stored.
   for (std::size_t i = 0; i < samples.size(); ++i)
-    ASSERT_EQ(floats[i], samples[i] / 32768.0f) << "at " << i;
+    ASSERT_EQ(floats[i], static_cast<float>(samples[i])) << "at " << i;
 }
 
 TEST(SndfileSource, ChunkedReadsMatchOneRead) {
