@@ -254,6 +254,7 @@ struct ViewEngine::Impl {
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
   std::optional<double> seek_request_s;
+  SessionStart seek_reason = SessionStart::seek;  // of seek_request_s: a seek or a loop
   bool restart_requested = false;
   std::shared_ptr<DisplaySession> session;
   std::string processor_description;
@@ -317,7 +318,10 @@ void ViewEngine::apply(const ViewSettings& settings) {
   impl_->source->set_speed(settings.speed);
   if (restart) impl_->request_restart();
   impl_->request_listening();
-  if (loop_switched_on && impl_->ended) impl_->seek_request_s = 0.0;
+  if (loop_switched_on && impl_->ended) {
+    impl_->seek_request_s = 0.0;
+    impl_->seek_reason = SessionStart::loop;
+  }
 }
 
 void ViewEngine::set_paused(bool paused) {
@@ -358,6 +362,7 @@ void ViewEngine::seek(double seconds) {
   if (impl_->source->info().live) return;
   std::lock_guard lock(impl_->mutex);
   impl_->seek_request_s = std::max(0.0, seconds);
+  impl_->seek_reason = SessionStart::seek;
   impl_->request_restart();
 }
 
@@ -389,13 +394,17 @@ EngineStatus ViewEngine::status() const {
 
 void ViewEngine::Impl::run() {
   const StreamInfo info = source->info();
+  bool first_run = true;
   while (!quit) {
     ViewSettings snapshot;
     std::optional<double> seek_to;
+    SessionStart started_by = SessionStart::settings;
     {
       std::lock_guard lock(mutex);
       snapshot = settings;
       seek_to = seek_request_s;
+      if (seek_to) started_by = seek_reason;
+      if (first_run) started_by = SessionStart::first;
       seek_request_s.reset();
       restart_requested = false;
     }
@@ -474,6 +483,7 @@ void ViewEngine::Impl::run() {
 
     DisplayFormat format;
     format.generation = ++generation;
+    format.started_by = started_by;
     format.fft_bins = layout.columns;
     format.columns = std::min(layout.columns, max_columns);
     const double bin_width = layout.columns > 1 ? layout.frequencies[1] - layout.frequencies[0]
@@ -530,6 +540,7 @@ void ViewEngine::Impl::run() {
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;
+      first_run = false;
     }
     const std::uint64_t source_dropped_before = source->dropped_samples();
     const RunReport report = graph.run(config, stop);
@@ -548,8 +559,12 @@ void ViewEngine::Impl::run() {
         // The input ended by itself: loop from the start, unless a seek asked for meanwhile
         // (it may have stopped this run as the input ended) takes the playback elsewhere.
         if (!seek_request_s) {
-          if (settings.loop && !info.live) seek_request_s = 0.0;
-          else ended = true;
+          if (settings.loop && !info.live) {
+            seek_request_s = 0.0;
+            seek_reason = SessionStart::loop;
+          } else {
+            ended = true;
+          }
         }
       }
     }

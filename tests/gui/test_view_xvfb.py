@@ -5,6 +5,11 @@
    under their ticks, at the x the frequency maps to.
 2. A scripted settings file changes colormap, dB range and FFT size mid-run: the viewer keeps
    rendering, and the final picture uses the new colormap (grayscale: R = G = B).
+3. A 1 s file looping at 2x in a 1000x700 window: the waterfall keeps the lines of every pass,
+   with a white line across it between passes (named "loop" in the report); the time labels of
+   each pass never overlap; the status line wraps to the window's width, and its position is
+   the report's (both describe the last frame, the screenshot's).
+4. A short history (the first frames): the time labels do not overlap.
 
 Usage: test_view_xvfb.py PRISM
 """
@@ -101,6 +106,61 @@ class ViewUnderXvfb(unittest.TestCase):
         for f in TONES:
             x = int(round(x_of(f, report))) - x0
             self.assertGreater(lum[max(x - 1, 0):x + 2].max(), np.median(lum) + 80, f"tone {f} Hz not bright")
+
+    def assert_time_labels_apart(self, report):
+        ticks, wf = report["time_ticks"], report["waterfall"]
+        for t in ticks:
+            self.assertTrue(wf["y"] <= t["y"] <= wf["y"] + wf["height"], f"time label outside the waterfall: {t}")
+        for a, b in zip(ticks, ticks[1:]):
+            self.assertGreaterEqual(b["y"] - a["y"], a["height"], f"time labels overlap: {a} and {b}")
+
+    def test_loop_keeps_the_history_and_marks_it(self):
+        wav = os.path.join(self.tmp.name, "one_second.wav")
+        subprocess.run([PRISM, "generate", "gen:rate=48000,tone=3000@0.5,chirp=1000-13000@0.3,duration=1",
+                        "-o", wav, "-q"], check=True, timeout=60)
+        png, report_path = os.path.join(self.tmp.name, "loop.png"), os.path.join(self.tmp.name, "loop.json")
+        run_view(PRISM, self.env, wav, "--no-config", "--size", "1000x700", "--speed", 2, "--frames", 100,
+                 "--fps", 40, "--lines-per-second", 50, "--screenshot", png, "--report", report_path)
+        report, image = load_json(report_path), read_png_rgb(png)
+        history = report["waterfall_history"]
+        breaks = history["breaks"]
+        self.assertGreaterEqual(len(breaks), 2, f"fewer than two loops marked: {history}")
+        for b in breaks:
+            self.assertEqual(b["reason"], "loop")
+            self.assertGreater(b["time_before_s"], 0.7, b)  # the end of a pass above ...
+            self.assertLess(b["time_after_s"], 0.2, b)      # ... the start of the next
+        # More than one pass kept: rows beyond the oldest break.
+        self.assertGreater(history["rows"], breaks[-1]["age_rows"] + 5, history)
+        # Each break is a white line across the waterfall (viridis has no white).
+        wf = report["waterfall"]
+        x0, x1 = int(wf["x"]) + 1, int(wf["x"] + wf["width"]) - 1
+        for b in breaks:
+            row = image[int(b["y"]), x0:x1]
+            white = (row >= 240).all(axis=1).mean()
+            self.assertGreater(white, 0.95, f"no white line at y={b['y']} ({white:.2f} of the row)")
+        self.assert_time_labels_apart(report)
+        self.assertGreater(len(report["time_ticks"]), 1)
+        # The status line: every line within the window; every field there; its position is the
+        # report's.
+        width = report["framebuffer"]["width"]
+        lines = report["status_line"]
+        self.assertGreater(len(lines), 2, "a 1000 px window needs the status line wrapped")
+        for line in lines:
+            self.assertLessEqual(line["x"] + line["width"], width - 4, f"status line cut off: {line}")
+        text = "  |  ".join(line["text"] for line in lines)
+        for field in ("one_second.wav", "Hz/bin", "input ", "FFT ", "fps", "received", "overruns", "display rows skipped"):
+            self.assertIn(field, text)
+        playback = report["playback"]
+        self.assertIn(f"{playback['position_s']:.1f} / 1.0 s", text)
+        self.assertLessEqual(history["newest_line_time_s"], playback["position_s"])
+
+    def test_short_history_time_labels_apart(self):
+        report_path = os.path.join(self.tmp.name, "short.json")
+        run_view(PRISM, self.env, SIGNAL, "--no-config", "--frames", 12, "--fps", 40, "--lines-per-second", 60,
+                 "--report", report_path)
+        report = load_json(report_path)
+        self.assertLess(report["waterfall_history"]["rows"], 0.5 * report["waterfall"]["height"])
+        self.assert_time_labels_apart(report)
 
     def test_a_backend_that_cannot_run_is_refused_before_a_window_opens(self):
         proc = subprocess.run([PRISM, "view", "--backend", "nope", "--frames", "1"], env=self.env,
