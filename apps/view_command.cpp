@@ -117,6 +117,7 @@ int run_view(const ViewOptions& o) {
     // Given as on the axis (centre frequency included); kept as baseband.
     s.view_low_hz = low - o.center_frequency;
     s.view_high_hz = high - o.center_frequency;
+    viewer.zoom_given = true;
   }
   if (o.listen) {
     if (!std::isfinite(*o.listen)) throw UsageError("--listen must be a finite frequency in Hz");

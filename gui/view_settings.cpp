@@ -1,6 +1,7 @@
 // ViewSettings: validation, JSON, the config file and scripts (see view_settings.hpp).
 #include "gui/view_settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,8 @@ void ViewSettings::validate() const {
   if (!(speed >= 0.0 && std::isfinite(speed))) throw UsageError("speed must be >= 0 (0 = as fast as possible)");
   if (view_low_hz && view_high_hz && !(*view_low_hz < *view_high_hz))
     throw UsageError("the frequency view needs view_low_hz < view_high_hz");
+  if (view_band_low_hz && view_band_high_hz && !(*view_band_low_hz < *view_band_high_hz))
+    throw UsageError("the zoom's band needs view_band_low_hz < view_band_high_hz");
   if (listen_hz && !std::isfinite(*listen_hz)) throw UsageError("listen_hz must be a finite frequency");
   if (!(listen_bandwidth_hz > 0 && std::isfinite(listen_bandwidth_hz)))
     throw UsageError("listen_bandwidth_hz must be a finite number > 0");
@@ -72,6 +75,8 @@ json ViewSettings::to_json() const {
   j["squelch_db"] = squelch_db ? json(*squelch_db) : json(nullptr);
   j["view_low_hz"] = view_low_hz ? json(*view_low_hz) : json(nullptr);
   j["view_high_hz"] = view_high_hz ? json(*view_high_hz) : json(nullptr);
+  j["view_band_low_hz"] = view_band_low_hz ? json(*view_band_low_hz) : json(nullptr);
+  j["view_band_high_hz"] = view_band_high_hz ? json(*view_band_high_hz) : json(nullptr);
   return j;
 }
 
@@ -141,6 +146,10 @@ void ViewSettings::apply_json(const json& j, const std::string& where, std::vect
         next.view_low_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
       else if (key == "view_high_hz")
         next.view_high_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
+      else if (key == "view_band_low_hz")
+        next.view_band_low_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
+      else if (key == "view_band_high_hz")
+        next.view_band_high_hz = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
       else if (unknown != nullptr) unknown->push_back(key);
     } catch (const json::exception& e) {
       throw UsageError(where + ": '" + key + "' has the wrong type (" + value.dump() + ")");
@@ -156,6 +165,23 @@ void ViewSettings::apply_json(const json& j, const std::string& where, std::vect
 
 bool ViewSettings::processing_differs(const ViewSettings& o) const {
   return fft_size != o.fft_size || window != o.window || overlap != o.overlap || channel != o.channel;
+}
+
+void ViewSettings::keep_zoom_for_band(double low_hz, double high_hz) {
+  const double tolerance = 1e-9 * std::max({std::abs(low_hz), std::abs(high_hz), 1.0});
+  const bool same_band = view_band_low_hz && view_band_high_hz && std::abs(*view_band_low_hz - low_hz) <= tolerance &&
+                         std::abs(*view_band_high_hz - high_hz) <= tolerance;
+  if (!same_band) {
+    view_low_hz.reset();
+    view_high_hz.reset();
+  }
+  view_band_low_hz = low_hz;
+  view_band_high_hz = high_hz;
+}
+
+std::pair<double, double> input_band(double sample_rate, double center_frequency, bool complex_samples) {
+  if (complex_samples) return {center_frequency - sample_rate / 2, center_frequency + sample_rate / 2};
+  return {center_frequency, center_frequency + sample_rate / 2};
 }
 
 std::string default_config_path() {

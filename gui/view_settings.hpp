@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,10 @@ struct ViewSettings {
   double lines_per_second = 50.0;     // waterfall rows per second, >= 1 (the most it shows)
   std::optional<double> view_low_hz;  // frequency zoom (baseband Hz); unset = whole band
   std::optional<double> view_high_hz;
+  // The band (axis Hz, centre frequency included) of the input the zoom belongs to: a saved
+  // zoom applies to an input of that band only (keep_zoom_for_band).
+  std::optional<double> view_band_low_hz;
+  std::optional<double> view_band_high_hz;
   // playback of files and the generator
   double speed = 1.0;                 // 1, 2, 10 ... ; 0 = as fast as possible
   bool loop = true;
@@ -66,7 +71,16 @@ struct ViewSettings {
 
   // Whether the processing must restart to go from `other` to this.
   bool processing_differs(const ViewSettings& other) const;
+
+  // For a viewer of an input whose band is [low_hz, high_hz] (axis Hz): drops a zoom that
+  // belongs to another band (a zoom on speech means nothing on a radio recording) and records
+  // this band as the zoom's.
+  void keep_zoom_for_band(double low_hz, double high_hz);
 };
+
+// The band an input covers on the frequency axis: [fc, fc + fs/2] for real samples,
+// [fc - fs/2, fc + fs/2] for complex ones.
+std::pair<double, double> input_band(double sample_rate, double center_frequency, bool complex_samples);
 
 // $XDG_CONFIG_HOME/prism/view.json, or ~/.config/prism/view.json; empty when neither is known.
 std::string default_config_path();

@@ -44,6 +44,7 @@
 #include "gui/cuda/gpu_display_lines.hpp"
 #endif
 #include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
 #include "pipeline/stop_token.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/decibel_range.hpp"
@@ -485,6 +486,15 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   renderer_->set_colormap(*find_colormap(settings_.colormap));
   display_ = std::make_unique<DisplayState>();
   engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing);
+  // A saved zoom belongs to the band it was set on.
+  const StreamInfo& stream = engine_->stream();
+  const auto [band_low, band_high] = input_band(stream.sample_rate, stream.center_frequency, is_complex(stream.format));
+  if (options.zoom_given) {
+    settings_.view_band_low_hz = band_low;
+    settings_.view_band_high_hz = band_high;
+  } else {
+    settings_.keep_zoom_for_band(band_low, band_high);
+  }
 }
 
 Viewer::~Viewer() {

@@ -51,6 +51,34 @@ TEST(ViewSettings, RejectsOutOfRangeNamingTheKey) {
   EXPECT_EQ(s.fft_size, ViewSettings{}.fft_size);  // a failed apply changes nothing
 }
 
+// A zoom saved on one input's band does not carry over to an input of another band.
+TEST(ViewSettings, ZoomBelongsToItsBand) {
+  const auto speech = input_band(16000, 0, false);
+  const auto radio = input_band(2.4e6, 100e6, true);
+  EXPECT_EQ(speech, std::make_pair(0.0, 8000.0));
+  EXPECT_EQ(radio, std::make_pair(98.8e6, 101.2e6));
+  ViewSettings s;
+  s.keep_zoom_for_band(speech.first, speech.second);
+  s.view_low_hz = 100;
+  s.view_high_hz = 3000;
+  ViewSettings saved;
+  saved.apply_json(s.to_json(), "view.json");
+  ViewSettings same = saved;
+  same.keep_zoom_for_band(speech.first, speech.second);  // the same input again: kept
+  EXPECT_EQ(same.view_low_hz, std::optional<double>(100));
+  EXPECT_EQ(same.view_high_hz, std::optional<double>(3000));
+  ViewSettings other = saved;
+  other.keep_zoom_for_band(radio.first, radio.second);  // another band: the whole band
+  EXPECT_FALSE(other.view_low_hz);
+  EXPECT_FALSE(other.view_high_hz);
+  EXPECT_EQ(other.view_band_low_hz, std::optional<double>(98.8e6));
+  ViewSettings unknown_band;  // a zoom saved without its band (older files): dropped
+  unknown_band.view_low_hz = 100;
+  unknown_band.view_high_hz = 3000;
+  unknown_band.keep_zoom_for_band(speech.first, speech.second);
+  EXPECT_FALSE(unknown_band.view_low_hz);
+}
+
 TEST(ViewSettings, ProcessingDiffers) {
   ViewSettings a, b;
   b.colormap = "magma";

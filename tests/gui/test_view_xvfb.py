@@ -10,6 +10,8 @@
    each pass never overlap; the status line wraps to the window's width, and its position is
    the report's (both describe the last frame, the screenshot's).
 4. A short history (the first frames): the time labels do not overlap.
+5. A zoom saved on one input's band comes back for that band and not for another: a zoom to
+   1-3 kHz of a 48 kHz signal is kept for it and gone (the whole band) for a 96 kHz one.
 
 Usage: test_view_xvfb.py PRISM
 """
@@ -161,6 +163,23 @@ class ViewUnderXvfb(unittest.TestCase):
         report = load_json(report_path)
         self.assertLess(report["waterfall_history"]["rows"], 0.5 * report["waterfall"]["height"])
         self.assert_time_labels_apart(report)
+
+    def test_saved_zoom_belongs_to_its_band(self):
+        config = os.path.join(self.tmp.name, "zoom_band", "view.json")
+        common = ["--config", config, "--frames", 5]
+        run_view(PRISM, self.env, SIGNAL, *common, "--frequency-range", "1000:3000")
+        self.assertEqual((load_json(config)["view_low_hz"], load_json(config)["view_high_hz"]), (1000, 3000))
+        same, other = os.path.join(self.tmp.name, "same.json"), os.path.join(self.tmp.name, "other.json")
+        run_view(PRISM, self.env, SIGNAL, *common, "--report", same)
+        self.assertEqual(load_json(same)["frequency_view_hz"], [1000, 3000])
+        run_view(PRISM, self.env, SIGNAL.replace("rate=48000", "rate=96000"), *common, "--report", other)
+        report = load_json(other)
+        band = report["display_format"]
+        self.assertEqual(report["frequency_view_hz"], [band["frequency_low"], band["frequency_high"]])
+        self.assertGreater(band["frequency_high"], 47000)
+        saved = load_json(config)
+        self.assertEqual((saved["view_low_hz"], saved["view_band_low_hz"], saved["view_band_high_hz"]),
+                         (None, 0, 48000))
 
     def test_a_backend_that_cannot_run_is_refused_before_a_window_opens(self):
         proc = subprocess.run([PRISM, "view", "--backend", "nope", "--frames", "1"], env=self.env,
