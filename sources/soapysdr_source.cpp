@@ -46,14 +46,7 @@ std::string kwargs_text(const SoapySDR::Kwargs& kwargs) {
 
 std::string found_text(const std::vector<SdrDeviceEntry>& devices) {
   if (devices.empty()) {
-    const std::vector<std::string> modules = sdr_module_paths();
-    if (modules.empty())
-      return "SoapySDR found no device and no driver module (install soapysdr-module-rtlsdr, -hackrf, "
-             "-airspy, -uhd, -audio, ...)";
-    std::string names;
-    for (const std::string& path : modules)
-      names += (names.empty() ? "" : ", ") + path.substr(path.find_last_of('/') + 1);
-    return "SoapySDR found no device (its driver modules: " + names + ")";
+    return "SoapySDR found no device (" + sdr_modules_text(sdr_modules()) + ")";
   }
   std::string text = "SoapySDR found: ";
   for (std::size_t i = 0; i < devices.size(); ++i)
@@ -98,9 +91,40 @@ const char* soapy_name(SampleFormat format) {
 
 }  // namespace
 
-std::vector<std::string> sdr_module_paths() {
+std::vector<SdrModule> sdr_modules() {
   quiet_soapy_log();
-  return SoapySDR::listModules();
+  SoapySDR::loadModules();  // what enumerate() loads: the loader's results are known after it
+  std::vector<SdrModule> modules;
+  for (const std::string& path : SoapySDR::listModules()) {
+    SdrModule module;
+    module.name = path.substr(path.find_last_of('/') + 1);
+    if (std::any_of(modules.begin(), modules.end(), [&](const SdrModule& m) { return m.name == module.name; }))
+      continue;
+    for (const auto& [entry, error] : SoapySDR::getLoaderResult(path))
+      if (!error.empty()) module.error += (module.error.empty() ? "" : "; ") + entry + ": " + error;
+    modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
+std::string sdr_modules_text(const std::vector<SdrModule>& modules) {
+  if (modules.empty())
+    return "no SoapySDR driver module is installed: install soapysdr-module-rtlsdr, -hackrf, -airspy, -uhd, "
+           "-audio, ...";
+  std::string loaded, failed;
+  std::size_t loaded_count = 0;
+  for (const SdrModule& m : modules) {
+    if (m.error.empty()) {
+      loaded += (loaded.empty() ? "" : ", ") + m.name;
+      ++loaded_count;
+    } else {
+      failed += (failed.empty() ? "" : "; ") + m.name + ": " + m.error;
+    }
+  }
+  std::string text = std::to_string(loaded_count) + " SoapySDR driver module" + (loaded_count == 1 ? "" : "s") +
+                     " loaded" + (loaded.empty() ? "" : " (" + loaded + ")");
+  if (!failed.empty()) text += "; not loaded: " + failed;
+  return text;
 }
 
 std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
@@ -110,6 +134,9 @@ std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
   for (const SoapySDR::Kwargs& kwargs : found) {
     SdrDeviceEntry entry;
     entry.args = kwargs_text(kwargs);
+    // A device two modules (or one module in two search paths) report is listed once.
+    if (std::any_of(devices.begin(), devices.end(), [&](const SdrDeviceEntry& d) { return d.args == entry.args; }))
+      continue;
     const auto label = kwargs.find("label");
     const auto driver = kwargs.find("driver");
     entry.label = label != kwargs.end() ? label->second : driver != kwargs.end() ? driver->second : "?";

@@ -4,6 +4,7 @@ not depend on the block size, a batch run's accounting balances, Ctrl-C leaves h
 """
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -396,6 +397,14 @@ class OtherCommands(TempDirTestCase):
         self.assertIn("GPUs:", proc.stdout)
         self.assertIn("Audio devices:", proc.stdout)
         self.assertIn("SDRs (use as sdr:ARGS):", proc.stdout)
+        # With no SDR attached, the list and the SDR input's error say the same of SoapySDR's
+        # driver modules; every device is listed once.
+        sdrs = proc.stdout.split("SDRs (use as sdr:ARGS):\n", 1)[1].splitlines()
+        self.assertEqual(len(sdrs), len(set(sdrs)), proc.stdout)
+        none = re.match(r"  none found \((.*)\)$", sdrs[0]) if sdrs else None
+        if none:
+            error = run_prism("info", "sdr:").stderr
+            self.assertIn(f"SoapySDR found no device ({none.group(1)})", error)
 
 
 if __name__ == "__main__":
