@@ -143,7 +143,7 @@ int run_view(const ViewOptions& o) {
     if (!(*o.volume >= -60 && *o.volume <= 40)) throw UsageError("--volume must be in [-60, 40] dB");
     s.volume_db = *o.volume;
   }
-  s.validate();
+  s.validate(view::view_option_names());
 
   const auto [width, height] = parse_pair(o.size, "--size", 'x');
   if (width < 640 || height < 400 || width > 8192 || height > 8192)

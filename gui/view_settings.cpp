@@ -20,35 +20,55 @@ namespace prism::view {
 
 using json = nlohmann::json;
 
-void ViewSettings::validate() const {
+namespace {
+
+std::string shortest_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+}  // namespace
+
+void ViewSettings::validate(const KeyNamer& name) const {
   if (fft_size < kMinFftSize || fft_size > kMaxFftSize)
-    throw UsageError("fft_size " + std::to_string(fft_size) + " is out of range [256, 1048576]");
-  (void)parse_window(window);
+    throw UsageError(name("fft_size") + " " + std::to_string(fft_size) + " is out of range [256, 1048576]");
+  try {
+    (void)parse_window(window);
+  } catch (const UsageError& e) {
+    throw UsageError(name("window") + ": " + e.what());
+  }
   if (!(overlap >= 0.0 && overlap <= 0.95))
-    throw UsageError("overlap " + std::to_string(overlap) + " is out of range [0, 0.95]");
+    throw UsageError(name("overlap") + " " + shortest_text(overlap) + " is out of range [0, 0.95]");
   if (!(averaging_s >= 0.0 && averaging_s <= 3600.0))
-    throw UsageError("averaging_s must be in [0, 3600] seconds");
+    throw UsageError(name("averaging_s") + " must be in [0, 3600] seconds");
   if (!(hold_decay_db_per_s >= 0.0 && std::isfinite(hold_decay_db_per_s)))
-    throw UsageError("hold_decay_db_per_s must be a finite number >= 0");
+    throw UsageError(name("hold_decay_db_per_s") + " must be a finite number >= 0");
   if (!(std::isfinite(db_min) && std::isfinite(db_max) && db_min < db_max))
-    throw UsageError("the dB range needs finite db_min < db_max");
+    throw UsageError(name("db_min") == name("db_max")
+                         ? name("db_min") + " needs finite MIN < MAX"
+                         : "the dB range needs finite " + name("db_min") + " < " + name("db_max"));
   if (find_colormap(colormap) == nullptr)
-    throw UsageError("colormap '" + colormap + "' is unknown (known: " + colormap_names_help() + ")");
+    throw UsageError(name("colormap") + " '" + colormap + "' is unknown (known: " + colormap_names_help() + ")");
   if (!(lines_per_second >= 1.0 && lines_per_second <= 10000.0))
-    throw UsageError("lines_per_second must be in [1, 10000]");
-  if (!(speed >= 0.0 && std::isfinite(speed))) throw UsageError("speed must be >= 0 (0 = as fast as possible)");
+    throw UsageError(name("lines_per_second") + " must be in [1, 10000]");
+  if (!(speed >= 0.0 && std::isfinite(speed)))
+    throw UsageError(name("speed") + " must be >= 0 (0 = as fast as possible)");
   if (view_low_hz && view_high_hz && !(*view_low_hz < *view_high_hz))
-    throw UsageError("the frequency view needs view_low_hz < view_high_hz");
+    throw UsageError(name("view_low_hz") == name("view_high_hz")
+                         ? name("view_low_hz") + " needs LOW < HIGH"
+                         : "the frequency view needs " + name("view_low_hz") + " < " + name("view_high_hz"));
   if (view_band_low_hz && view_band_high_hz && !(*view_band_low_hz < *view_band_high_hz))
-    throw UsageError("the zoom's band needs view_band_low_hz < view_band_high_hz");
-  if (listen_hz && !std::isfinite(*listen_hz)) throw UsageError("listen_hz must be a finite frequency");
+    throw UsageError("the zoom's band needs " + name("view_band_low_hz") + " < " + name("view_band_high_hz"));
+  if (listen_hz && !std::isfinite(*listen_hz)) throw UsageError(name("listen_hz") + " must be a finite frequency");
   if (!(listen_bandwidth_hz > 0 && std::isfinite(listen_bandwidth_hz)))
-    throw UsageError("listen_bandwidth_hz must be a finite number > 0");
+    throw UsageError(name("listen_bandwidth_hz") + " must be a finite number > 0");
   if (!parse_demodulation(demodulator))
-    throw UsageError("demodulator '" + demodulator + "' is unknown (known: " + demodulation_names_help() + ")");
-  if (!(volume_db >= -60.0 && volume_db <= 40.0)) throw UsageError("volume_db must be in [-60, 40] dB");
+    throw UsageError(name("demodulator") + " '" + demodulator + "' is unknown (known: " + demodulation_names_help() +
+                     ")");
+  if (!(volume_db >= -60.0 && volume_db <= 40.0)) throw UsageError(name("volume_db") + " must be in [-60, 40] dB");
   if (squelch_db && !(*squelch_db >= -200.0 && *squelch_db <= 0.0))
-    throw UsageError("squelch_db must be in [-200, 0] dB (or null: open)");
+    throw UsageError(name("squelch_db") + " must be in [-200, 0] dB (or null: open)");
 }
 
 json ViewSettings::to_json() const {
@@ -182,6 +202,25 @@ void ViewSettings::keep_zoom_for_band(double low_hz, double high_hz) {
 std::pair<double, double> input_band(double sample_rate, double center_frequency, bool complex_samples) {
   if (complex_samples) return {center_frequency - sample_rate / 2, center_frequency + sample_rate / 2};
   return {center_frequency, center_frequency + sample_rate / 2};
+}
+
+KeyNamer view_option_names() {
+  return [](std::string_view key) -> std::string {
+    static const std::pair<std::string_view, std::string_view> options[] = {
+        {"fft_size", "--fft-size"},        {"window", "--window"},
+        {"overlap", "--overlap"},          {"channel", "--channel"},
+        {"averaging_s", "--averaging"},    {"peak_hold", "--peak-hold"},
+        {"min_hold", "--min-hold"},        {"hold_decay_db_per_s", "--hold-decay"},
+        {"db_min", "--db-range"},          {"db_max", "--db-range"},
+        {"colormap", "--colormap"},        {"lines_per_second", "--lines-per-second"},
+        {"speed", "--speed"},              {"loop", "--loop"},
+        {"view_low_hz", "--frequency-range"}, {"view_high_hz", "--frequency-range"},
+        {"listen_hz", "--listen"},         {"listen_bandwidth_hz", "--listen-bandwidth"},
+        {"demodulator", "--demodulator"},  {"volume_db", "--volume"}};
+    for (const auto& [k, option] : options)
+      if (k == key) return std::string(option);
+    return std::string(key);
+  };
 }
 
 std::string default_config_path() {

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/settings.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism::view {
@@ -61,8 +62,9 @@ struct ViewSettings {
   bool mute = false;
   std::optional<double> squelch_db;   // [-200, 0] dB re full scale; unset: open
 
-  // Throws UsageError naming the key when a value is out of range.
-  void validate() const;
+  // Throws UsageError naming the setting through `name` when a value is out of range: the key
+  // by default (view.json, scripts), the option on the command line (view_option_names).
+  void validate(const KeyNamer& name = plain_key_names()) const;
   nlohmann::json to_json() const;
   // Applies the keys present in `j` (others keep their values). Throws UsageError for a bad
   // value or type, naming `where` and the key; unknown keys go to *unknown when given.
@@ -81,6 +83,10 @@ struct ViewSettings {
 // The band an input covers on the frequency axis: [fc, fc + fs/2] for real samples,
 // [fc - fs/2, fc + fs/2] for complex ones.
 std::pair<double, double> input_band(double sample_rate, double center_frequency, bool complex_samples);
+
+// The settings as `prism view` takes them on its command line: "--fft-size" for fft_size, ...,
+// "--db-range" for db_min and db_max; keys without an option are named as they are.
+KeyNamer view_option_names();
 
 // $XDG_CONFIG_HOME/prism/view.json, or ~/.config/prism/view.json; empty when neither is known.
 std::string default_config_path();

@@ -171,6 +171,23 @@ class UsageErrors(TempDirTestCase):
             self.assertIn("gen (generator)", proc.stderr)
         self.expect_usage_error("spectrogramm", "spectrogramm")
 
+    def test_view_options_named_as_options(self):
+        # The viewer's checks name the option given, not the settings file's key; refused before
+        # a window opens (no display needed).
+        if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
+            self.skipTest("no viewer in this build")
+        for option, key, args in (("--overlap", "overlap", ("--overlap", "0.99")),
+                                  ("--frequency-range", "view_low_hz", ("--frequency-range", "3000:1000")),
+                                  ("--db-range", "db_min", ("--db-range", "-10:-50")),
+                                  ("--averaging", "averaging_s", ("--averaging", "-1")),
+                                  ("--lines-per-second", "lines_per_second", ("--lines-per-second", "0")),
+                                  ("--hold-decay", "hold_decay_db_per_s", ("--hold-decay", "-1")),
+                                  ("--colormap", "colormap '", ("--colormap", "jet"))):
+            proc = run_prism("view", "--no-config", "--frames", "1", *args)
+            self.assertEqual(proc.returncode, 2, f"{args}: {proc.stderr}")
+            self.assertIn(option, proc.stderr)
+            self.assertNotIn(key, proc.stderr.replace(option, ""))
+
     def test_sdr_that_is_not_there(self):
         # SoapySDR has no module of that name: exit 1, the spec named, what SoapySDR found said.
         proc = run_prism("spectrogram", "sdr:driver=prism_no_such_driver", "-o", self.path("s.npy"), "-q")
