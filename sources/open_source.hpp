@@ -24,6 +24,8 @@
 #include <optional>
 #include <string>
 
+#include "pipeline/settings.hpp"
+
 #include "../pipeline/format.hpp"
 #include "../pipeline/source.hpp"
 #include "../pipeline/stream_info.hpp"
@@ -58,6 +60,9 @@ struct SourceOptions {
   std::size_t sdr_channel = 0;        // RX channel
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
   TruncationPolicy truncation;        // files and stdin cut short
+  // How messages name these fields: by the field's name (sample_rate, ...) by default; the
+  // command line names its options (--rate, ...), the Python module its arguments.
+  KeyNamer name = plain_key_names();
   bool has_sdr_settings() const {
     return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
   }

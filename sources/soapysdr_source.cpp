@@ -245,24 +245,24 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     SoapySDR::Device& device = *s.device;
     const std::size_t channels = device.getNumChannels(SOAPY_SDR_RX);
     if (options.channel >= channels)
-      throw UsageError("--sdr-channel " + std::to_string(options.channel) + ": " + s.where + " has " +
+      throw UsageError(options.name("sdr_channel") + " " + std::to_string(options.channel) + ": " + s.where + " has " +
                        std::to_string(channels) + " RX channel(s)");
     const std::size_t ch = options.channel;
 
     if (options.sample_rate > 0) {
       const SoapySDR::RangeList rates = device.getSampleRateRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(options.sample_rate, rates))
-        throw UsageError("--rate " + number_text(options.sample_rate) + " is outside what " + s.where +
+        throw UsageError(options.name("sample_rate") + " " + number_text(options.sample_rate) + " is outside what " + s.where +
                          " takes (Hz: " + ranges_text(rates) + ")");
       device.setSampleRate(SOAPY_SDR_RX, ch, options.sample_rate);
     }
     s.sample_rate = device.getSampleRate(SOAPY_SDR_RX, ch);
-    if (!(s.sample_rate > 0)) throw InputError(s.where, "the device reports no sample rate; give --rate");
+    if (!(s.sample_rate > 0)) throw InputError(s.where, "the device reports no sample rate; give " + options.name("sample_rate"));
 
     if (options.center_frequency) {
       const SoapySDR::RangeList range = device.getFrequencyRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(*options.center_frequency, range))
-        throw UsageError("--center-frequency " + number_text(*options.center_frequency) +
+        throw UsageError(options.name("center_frequency") + " " + number_text(*options.center_frequency) +
                          " is outside what " + s.where + " tunes to (Hz: " + ranges_text(range) + ")");
       device.setFrequency(SOAPY_SDR_RX, ch, *options.center_frequency);
     }
@@ -271,7 +271,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
       if (std::find(antennas.begin(), antennas.end(), options.antenna) == antennas.end()) {
         std::string list;
         for (const auto& a : antennas) list += (list.empty() ? "" : ", ") + a;
-        throw UsageError("--antenna '" + options.antenna + "' is not one of " + s.where + "'s (" +
+        throw UsageError(options.name("antenna") + " '" + options.antenna + "' is not one of " + s.where + "'s (" +
                          (list.empty() ? "none listed" : list) + ")");
       }
       device.setAntenna(SOAPY_SDR_RX, ch, options.antenna);
@@ -280,7 +280,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     if (options.gain) {
       const SoapySDR::Range range = device.getGainRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(*options.gain, {range}))
-        throw UsageError("--gain " + number_text(*options.gain) + " is outside " + s.where + "'s range (" +
+        throw UsageError(options.name("gain") + " " + number_text(*options.gain) + " is outside " + s.where + "'s range (" +
                          ranges_text({range}) + " dB)");
       if (device.hasGainMode(SOAPY_SDR_RX, ch)) device.setGainMode(SOAPY_SDR_RX, ch, false);
       device.setGain(SOAPY_SDR_RX, ch, *options.gain);
@@ -294,7 +294,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     const std::string native = device.getNativeStreamFormat(SOAPY_SDR_RX, ch, full_scale);
     const SampleFormat format = options.format.value_or(compact_format(native, full_scale).value_or(SampleFormat::cf32));
     if (format != SampleFormat::cf32 && format != SampleFormat::ci16 && format != SampleFormat::ci8)
-      throw UsageError("--format " + std::string(format_name(format)) + ": an SDR streams cf32, ci16 or ci8");
+      throw UsageError(options.name("format") + " " + std::string(format_name(format)) + ": an SDR streams cf32, ci16 or ci8");
     info_.format = format;
     info_.sample_rate = s.sample_rate;
     info_.center_frequency = device.getFrequency(SOAPY_SDR_RX, ch);

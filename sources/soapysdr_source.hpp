@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/settings.hpp"
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
 
@@ -68,6 +69,8 @@ struct SdrInputOptions {
   std::size_t channel = 0;                 // RX channel of the device
   std::string stream_args;                 // KEY=VALUE,... for the driver's setupStream
   double ring_seconds = 2.0;               // how long read() may fall behind before drops
+  // How messages name the settings, by SourceOptions' field names (sample_rate, gain, ...).
+  KeyNamer name = plain_key_names();
 };
 
 class SoapySdrSource final : public Source {
