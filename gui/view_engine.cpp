@@ -250,6 +250,7 @@ struct ViewEngine::Impl {
   ChannelListener listener;  // outlives the runs; after `thread` is joined, it goes
   std::size_t max_columns = 0;
   StageEnvironment processing;
+  double live_stall_timeout_s = 10.0;
 
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
@@ -284,9 +285,10 @@ struct ViewEngine::Impl {
 };
 
 ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-                       const StageEnvironment& processing)
+                       const StageEnvironment& processing, double live_stall_timeout_s)
     : impl_(std::make_unique<Impl>()) {
   impl_->processing = processing;
+  impl_->live_stall_timeout_s = live_stall_timeout_s;
   impl_->source = std::make_unique<PlaybackSource>(std::move(open));
   impl_->max_columns = std::max<std::size_t>(max_display_columns, 16);
   impl_->settings = settings;
@@ -447,6 +449,7 @@ void ViewEngine::Impl::run() {
     RunConfig config;
     config.block_samples = block_samples;
     config.block_count = info.live ? 8 : 4;
+    if (info.live) config.stall_timeout_s = live_stall_timeout_s;
     Stage* spectrogram = nullptr;
     std::unique_ptr<Stage> gpu_lines_stage;
 #if PRISM_HAVE_CUDA

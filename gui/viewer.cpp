@@ -485,7 +485,8 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   renderer_ = std::make_unique<WaterfallRenderer>();
   renderer_->set_colormap(*find_colormap(settings_.colormap));
   display_ = std::make_unique<DisplayState>();
-  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing);
+  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing,
+                                         options.live_stall_timeout_s);
   // A saved zoom belongs to the band it was set on.
   const StreamInfo& stream = engine_->stream();
   const auto [band_low, band_high] = input_band(stream.sample_rate, stream.center_frequency, is_complex(stream.format));
@@ -891,9 +892,11 @@ void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
   const Rect& s = layout.spectrum;
   const Rect& wf = layout.waterfall;
   const float line_step = ImGui::GetFontSize() + 3;
+  // Texts wrap at the spectrum's right edge.
   auto put = [&](const char* what, float x, float y, const std::string& text, ImU32 colour) {
-    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-    draw->AddText(ImVec2(x, y), colour, text.c_str());
+    const float wrap = std::max(s.x + s.w - 8 - x, 40.0f);
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(x, y), colour, text.c_str(), nullptr, wrap);
     spectrum_labels_.push_back({{"what", what}, {"text", text}, {"x", x}, {"y", y}, {"width", size.x}, {"height", size.y}});
   };
   float y = s.y + 4;
@@ -910,8 +913,9 @@ void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
   }
   if (!readout.text.empty() || !cursor_text_.empty()) y += line_step;
   if (!frame_status_.error.empty()) {
-    put("error", s.x + 8, y, "error: " + frame_status_.error, IM_COL32(255, 110, 110, 255));
-    y += line_step;
+    const std::string error = "error: " + frame_status_.error;
+    put("error", s.x + 8, y, error, IM_COL32(255, 110, 110, 255));
+    y += ImGui::CalcTextSize(error.c_str(), nullptr, false, std::max(s.w - 16, 40.0f)).y + 3;
   }
   if (!display_->session) return;
   const ImU32 colours[2] = {IM_COL32(255, 90, 90, 255), IM_COL32(90, 255, 140, 255)};

@@ -188,6 +188,28 @@ class UsageErrors(TempDirTestCase):
             self.assertIn(option, proc.stderr)
             self.assertNotIn(key, proc.stderr.replace(option, ""))
 
+    def test_view_opens_inputs_as_the_processing_commands(self):
+        # An empty input is refused, and --strict refuses a recording cut short, before a window
+        # opens; without --strict the cut recording is read with the same warning.
+        if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
+            self.skipTest("no viewer in this build")
+        empty = self.path("empty.cf32")
+        open(empty, "wb").close()
+        proc = run_prism("view", empty, "--rate", "1000", "--no-config", "--frames", "1")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("empty.cf32: no samples (empty input)", proc.stderr)
+        odd = self.path("odd.cf32")
+        with open(odd, "wb") as f:
+            f.write(b"\0" * 805)
+        proc = run_prism("view", odd, "--rate", "1000", "--no-config", "--frames", "1", "--strict")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("odd.cf32: 805 bytes is not a whole number of samples", proc.stderr)
+        self.assertNotIn("warning", proc.stderr)
+        # (Without a display the window then fails to open: the input was opened before.)
+        proc = run_prism("view", odd, "--rate", "1000", "--no-config", "--frames", "1")
+        self.assertIn("warning: " + odd + ": 805 bytes is not a whole number of samples", proc.stderr)
+        self.expect_usage_error("--stall-timeout", "view", "--stall-timeout", "-1")
+
     def test_sdr_that_is_not_there(self):
         # SoapySDR has no module of that name: exit 1, the spec named, what SoapySDR found said.
         proc = run_prism("spectrogram", "sdr:driver=prism_no_such_driver", "-o", self.path("s.npy"), "-q")

@@ -12,6 +12,8 @@
 4. A short history (the first frames): the time labels do not overlap.
 5. A zoom saved on one input's band comes back for that band and not for another: a zoom to
    1-3 kHz of a 48 kHz signal is kept for it and gone (the whole band) for a 96 kHz one.
+6. A live input that stops delivering (a ZeroMQ publisher that goes quiet) ends, after
+   --stall-timeout, with an error shown over the spectrum, in the report, and exit 1.
 
 Usage: test_view_xvfb.py PRISM
 """
@@ -21,6 +23,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 import numpy as np
@@ -180,6 +184,46 @@ class ViewUnderXvfb(unittest.TestCase):
         saved = load_json(config)
         self.assertEqual((saved["view_low_hz"], saved["view_band_low_hz"], saved["view_band_high_hz"]),
                          (None, 0, 48000))
+
+    def test_live_input_that_stalls_is_an_error(self):
+        try:
+            import zmq
+        except ImportError:
+            self.skipTest("python3-zmq is not installed")
+        context = zmq.Context()
+        publisher = context.socket(zmq.PUB)
+        port = publisher.bind_to_random_port("tcp://127.0.0.1")
+        tone = np.exp(2j * np.pi * 100 * np.arange(256) / 1000).astype(np.complex64).tobytes()
+        stop = threading.Event()
+
+        def publish():  # 1.5 s of a tone, then nothing (the socket stays open)
+            end = time.time() + 1.5
+            while time.time() < end and not stop.is_set():
+                publisher.send(tone)
+                time.sleep(0.05)
+
+        feeder = threading.Thread(target=publish)
+        feeder.start()
+        report_path = os.path.join(self.tmp.name, "stall.json")
+        try:
+            args = [f"zmq:sub:tcp://127.0.0.1:{port}", "--format", "cf32", "--rate", 1000, "--fft-size", 256,
+                    "--stall-timeout", 0.5, "--no-config", "--frames", 160, "--fps", 40, "--report", report_path]
+            proc = subprocess.run([PRISM, "view", *map(str, args)], env=self.env, capture_output=True, text=True,
+                                  timeout=120)
+        finally:
+            stop.set()
+            feeder.join()
+            publisher.close(linger=0)
+            context.term()
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("stall timeout, --stall-timeout", proc.stderr)
+        report = load_json(report_path)
+        self.assertGreater(report["status"]["samples_received"], 0, "the tone never arrived")
+        self.assertIn("delivered nothing for 0.5 s", report["status"]["error"])
+        labels = [t for t in report["spectrum_labels"] if t["what"] == "error"]
+        self.assertEqual(len(labels), 1, report["spectrum_labels"])
+        spectrum = report["spectrum"]
+        self.assertLessEqual(labels[0]["x"] + labels[0]["width"], spectrum["x"] + spectrum["width"])
 
     def test_a_backend_that_cannot_run_is_refused_before_a_window_opens(self):
         proc = subprocess.run([PRISM, "view", "--backend", "nope", "--frames", "1"], env=self.env,
