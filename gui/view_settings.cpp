@@ -12,6 +12,8 @@
 #include <optional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "pipeline/errors.hpp"
 #include "gui/channel_receiver.hpp"
 #include "sinks/colormap.hpp"
@@ -71,36 +73,37 @@ void ViewSettings::validate(const KeyNamer& name) const {
     throw UsageError(name("squelch_db") + " must be in [-200, 0] dB (or null: open)");
 }
 
-json ViewSettings::to_json() const {
-  json j = {{"fft_size", fft_size},
-            {"window", window},
-            {"overlap", overlap},
-            {"channel", channel},
-            {"averaging_s", averaging_s},
-            {"peak_hold", peak_hold},
-            {"min_hold", min_hold},
-            {"hold_decay_db_per_s", hold_decay_db_per_s},
-            {"db_min", db_min},
-            {"db_max", db_max},
-            {"colormap", colormap},
-            {"lines_per_second", lines_per_second},
-            {"speed", speed},
-            {"loop", loop},
-            {"listen", listen},
-            {"listen_bandwidth_hz", listen_bandwidth_hz},
-            {"demodulator", demodulator},
-            {"volume_db", volume_db},
-            {"mute", mute}};
-  j["listen_hz"] = listen_hz ? json(*listen_hz) : json(nullptr);
-  j["squelch_db"] = squelch_db ? json(*squelch_db) : json(nullptr);
-  j["view_low_hz"] = view_low_hz ? json(*view_low_hz) : json(nullptr);
-  j["view_high_hz"] = view_high_hz ? json(*view_high_hz) : json(nullptr);
-  j["view_band_low_hz"] = view_band_low_hz ? json(*view_band_low_hz) : json(nullptr);
-  j["view_band_high_hz"] = view_band_high_hz ? json(*view_band_high_hz) : json(nullptr);
+namespace {
+
+// The JSON of the settings: kept here, so that the header needs no JSON library.
+json settings_json(const ViewSettings& s) {
+  json j = {{"fft_size", s.fft_size},
+            {"window", s.window},
+            {"overlap", s.overlap},
+            {"channel", s.channel},
+            {"averaging_s", s.averaging_s},
+            {"peak_hold", s.peak_hold},
+            {"min_hold", s.min_hold},
+            {"hold_decay_db_per_s", s.hold_decay_db_per_s},
+            {"db_min", s.db_min},
+            {"db_max", s.db_max},
+            {"colormap", s.colormap},
+            {"lines_per_second", s.lines_per_second},
+            {"speed", s.speed},
+            {"loop", s.loop},
+            {"listen", s.listen},
+            {"listen_bandwidth_hz", s.listen_bandwidth_hz},
+            {"demodulator", s.demodulator},
+            {"volume_db", s.volume_db},
+            {"mute", s.mute}};
+  j["listen_hz"] = s.listen_hz ? json(*s.listen_hz) : json(nullptr);
+  j["squelch_db"] = s.squelch_db ? json(*s.squelch_db) : json(nullptr);
+  j["view_low_hz"] = s.view_low_hz ? json(*s.view_low_hz) : json(nullptr);
+  j["view_high_hz"] = s.view_high_hz ? json(*s.view_high_hz) : json(nullptr);
+  j["view_band_low_hz"] = s.view_band_low_hz ? json(*s.view_band_low_hz) : json(nullptr);
+  j["view_band_high_hz"] = s.view_band_high_hz ? json(*s.view_band_high_hz) : json(nullptr);
   return j;
 }
-
-namespace {
 
 // A JSON value as a whole number of type T: an integer within T's range. A fraction, or a
 // number T cannot hold, is no such value (nlohmann's get<T>() would truncate or wrap it).
@@ -132,11 +135,11 @@ T whole_number_setting(const json& value, const std::string& where, const std::s
   return *v;
 }
 
-}  // namespace
-
-void ViewSettings::apply_json(const json& j, const std::string& where, std::vector<std::string>* unknown) {
+// Applies the keys of the JSON object `j` onto `settings` (see apply_json_text).
+void apply_settings_object(ViewSettings& settings, const json& j, const std::string& where,
+                           std::vector<std::string>* unknown) {
   if (!j.is_object()) throw UsageError(where + ": settings must be a JSON object");
-  ViewSettings next = *this;
+  ViewSettings next = settings;
   for (const auto& [key, value] : j.items()) {
     try {
       if (key == "fft_size") next.fft_size = whole_number_setting<std::size_t>(value, where, key);
@@ -180,7 +183,22 @@ void ViewSettings::apply_json(const json& j, const std::string& where, std::vect
   } catch (const UsageError& e) {
     throw UsageError(where + ": " + e.what());
   }
-  *this = next;
+  settings = next;
+}
+
+}  // namespace
+
+std::string ViewSettings::to_json_text(int indent) const { return settings_json(*this).dump(indent); }
+
+void ViewSettings::apply_json_text(const std::string& text, const std::string& where,
+                                   std::vector<std::string>* unknown) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError(where + ": the settings are not valid JSON: " + e.what());
+  }
+  apply_settings_object(*this, j, where, unknown);
 }
 
 bool ViewSettings::processing_differs(const ViewSettings& o) const {
@@ -239,7 +257,7 @@ void apply_settings_text(const std::string& text, const std::string& path, ViewS
   } catch (const json::exception& e) {
     throw InputError(path, std::string("is not valid JSON: ") + e.what());
   }
-  settings.apply_json(j, path, unknown);
+  apply_settings_object(settings, j, path, unknown);
 }
 
 bool load_settings_file(const std::string& path, ViewSettings& settings) {
@@ -268,7 +286,7 @@ std::string save_settings_file(const std::string& path, const ViewSettings& sett
   const std::string temporary = path + ".partial";
   {
     std::ofstream out(temporary);
-    out << settings.to_json().dump(2) << "\n";
+    out << settings_json(settings).dump(2) << "\n";
     if (!out) return temporary + ": cannot write";
   }
   fs::rename(temporary, path, ec);
@@ -310,7 +328,7 @@ std::vector<ScriptStep> parse_script(const std::string& text, const std::string&
     } else {
       throw InputError(path, "each step needs \"frame\" or \"time_s\": " + step.dump());
     }
-    s.set = step["set"];
+    s.set = step["set"].dump();
     steps.push_back(std::move(s));
   }
   return steps;

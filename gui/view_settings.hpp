@@ -18,8 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "pipeline/settings.hpp"
 #include "pipeline/window.hpp"
 
@@ -65,11 +63,15 @@ struct ViewSettings {
   // Throws UsageError naming the setting through `name` when a value is out of range: the key
   // by default (view.json, scripts), the option on the command line (view_option_names).
   void validate(const KeyNamer& name = plain_key_names()) const;
-  nlohmann::json to_json() const;
-  // Applies the keys present in `j` (others keep their values). Throws UsageError for a bad
-  // value or type, naming `where` and the key; unknown keys go to *unknown when given.
-  void apply_json(const nlohmann::json& j, const std::string& where,
-                  std::vector<std::string>* unknown = nullptr);
+  // The settings as a JSON object's text, as view.json holds them (indent < 0: one line).
+  std::string to_json_text(int indent = -1) const;
+  // Applies the keys present in the JSON object `text` (others keep their values). Throws
+  // UsageError for text that is not a JSON object, a bad value or type, naming `where` and the
+  // key; unknown keys go to *unknown when given.
+  void apply_json_text(const std::string& text, const std::string& where,
+                       std::vector<std::string>* unknown = nullptr);
+
+  bool operator==(const ViewSettings&) const = default;
 
   // Whether the processing must restart to go from `other` to this.
   bool processing_differs(const ViewSettings& other) const;
@@ -105,7 +107,7 @@ std::string save_settings_file(const std::string& path, const ViewSettings& sett
 struct ScriptStep {
   std::optional<long> frame;
   std::optional<double> time_s;
-  nlohmann::json set;
+  std::string set;  // the settings to apply: a JSON object's text (ViewSettings::apply_json_text)
 };
 
 // Reads a script file. Throws InputError (path and reason) when it cannot be read or parsed.
@@ -113,7 +115,7 @@ std::vector<ScriptStep> load_script(const std::string& path);
 // Parses the text of the script file `path` (only named in errors). Throws InputError: not
 // JSON, not an array of steps, a step without "set": {...}, a "frame" that is not a whole number
 // >= 0 or a "time_s" that is not a finite number >= 0. The "set" objects are checked when they
-// are applied (ViewSettings::apply_json).
+// are applied (ViewSettings::apply_json_text).
 std::vector<ScriptStep> parse_script(const std::string& text, const std::string& path);
 
 }  // namespace prism::view

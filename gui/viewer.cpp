@@ -32,6 +32,7 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <png.h>
@@ -522,7 +523,7 @@ void Viewer::run_script(long frame, double elapsed_s) {
     if (!due) break;
     ViewSettings next = settings_;
     try {
-      next.apply_json(step.set, "script step " + std::to_string(script_next_ + 1));
+      next.apply_json_text(step.set, "script step " + std::to_string(script_next_ + 1));
       apply_settings(next);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "prism view: %s\n", e.what());
@@ -1092,7 +1093,7 @@ void Viewer::draw_controls() {
   ImGui::End();
   try {
     next.validate();
-    if (next.to_json() != settings_.to_json()) apply_settings(next);
+    if (!(next == settings_)) apply_settings(next);
   } catch (const UsageError&) {
     // A half-typed value: keep the last valid settings.
   }
@@ -1320,7 +1321,7 @@ json Viewer::report_json(const Layout& layout) const {
   const FrequencyView v = frequency_view();
   const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
   j["frequency_view_hz"] = {v.low + centre, v.high + centre};
-  j["settings"] = settings_.to_json();
+  j["settings"] = json::parse(settings_.to_json_text());
   j["gl_renderer"] = gl_renderer_;
   j["status"] = {{"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
                  {"overrun_samples", s.overrun_samples}, {"device_overflows", s.device_overflows},
