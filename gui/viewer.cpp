@@ -17,9 +17,9 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <fstream>
 #include <numeric>
