@@ -216,8 +216,11 @@ Runner add_view_command(CLI::App& app) {
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
   cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], zmq:sub:..., a file, or gen[:KEY=VALUE,...]")->capture_default_str();
   add_input_options(*cmd, o->in, "Input");
-  cmd->get_option("--channels")
-      ->description("Interleaved channels of raw input; audio devices: how many to capture [default: 1; audio: up to 2]")
+  CLI::Option* channels = cmd->get_option("--channels");
+  const std::string range = channels->get_description().substr(channels->get_description().rfind(" ["));
+  channels
+      ->description("Interleaved channels of raw input; audio devices: how many to capture "
+                    "[default: 1; audio: up to 2]" + range)
       ->default_str("")
       ->each([o](const std::string&) { o->channels_given = true; });
   whole_number_in(cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]"), 1, 1 << 20)
