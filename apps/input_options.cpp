@@ -58,7 +58,7 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
   options.truncation.strict = o.strict;
-  options.name = [](std::string_view key) -> std::string {
+  options.field_namer = [](std::string_view key) -> std::string {
     if (key == "sample_rate") return "--rate";
     if (key == "center_frequency") return "--center-frequency";
     std::string option = "--" + std::string(key);

@@ -179,7 +179,7 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   if (options.center_frequency != 0) sdr.center_frequency = options.center_frequency;
   sdr.gain = options.gain;
   sdr.antenna = options.antenna;
-  sdr.name = options.name;
+  sdr.field_namer = options.field_namer;
   sdr.channel = options.sdr_channel;
   sdr.stream_args = options.sdr_stream_args;
   return std::make_unique<SoapySdrSource>(sdr);

@@ -31,9 +31,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "pipeline/settings.hpp"
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
 
@@ -69,8 +69,12 @@ struct SdrInputOptions {
   std::size_t channel = 0;                 // RX channel of the device
   std::string stream_args;                 // KEY=VALUE,... for the driver's setupStream
   double ring_seconds = 2.0;               // how long read() may fall behind before drops
-  // How messages name the settings, by SourceOptions' field names (sample_rate, gain, ...).
-  KeyNamer name = plain_key_names();
+  // How messages name the settings, by SourceOptions' field names (sample_rate, gain, ...):
+  // SourceOptions::field_namer.
+  std::string (*field_namer)(std::string_view field) = nullptr;
+  std::string name(std::string_view field) const {
+    return field_namer ? field_namer(field) : std::string(field);
+  }
 };
 
 class SoapySdrSource final : public Source {

@@ -87,7 +87,9 @@ TEST(OpenSource, GeneratorOpensWithItsSpecAndRejectsContradictingOptions) {
   EXPECT_CONTAINS(message, "sample_rate 48000");  // the field's name: this is the library
   EXPECT_CONTAINS(message, "gen:rate=");
   // A caller with names of its own (the command line's options, Python's arguments) gets them.
-  rate.name = [](std::string_view key) { return key == "sample_rate" ? std::string("--rate") : std::string(key); };
+  rate.field_namer = [](std::string_view key) {
+    return key == "sample_rate" ? std::string("--rate") : std::string(key);
+  };
   EXPECT_CONTAINS(error_message<UsageError>([&] { open_source("gen:rate=8000,tone=100", rate); }), "--rate 48000");
 
   SourceOptions centre;
