@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "fft/cuda_status_text.hpp"
 #include "fft/fft.hpp"
 
 #if PRISM_HAVE_CUDART
@@ -40,7 +41,13 @@ void list_gpus() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
-    std::printf("  none (%s)\n", err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device");
+    int driver_version = 0, runtime_version = 0;
+    cudaDriverGetVersion(&driver_version);
+    cudaRuntimeGetVersion(&runtime_version);
+    const std::string reason =
+        err != cudaSuccess ? fft::cuda_unavailable_text(err, driver_version, runtime_version, cudaGetErrorString(err))
+                           : std::string("no CUDA device");
+    std::printf("  none (%s)\n", reason.c_str());
     return;
   }
   for (int i = 0; i < count; ++i) {
@@ -78,7 +85,7 @@ void print_sdr_devices() {
 #if PRISM_HAVE_SOAPYSDR
   const std::vector<SdrDeviceEntry> devices = list_sdr_devices();
   if (devices.empty())
-    std::printf("  none found (%zu SoapySDR module(s) loaded)\n", sdr_module_paths().size());
+    std::printf("  none found (%s)\n", sdr_modules_text(sdr_modules()).c_str());
   for (const SdrDeviceEntry& d : devices) std::printf("  sdr:%s\n", d.args.c_str());
 #else
   std::printf("  none (this build has no SoapySDR)\n");

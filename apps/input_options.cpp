@@ -1,6 +1,7 @@
 // Shared input options (see input_options.hpp).
 #include "apps/input_options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -58,6 +59,13 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
   options.truncation.strict = o.strict;
+  options.field_namer = [](std::string_view key) -> std::string {
+    if (key == "sample_rate") return "--rate";
+    if (key == "center_frequency") return "--center-frequency";
+    std::string option = "--" + std::string(key);
+    std::replace(option.begin(), option.end(), '_', '-');
+    return option;
+  };
   options.truncation.warn = [](const std::string& text) {
     std::fprintf(stderr, "prism: warning: %s\n", printable(text).c_str());
   };

@@ -10,6 +10,7 @@
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
 #include "apps/input_options.hpp"
+#include "apps/run_graph.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
@@ -29,13 +30,11 @@ namespace {
 
 struct ViewOptions {
   std::string input = "gen:duration=inf";
-  // input
-  std::string format;
-  std::optional<double> rate;
-  unsigned channels = 0;  // 0: the input's own (audio: up to 2)
-  double center_frequency = 0.0;
+  // input: the options every command that reads samples takes (apps/input_options.hpp)
+  InputOptions in;
+  bool channels_given = false;  // --channels given; else an audio device captures up to 2
   unsigned audio_block = 0;
-  InputOptions sdr;  // its SDR options (--gain, --antenna, ...); the fields above are the rest
+  std::optional<double> stall_timeout;  // live inputs; unset: kDefaultLiveStallTimeout_s
   // settings (unset: the saved value, else the default)
   std::optional<std::size_t> fft_size;
   std::optional<std::string> window;
@@ -115,8 +114,9 @@ int run_view(const ViewOptions& o) {
   if (o.frequency_range) {
     const auto [low, high] = parse_pair(*o.frequency_range, "--frequency-range", ':');
     // Given as on the axis (centre frequency included); kept as baseband.
-    s.view_low_hz = low - o.center_frequency;
-    s.view_high_hz = high - o.center_frequency;
+    s.view_low_hz = low - o.in.center_frequency;
+    s.view_high_hz = high - o.in.center_frequency;
+    viewer.zoom_given = true;
   }
   if (o.listen) {
     if (!std::isfinite(*o.listen)) throw UsageError("--listen must be a finite frequency in Hz");
@@ -142,7 +142,7 @@ int run_view(const ViewOptions& o) {
     if (!(*o.volume >= -60 && *o.volume <= 40)) throw UsageError("--volume must be in [-60, 40] dB");
     s.volume_db = *o.volume;
   }
-  s.validate();
+  s.validate(view::view_option_names());
 
   const auto [width, height] = parse_pair(o.size, "--size", 'x');
   if (width < 640 || height < 400 || width > 8192 || height > 8192)
@@ -165,25 +165,23 @@ int run_view(const ViewOptions& o) {
       throw std::runtime_error("--backend " + o.backend + ": " + available.reason);
   }
 
-  InputOptions input_options = o.sdr;
-  input_options.format = o.format;
-  input_options.rate = o.rate;
-  input_options.channels = o.channels == 0 ? 1u : o.channels;
-  input_options.center_frequency = o.center_frequency;
-  const SourceOptions source_options = to_source_options(input_options);
+  viewer.live_stall_timeout_s = o.stall_timeout.value_or(kDefaultLiveStallTimeout_s);
+  (void)to_source_options(o.in);  // a bad --format is a usage error before anything opens
   const std::string input = o.input;
-  view::ViewEngine::SourceFactory open = [input, source_options, o]() -> std::unique_ptr<Source> {
+  view::ViewEngine::SourceFactory open = [input, o]() -> std::unique_ptr<Source> {
 #if PRISM_HAVE_PORTAUDIO
     if (is_audio_input(input)) {
       PortAudioInputOptions audio;
       audio.device = input.size() > 6 ? input.substr(6) : std::string();
-      audio.sample_rate = o.rate.value_or(0.0);
-      audio.channels = o.channels;
+      audio.sample_rate = o.in.rate.value_or(0.0);
+      audio.channels = o.channels_given ? o.in.channels : 0;
       audio.block_frames = o.audio_block;
       return std::make_unique<PortAudioSource>(audio);
     }
 #endif
-    return open_source(input, source_options);
+    // As the processing commands open it: an input without samples is refused, a recording
+    // cut short is read to its last whole sample (or refused with --strict).
+    return open_input(input, o.in);
   };
   // Opened here, so that a bad input is reported before a window appears; the viewer's first
   // open takes this source, so an audio device is opened once (a JACK user's connections to
@@ -217,12 +215,22 @@ Runner add_view_command(CLI::App& app) {
       "other settings.\n"
       "Headless (tests, screenshots): xvfb-run prism view gen --frames 120 --screenshot view.png");
   cmd->add_option("input", o->input, "audio:[NAME|INDEX], sdr[:ARGS], zmq:sub:..., a file, or gen[:KEY=VALUE,...]")->capture_default_str();
-  cmd->add_option("--format", o->format, "Sample format of raw input");
-  cmd->add_option("--rate", o->rate, "Sample rate in Hz (raw input; audio devices and SDRs: the rate to ask for)");
-  whole_number_in(cmd->add_option("--channels", o->channels, "Channels of raw input; audio: how many to capture [default: up to 2]"), 1, kMaxRawChannels);
-  cmd->add_option("--center-freq,--center-frequency", o->center_frequency, "Centre frequency in Hz, added to the frequency axis; tunes an SDR");
-  whole_number_in(cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]"), 1, 1 << 20);
-  add_sdr_options(*cmd, o->sdr);
+  add_input_options(*cmd, o->in, "Input");
+  CLI::Option* channels = cmd->get_option("--channels");
+  const std::string range = channels->get_description().substr(channels->get_description().rfind(" ["));
+  channels
+      ->description("Interleaved channels of raw input; audio devices: how many to capture "
+                    "[default: 1; audio: up to 2]" + range)
+      ->default_str("")
+      ->each([o](const std::string&) { o->channels_given = true; });
+  whole_number_in(cmd->add_option("--audio-block", o->audio_block, "Audio device frames per callback [default: PortAudio's choice]"), 1, 1 << 20)
+      ->group("Input");
+  finite_number_in(cmd->add_option("--stall-timeout", o->stall_timeout,
+                                   "Seconds a live input (audio device, SDR, stream) may deliver nothing before the "
+                                   "viewer shows an error and stops it (0: wait for ever); files and the generator "
+                                   "are paced by the viewer [default: 10]"),
+                   0.0, 365.0 * 86400.0)
+      ->group("Input");
   whole_number_in(cmd->add_option("--fft-size", o->fft_size, "FFT size [default: 4096]"), 256, 1 << 20);
   cmd->add_option("--window", o->window, "Window NAME[:PARAM] as in prism spectrogram [default: hann]");
   cmd->add_option("--overlap", o->overlap, "Overlap of consecutive frames, 0 ... 0.95 [default: 0.5]");

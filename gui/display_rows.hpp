@@ -28,9 +28,23 @@ struct LineTag {
   std::int64_t device_slot = -1;
 };
 
+// Why a session started: the first, new processing settings, a seek, or a file that looped.
+enum class SessionStart { first, settings, seek, loop };
+
+inline const char* session_start_name(SessionStart start) {
+  switch (start) {
+    case SessionStart::first: return "first";
+    case SessionStart::settings: return "settings";
+    case SessionStart::seek: return "seek";
+    case SessionStart::loop: return "loop";
+  }
+  return "?";
+}
+
 // What the rows of one session mean.
 struct DisplayFormat {
-  std::uint64_t generation = 0;   // counts sessions; a new one means "start a new history"
+  std::uint64_t generation = 0;   // counts sessions
+  SessionStart started_by = SessionStart::first;
   std::size_t columns = 0;        // values per display row (FFT bins, reduced by their maximum
                                   // when there are more bins than a texture row can hold)
   std::size_t fft_bins = 0;       // bins per spectrum before the reduction
@@ -44,6 +58,14 @@ struct DisplayFormat {
   double overlap = 0;
   unsigned channel = 0, channels = 1;
   std::string unit;               // e.g. "dB re 1 V**2/Hz"
+
+  // Whether rows of `other` lie on the same frequency axis as this session's, column for column,
+  // so that the waterfall can show both in one history.
+  bool same_axis_as(const DisplayFormat& other) const {
+    return columns == other.columns && frequency_low == other.frequency_low &&
+           frequency_high == other.frequency_high && center_frequency == other.center_frequency &&
+           unit == other.unit;
+  }
 };
 
 class DisplayRowQueue {

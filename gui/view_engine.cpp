@@ -264,10 +264,12 @@ struct ViewEngine::Impl {
   ChannelListener listener;  // outlives the runs; after `thread` is joined, it goes
   std::size_t max_columns = 0;
   StageEnvironment processing;
+  double live_stall_timeout_s = 10.0;
 
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
   std::optional<double> seek_request_s;
+  SessionStart seek_reason = SessionStart::seek;  // of seek_request_s: a seek or a loop
   bool restart_requested = false;
   std::shared_ptr<DisplaySession> session;
   std::string processor_description;
@@ -297,9 +299,10 @@ struct ViewEngine::Impl {
 };
 
 ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-                       const StageEnvironment& processing)
+                       const StageEnvironment& processing, double live_stall_timeout_s)
     : impl_(std::make_unique<Impl>()) {
   impl_->processing = processing;
+  impl_->live_stall_timeout_s = live_stall_timeout_s;
   impl_->source = std::make_unique<PlaybackSource>(std::move(open));
   impl_->max_columns = std::max<std::size_t>(max_display_columns, 16);
   impl_->settings = settings;
@@ -331,7 +334,10 @@ void ViewEngine::apply(const ViewSettings& settings) {
   impl_->source->set_speed(settings.speed);
   if (restart) impl_->request_restart();
   impl_->request_listening();
-  if (loop_switched_on && impl_->ended) impl_->seek_request_s = 0.0;
+  if (loop_switched_on && impl_->ended) {
+    impl_->seek_request_s = 0.0;
+    impl_->seek_reason = SessionStart::loop;
+  }
 }
 
 void ViewEngine::set_paused(bool paused) {
@@ -372,6 +378,7 @@ void ViewEngine::seek(double seconds) {
   if (impl_->source->info().live) return;
   std::lock_guard lock(impl_->mutex);
   impl_->seek_request_s = std::max(0.0, seconds);
+  impl_->seek_reason = SessionStart::seek;
   impl_->request_restart();
 }
 
@@ -426,13 +433,17 @@ void ViewEngine::Impl::run() {
   // apply (there are no samples).
   const PortDescription produced = source->output();
   const bool rows_in = produced.kind == PortKind::rows;
+  bool first_run = true;
   while (!quit) {
     ViewSettings snapshot;
     std::optional<double> seek_to;
+    SessionStart started_by = SessionStart::settings;
     {
       std::lock_guard lock(mutex);
       snapshot = settings;
       seek_to = seek_request_s;
+      if (seek_to) started_by = seek_reason;
+      if (first_run) started_by = SessionStart::first;
       seek_request_s.reset();
       restart_requested = false;
     }
@@ -482,6 +493,7 @@ void ViewEngine::Impl::run() {
                                                                   1, 64)
                 : block_samples;
     config.block_count = info.live ? 8 : 4;
+    if (info.live) config.stall_timeout_s = live_stall_timeout_s;
     Stage* spectrogram = nullptr;
     std::unique_ptr<Stage> gpu_lines_stage;
 #if PRISM_HAVE_CUDA
@@ -523,6 +535,7 @@ void ViewEngine::Impl::run() {
 
     DisplayFormat format;
     format.generation = ++generation;
+    format.started_by = started_by;
     format.fft_bins = layout.columns;
     format.columns = std::min(layout.columns, max_columns);
     const std::size_t fft_size = rows_in ? layout_parameter<std::size_t>(layout, "nfft", layout.columns) : params.nfft;
@@ -593,6 +606,7 @@ void ViewEngine::Impl::run() {
       error.clear();
       if (quit || restart_requested) continue;
       current_stop = &stop;
+      first_run = false;
     }
     const std::uint64_t source_dropped_before = source->dropped_samples();
     const RunReport report = graph.run(config, stop);
@@ -611,8 +625,12 @@ void ViewEngine::Impl::run() {
         // The input ended by itself: loop from the start, unless a seek asked for meanwhile
         // (it may have stopped this run as the input ended) takes the playback elsewhere.
         if (!seek_request_s) {
-          if (settings.loop && !info.live) seek_request_s = 0.0;
-          else ended = true;
+          if (settings.loop && !info.live) {
+            seek_request_s = 0.0;
+            seek_reason = SessionStart::loop;
+          } else {
+            ended = true;
+          }
         }
       }
     }

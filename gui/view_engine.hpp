@@ -61,8 +61,10 @@ class ViewEngine {
   // open: opens the input; called once now (errors propagate to the caller) and again to loop
   //   or seek a file. max_display_columns: the widest row the display takes (its texture limit).
   // processing: the backend (automatic: the GPU when one can be set up, else the CPU).
+  // live_stall_timeout_s: a live input that delivers nothing this long ends the processing with
+  // an error (0: never); files and the generator are paced here, and wait while paused.
   ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-             const StageEnvironment& processing = {});
+             const StageEnvironment& processing = {}, double live_stall_timeout_s = 10.0);
   ~ViewEngine();  // stops the processing and joins its thread
   ViewEngine(const ViewEngine&) = delete;
   ViewEngine& operator=(const ViewEngine&) = delete;

@@ -15,10 +15,10 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "pipeline/settings.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism::view {
@@ -43,6 +43,10 @@ struct ViewSettings {
   double lines_per_second = 50.0;     // waterfall rows per second, >= 1 (the most it shows)
   std::optional<double> view_low_hz;  // frequency zoom (baseband Hz); unset = whole band
   std::optional<double> view_high_hz;
+  // The band (axis Hz, centre frequency included) of the input the zoom belongs to: a saved
+  // zoom applies to an input of that band only (keep_zoom_for_band).
+  std::optional<double> view_band_low_hz;
+  std::optional<double> view_band_high_hz;
   // playback of files and the generator
   double speed = 1.0;                 // 1, 2, 10 ... ; 0 = as fast as possible
   bool loop = true;
@@ -56,17 +60,35 @@ struct ViewSettings {
   bool mute = false;
   std::optional<double> squelch_db;   // [-200, 0] dB re full scale; unset: open
 
-  // Throws UsageError naming the key when a value is out of range.
-  void validate() const;
-  nlohmann::json to_json() const;
-  // Applies the keys present in `j` (others keep their values). Throws UsageError for a bad
-  // value or type, naming `where` and the key; unknown keys go to *unknown when given.
-  void apply_json(const nlohmann::json& j, const std::string& where,
-                  std::vector<std::string>* unknown = nullptr);
+  // Throws UsageError naming the setting through `name` when a value is out of range: the key
+  // by default (view.json, scripts), the option on the command line (view_option_names).
+  void validate(const KeyNamer& name = plain_key_names()) const;
+  // The settings as a JSON object's text, as view.json holds them (indent < 0: one line).
+  std::string to_json_text(int indent = -1) const;
+  // Applies the keys present in the JSON object `text` (others keep their values). Throws
+  // UsageError for text that is not a JSON object, a bad value or type, naming `where` and the
+  // key; unknown keys go to *unknown when given.
+  void apply_json_text(const std::string& text, const std::string& where,
+                       std::vector<std::string>* unknown = nullptr);
+
+  bool operator==(const ViewSettings&) const = default;
 
   // Whether the processing must restart to go from `other` to this.
   bool processing_differs(const ViewSettings& other) const;
+
+  // For a viewer of an input whose band is [low_hz, high_hz] (axis Hz): drops a zoom that
+  // belongs to another band (a zoom on speech means nothing on a radio recording) and records
+  // this band as the zoom's.
+  void keep_zoom_for_band(double low_hz, double high_hz);
 };
+
+// The band an input covers on the frequency axis: [fc, fc + fs/2] for real samples,
+// [fc - fs/2, fc + fs/2] for complex ones.
+std::pair<double, double> input_band(double sample_rate, double center_frequency, bool complex_samples);
+
+// The settings as `prism view` takes them on its command line: "--fft-size" for fft_size, ...,
+// "--db-range" for db_min and db_max; keys without an option are named as they are.
+KeyNamer view_option_names();
 
 // $XDG_CONFIG_HOME/prism/view.json, or ~/.config/prism/view.json; empty when neither is known.
 std::string default_config_path();
@@ -85,7 +107,7 @@ std::string save_settings_file(const std::string& path, const ViewSettings& sett
 struct ScriptStep {
   std::optional<long> frame;
   std::optional<double> time_s;
-  nlohmann::json set;
+  std::string set;  // the settings to apply: a JSON object's text (ViewSettings::apply_json_text)
 };
 
 // Reads a script file. Throws InputError (path and reason) when it cannot be read or parsed.
@@ -93,7 +115,7 @@ std::vector<ScriptStep> load_script(const std::string& path);
 // Parses the text of the script file `path` (only named in errors). Throws InputError: not
 // JSON, not an array of steps, a step without "set": {...}, a "frame" that is not a whole number
 // >= 0 or a "time_s" that is not a finite number >= 0. The "set" objects are checked when they
-// are applied (ViewSettings::apply_json).
+// are applied (ViewSettings::apply_json_text).
 std::vector<ScriptStep> parse_script(const std::string& text, const std::string& path);
 
 }  // namespace prism::view

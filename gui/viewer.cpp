@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <fstream>
 #include <numeric>
@@ -31,6 +32,7 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <png.h>
@@ -43,6 +45,7 @@
 #include "gui/cuda/gpu_display_lines.hpp"
 #endif
 #include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
 #include "pipeline/stop_token.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/decibel_range.hpp"
@@ -58,7 +61,7 @@ using json = nlohmann::json;
 constexpr std::size_t kHistoryRows = 1024;      // waterfall lines kept (texture height)
 constexpr std::size_t kMaxTextureColumns = 16384;
 constexpr float kPanelWidth = 290.0f;
-constexpr float kStatusHeight = 44.0f;  // two lines: the input and parameters, the counters
+constexpr float kStatusLineStep = 20.0f;  // status line text: one line every this many pixels
 
 const std::vector<std::size_t>& fft_size_choices() {
   static const std::vector<std::size_t> sizes = [] {
@@ -159,6 +162,10 @@ struct DisplayState {
   WaterfallTexture texture;
   std::vector<float> history;          // host copy of the texture's rows (cursor readout)
   std::vector<double> history_times;   // stream time of each ring row
+  // Per ring row: set where the row starts a new segment of the history (the input looped or
+  // was sought, or the processing restarted): why, for the line drawn across the waterfall.
+  std::vector<std::optional<SessionStart>> history_breaks;
+  std::optional<SessionStart> pending_break;  // for the next row taken
   std::vector<float> latest, peak, minimum;
   bool have_line = false;
   std::uint64_t lines = 0;
@@ -175,7 +182,11 @@ struct DisplayState {
 
   std::size_t columns() const { return session ? session->format.columns : 0; }
 
+  // Takes the rows of a new session. A session on the same frequency axis (the file looped or
+  // was sought, or processing settings that keep the axis) continues the history, and its first
+  // row starts a new segment of it; any other starts a new history.
   void start(std::shared_ptr<DisplaySession> next) {
+    const bool continues = session && texture.filled() > 0 && next->format.same_axis_as(session->format);
     session = std::move(next);
     generation = session->format.generation;
     const std::size_t c = session->format.columns;
@@ -183,13 +194,19 @@ struct DisplayState {
     interop.reset();  // registered with the old storage (its destructor waits for its copies)
     pending_release.reset();
 #endif
-    texture.reset(c, kHistoryRows);
-    history.assign(c * kHistoryRows, -300.0f);
-    history_times.assign(kHistoryRows, 0.0);
-    latest.assign(c, -300.0f);
-    peak.assign(c, -300.0f);
-    minimum.assign(c, 300.0f);
-    have_line = false;
+    if (continues) {
+      pending_break = session->format.started_by;
+    } else {
+      texture.reset(c, kHistoryRows);
+      history.assign(c * kHistoryRows, -300.0f);
+      history_times.assign(kHistoryRows, 0.0);
+      history_breaks.assign(kHistoryRows, std::nullopt);
+      pending_break.reset();
+      latest.assign(c, -300.0f);
+      peak.assign(c, -300.0f);
+      minimum.assign(c, 300.0f);
+      have_line = false;
+    }
 #if PRISM_HAVE_CUDA
     if (session->device_lines) {
       try {
@@ -224,6 +241,7 @@ struct DisplayState {
         const std::size_t ring_row = (texture.head() + upload.size() / c) % kHistoryRows;
         std::copy(row, row + c, history.begin() + static_cast<std::ptrdiff_t>(ring_row * c));
         history_times[ring_row] = time_s;
+        history_breaks[ring_row] = std::exchange(pending_break, std::nullopt);
         upload.insert(upload.end(), row, row + c);
         std::copy(row, row + c, latest.begin());
         for (std::size_t i = 0; i < c; ++i) {
@@ -276,12 +294,17 @@ struct DisplayState {
     }
   }
 
+  std::size_t ring_row_of_age(std::size_t age) const { return (texture.head() + kHistoryRows - 1 - age) % kHistoryRows; }
+
   // The value `age` lines back at column c (for the cursor readout).
   float history_value(std::size_t age, std::size_t c, double* time_s) const {
-    const std::size_t row = (texture.head() + kHistoryRows - 1 - age) % kHistoryRows;
+    const std::size_t row = ring_row_of_age(age);
     if (time_s) *time_s = history_times[row];
     return history[row * columns() + c];
   }
+  double history_time(std::size_t age) const { return history_times[ring_row_of_age(age)]; }
+  // Why the line `age` lines back starts a new segment of the history, if it does.
+  std::optional<SessionStart> history_break(std::size_t age) const { return history_breaks[ring_row_of_age(age)]; }
 };
 
 // ---- Layout --------------------------------------------------------------------------------------
@@ -296,12 +319,13 @@ struct Layout {
   Rect spectrum, waterfall, colorbar, frequency_axis, status;
 };
 
-Layout compute_layout(float width, float height) {
+// status_height: the status line's, as many text lines as its fields need at this width.
+Layout compute_layout(float width, float height, float status_height) {
   Layout l;
   const float left = kPanelWidth + 70.0f;
   const float right = width - 90.0f;
   const float top = 14.0f;
-  const float bottom = height - kStatusHeight - 10.0f;
+  const float bottom = height - status_height - 10.0f;
   const float plots = std::max(bottom - top, 60.0f);
   const float spectrum_h = std::floor(plots * 0.30f);
   const float axis_h = 28.0f;
@@ -309,7 +333,7 @@ Layout compute_layout(float width, float height) {
   l.frequency_axis = {left, top + spectrum_h, l.spectrum.w, axis_h};
   l.waterfall = {left, top + spectrum_h + axis_h, l.spectrum.w, std::max(plots - spectrum_h - axis_h, 10.0f)};
   l.colorbar = {right + 16.0f, l.waterfall.y, 16.0f, l.waterfall.h};
-  l.status = {0, height - kStatusHeight, width, kStatusHeight};
+  l.status = {0, height - status_height, width, status_height};
   return l;
 }
 
@@ -364,7 +388,12 @@ class Viewer {
   MarkerReadout marker_readout() const;
   void remember_control(const char* name, float frame_width = 0);
   void draw_controls();
+  // The status line's text, wrapped at field boundaries to the window's width (a field wider
+  // than the window is shortened with "..."); sets status_height_.
+  void compose_status(float width);
   void draw_status(const Layout& layout);
+  void draw_time_axis(ImDrawList* draw, const Layout& layout);
+  void draw_history_breaks(ImDrawList* draw, const Layout& layout);
   void render_gl(const Layout& layout);
   json report_json(const Layout& layout) const;
 
@@ -389,6 +418,19 @@ class Viewer {
   double select_from_hz_ = 0, select_to_hz_ = 0;
   std::string cursor_text_;
   std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
+  json time_ticks_;               // the waterfall's time labels as drawn, for the report
+  json history_breaks_;           // the lines drawn across the waterfall, for the report
+  json spectrum_labels_;          // the texts over the spectrum (markers, cursor), for the report
+  // What this frame shows of the engine, read once as the frame starts: the status line, the
+  // controls and the report all describe the same moment.
+  EngineStatus frame_status_;
+  bool frame_paused_ = false;
+  struct StatusLine {
+    std::string text;
+    bool counters = false;  // the counters' lines (coloured when samples were lost)
+  };
+  std::vector<StatusLine> status_lines_;
+  float status_height_ = 2 * kStatusLineStep + 4;
   json control_rects_;            // where the panel's controls were drawn, for the report
 
   // rates for the status line, measured over about a second
@@ -444,7 +486,17 @@ Viewer::Viewer(ViewEngine::SourceFactory open, const ViewerOptions& options)
   renderer_ = std::make_unique<WaterfallRenderer>();
   renderer_->set_colormap(*find_colormap(settings_.colormap));
   display_ = std::make_unique<DisplayState>();
-  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing);
+  engine_ = std::make_unique<ViewEngine>(std::move(open), settings_, max_columns_, options.processing,
+                                         options.live_stall_timeout_s);
+  // A saved zoom belongs to the band it was set on.
+  const StreamInfo& stream = engine_->stream();
+  const auto [band_low, band_high] = input_band(stream.sample_rate, stream.center_frequency, is_complex(stream.format));
+  if (options.zoom_given) {
+    settings_.view_band_low_hz = band_low;
+    settings_.view_band_high_hz = band_high;
+  } else {
+    settings_.keep_zoom_for_band(band_low, band_high);
+  }
 }
 
 Viewer::~Viewer() {
@@ -471,7 +523,7 @@ void Viewer::run_script(long frame, double elapsed_s) {
     if (!due) break;
     ViewSettings next = settings_;
     try {
-      next.apply_json(step.set, "script step " + std::to_string(script_next_ + 1));
+      next.apply_json_text(step.set, "script step " + std::to_string(script_next_ + 1));
       apply_settings(next);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "prism view: %s\n", e.what());
@@ -575,33 +627,7 @@ void Viewer::draw_axes(ImDrawList* draw, const Layout& layout) {
   }
   draw->AddText(ImVec2(s.x - 62, s.y - 2), dim, "dB");
 
-  // Time axis of the waterfall: stream time of the lines, newest at the top.
-  const Rect& wf = layout.waterfall;
-  const WaterfallTexture& tex = display_->texture;
-  const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
-  const std::size_t shown = std::min(visible, tex.filled());
-  if (shown >= 2) {
-    double newest = 0, oldest = 0;
-    display_->history_value(0, 0, &newest);
-    display_->history_value(shown - 1, 0, &oldest);
-    const double per_row = (newest - oldest) / static_cast<double>(shown - 1);
-    if (per_row > 0) {
-      const AxisUnit tu = time_unit(std::max(newest, 1e-3));
-      double t_step = 1;
-      // Ticks only where there are lines: stream time of the oldest shown to the newest.
-      const double visible_oldest = oldest;
-      for (double t : nice_ticks(visible_oldest * tu.factor, newest * tu.factor,
-                                 std::max(2, static_cast<int>(wf.h / 60)), &t_step)) {
-        const double age_rows = (newest - t / tu.factor) / per_row;
-        const float y = static_cast<float>(std::round(wf.y + age_rows / static_cast<double>(visible) * wf.h));
-        if (y < wf.y || y > wf.y + wf.h) continue;
-        const std::string label = format_tick(t, t_step) + " " + tu.name;
-        const float w = ImGui::CalcTextSize(label.c_str()).x;
-        draw->AddLine(ImVec2(wf.x - 5, y), ImVec2(wf.x, y), tick);
-        draw->AddText(ImVec2(wf.x - 9 - w, y - font / 2), text, label.c_str());
-      }
-    }
-  }
+  draw_time_axis(draw, layout);
 
   // Colour bar labels.
   const Rect& cb = layout.colorbar;
@@ -616,6 +642,84 @@ void Viewer::draw_axes(ImDrawList* draw, const Layout& layout) {
   const ImU32 frame = IM_COL32(110, 115, 125, 255);
   for (const Rect* r : {&layout.spectrum, &layout.waterfall, &layout.colorbar})
     draw->AddRect(ImVec2(r->x - 1, r->y - 1), ImVec2(r->x + r->w + 1, r->y + r->h + 1), frame);
+}
+
+// The waterfall's time axis: the stream time of its lines, newest at the top. Each segment of
+// the history (a loop or a seek starts a new one, with its own times) is labelled on its own,
+// with as many labels as its height has room for, and no label closer to another than a line
+// of text.
+void Viewer::draw_time_axis(ImDrawList* draw, const Layout& layout) {
+  time_ticks_ = json::array();
+  const Rect& wf = layout.waterfall;
+  const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
+  const std::size_t shown = std::min(visible, display_->texture.filled());
+  const double row_height = wf.h / static_cast<double>(visible);
+  const float font = ImGui::GetFontSize();
+  struct Label {
+    float y = 0;
+    double time_s = 0;
+    std::string text;
+  };
+  std::vector<Label> labels;
+  std::size_t newest = 0;  // the current segment's newest line (age)
+  for (std::size_t age = 0; age < shown; ++age) {
+    if (age + 1 != shown && !display_->history_break(age)) continue;
+    const std::size_t oldest = age;  // the segment is [newest, oldest]
+    const double t_new = display_->history_time(newest), t_old = display_->history_time(oldest);
+    const double per_row = oldest > newest ? (t_new - t_old) / static_cast<double>(oldest - newest) : 0.0;
+    if (per_row > 0) {
+      const AxisUnit unit = time_unit(std::max(t_new, 1e-3));
+      const double pixels = static_cast<double>(oldest - newest + 1) * row_height;
+      double step = 1;
+      for (double t : nice_ticks(t_old * unit.factor, t_new * unit.factor, std::max(2, static_cast<int>(pixels / 60)),
+                                 &step)) {
+        const double age_rows = static_cast<double>(newest) + (t_new - t / unit.factor) / per_row;
+        if (age_rows < static_cast<double>(newest) - 0.5 || age_rows > static_cast<double>(oldest) + 0.5) continue;
+        const float y = static_cast<float>(std::round(wf.y + (age_rows + 0.5) * row_height));
+        if (y < wf.y || y > wf.y + wf.h) continue;
+        labels.push_back({y, t / unit.factor, format_tick(t, step) + " " + unit.name});
+      }
+    }
+    newest = age + 1;
+  }
+  std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.y < b.y; });
+  const ImU32 text = IM_COL32(215, 218, 225, 255), tick = IM_COL32(200, 200, 210, 255);
+  std::optional<float> last_y;
+  for (const Label& label : labels) {
+    if (last_y && label.y - *last_y < font + 2) continue;
+    last_y = label.y;
+    const float w = ImGui::CalcTextSize(label.text.c_str()).x;
+    draw->AddLine(ImVec2(wf.x - 5, label.y), ImVec2(wf.x, label.y), tick);
+    draw->AddText(ImVec2(wf.x - 9 - w, label.y - font / 2), text, label.text.c_str());
+    time_ticks_.push_back({{"label", label.text}, {"y", label.y}, {"time_s", label.time_s}, {"height", font}});
+  }
+}
+
+// A line across the waterfall where its history is discontinuous (the input looped or was
+// sought, or the processing restarted), named at its right end.
+void Viewer::draw_history_breaks(ImDrawList* draw, const Layout& layout) {
+  history_breaks_ = json::array();
+  const Rect& wf = layout.waterfall;
+  const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
+  const std::size_t shown = std::min(visible, display_->texture.filled());
+  const double row_height = wf.h / static_cast<double>(visible);
+  for (std::size_t age = 0; age + 1 < shown; ++age) {  // a break with older lines shown below it
+    const std::optional<SessionStart> why = display_->history_break(age);
+    if (!why) continue;
+    const float y = static_cast<float>(std::round(wf.y + static_cast<double>(age + 1) * row_height));
+    const char* name = session_start_name(*why);
+    draw->AddLine(ImVec2(wf.x, y), ImVec2(wf.x + wf.w, y), IM_COL32(255, 255, 255, 255), 1.0f);
+    const ImVec2 size = ImGui::CalcTextSize(name);
+    // The name above the line, or below it where the line is too near the top.
+    const ImVec2 at(wf.x + wf.w - size.x - 6, y - size.y - 1 >= wf.y ? y - size.y - 1 : y + 2);
+    draw->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + size.x + 3, at.y + size.y), IM_COL32(0, 0, 0, 160));
+    draw->AddText(at, IM_COL32(255, 255, 255, 255), name);
+    history_breaks_.push_back({{"reason", name},
+                               {"y", y},
+                               {"age_rows", age + 1},
+                               {"time_after_s", display_->history_time(age)},
+                               {"time_before_s", display_->history_time(age + 1)}});
+  }
 }
 
 void Viewer::draw_spectrum(ImDrawList* draw, const Rect& r) {
@@ -781,24 +885,52 @@ void Viewer::draw_channel_band(ImDrawList* draw, const Layout& layout) {
   draw->PopClipRect();
 }
 
+// The texts over the spectrum: the markers' readout at the top left, the cursor's at the top
+// right (under the readout when both do not fit on one line), an error under them, and the
+// markers' letters under all of these, so that no text covers another.
 void Viewer::draw_markers_and_cursor(ImDrawList* draw, const Layout& layout) {
+  spectrum_labels_ = json::array();
   const Rect& s = layout.spectrum;
   const Rect& wf = layout.waterfall;
+  const float line_step = ImGui::GetFontSize() + 3;
+  // Texts wrap at the spectrum's right edge.
+  auto put = [&](const char* what, float x, float y, const std::string& text, ImU32 colour) {
+    const float wrap = std::max(s.x + s.w - 8 - x, 40.0f);
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(x, y), colour, text.c_str(), nullptr, wrap);
+    spectrum_labels_.push_back({{"what", what}, {"text", text}, {"x", x}, {"y", y}, {"width", size.x}, {"height", size.y}});
+  };
+  float y = s.y + 4;
+  const MarkerReadout readout = marker_readout();
+  float readout_end = s.x;
+  if (!readout.text.empty()) {
+    put("markers", s.x + 8, y, readout.text, IM_COL32(230, 230, 230, 255));
+    readout_end = s.x + 8 + ImGui::CalcTextSize(readout.text.c_str()).x;
+  }
+  if (!cursor_text_.empty()) {
+    const float x = s.x + s.w - ImGui::CalcTextSize(cursor_text_.c_str()).x - 8;
+    if (!readout.text.empty() && x < readout_end + 16) y += line_step;
+    put("cursor", x, y, cursor_text_, IM_COL32(255, 240, 160, 255));
+  }
+  if (!readout.text.empty() || !cursor_text_.empty()) y += line_step;
+  if (!frame_status_.error.empty()) {
+    const std::string error = "error: " + frame_status_.error;
+    put("error", s.x + 8, y, error, IM_COL32(255, 110, 110, 255));
+    y += ImGui::CalcTextSize(error.c_str(), nullptr, false, std::max(s.w - 16, 40.0f)).y + 3;
+  }
   if (!display_->session) return;
   const ImU32 colours[2] = {IM_COL32(255, 90, 90, 255), IM_COL32(90, 255, 140, 255)};
   const char* names[2] = {"A", "B"};
+  std::optional<float> a_x;
   for (int i = 0; i < 2; ++i) {
     if (!markers_[i].set) continue;
     const float x = static_cast<float>(x_of(markers_[i].frequency, s));
     if (x < s.x || x > s.x + s.w) continue;
     draw->AddLine(ImVec2(x, s.y), ImVec2(x, wf.y + wf.h), colours[i], 1.0f);
-    draw->AddText(ImVec2(x + 3, s.y + 2), colours[i], names[i]);
-  }
-  const MarkerReadout readout = marker_readout();
-  if (!readout.text.empty()) draw->AddText(ImVec2(s.x + 8, s.y + 4), IM_COL32(230, 230, 230, 255), readout.text.c_str());
-  if (!cursor_text_.empty()) {
-    const float w = ImGui::CalcTextSize(cursor_text_.c_str()).x;
-    draw->AddText(ImVec2(s.x + s.w - w - 8, s.y + 4), IM_COL32(255, 240, 160, 255), cursor_text_.c_str());
+    // B's letter goes a line lower when A's is too close beside it.
+    const bool crowded = i == 1 && a_x && std::abs(x - *a_x) < ImGui::CalcTextSize("A").x + 6;
+    put(names[i], x + 3, y + (crowded ? line_step : 0.0f), names[i], colours[i]);
+    if (i == 0) a_x = x;
   }
 }
 
@@ -839,12 +971,12 @@ void Viewer::draw_controls() {
   ViewSettings next = settings_;
   const StreamInfo& stream = engine_->stream();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - kStatusHeight));
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - status_height_));
   ImGui::Begin("controls", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                         ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
   ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1.0f), "prism view");
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", engine_->status().live ? "live" : "playback");
+  ImGui::TextDisabled("%s", frame_status_.live ? "live" : "playback");
   ImGui::PushItemWidth(150);
 
   section_heading("Processing");
@@ -909,7 +1041,7 @@ void Viewer::draw_controls() {
   if (ImGui::Button("Clear markers")) markers_[0] = markers_[1] = {};
   remember_control("clear_markers");
 
-  const EngineStatus status = engine_->status();
+  const EngineStatus& status = frame_status_;
   if (!status.live) {
     section_heading("Playback");
     const bool paused = engine_->paused();
@@ -961,7 +1093,7 @@ void Viewer::draw_controls() {
   ImGui::End();
   try {
     next.validate();
-    if (next.to_json() != settings_.to_json()) apply_settings(next);
+    if (!(next == settings_)) apply_settings(next);
   } catch (const UsageError&) {
     // A half-typed value: keep the last valid settings.
   }
@@ -1013,7 +1145,7 @@ void Viewer::draw_listen_controls(ViewSettings& next) {
     ImGui::PopItemWidth();
   }
 
-  const ListenStatus l = engine_->status().listen;
+  const ListenStatus& l = frame_status_.listen;
   if (!l.error.empty()) {
     ImGui::PushTextWrapPos(kPanelWidth - 8);
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", l.error.c_str());
@@ -1032,8 +1164,48 @@ void Viewer::draw_listen_controls(ViewSettings& next) {
     ImGui::Text("rec %s (%.1f s)", l.recording.c_str(), l.audio_rate > 0 ? static_cast<double>(l.recorded_samples) / l.audio_rate : 0.0);
 }
 
-void Viewer::draw_status(const Layout& layout) {
-  const EngineStatus s = engine_->status();
+namespace {
+
+// `text` cut to at most `width` pixels, ending in "..." when cut.
+std::string fit_text(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  std::size_t keep = text.size();
+  while (keep > 0 && ImGui::CalcTextSize((text.substr(0, keep) + "...").c_str()).x > width) --keep;
+  return text.substr(0, keep) + "...";
+}
+
+// Fields joined by " | " into lines no wider than `width` pixels: a field goes on the next line
+// when it does not fit on the current one.
+std::vector<std::string> wrap_fields(const std::vector<std::string>& fields, float width) {
+  std::vector<std::string> lines;
+  for (const std::string& field : fields) {
+    const std::string fitted = fit_text(field, width);
+    if (!lines.empty()) {
+      const std::string joined = lines.back() + "  |  " + fitted;
+      if (ImGui::CalcTextSize(joined.c_str()).x <= width) {
+        lines.back() = joined;
+        continue;
+      }
+    }
+    lines.push_back(fitted);
+  }
+  return lines;
+}
+
+std::string printed(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printed(const char* format, ...) {
+  char text[512];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(text, sizeof text, format, arguments);
+  va_end(arguments);
+  return text;
+}
+
+}  // namespace
+
+void Viewer::compose_status(float width) {
+  const EngineStatus& s = frame_status_;
   const auto now = Clock::now();
   const double since = std::chrono::duration<double>(now - rate_since_).count();
   if (since >= 1.0) {
@@ -1046,42 +1218,48 @@ void Viewer::draw_status(const Layout& layout) {
     rate_since_ = now;
   }
   ++rate_frames_;
-  char text[640];
-  std::string position;
-  if (!s.live) {
-    char p[96];
-    if (s.duration_s) std::snprintf(p, sizeof p, "  |  %.1f / %.1f s%s", s.position_s, *s.duration_s, engine_->paused() ? " (paused)" : "");
-    else std::snprintf(p, sizeof p, "  |  %.1f s%s", s.position_s, engine_->paused() ? " (paused)" : "");
-    position = p;
+  const float room = std::max(width - 16.0f, 100.0f);
+  status_lines_.clear();
+  // The input's name and the processing parameters.
+  if (display_->session) {
+    const DisplayFormat& f = display_->session->format;
+    for (const std::string& line :
+         wrap_fields({s.source, printed("%.6g Hz, ch %u/%u", f.sample_rate, f.channel + 1, f.channels),
+                      printed("N %zu  %s  %.0f %% overlap", f.fft_size, f.window.c_str(), f.overlap * 100),
+                      printed("%.3g Hz/bin", f.sample_rate / static_cast<double>(f.fft_size))},
+                     room))
+      status_lines_.push_back({line, false});
   }
-  char device_overflows[64] = "";
-  if (s.device_overflows != 0)
-    std::snprintf(device_overflows, sizeof device_overflows, " + %llu device overflows",
-                  static_cast<unsigned long long>(s.device_overflows));
-  const char* items = s.rows ? "rows" : "samples";
-  std::snprintf(text, sizeof text,
-                "input %s%s/s  |  FFT %.1f /s  |  %.0f fps  |  %s  |  received %s%s  |  overruns %llu %s%s  |  "
-                "display rows skipped %llu%s%s%s",
-                format_count(input_rate_).c_str(), s.rows ? "rows" : "S", fft_rate_, fps_, s.processor.c_str(),
-                format_count(static_cast<double>(s.samples_received)).c_str(), items,
-                static_cast<unsigned long long>(s.overrun_samples), items, device_overflows,
-                static_cast<unsigned long long>(s.display_rows_skipped),
-                display_->rows_from_device > 0 ? "  |  waterfall from GPU memory (CUDA-GL)" : "", position.c_str(),
-                frozen_ ? "  |  FROZEN" : "");
+  const std::string items = s.rows ? "rows" : "samples";
+  std::vector<std::string> counters = {
+      "input " + format_count(input_rate_) + (s.rows ? "rows" : "S") + "/s", printed("FFT %.1f /s", fft_rate_),
+      printed("%.0f fps", fps_), s.processor, "received " + format_count(static_cast<double>(s.samples_received)) + items,
+      printed("overruns %llu ", static_cast<unsigned long long>(s.overrun_samples)) + items +
+          (s.device_overflows != 0
+               ? printed(" + %llu device overflows", static_cast<unsigned long long>(s.device_overflows))
+               : std::string()),
+      printed("display rows skipped %llu", static_cast<unsigned long long>(s.display_rows_skipped))};
+  if (display_->rows_from_device > 0) counters.push_back("waterfall from GPU memory (CUDA-GL)");
+  if (!s.live) {
+    const char* paused = frame_paused_ ? " (paused)" : "";
+    counters.push_back(s.duration_s ? printed("%.1f / %.1f s%s", s.position_s, *s.duration_s, paused)
+                                    : printed("%.1f s%s", s.position_s, paused));
+  }
+  if (frozen_) counters.push_back("FROZEN");
+  for (const std::string& line : wrap_fields(counters, room)) status_lines_.push_back({line, true});
+  status_height_ = static_cast<float>(status_lines_.size()) * kStatusLineStep + 4.0f;
+}
+
+void Viewer::draw_status(const Layout& layout) {
+  const EngineStatus& s = frame_status_;
   ImDrawList* draw = ImGui::GetForegroundDrawList();
   const Rect& r = layout.status;
   draw->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.x + r.w, r.y + r.h), IM_COL32(30, 33, 40, 255));
-  draw->AddText(ImVec2(r.x + 8, r.y + 24), s.overrun_samples || s.device_overflows ? IM_COL32(255, 190, 120, 255) : IM_COL32(200, 205, 215, 255), text);
-  if (!s.error.empty())
-    draw->AddText(ImVec2(layout.spectrum.x + 8, layout.spectrum.y + 24), IM_COL32(255, 110, 110, 255), ("error: " + s.error).c_str());
-  // The input's name and the processing parameters, above the colour bar's labels.
-  if (display_->session) {
-    const DisplayFormat& f = display_->session->format;
-    char info[320];
-    std::snprintf(info, sizeof info, "%s  |  %.6g Hz, ch %u/%u  |  N %zu  %s  %.0f %% overlap  |  %.3g Hz/bin",
-                  s.source.c_str(), f.sample_rate, f.channel + 1, f.channels, f.fft_size, f.window.c_str(),
-                  f.overlap * 100, f.sample_rate / static_cast<double>(f.fft_size));
-    draw->AddText(ImVec2(r.x + 8, r.y + 4), IM_COL32(150, 155, 165, 255), info);
+  const ImU32 counters = s.overrun_samples || s.device_overflows ? IM_COL32(255, 190, 120, 255) : IM_COL32(200, 205, 215, 255);
+  float y = r.y + 4;
+  for (const StatusLine& line : status_lines_) {
+    draw->AddText(ImVec2(r.x + 8, y), line.counters ? counters : IM_COL32(150, 155, 165, 255), line.text.c_str());
+    y += kStatusLineStep;
   }
 }
 
@@ -1116,7 +1294,7 @@ void Viewer::render_gl(const Layout& layout) {
 }
 
 json Viewer::report_json(const Layout& layout) const {
-  const EngineStatus s = engine_->status();
+  const EngineStatus& s = frame_status_;
   json j;
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(window_, &fb_w, &fb_h);
@@ -1126,17 +1304,32 @@ json Viewer::report_json(const Layout& layout) const {
   j["colorbar"] = layout.colorbar.to_json();
   j["frequency_axis"] = layout.frequency_axis.to_json();
   j["frequency_ticks"] = axis_ticks_;
+  j["time_ticks"] = time_ticks_;
+  j["spectrum_labels"] = spectrum_labels_;
+  json status_lines = json::array();
+  for (std::size_t i = 0; i < status_lines_.size(); ++i)
+    status_lines.push_back({{"text", status_lines_[i].text},
+                            {"x", layout.status.x + 8},
+                            {"y", layout.status.y + 4 + static_cast<float>(i) * kStatusLineStep},
+                            {"width", ImGui::CalcTextSize(status_lines_[i].text.c_str()).x}});
+  j["status_line"] = status_lines;
+  j["status_area"] = layout.status.to_json();
+  json newest_line = nullptr;
+  if (display_->texture.filled() > 0) newest_line = display_->history_time(0);
+  j["waterfall_history"] = {{"rows", display_->texture.filled()},
+                            {"newest_line_time_s", newest_line},
+                            {"breaks", history_breaks_}};
   const FrequencyView v = frequency_view();
   const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
   j["frequency_view_hz"] = {v.low + centre, v.high + centre};
-  j["settings"] = settings_.to_json();
+  j["settings"] = json::parse(settings_.to_json_text());
   j["gl_renderer"] = gl_renderer_;
   j["status"] = {{"rows_in", s.rows}, {"samples_received", s.samples_received}, {"spectra_computed", s.spectra_computed},
                  {"overrun_samples", s.overrun_samples}, {"device_overflows", s.device_overflows},
                  {"display_rows_skipped", s.display_rows_skipped},
                  {"processor", s.processor}, {"source", s.source}, {"error", s.error},
                  {"input_rate", input_rate_}, {"fft_rate", fft_rate_}, {"fps", fps_}};
-  j["playback"] = {{"live", s.live}, {"paused", engine_->paused()}, {"position_s", s.position_s},
+  j["playback"] = {{"live", s.live}, {"paused", frame_paused_}, {"position_s", s.position_s},
                    {"duration_s", s.duration_s ? json(*s.duration_s) : json(nullptr)}, {"ended", s.ended}};
   j["controls"] = control_rects_;
   const MarkerReadout readout = marker_readout();
@@ -1178,14 +1371,6 @@ json Viewer::report_json(const Layout& layout) const {
     j["display_format"] = {{"columns", f.columns}, {"fft_bins", f.fft_bins}, {"fft_size", f.fft_size},
                            {"frequency_low", f.frequency_low + centre}, {"frequency_high", f.frequency_high + centre}};
   }
-  if (!frame_ms_.empty()) {
-    std::vector<double> sorted = frame_ms_;
-    std::sort(sorted.begin(), sorted.end());
-    j["frame_ms"] = {{"mean", std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size())},
-                     {"median", sorted[sorted.size() / 2]},
-                     {"p95", sorted[sorted.size() * 95 / 100]},
-                     {"max", sorted.back()}};
-  }
   return j;
 }
 
@@ -1198,6 +1383,7 @@ int Viewer::run() {
   bool auto_ranged = false;
   long frame = 0;
   Layout layout;
+  json report;
   while (true) {
     const auto frame_start = Clock::now();
     const double dt = std::chrono::duration<double>(frame_start - last).count();
@@ -1221,21 +1407,27 @@ int Viewer::run() {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     const ImVec2 size = ImGui::GetIO().DisplaySize;
-    layout = compute_layout(size.x, size.y);
+    frame_status_ = engine_->status();
+    frame_paused_ = engine_->paused();
+    compose_status(size.x);
+    layout = compute_layout(size.x, size.y, status_height_);
     draw_controls();
     handle_plot_mouse(layout);
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     draw_spectrum(draw, layout.spectrum);
     draw_axes(draw, layout);
+    draw_history_breaks(draw, layout);
     draw_channel_band(draw, layout);
     draw_markers_and_cursor(draw, layout);
     draw_status(layout);
+    // The report describes this frame, the one the screenshot shows.
+    const bool last_frame = closing || (options_.frames > 0 && frame + 1 >= options_.frames);
+    if (last_frame && !options_.report_path.empty()) report = report_json(layout);
     ImGui::Render();
 
     render_gl(layout);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame;
-    const bool last_frame = closing || (options_.frames > 0 && frame >= options_.frames);
     if (last_frame && !options_.screenshot_path.empty()) {
       int fb_w = 0, fb_h = 0;
       glfwGetFramebufferSize(window_, &fb_w, &fb_h);
@@ -1263,8 +1455,15 @@ int Viewer::run() {
     if (!error.empty()) std::fprintf(stderr, "prism view: settings not saved: %s\n", error.c_str());
   }
   if (!options_.report_path.empty()) {
-    json report = report_json(layout);
     report["frames"] = frame;
+    if (!frame_ms_.empty()) {
+      std::vector<double> sorted = frame_ms_;
+      std::sort(sorted.begin(), sorted.end());
+      report["frame_ms"] = {{"mean", std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size())},
+                            {"median", sorted[sorted.size() / 2]},
+                            {"p95", sorted[sorted.size() * 95 / 100]},
+                            {"max", sorted.back()}};
+    }
     report["wall_seconds"] = wall;
     report["cpu_seconds"] = cpu;
     report["cpu_percent"] = wall > 0 ? 100.0 * cpu / wall : 0.0;

@@ -509,7 +509,7 @@ struct CpuSpectrogram::Impl {
 // ---- 5. the public class -----------------------------------------------------------------
 
 CpuSpectrogram::CpuSpectrogram(const SpectrogramParams& params, unsigned threads, KeyNamer name)
-    : params_(params), threads_(threads), name_(std::move(name)) {
+    : params_(params.resolved()), threads_(threads), name_(std::move(name)) {
   params_.validate(name_);
 }
 

@@ -14,7 +14,18 @@
 
 namespace prism {
 
+SpectrogramParams SpectrogramParams::resolved() const {
+  SpectrogramParams p = *this;
+  if (p.noverlap == kUnset) p.noverlap = p.nperseg / 8;
+  if (p.nfft == kUnset) p.nfft = p.nperseg;
+  return p;
+}
+
 void SpectrogramParams::validate(const KeyNamer& name) const {
+  if (noverlap == kUnset || nfft == kUnset) {
+    resolved().validate(name);
+    return;
+  }
   if (nperseg < 1) throw UsageError(name("nperseg") + " must be at least 1 (got " + std::to_string(nperseg) + ")");
   if (noverlap >= nperseg)
     throw UsageError(name("noverlap") + " (" + std::to_string(noverlap) + ") must be less than " + name("nperseg") +
@@ -127,7 +138,8 @@ std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std:
   return (frames + params.average - 1) / params.average;
 }
 
-SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& params) {
+SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& given) {
+  const SpectrogramParams params = given.resolved();
   SpectrumLayout layout;
   const bool complex_input = is_complex(stream.format);
   const double fs = stream.sample_rate;
@@ -162,8 +174,9 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   return layout;
 }
 
-std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
+std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& given,
                                              const std::vector<double>& window) {
+  const SpectrogramParams params = given.resolved();
   const bool complex_input = is_complex(stream.format);
   const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
   double sum = 0, sum_squares = 0;

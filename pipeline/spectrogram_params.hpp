@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,10 +44,13 @@ enum class AverageKind { mean, max };
 inline constexpr double kDecibelFloorPower = 1e-30;
 
 struct SpectrogramParams {
+  // noverlap and nfft left unset: their defaults, which follow nperseg (resolved()).
+  static constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
+
   WindowSpec window = WindowSpec{WindowKind::tukey, 0.25};
   std::size_t nperseg = 256;
-  std::size_t noverlap = 32;  // set by resolve_defaults when not given
-  std::size_t nfft = 256;
+  std::size_t noverlap = kUnset;  // unset: nperseg / 8
+  std::size_t nfft = kUnset;      // unset: nperseg
   Detrend detrend = Detrend::constant;
   Scaling scaling = Scaling::density;
   SpectrumMode mode = SpectrumMode::psd;
@@ -56,9 +60,13 @@ struct SpectrogramParams {
   unsigned channel = 0;
   IntegerScale integer_scale = IntegerScale::unit;
 
-  std::size_t hop() const { return nperseg - noverlap; }
+  // These parameters with unset fields at their defaults. The stages (make_spectrogram_stage,
+  // CpuSpectrogram) and spectrogram_layout resolve what they are given.
+  SpectrogramParams resolved() const;
+  std::size_t hop() const { return nperseg - (noverlap == kUnset ? nperseg / 8 : noverlap); }
   // Throws UsageError when a value is out of its range, naming the setting through `name`
-  // (the field's name by default; "--nperseg" on the command line).
+  // (the field's name by default; "--nperseg" on the command line). Unset fields are checked
+  // at their defaults.
   void validate(const KeyNamer& name = plain_key_names()) const;
 };
 

@@ -28,8 +28,9 @@ bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const std::functio
   }
 }
 
-MadeStage make_spectrogram_stage(const SpectrogramParams& params, const StageEnvironment& environment,
+MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvironment& environment,
                                  const KeyNamer& name) {
+  const SpectrogramParams params = given.resolved();
   MadeStage made;
   fft::BackendKind requested = environment.backend;
   // automatic on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.

@@ -306,6 +306,10 @@ prism::SourceOptions source_options(std::optional<std::string> format, std::opti
   }
   options.sample_rate = rate;
   options.channels = channels;
+  // Messages name this module's arguments (rate=, not --rate).
+  options.field_namer = [](std::string_view key) {
+    return key == "sample_rate" ? std::string("rate") : std::string(key);
+  };
   // As the command line reads a recording cut short: up to its last whole sample, with a
   // warning on stderr (the read runs on a thread of its own, away from the interpreter).
   options.truncation.strict = false;

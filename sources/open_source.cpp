@@ -49,19 +49,20 @@ void check_self_describing(const std::string& input, std::string_view kind, cons
   const std::string where = input + " (" + std::string(kind) + ")";
   const std::string hint = kind == "generator"
                                ? "; set it in the spec, e.g. gen:rate=...,format=..."
-                               : "; --format, --rate and --channels are for raw input";
+                               : "; " + options.name("format") + ", " + options.name("sample_rate") + " and " +
+                                     options.name("channels") + " are for raw input";
   if (options.big_endian)
-    throw UsageError("--format " + std::string(format_name(info.format)) + "_be: a byte order is for raw input; " +
+    throw UsageError(options.name("format") + " " + std::string(format_name(info.format)) + "_be: a byte order is for raw input; " +
                      where + " states its own");
   if (options.format && *options.format != info.format)
-    throw UsageError("--format " + std::string(format_name(*options.format)) +
+    throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) +
                      " contradicts " + where + ", which is " +
                      std::string(format_name(info.format)) + hint);
   if (options.sample_rate && *options.sample_rate != info.sample_rate)
-    throw UsageError("--rate " + number_text(*options.sample_rate) + " contradicts " + where +
+    throw UsageError(options.name("sample_rate") + " " + number_text(*options.sample_rate) + " contradicts " + where +
                      ", which is at " + number_text(info.sample_rate) + " Hz" + hint);
   if (options.channels != 1 && options.channels != info.channels)
-    throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + where +
+    throw UsageError(options.name("channels") + " " + std::to_string(options.channels) + " contradicts " + where +
                      ", which has " + std::to_string(info.channels) + hint);
 }
 
@@ -152,7 +153,7 @@ bool is_audio_device_input(const std::string& input) {
 std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_PORTAUDIO
   if (options.format && (*options.format != SampleFormat::f32 || options.big_endian))
-    throw UsageError("--format " + std::string(format_name(*options.format)) + " contradicts " +
+    throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) + " contradicts " +
                      input + ": audio devices deliver f32");
   return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels);
 #else
@@ -172,8 +173,8 @@ bool is_sdr_device_input(const std::string& input) { return input == "sdr" || in
 std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_SOAPYSDR
   if (options.channels != 1)
-    throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + input +
-                     ": an SDR input is one RX channel (pick it with --sdr-channel)");
+    throw UsageError(options.name("channels") + " " + std::to_string(options.channels) + " contradicts " + input +
+                     ": an SDR input is one RX channel (pick it with " + options.name("sdr_channel") + ")");
   SdrInputOptions sdr;
   sdr.device_args = input.size() > 4 ? input.substr(4) : std::string();
   sdr.format = options.format;
@@ -181,6 +182,7 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   if (options.center_frequency != 0) sdr.center_frequency = options.center_frequency;
   sdr.gain = options.gain;
   sdr.antenna = options.antenna;
+  sdr.field_namer = options.field_namer;
   sdr.channel = options.sdr_channel;
   sdr.stream_args = options.sdr_stream_args;
   return std::make_unique<SoapySdrSource>(sdr);
@@ -290,10 +292,10 @@ std::unique_ptr<Source> open_source(const std::string& input, const SourceOption
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);
   if (!std::isfinite(options.center_frequency))
-    throw UsageError("--center-frequency must be a finite number of Hz");
+    throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
   if (options.has_sdr_settings() && kind.open != open_sdr_device)
-    throw UsageError("--gain, --antenna, --sdr-channel and --sdr-stream-args are for SDR input "
-                     "(sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
+    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") +
+                     " and " + options.name("sdr_stream_args") + " are for SDR input (sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
   if (kind.check_path_first) (void)open_input_file(input);
   return kind.open(input, options);
 }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "../pipeline/format.hpp"
 #include "../pipeline/source.hpp"
@@ -77,6 +78,13 @@ struct SourceOptions {
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
   TruncationPolicy truncation;        // files and stdin cut short
   OpeningWait opening;                // inputs that wait while opened (zmq:)
+  // How messages name these fields: by the field's name (sample_rate, ...) when null; the
+  // command line names its options (--rate, ...), the Python module its arguments (rate). A
+  // plain function: GCC 12 warns of a std::function member here (maybe-uninitialized).
+  std::string (*field_namer)(std::string_view field) = nullptr;
+  std::string name(std::string_view field) const {
+    return field_namer ? field_namer(field) : std::string(field);
+  }
   bool has_sdr_settings() const {
     return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
   }

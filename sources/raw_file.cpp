@@ -34,18 +34,18 @@ StreamInfo raw_stream_info(const std::string& display_name, std::string_view pat
   } else if (const auto from_extension = raw_format_from_extension(path)) {
     info.format = *from_extension;
   } else {
-    throw UsageError("--format is required for raw input " + display_name +
+    throw UsageError(options.name("format") + " is required for raw input " + display_name +
                      " (or an extension that names it: " + raw_extensions_help() + ")");
   }
-  if (!options.sample_rate) throw UsageError("--rate is required for raw input " + display_name);
+  if (!options.sample_rate) throw UsageError(options.name("sample_rate") + " is required for raw input " + display_name);
   if (!(*options.sample_rate > 0.0) || !std::isfinite(*options.sample_rate))
-    throw UsageError("--rate must be a number of Hz > 0 (got " +
+    throw UsageError(options.name("sample_rate") + " must be a number of Hz > 0 (got " +
                      number_text(*options.sample_rate) + ") for raw input " + display_name);
   if (options.channels < 1 || options.channels > kMaxChannels)
-    throw UsageError("--channels must be between 1 and " + std::to_string(kMaxChannels) +
+    throw UsageError(options.name("channels") + " must be between 1 and " + std::to_string(kMaxChannels) +
                      " (got " + std::to_string(options.channels) + ")");
   if (!std::isfinite(options.center_frequency))
-    throw UsageError("--center-frequency must be a finite number of Hz");
+    throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
   info.sample_rate = *options.sample_rate;
   info.channels = options.channels;
   info.center_frequency = options.center_frequency;

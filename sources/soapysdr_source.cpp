@@ -46,14 +46,7 @@ std::string kwargs_text(const SoapySDR::Kwargs& kwargs) {
 
 std::string found_text(const std::vector<SdrDeviceEntry>& devices) {
   if (devices.empty()) {
-    const std::vector<std::string> modules = sdr_module_paths();
-    if (modules.empty())
-      return "SoapySDR found no device and no driver module (install soapysdr-module-rtlsdr, -hackrf, "
-             "-airspy, -uhd, -audio, ...)";
-    std::string names;
-    for (const std::string& path : modules)
-      names += (names.empty() ? "" : ", ") + path.substr(path.find_last_of('/') + 1);
-    return "SoapySDR found no device (its driver modules: " + names + ")";
+    return "SoapySDR found no device (" + sdr_modules_text(sdr_modules()) + ")";
   }
   std::string text = "SoapySDR found: ";
   for (std::size_t i = 0; i < devices.size(); ++i)
@@ -98,9 +91,40 @@ const char* soapy_name(SampleFormat format) {
 
 }  // namespace
 
-std::vector<std::string> sdr_module_paths() {
+std::vector<SdrModule> sdr_modules() {
   quiet_soapy_log();
-  return SoapySDR::listModules();
+  SoapySDR::loadModules();  // what enumerate() loads: the loader's results are known after it
+  std::vector<SdrModule> modules;
+  for (const std::string& path : SoapySDR::listModules()) {
+    SdrModule module;
+    module.name = path.substr(path.find_last_of('/') + 1);
+    if (std::any_of(modules.begin(), modules.end(), [&](const SdrModule& m) { return m.name == module.name; }))
+      continue;
+    for (const auto& [entry, error] : SoapySDR::getLoaderResult(path))
+      if (!error.empty()) module.error += (module.error.empty() ? "" : "; ") + entry + ": " + error;
+    modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
+std::string sdr_modules_text(const std::vector<SdrModule>& modules) {
+  if (modules.empty())
+    return "no SoapySDR driver module is installed: install soapysdr-module-rtlsdr, -hackrf, -airspy, -uhd, "
+           "-audio, ...";
+  std::string loaded, failed;
+  std::size_t loaded_count = 0;
+  for (const SdrModule& m : modules) {
+    if (m.error.empty()) {
+      loaded += (loaded.empty() ? "" : ", ") + m.name;
+      ++loaded_count;
+    } else {
+      failed += (failed.empty() ? "" : "; ") + m.name + ": " + m.error;
+    }
+  }
+  std::string text = std::to_string(loaded_count) + " SoapySDR driver module" + (loaded_count == 1 ? "" : "s") +
+                     " loaded" + (loaded.empty() ? "" : " (" + loaded + ")");
+  if (!failed.empty()) text += "; not loaded: " + failed;
+  return text;
 }
 
 std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
@@ -110,6 +134,9 @@ std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
   for (const SoapySDR::Kwargs& kwargs : found) {
     SdrDeviceEntry entry;
     entry.args = kwargs_text(kwargs);
+    // A device two modules (or one module in two search paths) report is listed once.
+    if (std::any_of(devices.begin(), devices.end(), [&](const SdrDeviceEntry& d) { return d.args == entry.args; }))
+      continue;
     const auto label = kwargs.find("label");
     const auto driver = kwargs.find("driver");
     entry.label = label != kwargs.end() ? label->second : driver != kwargs.end() ? driver->second : "?";
@@ -218,24 +245,24 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     SoapySDR::Device& device = *s.device;
     const std::size_t channels = device.getNumChannels(SOAPY_SDR_RX);
     if (options.channel >= channels)
-      throw UsageError("--sdr-channel " + std::to_string(options.channel) + ": " + s.where + " has " +
+      throw UsageError(options.name("sdr_channel") + " " + std::to_string(options.channel) + ": " + s.where + " has " +
                        std::to_string(channels) + " RX channel(s)");
     const std::size_t ch = options.channel;
 
     if (options.sample_rate > 0) {
       const SoapySDR::RangeList rates = device.getSampleRateRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(options.sample_rate, rates))
-        throw UsageError("--rate " + number_text(options.sample_rate) + " is outside what " + s.where +
+        throw UsageError(options.name("sample_rate") + " " + number_text(options.sample_rate) + " is outside what " + s.where +
                          " takes (Hz: " + ranges_text(rates) + ")");
       device.setSampleRate(SOAPY_SDR_RX, ch, options.sample_rate);
     }
     s.sample_rate = device.getSampleRate(SOAPY_SDR_RX, ch);
-    if (!(s.sample_rate > 0)) throw InputError(s.where, "the device reports no sample rate; give --rate");
+    if (!(s.sample_rate > 0)) throw InputError(s.where, "the device reports no sample rate; give " + options.name("sample_rate"));
 
     if (options.center_frequency) {
       const SoapySDR::RangeList range = device.getFrequencyRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(*options.center_frequency, range))
-        throw UsageError("--center-frequency " + number_text(*options.center_frequency) +
+        throw UsageError(options.name("center_frequency") + " " + number_text(*options.center_frequency) +
                          " is outside what " + s.where + " tunes to (Hz: " + ranges_text(range) + ")");
       device.setFrequency(SOAPY_SDR_RX, ch, *options.center_frequency);
     }
@@ -244,7 +271,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
       if (std::find(antennas.begin(), antennas.end(), options.antenna) == antennas.end()) {
         std::string list;
         for (const auto& a : antennas) list += (list.empty() ? "" : ", ") + a;
-        throw UsageError("--antenna '" + options.antenna + "' is not one of " + s.where + "'s (" +
+        throw UsageError(options.name("antenna") + " '" + options.antenna + "' is not one of " + s.where + "'s (" +
                          (list.empty() ? "none listed" : list) + ")");
       }
       device.setAntenna(SOAPY_SDR_RX, ch, options.antenna);
@@ -253,7 +280,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     if (options.gain) {
       const SoapySDR::Range range = device.getGainRange(SOAPY_SDR_RX, ch);
       if (!in_ranges(*options.gain, {range}))
-        throw UsageError("--gain " + number_text(*options.gain) + " is outside " + s.where + "'s range (" +
+        throw UsageError(options.name("gain") + " " + number_text(*options.gain) + " is outside " + s.where + "'s range (" +
                          ranges_text({range}) + " dB)");
       if (device.hasGainMode(SOAPY_SDR_RX, ch)) device.setGainMode(SOAPY_SDR_RX, ch, false);
       device.setGain(SOAPY_SDR_RX, ch, *options.gain);
@@ -267,7 +294,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     const std::string native = device.getNativeStreamFormat(SOAPY_SDR_RX, ch, full_scale);
     const SampleFormat format = options.format.value_or(compact_format(native, full_scale).value_or(SampleFormat::cf32));
     if (format != SampleFormat::cf32 && format != SampleFormat::ci16 && format != SampleFormat::ci8)
-      throw UsageError("--format " + std::string(format_name(format)) + ": an SDR streams cf32, ci16 or ci8");
+      throw UsageError(options.name("format") + " " + std::string(format_name(format)) + ": an SDR streams cf32, ci16 or ci8");
     info_.format = format;
     info_.sample_rate = s.sample_rate;
     info_.center_frequency = device.getFrequency(SOAPY_SDR_RX, ch);

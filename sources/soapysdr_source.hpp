@@ -31,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipeline/source.hpp"
@@ -47,8 +48,16 @@ struct SdrDeviceEntry {
 // on stderr is suppressed.
 std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args = "");
 
-// The SoapySDR modules found on this machine (file paths), for messages and `prism devices`.
-std::vector<std::string> sdr_module_paths();
+// The SoapySDR driver modules found on this machine, once by file name (a module installed in
+// two search paths is loaded once), with why a module did not load.
+struct SdrModule {
+  std::string name;   // file name, e.g. librtlsdrSupport.so
+  std::string error;  // empty: loaded
+};
+std::vector<SdrModule> sdr_modules();
+// The modules in words, the same for `prism devices` and the SDR input's errors: "2 SoapySDR
+// driver modules loaded (libaudioSupport.so, libremoteSupport.so)", with those that failed.
+std::string sdr_modules_text(const std::vector<SdrModule>& modules);
 
 struct SdrInputOptions {
   std::string device_args;                 // SoapySDR device arguments, "" = the first device
@@ -60,6 +69,12 @@ struct SdrInputOptions {
   std::size_t channel = 0;                 // RX channel of the device
   std::string stream_args;                 // KEY=VALUE,... for the driver's setupStream
   double ring_seconds = 2.0;               // how long read() may fall behind before drops
+  // How messages name the settings, by SourceOptions' field names (sample_rate, gain, ...):
+  // SourceOptions::field_namer.
+  std::string (*field_namer)(std::string_view field) = nullptr;
+  std::string name(std::string_view field) const {
+    return field_namer ? field_namer(field) : std::string(field);
+  }
 };
 
 class SoapySdrSource final : public Source {

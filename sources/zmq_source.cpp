@@ -210,7 +210,8 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
   if (tags.layout) {
     if (options.format || options.sample_rate || options.channels != 1)
       throw UsageError(where + " carries rows computed elsewhere (" + std::to_string(tags.layout->columns) +
-                       " columns); --format, --rate and --channels are for streams of samples");
+                       " columns); " + options.name("format") + ", " + options.name("sample_rate") + " and " +
+                       options.name("channels") + " are for streams of samples");
     SpectrumLayout layout = *tags.layout;
     if (options.center_frequency != 0) layout.stream.center_frequency = options.center_frequency;
     layout.stream.live = s.endpoint.pattern == net::ZmqPattern::sub;
@@ -219,19 +220,19 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
   } else {
     const std::string hint = s.tagged ? " (its tags do not say)" : " (its messages carry no tags)";
     if (options.format && tags.format && *options.format != *tags.format)
-      throw UsageError("--format " + std::string(format_name(*options.format)) + " contradicts " + where +
+      throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) + " contradicts " + where +
                        ", whose tags say " + std::string(format_name(*tags.format)));
     if (options.sample_rate && tags.rate && *options.sample_rate != *tags.rate)
-      throw UsageError("--rate " + number_text(*options.sample_rate) + " contradicts " + where +
+      throw UsageError(options.name("sample_rate") + " " + number_text(*options.sample_rate) + " contradicts " + where +
                        ", whose tags say " + number_text(*tags.rate) + " Hz");
     if (options.channels != 1 && tags.channels && options.channels != *tags.channels)
-      throw UsageError("--channels " + std::to_string(options.channels) + " contradicts " + where +
+      throw UsageError(options.name("channels") + " " + std::to_string(options.channels) + " contradicts " + where +
                        ", whose tags say " + std::to_string(*tags.channels));
     if (!tags.format && !options.format)
-      throw UsageError(where + ": give --format: the stream does not say its sample format" + hint);
+      throw UsageError(where + ": give " + options.name("format") + ": the stream does not say its sample format" + hint);
     const double rate = tags.rate ? *tags.rate : options.sample_rate.value_or(0.0);
     if (!(rate > 0) || !std::isfinite(rate))
-      throw UsageError(where + ": give --rate: the stream does not say its sample rate" + hint);
+      throw UsageError(where + ": give " + options.name("sample_rate") + ": the stream does not say its sample rate" + hint);
     info_.format = tags.format ? *tags.format : *options.format;
     info_.sample_rate = rate;
     info_.channels = tags.channels ? *tags.channels : options.channels;

@@ -4,6 +4,7 @@ not depend on the block size, a batch run's accounting balances, Ctrl-C leaves h
 """
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -169,6 +170,45 @@ class UsageErrors(TempDirTestCase):
             self.assertIn("--gain", proc.stderr)
             self.assertIn("gen (generator)", proc.stderr)
         self.expect_usage_error("spectrogramm", "spectrogramm")
+
+    def test_view_options_named_as_options(self):
+        # The viewer's checks name the option given, not the settings file's key; refused before
+        # a window opens (no display needed).
+        if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
+            self.skipTest("no viewer in this build")
+        for option, key, args in (("--overlap", "overlap", ("--overlap", "0.99")),
+                                  ("--frequency-range", "view_low_hz", ("--frequency-range", "3000:1000")),
+                                  ("--db-range", "db_min", ("--db-range", "-10:-50")),
+                                  ("--averaging", "averaging_s", ("--averaging", "-1")),
+                                  ("--lines-per-second", "lines_per_second", ("--lines-per-second", "0")),
+                                  ("--hold-decay", "hold_decay_db_per_s", ("--hold-decay", "-1")),
+                                  ("--colormap", "colormap '", ("--colormap", "jet"))):
+            proc = run_prism("view", "--no-config", "--frames", "1", *args)
+            self.assertEqual(proc.returncode, 2, f"{args}: {proc.stderr}")
+            self.assertIn(option, proc.stderr)
+            self.assertNotIn(key, proc.stderr.replace(option, ""))
+
+    def test_view_opens_inputs_as_the_processing_commands(self):
+        # An empty input is refused, and --strict refuses a recording cut short, before a window
+        # opens; without --strict the cut recording is read with the same warning.
+        if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
+            self.skipTest("no viewer in this build")
+        empty = self.path("empty.cf32")
+        open(empty, "wb").close()
+        proc = run_prism("view", empty, "--rate", "1000", "--no-config", "--frames", "1")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("empty.cf32: no samples (empty input)", proc.stderr)
+        odd = self.path("odd.cf32")
+        with open(odd, "wb") as f:
+            f.write(b"\0" * 805)
+        proc = run_prism("view", odd, "--rate", "1000", "--no-config", "--frames", "1", "--strict")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("odd.cf32: 805 bytes is not a whole number of samples", proc.stderr)
+        self.assertNotIn("warning", proc.stderr)
+        # (Without a display the window then fails to open: the input was opened before.)
+        proc = run_prism("view", odd, "--rate", "1000", "--no-config", "--frames", "1")
+        self.assertIn("warning: " + odd + ": 805 bytes is not a whole number of samples", proc.stderr)
+        self.expect_usage_error("--stall-timeout", "view", "--stall-timeout", "-1")
 
     def test_sdr_that_is_not_there(self):
         # SoapySDR has no module of that name: exit 1, the spec named, what SoapySDR found said.
@@ -396,6 +436,14 @@ class OtherCommands(TempDirTestCase):
         self.assertIn("GPUs:", proc.stdout)
         self.assertIn("Audio devices:", proc.stdout)
         self.assertIn("SDRs (use as sdr:ARGS):", proc.stdout)
+        # With no SDR attached, the list and the SDR input's error say the same of SoapySDR's
+        # driver modules; every device is listed once.
+        sdrs = proc.stdout.split("SDRs (use as sdr:ARGS):\n", 1)[1].splitlines()
+        self.assertEqual(len(sdrs), len(set(sdrs)), proc.stdout)
+        none = re.match(r"  none found \((.*)\)$", sdrs[0]) if sdrs else None
+        if none:
+            error = run_prism("info", "sdr:").stderr
+            self.assertIn(f"SoapySDR found no device ({none.group(1)})", error)
 
 
 if __name__ == "__main__":

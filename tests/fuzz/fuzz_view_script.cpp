@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (step.time_s && !(std::isfinite(*step.time_s) && *step.time_s >= 0)) __builtin_trap();
     prism::view::ViewSettings next = settings;
     try {
-      next.apply_json(step.set, "script step " + std::to_string(i + 1));
+      next.apply_json_text(step.set, "script step " + std::to_string(i + 1));
       next.validate();
       settings = next;
     } catch (const prism::UsageError&) {

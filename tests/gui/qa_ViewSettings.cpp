@@ -32,23 +32,54 @@ TEST(ViewSettings, JsonRoundTrip) {
   a.view_low_hz = 100;
   a.view_high_hz = 2000;
   ViewSettings b;
-  b.apply_json(a.to_json(), "test");
-  EXPECT_EQ(b.to_json(), a.to_json());
+  b.apply_json_text(a.to_json_text(), "test");
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(b.to_json_text(), a.to_json_text());
 }
 
 TEST(ViewSettings, RejectsOutOfRangeNamingTheKey) {
   ViewSettings s;
-  EXPECT_THROW(s.apply_json({{"fft_size", 100}}, "cli"), UsageError);
-  EXPECT_THROW(s.apply_json({{"overlap", 0.99}}, "cli"), UsageError);
-  EXPECT_THROW(s.apply_json({{"colormap", "jet"}}, "cli"), UsageError);
-  EXPECT_THROW(s.apply_json({{"db_min", 0}, {"db_max", -10}}, "cli"), UsageError);
+  EXPECT_THROW(s.apply_json_text(R"({"fft_size": 100})", "cli"), UsageError);
+  EXPECT_THROW(s.apply_json_text(R"({"overlap": 0.99})", "cli"), UsageError);
+  EXPECT_THROW(s.apply_json_text(R"({"colormap": "jet"})", "cli"), UsageError);
+  EXPECT_THROW(s.apply_json_text(R"({"db_min": 0, "db_max": -10})", "cli"), UsageError);
+  EXPECT_THROW(s.apply_json_text("[1]", "cli"), UsageError);       // not an object
+  EXPECT_THROW(s.apply_json_text("{ broken", "cli"), UsageError);  // not JSON
   try {
-    s.apply_json({{"window", 3}}, "view.json");
+    s.apply_json_text(R"({"window": 3})", "view.json");
     FAIL();
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("window"), std::string::npos);
   }
   EXPECT_EQ(s.fft_size, ViewSettings{}.fft_size);  // a failed apply changes nothing
+}
+
+// A zoom saved on one input's band does not carry over to an input of another band.
+TEST(ViewSettings, ZoomBelongsToItsBand) {
+  const auto speech = input_band(16000, 0, false);
+  const auto radio = input_band(2.4e6, 100e6, true);
+  EXPECT_EQ(speech, std::make_pair(0.0, 8000.0));
+  EXPECT_EQ(radio, std::make_pair(98.8e6, 101.2e6));
+  ViewSettings s;
+  s.keep_zoom_for_band(speech.first, speech.second);
+  s.view_low_hz = 100;
+  s.view_high_hz = 3000;
+  ViewSettings saved;
+  saved.apply_json_text(s.to_json_text(), "view.json");
+  ViewSettings same = saved;
+  same.keep_zoom_for_band(speech.first, speech.second);  // the same input again: kept
+  EXPECT_EQ(same.view_low_hz, std::optional<double>(100));
+  EXPECT_EQ(same.view_high_hz, std::optional<double>(3000));
+  ViewSettings other = saved;
+  other.keep_zoom_for_band(radio.first, radio.second);  // another band: the whole band
+  EXPECT_FALSE(other.view_low_hz);
+  EXPECT_FALSE(other.view_high_hz);
+  EXPECT_EQ(other.view_band_low_hz, std::optional<double>(98.8e6));
+  ViewSettings unknown_band;  // a zoom saved without its band (older files): dropped
+  unknown_band.view_low_hz = 100;
+  unknown_band.view_high_hz = 3000;
+  unknown_band.keep_zoom_for_band(speech.first, speech.second);
+  EXPECT_FALSE(unknown_band.view_low_hz);
 }
 
 TEST(ViewSettings, ProcessingDiffers) {
@@ -129,6 +160,12 @@ TEST(ViewSettings, ScriptStepTimesMustBeWholeFramesOrSeconds) {
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(*steps[0].frame, 0);
   EXPECT_DOUBLE_EQ(*steps[1].time_s, 0.25);
+  // A step's settings are applied as the JSON object they were written as.
+  const auto colour = parse_script(R"([{"frame": 3, "set": {"colormap": "magma", "fft_size": 1024}}])", "s.json");
+  ViewSettings applied;
+  applied.apply_json_text(colour.at(0).set, "script step 1");
+  EXPECT_EQ(applied.colormap, "magma");
+  EXPECT_EQ(applied.fft_size, 1024u);
 }
 
 TEST(DisplayRowQueue, FullQueueSkipsAndCounts) {

@@ -5,7 +5,8 @@ Three viewer runs on tones at 3, 9 and 15 kHz share one settings directory
 report and the settings:
   1. three wheel notches up over 9 kHz zoom around the cursor (the view becomes
      [f - (f - low) 0.8^3, f + (high - f) 0.8^3]); right-clicks set marker A on the 9 kHz tone and
-     B on the noise at 12 kHz. The report's readout gives both levels and B-A; the zoom is saved;
+     B on the noise at 12 kHz. The report's readout gives both levels and B-A, and its text, the
+     cursor's and the letters A and B do not overlap; the zoom is saved;
      the screenshot shows the tones at their zoomed x (3 kHz gone) and the two marker lines.
   2. The next run starts from the saved zoom; a drag 200 px to the left pans the view up by
      200 px worth of Hz; the tones move 200 px left in the screenshot; the cursor readout names
@@ -122,6 +123,15 @@ def main(prism):
         assert_close(m["B-A"]["db"], m["B"]["db"] - m["A"]["db"], 1e-4, "B-A level")
         assert m["A"]["db"] > -40 and m["B"]["db"] < m["A"]["db"] - 40, f"A on the tone, B on the noise: {m}"
         assert "B-A" in m["text"] and f"{m['B-A']['db']:+.1f} dB" in m["text"], m["text"]
+        # The texts over the spectrum (the readout, the cursor's, the letters A and B) are all
+        # drawn, none over another.
+        labels = r["spectrum_labels"]
+        assert {"markers", "cursor", "A", "B"} <= {t["what"] for t in labels}, labels
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] or
+                         a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+                assert apart, f"'{a['text']}' and '{b['text']}' overlap over the spectrum: {a} {b}"
         check_tone_columns(image, r, [9000.0, 15000.0], extra_x=[x_of(m["B"]["hz"], r)])
         for name, hz, rgb in (("A", m["A"]["hz"], MARKER_A_RGB), ("B", m["B"]["hz"], MARKER_B_RGB)):
             rows, height = marker_line_rows(image, r, x_of(hz, r), rgb)

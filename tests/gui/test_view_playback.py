@@ -9,10 +9,12 @@ playback state (paused, position, ended) and the spectrum's peak; wall-clock tim
 the clicks bound the position.
   1. pause: clicked 0.5 s in, then 2 s wait: paused, the position no later than the click.
   2. speed: 10x clicked at once, pause 2 s later: the position is past 12 s (1x: about 3 s).
-  3. seek: a click on the slider at 40 s, pause 0.6 s later: the position near 40 s.
+  3. seek: a click on the slider at 40 s, pause 0.6 s later: the position near 40 s; the
+     waterfall keeps the lines from before, under a line marking the seek.
   4. no loop (--loop false): seek to 58 s, 4 s later the playback has ended at 60 s.
   5. loop by default: seek to 58 s, pause 3.5 s later: it played again from the start, no further
-     in than the wall-clock time from the seek click to the report, less the 2 s to the end.
+     in than the wall-clock time from the seek click to the report, less the 2 s to the end; the
+     waterfall marks the loop (newest) and the seek.
   6. loop switched on after the end: seek to 58.5 s, wait for the end, click loop, pause 1 s
      later: it played again from the start, no further in than the time since the loop click.
 Upper bounds on positions come from wall-clock times taken before a click and after the report,
@@ -124,6 +126,9 @@ def main(prism):
             r, p = play.finish(view, "3. seek to 40 s")
         # Slack above: under load the clicks reach the viewer a few frames late.
         assert 39.5 <= p["position_s"] <= 43.5, f"position {p['position_s']:.2f} s after seeking to 40 s"
+        # The lines from before the seek stay, under a line marking the seek.
+        reasons = [b["reason"] for b in r["waterfall_history"]["breaks"]]
+        assert reasons == ["seek"], f"the waterfall's history after one seek is marked {reasons}"
 
         # 4. The end, without loop.
         with play.start("--loop", "false") as view:
@@ -148,6 +153,8 @@ def main(prism):
         assert r["settings"]["loop"] and not p["ended"] and p["paused"]
         assert 0.1 <= p["position_s"] <= since_seek - 2.0 + 0.1, \
             f"position {p['position_s']:.2f} s, {since_seek:.2f} s after the seek to 58 s: did it loop to the start?"
+        reasons = [b["reason"] for b in r["waterfall_history"]["breaks"]]
+        assert reasons == ["loop", "seek"], f"the waterfall's history after a seek and a loop is marked {reasons}"
 
         # 6. Loop switched on after the end.
         with play.start("--loop", "false") as view:

@@ -5,6 +5,15 @@
    under their ticks, at the x the frequency maps to.
 2. A scripted settings file changes colormap, dB range and FFT size mid-run: the viewer keeps
    rendering, and the final picture uses the new colormap (grayscale: R = G = B).
+3. A 1 s file looping at 2x in a 1000x700 window: the waterfall keeps the lines of every pass,
+   with a white line across it between passes (named "loop" in the report); the time labels of
+   each pass never overlap; the status line wraps to the window's width, and its position is
+   the report's (both describe the last frame, the screenshot's).
+4. A short history (the first frames): the time labels do not overlap.
+5. A zoom saved on one input's band comes back for that band and not for another: a zoom to
+   1-3 kHz of a 48 kHz signal is kept for it and gone (the whole band) for a 96 kHz one.
+6. A live input that stops delivering (a ZeroMQ publisher that goes quiet) ends, after
+   --stall-timeout, with an error shown over the spectrum, in the report, and exit 1.
 
 Usage: test_view_xvfb.py PRISM
 """
@@ -14,6 +23,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 import numpy as np
@@ -101,6 +112,118 @@ class ViewUnderXvfb(unittest.TestCase):
         for f in TONES:
             x = int(round(x_of(f, report))) - x0
             self.assertGreater(lum[max(x - 1, 0):x + 2].max(), np.median(lum) + 80, f"tone {f} Hz not bright")
+
+    def assert_time_labels_apart(self, report):
+        ticks, wf = report["time_ticks"], report["waterfall"]
+        for t in ticks:
+            self.assertTrue(wf["y"] <= t["y"] <= wf["y"] + wf["height"], f"time label outside the waterfall: {t}")
+        for a, b in zip(ticks, ticks[1:]):
+            self.assertGreaterEqual(b["y"] - a["y"], a["height"], f"time labels overlap: {a} and {b}")
+
+    def test_loop_keeps_the_history_and_marks_it(self):
+        wav = os.path.join(self.tmp.name, "one_second.wav")
+        subprocess.run([PRISM, "generate", "gen:rate=48000,tone=3000@0.5,chirp=1000-13000@0.3,duration=1",
+                        "-o", wav, "-q"], check=True, timeout=60)
+        png, report_path = os.path.join(self.tmp.name, "loop.png"), os.path.join(self.tmp.name, "loop.json")
+        run_view(PRISM, self.env, wav, "--no-config", "--size", "1000x700", "--speed", 2, "--frames", 100,
+                 "--fps", 40, "--lines-per-second", 50, "--screenshot", png, "--report", report_path)
+        report, image = load_json(report_path), read_png_rgb(png)
+        history = report["waterfall_history"]
+        breaks = history["breaks"]
+        self.assertGreaterEqual(len(breaks), 2, f"fewer than two loops marked: {history}")
+        for b in breaks:
+            self.assertEqual(b["reason"], "loop")
+            self.assertGreater(b["time_before_s"], 0.7, b)  # the end of a pass above ...
+            self.assertLess(b["time_after_s"], 0.2, b)      # ... the start of the next
+        # More than one pass kept: rows beyond the oldest break.
+        self.assertGreater(history["rows"], breaks[-1]["age_rows"] + 5, history)
+        # Each break is a white line across the waterfall (viridis has no white).
+        wf = report["waterfall"]
+        x0, x1 = int(wf["x"]) + 1, int(wf["x"] + wf["width"]) - 1
+        for b in breaks:
+            row = image[int(b["y"]), x0:x1]
+            white = (row >= 240).all(axis=1).mean()
+            self.assertGreater(white, 0.95, f"no white line at y={b['y']} ({white:.2f} of the row)")
+        self.assert_time_labels_apart(report)
+        self.assertGreater(len(report["time_ticks"]), 1)
+        # The status line: every line within the window; every field there; its position is the
+        # report's.
+        width = report["framebuffer"]["width"]
+        lines = report["status_line"]
+        self.assertGreater(len(lines), 2, "a 1000 px window needs the status line wrapped")
+        for line in lines:
+            self.assertLessEqual(line["x"] + line["width"], width - 4, f"status line cut off: {line}")
+        text = "  |  ".join(line["text"] for line in lines)
+        for field in ("one_second.wav", "Hz/bin", "input ", "FFT ", "fps", "received", "overruns", "display rows skipped"):
+            self.assertIn(field, text)
+        playback = report["playback"]
+        self.assertIn(f"{playback['position_s']:.1f} / 1.0 s", text)
+        self.assertLessEqual(history["newest_line_time_s"], playback["position_s"])
+
+    def test_short_history_time_labels_apart(self):
+        report_path = os.path.join(self.tmp.name, "short.json")
+        run_view(PRISM, self.env, SIGNAL, "--no-config", "--frames", 12, "--fps", 40, "--lines-per-second", 60,
+                 "--report", report_path)
+        report = load_json(report_path)
+        self.assertLess(report["waterfall_history"]["rows"], 0.5 * report["waterfall"]["height"])
+        self.assert_time_labels_apart(report)
+
+    def test_saved_zoom_belongs_to_its_band(self):
+        config = os.path.join(self.tmp.name, "zoom_band", "view.json")
+        common = ["--config", config, "--frames", 5]
+        run_view(PRISM, self.env, SIGNAL, *common, "--frequency-range", "1000:3000")
+        self.assertEqual((load_json(config)["view_low_hz"], load_json(config)["view_high_hz"]), (1000, 3000))
+        same, other = os.path.join(self.tmp.name, "same.json"), os.path.join(self.tmp.name, "other.json")
+        run_view(PRISM, self.env, SIGNAL, *common, "--report", same)
+        self.assertEqual(load_json(same)["frequency_view_hz"], [1000, 3000])
+        run_view(PRISM, self.env, SIGNAL.replace("rate=48000", "rate=96000"), *common, "--report", other)
+        report = load_json(other)
+        band = report["display_format"]
+        self.assertEqual(report["frequency_view_hz"], [band["frequency_low"], band["frequency_high"]])
+        self.assertGreater(band["frequency_high"], 47000)
+        saved = load_json(config)
+        self.assertEqual((saved["view_low_hz"], saved["view_band_low_hz"], saved["view_band_high_hz"]),
+                         (None, 0, 48000))
+
+    def test_live_input_that_stalls_is_an_error(self):
+        try:
+            import zmq
+        except ImportError:
+            self.skipTest("python3-zmq is not installed")
+        context = zmq.Context()
+        publisher = context.socket(zmq.PUB)
+        port = publisher.bind_to_random_port("tcp://127.0.0.1")
+        tone = np.exp(2j * np.pi * 100 * np.arange(256) / 1000).astype(np.complex64).tobytes()
+        stop = threading.Event()
+
+        def publish():  # 1.5 s of a tone, then nothing (the socket stays open)
+            end = time.time() + 1.5
+            while time.time() < end and not stop.is_set():
+                publisher.send(tone)
+                time.sleep(0.05)
+
+        feeder = threading.Thread(target=publish)
+        feeder.start()
+        report_path = os.path.join(self.tmp.name, "stall.json")
+        try:
+            args = [f"zmq:sub:tcp://127.0.0.1:{port}", "--format", "cf32", "--rate", 1000, "--fft-size", 256,
+                    "--stall-timeout", 0.5, "--no-config", "--frames", 160, "--fps", 40, "--report", report_path]
+            proc = subprocess.run([PRISM, "view", *map(str, args)], env=self.env, capture_output=True, text=True,
+                                  timeout=120)
+        finally:
+            stop.set()
+            feeder.join()
+            publisher.close(linger=0)
+            context.term()
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("stall timeout, --stall-timeout", proc.stderr)
+        report = load_json(report_path)
+        self.assertGreater(report["status"]["samples_received"], 0, "the tone never arrived")
+        self.assertIn("delivered nothing for 0.5 s", report["status"]["error"])
+        labels = [t for t in report["spectrum_labels"] if t["what"] == "error"]
+        self.assertEqual(len(labels), 1, report["spectrum_labels"])
+        spectrum = report["spectrum"]
+        self.assertLessEqual(labels[0]["x"] + labels[0]["width"], spectrum["x"] + spectrum["width"])
 
     def test_a_backend_that_cannot_run_is_refused_before_a_window_opens(self):
         proc = subprocess.run([PRISM, "view", "--backend", "nope", "--frames", "1"], env=self.env,

@@ -106,8 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, StreamingMatchesGraph,
 TEST(Spectrogram, RowsAreTheGraphsAndLayoutDescribesThem) {
   SpectrogramParams params;
   params.nperseg = 128;
-  params.noverlap = 64;
-  params.nfft = 128;  // the struct's defaults are those of nperseg 256
+  params.noverlap = 64;  // nfft unset: nperseg
   StreamInfo info;
   info.format = SampleFormat::f32;
   info.sample_rate = 1000;
@@ -121,6 +120,27 @@ TEST(Spectrogram, RowsAreTheGraphsAndLayoutDescribesThem) {
   EXPECT_TRUE(s.flush().empty());  // incomplete frames are dropped, as scipy drops them
   EXPECT_EQ(rows.size(), 65u * ((5000 - 128) / 64 + 1));
   const std::vector<float> expected = graph_output("spectrogram:nperseg=128,noverlap=64", info, x);
+  ASSERT_EQ(rows.size(), expected.size());
+  EXPECT_EQ(std::memcmp(rows.data(), expected.data(), rows.size() * sizeof(float)), 0);
+}
+
+// Only nperseg set: noverlap and nfft take their defaults for it (nperseg / 8, nperseg), as
+// scipy's and the command line's, instead of the struct's numbers for nperseg 256.
+TEST(Spectrogram, UnsetFieldsTakeTheirDefaults) {
+  SpectrogramParams params;
+  params.nperseg = 1024;
+  StreamInfo info;
+  info.format = SampleFormat::f32;
+  info.sample_rate = 1000;
+  EXPECT_NO_THROW(params.validate());
+  EXPECT_EQ(params.resolved().noverlap, 128u);
+  EXPECT_EQ(params.resolved().nfft, 1024u);
+  EXPECT_EQ(params.hop(), 896u);
+  const std::vector<float> x = chirp(5000, false);
+  Spectrogram s(params, info, {.backend = fft::BackendKind::cpu});
+  EXPECT_EQ(s.columns(), 513u);
+  const std::vector<float> rows = s.feed(x.data(), x.size());
+  const std::vector<float> expected = graph_output("spectrogram:nperseg=1024", info, x);
   ASSERT_EQ(rows.size(), expected.size());
   EXPECT_EQ(std::memcmp(rows.data(), expected.data(), rows.size() * sizeof(float)), 0);
 }

@@ -235,6 +235,15 @@ class Graphs(unittest.TestCase):
             np.testing.assert_array_equal(samples, x)
             with self.assertRaises(RuntimeError):
                 prism.open(os.path.join(tmp, "missing.cf32"), rate=1e6)
+            # Errors name this function's arguments, not the command line's options.
+            for call, argument in ((lambda: prism.open(raw), "rate is required"),
+                                   (lambda: prism.open(raw, rate=-1), "rate must be"),
+                                   (lambda: prism.open(raw, rate=1, channels=0), "channels must be"),
+                                   (lambda: prism.open("gen:rate=1000", rate=8000), "rate 8000 contradicts")):
+                with self.assertRaises(ValueError) as caught:
+                    call()
+                self.assertIn(argument, str(caught.exception))
+                self.assertNotIn("--", str(caught.exception))
         info, samples = prism.open("gen:rate=1000,duration=2")
         self.assertEqual(len(samples), 2000)
         self.assertEqual(info["length"], 2000)

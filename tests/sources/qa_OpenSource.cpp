@@ -84,8 +84,13 @@ TEST(OpenSource, GeneratorOpensWithItsSpecAndRejectsContradictingOptions) {
   rate.sample_rate = 48000;
   const std::string message =
       error_message<UsageError>([&] { open_source("gen:rate=8000,tone=100", rate); });
-  EXPECT_CONTAINS(message, "--rate 48000");
+  EXPECT_CONTAINS(message, "sample_rate 48000");  // the field's name: this is the library
   EXPECT_CONTAINS(message, "gen:rate=");
+  // A caller with names of its own (the command line's options, Python's arguments) gets them.
+  rate.field_namer = [](std::string_view key) {
+    return key == "sample_rate" ? std::string("--rate") : std::string(key);
+  };
+  EXPECT_CONTAINS(error_message<UsageError>([&] { open_source("gen:rate=8000,tone=100", rate); }), "--rate 48000");
 
   SourceOptions centre;
   centre.center_frequency = 1e9;
@@ -101,7 +106,7 @@ TEST(OpenSource, RawInputNeedsFormatAndRate) {
   SourceOptions rate_only;
   rate_only.sample_rate = 1e3;
   EXPECT_CONTAINS(error_message<UsageError>([&] { open_source(dir.file("x.bin"), rate_only); }),
-                  "--format is required for raw input " + dir.file("x.bin"));
+                  "format is required for raw input " + dir.file("x.bin"));
   SourceOptions both = rate_only;
   both.format = SampleFormat::ci16;
   EXPECT_EQ(open_source(dir.file("x.bin"), both)->info().length, 4u);

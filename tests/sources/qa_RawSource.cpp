@@ -111,23 +111,23 @@ TEST(RawSource, MissingRateOrFormatIsAUsageError) {
   write_file(dir.file("x.bin"), counting_bytes(8));
   const std::string no_rate =
       error_message<UsageError>([&] { RawSource::open_file(dir.file("x.cf32"), {}); });
-  EXPECT_EQ(no_rate, "--rate is required for raw input " + dir.file("x.cf32"));
+  EXPECT_EQ(no_rate, "sample_rate is required for raw input " + dir.file("x.cf32"));
 
   const std::string no_format =
       error_message<UsageError>([&] { RawSource::open_file(dir.file("x.bin"), with_rate(1e3)); });
-  EXPECT_CONTAINS(no_format, "--format is required for raw input " + dir.file("x.bin"));
+  EXPECT_CONTAINS(no_format, "format is required for raw input " + dir.file("x.bin"));
   EXPECT_CONTAINS(no_format, ".cfile");
 
   EXPECT_CONTAINS(error_message<UsageError>([&] { RawSource::open_file(dir.file("x.cf32"), with_rate(-1)); }),
-                  "--rate must be");
+                  "sample_rate must be");
   SourceOptions no_channels = with_rate(1e3);
   no_channels.channels = 0;
   EXPECT_CONTAINS(error_message<UsageError>([&] { RawSource::open_file(dir.file("x.cf32"), no_channels); }),
-                  "--channels");
+                  "channels must be");
   SourceOptions format_only;
   format_only.format = SampleFormat::cu8;
   EXPECT_CONTAINS(error_message<UsageError>([&] { RawSource::open_stdin(format_only); }),
-                  "--rate is required for raw input -");
+                  "sample_rate is required for raw input -");
 }
 
 TEST(RawSource, LengthNotAWholeNumberOfSamplesIsAnInputError) {

@@ -453,7 +453,7 @@ TEST(SigmfSource, OpenSourceDispatchesAndChecksOptions) {
   wrong_rate.sample_rate = 48000;
   const std::string message =
       error_message<UsageError>([&] { open_source(dir.file("rec"), wrong_rate); });
-  EXPECT_CONTAINS(message, "--rate 48000");
+  EXPECT_CONTAINS(message, "sample_rate 48000");
   EXPECT_CONTAINS(message, dir.file("rec"));
   EXPECT_CONTAINS(message, "1000000 Hz");
 

@@ -381,7 +381,7 @@ TEST(SndfileSource, OpenSourceDispatchesByExtensionAndChecksOptions) {
   wrong_format.format = SampleFormat::ci16;
   const std::string message =
       error_message<UsageError>([&] { open_source(dir.file("A.WAV"), wrong_format); });
-  EXPECT_CONTAINS(message, "--format ci16");
+  EXPECT_CONTAINS(message, "format ci16");
   EXPECT_CONTAINS(message, "which is i16");
 
   const nlohmann::json d = describe_input(dir.file("A.WAV"), {});

@@ -251,19 +251,19 @@ TEST(SoapySdrSource, SettingsOutsideTheDevicesRangesAreUsageErrorsNamingThem) {
     return test::error_message<UsageError>([&] { SoapySdrSource source(o); });
   };
   std::string m = message([](SdrInputOptions& o) { o.sample_rate = 20e6; });
-  EXPECT_CONTAINS(m, "--rate 20000000");
+  EXPECT_CONTAINS(m, "sample_rate 20000000");
   EXPECT_CONTAINS(m, "1000..10000000");
   m = message([](SdrInputOptions& o) { o.center_frequency = 5e6; });
-  EXPECT_CONTAINS(m, "--center-frequency 5000000");
+  EXPECT_CONTAINS(m, "center_frequency 5000000");
   EXPECT_CONTAINS(m, "24000000..1700000000");
   m = message([](SdrInputOptions& o) { o.gain = 70; });
-  EXPECT_CONTAINS(m, "--gain 70");
+  EXPECT_CONTAINS(m, "gain 70");
   EXPECT_CONTAINS(m, "0..50");
   m = message([](SdrInputOptions& o) { o.antenna = "LNA"; });
-  EXPECT_CONTAINS(m, "--antenna 'LNA'");
+  EXPECT_CONTAINS(m, "antenna 'LNA'");
   EXPECT_CONTAINS(m, "RX, TX/RX");
   m = message([](SdrInputOptions& o) { o.channel = 2; });
-  EXPECT_CONTAINS(m, "--sdr-channel 2");
+  EXPECT_CONTAINS(m, "sdr_channel 2");
   EXPECT_CONTAINS(m, "2 RX channel(s)");
 }
 
@@ -363,7 +363,7 @@ TEST(SoapySdrSource, TheRegistryOpensSdrSpecsAndRefusesSdrSettingsElsewhere) {
   EXPECT_CONTAINS(test::error_message<UsageError>([&] {
                     open_source("sdr:driver=prism_test,test=registry2", two_channels);
                   }),
-                  "--sdr-channel");
+                  "sdr_channel");
 }
 
 }  // namespace
