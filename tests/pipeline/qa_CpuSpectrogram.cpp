@@ -171,6 +171,7 @@ Input make_input(const Config& c, unsigned seed = 1) {
             stored = (s - 128) / 128.0;
             break;
           }
+          default: ADD_FAILURE() << "no test input in " << format_name(c.format);
         }
         if (part == 0) value.real(stored);
         else value.imag(stored);
