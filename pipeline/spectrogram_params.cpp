@@ -23,6 +23,11 @@ void SpectrogramParams::validate(const KeyNamer& name) const {
     throw UsageError(name("nfft") + " (" + std::to_string(nfft) + ") must be at least " + name("nperseg") + " (" +
                      std::to_string(nperseg) + ")");
   if (average < 1) throw UsageError(name("average") + " must be at least 1 (got " + std::to_string(average) + ")");
+  if (keeps_phase() && average > 1)
+    throw UsageError(name("mode") + " " + to_string(mode) + " cannot be averaged over frames (" + name("average") +
+                     " " + std::to_string(average) + ")");
+  if (keeps_phase() && decibels)
+    throw UsageError(name("mode") + " " + to_string(mode) + " has no dB form (" + name("db") + ")");
   if (const std::string problem = window_problem(window, nperseg, WindowSymmetry::periodic); !problem.empty())
     throw UsageError(name("window") + ": " + problem + " (" + name("nperseg") + " " + std::to_string(nperseg) + ")");
 }
@@ -44,7 +49,9 @@ const std::vector<Setting>& spectrogram_settings() {
                      "remove each segment's mean (constant), its least-squares line (linear; CPU backend "
                      "only) or nothing (none)"),
       choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
-      choice_setting("mode", "psd", {"psd", "magnitude"}, "psd (power) or magnitude (|X|)"),
+      choice_setting("mode", "psd", {"psd", "magnitude", "complex", "angle", "phase"},
+                     "psd (power), magnitude (|X|), complex (X, to .npy as complex64), angle (arg X, rad) or phase "
+                     "(angle unwrapped along frequency); complex, angle and phase: CPU backend, no db, no average"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
       text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
       integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
@@ -67,7 +74,12 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   const std::string detrend = values.text("detrend");
   p.detrend = detrend == "none" ? Detrend::none : detrend == "linear" ? Detrend::linear : Detrend::constant;
   p.scaling = values.text("scaling") == "spectrum" ? Scaling::spectrum : Scaling::density;
-  p.mode = values.text("mode") == "magnitude" ? SpectrumMode::magnitude : SpectrumMode::psd;
+  const std::string& mode = values.text("mode");
+  p.mode = mode == "magnitude" ? SpectrumMode::magnitude
+           : mode == "complex" ? SpectrumMode::complex
+           : mode == "angle"   ? SpectrumMode::angle
+           : mode == "phase"   ? SpectrumMode::phase
+                               : SpectrumMode::psd;
   p.decibels = values.flag("db");
   const std::string& average = values.text("average");
   const std::size_t colon = average.find(':');
@@ -148,10 +160,21 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   const double h = static_cast<double>(params.hop());
   layout.first_row_time = (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
   layout.row_interval = k * h / fs;
-  const bool magnitude = params.mode == SpectrumMode::magnitude;
   const bool density = params.scaling == Scaling::density;
-  layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum)
-                              : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
+  switch (params.mode) {
+    case SpectrumMode::psd:
+      layout.quantity = density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum;
+      break;
+    case SpectrumMode::magnitude:
+      layout.quantity = density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum;
+      break;
+    case SpectrumMode::complex:
+      layout.quantity = density ? SpectrumQuantity::complex_density : SpectrumQuantity::complex_spectrum;
+      layout.complex_values = true;
+      break;
+    case SpectrumMode::angle: layout.quantity = SpectrumQuantity::angle; break;
+    case SpectrumMode::phase: layout.quantity = SpectrumQuantity::phase; break;
+  }
   layout.decibels = params.decibels;
   layout.stream = stream;
   nlohmann::json parameters = parameters_object(params);
@@ -173,7 +196,8 @@ std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const Spe
   }
   const double fs = stream.sample_rate;
   double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
-  const bool magnitude = params.mode == SpectrumMode::magnitude;
+  // Every mode but psd scales X itself, by the root (scipy's mode 'stft'), and doubles nothing.
+  const bool magnitude = params.mode != SpectrumMode::psd;
   if (magnitude) scale = std::sqrt(scale);
   const double averaging =
       params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
@@ -214,6 +238,9 @@ std::string to_string(SpectrumMode m) {
   switch (m) {
     case SpectrumMode::psd: return "psd";
     case SpectrumMode::magnitude: return "magnitude";
+    case SpectrumMode::complex: return "complex";
+    case SpectrumMode::angle: return "angle";
+    case SpectrumMode::phase: return "phase";
   }
   return "?";
 }
@@ -228,6 +255,7 @@ std::string to_string(AverageKind a) {
 
 std::string spectrogram_cpu_only_setting(const SpectrogramParams& params) {
   if (params.detrend == Detrend::linear) return "detrend linear";
+  if (params.keeps_phase()) return "mode " + to_string(params.mode);
   return "";
 }
 

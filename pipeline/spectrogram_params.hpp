@@ -10,7 +10,9 @@
 //   detrend    none, constant (subtract each segment's mean) or linear (its least-squares
 //              line; the CPU backend only); default constant
 //   scaling    density (V²/Hz) or spectrum (V²); default density
-//   mode       psd (|X|²) or magnitude (|X|); default psd
+//   mode       psd (|X|²), magnitude (|X|), complex (X, scaled as magnitude), angle (arg X) or
+//              phase (arg X unwrapped along each row, in the rows' ascending-frequency order);
+//              default psd. complex, angle and phase: no dB, no averaging; the CPU backend only
 //   decibels   output 10·log10 of power (20·log10 of magnitude), floored at kDecibelFloor
 //   average    K >= 1 consecutive frames per output row, by mean or max (peak hold);
 //              trailing frames that do not fill K are not output and are counted
@@ -36,7 +38,7 @@ namespace prism {
 
 enum class Detrend { none, constant, linear };
 enum class Scaling { density, spectrum };
-enum class SpectrumMode { psd, magnitude };
+enum class SpectrumMode { psd, magnitude, complex, angle, phase };
 enum class AverageKind { mean, max };
 
 // Power below this (1e-30, i.e. -300 dB) is shown as this, so that dB output stays finite.
@@ -57,6 +59,10 @@ struct SpectrogramParams {
   IntegerScale integer_scale = IntegerScale::unit;
 
   std::size_t hop() const { return nperseg - noverlap; }
+  // Modes whose rows hold the complex values or their argument rather than a detected level.
+  bool keeps_phase() const {
+    return mode == SpectrumMode::complex || mode == SpectrumMode::angle || mode == SpectrumMode::phase;
+  }
   // Throws UsageError when a value is out of its range, naming the setting through `name`
   // (the field's name by default; "--nperseg" on the command line).
   void validate(const KeyNamer& name = plain_key_names()) const;
