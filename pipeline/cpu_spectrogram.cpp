@@ -174,7 +174,8 @@ struct CpuSpectrogram::Impl {
   std::size_t channel_offset = 0;
   std::size_t hop = 0;
   std::size_t columns = 0;
-  std::size_t row_floats = 0;  // columns, twice that for complex rows
+  ColumnRange kept;            // the columns that the rows keep (frequency_range)
+  std::size_t row_floats = 0;  // kept columns, twice that for complex rows
   bool complex_input = false;
   std::vector<float> window;       // nperseg
   std::vector<float> final_scale;  // columns: scaling, one-sided doubling, 1/K for mean
@@ -225,7 +226,8 @@ struct CpuSpectrogram::Impl {
     channel_offset = params.channel * sample_bytes;
     hop = params.hop();
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
-    row_floats = params.mode == SpectrumMode::complex ? 2 * columns : columns;
+    kept = spectrogram_column_range(stream, params, name);
+    row_floats = params.mode == SpectrumMode::complex ? 2 * kept.count : kept.count;
 
     make_tables();
     layout = spectrogram_layout(stream, params);
@@ -417,11 +419,14 @@ struct CpuSpectrogram::Impl {
     }
   }
 
+  // The kept columns of a row, from `acc` (all columns).
   void finish_row(const float* acc, float* row) const {
-    const float* scale = final_scale.data();
+    const float* scale = final_scale.data() + kept.first;
+    const std::size_t n = kept.count;
     switch (params.mode) {
       case SpectrumMode::complex:
-        for (std::size_t k = 0; k < columns; ++k) {
+        acc += 2 * kept.first;
+        for (std::size_t k = 0; k < n; ++k) {
           row[2 * k] = acc[2 * k] * scale[k];
           row[2 * k + 1] = acc[2 * k + 1] * scale[k];
         }
@@ -429,14 +434,16 @@ struct CpuSpectrogram::Impl {
       case SpectrumMode::angle:
       case SpectrumMode::phase:
         // A positive scale changes no angle.
-        for (std::size_t k = 0; k < columns; ++k) row[k] = std::atan2(acc[2 * k + 1], acc[2 * k]);
-        if (params.mode == SpectrumMode::phase) unwrap_in_place(row, columns);
+        acc += 2 * kept.first;
+        for (std::size_t k = 0; k < n; ++k) row[k] = std::atan2(acc[2 * k + 1], acc[2 * k]);
+        if (params.mode == SpectrumMode::phase) unwrap_in_place(row, n);
         return;
       case SpectrumMode::psd:
       case SpectrumMode::magnitude: break;
     }
-    for (std::size_t k = 0; k < columns; ++k) row[k] = acc[k] * scale[k];
-    if (params.decibels) decibels_in_place(row, columns, decibel_multiplier, decibel_floor);
+    acc += kept.first;
+    for (std::size_t k = 0; k < n; ++k) row[k] = acc[k] * scale[k];
+    if (params.decibels) decibels_in_place(row, n, decibel_multiplier, decibel_floor);
   }
 
   // ---- 4. Impl: one block ----------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,9 @@ const std::vector<Setting>& spectrogram_settings() {
                      "(angle unwrapped along frequency); complex, angle and phase: CPU backend, no db, no average"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
       text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
+      text_setting("frequency_range", "", "LO:HI",
+                   "keep only the bins from LO to HI Hz (baseband, as the rows' frequencies; within the input's "
+                   "band; CPU backend only)"),
       integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
       choice_setting("integer_scale", "unit", {"unit", "raw"},
                      "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
@@ -94,6 +98,17 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
     else if (kind == "max") p.average_kind = AverageKind::max;
     else throw UsageError(values.name("average") + ": '" + printable(average) + "': the kind must be mean or max");
   }
+  if (const std::string& range = values.text("frequency_range"); !range.empty()) {
+    const std::size_t colon = range.find(':');
+    const std::optional<double> low = colon == std::string::npos ? std::nullopt : parse_number(range.substr(0, colon));
+    const std::optional<double> high = colon == std::string::npos ? std::nullopt : parse_number(range.substr(colon + 1));
+    if (!low || !high)
+      throw UsageError(values.name("frequency_range") + " '" + printable(range) +
+                       "': expected LO:HI in Hz, e.g. 0:4000 or -100e3:100e3");
+    if (!(*low < *high))
+      throw UsageError(values.name("frequency_range") + " '" + printable(range) + "': LO must be less than HI");
+    p.frequency_range = std::make_pair(*low, *high);
+  }
   p.channel = static_cast<unsigned>(values.integer("channel"));
   p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
   p.validate(values.namer());
@@ -115,6 +130,8 @@ nlohmann::json parameters_object(const SpectrogramParams& p) {
       {"decibels", p.decibels},
       {"average", p.average},
       {"average_kind", to_string(p.average_kind)},
+      {"frequency_range", p.frequency_range ? nlohmann::json::array({p.frequency_range->first, p.frequency_range->second})
+                                            : nlohmann::json(nullptr)},
       {"channel", p.channel},
       {"integer_scale", p.integer_scale == IntegerScale::unit ? "unit" : "raw"},
   };
@@ -139,6 +156,47 @@ std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std:
   return (frames + params.average - 1) / params.average;
 }
 
+namespace {
+
+// numpy's rfftfreq / fftfreq (centred for complex input) of column j.
+double bin_frequency(bool complex_input, std::size_t nfft, double bin_width, std::size_t j) {
+  const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
+                                   : static_cast<std::int64_t>(j);
+  return static_cast<double>(index) * bin_width;
+}
+
+}  // namespace
+
+ColumnRange spectrogram_column_range(const StreamInfo& stream, const SpectrogramParams& params, const KeyNamer& name) {
+  const bool complex_input = is_complex(stream.format);
+  const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+  if (!params.frequency_range) return {0, columns};
+  const double fs = stream.sample_rate;
+  const double bin_width = 1.0 / (static_cast<double>(params.nfft) * (1.0 / fs));
+  const auto [low, high] = *params.frequency_range;
+  const double band_low = complex_input ? -fs / 2 : 0.0;
+  const double band_high = fs / 2;
+  auto hz = [](double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  const std::string range = name("frequency_range") + " " + hz(low) + ":" + hz(high);
+  if (low < band_low || high > band_high)
+    throw UsageError(range + " leaves the input's band, " + hz(band_low) + " to " + hz(band_high) + " Hz (" +
+                     (complex_input ? "complex" : "real") + " input at " + hz(fs) + " Hz; frequencies are baseband)");
+  ColumnRange kept{columns, 0};
+  for (std::size_t j = 0; j < columns; ++j) {
+    const double f = bin_frequency(complex_input, params.nfft, bin_width, j);
+    if (f < low || f > high) continue;
+    if (kept.count == 0) kept.first = j;
+    ++kept.count;
+  }
+  if (kept.count == 0)
+    throw UsageError(range + " holds no frequency bin (bins are " + hz(bin_width) + " Hz apart)");
+  return kept;
+}
+
 SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& params) {
   SpectrumLayout layout;
   const bool complex_input = is_complex(stream.format);
@@ -147,13 +205,10 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   const std::size_t columns = complex_input ? nfft : nfft / 2 + 1;
   // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
   const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
-  layout.columns = columns;
-  layout.frequencies.resize(columns);
-  for (std::size_t j = 0; j < columns; ++j) {
-    const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
-                                     : static_cast<std::int64_t>(j);
-    layout.frequencies[j] = static_cast<double>(index) * bin_width;
-  }
+  const ColumnRange kept = spectrogram_column_range(stream, params);
+  layout.columns = kept.count;
+  layout.frequencies.resize(kept.count);
+  for (std::size_t j = 0; j < kept.count; ++j) layout.frequencies[j] = bin_frequency(complex_input, nfft, bin_width, kept.first + j);
   // scipy's t: frame centres (nperseg/2 + f·hop)/fs; an averaged row sits at the mean of its
   // frames' centres.
   const double k = static_cast<double>(params.average);
@@ -253,9 +308,10 @@ std::string to_string(AverageKind a) {
   return "?";
 }
 
-std::string spectrogram_cpu_only_setting(const SpectrogramParams& params) {
-  if (params.detrend == Detrend::linear) return "detrend linear";
-  if (params.keeps_phase()) return "mode " + to_string(params.mode);
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name) {
+  if (params.detrend == Detrend::linear) return name("detrend") + " linear";
+  if (params.keeps_phase()) return name("mode") + " " + to_string(params.mode);
+  if (params.frequency_range) return name("frequency_range");
   return "";
 }
 

@@ -16,6 +16,8 @@
 //   decibels   output 10·log10 of power (20·log10 of magnitude), floored at kDecibelFloor
 //   average    K >= 1 consecutive frames per output row, by mean or max (peak hold);
 //              trailing frames that do not fill K are not output and are counted
+//   frequency_range  LO:HI, Hz (baseband, as the rows' frequencies): only the bins from LO to
+//              HI are output; within the input's band; the CPU backend only
 //   channel    which channel of a multi-channel stream to analyse, 0-based
 //   integer_scale  unit (integers scaled to [-1, 1)) or raw (stored values), see format.hpp
 //
@@ -24,7 +26,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format.hpp"
@@ -55,6 +59,7 @@ struct SpectrogramParams {
   bool decibels = false;
   std::size_t average = 1;
   AverageKind average_kind = AverageKind::mean;
+  std::optional<std::pair<double, double>> frequency_range;  // Hz, low < high; none: every bin
   unsigned channel = 0;
   IntegerScale integer_scale = IntegerScale::unit;
 
@@ -75,9 +80,20 @@ const std::vector<Setting>& spectrogram_settings();
 // nperseg); throws UsageError naming the setting as `values` was written.
 SpectrogramParams spectrogram_params_from(const SettingValues& values);
 
-// The first setting of `params` that only the CPU backend computes ("detrend linear"), or "";
-// the GPU backends refuse such parameters and automatic falls back to the CPU.
-std::string spectrogram_cpu_only_setting(const SpectrogramParams& params);
+// The first setting of `params` that only the CPU backend computes ("detrend linear", "mode
+// complex", "frequency_range", named through `name`), or ""; the GPU backends refuse such
+// parameters and automatic falls back to the CPU.
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name = plain_key_names());
+
+// The columns of the spectrum that the rows keep: all of them, or those of --frequency-range.
+struct ColumnRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+// Throws UsageError naming frequency_range through `name` when the range leaves the band of
+// `stream` (real input: 0 to fs/2, complex: -fs/2 to fs/2) or holds no bin.
+ColumnRange spectrogram_column_range(const StreamInfo& stream, const SpectrogramParams& params,
+                                     const KeyNamer& name = plain_key_names());
 
 // What every spectrogram stage (CPU or GPU) reports: samples in, rows out, and the frames, the
 // trailing frames that fill no complete average and the tail, which follow from the samples taken

@@ -252,6 +252,50 @@ class SpectrogramVsScipy(TempDirTestCase):
         self.assertEqual(rows.dtype, np.complex64)
         self.assertEqual(meta["quantity"], "complex_density")
 
+    def test_frequency_range_keeps_the_bins_inside_it(self):
+        from prism_test_util import BACKEND
+        if BACKEND in ("cuda", "cufft"):
+            proc = run_prism("spectrogram", "gen:duration=0.1", "-o", self.path("x.npy"),
+                             "--frequency-range", "0:1000", "-q")
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--frequency-range", proc.stderr)
+            return
+        n = 20000
+        for complex_input, lo, hi in ((False, 1000.0, 3000.0), (True, -2500.0, 100.0),
+                                      (False, 0.0, 4000.0)):
+            with self.subTest(complex_input=complex_input, lo=lo, hi=hi):
+                x = self.rng.standard_normal(n) + (1j * self.rng.standard_normal(n) if complex_input else 0)
+                f, _, sxx = scipy.signal.spectrogram(
+                    x.astype(np.complex64 if complex_input else np.float32), fs=8000.0,
+                    window="hann", nperseg=256, return_onesided=not complex_input)
+                ref = np.fft.fftshift(sxx.T, axes=1) if complex_input else sxx.T
+                f = np.fft.fftshift(f) if complex_input else f
+                keep = (f >= lo) & (f <= hi)
+                if complex_input:
+                    inp = [self.path("r.cf32"), "--format", "cf32", "--rate", "8000"]
+                    x.astype(np.complex64).tofile(inp[0])
+                else:
+                    inp = [self.path("r.f32"), "--format", "f32", "--rate", "8000"]
+                    x.astype(np.float32).tofile(inp[0])
+                out = self.path("range.npy")
+                run_prism("spectrogram", *inp, "-o", out, "-o", self.path("range.png"), "--window", "hann",
+                          "--nperseg", 256, f"--frequency-range={lo:g}:{hi:g}", "-q", check=0)
+                rows, meta = load_npy_with_sidecar(out)
+                self.assertEqual(rows.shape, ref[:, keep].shape)
+                self.assertLessEqual(rel_l2(rows, ref[:, keep]), 1e-5)
+                np.testing.assert_allclose(meta["frequencies"], f[keep], rtol=1e-9)
+                self.assertEqual(meta["parameters"]["frequency_range"], [lo, hi])
+        bad = [("3000:1000", "LO must be less than HI"), ("0:4001", "leaves the input's band"),
+               ("-1:100", "leaves the input's band"), ("100.1:100.2", "holds no frequency bin"),
+               ("1k", "expected LO:HI")]
+        for text, reason in bad:
+            with self.subTest(range=text):
+                proc = run_prism("spectrogram", "gen:rate=8000,duration=0.5", "-o", self.path("bad.npy"),
+                                 f"--frequency-range={text}", "-q")
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("--frequency-range", proc.stderr)
+                self.assertIn(reason, proc.stderr)
+
     def test_averaging_mean_and_max(self):
         fs = 8000.0
         x = self.rng.uniform(-0.5, 0.5, 30000)
