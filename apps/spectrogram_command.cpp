@@ -149,6 +149,7 @@ Runner add_spectrogram_command(CLI::App& app) {
   o->settings = std::make_unique<SettingOptions>(*cmd, spectrogram_settings(), "Spectrogram (scipy.signal.spectrogram)");
   add_run_options(*cmd, o->run, "65536, less for a huge --nfft");
   add_input_options(*cmd, o->raw);
+  add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
   add_batch_options(*cmd, o->batch);
   return [o] { return run_spectrogram(*o); };

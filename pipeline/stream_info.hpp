@@ -18,6 +18,9 @@ struct StreamInfo {
   std::string start_time;          // ISO 8601 (UTC) when the source knows it, else empty
   std::optional<std::uint64_t> length;  // samples per channel, when known in advance
   bool live = false;               // a live source never waits for a free block
+  // Index in the recording of the stream's first sample (--start): times downstream count from
+  // the recording's start, so that a part of a file keeps the file's time axis.
+  std::uint64_t first_sample = 0;
 
   // Bytes of one sample of every channel (one "frame" of interleaved data).
   std::size_t frame_bytes() const { return sample_bytes(format) * channels; }
