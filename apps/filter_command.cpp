@@ -75,6 +75,7 @@ Runner add_filter_command(CLI::App& app) {
   o->settings = std::make_unique<SettingOptions>(*cmd, find_stage_kind("fir")->settings, "Filter (scipy.signal.firwin)");
   add_run_options(*cmd, o->run);
   add_input_options(*cmd, o->raw);
+  add_start_option(*cmd, o->raw, "Input");
   return [o] { return run_filter(*o); };
 }
 

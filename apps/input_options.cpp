@@ -2,12 +2,17 @@
 #include "apps/input_options.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
+#include <vector>
 
 #include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
+#include "pipeline/settings.hpp"
 
 namespace prism::app {
 
@@ -27,6 +32,15 @@ void add_input_options(CLI::App& cmd, InputOptions& o, const std::string& group)
                "header says) instead of reading its whole samples with a warning")
       ->group(group);
   add_sdr_options(cmd, o);
+}
+
+void add_start_option(CLI::App& cmd, InputOptions& o, const std::string& group) {
+  cmd.add_option("--start", o.start,
+                 "Where to begin in the input: seconds (2.5) or, with a trailing s, samples (48000s), as sox's trim; "
+                 "files seek there, pipes and the generator skip to it, live inputs refuse it; times in the outputs "
+                 "keep counting from the input's start")
+      ->type_name("T|Ns")
+      ->group(group);
 }
 
 void add_sdr_options(CLI::App& cmd, InputOptions& o) {
@@ -72,6 +86,113 @@ SourceOptions to_source_options(const InputOptions& o) {
   return options;
 }
 
+namespace {
+
+// The longest --start in seconds: a year, as --duration.
+constexpr double kMaxStartSeconds = 366.0 * 24 * 3600;
+
+// The sample --start names at `sample_rate`: "48000s" counts samples, "2.5" seconds (rounded
+// to the nearest sample).
+std::uint64_t start_sample(const std::string& text, double sample_rate) {
+  const std::string expected = "--start '" + printable(text) +
+                               "': expected seconds (2.5) or samples with a trailing s (48000s), 0 or more";
+  if (!text.empty() && text.back() == 's') {
+    const std::optional<std::int64_t> samples = parse_integer(text.substr(0, text.size() - 1));
+    if (!samples || *samples < 0) throw UsageError(expected);
+    return static_cast<std::uint64_t>(*samples);
+  }
+  const std::optional<double> seconds = parse_number(text);
+  if (!seconds || !(*seconds >= 0)) throw UsageError(expected);
+  if (*seconds > kMaxStartSeconds) throw UsageError(expected + ", at most a year (31622400)");
+  return static_cast<std::uint64_t>(std::llround(*seconds * sample_rate));
+}
+
+// A source that begins at a later sample of another: what it says of itself follows (length,
+// first sample); reads, interrupts and counts are the other's.
+class StartedSource final : public Source {
+ public:
+  StartedSource(std::unique_ptr<Source> inner, std::uint64_t start) : inner_(std::move(inner)), info_(inner_->info()) {
+    info_.first_sample += start;
+    if (info_.length) *info_.length -= start;
+  }
+  const StreamInfo& info() const override { return info_; }
+  bool delivers_once() const override { return inner_->delivers_once(); }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override { return inner_->read(dst, max_samples); }
+  void interrupt() override { inner_->interrupt(); }
+  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
+  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::unique_ptr<Source> inner_;
+  StreamInfo info_;
+};
+
+// A stream of unknown length (stdin, a live input) that ends before its first sample fails as an
+// empty file does, naming the input, rather than giving empty outputs and exit 0. Ctrl-C before
+// the first sample stays an interruption.
+class NonEmptySource final : public Source {
+ public:
+  explicit NonEmptySource(std::unique_ptr<Source> inner) : inner_(std::move(inner)) {}
+  const StreamInfo& info() const override { return inner_->info(); }
+  PortDescription output() const override { return inner_->output(); }
+  bool delivers_once() const override { return inner_->delivers_once(); }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override {
+    const std::size_t n = inner_->read(dst, max_samples);
+    if (n > 0) delivered_ = true;
+    if (n == 0 && max_samples > 0 && !delivered_ && !interrupted_.load(std::memory_order_relaxed))
+      throw std::runtime_error("no samples (the input ended before its first sample)");  // the run names the input
+    return n;
+  }
+  void interrupt() override {
+    interrupted_.store(true, std::memory_order_relaxed);
+    inner_->interrupt();
+  }
+  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
+  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::unique_ptr<Source> inner_;
+  bool delivered_ = false;
+  std::atomic<bool> interrupted_{false};
+};
+
+// Moves `source` to `start`: a seek where it can, else reads up to it; the samples it got.
+std::uint64_t skip_to(Source& source, std::uint64_t start) {
+  if (source.start_at(start)) return start;
+  const std::size_t frame = source.info().frame_bytes();
+  const std::size_t chunk = std::max<std::size_t>((std::size_t{1} << 20) / frame, 1);
+  std::vector<std::byte> discarded(chunk * frame);
+  std::uint64_t skipped = 0;
+  while (skipped < start) {
+    const std::size_t n = source.read(discarded.data(), static_cast<std::size_t>(std::min<std::uint64_t>(chunk, start - skipped)));
+    if (n == 0) break;
+    skipped += n;
+  }
+  return skipped;
+}
+
+// `source` from --start `start` on (see open_input).
+std::unique_ptr<Source> start_later(std::unique_ptr<Source> source, const std::string& input, const std::string& text) {
+  const StreamInfo& info = source->info();
+  if (info.live || source->output().kind != PortKind::samples)
+    throw UsageError("--start: " + printable(input) + " is a live input, which begins when it is opened (--duration "
+                     "sets how much of it to take)");
+  const std::uint64_t start = start_sample(text, info.sample_rate);
+  if (start == 0) return source;
+  if (info.length && start >= *info.length)
+    throw UsageError("--start " + printable(text) + " (sample " + std::to_string(start) + ") is at or past the end of " +
+                     printable(input) + ", which holds " + std::to_string(*info.length) + " samples");
+  const std::uint64_t skipped = skip_to(*source, start);
+  if (skipped < start)
+    throw InputError(input, "ended after " + std::to_string(skipped) + " samples, before --start " + printable(text) +
+                                " (sample " + std::to_string(start) + ")");
+  return std::make_unique<StartedSource>(std::move(source), start);
+}
+
+}  // namespace
+
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options) {
   return open_input(input, to_source_options(options));
 }
@@ -79,6 +200,8 @@ std::unique_ptr<Source> open_input(const std::string& input, const InputOptions&
 std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options) {
   std::unique_ptr<Source> source = open_source(input, options);
   if (source->info().length == std::optional<std::uint64_t>{0}) throw InputError(input, "no samples (empty input)");
+  if (!options.start.empty()) source = start_later(std::move(source), input, options.start);
+  if (!source->info().length) source = std::make_unique<NonEmptySource>(std::move(source));
   return source;
 }
 

@@ -24,11 +24,15 @@ struct InputOptions {
   std::size_t sdr_channel = 0;
   std::string sdr_stream_args;
   bool strict = false;  // refuse recordings cut short instead of reading their whole samples
+  std::string start;    // --start: seconds ("2.5") or samples ("48000s"); empty: the beginning
 };
 
 // Registers --format, --rate, --channels, --center-freq (alias --center-frequency) and --strict on `cmd`
 // in the option group `group`, and the SDR options (add_sdr_options).
 void add_input_options(CLI::App& cmd, InputOptions& options, const std::string& group = "Raw input");
+
+// Registers --start (where open_input begins reading) in the option group `group`.
+void add_start_option(CLI::App& cmd, InputOptions& options, const std::string& group);
 
 // Registers --gain, --antenna, --sdr-channel and --sdr-stream-args in the group "SDR input".
 void add_sdr_options(CLI::App& cmd, InputOptions& options);
@@ -44,7 +48,11 @@ SourceOptions to_source_options(const InputOptions& options);
 
 // Opens `input` for a command that processes its samples: an input known to hold no samples
 // (an empty raw file, a sound file or SigMF recording without data) is refused with InputError
-// naming it, as a 0-byte sound file is, whatever its format.
+// naming it, as a 0-byte sound file is, whatever its format; one of unknown length (stdin, a
+// live input) that ends before its first sample fails the run the same way. With --start the source begins
+// there: files seek, streams and the generator read and discard up to it, live inputs refuse
+// it (UsageError); its StreamInfo says the first sample (times keep the recording's axis) and
+// the length left.
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options);
 std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options);
 

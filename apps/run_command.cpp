@@ -5,8 +5,11 @@
 //
 // The stages after INPUT feed every -o; each -o branches off their end. Stage specs name a stage
 // of the registry (prism stages) and its settings; outputs are chosen by extension.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "apps/run_graph.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/graph.hpp"
+#include "pipeline/settings.hpp"
 #include "pipeline/stage_registry.hpp"
 #include "sinks/open_sink.hpp"
 #include "sources/open_source.hpp"
@@ -58,11 +62,29 @@ std::vector<std::string> split_chain(const std::vector<std::string>& words, cons
   return parts;
 }
 
-// Adds the stages of `specs` after `from`; returns the last node.
+// As prism spectrogram and scipy: a spectrogram whose nperseg is longer than the `samples` it
+// will be given (known when it reads the input itself) shrinks to them, with a warning.
+void shrink_segment_to_input(StageSpec& spec, std::optional<std::uint64_t> samples) {
+  if (spec.name != "spectrogram" || !samples || *samples == 0) return;
+  const auto given = spec.settings.find("nperseg");
+  const std::optional<std::int64_t> nperseg =
+      given == spec.settings.end() ? std::optional<std::int64_t>{256} : parse_integer(given->second);
+  if (!nperseg || *nperseg <= 0 || static_cast<std::uint64_t>(*nperseg) <= *samples) return;  // checked by the stage
+  std::fprintf(stderr, "prism: warning: spectrogram: nperseg %lld is longer than the input (%llu samples); using "
+                 "nperseg %llu, as scipy does\n", static_cast<long long>(*nperseg),
+                 static_cast<unsigned long long>(*samples), static_cast<unsigned long long>(*samples));
+  spec.settings["nperseg"] = std::to_string(*samples);
+}
+
+// Adds the stages of `specs` after `from`; returns the last node. `input_samples`: what the
+// first of them gets when `from` is the input and its length is known.
 Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::string>& specs, std::size_t count,
-                       const StageEnvironment& environment, bool quiet) {
+                       const StageEnvironment& environment, bool quiet,
+                       std::optional<std::uint64_t> input_samples = std::nullopt) {
   for (std::size_t i = 0; i < count; ++i) {
-    MadeStage made = make_stage(parse_stage_spec(specs[i]), environment);
+    StageSpec spec = parse_stage_spec(specs[i]);
+    if (i == 0) shrink_segment_to_input(spec, input_samples);
+    MadeStage made = make_stage(spec, environment);
     if (!made.note.empty() && !quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
     const Graph::Node node = graph.add_stage(std::move(made.stage));
     graph.connect(from, node);
@@ -87,9 +109,13 @@ int run_chain(const RunCommandOptions& o) {
   sinks.input_label = source->describe();
   check_image_options_suit(sinks, main.front(), source->info());
   const double rate = source->info().sample_rate;
+  std::optional<std::uint64_t> input_samples = source->info().length;
+  if (const std::optional<std::uint64_t> limit = run_config(o.run, 1, rate).max_samples)
+    input_samples = input_samples ? std::min(*input_samples, *limit) : limit;
   const Graph::Node in = graph.add_source(std::move(source));
   const Graph::Node trunk = add_stages(graph, in, std::vector<std::string>(main.begin() + 1, main.end()),
-                                       main.size() - 1, environment, o.run.quiet);
+                                       main.size() - 1, environment, o.run.quiet, input_samples);
+  const bool trunk_is_input = main.size() == 1;
   for (const std::string& output : o.outputs) {
     const std::vector<std::string> branch = split_chain({output}, "-o");
     const std::string& path = branch.back();
@@ -100,7 +126,8 @@ int run_chain(const RunCommandOptions& o) {
       if (!names_a_stage(branch[i]) && names_an_output(branch[i]) && branch[i].find('.') != std::string::npos)
         throw UsageError("-o '" + printable(output) + "': '" + printable(branch[i]) +
                          "' is an output; an output (a file or audio:) must come last");
-    const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, o.run.quiet);
+    const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, o.run.quiet,
+                                       trunk_is_input ? input_samples : std::nullopt);
     graph.connect(end, graph.add_sink(open_sink(path, sinks)));
   }
   return run_and_report(graph, run_config(o.run, std::size_t{1} << 16, rate), o.run);
@@ -128,6 +155,7 @@ Runner add_run_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->outputs, "[STAGE[:KEY=VALUE,...] !]... OUTPUT (repeat to branch)");
   add_run_options(*cmd, o->run);
   add_input_options(*cmd, o->raw);
+  add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
   return [o] { return run_chain(*o); };
 }

@@ -52,7 +52,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->group(group);
   finite_number_in(cmd.add_option("--duration", o.duration,
                                    "Seconds of input to take, then stop (a capture of that length from a live input; "
-                                   "the start of a file) [default: all]"),
+                                   "of a file, from --start) [default: all]"),
                    0.0, kMaxSeconds, true)
       ->group(group);
   finite_number_in(cmd.add_option("--stall-timeout", o.stall_timeout,

@@ -18,6 +18,7 @@
 #include "pipeline/spectrogram_params.hpp"
 #include "pipeline/stage_registry.hpp"
 #include "sinks/open_sink.hpp"
+#include "sinks/png_sink.hpp"
 #include "sources/open_source.hpp"
 
 namespace prism::app {
@@ -85,6 +86,9 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
   graph.connect(in, spectrogram);
   for (const std::string& path : outputs) {
     std::unique_ptr<Sink> sink = open_sink(path, sinks);
+    if (params.keeps_phase() && dynamic_cast<PngSink*>(sink.get()) != nullptr)
+      throw UsageError("-o " + path + ": a PNG shows power or magnitude; " + settings.name("mode") + " " +
+                       to_string(params.mode) + " rows go to .npy outputs");
     if (!sink->accepts(PortKind::rows))
       throw UsageError(path + ": spectrogram outputs are " + row_outputs_help());
     graph.connect(spectrogram, graph.add_sink(std::move(sink)));
@@ -148,6 +152,7 @@ Runner add_spectrogram_command(CLI::App& app) {
   o->settings = std::make_unique<SettingOptions>(*cmd, spectrogram_settings(), "Spectrogram (scipy.signal.spectrogram)");
   add_run_options(*cmd, o->run, "65536, less for a huge --nfft");
   add_input_options(*cmd, o->raw);
+  add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
   add_batch_options(*cmd, o->batch);
   return [o] { return run_spectrogram(*o); };

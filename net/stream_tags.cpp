@@ -19,6 +19,10 @@ constexpr std::pair<SpectrumQuantity, const char*> kQuantities[] = {
     {SpectrumQuantity::power_spectrum, "power_spectrum"},
     {SpectrumQuantity::magnitude_density, "magnitude_density"},
     {SpectrumQuantity::magnitude_spectrum, "magnitude_spectrum"},
+    {SpectrumQuantity::complex_density, "complex_density"},
+    {SpectrumQuantity::complex_spectrum, "complex_spectrum"},
+    {SpectrumQuantity::angle, "angle"},
+    {SpectrumQuantity::phase, "phase"},
 };
 
 StreamTag tag(std::uint64_t offset, const char* key, Pmt value) {

@@ -149,7 +149,7 @@ struct CpuSpectrogram::Impl {
   struct Scratch {
     std::unique_ptr<float[], AlignedFree> frame;     // nfft·components; zero beyond nperseg
     std::unique_ptr<float[], AlignedFree> spectrum;  // the FFT's output
-    std::unique_ptr<float[], AlignedFree> acc;       // one row of linear values
+    std::unique_ptr<float[], AlignedFree> acc;       // one row of linear (or complex) values
     std::unique_ptr<std::byte[], AlignedFree> native;  // one frame of one channel, packed
   };
 
@@ -174,6 +174,8 @@ struct CpuSpectrogram::Impl {
   std::size_t channel_offset = 0;
   std::size_t hop = 0;
   std::size_t columns = 0;
+  ColumnRange kept;            // the columns that the rows keep (frequency_range)
+  std::size_t row_floats = 0;  // kept columns, twice that for complex rows
   bool complex_input = false;
   std::vector<float> window;       // nperseg
   std::vector<float> final_scale;  // columns: scaling, one-sided doubling, 1/K for mean
@@ -224,6 +226,8 @@ struct CpuSpectrogram::Impl {
     channel_offset = params.channel * sample_bytes;
     hop = params.hop();
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+    kept = spectrogram_column_range(stream, params, name);
+    row_floats = params.mode == SpectrumMode::complex ? 2 * kept.count : kept.count;
 
     make_tables();
     layout = spectrogram_layout(stream, params);
@@ -246,7 +250,7 @@ struct CpuSpectrogram::Impl {
     for (Scratch& s : scratch) {
       s.frame = aligned_zeroed<float>(params.nfft * components);
       s.spectrum = aligned_zeroed<float>(2 * fft::output_row_elements(spec));
-      s.acc = aligned_zeroed<float>(columns);
+      s.acc = aligned_zeroed<float>(2 * columns);
       s.native = aligned_zeroed<std::byte>(params.nperseg * sample_bytes);
     }
     for (unsigned i = 1; i < thread_count; ++i)
@@ -377,9 +381,17 @@ struct CpuSpectrogram::Impl {
     load_frame(frame, s);
     detrend_and_window(s.frame.get());
     plan->execute(s.frame.get(), s.spectrum.get(), 1);
-    const DetectFunction detect_into = first_of_group ? detect_first : detect_more;
     const float* spectrum = s.spectrum.get();
     float* acc = s.acc.get();
+    if (params.keeps_phase()) {
+      // X itself (a group is one frame), centred for complex input as below.
+      const std::size_t negative = complex_input ? params.nfft / 2 : 0;
+      const std::size_t first_bin = complex_input ? params.nfft - negative : 0;
+      std::memcpy(acc, spectrum + 2 * first_bin, 2 * negative * sizeof(float));
+      std::memcpy(acc + 2 * negative, spectrum, 2 * (columns - negative) * sizeof(float));
+      return;
+    }
+    const DetectFunction detect_into = first_of_group ? detect_first : detect_more;
     if (complex_input) {
       // fftshift: column j holds bin (j - nfft/2) mod nfft.
       const std::size_t nfft = params.nfft;
@@ -391,10 +403,47 @@ struct CpuSpectrogram::Impl {
     }
   }
 
+  // np.unwrap along the row: each step between neighbours taken into (-π, π], the corrections
+  // summed in double from the first column on.
+  static void unwrap_in_place(float* angles, std::size_t n) {
+    constexpr double kPi = 3.14159265358979323846;
+    double correction = 0.0;
+    for (std::size_t k = 1; k < n; ++k) {
+      const double step = static_cast<double>(angles[k]) - static_cast<double>(angles[k - 1] - correction);
+      double wrapped = std::fmod(step + kPi, 2.0 * kPi);
+      if (wrapped < 0) wrapped += 2.0 * kPi;
+      wrapped -= kPi;
+      if (wrapped == -kPi && step > 0) wrapped = kPi;
+      if (std::abs(step) >= kPi) correction += wrapped - step;
+      angles[k] = static_cast<float>(static_cast<double>(angles[k]) + correction);
+    }
+  }
+
+  // The kept columns of a row, from `acc` (all columns).
   void finish_row(const float* acc, float* row) const {
-    const float* scale = final_scale.data();
-    for (std::size_t k = 0; k < columns; ++k) row[k] = acc[k] * scale[k];
-    if (params.decibels) decibels_in_place(row, columns, decibel_multiplier, decibel_floor);
+    const float* scale = final_scale.data() + kept.first;
+    const std::size_t n = kept.count;
+    switch (params.mode) {
+      case SpectrumMode::complex:
+        acc += 2 * kept.first;
+        for (std::size_t k = 0; k < n; ++k) {
+          row[2 * k] = acc[2 * k] * scale[k];
+          row[2 * k + 1] = acc[2 * k + 1] * scale[k];
+        }
+        return;
+      case SpectrumMode::angle:
+      case SpectrumMode::phase:
+        // A positive scale changes no angle.
+        acc += 2 * kept.first;
+        for (std::size_t k = 0; k < n; ++k) row[k] = std::atan2(acc[2 * k + 1], acc[2 * k]);
+        if (params.mode == SpectrumMode::phase) unwrap_in_place(row, n);
+        return;
+      case SpectrumMode::psd:
+      case SpectrumMode::magnitude: break;
+    }
+    acc += kept.first;
+    for (std::size_t k = 0; k < n; ++k) row[k] = acc[k] * scale[k];
+    if (params.decibels) decibels_in_place(row, n, decibel_multiplier, decibel_floor);
   }
 
   // ---- 4. Impl: one block ----------------------------------------------------------------
@@ -409,7 +458,7 @@ struct CpuSpectrogram::Impl {
       std::memcpy(s.acc.get(), carry_in.get(), columns * sizeof(float));
     for (std::uint64_t f = first; f < end; ++f) compute_frame(f, f == group_first, s);
     if (end == group_end)
-      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * columns);
+      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * row_floats);
     else
       std::memcpy(carry_out.get(), s.acc.get(), columns * sizeof(float));
   }

@@ -23,7 +23,7 @@ PortDescription PortDescription::of_rows(const SpectrumLayout& layout) {
 }
 
 std::size_t PortDescription::item_bytes() const {
-  return kind == PortKind::samples ? samples.frame_bytes() : rows.columns * sizeof(float);
+  return kind == PortKind::samples ? samples.frame_bytes() : rows.row_bytes();
 }
 
 double PortDescription::item_rate() const {

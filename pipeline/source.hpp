@@ -34,6 +34,11 @@ class Source {
   // source: until its device delivers). Throws InputError (path and reason) on bad input.
   virtual std::size_t read(std::byte* dst, std::size_t max_samples) = 0;
 
+  // Moves to sample `sample` (per channel, from the start; below info().length) before the
+  // first read, without reading what lies before it. False when the source cannot (a stream, a
+  // device, the generator): the caller reads and discards instead.
+  virtual bool start_at(std::uint64_t /*sample*/) { return false; }
+
   // Asks a read() that is waiting (on a device or a pipe) to return soon; called from
   // another thread when the run stops. Sources whose reads never wait long ignore it.
   virtual void interrupt() {}

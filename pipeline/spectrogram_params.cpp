@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,11 @@ void SpectrogramParams::validate(const KeyNamer& name) const {
     throw UsageError(name("nfft") + " (" + std::to_string(nfft) + ") must be at least " + name("nperseg") + " (" +
                      std::to_string(nperseg) + ")");
   if (average < 1) throw UsageError(name("average") + " must be at least 1 (got " + std::to_string(average) + ")");
+  if (keeps_phase() && average > 1)
+    throw UsageError(name("mode") + " " + to_string(mode) + " cannot be averaged over frames (" + name("average") +
+                     " " + std::to_string(average) + ")");
+  if (keeps_phase() && decibels)
+    throw UsageError(name("mode") + " " + to_string(mode) + " has no dB form (" + name("db") + ")");
   if (const std::string problem = window_problem(window, nperseg, WindowSymmetry::periodic); !problem.empty())
     throw UsageError(name("window") + ": " + problem + " (" + name("nperseg") + " " + std::to_string(nperseg) + ")");
 }
@@ -55,9 +61,14 @@ const std::vector<Setting>& spectrogram_settings() {
                      "remove each segment's mean (constant), its least-squares line (linear; CPU backend "
                      "only) or nothing (none)"),
       choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
-      choice_setting("mode", "psd", {"psd", "magnitude"}, "psd (power) or magnitude (|X|)"),
+      choice_setting("mode", "psd", {"psd", "magnitude", "complex", "angle", "phase"},
+                     "psd (power), magnitude (|X|), complex (X, to .npy as complex64), angle (arg X, rad) or phase "
+                     "(angle unwrapped along frequency); complex, angle and phase: CPU backend, no db, no average"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
       text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
+      text_setting("frequency_range", "", "LO:HI",
+                   "keep only the bins from LO to HI Hz (baseband, as the rows' frequencies; within the input's "
+                   "band; CPU backend only)"),
       integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
       choice_setting("integer_scale", "unit", {"unit", "raw"},
                      "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
@@ -78,7 +89,12 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   const std::string detrend = values.text("detrend");
   p.detrend = detrend == "none" ? Detrend::none : detrend == "linear" ? Detrend::linear : Detrend::constant;
   p.scaling = values.text("scaling") == "spectrum" ? Scaling::spectrum : Scaling::density;
-  p.mode = values.text("mode") == "magnitude" ? SpectrumMode::magnitude : SpectrumMode::psd;
+  const std::string& mode = values.text("mode");
+  p.mode = mode == "magnitude" ? SpectrumMode::magnitude
+           : mode == "complex" ? SpectrumMode::complex
+           : mode == "angle"   ? SpectrumMode::angle
+           : mode == "phase"   ? SpectrumMode::phase
+                               : SpectrumMode::psd;
   p.decibels = values.flag("db");
   const std::string& average = values.text("average");
   const std::size_t colon = average.find(':');
@@ -92,6 +108,17 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
     if (kind == "mean") p.average_kind = AverageKind::mean;
     else if (kind == "max") p.average_kind = AverageKind::max;
     else throw UsageError(values.name("average") + ": '" + printable(average) + "': the kind must be mean or max");
+  }
+  if (const std::string& range = values.text("frequency_range"); !range.empty()) {
+    const std::size_t colon = range.find(':');
+    const std::optional<double> low = colon == std::string::npos ? std::nullopt : parse_number(range.substr(0, colon));
+    const std::optional<double> high = colon == std::string::npos ? std::nullopt : parse_number(range.substr(colon + 1));
+    if (!low || !high)
+      throw UsageError(values.name("frequency_range") + " '" + printable(range) +
+                       "': expected LO:HI in Hz, e.g. 0:4000 or -100e3:100e3");
+    if (!(*low < *high))
+      throw UsageError(values.name("frequency_range") + " '" + printable(range) + "': LO must be less than HI");
+    p.frequency_range = std::make_pair(*low, *high);
   }
   p.channel = static_cast<unsigned>(values.integer("channel"));
   p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
@@ -114,6 +141,8 @@ nlohmann::json parameters_object(const SpectrogramParams& p) {
       {"decibels", p.decibels},
       {"average", p.average},
       {"average_kind", to_string(p.average_kind)},
+      {"frequency_range", p.frequency_range ? nlohmann::json::array({p.frequency_range->first, p.frequency_range->second})
+                                            : nlohmann::json(nullptr)},
       {"channel", p.channel},
       {"integer_scale", p.integer_scale == IntegerScale::unit ? "unit" : "raw"},
   };
@@ -138,6 +167,48 @@ std::size_t spectrogram_max_rows_per_block(const SpectrogramParams& params, std:
   return (frames + params.average - 1) / params.average;
 }
 
+namespace {
+
+// numpy's rfftfreq / fftfreq (centred for complex input) of column j.
+double bin_frequency(bool complex_input, std::size_t nfft, double bin_width, std::size_t j) {
+  const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
+                                   : static_cast<std::int64_t>(j);
+  return static_cast<double>(index) * bin_width;
+}
+
+}  // namespace
+
+ColumnRange spectrogram_column_range(const StreamInfo& stream, const SpectrogramParams& given, const KeyNamer& name) {
+  const SpectrogramParams params = given.resolved();
+  const bool complex_input = is_complex(stream.format);
+  const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+  if (!params.frequency_range) return {0, columns};
+  const double fs = stream.sample_rate;
+  const double bin_width = 1.0 / (static_cast<double>(params.nfft) * (1.0 / fs));
+  const auto [low, high] = *params.frequency_range;
+  const double band_low = complex_input ? -fs / 2 : 0.0;
+  const double band_high = fs / 2;
+  auto hz = [](double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  const std::string range = name("frequency_range") + " " + hz(low) + ":" + hz(high);
+  if (low < band_low || high > band_high)
+    throw UsageError(range + " leaves the input's band, " + hz(band_low) + " to " + hz(band_high) + " Hz (" +
+                     (complex_input ? "complex" : "real") + " input at " + hz(fs) + " Hz; frequencies are baseband)");
+  ColumnRange kept{columns, 0};
+  for (std::size_t j = 0; j < columns; ++j) {
+    const double f = bin_frequency(complex_input, params.nfft, bin_width, j);
+    if (f < low || f > high) continue;
+    if (kept.count == 0) kept.first = j;
+    ++kept.count;
+  }
+  if (kept.count == 0)
+    throw UsageError(range + " holds no frequency bin (bins are " + hz(bin_width) + " Hz apart)");
+  return kept;
+}
+
 SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramParams& given) {
   const SpectrogramParams params = given.resolved();
   SpectrumLayout layout;
@@ -147,23 +218,32 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   const std::size_t columns = complex_input ? nfft : nfft / 2 + 1;
   // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
   const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
-  layout.columns = columns;
-  layout.frequencies.resize(columns);
-  for (std::size_t j = 0; j < columns; ++j) {
-    const auto index = complex_input ? static_cast<std::int64_t>(j) - static_cast<std::int64_t>(nfft / 2)
-                                     : static_cast<std::int64_t>(j);
-    layout.frequencies[j] = static_cast<double>(index) * bin_width;
-  }
+  const ColumnRange kept = spectrogram_column_range(stream, params);
+  layout.columns = kept.count;
+  layout.frequencies.resize(kept.count);
+  for (std::size_t j = 0; j < kept.count; ++j) layout.frequencies[j] = bin_frequency(complex_input, nfft, bin_width, kept.first + j);
   // scipy's t: frame centres (nperseg/2 + f·hop)/fs; an averaged row sits at the mean of its
   // frames' centres.
   const double k = static_cast<double>(params.average);
   const double h = static_cast<double>(params.hop());
-  layout.first_row_time = (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
+  layout.first_row_time =
+      (static_cast<double>(stream.first_sample) + static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
   layout.row_interval = k * h / fs;
-  const bool magnitude = params.mode == SpectrumMode::magnitude;
   const bool density = params.scaling == Scaling::density;
-  layout.quantity = magnitude ? (density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum)
-                              : (density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum);
+  switch (params.mode) {
+    case SpectrumMode::psd:
+      layout.quantity = density ? SpectrumQuantity::power_spectral_density : SpectrumQuantity::power_spectrum;
+      break;
+    case SpectrumMode::magnitude:
+      layout.quantity = density ? SpectrumQuantity::magnitude_density : SpectrumQuantity::magnitude_spectrum;
+      break;
+    case SpectrumMode::complex:
+      layout.quantity = density ? SpectrumQuantity::complex_density : SpectrumQuantity::complex_spectrum;
+      layout.complex_values = true;
+      break;
+    case SpectrumMode::angle: layout.quantity = SpectrumQuantity::angle; break;
+    case SpectrumMode::phase: layout.quantity = SpectrumQuantity::phase; break;
+  }
   layout.decibels = params.decibels;
   layout.stream = stream;
   nlohmann::json parameters = parameters_object(params);
@@ -186,7 +266,8 @@ std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const Spe
   }
   const double fs = stream.sample_rate;
   double scale = params.scaling == Scaling::density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
-  const bool magnitude = params.mode == SpectrumMode::magnitude;
+  // Every mode but psd scales X itself, by the root (scipy's mode 'stft'), and doubles nothing.
+  const bool magnitude = params.mode != SpectrumMode::psd;
   if (magnitude) scale = std::sqrt(scale);
   const double averaging =
       params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
@@ -227,6 +308,9 @@ std::string to_string(SpectrumMode m) {
   switch (m) {
     case SpectrumMode::psd: return "psd";
     case SpectrumMode::magnitude: return "magnitude";
+    case SpectrumMode::complex: return "complex";
+    case SpectrumMode::angle: return "angle";
+    case SpectrumMode::phase: return "phase";
   }
   return "?";
 }
@@ -239,8 +323,10 @@ std::string to_string(AverageKind a) {
   return "?";
 }
 
-std::string spectrogram_cpu_only_setting(const SpectrogramParams& params) {
-  if (params.detrend == Detrend::linear) return "detrend linear";
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name) {
+  if (params.detrend == Detrend::linear) return name("detrend") + " linear";
+  if (params.keeps_phase()) return name("mode") + " " + to_string(params.mode);
+  if (params.frequency_range) return name("frequency_range");
   return "";
 }
 

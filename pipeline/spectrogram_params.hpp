@@ -10,10 +10,14 @@
 //   detrend    none, constant (subtract each segment's mean) or linear (its least-squares
 //              line; the CPU backend only); default constant
 //   scaling    density (V²/Hz) or spectrum (V²); default density
-//   mode       psd (|X|²) or magnitude (|X|); default psd
+//   mode       psd (|X|²), magnitude (|X|), complex (X, scaled as magnitude), angle (arg X) or
+//              phase (arg X unwrapped along each row, in the rows' ascending-frequency order);
+//              default psd. complex, angle and phase: no dB, no averaging; the CPU backend only
 //   decibels   output 10·log10 of power (20·log10 of magnitude), floored at kDecibelFloor
 //   average    K >= 1 consecutive frames per output row, by mean or max (peak hold);
 //              trailing frames that do not fill K are not output and are counted
+//   frequency_range  LO:HI, Hz (baseband, as the rows' frequencies): only the bins from LO to
+//              HI are output; within the input's band; the CPU backend only
 //   channel    which channel of a multi-channel stream to analyse, 0-based
 //   integer_scale  unit (integers scaled to [-1, 1)) or raw (stored values), see format.hpp
 //
@@ -23,7 +27,9 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format.hpp"
@@ -37,7 +43,7 @@ namespace prism {
 
 enum class Detrend { none, constant, linear };
 enum class Scaling { density, spectrum };
-enum class SpectrumMode { psd, magnitude };
+enum class SpectrumMode { psd, magnitude, complex, angle, phase };
 enum class AverageKind { mean, max };
 
 // Power below this (1e-30, i.e. -300 dB) is shown as this, so that dB output stays finite.
@@ -57,6 +63,7 @@ struct SpectrogramParams {
   bool decibels = false;
   std::size_t average = 1;
   AverageKind average_kind = AverageKind::mean;
+  std::optional<std::pair<double, double>> frequency_range;  // Hz, low < high; none: every bin
   unsigned channel = 0;
   IntegerScale integer_scale = IntegerScale::unit;
 
@@ -64,6 +71,10 @@ struct SpectrogramParams {
   // CpuSpectrogram) and spectrogram_layout resolve what they are given.
   SpectrogramParams resolved() const;
   std::size_t hop() const { return nperseg - (noverlap == kUnset ? nperseg / 8 : noverlap); }
+  // Modes whose rows hold the complex values or their argument rather than a detected level.
+  bool keeps_phase() const {
+    return mode == SpectrumMode::complex || mode == SpectrumMode::angle || mode == SpectrumMode::phase;
+  }
   // Throws UsageError when a value is out of its range, naming the setting through `name`
   // (the field's name by default; "--nperseg" on the command line). Unset fields are checked
   // at their defaults.
@@ -77,9 +88,20 @@ const std::vector<Setting>& spectrogram_settings();
 // nperseg); throws UsageError naming the setting as `values` was written.
 SpectrogramParams spectrogram_params_from(const SettingValues& values);
 
-// The first setting of `params` that only the CPU backend computes ("detrend linear"), or "";
-// the GPU backends refuse such parameters and automatic falls back to the CPU.
-std::string spectrogram_cpu_only_setting(const SpectrogramParams& params);
+// The first setting of `params` that only the CPU backend computes ("detrend linear", "mode
+// complex", "frequency_range", named through `name`), or ""; the GPU backends refuse such
+// parameters and automatic falls back to the CPU.
+std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name = plain_key_names());
+
+// The columns of the spectrum that the rows keep: all of them, or those of --frequency-range.
+struct ColumnRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+// Throws UsageError naming frequency_range through `name` when the range leaves the band of
+// `stream` (real input: 0 to fs/2, complex: -fs/2 to fs/2) or holds no bin.
+ColumnRange spectrogram_column_range(const StreamInfo& stream, const SpectrogramParams& params,
+                                     const KeyNamer& name = plain_key_names());
 
 // What every spectrogram stage (CPU or GPU) reports: samples in, rows out, and the frames, the
 // trailing frames that fill no complete average and the tail, which follow from the samples taken

@@ -10,6 +10,10 @@ std::string SpectrumLayout::unit() const {
     case SpectrumQuantity::power_spectrum: base = "V**2"; break;
     case SpectrumQuantity::magnitude_density: base = "V/sqrt(Hz)"; break;
     case SpectrumQuantity::magnitude_spectrum: base = "V"; break;
+    case SpectrumQuantity::complex_density: base = "V/sqrt(Hz)"; break;
+    case SpectrumQuantity::complex_spectrum: base = "V"; break;
+    case SpectrumQuantity::angle: base = "rad"; break;
+    case SpectrumQuantity::phase: base = "rad"; break;
   }
   return decibels ? "dB re 1 " + base : base;
 }

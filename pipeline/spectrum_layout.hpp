@@ -16,10 +16,16 @@ enum class SpectrumQuantity {
   power_spectrum,          // V²      (mode psd, scaling spectrum)
   magnitude_density,       // V/√Hz   (mode magnitude, scaling density)
   magnitude_spectrum,      // V       (mode magnitude, scaling spectrum)
+  complex_density,         // V/√Hz   (mode complex, scaling density): complex values
+  complex_spectrum,        // V       (mode complex, scaling spectrum): complex values
+  angle,                   // rad     (mode angle): the complex values' argument, in (-π, π]
+  phase,                   // rad     (mode phase): the angle unwrapped along each row
 };
 
 struct SpectrumLayout {
   std::size_t columns = 0;            // values per row (frequency bins)
+  // Each value is a complex float (re, im interleaved; mode complex) rather than a float.
+  bool complex_values = false;
   std::vector<double> frequencies;    // Hz, baseband, ascending; size == columns
   double first_row_time = 0.0;        // s from the stream's start: centre of row 0
   double row_interval = 0.0;          // s between consecutive rows
@@ -38,7 +44,9 @@ struct SpectrumLayout {
     return quantity == SpectrumQuantity::power_spectral_density ||
            quantity == SpectrumQuantity::power_spectrum;
   }
-  // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", or "dB" forms of them, for labels.
+  // Bytes of one row.
+  std::size_t row_bytes() const { return columns * sizeof(float) * (complex_values ? 2 : 1); }
+  // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", "rad", or "dB" forms of them, for labels.
   std::string unit() const;
 };
 

@@ -38,7 +38,7 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
     requested = fft::BackendKind::cpu;
   // Settings the GPU kernels do not compute: refused when a GPU backend was asked for by name,
   // computed on the CPU (with a note) when the backend is automatic.
-  if (const std::string setting = spectrogram_cpu_only_setting(params);
+  if (const std::string setting = spectrogram_cpu_only_setting(params, name);
       !setting.empty() && requested != fft::BackendKind::cpu) {
     if (requested != fft::BackendKind::automatic)
       throw UsageError("--backend " + std::string(fft::backend_name(requested)) + ": the GPU backends do not compute " +

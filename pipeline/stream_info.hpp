@@ -48,6 +48,9 @@ struct StreamInfo {
       if (a.frequency_high) *a.frequency_high += hz;
     }
   }
+  // Index in the recording of the stream's first sample (--start): times downstream count from
+  // the recording's start, so that a part of a file keeps the file's time axis.
+  std::uint64_t first_sample = 0;
 
   // Bytes of one sample of every channel (one "frame" of interleaved data).
   std::size_t frame_bytes() const { return sample_bytes(format) * channels; }

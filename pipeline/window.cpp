@@ -271,6 +271,12 @@ std::vector<double> barthann(std::size_t m) {
   return w;
 }
 
+// The largest Kaiser beta: I0(700) = 1.5e302, within a double.
+constexpr double kMaxKaiserBeta = 700;
+// The largest Taylor nbar: its coefficients cost nbar² steps, and beyond some hundreds their
+// products overflow (scipy's window is NaN at nbar 500).
+constexpr double kMaxTaylorNbar = 300;
+
 std::vector<double> kaiser(std::size_t m, double beta) {
   const double alpha = static_cast<double>(m - 1) / 2.0;
   const double denominator = std::cyl_bessel_i(0.0, beta);
@@ -718,6 +724,16 @@ std::string window_problem(const WindowSpec& spec, std::size_t n, WindowSymmetry
         parameter_problem(name, info.parameters[info.variadic ? 0 : i], spec.parameters[i]);
     if (!problem.empty()) return problem;
   }
+  // I0(beta) overflows a double beyond beta ~713 (scipy's window is then NaN throughout), and
+  // std::cyl_bessel_i throws for far larger ones: refused, whatever the length.
+  if ((spec.kind == WindowKind::kaiser || spec.kind == WindowKind::kaiser_bessel_derived) &&
+      spec.parameters[0] > kMaxKaiserBeta)
+    return "the beta of window '" + std::string(info.name) + "' must be at most " + shortest_decimal(kMaxKaiserBeta) +
+           " (I0(beta) overflows beyond; got " + shortest_decimal(spec.parameters[0]) + ")";
+  // Taylor's coefficients cost nbar² steps; its useful nbar are a few to some tens.
+  if (spec.kind == WindowKind::taylor && spec.parameters[0] > kMaxTaylorNbar)
+    return "the nbar of window 'taylor' must be at most " + shortest_decimal(kMaxTaylorNbar) + " (got " +
+           shortest_decimal(spec.parameters[0]) + ")";
   // In scipy's order: these two are refused whatever the length (a length of 1 too) ...
   if (spec.kind == WindowKind::exponential && symmetry == WindowSymmetry::symmetric &&
       !std::isnan(spec.parameters[0]))

@@ -30,6 +30,10 @@ std::string quantity_name(SpectrumQuantity q) {
     case SpectrumQuantity::power_spectrum: return "power_spectrum";
     case SpectrumQuantity::magnitude_density: return "magnitude_density";
     case SpectrumQuantity::magnitude_spectrum: return "magnitude_spectrum";
+    case SpectrumQuantity::complex_density: return "complex_density";
+    case SpectrumQuantity::complex_spectrum: return "complex_spectrum";
+    case SpectrumQuantity::angle: return "angle";
+    case SpectrumQuantity::phase: return "phase";
   }
   return "unknown";
 }
@@ -147,7 +151,7 @@ void NpySink::begin(const PortDescription& input) {
   if (begun_) throw std::logic_error("NpySink::begin called twice");
   input_ = input;
   if (input.kind == PortKind::rows) {
-    descr_ = "<f4";
+    descr_ = input.rows.complex_values ? "<c8" : "<f4";
     trailing_ = {input.rows.columns};
   } else {
     const NumpyType type = numpy_type(input.samples.format);
@@ -221,7 +225,7 @@ void NpySink::write_sidecar(bool complete) {
     text += ",\n";
   };
   field("data", std::filesystem::path(path_).filename().string());
-  field("dtype", "float32");
+  field("dtype", layout.complex_values ? "complex64" : "float32");
   field("shape", {rows_written_, layout.columns});
   field("rows", rows_written_);
   field("complete", complete);

@@ -51,6 +51,10 @@ std::string quantity_title(const SpectrumLayout& layout) {
     case SpectrumQuantity::power_spectrum: return "power spectrum";
     case SpectrumQuantity::magnitude_density: return "magnitude density";
     case SpectrumQuantity::magnitude_spectrum: return "magnitude spectrum";
+    case SpectrumQuantity::complex_density:
+    case SpectrumQuantity::complex_spectrum:
+    case SpectrumQuantity::angle:
+    case SpectrumQuantity::phase: break;  // refused by begin()
   }
   return "spectrum";
 }
@@ -202,6 +206,12 @@ std::string PngSink::describe() const { return path_; }
 void PngSink::begin(const PortDescription& input) {
   const SpectrumLayout& layout = input.rows;
   if (begun_) throw std::logic_error("PngSink::begin called twice");
+  // The plot shows power on a colour scale; complex values have none, and angles wrap around
+  // where a colour scale would need to (their maps are cyclic): both are .npy outputs.
+  if (layout.complex_values || layout.quantity == SpectrumQuantity::angle || layout.quantity == SpectrumQuantity::phase)
+    throw UsageError("a PNG shows power or magnitude; mode " +
+                     std::string(layout.complex_values ? "complex" : layout.quantity == SpectrumQuantity::angle ? "angle" : "phase") +
+                     " rows go to .npy outputs");
   if (!layout.frequencies.empty() && layout.frequencies.size() != layout.columns) {
     throw std::invalid_argument("SpectrumLayout: " + std::to_string(layout.frequencies.size()) +
                                 " frequencies for " + std::to_string(layout.columns) +

@@ -81,6 +81,9 @@ ZmqSink::~ZmqSink() = default;
 
 void ZmqSink::begin(const PortDescription& input) {
   Impl& s = *impl_;
+  // GNU Radio's vectors of float carry no complex rows; they go to .npy outputs.
+  if (input.kind == PortKind::rows && input.rows.complex_values)
+    throw UsageError("ZeroMQ outputs carry rows of floats; mode complex rows go to .npy outputs");
   s.port = input;
   s.item_bytes = input.item_bytes();
   s.header.reserve(4096);

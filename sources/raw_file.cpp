@@ -136,6 +136,13 @@ std::size_t RawSource::read_stored(std::byte* dst, std::size_t max_samples) {
   return got / frame;
 }
 
+bool RawSource::start_at(std::uint64_t sample) {
+  if (!regular_) return false;
+  const std::uint64_t skipped = std::min<std::uint64_t>(sample, total_bytes_ / info_.frame_bytes()) * info_.frame_bytes();
+  remaining_bytes_ = total_bytes_ - skipped;
+  return true;
+}
+
 bool RawSource::wait_readable() {
   pollfd pfd{fd_, POLLIN, 0};
   while (!interrupted_.load(std::memory_order_relaxed)) {

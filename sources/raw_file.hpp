@@ -56,6 +56,7 @@ class RawSource final : public Source {
 
   const StreamInfo& info() const override { return info_; }
   std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  bool start_at(std::uint64_t sample) override;
   void interrupt() override { interrupted_.store(true, std::memory_order_relaxed); }
   std::string describe() const override { return name_; }
 

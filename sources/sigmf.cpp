@@ -536,6 +536,12 @@ std::size_t SigmfSource::read(std::byte* dst, std::size_t max_samples) {
   return bytes / frame;
 }
 
+bool SigmfSource::start_at(std::uint64_t sample) {
+  const std::uint64_t frame = recording_.info.frame_bytes();
+  position_ = std::min<std::uint64_t>(sample, recording_.data_bytes / frame) * frame;
+  return true;
+}
+
 nlohmann::json describe_sigmf(const std::string& path) {
   return describe_sigmf(read_sigmf_recording(path));
 }

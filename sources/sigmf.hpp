@@ -79,6 +79,7 @@ class SigmfSource final : public Source {
 
   const StreamInfo& info() const override { return recording_.info; }
   std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  bool start_at(std::uint64_t sample) override;
   std::string describe() const override { return recording_.meta_path; }
 
   const SigmfRecording& recording() const { return recording_; }

@@ -287,6 +287,12 @@ SndfileSource::~SndfileSource() {
   if (file_) sf_close(handle(file_));
 }
 
+bool SndfileSource::start_at(std::uint64_t sample) {
+  if (sf_seek(handle(file_), static_cast<sf_count_t>(sample), SEEK_SET) < 0) return false;
+  frames_read_ = sample;
+  return true;
+}
+
 std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
   if (!pending_error_.empty()) {
     const std::string reason = std::move(pending_error_);

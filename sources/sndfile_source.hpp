@@ -42,6 +42,8 @@ class SndfileSource final : public Source {
 
   const StreamInfo& info() const override { return info_; }
   std::size_t read(std::byte* dst, std::size_t max_samples) override;
+  // libsndfile's sf_seek: exact for PCM and FLAC; false where the file cannot seek.
+  bool start_at(std::uint64_t sample) override;
   std::string describe() const override { return path_; }
 
   // The container in short ("WAV", "FLAC", "OGG", "AIFF", ...) and the encoding in

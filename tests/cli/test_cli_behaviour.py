@@ -445,6 +445,71 @@ class OtherCommands(TempDirTestCase):
             error = run_prism("info", "sdr:").stderr
             self.assertIn(f"SoapySDR found no device ({none.group(1)})", error)
 
+class StartAndDuration(TempDirTestCase):
+    """--start T (seconds) or Ns (samples) with --duration: the rows of that part of the input,
+    with the input's own time axis, whichever way the input is read."""
+
+    def test_a_part_equals_those_rows_of_the_whole(self):
+        rate, hop = 8000, 224  # nperseg 256, noverlap 32: a start at a whole hop keeps the frames
+        x = np.random.default_rng(5).uniform(-0.5, 0.5, 40000).astype(np.float32)
+        x.tofile(self.path("x.f32"))
+        write_sigmf(self.path("x"), rate, x.astype(np.complex64), "cf32_le")
+        raw = ["--format", "f32", "--rate", str(rate)]
+        inputs = {"raw": [self.path("x.f32"), *raw], "wav": float_input(self.path("x.wav"), rate, x),
+                  "sigmf": [self.path("x.sigmf-meta")]}
+        for name, inp in inputs.items():
+            with self.subTest(input=name):
+                run_prism("spectrogram", *inp, "-o", self.path("whole.npy"), "-q", check=0)
+                whole, whole_meta = load_npy_with_sidecar(self.path("whole.npy"))
+                for start in (f"{40 * hop}s", repr(40 * hop / rate)):
+                    run_prism("spectrogram", *inp, "--start", start, "--duration", "1", "-o",
+                              self.path("part.npy"), "-q", check=0)
+                    part, meta = load_npy_with_sidecar(self.path("part.npy"))
+                    frames = (rate - 256) // hop + 1
+                    self.assertEqual(part.shape[0], frames, start)
+                    np.testing.assert_array_equal(part, whole[40:40 + frames])
+                    np.testing.assert_allclose(meta["times"], whole_meta["times"][40:40 + frames], rtol=1e-12)
+                    self.assertEqual(meta["input"]["length"], 40000 - 40 * hop)
+        # stdin cannot seek: the samples before the start are read and dropped, same rows.
+        with open(self.path("x.f32"), "rb") as stdin:
+            run_prism("spectrogram", "-", *raw, "--start", f"{40 * hop}s", "-o", self.path("pipe.npy"),
+                      "-q", stdin=stdin, check=0)
+        run_prism("spectrogram", self.path("x.f32"), *raw, "-o", self.path("whole.npy"), "-q", check=0)
+        pipe, _ = load_npy_with_sidecar(self.path("pipe.npy"))
+        whole, _ = load_npy_with_sidecar(self.path("whole.npy"))
+        np.testing.assert_array_equal(pipe, whole[40:])
+        # prism run and prism filter take it too.
+        run_prism("run", self.path("x.f32"), *raw, "--start", "1", "-o", self.path("run.npy"), "-q", check=0)
+        samples, _ = load_npy_with_sidecar(self.path("run.npy"))
+        np.testing.assert_array_equal(samples.reshape(-1), x[rate:])
+
+    def test_a_file_is_not_read_up_to_the_start(self):
+        # A sparse raw file of 1 TiB (no disk used): reading up to its end would take many
+        # minutes; seeking takes none.
+        path = self.path("huge.cf32")
+        with open(path, "wb") as f:
+            f.truncate(1 << 40)
+        run_prism("spectrogram", path, "--rate", "1e6", "--start", f"{(1 << 37) - 100000}s", "-o",
+                  self.path("end.npy"), "-q", timeout=60, check=0)
+        rows, meta = load_npy_with_sidecar(self.path("end.npy"))
+        self.assertEqual(meta["input"]["length"], 100000)
+        self.assertAlmostEqual(meta["times"][0], ((1 << 37) - 100000 + 128) / 1e6)
+
+    def test_bad_starts_are_usage_errors(self):
+        cases = [("-1", "expected seconds"), ("abc", "expected seconds"), ("11", "past the end"),
+                 ("80000s", "past the end")]
+        for start, words in cases:
+            with self.subTest(start=start):
+                proc = run_prism("spectrogram", "gen:rate=8000,duration=10", f"--start={start}", "-o",
+                                 self.path("x.npy"), "-q")
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("--start", proc.stderr)
+                self.assertIn(words, proc.stderr)
+        proc = run_prism("spectrogram", "-", "--format", "f32", "--rate", "8000", "--start", "1", "-o",
+                         self.path("x.npy"), "-q", stdin=subprocess.DEVNULL)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("before --start", proc.stderr)
+
 
 if __name__ == "__main__":
     main()

@@ -9,6 +9,7 @@ samples is refused alike in every format; two outputs to one file are refused be
 import json
 import os
 import re
+import subprocess
 import wave
 
 import numpy as np
@@ -118,6 +119,36 @@ class ShortAndEmptyInputs(TempDirTestCase):
         self.assertEqual(rows.shape, ref.T.shape)
         self.assertLess(rel_l2(rows, ref.T), 1e-5)
         self.assertEqual(meta["parameters"]["nperseg"], 480)
+
+    def test_run_shrinks_a_spectrogram_stage_on_the_input_as_prism_spectrogram_does(self):
+        x = np.random.default_rng(6).standard_normal(480).astype(np.float32)
+        x.tofile(self.path("short.f32"))
+        raw = [self.path("short.f32"), "--format", "f32", "--rate", "8000"]
+        run_prism("spectrogram", *raw, "--nperseg", "1024", "-o", self.path("s.npy"), "-q", check=0)
+        expected, _ = load_npy_with_sidecar(self.path("s.npy"))
+        for args in (["!", "spectrogram:nperseg=1024", "-o", self.path("r.npy")],
+                     ["-o", "spectrogram:nperseg=1024 ! " + self.path("r.npy")]):
+            with self.subTest(args=args):
+                proc = run_prism("run", *raw, *args, "-q", check=0)
+                rows, meta = load_npy_with_sidecar(self.path("r.npy"))
+                self.assertIn("nperseg 1024 is longer than the input (480 samples); using nperseg 480", proc.stderr)
+                self.assertEqual(meta["parameters"]["nperseg"], 480)
+                np.testing.assert_array_equal(rows, expected)
+        # With --duration the samples taken count.
+        proc = run_prism("run", "gen:rate=8000,duration=1", "--duration", "0.01", "!", "spectrogram:nperseg=1024",
+                         "-o", self.path("d.npy"), "-q", check=0)
+        self.assertIn("(80 samples); using nperseg 80", proc.stderr)
+
+    def test_stdin_that_ends_before_its_first_sample_fails_naming_it(self):
+        for command in (["spectrogram"], ["run"], ["filter", "--lowpass", "100", "--numtaps", "31"]):
+            with self.subTest(command=command[0]):
+                out = self.path("out.npy")
+                proc = run_prism(command[0], "-", "--format", "f32", "--rate", "8000", *command[1:], "-o", out,
+                                 "-q", stdin=subprocess.DEVNULL)
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertIn("stdin", proc.stderr)
+                self.assertIn("no samples", proc.stderr)
+                self.assertFalse(os.path.exists(out))
 
     def test_an_input_without_samples_is_refused_in_every_format(self):
         empty = {}

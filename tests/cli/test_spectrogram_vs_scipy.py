@@ -185,6 +185,117 @@ class SpectrogramVsScipy(TempDirTestCase):
         self.assertLessEqual(rel_l2(rows, np.fft.fftshift(sxx.T, axes=1)), 1e-5)
         self.assertEqual(meta["center_frequency"], 915e6)
 
+    def test_complex_angle_and_phase_modes(self):
+        # scipy's modes that keep the phase: complex is X scaled as magnitude (.npy complex64),
+        # angle is np.angle of it, phase is that unwrapped along frequency. prism unwraps in its
+        # rows' ascending-frequency order (scipy's two-sided rows are in FFT order).
+        from prism_test_util import BACKEND
+        n = 20000
+        for complex_input in (False, True):
+            x = self.rng.standard_normal(n)
+            if complex_input:
+                x = x + 1j * self.rng.standard_normal(n)
+            for mode in ("complex", "angle", "phase"):
+                with self.subTest(complex_input=complex_input, mode=mode):
+                    if BACKEND in ("cuda", "cufft"):
+                        proc = run_prism("spectrogram", "gen:duration=0.1", "-o", self.path("x.npy"),
+                                         "--mode", mode, "-q")
+                        self.assertEqual(proc.returncode, 2, proc.stderr)
+                        self.assertIn(f"mode {mode}", proc.stderr)
+                        continue
+                    if complex_input:
+                        inp = [self.path("m.cf32"), "--format", "cf32", "--rate", "1000"]
+                        x.astype(np.complex64).tofile(inp[0])
+                        xs = x.astype(np.complex64).astype(np.complex128)
+                    else:
+                        inp = [self.path("m.f32"), "--format", "f32", "--rate", "1000"]
+                        x.astype(np.float32).tofile(inp[0])
+                        xs = x.astype(np.float32).astype(np.float64)
+                    out = self.path(f"{mode}.npy")
+                    run_prism("spectrogram", *inp, "-o", out, "--mode", mode, "--window", "hann",
+                              "--nperseg", 200, "--nfft", 256, "-q", check=0)
+                    rows, meta = load_npy_with_sidecar(out)
+                    _, _, sxx = scipy.signal.spectrogram(
+                        xs, fs=1000, window="hann", nperseg=200, nfft=256,
+                        mode="complex" if mode == "complex" else "angle",
+                        return_onesided=not complex_input)
+                    ref = np.fft.fftshift(sxx.T, axes=1) if complex_input else sxx.T
+                    if mode == "phase":
+                        ref = np.unwrap(ref, axis=1)
+                    self.assertEqual(rows.dtype, np.complex64 if mode == "complex" else np.float32)
+                    self.assertEqual(meta["dtype"], "complex64" if mode == "complex" else "float32")
+                    self.assertEqual(rows.shape, ref.shape)
+                    self.assertLessEqual(rel_l2(rows, ref), 1e-5)
+                    if mode == "angle":  # compared around the circle: -pi and pi are one angle
+                        self.assertLess(np.max(np.abs(np.angle(np.exp(1j * (rows - ref))))), 1e-3)
+                    if mode == "phase":
+                        np.testing.assert_allclose(rows, ref, atol=1e-3)
+                    if mode != "complex":
+                        self.assertEqual(meta["unit"], "rad")
+
+    def test_phase_modes_refuse_png_db_and_averaging(self):
+        cases = [(["--mode", "angle", "-o", self.path("a.png")], ["--mode angle", ".npy"]),
+                 (["--mode", "complex", "--db", "-o", self.path("a.npy")], ["--mode complex", "--db"]),
+                 (["--mode", "phase", "--average", "4", "-o", self.path("a.npy")],
+                  ["--mode phase", "--average 4"])]
+        for args, words in cases:
+            with self.subTest(args=args):
+                proc = run_prism("spectrogram", "gen:duration=0.1", *args)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                for word in words:
+                    self.assertIn(word, proc.stderr)
+        # The same as a stage of prism run.
+        proc = run_prism("run", "gen:duration=0.1", "!", "spectrogram:mode=complex,nperseg=64", "-o",
+                         self.path("run.npy"), "-q")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows, meta = load_npy_with_sidecar(self.path("run.npy"))
+        self.assertEqual(rows.dtype, np.complex64)
+        self.assertEqual(meta["quantity"], "complex_density")
+
+    def test_frequency_range_keeps_the_bins_inside_it(self):
+        from prism_test_util import BACKEND
+        if BACKEND in ("cuda", "cufft"):
+            proc = run_prism("spectrogram", "gen:duration=0.1", "-o", self.path("x.npy"),
+                             "--frequency-range", "0:1000", "-q")
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--frequency-range", proc.stderr)
+            return
+        n = 20000
+        for complex_input, lo, hi in ((False, 1000.0, 3000.0), (True, -2500.0, 100.0),
+                                      (False, 0.0, 4000.0)):
+            with self.subTest(complex_input=complex_input, lo=lo, hi=hi):
+                x = self.rng.standard_normal(n) + (1j * self.rng.standard_normal(n) if complex_input else 0)
+                f, _, sxx = scipy.signal.spectrogram(
+                    x.astype(np.complex64 if complex_input else np.float32), fs=8000.0,
+                    window="hann", nperseg=256, return_onesided=not complex_input)
+                ref = np.fft.fftshift(sxx.T, axes=1) if complex_input else sxx.T
+                f = np.fft.fftshift(f) if complex_input else f
+                keep = (f >= lo) & (f <= hi)
+                if complex_input:
+                    inp = [self.path("r.cf32"), "--format", "cf32", "--rate", "8000"]
+                    x.astype(np.complex64).tofile(inp[0])
+                else:
+                    inp = [self.path("r.f32"), "--format", "f32", "--rate", "8000"]
+                    x.astype(np.float32).tofile(inp[0])
+                out = self.path("range.npy")
+                run_prism("spectrogram", *inp, "-o", out, "-o", self.path("range.png"), "--window", "hann",
+                          "--nperseg", 256, f"--frequency-range={lo:g}:{hi:g}", "-q", check=0)
+                rows, meta = load_npy_with_sidecar(out)
+                self.assertEqual(rows.shape, ref[:, keep].shape)
+                self.assertLessEqual(rel_l2(rows, ref[:, keep]), 1e-5)
+                np.testing.assert_allclose(meta["frequencies"], f[keep], rtol=1e-9)
+                self.assertEqual(meta["parameters"]["frequency_range"], [lo, hi])
+        bad = [("3000:1000", "LO must be less than HI"), ("0:4001", "leaves the input's band"),
+               ("-1:100", "leaves the input's band"), ("100.1:100.2", "holds no frequency bin"),
+               ("1k", "expected LO:HI")]
+        for text, reason in bad:
+            with self.subTest(range=text):
+                proc = run_prism("spectrogram", "gen:rate=8000,duration=0.5", "-o", self.path("bad.npy"),
+                                 f"--frequency-range={text}", "-q")
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("--frequency-range", proc.stderr)
+                self.assertIn(reason, proc.stderr)
+
     def test_averaging_mean_and_max(self):
         fs = 8000.0
         x = self.rng.uniform(-0.5, 0.5, 30000)

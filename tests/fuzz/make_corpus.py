@@ -312,6 +312,18 @@ def stage_spec():
         write(folder, f"spec-{i:02d}", spec)
 
 
+# ---- window_spec: a window as --window takes it (NAME[:P...]) ---------------------------------
+def window_spec():
+    folder = target_folder("window_spec")
+    specs = ["hann", "tukey", "tukey:0.25", "kaiser:8.6", "kaiser", "taylor:4:30:true", "taylor:5:40:0",
+             "exponential:none:2", "exponential:3", "general_cosine:0.5:0.4:0.1", "general_gaussian:1.5:7",
+             "general_hamming:0.54", "dpss:3", "chebwin:80", "kaiser_bessel_derived:4", "gaussian:40",
+             "boxcar", "rect", "kbd:2", "hanning", "blackmanharris", "nosuch", "kaiser:", "tukey:1:2",
+             "kaiser:nan", "gaussian:-1", "dpss:1e9", "general_cosine", ":", ""]
+    for i, spec in enumerate(specs):
+        write(folder, f"spec-{i:02d}", spec)
+
+
 # ---- taps_file: filter taps (.npy, text, JSON); the first byte picks the format --------------
 def taps_file():
     folder = target_folder("taps_file")
@@ -359,5 +371,6 @@ def output_template():
 
 if __name__ == "__main__":
     for make in (sigmf_metadata, sigmf_archive, sound_file, raw_input, generator_spec, fft_wisdom, view_settings,
-                 view_script, gr_tag_header, stage_spec, taps_file, output_template):
+                 view_script, gr_tag_header, stage_spec, taps_file, output_template,
+                 window_spec):
         make()

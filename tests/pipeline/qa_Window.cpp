@@ -242,6 +242,20 @@ TEST(Window, RejectsWrongText) {
   }
 }
 
+// Beyond what a double holds (Kaiser's I0 past beta ~713: NaN windows, and std::cyl_bessel_i
+// throws far beyond) or what finishes (Taylor's nbar² coefficients): usage errors.
+TEST(Window, RefusesKaiserBetaAndTaylorNbarBeyondTheirLimits) {
+  for (const char* spec : {"kaiser:701", "kbd:6666666666666.6", "taylor:301", "taylor:588400"}) {
+    const std::string problem = window_problem(parse_window(spec), 64, WindowSymmetry::periodic);
+    EXPECT_NE(problem.find("must be at most"), std::string::npos) << spec << ": " << problem;
+    EXPECT_THROW((void)make_window(parse_window(spec), 64), UsageError) << spec;
+  }
+  for (const char* spec : {"kaiser:700", "taylor:300"}) {
+    const std::vector<double> w = make_window(parse_window(spec), 64);
+    for (double v : w) EXPECT_TRUE(std::isfinite(v)) << spec;
+  }
+}
+
 // What depends on the length: scipy's own refusals, as usage errors.
 TEST(Window, RefusesWhatScipyRefusesAtALength) {
   EXPECT_NE(window_problem(parse_window("dpss:8"), 16, WindowSymmetry::periodic).find("less than half"),
