@@ -194,13 +194,13 @@ std::unique_ptr<Source> start_later(std::unique_ptr<Source> source, const std::s
 }  // namespace
 
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options) {
-  return open_input(input, to_source_options(options));
+  return open_input(input, to_source_options(options), options.start);
 }
 
-std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options) {
+std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options, const std::string& start) {
   std::unique_ptr<Source> source = open_source(input, options);
   if (source->info().length == std::optional<std::uint64_t>{0}) throw InputError(input, "no samples (empty input)");
-  if (!options.start.empty()) source = start_later(std::move(source), input, options.start);
+  if (!start.empty()) source = start_later(std::move(source), input, start);
   if (!source->info().length) source = std::make_unique<NonEmptySource>(std::move(source));
   return source;
 }

@@ -54,6 +54,7 @@ SourceOptions to_source_options(const InputOptions& options);
 // it (UsageError); its StreamInfo says the first sample (times keep the recording's axis) and
 // the length left.
 std::unique_ptr<Source> open_input(const std::string& input, const InputOptions& options);
-std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options);
+// The same with options made by the caller, and --start's text (empty: the beginning).
+std::unique_ptr<Source> open_input(const std::string& input, const SourceOptions& options, const std::string& start);
 
 }  // namespace prism::app

@@ -192,7 +192,7 @@ std::unique_ptr<Source> open_run_input(const std::string& input, const InputOpti
   InterruptGuard guard(stop);
   options.opening.stall_timeout_s = run.stall_timeout;
   options.opening.stop = &stop;
-  return open_input(input, options);
+  return open_input(input, options, raw.start);
 }
 
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {

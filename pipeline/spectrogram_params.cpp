@@ -215,7 +215,6 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   const bool complex_input = is_complex(stream.format);
   const double fs = stream.sample_rate;
   const std::size_t nfft = params.nfft;
-  const std::size_t columns = complex_input ? nfft : nfft / 2 + 1;
   // numpy's rfftfreq / fftfreq: index · 1/(n·d) with d = 1/fs.
   const double bin_width = 1.0 / (static_cast<double>(nfft) * (1.0 / fs));
   const ColumnRange kept = spectrogram_column_range(stream, params);
