@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/cuda/cuda_spectrogram.hpp"
 #include "pipeline/source.hpp"
 
 namespace prism::bench {
@@ -102,6 +103,18 @@ double median_stream_ms(cudaStream_t stream, Work&& work, Before&& before) {
 template <class Work>
 double median_stream_ms(cudaStream_t stream, Work&& work) {
   return median_stream_ms(stream, work, [] {});
+}
+
+// The device a benchmark runs on, printed; without one the benchmark exits 77 (ctest SKIP).
+// `csv`, when open, gets its header.
+inline void require_device_or_skip() {
+  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
+  if (!device.usable) {
+    std::printf("SKIP: %s\n", device.reason.c_str());
+    std::exit(77);
+  }
+  std::printf("device: %s\n", device.describe().c_str());
+  if (csv) std::fprintf(csv, "section,what,value,unit,limit\n");
 }
 
 // ---- limits --------------------------------------------------------------------------------------

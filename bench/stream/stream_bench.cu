@@ -303,13 +303,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
-  if (!device.usable) {
-    std::printf("SKIP: %s\n", device.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s\n", device.describe().c_str());
-  if (csv) std::fprintf(csv, "section,what,value,unit,limit\n");
+  require_device_or_skip();
 
   auto wanted = [&](const char* section) { return only.empty() || only == section; };
   Limits limits;

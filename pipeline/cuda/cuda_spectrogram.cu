@@ -250,8 +250,12 @@ struct CudaSpectrogram::Impl {
   std::uint64_t submitted = 0;  // chunks given to process()
 
   Impl(const SpectrogramParams& p, const CudaEngineOptions& o, KeyNamer n)
-      : params(p), options(o), name(std::move(n)) {
+      : params(p.resolved()), options(o), name(std::move(n)) {
     params.validate(name);
+    // What the kernels do not compute is refused here too, for programs that make this stage
+    // themselves (the stage registry refuses it, or falls back to the CPU, before).
+    if (const std::string setting = spectrogram_cpu_only_setting(params, name); !setting.empty())
+      throw UsageError("the GPU spectrogram does not compute " + setting + "; use the CPU spectrogram");
     device_info = probe_device(options.device);
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = options.device;

@@ -154,25 +154,8 @@ struct ChainRun {
 // source → fir (GPU) → spectrogram (GPU) → host sink.
 ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input, std::unique_ptr<Stage> fir,
               std::unique_ptr<Stage> spectrogram) {
-  class Memory : public Source {
-   public:
-    Memory(StreamInfo info, const std::vector<std::byte>& data) : info_(info), data_(data) {}
-    const StreamInfo& info() const override { return info_; }
-    std::size_t read(std::byte* dst, std::size_t max) override {
-      const std::size_t frame = info_.frame_bytes();
-      const std::size_t n = std::min(max, (data_.size() - position_) / frame);
-      std::memcpy(dst, data_.data() + position_, n * frame);
-      position_ += n * frame;
-      return n;
-    }
-    std::string describe() const override { return "memory"; }
-
-   private:
-    StreamInfo info_;
-    const std::vector<std::byte>& data_;
-    std::size_t position_ = 0;
-  };
-  Memory source(stream, input);
+  const test::StageInput buffer = test::samples_input(stream, input);
+  test::BufferSource source(buffer);
   ChainRun run;
   Graph graph;
   const Graph::Node in = graph.add_source(source);
