@@ -259,13 +259,13 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
   if (requested == fft::BackendKind::automatic) {
-    // The GPU takes up to kGpuFirMaxTaps taps, and power-of-two FFT lengths; where the tap count
-    // waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
+    // The GPU takes up to kGpuFirMaxTaps taps, and power-of-two FFT lengths that hold them; where
+    // the tap count waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
     const std::optional<std::size_t> taps =
         file_taps ? std::optional<std::size_t>(file_taps->size()) : design.numtaps;
     const bool fits = taps && *taps <= kGpuFirMaxTaps &&
                       (fft_length == 0 || ((fft_length & (fft_length - 1)) == 0 && fft_length >= kGpuFirMinFftLength &&
-                                           fft_length <= kGpuFirMaxFftLength));
+                                           fft_length <= kGpuFirMaxFftLength && fft_length >= *taps));
     if (!fits) {
       requested = fft::BackendKind::cpu;
       made.note = "--backend auto: " +
@@ -281,6 +281,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     auto gpu_planner = [=](const StreamInfo& input) {
       try {
         auto [spec, output] = design_for(input);
+        check_fir_spec(spec);  // here, so that its errors name the settings as the CPU's do
         return cuda::CudaFir::Design{spec, output};
       } catch (const UsageError& e) {
         rethrow_named(e, values, fields);

@@ -175,6 +175,9 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   if (options.channels != 1)
     throw UsageError(options.name("channels") + " " + std::to_string(options.channels) + " contradicts " + input +
                      ": an SDR input is one RX channel (pick it with " + options.name("sdr_channel") + ")");
+  if (options.big_endian)
+    throw UsageError(options.name("format") + " " + std::string(format_name(options.format.value_or(SampleFormat::cf32))) +
+                     "_be contradicts " + input + ": an SDR delivers samples in the machine's byte order");
   SdrInputOptions sdr;
   sdr.device_args = input.size() > 4 ? input.substr(4) : std::string();
   sdr.format = options.format;

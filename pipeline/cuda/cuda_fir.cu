@@ -267,7 +267,8 @@ struct CudaFir::Impl {
     if (!configured) throw std::logic_error("CudaFir::flush before configure");
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     history_first_before = schedule->history_first();
-    const FirCall call = schedule->flush(output.capacity);
+    // At most what the grid holds: a larger buffer is filled over several calls.
+    const FirCall call = schedule->flush(std::min(output.capacity, plan.max_output(max_items)));
     const std::size_t written = run(call, nullptr, output.as<float>());
     items_out.store(schedule->items_out(), std::memory_order_relaxed);
     segments.store(schedule->segments(), std::memory_order_relaxed);

@@ -73,7 +73,7 @@ long long injected_fault_block() {
 }  // namespace
 
 bool fused_path_supports(const SpectrogramParams& p, bool complex_input) {
-  const std::size_t n = p.nfft;
+  const std::size_t n = p.resolved().nfft;
   return n >= kFusedMinNfft && n <= (complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) &&
          (n & (n - 1)) == 0;
 }

@@ -1,5 +1,5 @@
 // qa_CudaFir: the fir stage on the GPU against the CPU's (both made by the stage registry from the
-// same spec, so the same taps): native formats and channels, real and complex input and taps,
+// same spec, so the same taps): native formats (the 16 of SampleFormat's, most of them) and channels, real and complex input and taps,
 // every tap count the GPU takes, shift, decimation and both alignments, to a relative L2 of 2e-5;
 // the graph's harness (output bit-identical for every cutting of the input, counters, reset);
 // a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
@@ -51,6 +51,10 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=8000,numtaps=3", SampleFormat::i8, 1},
       {"fir:lowpass=1000,numtaps=1,align=same", SampleFormat::cf32, 1},
       {"fir:lowpass=6000,numtaps=200,fft_length=1024,decimate=7", SampleFormat::ci8, 1},
+      {"fir:lowpass=5000,numtaps=63", SampleFormat::cf64, 1},
+      {"fir:lowpass=5000,numtaps=63,channel=1", SampleFormat::ci32, 2},
+      {"fir:lowpass=5000,numtaps=63,decimate=2", SampleFormat::cu16, 1},
+      {"fir:lowpass=5000,numtaps=63", SampleFormat::u32, 1},
   };
   return list;
 }

@@ -1,5 +1,5 @@
 // Random samples for the GPU stages' tests: uniform in [-0.5, 0.5) plus an offset, written in any
-// native format prism's GPU stages read (integers at about 30000 and 120 of full scale).
+// native format prism's GPU stages read (integers at a large part of their full scale).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -38,6 +38,30 @@ inline std::vector<std::byte> random_samples(SampleFormat format, unsigned chann
       case SampleFormat::cu8:
         bytes[i] = static_cast<std::byte>(static_cast<std::uint8_t>(std::lround(128.0f + v * 120.0f)));
         break;
+      case SampleFormat::f64:
+      case SampleFormat::cf64: {
+        const double d = v;
+        std::memcpy(&bytes[i * 8], &d, 8);
+        break;
+      }
+      case SampleFormat::i32:
+      case SampleFormat::ci32: {
+        const auto x = static_cast<std::int32_t>(std::llround(static_cast<double>(v) * 2e9));
+        std::memcpy(&bytes[i * 4], &x, 4);
+        break;
+      }
+      case SampleFormat::u16:
+      case SampleFormat::cu16: {
+        const auto x = static_cast<std::uint16_t>(std::lround(32768.0f + v * 30000.0f));
+        std::memcpy(&bytes[i * 2], &x, 2);
+        break;
+      }
+      case SampleFormat::u32:
+      case SampleFormat::cu32: {
+        const auto x = static_cast<std::uint32_t>(std::llround(2147483648.0 + static_cast<double>(v) * 2e9));
+        std::memcpy(&bytes[i * 4], &x, 4);
+        break;
+      }
       default: ADD_FAILURE() << "no random samples in " << format_name(format);
     }
   }
