@@ -5,6 +5,7 @@ user is left alone and tests running in parallel do not meet. Where jackd or one
 example clients cannot run, the test is skipped (exit 77, ctest SKIP) with the reason: it never
 passes without having heard anything.
 """
+import glob
 import os
 import shutil
 import subprocess
@@ -77,6 +78,15 @@ class JackServer:
 
     def __exit__(self, *exc):
         stop(self.proc)
+        # A server that was killed (faults.jack_killed) leaves its shared-memory segments behind;
+        # they are this server's alone (its private name), and the next test's server should not
+        # meet them.
+        name = self.env["JACK_DEFAULT_SERVER"]
+        for leftover in glob.glob(f"/dev/shm/jack_{name}_*") + glob.glob(f"/dev/shm/jack_sem.*_{name}_*"):
+            try:
+                os.unlink(leftover)
+            except OSError:
+                pass
 
     def client_env(self, base=None):
         """`base` (default: this process's environment) with the variables that reach this server."""
