@@ -146,7 +146,7 @@ FirCall GpuFirSchedule::process(std::size_t n) {
   call.out_first = items_out_;
   call.out_end = FirSegmentMap::kNone;
   call.first_segment = call.end_segment = segments_done_;
-  call.keep_first = history_first_;
+  call.history_first = call.keep_first = history_first_;
   if (n == 0) return call;
   const std::uint64_t call_end = items_in_ + n;
   call.valid_end = call_end;
@@ -172,7 +172,7 @@ FirCall GpuFirSchedule::flush(std::size_t capacity) {
   call.block_first = items_in_;
   call.block_items = 0;
   call.valid_end = items_in_;
-  call.keep_first = history_first_;
+  call.history_first = call.keep_first = history_first_;
   call.out_first = items_out_;
   call.out_end = std::min<std::uint64_t>(output_limit_, items_out_ + capacity);
   if (call.out_end <= call.out_first) {
@@ -195,7 +195,7 @@ FirCall GpuFirSchedule::flush(std::size_t capacity) {
     if (hi > lo && hi <= call.out_end) ++call.segments_with_outputs;
   }
   unsigned long long next = call.first_segment;
-  while (map_.first_output(next + 1) <= call.out_end && next + 1 < call.end_segment + 1) ++next;
+  while (next < call.end_segment && map_.first_output(next + 1) <= call.out_end) ++next;
   segments_done_ = next;
   segments_ += call.segments_with_outputs;
   items_out_ = call.out_end;

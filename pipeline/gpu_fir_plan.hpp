@@ -127,6 +127,7 @@ struct FirCall {
   unsigned long long out_end = 0;    // outputs from here on are not written
   unsigned long long block_first = 0, block_items = 0;  // the call's input items
   unsigned long long valid_end = 0;  // items from here on are zeros (the end of the input)
+  unsigned long long history_first = 0;  // the history the call reads: items [history_first, block_first)
   unsigned long long keep_first = 0;  // the history after the call: items [keep_first, block end)
   unsigned long long written = 0;     // outputs written: out_first .. out_first + written
   unsigned long long segments_with_outputs = 0;

@@ -97,7 +97,6 @@ struct CudaFir::Impl {
   float2* phasors = nullptr;
   std::size_t device_bytes = 0;
   int history_parity = 0;
-  std::uint64_t history_first_before = 0;  // the schedule's history start before the call
   std::uint64_t calls = 0;
   std::atomic<std::uint64_t> items_in{0}, items_out{0}, segments{0};
 
@@ -219,7 +218,7 @@ struct CudaFir::Impl {
     c.out_end = call.out_end;
     c.block_first = call.block_first;
     c.valid_end = call.valid_end;
-    c.history_first = history_first_before;
+    c.history_first = call.history_first;
     c.keep_first = call.keep_first;
     c.block_end = call.block_first + call.block_items;
     c.anchor_cycles = plan.anchor_cycles(call.first_segment);
@@ -254,7 +253,6 @@ struct CudaFir::Impl {
       check_cuda(cudaMalloc(&p, std::size_t{1} << 50), "cudaMalloc (fault injected by PRISM_CUDA_FAULT)", device);
     }
     ++calls;
-    history_first_before = schedule->history_first();
     const FirCall call = schedule->process(input.items);
     const std::size_t written = run(call, input.data, output.as<float>());
     items_in.store(schedule->items_in(), std::memory_order_relaxed);
@@ -266,7 +264,6 @@ struct CudaFir::Impl {
   std::size_t flush(Chunk& output) {
     if (!configured) throw std::logic_error("CudaFir::flush before configure");
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    history_first_before = schedule->history_first();
     // At most what the grid holds: a larger buffer is filled over several calls.
     const FirCall call = schedule->flush(std::min(output.capacity, plan.max_output(max_items)));
     const std::size_t written = run(call, nullptr, output.as<float>());

@@ -48,13 +48,12 @@ class HostModel {
   const GpuFirPlan& plan() const { return plan_; }
 
   void process(const std::vector<cf>& chunk, std::vector<cf>& out) {
-    const std::uint64_t history_first = schedule_.history_first();
     const FirCall call = schedule_.process(chunk.size());
-    run(call, history_first, chunk, out);
+    run(call, chunk, out);
     if (call.block_items > 0) {  // the history kernel
       std::vector<cf> next(plan_.map.n);
       for (unsigned long long t = 0; t < call.block_first + call.block_items - call.keep_first; ++t)
-        next[t] = item(call, history_first, chunk, static_cast<long long>(call.keep_first + t));
+        next[t] = item(call, chunk, static_cast<long long>(call.keep_first + t));
       history_ = next;
     }
   }
@@ -62,33 +61,32 @@ class HostModel {
   // Flushes with calls of at most `capacity` outputs.
   void flush(std::vector<cf>& out, std::size_t capacity) {
     for (;;) {
-      const std::uint64_t history_first = schedule_.history_first();
-      const FirCall call = schedule_.flush(capacity);
+        const FirCall call = schedule_.flush(capacity);
       if (call.written == 0) return;
-      run(call, history_first, {}, out);
+      run(call, {}, out);
     }
   }
 
  private:
-  cf item(const FirCall& c, std::uint64_t history_first, const std::vector<cf>& chunk, long long p) const {
+  cf item(const FirCall& c, const std::vector<cf>& chunk, long long p) const {
     if (p < 0 || static_cast<unsigned long long>(p) >= c.valid_end) return {0.0f, 0.0f};
     const auto q = static_cast<unsigned long long>(p);
     if (q < c.block_first) {
-      EXPECT_GE(q, history_first);
-      EXPECT_LT(q - history_first, plan_.map.n) << "the history holds N items";
-      return history_[q - history_first];
+      EXPECT_GE(q, c.history_first);
+      EXPECT_LT(q - c.history_first, plan_.map.n) << "the history holds N items";
+      return history_[q - c.history_first];
     }
     return chunk[q - c.block_first];
   }
 
-  void run(const FirCall& c, std::uint64_t history_first, const std::vector<cf>& chunk, std::vector<cf>& out) {
+  void run(const FirCall& c, const std::vector<cf>& chunk, std::vector<cf>& out) {
     const std::size_t base = out.size();
     out.resize(base + c.written);
     std::vector<bool> seen(c.written, false);
     const FirSegmentMap& m = plan_.map;
     for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
       std::vector<cd> x(m.n);
-      for (unsigned long long i = 0; i < m.n; ++i) x[i] = cd(item(c, history_first, chunk, m.window_start(s) + i));
+      for (unsigned long long i = 0; i < m.n; ++i) x[i] = cd(item(c, chunk, m.window_start(s) + i));
       fft(x);
       for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
       fft(x);
