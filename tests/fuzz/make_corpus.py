@@ -128,6 +128,34 @@ FORMATS = {  # name: (major, subtype)
 }
 
 
+def ogg_crc(page):
+    """The CRC-32 of an Ogg page (polynomial 0x04C11DB7, not reflected, CRC field zeroed)."""
+    crc = 0
+    for byte in page:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1) & 0xFFFFFFFF
+    return crc
+
+
+def reproducible_sound_file(data):
+    """libsndfile stamps float files' PEAK chunk with the time and gives each Ogg stream a random
+    serial number: fix both so that the seeds are the same on every run."""
+    data = bytearray(data)
+    peak = data.find(b"PEAK")
+    if peak >= 0:
+        data[peak + 12:peak + 16] = bytes(4)  # "PEAK", size, version, then the timestamp
+    at = data.find(b"OggS")
+    while at >= 0:
+        data[at + 14:at + 18] = (0x5052534D).to_bytes(4, "little")  # the stream serial number
+        segments = data[at + 26]
+        length = 27 + segments + sum(data[at + 27:at + 27 + segments])
+        data[at + 22:at + 26] = bytes(4)
+        data[at + 22:at + 26] = ogg_crc(data[at:at + length]).to_bytes(4, "little")
+        at = data.find(b"OggS", at + length)
+    return bytes(data)
+
+
 def sound_file():
     folder = target_folder("sound_file")
     library = ctypes.CDLL(ctypes.util.find_library("sndfile"))
@@ -151,6 +179,9 @@ def sound_file():
             *[int(8000 * math.sin(i * 0.3)) for i in range(frames * channels)])
         library.sf_writef_short(handle, values, frames)
         library.sf_close(handle)
+        with open(path, "rb") as f:
+            data = f.read()
+        write(folder, name, reproducible_sound_file(data))
     with open(os.path.join(folder, "wav-pcm16"), "rb") as f:
         wav = f.read()
     write(folder, "wav-truncated", wav[: len(wav) // 2])
