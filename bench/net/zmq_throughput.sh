@@ -3,10 +3,15 @@
 # cf32 samples from a raw file in the page cache into a SigMF file in /dev/shm, beside the same
 # copy without the network (prism run file -> file) and GNU Radio 3.10's own push_sink ->
 # pull_source and pub_sink -> sub_source (null source into null sink) from the same run.
+# ZeroMQ's own throughput for the same message size (bench/net/zmq_thr, libzmq's local_thr/
+# remote_thr measurement with prism's socket arrangement) and GNU Radio's file_source ->
+# push_sink into prism's pull input come from the same run.
 # Prints one line per case: MB/s of samples, samples received, samples dropped.
 #   bench/net/zmq_throughput.sh PATH_TO_PRISM [MiB of input, default 256] [block size, default 65536]
+# (zmq_thr is taken from the same build: PATH_TO_PRISM/../../bench/zmq_thr.)
 set -euo pipefail
 prism=$(readlink -f "$1")
+zmq_thr=$(readlink -f "$(dirname "$prism")/../bench/zmq_thr")
 mib=${2:-256}
 block=${3:-65536}
 here=$(dirname "$(readlink -f "$0")")
@@ -53,6 +58,44 @@ case_line "push -> pull, ipc, tagged" "zmq:pull:ipc://$work/sock" "zmq:push:ipc:
 case_line "push -> pull, tcp loopback, raw" "zmq:pull:tcp://127.0.0.1:$port?tags=off" \
   "zmq:push:tcp://127.0.0.1:$port?tags=off" --format cf32 --rate 1e6
 case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" "zmq:pub:tcp://127.0.0.1:$port"
+# ZeroMQ alone: the same number of messages of the same size (prism's tag header aside), timed
+# as the prism cases are (sender's start to receiver's end) and from the first message to the last.
+zmq_line() {
+  local name=$1 pattern=$2 address=$3 messages=$((samples / block)) start end
+  "$zmq_thr" receive "$pattern" "$address" $((block * 8)) $messages > "$work/thr.txt" &
+  local receiver=$!
+  sleep 0.5
+  start=$(date +%s.%N)
+  "$zmq_thr" send "$([ "$pattern" = pull ] && echo push || echo pub)" "$address" $((block * 8)) $messages
+  wait "$receiver"
+  end=$(date +%s.%N)
+  /usr/bin/python3 -c "import sys; print(f\"{'$name':34s} {$messages * $block * 8 / ($end - $start) / 1e6:8.1f} MB/s  ($(cat "$work/thr.txt"))\")"
+}
+zmq_line "ZeroMQ alone push -> pull, tcp" pull "tcp://127.0.0.1:$port"
+zmq_line "ZeroMQ alone push -> pull, ipc" pull "ipc://$work/thr"
+
+# GNU Radio's file_source -> push_sink into prism's pull input (raw items: GNU Radio's tags are
+# off by default); the clock starts when GNU Radio's flowgraph starts, its Python start-up aside.
+rm -f "$work"/out.* "$work/s.json"
+duration=$(/usr/bin/python3 -c "print($samples / 1e6)")
+"$prism" run "zmq:pull:tcp://127.0.0.1:$port?tags=off,timeout=30" --format cf32 --rate 1e6 \
+  --duration "$duration" --block-size "$block" -o "$work/out.sigmf-meta" -q --summary-json "$work/s.json" &
+receiver=$!
+/usr/bin/python3 "$here/../../tests/net/gr_peer.py" stream push "tcp://127.0.0.1:$port" "$work/in.cf32" \
+  --wait 0.5 > "$work/gr.txt" &
+sender=$!
+wait "$receiver" || true
+end=$(date +%s.%N)
+wait "$sender" || true
+start=$(awk '/^start/ {print $2}' "$work/gr.txt")
+/usr/bin/python3 - "GNU Radio push -> prism pull, tcp" "$work/s.json" "$start" "$end" "$samples" <<'PY'
+import json, sys
+name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+s = json.load(open(path))
+print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
+      f"  dropped {s['samples_dropped']:>8d}")
+PY
+
 for pattern in push pub; do
   printf '%-34s ' "GNU Radio $pattern -> $( [ $pattern = push ] && echo pull || echo sub ), tcp"
   /usr/bin/python3 "$here/../../tests/net/gr_peer.py" rate $pattern "tcp://127.0.0.1:$port" 3 | tail -1

@@ -8,6 +8,9 @@ started by test_gnuradio_interop.py (and bench/net/zmq_throughput.sh), run with 
   gr_peer.py receive PATTERN ADDRESS COUNT OUT.cf32 OUT.json [--tags]
       sub_source or pull_source (PATTERN sub|pull) connects to ADDRESS and writes the first COUNT
       samples to OUT.cf32, and the tags GNU Radio saw (offset, key, value) to OUT.json.
+  gr_peer.py stream PATTERN ADDRESS IN.cf32 [--wait S]
+      as send, but streams the file through GNU Radio's file_source without tags (for
+      throughput: send holds the samples in a Python list)
   gr_peer.py rate PATTERN ADDRESS SECONDS
       GNU Radio to GNU Radio over ADDRESS (a null source's cf32 into the sink, the source into a
       null sink) for SECONDS: prints the items per second that arrived (the peer figure of the
@@ -44,6 +47,17 @@ def send(pattern, address, path, tags, wait):
     time.sleep(wait)
     tb.run()
     time.sleep(0.5)  # let the last messages leave before the socket closes
+
+
+def stream(pattern, address, path, wait):
+    tb = gr.top_block()
+    make = zeromq.pub_sink if pattern == "pub" else zeromq.push_sink
+    tb.connect(blocks.file_source(ITEM, path, False), make(ITEM, 1, address, TIMEOUT_MS, False, -1))
+    print("ready", flush=True)
+    time.sleep(wait)
+    print(f"start {time.time():.6f}", flush=True)  # the benchmark's clock starts here
+    tb.run()
+    time.sleep(0.5)
 
 
 def receive(pattern, address, count, out_path, tags_path, tags):
@@ -107,6 +121,9 @@ def main(argv):
             else:
                 sys.exit(f"gr_peer.py: unknown option {rest[0]}")
         send(argv[2], argv[3], argv[4], tags, wait)
+    elif command == "stream":
+        wait = float(argv[6]) if argv[5:6] == ["--wait"] else 1.0
+        stream(argv[2], argv[3], argv[4], wait)
     elif command == "receive":
         receive(argv[2], argv[3], int(argv[4]), argv[5], argv[6], "--tags" in argv[7:])
     elif command == "rate":
