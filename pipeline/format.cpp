@@ -127,8 +127,9 @@ constexpr ExtensionFormat kRawExtensions[] = {
     {".u8", SampleFormat::u8},
 };
 
-// The extension of the last path component, lower case, with its dot; empty when none.
-std::string lower_extension_of(std::string_view path) {
+}  // namespace
+
+std::string lower_extension(std::string_view path) {
   const auto slash = path.find_last_of('/');
   const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
   const auto dot = name.find_last_of('.');
@@ -139,10 +140,8 @@ std::string lower_extension_of(std::string_view path) {
   return ext;
 }
 
-}  // namespace
-
 std::optional<SampleFormat> raw_format_from_extension(std::string_view path) {
-  const std::string ext = lower_extension_of(path);
+  const std::string ext = lower_extension(path);
   for (const auto& entry : kRawExtensions)
     if (entry.extension == ext) return entry.format;
   return std::nullopt;

@@ -108,6 +108,9 @@ std::optional<SampleFormat> raw_format_from_extension(std::string_view path);
 // The extensions above, for messages: ".cf32 .cfile .fc32 .cs16 ...".
 std::string raw_extensions_help();
 
+// The extension of the file name in `path`, lower case, with its dot (".wav"); empty when none.
+std::string lower_extension(std::string_view path);
+
 // How integer samples become floats:
 //   unit  scaled to [-1, 1): i16 / 32768, i8 / 128, (u8 - 128) / 128 ... (the default);
 //   raw   the stored integer values as they are (what numpy sees from np.fromfile or

@@ -177,17 +177,6 @@ std::size_t ParallelFileReader::read_at(std::byte* dst, std::size_t bytes, std::
   return total;
 }
 
-std::string lower_extension(std::string_view path) {
-  const auto slash = path.find_last_of('/');
-  const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  const auto dot = file.find_last_of('.');
-  if (dot == std::string_view::npos || dot == 0) return {};
-  std::string ext(file.substr(dot));
-  for (char& c : ext)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return ext;
-}
-
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
   if (suffix.size() > text.size()) return false;
   const std::string_view tail = text.substr(text.size() - suffix.size());

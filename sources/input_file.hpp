@@ -107,9 +107,6 @@ class ParallelFileReader {
   bool stopping_ = false;
 };
 
-// The extension of the file name in `path`, lower case, with its dot (".wav"); empty when none.
-std::string lower_extension(std::string_view path);
-
 // True when `text` ends with `suffix`, ignoring ASCII case.
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix);
 

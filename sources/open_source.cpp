@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/format.hpp"
 #include "sources/generator.hpp"
 #include "sources/input_description.hpp"
 #include "sources/input_file.hpp"
