@@ -242,7 +242,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
       std::fprintf(stderr, "prism: the outputs hold what was computed before the input failed and are "
                            "marked incomplete\n");
     if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stderr);
-    code = kExitFailure;
+    code = report.usage_error ? kExitUsage : kExitFailure;
   } else {
     if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stdout);
     if (report.outcome == RunOutcome::interrupted) {

@@ -71,6 +71,16 @@ std::string current_exception_text() {
   }
 }
 
+bool current_exception_is_usage_error() {
+  try {
+    throw;
+  } catch (const UsageError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::size_t peak_resident_bytes() {
@@ -479,6 +489,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
     configure(config);
   } catch (...) {
     error.set("setup", current_exception_text());
+    report.usage_error = current_exception_is_usage_error();
     return finish_report(RunOutcome::failed, {});
   }
 
@@ -491,6 +502,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
     for (; begun < sinks.size(); ++begun) nodes[sinks[begun]].sink->begin(nodes[sinks[begun]].input_description);
   } catch (...) {
     error.set("output " + nodes[sinks[begun]].name(), current_exception_text());
+    report.usage_error = current_exception_is_usage_error();
     for (std::size_t i = 0; i < begun; ++i) nodes[sinks[i]].sink->abort();
     return finish_report(RunOutcome::failed, {});
   }

@@ -85,6 +85,9 @@ struct NodeReport {
 struct RunReport {
   RunOutcome outcome = RunOutcome::completed;
   std::string error;  // what ended a failed run, with the node that failed
+  // The run failed before any item moved, on a setting that cannot work (a UsageError from a
+  // stage's or a sink's setup, e.g. a PNG given angle rows): the command line's exit code 2.
+  bool usage_error = false;
   // A failed run whose outputs were kept, marked incomplete (a live input failed first; every
   // sink finished). False when they were removed.
   bool outputs_kept_incomplete = false;

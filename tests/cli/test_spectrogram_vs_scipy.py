@@ -5,6 +5,7 @@ the rows, the frequencies and the times with scipy.signal.spectrogram on the sam
 (fftshift-ed for complex input, as prism centres two-sided spectra). Relative L2 error <= 1e-5.
 """
 import itertools
+import os
 
 import numpy as np
 import scipy.signal
@@ -244,6 +245,12 @@ class SpectrogramVsScipy(TempDirTestCase):
                 self.assertEqual(proc.returncode, 2, proc.stderr)
                 for word in words:
                     self.assertIn(word, proc.stderr)
+        # In prism run the PNG learns the rows' kind as the run starts: the same refusal, exit 2,
+        # and no file left.
+        proc = run_prism("run", "gen:duration=0.1", "-o", "spectrogram:mode=angle ! " + self.path("r.png"))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("mode angle rows go to .npy", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("r.png")))
         # The same as a stage of prism run.
         proc = run_prism("run", "gen:duration=0.1", "!", "spectrogram:mode=complex,nperseg=64", "-o",
                          self.path("run.npy"), "-q")
