@@ -108,12 +108,22 @@ std::uint64_t start_sample(const std::string& text, double sample_rate) {
 }
 
 // A source that begins at a later sample of another: what it says of itself follows (length,
-// first sample); reads, interrupts and counts are the other's.
+// start offset, the centre frequency in force at the start, the labels still to come); reads,
+// interrupts and counts are the other's.
 class StartedSource final : public Source {
  public:
   StartedSource(std::unique_ptr<Source> inner, std::uint64_t start) : inner_(std::move(inner)), info_(inner_->info()) {
-    info_.first_sample += start;
+    const double start_s = info_.start_offset_s + static_cast<double>(start) / info_.sample_rate;
+    info_.start_offset_s = start_s;
     if (info_.length) *info_.length -= start;
+    // A retune at or before the start is the frequency the stream begins at.
+    std::erase_if(info_.retunes, [&](const Retune& r) {
+      if (r.time > start_s) return false;
+      info_.center_frequency = r.center_frequency;
+      return true;
+    });
+    std::erase_if(info_.annotations,
+                  [&](const Annotation& a) { return a.duration && a.start + *a.duration <= start_s; });
   }
   const StreamInfo& info() const override { return info_; }
   bool delivers_once() const override { return inner_->delivers_once(); }

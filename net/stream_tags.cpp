@@ -2,8 +2,6 @@
 #include "net/stream_tags.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
@@ -83,10 +81,10 @@ std::vector<StreamTag> describe_port(const PortDescription& port, std::uint64_t 
   const StreamInfo& s = port.samples;
   tags.push_back(tag(offset, kTagRate, Pmt::make_real(s.sample_rate)));
   tags.push_back(tag(offset, kTagFrequency, Pmt::make_real(s.center_frequency)));
-  if (const auto start = parse_iso8601(s.start_time); start && s.sample_rate > 0) {
+  if (const auto start = iso8601_unix_time(s.start_time); start && s.sample_rate > 0) {
     // The time of item `offset`: whole seconds kept apart, so that years of seconds do not eat
     // the fraction's precision.
-    const double later = static_cast<double>(offset) / s.sample_rate + start->fraction;
+    const double later = s.start_offset_s + static_cast<double>(offset) / s.sample_rate + start->fraction;
     const double whole = std::floor(later);
     tags.push_back(tag(offset, kTagTime,
                        Pmt::make_tuple({Pmt::make_uint64(start->seconds + static_cast<std::uint64_t>(whole)),
@@ -227,69 +225,6 @@ SpectrumLayout layout_from_json(const std::string& text) {
   if (stream.contains("start_time") && stream["start_time"].is_string())
     layout.stream.start_time = stream["start_time"].get<std::string>();
   return layout;
-}
-
-std::optional<UnixTime> parse_iso8601(const std::string& text) {
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, used = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &used) !=
-          6 ||
-      used != 19)
-    return std::nullopt;
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
-    return std::nullopt;
-  std::size_t pos = 19;
-  double fraction = 0;
-  if (pos < text.size() && text[pos] == '.') {
-    double scale = 0.1;
-    ++pos;
-    const std::size_t digits_start = pos;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      fraction += (text[pos] - '0') * scale;
-      scale /= 10;
-      ++pos;
-    }
-    if (pos == digits_start) return std::nullopt;
-  }
-  if (!(pos == text.size() || (pos + 1 == text.size() && (text[pos] == 'Z' || text[pos] == 'z'))))
-    return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  const std::time_t t = timegm(&tm);
-  if (t < 0) return std::nullopt;
-  return UnixTime{static_cast<std::uint64_t>(t), std::min(fraction, 0.999999999999)};
-}
-
-std::string format_iso8601(const UnixTime& time, double later) {
-  const double shifted = time.fraction + later;
-  const double whole = std::floor(shifted);
-  const double signed_seconds = static_cast<double>(time.seconds) + whole;
-  if (!(signed_seconds >= 0)) return {};
-  auto seconds = static_cast<std::time_t>(signed_seconds);
-  // Nanoseconds, rounded; a fraction that rounds up to 1 s carries.
-  auto nanoseconds = static_cast<long long>(std::llround((shifted - whole) * 1e9));
-  if (nanoseconds >= 1000000000LL) {
-    ++seconds;
-    nanoseconds -= 1000000000LL;
-  }
-  std::tm tm{};
-  if (gmtime_r(&seconds, &tm) == nullptr) return {};
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec);
-  std::string out = text;
-  if (nanoseconds != 0) {
-    char fraction[32];
-    std::snprintf(fraction, sizeof fraction, ".%09lld", nanoseconds);
-    std::string digits = fraction;
-    while (digits.back() == '0') digits.pop_back();
-    out += digits;
-  }
-  return out + "Z";
 }
 
 }  // namespace prism::net

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "net/gr_wire.hpp"
+#include "pipeline/iso8601.hpp"
 #include "pipeline/port.hpp"
 
 namespace prism::net {
@@ -46,12 +47,6 @@ std::vector<StreamTag> describe_port(const PortDescription& port, std::uint64_t 
 
 // The tag that ends a stream of `items` items.
 StreamTag end_of_stream_tag(std::uint64_t items, bool complete);
-
-// UTC time as rx_time carries it: whole and fractional seconds since 1970.
-struct UnixTime {
-  std::uint64_t seconds = 0;
-  double fraction = 0;  // [0, 1)
-};
 
 // What the tags of one message said (each set when a tag of it came; a later tag of a key wins).
 struct StreamTagValues {
@@ -72,10 +67,5 @@ StreamTagValues read_stream_tags(const std::vector<StreamTag>& tags);
 // The layout as prism_layout's JSON, and back (WireError naming what is missing or wrong).
 std::string layout_json(const SpectrumLayout& layout);
 SpectrumLayout layout_from_json(const std::string& text);
-
-// ISO 8601 UTC "YYYY-MM-DDTHH:MM:SS[.fraction]Z" <-> UnixTime; nullopt when the text is not of
-// that form. `later` seconds are added before formatting (they may be negative).
-std::optional<UnixTime> parse_iso8601(const std::string& text);
-std::string format_iso8601(const UnixTime& time, double later = 0);
 
 }  // namespace prism::net

@@ -1,7 +1,11 @@
 // ISO 8601 date-times to seconds since 1970 (see iso8601.hpp).
 #include "pipeline/iso8601.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <ctime>
 
 namespace prism {
 
@@ -36,9 +40,13 @@ long long days_from_civil(long long y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<long long>(doe) - 719468;
 }
 
-}  // namespace
+// Seconds since 1970 (negative before), and the fraction apart.
+struct ParsedTime {
+  long long whole = 0;
+  double fraction = 0;
+};
 
-std::optional<double> iso8601_epoch_seconds(std::string_view text) {
+std::optional<ParsedTime> parse(std::string_view text) {
   std::size_t pos = 0;
   const auto year = digits_at(text, pos, 4);
   if (!year || !expect(text, pos, '-')) return std::nullopt;
@@ -84,7 +92,49 @@ std::optional<double> iso8601_epoch_seconds(std::string_view text) {
   }
   if (pos != text.size()) return std::nullopt;
   const long long days = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  return static_cast<double>(days * 86400 + *hour * 3600 + *minute * 60 + *second - offset_seconds) + fraction;
+  return ParsedTime{days * 86400 + *hour * 3600 + *minute * 60 + *second - offset_seconds, fraction};
+}
+
+}  // namespace
+
+std::optional<double> iso8601_epoch_seconds(std::string_view text) {
+  const std::optional<ParsedTime> t = parse(text);
+  if (!t) return std::nullopt;
+  return static_cast<double>(t->whole) + t->fraction;
+}
+
+std::optional<UnixTime> iso8601_unix_time(std::string_view text) {
+  const std::optional<ParsedTime> t = parse(text);
+  if (!t || t->whole < 0) return std::nullopt;
+  return UnixTime{static_cast<std::uint64_t>(t->whole), std::min(t->fraction, 0.999999999999)};
+}
+
+std::string iso8601_text(const UnixTime& time, double later) {
+  const double shifted = time.fraction + later;
+  const double whole = std::floor(shifted);
+  const double signed_seconds = static_cast<double>(time.seconds) + whole;
+  if (!(signed_seconds >= 0)) return {};
+  auto seconds = static_cast<std::time_t>(signed_seconds);
+  // Nanoseconds, rounded; a fraction that rounds up to 1 s carries.
+  auto nanoseconds = static_cast<long long>(std::llround((shifted - whole) * 1e9));
+  if (nanoseconds >= 1000000000LL) {
+    ++seconds;
+    nanoseconds -= 1000000000LL;
+  }
+  std::tm tm{};
+  if (gmtime_r(&seconds, &tm) == nullptr) return {};
+  char text[64];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec);
+  std::string out = text;
+  if (nanoseconds != 0) {
+    char fraction[32];
+    std::snprintf(fraction, sizeof fraction, ".%09lld", nanoseconds);
+    std::string digits = fraction;
+    while (digits.back() == '0') digits.pop_back();
+    out += digits;
+  }
+  return out + "Z";
 }
 
 }  // namespace prism

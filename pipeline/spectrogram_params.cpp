@@ -226,7 +226,7 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   const double k = static_cast<double>(params.average);
   const double h = static_cast<double>(params.hop());
   layout.first_row_time =
-      (static_cast<double>(stream.first_sample) + static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
+      stream.start_offset_s + (static_cast<double>(params.nperseg) / 2.0 + (k - 1.0) * h / 2.0) / fs;
   layout.row_interval = k * h / fs;
   const bool density = params.scaling == Scaling::density;
   switch (params.mode) {

@@ -48,9 +48,10 @@ struct StreamInfo {
       if (a.frequency_high) *a.frequency_high += hz;
     }
   }
-  // Index in the recording of the stream's first sample (--start): times downstream count from
-  // the recording's start, so that a part of a file keeps the file's time axis.
-  std::uint64_t first_sample = 0;
+  // Seconds from the recording's start to the stream's first sample (--start). Times downstream
+  // (rows, retunes, annotations) count from the recording's start, so that a part of a file keeps
+  // the file's time axis; seconds, not samples, so that stages that change the rate keep it.
+  double start_offset_s = 0.0;
 
   // Bytes of one sample of every channel (one "frame" of interleaved data).
   std::size_t frame_bytes() const { return sample_bytes(format) * channels; }

@@ -285,6 +285,7 @@ void NpySink::write_samples_sidecar(bool complete) {
       {"channels", in.channels},
       {"start_time", in.start_time.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.start_time)},
       {"first_sample", first_row_.value_or(0)},
+      {"start_offset_s", in.start_offset_s},
   };
   add_stream_labels(sidecar, in, [&in](double time) -> std::optional<std::uint64_t> {
     return static_cast<std::uint64_t>(std::llround(time * in.sample_rate));

@@ -14,7 +14,8 @@
 // parameters (every processing parameter), input (format, sample_rate, channels,
 // center_frequency, start_time, length), complete, rows, data (the .npy's file name). Of
 // samples: data, dtype, shape, samples, complete, format, sample_rate, center_frequency,
-// channels, start_time, first_sample.
+// channels, start_time, first_sample (of the stream, from its first chunk), start_offset_s (s
+// from the recording's start to the stream's first sample: --start).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/iso8601.hpp"
 
 namespace prism {
 
@@ -72,15 +73,21 @@ void SigmfWriter::finish(bool complete) {
     }
     if (!description.empty()) global["core:description"] = description;
 
+    // The recording starts at the stream's start time; this file at start_offset_s after it.
+    const double offset = info_.start_offset_s;
     nlohmann::ordered_json capture;
     capture["core:sample_start"] = 0;
     capture["core:frequency"] = info_.center_frequency;
-    if (!info_.start_time.empty()) capture["core:datetime"] = info_.start_time;
+    if (offset == 0.0) {
+      if (!info_.start_time.empty()) capture["core:datetime"] = info_.start_time;
+    } else if (const std::optional<UnixTime> start = iso8601_unix_time(info_.start_time)) {
+      capture["core:datetime"] = iso8601_text(*start, offset);
+    }
 
-    // Retunes and annotations carry times (rate-changing stages keep them): back to samples at
-    // this stream's rate.
-    auto sample_at = [this](double seconds) {
-      return static_cast<std::uint64_t>(std::llround(std::max(seconds, 0.0) * info_.sample_rate));
+    // Retunes and annotations carry times from the recording's start (rate-changing stages keep
+    // them): back to samples of this file at this stream's rate.
+    auto sample_at = [this, offset](double seconds) {
+      return static_cast<std::uint64_t>(std::llround(std::max(seconds - offset, 0.0) * info_.sample_rate));
     };
     nlohmann::ordered_json captures = nlohmann::ordered_json::array({capture});
     for (const Retune& r : info_.retunes) {
@@ -93,7 +100,8 @@ void SigmfWriter::finish(bool complete) {
     for (const Annotation& a : info_.annotations) {
       nlohmann::ordered_json entry;
       entry["core:sample_start"] = sample_at(a.start);
-      if (a.duration) entry["core:sample_count"] = sample_at(*a.duration);
+      // An annotation that began before this file keeps the part inside it.
+      if (a.duration) entry["core:sample_count"] = sample_at(a.start + *a.duration) - sample_at(a.start);
       if (a.frequency_low) entry["core:freq_lower_edge"] = *a.frequency_low;
       if (a.frequency_high) entry["core:freq_upper_edge"] = *a.frequency_high;
       if (!a.label.empty()) entry["core:label"] = a.label;

@@ -15,6 +15,7 @@
 #include "net/stream_tags.hpp"
 #include "net/zmq_endpoint.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/iso8601.hpp"
 #include "sources/input_file.hpp"
 
 namespace prism {
@@ -251,7 +252,7 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
     // rx_time names the time of its tagged item; the stream starts at the first item received.
     if (tags.time && !tags.layout) {
       const double back = (static_cast<double>(tags.time_offset) - static_cast<double>(first_offset)) / info_.sample_rate;
-      info_.start_time = net::format_iso8601(*tags.time, -back);
+      info_.start_time = iso8601_text(*tags.time, -back);
       output_ = PortDescription::of_samples(info_);
     }
   }

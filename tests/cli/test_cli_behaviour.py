@@ -483,6 +483,36 @@ class StartAndDuration(TempDirTestCase):
         samples, _ = load_npy_with_sidecar(self.path("run.npy"))
         np.testing.assert_array_equal(samples.reshape(-1), x[rate:])
 
+    def test_a_start_keeps_times_and_labels_through_a_decimating_stage(self):
+        # 4 s at 8 kHz, started at 2 s, decimated by 4: the rows' times, the samples' labels and a
+        # SigMF output all count from the recording's start (the start is seconds, not samples).
+        rate = 8000
+        x = np.random.default_rng(6).uniform(-0.5, 0.5, 4 * rate).astype(np.complex64)
+        write_sigmf(self.path("rec"), rate, x, "cf32_le", center=100e6)
+        with open(self.path("rec.sigmf-meta")) as f:
+            meta = json.load(f)
+        meta["captures"][0]["core:datetime"] = "2024-05-01T12:00:00Z"
+        meta["captures"].append({"core:sample_start": 1 * rate, "core:frequency": 101e6})
+        meta["captures"].append({"core:sample_start": 3 * rate, "core:frequency": 102e6})
+        meta["annotations"] = [{"core:sample_start": rate, "core:sample_count": 2 * rate, "core:label": "across"},
+                               {"core:sample_start": 0, "core:sample_count": rate, "core:label": "before"}]
+        with open(self.path("rec.sigmf-meta"), "w") as f:
+            json.dump(meta, f)
+        fir = "fir:numtaps=31,lowpass=800,decimate=4"
+        run_prism("run", self.path("rec.sigmf-meta"), "--start", "2", "-o",
+                  f"{fir} ! spectrogram:nperseg=256,noverlap=0 ! {self.path('rows.npy')}",
+                  "-o", f"{fir} ! {self.path('out.sigmf-meta')}", "-q", check=0)
+        _, rows = load_npy_with_sidecar(self.path("rows.npy"))
+        self.assertAlmostEqual(rows["times"][0], 2 + 128 / 2000, places=9)
+        with open(self.path("out.sigmf-meta")) as f:
+            out = json.load(f)
+        self.assertEqual(out["global"]["core:sample_rate"], 2000)
+        self.assertEqual(out["captures"][0]["core:datetime"], "2024-05-01T12:00:02Z")
+        self.assertEqual([(c["core:sample_start"], c["core:frequency"]) for c in out["captures"]],
+                         [(0, 101e6), (2000, 102e6)])
+        self.assertEqual([(a["core:sample_start"], a["core:sample_count"], a["core:label"])
+                          for a in out["annotations"]], [(0, 2000, "across")])
+
     def test_a_file_is_not_read_up_to_the_start(self):
         # A sparse raw file of 1 TiB (no disk used): reading up to its end would take many
         # minutes; seeking takes none.

@@ -138,7 +138,7 @@ TEST(StreamTags, SamplesDescribeThemselvesAndReadBack) {
   EXPECT_EQ(v.time->seconds, 1709294401u);
   EXPECT_EQ(v.time->fraction, 0.0);
   EXPECT_EQ(v.time_offset, 1000000u);
-  EXPECT_EQ(format_iso8601(*v.time, -0.5), "2024-03-01T12:00:00.5Z");
+  EXPECT_EQ(iso8601_text(*v.time, -0.5), "2024-03-01T12:00:00.5Z");
 }
 
 TEST(StreamTags, WrongTypesOfKnownKeysAreRefused) {

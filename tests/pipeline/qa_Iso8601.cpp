@@ -24,5 +24,17 @@ TEST(Iso8601, RefusesOtherText) {
     EXPECT_FALSE(iso8601_epoch_seconds(bad).has_value()) << bad;
 }
 
+TEST(Iso8601, WholeSecondsApartAndBackToText) {
+  const std::optional<UnixTime> t = iso8601_unix_time("2024-05-01T14:00:00.25+02:00");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->seconds, 1714564800u);
+  EXPECT_DOUBLE_EQ(t->fraction, 0.25);
+  EXPECT_EQ(iso8601_text(*t), "2024-05-01T12:00:00.25Z");
+  EXPECT_EQ(iso8601_text(*t, 2.75), "2024-05-01T12:00:03Z");       // the fraction carries
+  EXPECT_EQ(iso8601_text(*t, -0.5), "2024-05-01T11:59:59.75Z");    // and borrows
+  EXPECT_EQ(iso8601_text(UnixTime{0, 0.0}, -1.0), "");              // before 1970
+  EXPECT_FALSE(iso8601_unix_time("1969-12-31T23:59:59Z").has_value());
+}
+
 }  // namespace
 }  // namespace prism
