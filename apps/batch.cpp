@@ -89,11 +89,19 @@ std::string comparable(const std::string& path) {
   return (ec ? fs::path(path) : absolute).lexically_normal().string();
 }
 
+// What an output occupies: the files it writes, or the name of a stream or device (zmq:,
+// audio:, -), which is never complete and which two inputs cannot share either.
+std::vector<std::string> claimed_paths(const std::string& output) {
+  std::vector<std::string> files = output_files(output);
+  if (files.empty()) files.push_back(output);
+  return files;
+}
+
 // Complete outputs exist under their final names (sinks write "<name>.partial" and rename it
 // into place when they finish).
 bool outputs_complete(const BatchItem& item) {
   for (const std::string& output : item.outputs)
-    for (const std::string& file : output_files(output)) {
+    for (const std::string& file : claimed_paths(output)) {
       std::error_code ec;
       if (!fs::is_regular_file(file, ec)) return false;
     }
@@ -102,7 +110,7 @@ bool outputs_complete(const BatchItem& item) {
 
 void remove_outputs(const BatchItem& item) {
   for (const std::string& output : item.outputs)
-    for (const std::string& file : output_files(output)) {
+    for (const std::string& file : claimed_paths(output)) {
       std::error_code ec;
       fs::remove(file, ec);
     }
@@ -249,7 +257,7 @@ std::vector<BatchItem> plan_batch(const std::vector<std::string>& inputs, const 
     BatchItem item{input, {}};
     for (const std::string& pattern : templates) {
       const std::string output = expand_output_template(pattern, input);
-      for (const std::string& file : output_files(output)) {
+      for (const std::string& file : claimed_paths(output)) {
         const std::string key = comparable(file);
         if (const auto it = input_paths.find(key); it != input_paths.end())
           throw UsageError("output '" + printable(pattern) + "' for " + printable(input) + " is the input " +

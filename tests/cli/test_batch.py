@@ -147,6 +147,10 @@ class Batch(TempDirTestCase):
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("two outputs map to", proc.stderr)
         self.assertFalse(os.path.exists(self.path("one.npy")))
+        # Several inputs into one stream: not files, but not to be shared either.
+        proc = run_prism("spectrogram", *self.wavs, "-o", "zmq:push:tcp://127.0.0.1:5999", *SETTINGS)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("two outputs map to zmq:push:tcp://127.0.0.1:5999", proc.stderr)
         # An output that would replace its input.
         proc = run_prism("spectrogram", self.path("dir"), "-o", "{dir}/{name}", *SETTINGS)
         self.assertEqual(proc.returncode, 2, proc.stderr)
