@@ -82,7 +82,8 @@ Chain parse_chain(const std::vector<std::string>& words) {
   const std::size_t bang = words[i].find('!');
   if (const std::string input = trim(std::string_view(words[i]).substr(0, bang)); !input.empty())
     chain.inputs.push_back(input);
-  if (chain.inputs.empty()) throw UsageError("give an INPUT before the first '!' (a file, -, audio:..., sdr:..., gen:...)");
+  if (chain.inputs.empty())
+    throw UsageError("give an INPUT before the first '!' (a file, -, audio:..., sdr:..., gen:...)");
   std::vector<std::string> rest = {words[i].substr(bang + 1)};
   rest.insert(rest.end(), words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end());
   chain.stages = split_chain(rest, "the chain");
@@ -202,8 +203,11 @@ Runner add_run_command(CLI::App& app) {
       "  prism run rec/ 'more/*.wav' ! fir:lowpass=3e3 -o 'out/{stem}.wav' -o 'spectrogram ! out/{stem}.png'\n"
       "Exit codes: 0 done, 1 bad input or failed run, 2 usage error (a bad chain names the stage and the key), "
       "130 interrupted.");
-  cmd->add_option("chain", o->chain, "INPUT... [! STAGE[:KEY=VALUE,...]]... (several inputs: a batch)")->required()->allow_extra_args();
-  cmd->add_option("-o,--output", o->outputs, "[STAGE[:KEY=VALUE,...] !]... OUTPUT (repeat to branch; in a batch, OUTPUT is a template)");
+  cmd->add_option("chain", o->chain, "INPUT... [! STAGE[:KEY=VALUE,...]]... (several inputs: a batch)")
+      ->required()
+      ->allow_extra_args();
+  cmd->add_option("-o,--output", o->outputs,
+                  "[STAGE[:KEY=VALUE,...] !]... OUTPUT (repeat to branch; in a batch, OUTPUT is a template)");
   add_run_options(*cmd, o->run);
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");

@@ -806,7 +806,8 @@ void Viewer::draw_stream_marks(ImDrawList* draw, const Layout& layout) {
     for (const Retune& r : info.retunes) {
       if (!(t_old < r.time && r.time <= t_new)) continue;
       const float y = static_cast<float>(std::round(wf.y + static_cast<double>(age + 1) * row_height));
-      for (float x = wf.x; x < right; x += 12) draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + 7, right), y), retune_colour, 2.0f);
+      for (float x = wf.x; x < right; x += 12)  // dashed, as on the PNG
+        draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + 7, right), y), retune_colour, 2.0f);
       const AxisUnit unit = frequency_unit(std::abs(r.center_frequency));
       char text[64];  // all the digits a SigMF capture gives, not the axis labels' four
       std::snprintf(text, sizeof text, "centre %.9g %s", r.center_frequency * unit.factor, unit.name.c_str());
