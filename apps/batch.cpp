@@ -23,7 +23,7 @@
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
 #include "pipeline/stop_token.hpp"
-#include "sinks/npy_sink.hpp"
+#include "sinks/open_sink.hpp"
 #include "sources/open_source.hpp"
 
 namespace prism::app {
@@ -82,7 +82,6 @@ std::vector<std::string> pattern_matches(const std::string& pattern) {
   return found;
 }
 
-// The file name without its extension; the SigMF pair's extensions count as one.
 // A path for comparing outputs: absolute and without "." and "..".
 std::string comparable(const std::string& path) {
   std::error_code ec;
@@ -90,10 +89,11 @@ std::string comparable(const std::string& path) {
   return (ec ? fs::path(path) : absolute).lexically_normal().string();
 }
 
-// The files an output writes: the path, and a .npy's JSON sidecar.
-std::vector<std::string> written_files(const std::string& output) {
-  std::vector<std::string> files = {output};
-  if (fs::path(output).extension() == ".npy") files.push_back(NpySink::sidecar_path_for(output));
+// What an output occupies: the files it writes, or the name of a stream or device (zmq:,
+// audio:, -), which is never complete and which two inputs cannot share either.
+std::vector<std::string> claimed_paths(const std::string& output) {
+  std::vector<std::string> files = output_files(output);
+  if (files.empty()) files.push_back(output);
   return files;
 }
 
@@ -101,7 +101,7 @@ std::vector<std::string> written_files(const std::string& output) {
 // into place when they finish).
 bool outputs_complete(const BatchItem& item) {
   for (const std::string& output : item.outputs)
-    for (const std::string& file : written_files(output)) {
+    for (const std::string& file : claimed_paths(output)) {
       std::error_code ec;
       if (!fs::is_regular_file(file, ec)) return false;
     }
@@ -110,7 +110,7 @@ bool outputs_complete(const BatchItem& item) {
 
 void remove_outputs(const BatchItem& item) {
   for (const std::string& output : item.outputs)
-    for (const std::string& file : written_files(output)) {
+    for (const std::string& file : claimed_paths(output)) {
       std::error_code ec;
       fs::remove(file, ec);
     }
@@ -257,7 +257,7 @@ std::vector<BatchItem> plan_batch(const std::vector<std::string>& inputs, const 
     BatchItem item{input, {}};
     for (const std::string& pattern : templates) {
       const std::string output = expand_output_template(pattern, input);
-      for (const std::string& file : written_files(output)) {
+      for (const std::string& file : claimed_paths(output)) {
         const std::string key = comparable(file);
         if (const auto it = input_paths.find(key); it != input_paths.end())
           throw UsageError("output '" + printable(pattern) + "' for " + printable(input) + " is the input " +

@@ -4,7 +4,9 @@
 //   prism run INPUT [! STAGE[:KEY=VALUE,...]]... -o [STAGE[:KEY=VALUE,...] !]... OUTPUT
 //
 // The stages after INPUT feed every -o; each -o branches off their end. Stage specs name a stage
-// of the registry (prism stages) and its settings; outputs are chosen by extension.
+// of the registry (prism stages) and its settings; outputs are chosen by extension. Several
+// inputs (files, directories, quoted globs) before the first '!' make a batch (apps/batch.hpp):
+// each runs through the same chain into outputs named by templates such as 'out/{stem}.npy'.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/batch.hpp"
 #include "apps/commands.hpp"
 #include "apps/input_options.hpp"
 #include "apps/run_graph.hpp"
@@ -29,11 +32,12 @@ namespace prism::app {
 namespace {
 
 struct RunCommandOptions {
-  std::vector<std::string> chain;    // INPUT ! STAGE ! ..., as the shell split it
+  std::vector<std::string> chain;    // INPUT... ! STAGE ! ..., as the shell split it
   std::vector<std::string> outputs;  // each "[STAGE ! ]... OUTPUT"
   InputOptions raw;
   RunOptions run;
   ImageOptions image;
+  BatchOptions batch;
 };
 
 std::string trim(std::string_view text) {
@@ -62,30 +66,53 @@ std::vector<std::string> split_chain(const std::vector<std::string>& words, cons
   return parts;
 }
 
+// The chain's words split into its inputs and its stages: the words before the first '!' are
+// inputs, one each (several make a batch), and the rest is split at each '!'. A single quoted
+// word "in.wav ! fir:..." works as well.
+struct Chain {
+  std::vector<std::string> inputs;
+  std::vector<std::string> stages;
+};
+Chain parse_chain(const std::vector<std::string>& words) {
+  Chain chain;
+  std::size_t i = 0;
+  for (; i < words.size() && words[i].find('!') == std::string::npos; ++i)
+    if (const std::string input = trim(words[i]); !input.empty()) chain.inputs.push_back(input);
+  if (i == words.size()) return chain;
+  const std::size_t bang = words[i].find('!');
+  if (const std::string input = trim(std::string_view(words[i]).substr(0, bang)); !input.empty())
+    chain.inputs.push_back(input);
+  if (chain.inputs.empty())
+    throw UsageError("give an INPUT before the first '!' (a file, -, audio:..., sdr:..., gen:...)");
+  std::vector<std::string> rest = {words[i].substr(bang + 1)};
+  rest.insert(rest.end(), words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end());
+  chain.stages = split_chain(rest, "the chain");
+  return chain;
+}
+
 // As prism spectrogram and scipy: a spectrogram whose nperseg is longer than the `samples` it
 // will be given (known when it reads the input itself) shrinks to them, with a warning.
-void shrink_segment_to_input(StageSpec& spec, std::optional<std::uint64_t> samples) {
+void shrink_segment_to_input(StageSpec& spec, std::optional<std::uint64_t> samples, const Message& warn) {
   if (spec.name != "spectrogram" || !samples || *samples == 0) return;
   const auto given = spec.settings.find("nperseg");
   const std::optional<std::int64_t> nperseg =
       given == spec.settings.end() ? std::optional<std::int64_t>{256} : parse_integer(given->second);
   if (!nperseg || *nperseg <= 0 || static_cast<std::uint64_t>(*nperseg) <= *samples) return;  // checked by the stage
-  std::fprintf(stderr, "prism: warning: spectrogram: nperseg %lld is longer than the input (%llu samples); using "
-                 "nperseg %llu, as scipy does\n", static_cast<long long>(*nperseg),
-                 static_cast<unsigned long long>(*samples), static_cast<unsigned long long>(*samples));
+  warn("spectrogram: nperseg " + std::to_string(*nperseg) + " is longer than the input (" + std::to_string(*samples) +
+       " samples); using nperseg " + std::to_string(*samples) + ", as scipy does");
   spec.settings["nperseg"] = std::to_string(*samples);
 }
 
 // Adds the stages of `specs` after `from`; returns the last node. `input_samples`: what the
 // first of them gets when `from` is the input and its length is known.
 Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::string>& specs, std::size_t count,
-                       const StageEnvironment& environment, bool quiet,
+                       const StageEnvironment& environment, const Message& note, const Message& warn,
                        std::optional<std::uint64_t> input_samples = std::nullopt) {
   for (std::size_t i = 0; i < count; ++i) {
     StageSpec spec = parse_stage_spec(specs[i]);
-    if (i == 0) shrink_segment_to_input(spec, input_samples);
+    if (i == 0) shrink_segment_to_input(spec, input_samples, warn);
     MadeStage made = make_stage(spec, environment);
-    if (!made.note.empty() && !quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
+    if (!made.note.empty()) note(made.note);
     const Graph::Node node = graph.add_stage(std::move(made.stage));
     graph.connect(from, node);
     from = node;
@@ -93,44 +120,66 @@ Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::st
   return from;
 }
 
-int run_chain(const RunCommandOptions& o) {
-  if (o.chain.empty()) throw UsageError("give an INPUT (a file, -, audio:..., sdr:..., gen:...)");
-  if (o.outputs.empty()) throw UsageError("give at least one output: -o OUTPUT, or -o 'STAGE ! OUTPUT'");
-  const std::vector<std::string> main = split_chain(o.chain, "the chain");
-  const StageEnvironment environment = stage_environment(o.run);
+// The graph of `input` through the chain's stages into `output_paths` (one per -o, each -o's own
+// stages taken from it).
+PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::string>& stages, const std::string& input,
+                          const std::vector<std::string>& output_paths, const RunOptions& run, const Message& note,
+                          const Message& warn) {
+  const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image);
-
-  std::vector<std::string> output_paths;
-  for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
-  check_distinct_outputs(output_paths);
-
-  Graph graph;
-  std::unique_ptr<Source> source = open_run_input(main.front(), o.raw, o.run);
+  PreparedRun prepared{std::make_unique<Graph>(), {}};
+  Graph& graph = *prepared.graph;
+  std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
   sinks.input_label = source->describe();
-  check_image_options_suit(sinks, main.front(), source->info());
+  check_image_options_suit(sinks, input, source->info());
   const double rate = source->info().sample_rate;
   std::optional<std::uint64_t> input_samples = source->info().length;
-  if (const std::optional<std::uint64_t> limit = run_config(o.run, 1, rate).max_samples)
+  if (const std::optional<std::uint64_t> limit = run_config(run, 1, rate).max_samples)
     input_samples = input_samples ? std::min(*input_samples, *limit) : limit;
   const Graph::Node in = graph.add_source(std::move(source));
-  const Graph::Node trunk = add_stages(graph, in, std::vector<std::string>(main.begin() + 1, main.end()),
-                                       main.size() - 1, environment, o.run.quiet, input_samples);
-  const bool trunk_is_input = main.size() == 1;
-  for (const std::string& output : o.outputs) {
+  const Message warn_about_input = [&](const std::string& text) { warn(input + ": " + text); };
+  const Graph::Node trunk =
+      add_stages(graph, in, stages, stages.size(), environment, note, warn_about_input, input_samples);
+  for (std::size_t i = 0; i < o.outputs.size(); ++i) {
+    const std::string& output = o.outputs[i];
     const std::vector<std::string> branch = split_chain({output}, "-o");
-    const std::string& path = branch.back();
-    if (names_a_stage(path))
-      throw UsageError("-o '" + printable(output) + "': it ends with the stage '" + printable(path) +
+    const std::string& path = output_paths[i];
+    if (names_a_stage(branch.back()))
+      throw UsageError("-o '" + printable(output) + "': it ends with the stage '" + printable(branch.back()) +
                        "'; an output (a file or audio:) must come last");
-    for (std::size_t i = 0; i + 1 < branch.size(); ++i)
-      if (!names_a_stage(branch[i]) && names_an_output(branch[i]) && branch[i].find('.') != std::string::npos)
-        throw UsageError("-o '" + printable(output) + "': '" + printable(branch[i]) +
+    for (std::size_t j = 0; j + 1 < branch.size(); ++j)
+      if (!names_a_stage(branch[j]) && names_an_output(branch[j]) && branch[j].find('.') != std::string::npos)
+        throw UsageError("-o '" + printable(output) + "': '" + printable(branch[j]) +
                          "' is an output; an output (a file or audio:) must come last");
-    const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, o.run.quiet,
-                                       trunk_is_input ? input_samples : std::nullopt);
+    const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, note, warn_about_input,
+                                       stages.empty() ? input_samples : std::nullopt);
     graph.connect(end, graph.add_sink(open_sink(path, sinks)));
   }
-  return run_and_report(graph, run_config(o.run, std::size_t{1} << 16, rate), o.run);
+  prepared.config = run_config(run, std::size_t{1} << 16, rate);
+  return prepared;
+}
+
+int run_chain(const RunCommandOptions& o) {
+  const Chain chain = parse_chain(o.chain);
+  if (chain.inputs.empty()) throw UsageError("give an INPUT (a file, -, audio:..., sdr:..., gen:...)");
+  if (o.outputs.empty()) throw UsageError("give at least one output: -o OUTPUT, or -o 'STAGE ! OUTPUT'");
+  // The paths of the outputs: in a batch, templates filled in for each input.
+  std::vector<std::string> output_paths;
+  for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
+  const PrepareRun prepare = [&o, &chain](const std::string& input, const std::vector<std::string>& paths,
+                                          const RunOptions& run, const Message& note, const Message& warn) {
+    return prepare_chain(o, chain.stages, input, paths, run, note, warn);
+  };
+  if (is_batch(chain.inputs, output_paths))
+    return run_batch(plan_batch(expand_inputs(chain.inputs), output_paths), o.batch, o.run, prepare);
+  check_distinct_outputs(output_paths);
+  PreparedRun single = prepare(
+      chain.inputs.front(), output_paths, o.run,
+      [&o](const std::string& note) {
+        if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
+      },
+      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
+  return run_and_report(*single.graph, single.config, o.run);
 }
 
 }  // namespace
@@ -141,22 +190,29 @@ Runner add_run_command(CLI::App& app) {
       "run", "Run an input through a chain of stages into one or more outputs (the general form of spectrogram "
              "and generate).");
   cmd->footer(
-      "Usage: prism run INPUT [! STAGE[:KEY=VALUE,...]]... -o [STAGE[:KEY=VALUE,...] !]... OUTPUT ...\n"
+      "Usage: prism run INPUT... [! STAGE[:KEY=VALUE,...]]... -o [STAGE[:KEY=VALUE,...] !]... OUTPUT ...\n"
       "The stages after INPUT feed every output; each -o may add stages of its own (quote it). prism stages lists\n"
       "the stages and their keys. Outputs by extension: rows go to " + row_outputs_help() +
       "; samples to " + sample_outputs_help() + ".\n"
+      "Several inputs, directories or quoted globs before the first '!' make a batch: each input runs through the\n"
+      "chain into outputs named by templates with " + std::string(kOutputTemplateHelp) + " (docs/batch.md).\n"
       "Examples:\n"
       "  prism run rec.sigmf-meta -o 'spectrogram:nperseg=1024,window=hann ! spec.png' -o copy.sigmf-meta\n"
       "  prism run talk.wav ! spectrogram:nperseg=512,db -o talk.npy -o talk.png\n"
       "  prism run gen:rate=1e6,complex,tone=1e5 -o iq.sigmf-meta -o 'spectrogram ! iq.png' --backend cuda\n"
+      "  prism run rec/ 'more/*.wav' ! fir:lowpass=3e3 -o 'out/{stem}.wav' -o 'spectrogram ! out/{stem}.png'\n"
       "Exit codes: 0 done, 1 bad input or failed run, 2 usage error (a bad chain names the stage and the key), "
       "130 interrupted.");
-  cmd->add_option("chain", o->chain, "INPUT [! STAGE[:KEY=VALUE,...]]...")->required()->allow_extra_args();
-  cmd->add_option("-o,--output", o->outputs, "[STAGE[:KEY=VALUE,...] !]... OUTPUT (repeat to branch)");
+  cmd->add_option("chain", o->chain, "INPUT... [! STAGE[:KEY=VALUE,...]]... (several inputs: a batch)")
+      ->required()
+      ->allow_extra_args();
+  cmd->add_option("-o,--output", o->outputs,
+                  "[STAGE[:KEY=VALUE,...] !]... OUTPUT (repeat to branch; in a batch, OUTPUT is a template)");
   add_run_options(*cmd, o->run);
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
+  add_batch_options(*cmd, o->batch);
   return [o] { return run_chain(*o); };
 }
 

@@ -15,6 +15,7 @@
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/run_summary.hpp"
+#include "sinks/open_sink.hpp"
 
 namespace prism::app {
 
@@ -154,34 +155,10 @@ SettingValues SettingOptions::values(const std::map<std::string, std::string>& o
   return SettingValues(settings_, given, name_as_option());
 }
 
-namespace {
-
-// The files an output path writes, as absolute, normalised paths (none for audio: or stdout).
-std::vector<std::filesystem::path> files_written(const std::string& output) {
-  if (output == "-" || output.rfind("audio:", 0) == 0) return {};
-  std::error_code error;
-  std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(output), error);
-  if (error) path = std::filesystem::absolute(output).lexically_normal();
-  std::vector<std::filesystem::path> files = {path};
-  const std::string extension = path.extension().string();
-  if (extension == ".npy") files.push_back(std::filesystem::path(path).replace_extension(".json"));
-  if (extension == ".sigmf-meta") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-data"));
-  if (extension == ".sigmf-data") files.push_back(std::filesystem::path(path).replace_extension(".sigmf-meta"));
-  return files;
-}
-
-}  // namespace
-
 void check_distinct_outputs(const std::vector<std::string>& paths) {
-  std::map<std::filesystem::path, std::string> writer;  // file -> the output that writes it
-  for (const std::string& output : paths) {
-    for (const std::filesystem::path& file : files_written(output)) {
-      const auto [at, added] = writer.emplace(file, output);
-      if (!added)
-        throw UsageError("-o " + printable(at->second) + " and -o " + printable(output) + " both write " +
-                         printable(file.string()) + "; give each output its own name");
-    }
-  }
+  if (const std::optional<OutputClash> clash = find_output_clash(paths))
+    throw UsageError("-o " + printable(clash->first) + " and -o " + printable(clash->second) + " both write " +
+                     printable(clash->file) + "; give each output its own name");
 }
 
 std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,

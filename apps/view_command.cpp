@@ -112,10 +112,9 @@ int run_view(const ViewOptions& o) {
     else s.speed = parse_pair(*o.speed + "x0", "--speed", 'x').first;
   }
   if (o.frequency_range) {
-    const auto [low, high] = parse_pair(*o.frequency_range, "--frequency-range", ':');
-    // Given as on the axis (centre frequency included); kept as baseband.
-    s.view_low_hz = low - o.in.center_frequency;
-    s.view_high_hz = high - o.in.center_frequency;
+    // Given as on the axis (centre frequency included), checked as given; made baseband below,
+    // once the input's centre frequency is known.
+    std::tie(s.view_low_hz, s.view_high_hz) = parse_pair(*o.frequency_range, "--frequency-range", ':');
     viewer.zoom_given = true;
   }
   if (o.listen) {
@@ -191,6 +190,11 @@ int run_view(const ViewOptions& o) {
     if (*opened) return std::move(*opened);
     return open();
   };
+  if (o.frequency_range) {  // the input's centre frequency (SigMF's, or --center-frequency) comes off
+    const double centre = (*opened)->info().center_frequency;
+    *s.view_low_hz -= centre;
+    *s.view_high_hz -= centre;
+  }
   return view::run_viewer(open_reusing_first, viewer);
 }
 #endif

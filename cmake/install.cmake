@@ -22,6 +22,16 @@ foreach(feature CUDA SNDFILE PORTAUDIO SOAPYSDR ZMQ)
     set(PRISM_CONFIG_HAVE_${feature} FALSE)
   endif()
 endforeach()
+# The viewer: its libraries and what they link (GLFW, OpenGL, and EGL where the waterfall has a
+# headless context).
+set(PRISM_CONFIG_HAVE_VIEWER FALSE)
+set(PRISM_CONFIG_VIEWER_EGL FALSE)
+if(TARGET prism_gui)
+  set(PRISM_CONFIG_HAVE_VIEWER TRUE)
+  if(TARGET OpenGL::EGL)
+    set(PRISM_CONFIG_VIEWER_EGL TRUE)
+  endif()
+endif()
 configure_package_config_file(cmake/prismConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/prismConfig.cmake
                               INSTALL_DESTINATION ${PRISM_CMAKE_INSTALL_DIR} NO_SET_AND_CHECK_MACRO)
 # Before 1.0 a minor step may change the API: find_package(prism 0.1) takes 0.1.x only.

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "gui/channel_receiver.hpp"
-#include "pipeline/stage.hpp"
+#include "channel_receiver.hpp"
+#include "../pipeline/stage.hpp"
 
 namespace prism::view {
 

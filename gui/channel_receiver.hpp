@@ -49,10 +49,10 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/demodulators.hpp"
-#include "pipeline/exact_phase.hpp"
-#include "pipeline/filter_taps.hpp"
-#include "pipeline/stream_info.hpp"
+#include "../pipeline/demodulators.hpp"
+#include "../pipeline/exact_phase.hpp"
+#include "../pipeline/filter_taps.hpp"
+#include "../pipeline/stream_info.hpp"
 
 namespace prism {
 class FirFilter;

@@ -26,12 +26,12 @@
 #include <string>
 #include <thread>
 
-#include "gui/channel_listener.hpp"
-#include "gui/display_rows.hpp"
-#include "gui/view_settings.hpp"
-#include "pipeline/stage_registry.hpp"
-#include "pipeline/source.hpp"
-#include "pipeline/stop_token.hpp"
+#include "channel_listener.hpp"
+#include "display_rows.hpp"
+#include "view_settings.hpp"
+#include "../pipeline/stage_registry.hpp"
+#include "../pipeline/source.hpp"
+#include "../pipeline/stop_token.hpp"
 
 namespace prism::view {
 

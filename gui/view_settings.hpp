@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/settings.hpp"
-#include "pipeline/window.hpp"
+#include "../pipeline/settings.hpp"
+#include "../pipeline/window.hpp"
 
 namespace prism::view {
 

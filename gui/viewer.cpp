@@ -22,6 +22,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -394,6 +395,7 @@ class Viewer {
   void draw_status(const Layout& layout);
   void draw_time_axis(ImDrawList* draw, const Layout& layout);
   void draw_history_breaks(ImDrawList* draw, const Layout& layout);
+  void draw_stream_marks(ImDrawList* draw, const Layout& layout);
   void render_gl(const Layout& layout);
   json report_json(const Layout& layout) const;
 
@@ -420,6 +422,8 @@ class Viewer {
   std::vector<json> axis_ticks_;  // frequency ticks of the last frame, for the report
   json time_ticks_;               // the waterfall's time labels as drawn, for the report
   json history_breaks_;           // the lines drawn across the waterfall, for the report
+  json annotation_boxes_;         // the input's annotations as drawn over the waterfall
+  json retune_lines_;             // the input's retunes as drawn across the waterfall
   json spectrum_labels_;          // the texts over the spectrum (markers, cursor), for the report
   // What this frame shows of the engine, read once as the frame starts: the status line, the
   // controls and the report all describe the same moment.
@@ -720,6 +724,100 @@ void Viewer::draw_history_breaks(ImDrawList* draw, const Layout& layout) {
                                {"time_after_s", display_->history_time(age)},
                                {"time_before_s", display_->history_time(age + 1)}});
   }
+}
+
+// The input's SigMF annotations as labelled boxes over the waterfall and its retunes as dashed
+// lines named with the new centre frequency, as the PNG output draws them. They are placed by
+// the stream times of the lines shown, not by the clock: they scroll with the lines, follow the
+// zoom, and a looping file's history shows them once for each pass it holds (a box ends where
+// its segment of the history does). The frequency axis is the first capture's, as the lines'.
+void Viewer::draw_stream_marks(ImDrawList* draw, const Layout& layout) {
+  annotation_boxes_ = json::array();
+  retune_lines_ = json::array();
+  const StreamInfo& info = engine_->stream();
+  if (!display_->session || (info.annotations.empty() && info.retunes.empty())) return;
+  const Rect& wf = layout.waterfall;
+  const std::size_t visible = std::min<std::size_t>(kHistoryRows, static_cast<std::size_t>(wf.h));
+  const std::size_t shown = std::min(visible, display_->texture.filled());
+  const double row_height = wf.h / static_cast<double>(visible);
+  const DisplayFormat& format = display_->session->format;
+  const double centre = format.center_frequency;
+  const ImU32 box_colour = IM_COL32(255, 0, 255, 255);     // magenta: in none of the colormaps
+  const ImU32 retune_colour = IM_COL32(0, 255, 255, 255);  // cyan: neither
+  const float right = wf.x + wf.w, bottom = wf.y + wf.h;
+  // A label where it lies over no other (short passes of a looping file put marks close
+  // together); returns whether it was drawn.
+  std::vector<ImVec4> labels_drawn;  // x0, y0, x1, y1
+  auto label_at = [&](const std::string& text, float x, float y, ImU32 colour) {
+    if (text.empty()) return false;
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const ImVec4 area(x - 2, y, x + size.x + 2, y + size.y);
+    for (const ImVec4& other : labels_drawn)
+      if (area.x < other.z && other.x < area.z && area.y < other.w && other.y < area.w) return false;
+    labels_drawn.push_back(area);
+    draw->AddRectFilled(ImVec2(area.x, area.y), ImVec2(area.z, area.w), IM_COL32(0, 0, 0, 170));
+    draw->AddText(ImVec2(x, y), colour, text.c_str());
+    return true;
+  };
+  draw->PushClipRect(ImVec2(wf.x, wf.y), ImVec2(right, bottom), true);
+
+  for (const Annotation& a : info.annotations) {
+    const double end = a.duration ? a.start + *a.duration : std::numeric_limits<double>::infinity();
+    const double low = a.frequency_low ? *a.frequency_low - centre : format.frequency_low;
+    const double high = a.frequency_high ? *a.frequency_high - centre : format.frequency_high;
+    const float x0 = std::max(static_cast<float>(std::round(x_of(low, wf))), wf.x);
+    const float x1 = std::min(static_cast<float>(std::round(x_of(high, wf))), right - 1);
+    if (x1 < x0) continue;  // outside the zoom
+    const std::string& label = a.label.empty() ? a.comment : a.label;
+    // One box per run of consecutive lines inside the annotation's time, within one segment.
+    auto box = [&](std::size_t newest, std::size_t oldest) {
+      const float y0 = static_cast<float>(std::round(wf.y + static_cast<double>(newest) * row_height));
+      const float y1 = std::min(static_cast<float>(std::round(wf.y + static_cast<double>(oldest + 1) * row_height)),
+                                bottom - 1);
+      draw->AddRect(ImVec2(x0, y0), ImVec2(x1 + 1, y1 + 1), box_colour, 0.0f, 0, 2.0f);
+      const bool labelled = label_at(label, x0 + 4, y0 + 3, box_colour);
+      annotation_boxes_.push_back({{"label", label},
+                                   {"label_drawn", labelled},
+                                   {"x0", x0}, {"x1", x1}, {"y0", y0}, {"y1", y1},
+                                   {"time_start_s", a.start},
+                                   {"time_end_s", a.duration ? json(end) : json(nullptr)},
+                                   {"frequency_low_hz", low + centre},
+                                   {"frequency_high_hz", high + centre},
+                                   {"newest_line_time_s", display_->history_time(newest)},
+                                   {"oldest_line_time_s", display_->history_time(oldest)}});
+    };
+    std::optional<std::size_t> run_newest;
+    for (std::size_t age = 0; age < shown; ++age) {
+      const double t = display_->history_time(age);
+      const bool inside = t >= a.start && t < end;
+      // Line age - 1 starting a segment: this line belongs to an earlier pass.
+      if (run_newest && (!inside || display_->history_break(age - 1))) {
+        box(*run_newest, age - 1);
+        run_newest.reset();
+      }
+      if (inside && !run_newest) run_newest = age;
+    }
+    if (run_newest) box(*run_newest, shown - 1);
+  }
+
+  for (std::size_t age = 0; age + 1 < shown; ++age) {
+    if (display_->history_break(age)) continue;  // the lines on either side are not consecutive
+    const double t_new = display_->history_time(age), t_old = display_->history_time(age + 1);
+    for (const Retune& r : info.retunes) {
+      if (!(t_old < r.time && r.time <= t_new)) continue;
+      const float y = static_cast<float>(std::round(wf.y + static_cast<double>(age + 1) * row_height));
+      for (float x = wf.x; x < right; x += 12)  // dashed, as on the PNG
+        draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + 7, right), y), retune_colour, 2.0f);
+      const AxisUnit unit = frequency_unit(std::abs(r.center_frequency));
+      char text[64];  // all the digits a SigMF capture gives, not the axis labels' four
+      std::snprintf(text, sizeof text, "centre %.9g %s", r.center_frequency * unit.factor, unit.name.c_str());
+      const bool labelled = label_at(
+          text, wf.x + 4, y + 3 + ImGui::GetFontSize() < bottom ? y + 3 : y - 3 - ImGui::GetFontSize(), retune_colour);
+      retune_lines_.push_back({{"label", text}, {"label_drawn", labelled}, {"y", y}, {"age_rows", age + 1},
+                               {"time_s", r.time}, {"center_frequency", r.center_frequency}});
+    }
+  }
+  draw->PopClipRect();
 }
 
 void Viewer::draw_spectrum(ImDrawList* draw, const Rect& r) {
@@ -1318,7 +1416,9 @@ json Viewer::report_json(const Layout& layout) const {
   if (display_->texture.filled() > 0) newest_line = display_->history_time(0);
   j["waterfall_history"] = {{"rows", display_->texture.filled()},
                             {"newest_line_time_s", newest_line},
-                            {"breaks", history_breaks_}};
+                            {"breaks", history_breaks_},
+                            {"annotations", annotation_boxes_},
+                            {"retunes", retune_lines_}};
   const FrequencyView v = frequency_view();
   const double centre = display_->session ? display_->session->format.center_frequency : 0.0;
   j["frequency_view_hz"] = {v.low + centre, v.high + centre};
@@ -1417,6 +1517,7 @@ int Viewer::run() {
     draw_spectrum(draw, layout.spectrum);
     draw_axes(draw, layout);
     draw_history_breaks(draw, layout);
+    draw_stream_marks(draw, layout);
     draw_channel_band(draw, layout);
     draw_markers_and_cursor(draw, layout);
     draw_status(layout);

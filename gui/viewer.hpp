@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gui/view_engine.hpp"
-#include "gui/view_settings.hpp"
+#include "view_engine.hpp"
+#include "view_settings.hpp"
 
 namespace prism::view {
 

@@ -333,6 +333,10 @@ py::dict stream_dict(const prism::StreamInfo& info) {
 py::tuple run(const std::string& input, const std::vector<std::string>& stages, const std::vector<std::string>& outputs,
               bool collect, std::optional<std::string> format, std::optional<double> rate, unsigned channels,
               std::optional<std::uint64_t> max_samples, const std::string& backend) {
+  // Refused before the input is opened, not when the second output cannot be renamed into place.
+  if (const std::optional<prism::OutputClash> clash = prism::find_output_clash(outputs))
+    throw prism::UsageError("outputs: '" + clash->first + "' and '" + clash->second + "' both write " +
+                            clash->file + "; give each output its own name");
   prism::Graph graph;
   prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels)));
   prism::PortKind kind = prism::PortKind::samples;

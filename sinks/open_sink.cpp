@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 
 #include "pipeline/errors.hpp"
 #include "sinks/npy_sink.hpp"
@@ -67,6 +68,30 @@ bool is_sound_file(const std::string& e) {
 }
 bool is_raw(const std::string& path) { return raw_format_from_extension(path).has_value(); }
 }  // namespace
+
+std::vector<std::string> output_files(const std::string& output) {
+  if (output == "-" || is_audio_device(output) || is_zmq_stream(output)) return {};
+  const std::string e = lowercase_extension(output);
+  if (e == ".npy") return {output, NpySink::sidecar_path_for(output)};
+  if (is_sigmf(e)) {
+    const std::string base = SigmfWriter::base_path(output);
+    return {base + ".sigmf-data", base + ".sigmf-meta"};
+  }
+  return {output};
+}
+
+std::optional<OutputClash> find_output_clash(const std::vector<std::string>& outputs) {
+  std::map<std::filesystem::path, std::string> writer;  // file -> the output that writes it
+  for (const std::string& output : outputs)
+    for (const std::string& written : output_files(output)) {
+      std::error_code error;
+      std::filesystem::path file = std::filesystem::weakly_canonical(std::filesystem::absolute(written), error);
+      if (error) file = std::filesystem::absolute(written).lexically_normal();
+      const auto [at, added] = writer.emplace(file, output);
+      if (!added) return OutputClash{at->second, output, file.string()};
+    }
+  return std::nullopt;
+}
 
 bool names_an_output(const std::string& path) {
   const std::string e = lowercase_extension(path);

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "../pipeline/stage.hpp"
 #include "sink_options.hpp"
@@ -26,6 +28,22 @@ namespace prism {
 // bad options (an unknown colormap, listing the names); InputError (path and reason) when the
 // output's directory does not exist or is not writable.
 std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& options = {});
+
+// The files the sink for `output` writes, sidecars included, as the sinks name them (a.npy:
+// a.npy and a.json; a.sigmf-meta, a.sigmf or a: a.sigmf-data and a.sigmf-meta); none for audio:,
+// zmq: and "-".
+std::vector<std::string> output_files(const std::string& output);
+
+// Two outputs of one run that would write the same file: `first` and `second` as given, and
+// `file`, absolute and normalised (symbolic links resolved as far as they exist).
+struct OutputClash {
+  std::string first;
+  std::string second;
+  std::string file;
+};
+// The first clash among `outputs`, so that a run is refused before it starts rather than failing
+// at its end when the second output cannot be renamed into place.
+std::optional<OutputClash> find_output_clash(const std::vector<std::string>& outputs);
 
 // Whether `path` names an output the registry knows (an extension it takes, audio: or zmq:).
 bool names_an_output(const std::string& path);

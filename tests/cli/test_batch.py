@@ -1,7 +1,8 @@
 """prism spectrogram over many recordings in one run (docs/batch.md): files, directories and
 globs expanded, templated outputs equal to single runs' outputs, a failing file that does not
 stop the others, resumption (complete outputs skipped, --overwrite redoes), colliding templates
-refused before anything runs, and the per-file entries of --summary-json.
+refused before anything runs, and the per-file entries of --summary-json. prism run takes
+several inputs the same way: its batches give what its single runs give.
 """
 import json
 import os
@@ -146,6 +147,10 @@ class Batch(TempDirTestCase):
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("two outputs map to", proc.stderr)
         self.assertFalse(os.path.exists(self.path("one.npy")))
+        # Several inputs into one stream: not files, but not to be shared either.
+        proc = run_prism("spectrogram", *self.wavs, "-o", "zmq:push:tcp://127.0.0.1:5999", *SETTINGS)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("two outputs map to zmq:push:tcp://127.0.0.1:5999", proc.stderr)
         # An output that would replace its input.
         proc = run_prism("spectrogram", self.path("dir"), "-o", "{dir}/{name}", *SETTINGS)
         self.assertEqual(proc.returncode, 2, proc.stderr)
@@ -167,6 +172,47 @@ class Batch(TempDirTestCase):
         proc = run_prism("spectrogram", self.wavs[0], "-o", self.path("{stem}-spec.npy"), *SETTINGS, check=0)
         self.assertTrue(os.path.exists(self.path("w2-spec.npy")))
         self.assertIn("1 files", proc.stdout)
+
+
+    def test_run_chain_over_many_inputs_equals_single_runs(self):
+        summary = self.path("summary.json")
+        chain = ("!", "fir:lowpass=1000,numtaps=31")
+        outputs = ("-o", "spectrogram:nperseg=256 ! " + self.path("out/{stem}.npy"),
+                   "-o", self.path("out/{stem}-lp.sigmf-meta"))
+        proc = run_prism("run", self.sigmf, self.path("dir"), self.path("g*.cf32"), *chain, *outputs,
+                         "--rate", RATE, "--summary-json", summary, "--jobs", 2, check=0)
+        inputs = [self.sigmf] + sorted(self.wavs) + self.raws
+        document = self.summary(summary)
+        entries = document["files"]
+        self.assertEqual([os.path.abspath(e["input"]) for e in entries], [os.path.abspath(p) for p in inputs])
+        self.assertEqual(document["total"]["done"], len(inputs))
+        self.assertIn(f"{len(inputs)} files", proc.stdout)
+        for entry, path in zip(entries, inputs):
+            stem = os.path.basename(path).split(".")[0]
+            self.assertEqual(entry["status"], "done", entry)
+            self.assertEqual(entry["outputs"], [self.path(f"out/{stem}.npy"), self.path(f"out/{stem}-lp.sigmf-meta")])
+            self.assertGreater(entry["run"]["samples_read"], 0)
+            run_prism("run", path, *chain, "-o", "spectrogram:nperseg=256 ! " + self.path(f"single-{stem}.npy"),
+                      "-o", self.path(f"single-{stem}.sigmf-meta"), "--rate", RATE, "-q", check=0)
+            for batch_file, single_file in ((f"out/{stem}.npy", f"single-{stem}.npy"),
+                                            (f"out/{stem}-lp.sigmf-data", f"single-{stem}.sigmf-data")):
+                self.assertEqual(read_bytes(self.path(batch_file)), read_bytes(self.path(single_file)), batch_file)
+
+    def test_run_chain_batch_warnings_and_collisions(self):
+        np.zeros(100, dtype=np.complex64).tofile(self.path("short.cf32"))  # 100 samples < nperseg 256
+        summary = self.path("summary.json")
+        run_prism("run", self.path("short.cf32"), self.raws[0], "-o", "spectrogram ! " + self.path("out/{stem}.npy"),
+                  "--rate", RATE, "--summary-json", summary, check=0)
+        entries = {os.path.basename(e["input"]): e for e in self.summary(summary)["files"]}
+        self.assertEqual(len(entries["short.cf32"]["warnings"]), 1)
+        self.assertIn("short.cf32: spectrogram: nperseg 256 is longer than the input (100 samples)",
+                      entries["short.cf32"]["warnings"][0])
+        self.assertEqual(entries["g1.cf32"]["warnings"], [])
+        # Two inputs into one fixed name: refused before anything runs.
+        proc = run_prism("run", *self.raws, "-o", "spectrogram ! " + self.path("one.npy"), "--rate", RATE)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("two outputs map to", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("one.npy")))
 
 
 if __name__ == "__main__":

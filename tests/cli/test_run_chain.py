@@ -95,7 +95,7 @@ class Chains(TempDirTestCase):
 
     def test_help_shows_the_chain(self):
         text = run_prism("run", "--help", check=0).stdout
-        self.assertIn("prism run INPUT [! STAGE[:KEY=VALUE,...]]... -o", text)
+        self.assertIn("prism run INPUT... [! STAGE[:KEY=VALUE,...]]... -o", text)
         self.assertIn("prism stages", text)
 
 

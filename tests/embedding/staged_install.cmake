@@ -2,10 +2,11 @@
 # into a temporary prefix, then embed_spectrogram.cpp built twice against that prefix alone —
 # with find_package(prism) (consumer/CMakeLists.txt) and with `pkg-config --cflags --libs prism`
 # — and both programs run; then the Python package installed alone and imported from there. Also
-# checks that no installed header names nlohmann/json.
+# checks that no installed header names nlohmann/json. With VIEWER=ON (the build has the viewer),
+# embed_viewer.cpp is built against the component `viewer` too and run without a display.
 # Variables: BUILD_DIR (prism's build tree), WORK_DIR (scratch, emptied), SOURCE_DIR (this folder),
 # CXX (the compiler), LAUNCHER (optional compiler launcher, e.g. ccache), PYTHON (optional: the
-# interpreter for the installed Python package).
+# interpreter for the installed Python package), VIEWER (optional: ON when the build has the viewer).
 foreach(var BUILD_DIR WORK_DIR SOURCE_DIR CXX)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "staged_install.cmake needs -D${var}=...")
@@ -41,11 +42,27 @@ set(launcher_args "")
 if(LAUNCHER)
   set(launcher_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
+set(viewer_args "")
+if(VIEWER)
+  if(NOT EXISTS ${prefix}/include/prism/gui/viewer.hpp)
+    message(FATAL_ERROR "the build has the viewer, but its headers are not installed")
+  endif()
+  set(viewer_args -DEMBED_VIEWER_SOURCE=${SOURCE_DIR}/embed_viewer.cpp)
+endif()
 run_step("configure the find_package consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake-build
          -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=${CXX} ${launcher_args}
-         -DCMAKE_PREFIX_PATH=${prefix} -DEMBED_SOURCE=${SOURCE_DIR}/embed_spectrogram.cpp)
+         -DCMAKE_PREFIX_PATH=${prefix} -DEMBED_SOURCE=${SOURCE_DIR}/embed_spectrogram.cpp ${viewer_args})
 run_step("build the find_package consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
 run_step("run the find_package consumer" ${WORK_DIR}/cmake-build/embed_spectrogram)
+if(VIEWER)
+  # No display: the viewer must refuse with its message, not crash.
+  unset(ENV{DISPLAY})
+  unset(ENV{WAYLAND_DISPLAY})
+  run_step("run the viewer consumer" ${WORK_DIR}/cmake-build/embed_viewer)
+  if(NOT step_output MATCHES "cannot open a window")
+    message(FATAL_ERROR "embed_viewer without a display: ${step_output}")
+  endif()
+endif()
 
 # 2. pkg-config, from the prefix only.
 file(GLOB pc_file ${prefix}/*/pkgconfig/prism.pc ${prefix}/*/*/pkgconfig/prism.pc)

@@ -12,7 +12,12 @@
 4. A short history (the first frames): the time labels do not overlap.
 5. A zoom saved on one input's band comes back for that band and not for another: a zoom to
    1-3 kHz of a 48 kHz signal is kept for it and gone (the whole band) for a 96 kHz one.
-6. A live input that stops delivering (a ZeroMQ publisher that goes quiet) ends, after
+6. SigMF annotations and retunes (a 1 s recording looping at half speed, zoomed): each annotation is a
+   magenta box over the lines whose stream times it covers, once per pass the history holds,
+   at the x of its frequency edges in the zoomed view, labelled; each retune is a cyan line
+   between the lines before and after it, named with the new centre frequency. The screenshot
+   has the colours at the reported edges.
+7. A live input that stops delivering (a ZeroMQ publisher that goes quiet) ends, after
    --stall-timeout, with an error shown over the spectrum, in the report, and exit 1.
 
 Usage: test_view_xvfb.py PRISM
@@ -189,6 +194,71 @@ class ViewUnderXvfb(unittest.TestCase):
         saved = load_json(config)
         self.assertEqual((saved["view_low_hz"], saved["view_band_low_hz"], saved["view_band_high_hz"]),
                          (None, 0, 48000))
+
+    def test_annotations_and_retunes_over_the_waterfall(self):
+        rate, centre = 48000, 100e6
+        base = os.path.join(self.tmp.name, "annotated")
+        n = np.arange(rate)
+        rng = np.random.default_rng(5)
+        x = 0.5 * np.exp(2j * np.pi * 8000 / rate * n) + 0.01 * (rng.normal(size=rate) + 1j * rng.normal(size=rate))
+        x.astype(np.complex64).tofile(base + ".sigmf-data")
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:sample_rate": rate, "core:version": "1.0.0"},
+                       "captures": [{"core:sample_start": 0, "core:frequency": centre},
+                                    {"core:sample_start": rate // 2, "core:frequency": centre + 2000}],
+                       "annotations": [{"core:sample_start": int(0.3 * rate), "core:sample_count": int(0.3 * rate),
+                                        "core:freq_lower_edge": centre + 5000,
+                                        "core:freq_upper_edge": centre + 12000, "core:label": "burst"}]}, f)
+        png, report_path = base + ".png", base + ".json"
+        run_view(PRISM, self.env, base + ".sigmf-meta", "--no-config", "--size", "1000x700", "--speed", 0.5,
+                 "--frames", 160, "--fps", 40, "--lines-per-second", 50, "--db-range", "-120:0",
+                 "--frequency-range", f"{centre - 4000:.0f}:{centre + 16000:.0f}",
+                 "--screenshot", png, "--report", report_path)
+        report, image = load_json(report_path), read_png_rgb(png)
+        self.assertEqual(report["frequency_view_hz"], [centre - 4000, centre + 16000])
+        history = report["waterfall_history"]
+        boxes, retunes = history["annotations"], history["retunes"]
+        # One box and one retune line per pass held (the history keeps more than one pass).
+        self.assertGreaterEqual(len(history["breaks"]), 1, history)
+        self.assertGreaterEqual(len(boxes), 2, history)
+        self.assertGreaterEqual(len(retunes), 2, history)
+        # The newest of each is labelled (older ones only where their labels do not overlap).
+        self.assertTrue(boxes[0]["label_drawn"], boxes[0])
+        self.assertTrue(retunes[0]["label_drawn"], retunes[0])
+
+        def magenta(p):
+            return p[..., 0] > 200 and p[..., 1] < 90 and p[..., 2] > 200
+
+        def near(y, x, colour, reach=2):
+            patch = image[y - reach:y + reach + 1, x - reach:x + reach + 1]
+            return any(colour(p) for row in patch for p in row)
+
+        for box in boxes:
+            self.assertEqual(box["label"], "burst")
+            self.assertAlmostEqual(box["x0"], round(x_of(centre + 5000, report)), delta=1)
+            self.assertAlmostEqual(box["x1"], round(x_of(centre + 12000, report)), delta=1)
+            # The lines it spans are those of the annotation's time (0.3 to 0.6 s).
+            self.assertGreaterEqual(box["oldest_line_time_s"], 0.3)
+            self.assertLess(box["newest_line_time_s"], 0.6)
+            self.assertGreater(box["y1"] - box["y0"], 3, box)
+            x0, x1, y0, y1 = int(box["x0"]), int(box["x1"]), int(box["y0"]), int(box["y1"])
+            for y in range(y0 + 1, y1):  # left and right edges, every line
+                self.assertTrue(near(y, x0, magenta), f"no left edge at y={y}: {box}")
+                self.assertTrue(near(y, x1, magenta), f"no right edge at y={y}: {box}")
+            for x in range((x0 + x1) // 2, x1):  # top (right of the label) and bottom edges
+                self.assertTrue(near(y0, x, magenta), f"no top edge at x={x}: {box}")
+                self.assertTrue(near(y1, x, magenta), f"no bottom edge at x={x}: {box}")
+            # Inside the box, away from its edges and label, the waterfall shows through.
+            inside = image[y0 + 4:y1 - 3, (x0 + x1) // 2:x1 - 3]
+            self.assertFalse(any(magenta(p) for row in inside for p in row), box)
+        wf = report["waterfall"]
+        x0, x1 = int(wf["x"]) + 1, int(wf["x"] + wf["width"]) - 1
+        for line in retunes:
+            self.assertEqual(line["label"], "centre 100.002 MHz")
+            self.assertEqual(line["time_s"], 0.5)
+            row = image[int(line["y"]), x0:x1]
+            cyan = ((row[:, 0] < 90) & (row[:, 1] > 200) & (row[:, 2] > 200)).mean()
+            self.assertGreater(cyan, 0.4, f"no dashed cyan line at y={line['y']} ({cyan:.2f} of the row)")
 
     def test_live_input_that_stalls_is_an_error(self):
         try:

@@ -224,6 +224,20 @@ class Graphs(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "lowpas"):
             prism.run("gen:duration=1", ["fir:lowpas=3"])
 
+    def test_run_refuses_two_outputs_to_one_file_before_running(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "a.npy")
+            sidecar = os.path.join(tmp, "a.json")
+            meta = os.path.join(tmp, "b.sigmf-meta")
+            # The same path twice, a .npy and its sidecar, and a SigMF pair named two ways.
+            for outputs, file in (([out, out], out), ([out, sidecar], sidecar),
+                                  ([meta, os.path.join(tmp, "b")], os.path.join(tmp, "b.sigmf-data"))):
+                with self.assertRaises(ValueError) as raised:
+                    prism.run("gen:duration=0.1", [], outputs)
+                message = str(raised.exception)
+                self.assertIn(f"'{outputs[0]}' and '{outputs[1]}' both write {file}", message)
+                self.assertEqual(os.listdir(tmp), [])
+
     def test_open_reads_any_input(self):
         x = (np.arange(3000) % 17 - 8 + 1j).astype(np.complex64)
         with tempfile.TemporaryDirectory() as tmp:
