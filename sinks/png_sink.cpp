@@ -21,6 +21,7 @@
 #include "pipeline/iso8601.hpp"
 #include "prism/version.hpp"
 #include "sinks/decibel_range.hpp"
+#include "sinks/plot_font.hpp"
 
 namespace prism {
 namespace {
@@ -189,6 +190,7 @@ PngSink::PngSink(std::string path, SinkOptions options)
   };
   check_db(options_.db_min, "minimum");
   check_db(options_.db_max, "maximum");
+  plot_font_face();  // a missing font fails here, before the run, not after all the work
   if (options_.db_min && options_.db_max && !(*options_.db_min < *options_.db_max)) {
     throw UsageError("--db-range: the minimum (" + format_tick(*options_.db_min, 0.01) +
                      " dB) must be below the maximum (" + format_tick(*options_.db_max, 0.01) +

@@ -4,10 +4,13 @@ The PNG's tEXt chunks (Title, prism:plot with the colour range used) are read wi
 chunk parsing here, independently of the writer.
 """
 import json
+import os
 import struct
+import subprocess
 
 import numpy as np
 
+import prism_test_util
 from prism_test_util import TempDirTestCase, main, prism_reads_wav, run_prism
 
 
@@ -91,6 +94,21 @@ class PngPlot(TempDirTestCase):
         title = png_texts(png)["Title"]
         for part in ("gen", "window hann", "nperseg 256", "noverlap 32", "nfft 512", "average 4"):
             self.assertIn(part, title)
+
+    def test_missing_font_is_a_clear_error_before_the_run(self):
+        # A fontconfig that knows no fonts: the PNG output refuses to start, naming the package.
+        conf = self.path("fonts.conf")
+        with open(conf, "w") as f:
+            f.write('<?xml version="1.0"?>\n<fontconfig></fontconfig>\n')
+        env = dict(os.environ, FONTCONFIG_FILE=conf)
+        png = self.path("f.png")
+        proc = subprocess.run([prism_test_util.PRISM, "spectrogram", "gen:duration=0.5", "-o", png, "-q"],
+                              env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("DejaVu Sans", proc.stderr)
+        self.assertIn("fonts-dejavu-core", proc.stderr)
+        self.assertFalse(os.path.exists(png))
+        self.assertFalse(os.path.exists(png + ".partial"))
 
 
 if __name__ == "__main__":

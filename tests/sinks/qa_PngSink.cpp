@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
-#include "sinks/bitmap_font.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/open_sink.hpp"
+#include "sinks/plot_font.hpp"
 #include "sinks/png_sink.hpp"
 #include "sink_test_support.hpp"
 
@@ -82,6 +83,17 @@ void write_tone(PngSink& sink, const SpectrumLayout& layout, std::size_t rows, s
   std::vector<float> row(layout.columns, floor_db);
   row[tone_bin] = tone_db;
   for (std::size_t r = 0; r < rows; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
+}
+
+// Width in pixels of `text` in the plots' font at `size`, measured as the renderer measures.
+double plot_text_width(const std::string& text, double size) {
+  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  cairo_t* cr = cairo_create(surface);
+  use_plot_font(cr, size);
+  const double width = text_width(cr, text);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  return width;
 }
 
 const PlotTick* find_tick(const std::vector<PlotTick>& ticks, double value) {
@@ -463,12 +475,42 @@ TEST(PngSink, LongTitleWrapsOnNarrowPlots) {
   std::string joined;
   for (const std::string& line : lines) {
     EXPECT_EQ(line.find("..."), std::string::npos) << line;
-    EXPECT_LE(BitmapFont::text_width(line, sink.geometry().text_scale), sink.geometry().image_width) << line;
+    EXPECT_LE(plot_text_width(line, sink.geometry().font_size), sink.geometry().image_width) << line;
     joined += (joined.empty() ? "" : " ") + line;
   }
   EXPECT_EQ(joined, options.title);
-  EXPECT_GT(sink.geometry().plot_top, static_cast<int>(lines.size()) * BitmapFont::text_height(1))
+  EXPECT_GT(sink.geometry().plot_top, static_cast<int>(lines.size() * sink.geometry().font_size))
       << "the plot starts below every title line";
+}
+
+// The text is antialiased: the title's pixels take many grey levels between the ink and the
+// white background (a bitmap font gives two), and its ink lies above the plot area.
+TEST(PngSink, TextIsAntialiased) {
+  ScratchDir dir;
+  const auto layout = tone_layout(64, 10.0);
+  SinkOptions options;
+  options.width = 300;
+  options.height = 300;
+  options.title = "Antialiased title";
+  PngSink sink(dir.file("aa.png"), options);
+  test::begin_rows(sink, layout);
+  write_tone(sink, layout, 20, 3);
+  sink.finish(true);
+  DecodedPng image;
+  ASSERT_TRUE(decode_png(dir.file("aa.png"), &image));
+  const PlotGeometry& g = sink.geometry();
+  std::set<int> greys;
+  int dark = 0;
+  for (int y = 0; y < g.plot_top - 1; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const Rgb c = image.at(x, y);
+      ASSERT_TRUE(c.r == c.g && c.g == c.b) << "ink on white is grey, at " << x << "," << y;
+      if (c.r < 255) greys.insert(c.r);
+      if (c.r <= 60) ++dark;
+    }
+  }
+  EXPECT_GE(greys.size(), 16u) << "antialiased edges";
+  EXPECT_GT(dark, 50) << "the title's strokes";
 }
 
 TEST(PngSink, AbortLeavesNoFile) {
