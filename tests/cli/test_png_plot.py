@@ -95,6 +95,41 @@ class PngPlot(TempDirTestCase):
         for part in ("gen", "window hann", "nperseg 256", "noverlap 32", "nfft 512", "average 4"):
             self.assertIn(part, title)
 
+    def plot_info(self, png):
+        return json.loads(png_texts(png)["prism:plot"])
+
+    def test_default_size_does_not_follow_the_data_shape(self):
+        # Few rows of few bins, and many rows of many bins: the same plot area unless asked.
+        png = self.path("s.png")
+        for args in (("gen:duration=0.05", "--nperseg", "64"), ("gen:duration=5", "--nperseg", "4096")):
+            run_prism("spectrogram", *args, "-o", png, "-q", check=0)
+            area = self.plot_info(png)["plot_area"]
+            self.assertEqual((area["width"], area["height"]), (1200, 700), args)
+        run_prism("spectrogram", "gen:duration=0.05", "--width", "300", "--height", "200", "-o", png, "-q", check=0)
+        area = self.plot_info(png)["plot_area"]
+        self.assertEqual((area["width"], area["height"]), (300, 200))
+
+    def test_reduce_option(self):
+        png = self.path("r.png")
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "max")
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--reduce", "mean", "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "mean")
+        run_prism("run", "gen:duration=0.5", "-o", "spectrogram ! " + png, "--reduce", "mean", "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "mean")
+        proc = run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--reduce", "median", check=2)
+        self.assertIn("--reduce", proc.stderr)
+
+    def test_title_names_the_frequency_range(self):
+        png = self.path("f.png")
+        run_prism("spectrogram", "gen:duration=0.5", "--frequency-range", "1000:5000", "-o", png, "-q", check=0)
+        self.assertIn("frequency range 1 kHz to 5 kHz", png_texts(png)["Title"])
+        run_prism("run", "gen:duration=0.5", "-o", "spectrogram:frequency_range=1000:5000 ! " + png, "-q", check=0)
+        self.assertIn("frequency range 1 kHz to 5 kHz", png_texts(png)["Title"])
+        run_prism("spectrogram", "gen:duration=0.5", "--frequency-range", "1000:5000", "--title", "Mine", "-o", png,
+                  "-q", check=0)
+        self.assertEqual(png_texts(png)["Title"], "Mine")
+
     def test_missing_font_is_a_clear_error_before_the_run(self):
         # A fontconfig that knows no fonts: the PNG output refuses to start, naming the package.
         conf = self.path("fonts.conf")
