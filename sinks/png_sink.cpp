@@ -29,8 +29,10 @@ namespace {
 constexpr float kFloorPower = 1e-30f;  // -300 dB, as the spectrogram stages' decibel floor
 constexpr double kFloorDecibels = -300.0;
 
-double to_decibels(double power) {
-  return power > static_cast<double>(kFloorPower) ? 10.0 * std::log10(power) : kFloorDecibels;
+// dB of `power` relative to `reference`; floored cells stay at the floor, so that the automatic
+// colour range still recognises them whatever the reference.
+double to_decibels(double power, double reference = 1.0) {
+  return power > static_cast<double>(kFloorPower) ? 10.0 * std::log10(power / reference) : kFloorDecibels;
 }
 
 std::string json_text(const nlohmann::json& value) {
@@ -348,6 +350,7 @@ std::vector<float> PngSink::plot_decibels(int width, int height) const {
   const double span = static_cast<double>(rows_per_column_);
   const std::size_t kept = complete_columns_ + (partial_rows_ > 0 ? 1 : 0);
   const bool by_mean = options_.reduce == PlotReduction::mean;
+  const double reference = layout_.full_scale_power.value_or(1.0);
   std::vector<double> mean(h);
   for (int x = 0; x < width; ++x) {
     const double a = total_rows * x / width;
@@ -375,7 +378,7 @@ std::vector<float> PngSink::plot_decibels(int width, int height) const {
       const auto g = std::min<std::size_t>(
           static_cast<std::size_t>((p + 0.5) * static_cast<double>(h) / height), h - 1);
       column_out[p] =
-          static_cast<float>(weight > 0.0 ? to_decibels(mean[g] / weight) : kFloorDecibels);
+          static_cast<float>(weight > 0.0 ? to_decibels(mean[g] / weight, reference) : kFloorDecibels);
     }
   }
   return out;
@@ -485,7 +488,10 @@ void PngSink::render_and_write(bool complete) {
   if (!(duration > 0.0) || !std::isfinite(duration)) duration = 1.0;
   plot.time_end = plot.time_start + duration;
   plot.title = options_.title.empty() ? default_title() : options_.title;
-  plot.colorbar_label = layout_.decibels ? layout_.unit() : "dB re 1 " + layout_.unit();
+  // Integer input: dB relative to a full-scale tone's bin (dBFS); otherwise in the rows' unit.
+  plot.colorbar_label = layout_.full_scale_power ? "dBFS"
+                        : layout_.decibels       ? layout_.unit()
+                                                 : "dB re 1 " + layout_.unit();
   if (options_.absolute_time) plot.time_origin_epoch = iso8601_epoch_seconds(layout_.stream.start_time);
   // Retunes as marked moments, annotations as boxes; the frequency axis is the first capture's.
   nlohmann::json retunes = nlohmann::json::array(), annotations = nlohmann::json::array();
@@ -515,6 +521,7 @@ void PngSink::render_and_write(bool complete) {
       {"reduce", options_.reduce == PlotReduction::mean ? "mean" : "max"},
       {"quantity", quantity_title(layout_)},
       {"unit", plot.colorbar_label},
+      {"full_scale_power", layout_.full_scale_power ? nlohmann::json(*layout_.full_scale_power) : nlohmann::json(nullptr)},
       {"colormap", options_.colormap},
       {"db_min", lo},
       {"db_max", hi},

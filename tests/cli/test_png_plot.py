@@ -130,6 +130,36 @@ class PngPlot(TempDirTestCase):
                   "-q", check=0)
         self.assertEqual(png_texts(png)["Title"], "Mine")
 
+    def test_integer_input_is_plotted_in_dbfs(self):
+        # A full-scale i16 tone at a bin centre (48 kHz, nperseg 480: 100 Hz bins) peaks at 0 dBFS
+        # in every scaling and mode; half the amplitude at -6.02 dBFS. (32767/32768: the largest
+        # i16 sine without clipping.)
+        if not prism_reads_wav():
+            self.skipTest("this prism reads no WAV")
+        png = self.path("fs.png")
+        for amplitude, expected in ((32767 / 32768, 20 * np.log10(32767 / 32768)), (0.5, 20 * np.log10(0.5))):
+            wav = self.path("tone.wav")
+            run_prism("generate", "gen:rate=48000,duration=1,format=i16,tone=1000@%r" % amplitude, "-o", wav, "-q",
+                      check=0)
+            for extra in ((), ("--scaling", "spectrum"), ("--mode", "magnitude"), ("--db",)):
+                run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", *extra, "-o", png, "-q",
+                          check=0)
+                plot = self.plot_info(png)
+                self.assertEqual(plot["unit"], "dBFS", extra)
+                self.assertAlmostEqual(plot["db_max"], expected, delta=0.01, msg=extra)
+        # Complex integer input: a full-scale exp(j2πft) is the reference.
+        meta = self.path("iq.sigmf-meta")
+        run_prism("generate", "gen:rate=48000,duration=1,complex,format=ci16,tone=1000@0.5", "-o", meta, "-q", check=0)
+        run_prism("spectrogram", meta, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
+        plot = self.plot_info(png)
+        self.assertEqual(plot["unit"], "dBFS")
+        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        # Float input has no full scale, and --integer-scale raw gives up the reference.
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
+        run_prism("spectrogram", meta, "--integer-scale", "raw", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
+
     def test_missing_font_is_a_clear_error_before_the_run(self):
         # A fontconfig that knows no fonts: the PNG output refuses to start, naming the package.
         conf = self.path("fonts.conf")
