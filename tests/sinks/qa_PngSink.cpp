@@ -592,6 +592,14 @@ TEST(PngSink, NoRowsStillGiveAnImage) {
   DecodedPng image;
   ASSERT_TRUE(decode_png(dir.file("empty.png"), &image));
   EXPECT_GT(image.width, 0);
+  // A grey plot area with "no rows" written dark across its middle.
+  const PlotGeometry& g = sink.geometry();
+  EXPECT_EQ(image.at(g.plot_left + 2, g.plot_top + 2), (Rgb{200, 200, 200}));
+  int ink = 0;
+  const int y_mid = g.plot_top + g.plot_height / 2;
+  for (int y = y_mid - 6; y <= y_mid + 6; ++y)
+    for (int x = g.plot_left; x < g.plot_left + g.plot_width; ++x) ink += image.at(x, y).r < 100 ? 1 : 0;
+  EXPECT_GT(ink, 20) << "the note's strokes";
 }
 
 TEST(PngSink, OddValuesDoNotBreakIt) {
