@@ -142,11 +142,23 @@ class PngPlot(TempDirTestCase):
             run_prism("generate", "gen:rate=48000,duration=1,format=i16,tone=1000@%r" % amplitude, "-o", wav, "-q",
                       check=0)
             for extra in ((), ("--scaling", "spectrum"), ("--mode", "magnitude"), ("--db",)):
-                run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", *extra, "-o", png, "-q",
-                          check=0)
+                npy = self.path("fs.npy")
+                run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", *extra, "-o", png, "-o", npy,
+                          "-q", check=0)
                 plot = self.plot_info(png)
                 self.assertEqual(plot["unit"], "dBFS", extra)
                 self.assertAlmostEqual(plot["db_max"], expected, delta=0.01, msg=extra)
+                # The sidecar carries the same reference, so the .npy rows convert to dBFS alike.
+                with open(self.path("fs.json")) as f:
+                    reference = json.load(f)["full_scale_power"]
+                self.assertEqual(reference, plot["full_scale_power"])
+                rows = np.load(npy).astype(np.float64)
+                if "--db" in extra:
+                    peak = rows.max() - 10 * np.log10(reference)
+                else:
+                    power = rows ** 2 if "magnitude" in extra else rows
+                    peak = 10 * np.log10(power.max() / reference)
+                self.assertAlmostEqual(peak, expected, delta=0.01, msg=extra)
         # Complex integer input: a full-scale exp(j2πft) is the reference.
         meta = self.path("iq.sigmf-meta")
         run_prism("generate", "gen:rate=48000,duration=1,complex,format=ci16,tone=1000@0.5", "-o", meta, "-q", check=0)
