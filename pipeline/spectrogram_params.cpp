@@ -244,8 +244,8 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
     case SpectrumMode::phase: layout.quantity = SpectrumQuantity::phase; break;
   }
   layout.decibels = params.decibels;
-  if (!is_float(stream.format) && params.integer_scale == IntegerScale::unit &&
-      (params.mode == SpectrumMode::psd || params.mode == SpectrumMode::magnitude)) {
+  const bool full_scale = is_float(stream.format) ? stream.float_full_scale : params.integer_scale == IntegerScale::unit;
+  if (full_scale && (params.mode == SpectrumMode::psd || params.mode == SpectrumMode::magnitude)) {
     // A tone of amplitude A at a bin centre gives |X| = A·Σw (complex exp) or A·Σw/2 on each
     // side (real sine); the rows scale |X|² by 1/(Σw)² (spectrum) or 1/(fs·Σw²) (density), and
     // one-sided psd rows double it (scipy's _spectral_helper). Zero padding (nfft) and averaging

@@ -10,8 +10,8 @@
 // or by their mean (average power over each pixel, as a longer averaging would show).
 //
 // Values: dB rows are used as they are; linear rows become 10·log10 (power quantities) or
-// 20·log10 (magnitudes), floored at -300 dB. Rows of an integer input scaled to full scale
-// (SpectrumLayout::full_scale_power) are shown in dBFS instead: 0 dB is the level of a
+// 20·log10 (magnitudes), floored at -300 dB. Rows of an input with a full scale (integers
+// scaled to unit, float audio: SpectrumLayout::full_scale_power) are shown in dBFS instead: 0 dB is the level of a
 // full-scale tone's bin in the same rows (a sine of amplitude 1, or exp(j2πft) for complex
 // input), whatever the scaling and window. The colour range is options.db_min..db_max, each
 // automatic when not set: signal_decibel_range() of the plotted values (decibel_range.hpp: the

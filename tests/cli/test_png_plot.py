@@ -166,7 +166,14 @@ class PngPlot(TempDirTestCase):
         plot = self.plot_info(png)
         self.assertEqual(plot["unit"], "dBFS")
         self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
-        # Float input has no full scale, and --integer-scale raw gives up the reference.
+        # Float audio: ±1.0 is full scale.
+        wav = self.path("float.wav")
+        run_prism("generate", "gen:rate=48000,duration=1,tone=1000@0.5", "-o", wav, "-q", check=0)
+        run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
+        plot = self.plot_info(png)
+        self.assertEqual(plot["unit"], "dBFS")
+        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        # Other float input has no full scale, and --integer-scale raw gives up the reference.
         run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
         self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
         run_prism("spectrogram", meta, "--integer-scale", "raw", "-o", png, "-q", check=0)
