@@ -18,9 +18,7 @@
 #include "pipeline/taps_file.hpp"
 #include "pipeline/window.hpp"
 #include "sinks/output_file.hpp"
-#if PRISM_HAVE_CAIRO
 #include "apps/response_plot.hpp"
-#endif
 
 namespace prism::app {
 
@@ -244,10 +242,6 @@ int run_design(const DesignOptions& o) {
   if (!o.plot.empty()) {
     if (lowercase(o.plot).size() < 4 || lowercase(o.plot).substr(o.plot.size() - 4) != ".png")
       throw UsageError("--plot '" + o.plot + "': the plot is a PNG file; give a name ending in .png");
-#if !PRISM_HAVE_CAIRO
-    throw UsageError("--plot: this prism was built without Cairo, which draws the plot (install "
-                     "libcairo2-dev and build again)");
-#endif
   }
 
   FilterDesign design;
@@ -267,9 +261,7 @@ int run_design(const DesignOptions& o) {
     if (*format == TapsFormat::text) comment = title_of(design) + "\nscipy: " + scipy;
     write_file_atomically(o.output, encode_taps(design.taps, *format, comment));
   }
-#if PRISM_HAVE_CAIRO
   if (!o.plot.empty()) write_file_atomically(o.plot, render_response_png(design, figures, title_of(design)));
-#endif
 
   const FilterDesignSpec& s = design.spec;
   std::printf("%s\n", title_of(design).c_str());

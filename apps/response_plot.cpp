@@ -1,4 +1,5 @@
-// The frequency response plot of `prism design --plot` (response_plot.hpp), drawn with Cairo.
+// The frequency response plot of `prism design --plot` (response_plot.hpp), drawn with Cairo in
+// the plots' font (sinks/plot_font.hpp).
 //
 // The response is sampled on a grid of at least 8 points per fs/M; each pixel column draws the
 // whole range of the samples that fall in it, so that the stopband's lobes of a long filter show
@@ -12,9 +13,10 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
-#include <numbers>
 #include <stdexcept>
 #include <vector>
+
+#include "sinks/plot_font.hpp"
 
 namespace prism::app {
 namespace {
@@ -84,13 +86,6 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
   return CAIRO_STATUS_SUCCESS;
 }
 
-void text_at(cairo_t* cr, const std::string& text, double x, double y, double align_x, double align_y) {
-  cairo_text_extents_t extents;
-  cairo_text_extents(cr, text.c_str(), &extents);
-  cairo_move_to(cr, x - extents.x_bearing - align_x * extents.width,
-                y - extents.y_bearing - align_y * extents.height);
-  cairo_show_text(cr, text.c_str());
-}
 
 }  // namespace
 
@@ -127,7 +122,7 @@ std::string render_response_png(const FilterDesign& design, const ResponseFigure
   cairo_t* cr = context.get();
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
     throw std::runtime_error(std::string("Cairo: ") + cairo_status_to_string(cairo_status(cr)));
-  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  use_plot_font(cr, 13);
 
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
@@ -158,7 +153,7 @@ std::string render_response_png(const FilterDesign& design, const ResponseFigure
     cairo_line_to(cr, x, upper + plot_h);
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    text_at(cr, tick_text(f / unit.scale), x, upper + plot_h + 6, 0.5, 0.0);
+    draw_text(cr, tick_text(f / unit.scale), x, upper + plot_h + 6, 0.5, 0.0);
   }
   for (double db = std::ceil(bottom / y_step) * y_step; db <= top + 1e-9; db += y_step) {
     const double y = std::round(y_of(db)) + 0.5;
@@ -167,7 +162,7 @@ std::string render_response_png(const FilterDesign& design, const ResponseFigure
     cairo_line_to(cr, left + plot_w, y);
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    text_at(cr, tick_text(db), left - 6, y, 1.0, 0.5);
+    draw_text(cr, tick_text(db), left - 6, y, 1.0, 0.5);
   }
 
   cairo_save(cr);
@@ -235,14 +230,10 @@ std::string render_response_png(const FilterDesign& design, const ResponseFigure
   cairo_rectangle(cr, left + 0.5, upper + 0.5, plot_w - 1, plot_h - 1);
   cairo_stroke(cr);
   cairo_set_font_size(cr, 13);
-  text_at(cr, std::string("Frequency (") + unit.name + ")", left + plot_w / 2, height - 8, 0.5, 1.0);
-  cairo_save(cr);
-  cairo_translate(cr, 16, upper + plot_h / 2);
-  cairo_rotate(cr, -std::numbers::pi / 2);
-  text_at(cr, "|H(f)| (dB)", 0, 0, 0.5, 0.5);
-  cairo_restore(cr);
+  draw_text(cr, std::string("Frequency (") + unit.name + ")", left + plot_w / 2, height - 8, 0.5, 1.0);
+  draw_text(cr, "|H(f)| (dB)", 16, upper + plot_h / 2, 0.5, 0.5, /*up=*/true);
   cairo_set_font_size(cr, 14);
-  text_at(cr, title, left, 10, 0.0, 0.0);
+  draw_text(cr, title, left, 10, 0.0, 0.0);
   char figures_text[160];
   if (std::isfinite(figures.stopband_attenuation_db))
     std::snprintf(figures_text, sizeof figures_text, "passband ripple %.3g dB, stopband attenuation %.1f dB",
@@ -251,7 +242,7 @@ std::string render_response_png(const FilterDesign& design, const ResponseFigure
     std::snprintf(figures_text, sizeof figures_text, "passband ripple %.3g dB", figures.passband_ripple_db);
   cairo_set_font_size(cr, 12);
   cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-  text_at(cr, figures_text, left, 32, 0.0, 0.0);
+  draw_text(cr, figures_text, left, 32, 0.0, 0.0);
 
   cairo_surface_flush(surface.get());
   std::string png;

@@ -79,11 +79,20 @@ void add_image_options(CLI::App& cmd, ImageOptions& o) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--db-range", o.db_range, "Colour range MIN:MAX in dB [default: automatic]")->group(group);
-  whole_number_in(cmd.add_option("--width", o.width, "Plot width in pixels [default: rows, clamped to 400..1600]"), 1,
-                  10000)
-      ->group(group);
-  whole_number_in(cmd.add_option("--height", o.height, "Plot height in pixels [default: bins, clamped to 400..800]"),
+  whole_number_in(cmd.add_option("--width", o.width,
+                                  "Plot width in pixels, whatever the number of rows (more are reduced, fewer "
+                                  "stretched) [default: 1200]"),
                   1, 10000)
+      ->group(group);
+  whole_number_in(cmd.add_option("--height", o.height,
+                                  "Plot height in pixels, whatever the number of bins [default: 700]"),
+                  1, 10000)
+      ->group(group);
+  cmd.add_option("--reduce", o.reduce,
+                 "Rows or bins beyond the plot's pixels: max keeps the largest power (a narrow tone or a short "
+                 "click keeps its level), mean averages the power")
+      ->check(CLI::IsMember({"max", "mean"}))
+      ->capture_default_str()
       ->group(group);
   cmd.add_option("--time-axis", o.time_axis,
                  "relative: seconds from the input's start; absolute: UTC clock times from its start time "
@@ -110,6 +119,7 @@ SinkOptions sink_options(const ImageOptions& o) {
   s.height = o.height;
   s.title = o.title;
   s.absolute_time = o.time_axis == "absolute";
+  s.reduce = o.reduce == "mean" ? PlotReduction::mean : PlotReduction::max;
   if (o.db_range.empty()) return s;
   const std::size_t colon = o.db_range.find(':');
   const std::optional<double> lo = colon == std::string::npos ? std::nullopt : parse_number(o.db_range.substr(0, colon));

@@ -53,8 +53,9 @@ struct ImageOptions {
   std::optional<unsigned> height;
   std::string title;
   std::string time_axis = "relative";
+  std::string reduce = "max";
 };
-// Registers --colormap, --db-range, --width, --height, --time-axis and --title in the group
+// Registers --colormap, --db-range, --width, --height, --reduce, --time-axis and --title in the group
 // "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
 // The sinks' options from them (UsageError for a malformed --db-range).

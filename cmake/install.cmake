@@ -49,7 +49,7 @@ foreach(library prism_stages prism_cuda_engine prism_sinks prism_sources prism_n
     string(APPEND PRISM_PC_LIBS " -l${library}")
   endif()
 endforeach()
-set(PRISM_PC_REQUIRES "fftw3f fftw3 libpng")
+set(PRISM_PC_REQUIRES "fftw3f fftw3 libpng cairo cairo-ft fontconfig")
 if(PRISM_HAVE_SNDFILE)
   string(APPEND PRISM_PC_REQUIRES " sndfile")
 endif()

@@ -244,6 +244,23 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
     case SpectrumMode::phase: layout.quantity = SpectrumQuantity::phase; break;
   }
   layout.decibels = params.decibels;
+  const bool full_scale = is_float(stream.format) ? stream.float_full_scale : params.integer_scale == IntegerScale::unit;
+  if (full_scale && (params.mode == SpectrumMode::psd || params.mode == SpectrumMode::magnitude)) {
+    // A tone of amplitude A at a bin centre gives |X| = A·Σw (complex exp) or A·Σw/2 on each
+    // side (real sine); the rows scale |X|² by 1/(Σw)² (spectrum) or 1/(fs·Σw²) (density), and
+    // one-sided psd rows double it (scipy's _spectral_helper). Zero padding (nfft) and averaging
+    // leave a steady tone's bin unchanged.
+    const std::vector<double> w = make_window(params.window, params.nperseg);
+    double sum = 0.0, sum_squares = 0.0;
+    for (double v : w) {
+      sum += v;
+      sum_squares += v * v;
+    }
+    const double scale = density ? 1.0 / (fs * sum_squares) : 1.0 / (sum * sum);
+    const double coherent = sum * sum * scale;  // |X|² · scale of a unit complex tone
+    layout.full_scale_power =
+        complex_input ? coherent : coherent * 0.25 * (params.mode == SpectrumMode::psd ? 2.0 : 1.0);
+  }
   layout.stream = stream;
   nlohmann::json parameters = parameters_object(params);
   parameters["hop"] = params.hop();

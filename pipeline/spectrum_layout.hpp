@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct SpectrumLayout {
   // Every processing parameter, by name, as the text of a JSON object (empty: none), for
   // sidecars: {"window": "hann", "nperseg": 1024, ...}.
   std::string parameters_json;
+  // Input with a full scale (integers scaled to [-1, 1), float audio: StreamInfo::
+  // float_full_scale): the linear power (magnitude² for the magnitude quantities) that the bin
+  // of a full-scale tone shows in these rows, before dB: the 0 dBFS reference. A real input's
+  // tone is a sine of amplitude 1 (one-sided rows), a complex input's is exp(j2πft) (|x| = 1).
+  // None for other float input and for --integer-scale raw.
+  std::optional<double> full_scale_power;
 
   double row_time(std::uint64_t row) const {
     return first_row_time + static_cast<double>(row) * row_interval;

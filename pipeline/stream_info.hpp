@@ -36,6 +36,9 @@ struct StreamInfo {
   std::string start_time;          // ISO 8601 (UTC) when the source knows it, else empty
   std::optional<std::uint64_t> length;  // samples per channel, when known in advance
   bool live = false;               // a live source never waits for a free block
+  // Float samples whose full scale is ±1.0 by their container's convention (sound files, audio
+  // devices), as integers scaled to unit are: the 0 dBFS reference of SpectrumLayout applies.
+  bool float_full_scale = false;
   std::vector<Retune> retunes;     // ascending in time; center_frequency holds before the first
   std::vector<Annotation> annotations;
 

@@ -232,6 +232,8 @@ void NpySink::write_sidecar(bool complete) {
   field("quantity", quantity_name(layout.quantity));
   field("unit", layout.unit());
   field("decibels", layout.decibels);
+  // Integer input: the 0 dBFS reference in the rows' linear quantity (spectrum_layout.hpp).
+  field("full_scale_power", layout.full_scale_power ? nlohmann::json(*layout.full_scale_power) : nlohmann::json(nullptr));
   field("center_frequency", in.center_frequency);
   field("first_row_time", layout.row_time(first_row_.value_or(0)));
   field("row_interval", layout.row_interval);

@@ -21,6 +21,7 @@
 #include "pipeline/iso8601.hpp"
 #include "prism/version.hpp"
 #include "sinks/decibel_range.hpp"
+#include "sinks/plot_font.hpp"
 
 namespace prism {
 namespace {
@@ -28,8 +29,10 @@ namespace {
 constexpr float kFloorPower = 1e-30f;  // -300 dB, as the spectrogram stages' decibel floor
 constexpr double kFloorDecibels = -300.0;
 
-double to_decibels(double power) {
-  return power > static_cast<double>(kFloorPower) ? 10.0 * std::log10(power) : kFloorDecibels;
+// dB of `power` relative to `reference`; floored cells stay at the floor, so that the automatic
+// colour range still recognises them whatever the reference.
+double to_decibels(double power, double reference = 1.0) {
+  return power > static_cast<double>(kFloorPower) ? 10.0 * std::log10(power / reference) : kFloorDecibels;
 }
 
 std::string json_text(const nlohmann::json& value) {
@@ -189,6 +192,7 @@ PngSink::PngSink(std::string path, SinkOptions options)
   };
   check_db(options_.db_min, "minimum");
   check_db(options_.db_max, "maximum");
+  plot_font_face();  // a missing font fails here, before the run, not after all the work
   if (options_.db_min && options_.db_max && !(*options_.db_min < *options_.db_max)) {
     throw UsageError("--db-range: the minimum (" + format_tick(*options_.db_min, 0.01) +
                      " dB) must be below the maximum (" + format_tick(*options_.db_max, 0.01) +
@@ -224,10 +228,9 @@ void PngSink::begin(const PortDescription& input) {
                                                              "' is not an ISO 8601 date-time"));
   layout_ = layout;
   const std::size_t bins = layout_.columns;
-  const std::size_t height =
-      options_.height ? *options_.height : std::clamp<std::size_t>(bins, kDefaultMinSide, kDefaultMaxHeight);
-  stored_height_ = std::min(bins, height);
+  stored_height_ = std::min<std::size_t>(bins, options_.height.value_or(kDefaultHeight));
   bin_row_.assign(bins, 0);
+  bins_in_row_.assign(stored_height_, 0);
   for (std::size_t i = 0; i < bins; ++i) {
     // Bin i goes to the pixel row its centre falls in (every row gets at least one bin while
     // stored_height_ <= bins).
@@ -235,15 +238,16 @@ void PngSink::begin(const PortDescription& input) {
                           static_cast<double>(bins);
     bin_row_[i] = static_cast<std::uint32_t>(
         std::min<double>(std::floor(centre), static_cast<double>(stored_height_ - 1)));
+    ++bins_in_row_[bin_row_[i]];
   }
-  column_capacity_ = 2 * static_cast<std::size_t>(options_.width.value_or(kDefaultMaxWidth));
+  column_capacity_ = 2 * static_cast<std::size_t>(options_.width.value_or(kDefaultWidth));
   columns_.clear();
   columns_.reserve(std::min<std::size_t>(column_capacity_ * stored_height_, 1u << 20));
   complete_columns_ = 0;
   rows_per_column_ = 1;
   partial_sum_.assign(stored_height_, 0.0);
   partial_rows_ = 0;
-  row_reduced_.assign(stored_height_, 0.0f);
+  row_reduced_.assign(stored_height_, 0.0);
   file_.open();  // errors in the output path show before any processing
   begun_ = true;
 }
@@ -265,26 +269,32 @@ float PngSink::to_linear_power(float value) const {
 }
 
 void PngSink::add_row(const float* row) {
-  // Reduce bins to pixel rows in the input's own domain (dB, power or |magnitude|, all
-  // monotonic in power), so that only one value per pixel row needs converting. A NaN never
-  // wins the comparison.
-  const bool magnitude = !layout_.decibels && !layout_.is_power();
-  std::fill(row_reduced_.begin(), row_reduced_.end(), -std::numeric_limits<float>::infinity());
+  // Bins to pixel rows, in linear power (floored, so a NaN or a negative value counts as the
+  // floor and never wins).
+  std::fill(row_reduced_.begin(), row_reduced_.end(), 0.0);
+  const bool mean = options_.reduce == PlotReduction::mean;
   for (std::size_t i = 0; i < layout_.columns; ++i) {
-    const float v = magnitude ? std::abs(row[i]) : row[i];
-    float& target = row_reduced_[bin_row_[i]];
-    if (v > target) target = v;
+    const double power = to_linear_power(row[i]);
+    double& target = row_reduced_[bin_row_[i]];
+    target = mean ? target + power : std::max(target, power);
   }
-  for (std::size_t p = 0; p < stored_height_; ++p) partial_sum_[p] += to_linear_power(row_reduced_[p]);
+  for (std::size_t p = 0; p < stored_height_; ++p) {
+    const double power = mean ? row_reduced_[p] / bins_in_row_[p] : row_reduced_[p];
+    partial_sum_[p] = mean ? partial_sum_[p] + power : std::max(partial_sum_[p], power);
+  }
   ++partial_rows_;
   if (partial_rows_ == rows_per_column_) close_partial_column();
 }
 
+double PngSink::partial_column_power(std::size_t p) const {
+  return options_.reduce == PlotReduction::mean ? partial_sum_[p] / static_cast<double>(partial_rows_)
+                                                : partial_sum_[p];
+}
+
 void PngSink::close_partial_column() {
   if (partial_rows_ == 0) return;
-  const double n = static_cast<double>(partial_rows_);
   for (std::size_t p = 0; p < stored_height_; ++p) {
-    columns_.push_back(static_cast<float>(partial_sum_[p] / n));
+    columns_.push_back(static_cast<float>(partial_column_power(p)));
     partial_sum_[p] = 0.0;
   }
   partial_rows_ = 0;
@@ -299,7 +309,11 @@ void PngSink::merge_columns_pairwise() {
     const float* a = &columns_[(2 * j) * h];
     const float* b = &columns_[(2 * j + 1) * h];
     float* merged = &columns_[j * h];  // j <= 2j: never overwrites what is still to be read
-    for (std::size_t p = 0; p < h; ++p) merged[p] = 0.5f * (a[p] + b[p]);
+    if (options_.reduce == PlotReduction::mean) {
+      for (std::size_t p = 0; p < h; ++p) merged[p] = 0.5f * (a[p] + b[p]);
+    } else {
+      for (std::size_t p = 0; p < h; ++p) merged[p] = std::max(a[p], b[p]);
+    }
   }
   // The capacity is even, so no column is left without a partner.
   complete_columns_ = pairs;
@@ -325,8 +339,9 @@ void PngSink::write(const Chunk& chunk) {
 }
 
 // -------------------------------------------------------------------------------------------
-// Resampling to the image grid: each pixel column takes the overlap-weighted mean power of the
-// kept columns over its share of the rows; each pixel row its frequency row (nearest).
+// Resampling to the image grid: each pixel column takes the overlap-weighted mean power (or the
+// maximum) of the kept columns over its share of the rows; each pixel row its frequency row
+// (nearest).
 
 std::vector<float> PngSink::plot_decibels(int width, int height) const {
   std::vector<float> out(static_cast<std::size_t>(width) * height);
@@ -334,6 +349,8 @@ std::vector<float> PngSink::plot_decibels(int width, int height) const {
   const double total_rows = static_cast<double>(rows_received_);
   const double span = static_cast<double>(rows_per_column_);
   const std::size_t kept = complete_columns_ + (partial_rows_ > 0 ? 1 : 0);
+  const bool by_mean = options_.reduce == PlotReduction::mean;
+  const double reference = layout_.full_scale_power.value_or(1.0);
   std::vector<double> mean(h);
   for (int x = 0; x < width; ++x) {
     const double a = total_rows * x / width;
@@ -347,22 +364,21 @@ std::vector<float> PngSink::plot_decibels(int width, int height) const {
       const double end = k < complete_columns_ ? start + span : total_rows;
       const double overlap = std::min(b, end) - std::max(a, start);
       if (overlap <= 0.0) continue;
-      weight += overlap;
-      if (k < complete_columns_) {
-        const float* column = &columns_[k * h];
-        for (std::size_t p = 0; p < h; ++p) mean[p] += overlap * column[p];
-      } else {
-        for (std::size_t p = 0; p < h; ++p)
-          mean[p] += overlap * partial_sum_[p] / static_cast<double>(partial_rows_);
+      const float* column = k < complete_columns_ ? &columns_[k * h] : nullptr;
+      for (std::size_t p = 0; p < h; ++p) {
+        const double power = column ? column[p] : partial_column_power(p);
+        mean[p] = by_mean ? mean[p] + overlap * power : std::max(mean[p], power);
       }
+      weight += overlap;
     }
+    if (!by_mean && weight > 0.0) weight = 1.0;  // the maxima stand as they are
     float* column_out = &out[static_cast<std::size_t>(x) * height];
     for (int p = 0; p < height; ++p) {
       // Nearest frequency row; equal to p when no upsampling is needed.
       const auto g = std::min<std::size_t>(
           static_cast<std::size_t>((p + 0.5) * static_cast<double>(h) / height), h - 1);
       column_out[p] =
-          static_cast<float>(weight > 0.0 ? to_decibels(mean[g] / weight) : kFloorDecibels);
+          static_cast<float>(weight > 0.0 ? to_decibels(mean[g] / weight, reference) : kFloorDecibels);
     }
   }
   return out;
@@ -404,6 +420,9 @@ std::string PngSink::default_title() const {
     const auto* kind = param("average_kind");
     add("average " + json_text(*v) + (kind ? " (" + json_text(*kind) + ")" : ""));
   }
+  if (const auto* range = param("frequency_range"); range && range->is_array() && range->size() == 2 &&
+                                                     (*range)[0].is_number() && (*range)[1].is_number())
+    add("frequency range " + format_hz((*range)[0].get<double>()) + " to " + format_hz((*range)[1].get<double>()));
   if (!stft.empty()) title += " | " + stft;
   title += " | " + quantity_title(layout_);
   return title;
@@ -415,10 +434,8 @@ std::string PngSink::default_title() const {
 void PngSink::render_and_write(bool complete) {
   const bool has_data = rows_received_ > 0 && stored_height_ > 0;
   // Sizes are at most kMaxSize (checked at construction) or the defaults: they fit an int.
-  const int width = static_cast<int>(
-      options_.width ? *options_.width : std::clamp<std::uint64_t>(rows_received_, kDefaultMinSide, kDefaultMaxWidth));
-  const int height = static_cast<int>(
-      options_.height ? *options_.height : std::clamp<std::size_t>(layout_.columns, kDefaultMinSide, kDefaultMaxHeight));
+  const int width = static_cast<int>(options_.width.value_or(kDefaultWidth));
+  const int height = static_cast<int>(options_.height.value_or(kDefaultHeight));
 
   SpectrogramPlotInput plot;
   plot.width = width;
@@ -471,7 +488,10 @@ void PngSink::render_and_write(bool complete) {
   if (!(duration > 0.0) || !std::isfinite(duration)) duration = 1.0;
   plot.time_end = plot.time_start + duration;
   plot.title = options_.title.empty() ? default_title() : options_.title;
-  plot.colorbar_label = layout_.decibels ? layout_.unit() : "dB re 1 " + layout_.unit();
+  // Integer input: dB relative to a full-scale tone's bin (dBFS); otherwise in the rows' unit.
+  plot.colorbar_label = layout_.full_scale_power ? "dBFS"
+                        : layout_.decibels       ? layout_.unit()
+                                                 : "dB re 1 " + layout_.unit();
   if (options_.absolute_time) plot.time_origin_epoch = iso8601_epoch_seconds(layout_.stream.start_time);
   // Retunes as marked moments, annotations as boxes; the frequency axis is the first capture's.
   nlohmann::json retunes = nlohmann::json::array(), annotations = nlohmann::json::array();
@@ -498,8 +518,10 @@ void PngSink::render_and_write(bool complete) {
       {"complete", complete},
       {"rows", rows_received_},
       {"rows_per_pixel", static_cast<double>(rows_received_) / width},
+      {"reduce", options_.reduce == PlotReduction::mean ? "mean" : "max"},
       {"quantity", quantity_title(layout_)},
       {"unit", plot.colorbar_label},
+      {"full_scale_power", layout_.full_scale_power ? nlohmann::json(*layout_.full_scale_power) : nlohmann::json(nullptr)},
       {"colormap", options_.colormap},
       {"db_min", lo},
       {"db_max", hi},

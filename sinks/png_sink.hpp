@@ -2,20 +2,24 @@
 // right), frequency along y (low at the bottom), colour from dB values, with labelled axes, a
 // colour bar and a title.
 //
-// Memory stays bounded however long the recording: the sink keeps at most 2 × the target width
-// (options.width, else 1600) time columns; when they are full, neighbouring columns are merged
-// pairwise and each column then spans twice as many rows. Merging (and the final resampling to
-// the image width) takes the mean of linear power, so the image shows average power over each
-// pixel's time span, as a longer averaging would. Frequency bins beyond the image height are
-// reduced by their maximum, so that a narrow tone never disappears between pixel rows.
+// Memory stays bounded however long the recording: the sink keeps at most 2 × the plot width
+// time columns; when they are full, neighbouring columns are merged pairwise and each column then
+// spans twice as many rows. Rows beyond the width (merging, and the final resampling to the
+// image width) and frequency bins beyond the height are combined as options.reduce says, in
+// linear power: by their maximum (the default: a one-bin tone or a one-row click keeps its level)
+// or by their mean (average power over each pixel, as a longer averaging would show).
 //
 // Values: dB rows are used as they are; linear rows become 10·log10 (power quantities) or
-// 20·log10 (magnitudes), floored at -300 dB. The colour range is options.db_min..db_max, each
+// 20·log10 (magnitudes), floored at -300 dB. Rows of an input with a full scale (integers
+// scaled to unit, float audio: SpectrumLayout::full_scale_power) are shown in dBFS instead: 0 dB is the level of a
+// full-scale tone's bin in the same rows (a sine of amplitude 1, or exp(j2πft) for complex
+// input), whatever the scaling and window. The colour range is options.db_min..db_max, each
 // automatic when not set: signal_decibel_range() of the plotted values (decibel_range.hpp: the
 // cells that carry signal, floored silence left out).
 //
-// Size: the plot area is options.width × options.height pixels, by default rows clamped to
-// [400, 1600] × bins clamped to [400, 800]; the axes, labels and colour bar add margins around it.
+// Size: the plot area is options.width × options.height pixels, by default kDefaultWidth ×
+// kDefaultHeight whatever the data's shape: more rows or bins are reduced, fewer are stretched
+// (each shown as a band of equal pixels). The axes, labels and colour bar add margins around it.
 //
 // Output: "<path>.partial" renamed to <path> at finish(). finish(false) still renders what
 // arrived and adds the tEXt chunk Comment = "prism:complete=false" (true on a complete run);
@@ -39,10 +43,8 @@ namespace prism {
 
 class PngSink final : public Sink {
  public:
-  static constexpr unsigned kDefaultMaxWidth = 1600;
-  static constexpr unsigned kDefaultMaxHeight = 800;
-  // Fewer rows or bins than this are stretched, so a short or coarse spectrogram stays legible.
-  static constexpr unsigned kDefaultMinSide = 400;
+  static constexpr unsigned kDefaultWidth = 1200;
+  static constexpr unsigned kDefaultHeight = 700;
   static constexpr unsigned kMaxSize = 10000;  // largest width or height accepted
 
   // Throws UsageError for an unknown colormap (listing the names), a width or height outside
@@ -76,6 +78,7 @@ class PngSink final : public Sink {
  private:
   float to_linear_power(float value) const;
   void add_row(const float* row);
+  double partial_column_power(std::size_t row) const;
   void close_partial_column();
   void merge_columns_pairwise();
   std::vector<float> plot_decibels(int width, int height) const;
@@ -92,16 +95,18 @@ class PngSink final : public Sink {
 
   // Frequency reduction: bin i goes to stored row bin_row_[i] (0 = lowest frequency).
   std::vector<std::uint32_t> bin_row_;
+  std::vector<std::uint32_t> bins_in_row_;  // how many bins each stored row takes (mean)
   std::size_t stored_height_ = 0;
 
-  // Time columns of mean linear power, column by column (stored_height_ values each).
+  // Time columns of linear power (the maximum or mean of their rows), column by column
+  // (stored_height_ values each).
   std::vector<float> columns_;
   std::size_t column_capacity_ = 0;
   std::size_t complete_columns_ = 0;
   std::uint64_t rows_per_column_ = 1;
-  std::vector<double> partial_sum_;  // the column being filled: sum of linear power
+  std::vector<double> partial_sum_;  // the column being filled: sum (mean) or maximum of power
   std::uint64_t partial_rows_ = 0;
-  std::vector<float> row_reduced_;   // scratch: one row reduced to pixel rows, input domain
+  std::vector<double> row_reduced_;  // scratch: one row reduced to pixel rows, linear power
 
   std::optional<std::uint64_t> first_row_;
   std::uint64_t rows_received_ = 0;

@@ -7,13 +7,19 @@
 
 namespace prism {
 
+// How a PNG combines rows or frequency bins that outnumber its pixels: the largest power (a
+// narrow tone or a short click keeps its full level) or the mean power (levels as a longer
+// averaging would show them). Either way in linear power, before dB.
+enum class PlotReduction { max, mean };
+
 struct SinkOptions {
   // PNG (rows)
   std::string colormap = "viridis";  // colormap_names(): viridis, inferno, magma, turbo, grayscale
   std::optional<double> db_min;      // colour range in dB; automatic when not set:
   std::optional<double> db_max;      //   signal_decibel_range() of the plotted values
-  std::optional<unsigned> width;     // plot area in pixels, 1..10000; default rows clamped to [400, 1600]
-  std::optional<unsigned> height;    // plot area in pixels, 1..10000; default bins clamped to [400, 800]
+  std::optional<unsigned> width;     // plot area in pixels, 1..10000; default 1200
+  std::optional<unsigned> height;    // plot area in pixels, 1..10000; default 700
+  PlotReduction reduce = PlotReduction::max;
   std::string title;                 // empty: a title made from the input and the parameters
   std::string input_label;           // the input as the default title names it ("speech.wav")
   bool absolute_time = false;        // time axis as UTC clock times from the input's start time

@@ -1,65 +1,61 @@
 // Spectrogram figure rendering (see spectrogram_plot.hpp).
 //
-// Contents: canvas helpers · ticks and units · margins · the figure (plot area, frame, axes,
-// colour bar, labels, title).
+// Contents: Cairo surface and text helpers · ticks and units · margins · the figure (plot area,
+// frame, axes, colour bar, labels, title). Data and colour-bar cells are written as exact
+// colormap pixels; lines and text are drawn by Cairo, lines on whole pixels so they stay crisp.
 #include "sinks/spectrogram_plot.hpp"
+
+#include <cairo.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <stdexcept>
 
-#include "sinks/bitmap_font.hpp"
+#include "sinks/plot_font.hpp"
 
 namespace prism {
 namespace {
 
 constexpr Rgb kInk{25, 25, 25};
 constexpr Rgb kNoData{200, 200, 200};
+constexpr Rgb kMark{255, 255, 255};
 constexpr int kMaxTicks = 12;
 
-// ---------------------------------------------------------------------------------------------
-// Canvas helpers: every write is clipped, so no label or tick can write outside the image.
-
-class Canvas {
- public:
-  explicit Canvas(RgbImage& image) : image_(image) {}
-
-  void set(int x, int y, Rgb c) {
-    if (x < 0 || y < 0 || x >= image_.width || y >= image_.height) return;
-    auto* p = &image_.pixels[(static_cast<std::size_t>(y) * image_.width + x) * 3];
-    p[0] = c.r;
-    p[1] = c.g;
-    p[2] = c.b;
-  }
-  void fill(int x, int y, int w, int h, Rgb c) {
-    for (int j = y; j < y + h; ++j)
-      for (int i = x; i < x + w; ++i) set(i, j, c);
-  }
-  void text(std::string_view s, int x, int y, int scale, TextDirection direction, Rgb c) {
-    BitmapFont::draw(s, x, y, scale, direction, [&](int px, int py) { set(px, py, c); });
-  }
-
- private:
-  RgbImage& image_;
+struct SurfaceFree {
+  void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
+};
+struct ContextFree {
+  void operator()(cairo_t* c) const { cairo_destroy(c); }
 };
 
-// A 1-pixel rectangle outline just outside the area (x, y, w, h).
-void frame(Canvas& canvas, int x, int y, int w, int h, Rgb c) {
-  canvas.fill(x - 1, y - 1, w + 2, 1, c);
-  canvas.fill(x - 1, y + h, w + 2, 1, c);
-  canvas.fill(x - 1, y - 1, 1, h + 2, c);
-  canvas.fill(x + w, y - 1, 1, h + 2, c);
+void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
+
+// A filled rectangle on whole pixels (no antialiased edge).
+void fill(cairo_t* cr, int x, int y, int w, int h, Rgb c) {
+  if (w <= 0 || h <= 0) return;
+  set_colour(cr, c);
+  cairo_rectangle(cr, x, y, w, h);
+  cairo_fill(cr);
 }
 
-// Shortens `text` with "..." until it fits `max_width` pixels.
-std::string fit_text(std::string text, int max_width, int scale) {
-  if (BitmapFont::text_width(text, scale) <= max_width) return text;
-  while (!text.empty() && BitmapFont::text_width(text + "...", scale) > max_width) {
+// A 1-pixel rectangle outline just outside the area (x, y, w, h).
+void frame(cairo_t* cr, int x, int y, int w, int h, Rgb c) {
+  fill(cr, x - 1, y - 1, w + 2, 1, c);
+  fill(cr, x - 1, y + h, w + 2, 1, c);
+  fill(cr, x - 1, y - 1, 1, h + 2, c);
+  fill(cr, x + w, y - 1, 1, h + 2, c);
+}
+
+// Shortens `text` with "..." until it fits `max_width` pixels in the current font.
+std::string fit_text(cairo_t* cr, std::string text, double max_width) {
+  if (text_width(cr, text) <= max_width) return text;
+  while (!text.empty() && text_width(cr, text + "...") > max_width) {
     text.pop_back();
     // Never leave half a UTF-8 character behind.
-    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)
-      text.pop_back();
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();
     if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) text.pop_back();
   }
   return text.empty() ? std::string() : text + "...";
@@ -67,7 +63,7 @@ std::string fit_text(std::string text, int max_width, int scale) {
 
 // Breaks `text` at spaces into lines of at most `max_width` pixels, at most `max_lines` of them;
 // a word wider than a line, or text beyond the last line, is shortened with "...".
-std::vector<std::string> wrap_text(const std::string& text, int max_width, int scale, std::size_t max_lines) {
+std::vector<std::string> wrap_text(cairo_t* cr, const std::string& text, double max_width, std::size_t max_lines) {
   std::vector<std::string> lines;
   std::string line;
   std::size_t start = 0;
@@ -78,7 +74,7 @@ std::vector<std::string> wrap_text(const std::string& text, int max_width, int s
     start = end + 1;
     if (word.empty()) continue;
     const std::string joined = line.empty() ? word : line + " " + word;
-    if (line.empty() || BitmapFont::text_width(joined, scale) <= max_width) {
+    if (line.empty() || text_width(cr, joined) <= max_width) {
       line = joined;
       continue;
     }
@@ -86,10 +82,10 @@ std::vector<std::string> wrap_text(const std::string& text, int max_width, int s
       line = joined + text.substr(std::min(start - 1, text.size()));
       break;
     }
-    lines.push_back(fit_text(line, max_width, scale));
+    lines.push_back(fit_text(cr, line, max_width));
     line = word;
   }
-  if (!line.empty()) lines.push_back(fit_text(line, max_width, scale));
+  if (!line.empty()) lines.push_back(fit_text(cr, line, max_width));
   return lines;
 }
 
@@ -219,15 +215,26 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
   const int plot_h = std::max(in.height, 1);
   const bool has_data =
       in.decibels.size() == static_cast<std::size_t>(plot_w) * static_cast<std::size_t>(plot_h);
-  // Text at twice the font's size on large figures, where one-pixel strokes would be too thin
-  // to read comfortably.
-  const int s = std::min(plot_w, plot_h) >= 300 ? 2 : 1;
-  g.text_scale = s;
-  const int text_h = BitmapFont::text_height(s);
-  const int cap_h = BitmapFont::kAscent * s;
+  // Larger text on large figures; every other length follows the text's size.
+  const double font_size = std::min(plot_w, plot_h) >= 300 ? 15.0 : 11.0;
+  const int s = font_size >= 15.0 ? 2 : 1;  // unit of spacing and stroke lengths
+  g.font_size = font_size;
+
+  // Text is measured on a scratch surface: the image's size depends on the labels' widths.
+  std::unique_ptr<cairo_surface_t, SurfaceFree> scratch(cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1));
+  std::unique_ptr<cairo_t, ContextFree> measure(cairo_create(scratch.get()));
+  cairo_t* mc = measure.get();
+  use_plot_font(mc, font_size);
+  cairo_font_extents_t font;
+  cairo_font_extents(mc, &font);
+  cairo_text_extents_t digit;
+  cairo_text_extents(mc, "0", &digit);
+  const int text_h = static_cast<int>(std::ceil(font.ascent + font.descent));
+  const int cap_h = static_cast<int>(std::ceil(digit.height));
   const int pad = 6 * s;
   const int tick_len = 4 * s;
-  const int label_gap = 2 * s;
+  const int label_gap = 3 * s;
+  auto width_of = [&](const std::string& t) { return static_cast<int>(std::ceil(text_width(mc, t))); };
 
   // Units and ranges in display units.
   const AxisUnit f_unit =
@@ -261,14 +268,12 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
                     : 0;
   };
   auto label_height = [&](const std::string&) { return cap_h; };
-  auto label_width = [&](const std::string& t) { return BitmapFont::text_width(t, s); };
-  g.frequency_ticks =
-      make_ticks(f_lo, f_hi, plot_h / (text_h * 3), text_h, freq_y, label_height);
-  g.colorbar_ticks =
-      make_ticks(db_lo, db_hi, plot_h / (text_h * 3), text_h, db_y, label_height);
-  const int typical_time_label = BitmapFont::text_width(absolute_time ? "00:00:00.0" : "000.00", s);
-  g.time_ticks = make_ticks(t_lo, t_hi, plot_w / (typical_time_label + 8 * s), 4 * s, time_x,
-                            label_width);
+  // A tick every 2.5 lines of text at most, fewer where their labels would crowd.
+  const int vertical_ticks = plot_h * 2 / (text_h * 5);
+  g.frequency_ticks = make_ticks(f_lo, f_hi, vertical_ticks, text_h, freq_y, label_height);
+  g.colorbar_ticks = make_ticks(db_lo, db_hi, vertical_ticks, text_h, db_y, label_height);
+  const int typical_time_label = width_of(absolute_time ? "00:00:00.0" : "000.00");
+  g.time_ticks = make_ticks(t_lo, t_hi, plot_w / (typical_time_label + 8 * s), 4 * s, time_x, width_of);
   if (absolute_time && !g.time_ticks.empty()) {
     const double step = g.time_ticks.size() > 1 ? g.time_ticks[1].value - g.time_ticks[0].value : 1.0;
     for (auto& t : g.time_ticks) t.label = clock_time_label(*in.time_origin_epoch + t.value, step);
@@ -276,7 +281,7 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
 
   auto widest = [&](const std::vector<PlotTick>& ticks) {
     int w = 0;
-    for (const auto& t : ticks) w = std::max(w, BitmapFont::text_width(t.label, s));
+    for (const auto& t : ticks) w = std::max(w, width_of(t.label));
     return w;
   };
   const std::string freq_label = "Frequency (" + f_unit.name + ")";
@@ -289,23 +294,14 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
   const int bottom = 1 + tick_len + label_gap + text_h + pad + text_h + pad;
   const int bar_gap = 10 * s;
   const int bar_w = 12 * s;
-  const int right = 1 + bar_gap + bar_w + 1 + tick_len + label_gap + widest(g.colorbar_ticks) +
-                    pad + text_h + pad;
+  const int right = 1 + bar_gap + bar_w + 1 + tick_len + label_gap + widest(g.colorbar_ticks) + pad + text_h + pad;
   const int image_width = left + plot_w + right;
-  const std::vector<std::string> title_lines = wrap_text(in.title, image_width - 2 * pad, s, 4);
-  const int title_line_h = text_h + 2 * s;
-  const int top = title_lines.empty()
-                      ? pad + text_h
-                      : pad + static_cast<int>(title_lines.size()) * title_line_h - 2 * s + pad + cap_h / 2 + 1;
+  const std::vector<std::string> title_lines = wrap_text(mc, in.title, image_width - 2 * pad, 4);
+  const int title_line_h = text_h + s;
+  const int top = pad + static_cast<int>(title_lines.size()) * title_line_h + pad;
 
-  RgbImage image;
-  image.width = image_width;
-  image.height = top + plot_h + bottom;
-  image.pixels.assign(static_cast<std::size_t>(image.width) * image.height * 3, 255);  // white
-  Canvas canvas(image);
-
-  g.image_width = image.width;
-  g.image_height = image.height;
+  g.image_width = image_width;
+  g.image_height = top + plot_h + bottom;
   g.plot_left = left;
   g.plot_top = top;
   g.plot_width = plot_w;
@@ -313,7 +309,19 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
   g.colorbar_left = left + plot_w + 1 + bar_gap;
   g.colorbar_width = bar_w;
 
-  // Plot area.
+  std::unique_ptr<cairo_surface_t, SurfaceFree> surface(
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, g.image_width, g.image_height));
+  if (cairo_surface_status(surface.get()) == CAIRO_STATUS_NO_MEMORY) throw std::bad_alloc();
+  std::unique_ptr<cairo_t, ContextFree> context(cairo_create(surface.get()));
+  cairo_t* cr = context.get();
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("Cairo: ") + cairo_status_to_string(cairo_status(cr)));
+  use_plot_font(cr, font_size);
+  set_colour(cr, {255, 255, 255});
+  cairo_paint(cr);
+
+  // Plot area and colour bar: colormap cells written as pixels, so every cell has its exact
+  // colour (colormap[255] at the colour bar's top row, colormap[0] at its bottom row).
   const ColormapTable* cmap = in.colormap ? in.colormap : find_colormap("viridis");
   const double db_span = db_hi - db_lo;
   auto colour_of = [&](double db) {
@@ -322,21 +330,35 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
     if (t > 1.0) t = 1.0;
     return (*cmap)[static_cast<std::size_t>(std::lround(t * 255.0))];
   };
+  cairo_surface_flush(surface.get());
+  unsigned char* data = cairo_image_surface_get_data(surface.get());
+  const int stride = cairo_image_surface_get_stride(surface.get());
+  auto put = [&](int x, int y, Rgb c) {
+    reinterpret_cast<std::uint32_t*>(data + static_cast<std::size_t>(y) * stride)[x] =
+        (std::uint32_t{c.r} << 16) | (std::uint32_t{c.g} << 8) | c.b;
+  };
   if (has_data) {
     for (int x = 0; x < plot_w; ++x) {
       const float* column = &in.decibels[static_cast<std::size_t>(x) * plot_h];
-      for (int p = 0; p < plot_h; ++p) canvas.set(left + x, top + plot_h - 1 - p, colour_of(column[p]));
+      for (int p = 0; p < plot_h; ++p) put(left + x, top + plot_h - 1 - p, colour_of(column[p]));
     }
-  } else {
-    canvas.fill(left, top, plot_w, plot_h, kNoData);
-    const std::string note = fit_text("no rows", plot_w, s);
-    canvas.text(note, left + (plot_w - BitmapFont::text_width(note, s)) / 2,
-                top + (plot_h - cap_h) / 2, s, TextDirection::right, kInk);
   }
-  frame(canvas, left, top, plot_w, plot_h, kInk);
+  const int bar_x = g.colorbar_left;
+  for (int i = 0; i < plot_h; ++i) {
+    const int index = plot_h > 1 ? static_cast<int>(std::lround(255.0 * (plot_h - 1 - i) / (plot_h - 1))) : 255;
+    for (int x = bar_x; x < bar_x + bar_w; ++x) put(x, top + i, (*cmap)[static_cast<std::size_t>(index)]);
+  }
+  cairo_surface_mark_dirty(surface.get());
+  if (!has_data) {
+    fill(cr, left, top, plot_w, plot_h, kNoData);
+    set_colour(cr, kInk);
+    draw_text(cr, fit_text(cr, "no rows", plot_w), left + plot_w / 2.0, top + plot_h / 2.0, 0.5, 0.5);
+  }
+  frame(cr, left, top, plot_w, plot_h, kInk);
+  frame(cr, bar_x, top, bar_w, plot_h, kInk);
 
-  // Retunes and annotations over the data: white strokes, labels white on dark ink.
-  constexpr Rgb kMark{255, 255, 255};
+  // Retunes and annotations over the data, clipped to the plot area: white strokes, labels
+  // white on dark ink.
   const int stroke = std::max(1, s / 2);
   auto plot_x = [&](double seconds) {  // unclamped, relative to the plot's left edge
     const double span = t_hi - t_lo;
@@ -346,97 +368,100 @@ RgbImage render_spectrogram_plot(const SpectrogramPlotInput& in, PlotGeometry* g
     const double span = f_hi - f_lo;
     return span > 0 ? to_pixel((f_hi - hz * f_unit.factor) / span * plot_h) : 0;
   };
-  auto clipped_fill = [&](int x, int y, int w, int h) {
-    const int x0 = std::max(x, 0), y0 = std::max(y, 0);
-    const int x1 = std::min(x + w, plot_w), y1 = std::min(y + h, plot_h);
-    if (x1 > x0 && y1 > y0) canvas.fill(left + x0, top + y0, x1 - x0, y1 - y0, kMark);
-  };
+  cairo_save(cr);
+  cairo_rectangle(cr, left, top, plot_w, plot_h);
+  cairo_clip(cr);
+  auto mark = [&](int x, int y, int w, int h) { fill(cr, left + x, top + y, w, h, kMark); };
   auto label_at = [&](const std::string& text, int x, int y) {  // inside the plot area
     if (text.empty()) return;
-    const std::string shown = fit_text(text, std::max(plot_w - x - 2 * s, 0), s);
+    const std::string shown = fit_text(cr, text, std::max(plot_w - x - 2 * s - 2, 0));
     if (shown.empty()) return;
-    const int w = BitmapFont::text_width(shown, s);
-    canvas.fill(left + x, top + y, w + 2 * s, cap_h + 2 * s, kInk);
-    canvas.text(shown, left + x + s, top + y + s, s, TextDirection::right, kMark);
+    fill(cr, left + x, top + y, width_of(shown) + 2 * s + 2, cap_h + 2 * s + 2, kInk);
+    set_colour(cr, kMark);
+    draw_text(cr, shown, left + x + s + 1, top + y + s + 1, 0.0, 0.0);
   };
   for (const PlotBox& box : in.boxes) {
     const int x0 = plot_x(box.time_start), x1 = plot_x(box.time_end);
     const int y0 = plot_y(box.frequency_high), y1 = plot_y(box.frequency_low);
     if (x1 < 0 || x0 >= plot_w || y1 < 0 || y0 >= plot_h) continue;  // outside the plot
-    clipped_fill(x0, y0, x1 - x0 + stroke, stroke);
-    clipped_fill(x0, y1, x1 - x0 + stroke, stroke);
-    clipped_fill(x0, y0, stroke, y1 - y0 + stroke);
-    clipped_fill(x1, y0, stroke, y1 - y0 + stroke);
+    mark(x0, y0, x1 - x0 + stroke, stroke);
+    mark(x0, y1, x1 - x0 + stroke, stroke);
+    mark(x0, y0, stroke, y1 - y0 + stroke);
+    mark(x1, y0, stroke, y1 - y0 + stroke);
     label_at(box.label, std::clamp(x0 + stroke, 0, plot_w - 1), std::clamp(y0 + stroke, 0, plot_h - 1));
   }
   for (const PlotTimeMarker& marker : in.time_markers) {
     const int x = plot_x(marker.time);
     if (x < 0 || x >= plot_w) continue;
-    for (int y = 0; y < plot_h; y += 6 * s) clipped_fill(x, y, stroke, 3 * s);  // dashed
+    for (int y = 0; y < plot_h; y += 6 * s) mark(x, y, stroke, 3 * s);  // dashed
     // At the bottom, clear of the annotations' labels at their boxes' tops.
-    label_at(marker.label, std::min(x + 2 * s, plot_w - 1), std::max(plot_h - cap_h - 4 * s, 0));
+    label_at(marker.label, std::min(x + 2 * s, plot_w - 1), std::max(plot_h - cap_h - 4 * s - 2, 0));
   }
+  cairo_restore(cr);
 
   // Frequency axis: ticks and labels to the left, the axis label rotated beyond them.
+  const int tick_w = std::max(1, s / 2);
   for (auto& t : g.frequency_ticks) {
     t.position += top;
-    canvas.fill(left - 1 - tick_len, t.position, tick_len, std::max(1, s / 2), kInk);
-    const int w = BitmapFont::text_width(t.label, s);
-    canvas.text(t.label, left - 1 - tick_len - label_gap - w, t.position - cap_h / 2, s,
-                TextDirection::right, kInk);
+    fill(cr, left - 1 - tick_len, t.position, tick_len, tick_w, kInk);
+    set_colour(cr, kInk);
+    draw_text(cr, t.label, left - 1 - tick_len - label_gap, t.position + tick_w / 2.0, 1.0, 0.5);
   }
-  {
-    const std::string label = fit_text(freq_label, plot_h + top + bottom - 2 * pad, s);
-    const int w = BitmapFont::text_width(label, s);
-    canvas.text(label, pad, top + (plot_h - w) / 2, s, TextDirection::up, kInk);
-  }
+  set_colour(cr, kInk);
+  draw_text(cr, fit_text(cr, freq_label, plot_h + top + bottom - 2 * pad), pad, top + plot_h / 2.0, 0.5, 0.0,
+            /*up=*/true);
 
   // Time axis: ticks and labels below, the axis label under them.
   const int below = top + plot_h + 1;
   for (auto& t : g.time_ticks) {
     t.position += left;
-    canvas.fill(t.position, below, std::max(1, s / 2), tick_len, kInk);
-    const int w = BitmapFont::text_width(t.label, s);
-    const int x = std::clamp(t.position - w / 2, 0, std::max(0, image.width - w));
-    canvas.text(t.label, x, below + tick_len + label_gap, s, TextDirection::right, kInk);
+    fill(cr, t.position, below, tick_w, tick_len, kInk);
+    const int w = width_of(t.label);
+    const int x = std::clamp(t.position - w / 2, 0, std::max(0, g.image_width - w));
+    set_colour(cr, kInk);
+    draw_text(cr, t.label, x, below + tick_len + label_gap, 0.0, 0.0);
   }
-  {
-    const std::string label = fit_text(time_label, image.width - 2 * pad, s);
-    const int w = BitmapFont::text_width(label, s);
-    canvas.text(label, left + (plot_w - w) / 2, below + tick_len + label_gap + text_h + pad, s,
-                TextDirection::right, kInk);
-  }
+  draw_text(cr, fit_text(cr, time_label, g.image_width - 2 * pad), left + plot_w / 2.0,
+            below + tick_len + label_gap + text_h + pad, 0.5, 0.0);
 
-  // Colour bar: colormap[255] at the top row, colormap[0] at the bottom row.
-  const int bar_x = g.colorbar_left;
-  for (int i = 0; i < plot_h; ++i) {
-    const int index = plot_h > 1 ? static_cast<int>(std::lround(255.0 * (plot_h - 1 - i) / (plot_h - 1))) : 255;
-    canvas.fill(bar_x, top + i, bar_w, 1, (*cmap)[static_cast<std::size_t>(index)]);
-  }
-  frame(canvas, bar_x, top, bar_w, plot_h, kInk);
+  // Colour bar ticks and label.
   const int bar_right = bar_x + bar_w + 1;
   for (auto& t : g.colorbar_ticks) {
     t.position += top;
-    canvas.fill(bar_right, t.position, tick_len, std::max(1, s / 2), kInk);
-    canvas.text(t.label, bar_right + tick_len + label_gap, t.position - cap_h / 2, s,
-                TextDirection::right, kInk);
+    fill(cr, bar_right, t.position, tick_len, tick_w, kInk);
+    set_colour(cr, kInk);
+    draw_text(cr, t.label, bar_right + tick_len + label_gap, t.position + tick_w / 2.0, 0.0, 0.5);
   }
-  {
-    const std::string label = fit_text(bar_label, plot_h + top + bottom - 2 * pad, s);
-    const int w = BitmapFont::text_width(label, s);
-    canvas.text(label, image.width - pad - text_h, top + (plot_h - w) / 2, s, TextDirection::up,
-                kInk);
-  }
+  draw_text(cr, fit_text(cr, bar_label, plot_h + top + bottom - 2 * pad), g.image_width - pad - text_h,
+            top + plot_h / 2.0, 0.5, 0.0, /*up=*/true);
 
-  // Title lines, each centred over the plot area where it fits, else over the image.
+  // Title lines on their baselines, each centred over the plot area where it fits, else over
+  // the image.
   for (std::size_t i = 0; i < title_lines.size(); ++i) {
-    const int w = BitmapFont::text_width(title_lines[i], s);
-    int x = left + (plot_w - w) / 2;
-    x = std::clamp(x, pad, std::max(pad, image.width - pad - w));
-    canvas.text(title_lines[i], x, pad + static_cast<int>(i) * title_line_h, s, TextDirection::right, kInk);
+    const int w = width_of(title_lines[i]);
+    const int x = std::clamp(left + (plot_w - w) / 2, pad, std::max(pad, g.image_width - pad - w));
+    cairo_move_to(cr, x, pad + static_cast<double>(i) * title_line_h + font.ascent);
+    cairo_show_text(cr, title_lines[i].c_str());
   }
   g.title_lines = title_lines;
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("Cairo: ") + cairo_status_to_string(cairo_status(cr)));
 
+  // The RGB image the PNG encoder takes.
+  cairo_surface_flush(surface.get());
+  RgbImage image;
+  image.width = g.image_width;
+  image.height = g.image_height;
+  image.pixels.resize(static_cast<std::size_t>(image.width) * image.height * 3);
+  for (int y = 0; y < image.height; ++y) {
+    const auto* row = reinterpret_cast<const std::uint32_t*>(data + static_cast<std::size_t>(y) * stride);
+    std::uint8_t* out = &image.pixels[static_cast<std::size_t>(y) * image.width * 3];
+    for (int x = 0; x < image.width; ++x) {
+      out[3 * x] = static_cast<std::uint8_t>(row[x] >> 16);
+      out[3 * x + 1] = static_cast<std::uint8_t>(row[x] >> 8);
+      out[3 * x + 2] = static_cast<std::uint8_t>(row[x]);
+    }
+  }
   if (geometry_out) *geometry_out = std::move(g);
   return image;
 }

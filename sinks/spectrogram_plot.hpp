@@ -1,6 +1,7 @@
 // Spectrogram plot rendering: turns a grid of dB values into an RGB image with a frequency
 // axis (left), a time axis (bottom), a colour bar with dB ticks (right) and a title (top),
-// lettered with the built-in BitmapFont. Knows nothing of files or of PNG; PngSink feeds it.
+// drawn with Cairo and lettered in DejaVu Sans (plot_font.hpp). Knows nothing of files or of
+// PNG; PngSink feeds it.
 //
 // Contents: PlotInput / PlotGeometry · RgbImage · tick helpers ("nice numbers": 1, 2, 5 × 10^k)
 // and unit choice · render_spectrogram_plot.
@@ -70,7 +71,7 @@ struct PlotGeometry {
   int image_width = 0, image_height = 0;
   int plot_left = 0, plot_top = 0, plot_width = 0, plot_height = 0;
   int colorbar_left = 0, colorbar_width = 0;
-  int text_scale = 1;
+  double font_size = 0.0;  // pixels
   std::string frequency_unit, time_unit;  // "kHz", "s" ...
   std::vector<PlotTick> frequency_ticks, time_ticks, colorbar_ticks;
   std::vector<std::string> title_lines;  // the title as drawn, wrapped to the image's width
@@ -99,7 +100,8 @@ std::string clock_time_label(double epoch_seconds, double step);
 std::string utc_date_label(double epoch_seconds);
 
 // Renders the whole figure. Never throws on odd input values (empty or NaN ranges are shown as
-// they come); throws std::bad_alloc only when memory runs out.
+// they come); throws std::bad_alloc when memory runs out and std::runtime_error when the font is
+// missing (plot_font.hpp).
 RgbImage render_spectrogram_plot(const SpectrogramPlotInput& input, PlotGeometry* geometry);
 
 }  // namespace prism

@@ -197,6 +197,7 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
   impl_->device_text = std::string("[") + std::to_string(device) + "] " + dev->name;
 
   info_.format = SampleFormat::f32;
+  info_.float_full_scale = true;  // PortAudio's float samples: ±1.0 is full scale
   info_.sample_rate = rate;
   info_.channels = channels;
   info_.live = true;

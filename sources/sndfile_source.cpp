@@ -274,6 +274,7 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
     default: delivered_ = SampleFormat::f32;
   }
   info_.format = delivered_;
+  info_.float_full_scale = delivered_ == SampleFormat::f32;  // float audio: ±1.0 is full scale
   info_.sample_rate = sfinfo.samplerate;
   info_.channels = static_cast<unsigned>(sfinfo.channels);
   info_.live = false;

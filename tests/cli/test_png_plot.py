@@ -4,10 +4,13 @@ The PNG's tEXt chunks (Title, prism:plot with the colour range used) are read wi
 chunk parsing here, independently of the writer.
 """
 import json
+import os
 import struct
+import subprocess
 
 import numpy as np
 
+import prism_test_util
 from prism_test_util import TempDirTestCase, main, prism_reads_wav, run_prism
 
 
@@ -91,6 +94,105 @@ class PngPlot(TempDirTestCase):
         title = png_texts(png)["Title"]
         for part in ("gen", "window hann", "nperseg 256", "noverlap 32", "nfft 512", "average 4"):
             self.assertIn(part, title)
+
+    def plot_info(self, png):
+        return json.loads(png_texts(png)["prism:plot"])
+
+    def test_default_size_does_not_follow_the_data_shape(self):
+        # Few rows of few bins, and many rows of many bins: the same plot area unless asked.
+        png = self.path("s.png")
+        for args in (("gen:duration=0.05", "--nperseg", "64"), ("gen:duration=5", "--nperseg", "4096")):
+            run_prism("spectrogram", *args, "-o", png, "-q", check=0)
+            area = self.plot_info(png)["plot_area"]
+            self.assertEqual((area["width"], area["height"]), (1200, 700), args)
+        run_prism("spectrogram", "gen:duration=0.05", "--width", "300", "--height", "200", "-o", png, "-q", check=0)
+        area = self.plot_info(png)["plot_area"]
+        self.assertEqual((area["width"], area["height"]), (300, 200))
+
+    def test_reduce_option(self):
+        png = self.path("r.png")
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "max")
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--reduce", "mean", "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "mean")
+        run_prism("run", "gen:duration=0.5", "-o", "spectrogram ! " + png, "--reduce", "mean", "-q", check=0)
+        self.assertEqual(self.plot_info(png)["reduce"], "mean")
+        proc = run_prism("spectrogram", "gen:duration=0.5", "-o", png, "--reduce", "median", check=2)
+        self.assertIn("--reduce", proc.stderr)
+
+    def test_title_names_the_frequency_range(self):
+        png = self.path("f.png")
+        run_prism("spectrogram", "gen:duration=0.5", "--frequency-range", "1000:5000", "-o", png, "-q", check=0)
+        self.assertIn("frequency range 1 kHz to 5 kHz", png_texts(png)["Title"])
+        run_prism("run", "gen:duration=0.5", "-o", "spectrogram:frequency_range=1000:5000 ! " + png, "-q", check=0)
+        self.assertIn("frequency range 1 kHz to 5 kHz", png_texts(png)["Title"])
+        run_prism("spectrogram", "gen:duration=0.5", "--frequency-range", "1000:5000", "--title", "Mine", "-o", png,
+                  "-q", check=0)
+        self.assertEqual(png_texts(png)["Title"], "Mine")
+
+    def test_integer_input_is_plotted_in_dbfs(self):
+        # A full-scale i16 tone at a bin centre (48 kHz, nperseg 480: 100 Hz bins) peaks at 0 dBFS
+        # in every scaling and mode; half the amplitude at -6.02 dBFS. (32767/32768: the largest
+        # i16 sine without clipping.)
+        if not prism_reads_wav():
+            self.skipTest("this prism reads no WAV")
+        png = self.path("fs.png")
+        for amplitude, expected in ((32767 / 32768, 20 * np.log10(32767 / 32768)), (0.5, 20 * np.log10(0.5))):
+            wav = self.path("tone.wav")
+            run_prism("generate", "gen:rate=48000,duration=1,format=i16,tone=1000@%r" % amplitude, "-o", wav, "-q",
+                      check=0)
+            for extra in ((), ("--scaling", "spectrum"), ("--mode", "magnitude"), ("--db",)):
+                npy = self.path("fs.npy")
+                run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", *extra, "-o", png, "-o", npy,
+                          "-q", check=0)
+                plot = self.plot_info(png)
+                self.assertEqual(plot["unit"], "dBFS", extra)
+                self.assertAlmostEqual(plot["db_max"], expected, delta=0.01, msg=extra)
+                # The sidecar carries the same reference, so the .npy rows convert to dBFS alike.
+                with open(self.path("fs.json")) as f:
+                    reference = json.load(f)["full_scale_power"]
+                self.assertEqual(reference, plot["full_scale_power"])
+                rows = np.load(npy).astype(np.float64)
+                if "--db" in extra:
+                    peak = rows.max() - 10 * np.log10(reference)
+                else:
+                    power = rows ** 2 if "magnitude" in extra else rows
+                    peak = 10 * np.log10(power.max() / reference)
+                self.assertAlmostEqual(peak, expected, delta=0.01, msg=extra)
+        # Complex integer input: a full-scale exp(j2πft) is the reference.
+        meta = self.path("iq.sigmf-meta")
+        run_prism("generate", "gen:rate=48000,duration=1,complex,format=ci16,tone=1000@0.5", "-o", meta, "-q", check=0)
+        run_prism("spectrogram", meta, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
+        plot = self.plot_info(png)
+        self.assertEqual(plot["unit"], "dBFS")
+        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        # Float audio: ±1.0 is full scale.
+        wav = self.path("float.wav")
+        run_prism("generate", "gen:rate=48000,duration=1,tone=1000@0.5", "-o", wav, "-q", check=0)
+        run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
+        plot = self.plot_info(png)
+        self.assertEqual(plot["unit"], "dBFS")
+        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        # Other float input has no full scale, and --integer-scale raw gives up the reference.
+        run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
+        run_prism("spectrogram", meta, "--integer-scale", "raw", "-o", png, "-q", check=0)
+        self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
+
+    def test_missing_font_is_a_clear_error_before_the_run(self):
+        # A fontconfig that knows no fonts: the PNG output refuses to start, naming the package.
+        conf = self.path("fonts.conf")
+        with open(conf, "w") as f:
+            f.write('<?xml version="1.0"?>\n<fontconfig></fontconfig>\n')
+        env = dict(os.environ, FONTCONFIG_FILE=conf)
+        png = self.path("f.png")
+        proc = subprocess.run([prism_test_util.PRISM, "spectrogram", "gen:duration=0.5", "-o", png, "-q"],
+                              env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("DejaVu Sans", proc.stderr)
+        self.assertIn("fonts-dejavu-core", proc.stderr)
+        self.assertFalse(os.path.exists(png))
+        self.assertFalse(os.path.exists(png + ".partial"))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,9 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
-#include "sinks/bitmap_font.hpp"
 #include "sinks/colormap.hpp"
 #include "sinks/open_sink.hpp"
+#include "sinks/plot_font.hpp"
 #include "sinks/png_sink.hpp"
 #include "sink_test_support.hpp"
 
@@ -82,6 +84,17 @@ void write_tone(PngSink& sink, const SpectrumLayout& layout, std::size_t rows, s
   std::vector<float> row(layout.columns, floor_db);
   row[tone_bin] = tone_db;
   for (std::size_t r = 0; r < rows; ++r) test::write_rows(sink, row.data(), 1, r, row.size());
+}
+
+// Width in pixels of `text` in the plots' font at `size`, measured as the renderer measures.
+double plot_text_width(const std::string& text, double size) {
+  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  cairo_t* cr = cairo_create(surface);
+  use_plot_font(cr, size);
+  const double width = text_width(cr, text);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  return width;
 }
 
 const PlotTick* find_tick(const std::vector<PlotTick>& ticks, double value) {
@@ -304,12 +317,14 @@ TEST(PngSink, LinearValuesAreConvertedToDecibels) {
   EXPECT_EQ(render_constant(layout, -30.0f, -40, -15), expected);
 }
 
-TEST(PngSink, DefaultSizeFollowsTheDataWithinLimits) {
+// The default plot area is the same whatever the data's shape: few rows or bins are stretched,
+// many reduced.
+TEST(PngSink, DefaultSizeIsFixedWhateverTheDataShape) {
   struct Case {
     std::size_t rows, bins;
     int width, height;
   };
-  for (const Case c : {Case{50, 33, 400, 400}, Case{900, 513, 900, 513}, Case{5000, 4097, 1600, 800}}) {
+  for (const Case c : {Case{50, 33, 1200, 700}, Case{900, 513, 1200, 700}, Case{5000, 4097, 1200, 700}}) {
     ScratchDir dir;
     const auto layout = tone_layout(c.bins, 10.0);
     PngSink sink(dir.file("size.png"), {});
@@ -326,7 +341,7 @@ TEST(PngSink, LongRecordingsKeepBoundedColumns) {
   const auto layout = tone_layout(64, 10.0);
   PngSink sink(dir.file("long.png"), {});
   test::begin_rows(sink, layout);
-  EXPECT_EQ(sink.kept_column_limit(), 2u * PngSink::kDefaultMaxWidth);
+  EXPECT_EQ(sink.kept_column_limit(), 2u * PngSink::kDefaultWidth);
   std::vector<float> rows(1000 * 64);
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = -static_cast<float>(i % 64);
   std::size_t most_kept = 0;
@@ -335,18 +350,19 @@ TEST(PngSink, LongRecordingsKeepBoundedColumns) {
     most_kept = std::max(most_kept, sink.kept_columns());
     ASSERT_LE(sink.kept_columns(), sink.kept_column_limit()) << "after row " << first + 1000;
   }
-  EXPECT_GT(most_kept, PngSink::kDefaultMaxWidth);
+  EXPECT_GT(most_kept, PngSink::kDefaultWidth);
   EXPECT_GE(sink.rows_per_column(), 32u);
   EXPECT_EQ(sink.items_written(), 100000u);
   sink.finish(true);
-  EXPECT_EQ(sink.geometry().plot_width, 1600);
-  EXPECT_EQ(sink.geometry().plot_height, PngSink::kDefaultMinSide) << "64 bins stretched";
+  EXPECT_EQ(sink.geometry().plot_width, static_cast<int>(PngSink::kDefaultWidth));
+  EXPECT_EQ(sink.geometry().plot_height, static_cast<int>(PngSink::kDefaultHeight)) << "64 bins stretched";
   EXPECT_EQ(sink.geometry().time_unit, "min") << "1000 s of rows";
   DecodedPng image;
   ASSERT_TRUE(decode_png(dir.file("long.png"), &image));
 }
 
-TEST(PngSink, MergedColumnsAverageLinearPower) {
+// Merged columns under --reduce mean average linear power; under max they keep the largest.
+Rgb merged_colour(PlotReduction reduce) {
   ScratchDir dir;
   auto layout = tone_layout(8, 10.0);
   layout.decibels = false;
@@ -354,8 +370,7 @@ TEST(PngSink, MergedColumnsAverageLinearPower) {
   SinkOptions options;
   options.width = 100;
   options.colormap = "grayscale";
-  // Mean power 2 (3.01 dB) maps to grey 100; the max (3: 4.77 dB) would be 158 and the mean of
-  // the dB values (2.39 dB) 79.
+  options.reduce = reduce;
   options.db_min = 0.0;
   options.db_max = 10.0 * std::log10(2.0) * 255.0 / 100.0;
   PngSink sink(dir.file("mean.png"), options);
@@ -365,14 +380,71 @@ TEST(PngSink, MergedColumnsAverageLinearPower) {
   for (std::uint64_t r = 0; r < 10000; ++r) {
     std::vector<float> row(8, r % 2 == 0 ? 1.0f : 3.0f);
     test::write_rows(sink, row.data(), 1, r, row.size());
-    ASSERT_LE(sink.kept_columns(), 200u);
+    EXPECT_LE(sink.kept_columns(), 200u);
   }
   sink.finish(true);
   DecodedPng image;
-  ASSERT_TRUE(decode_png(dir.file("mean.png"), &image));
+  if (!decode_png(dir.file("mean.png"), &image)) {
+    ADD_FAILURE() << "cannot decode mean.png";
+    return {};
+  }
   const PlotGeometry& g = sink.geometry();
+  const Rgb first = image.at(g.plot_left, g.plot_top + 2);
   for (int x = 0; x < g.plot_width; x += 7)
-    EXPECT_EQ(image.at(g.plot_left + x, g.plot_top + 2), (Rgb{100, 100, 100})) << "x " << x;
+    EXPECT_EQ(image.at(g.plot_left + x, g.plot_top + 2), first) << "x " << x;
+  return first;
+}
+
+TEST(PngSink, MergedColumnsAverageOrKeepTheMaximumOfLinearPower) {
+  // Mean power 2 (3.01 dB) maps to grey 100; the max (3: 4.77 dB) to 158; the mean of the dB
+  // values (2.39 dB) would be 79.
+  EXPECT_EQ(merged_colour(PlotReduction::mean), (Rgb{100, 100, 100}));
+  EXPECT_EQ(merged_colour(PlotReduction::max), (Rgb{158, 158, 158}));
+}
+
+// The brightest dB value in the plot area of a PNG with `rows` rows of `bins` bins at -100 dB,
+// bin `tone_bin` of every row at 0 dB (a narrow tone), or every bin of row `click_row` at 0 dB
+// (a click), drawn on a 50 × 40 plot; grayscale from -100 to 0 dB.
+double brightest_db(PlotReduction reduce, std::size_t rows, std::size_t bins, std::optional<std::size_t> tone_bin,
+                    std::optional<std::size_t> click_row) {
+  ScratchDir dir;
+  const auto layout = tone_layout(bins, 10.0);
+  SinkOptions options;
+  options.width = 50;
+  options.height = 40;
+  options.colormap = "grayscale";
+  options.db_min = -100.0;
+  options.db_max = 0.0;
+  options.reduce = reduce;
+  PngSink sink(dir.file("r.png"), options);
+  test::begin_rows(sink, layout);
+  std::vector<float> row(bins);
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::fill(row.begin(), row.end(), click_row == r ? 0.0f : -100.0f);
+    if (tone_bin) row[*tone_bin] = 0.0f;
+    test::write_rows(sink, row.data(), 1, r, row.size());
+  }
+  sink.finish(true);
+  DecodedPng image;
+  EXPECT_TRUE(decode_png(dir.file("r.png"), &image));
+  const PlotGeometry& g = sink.geometry();
+  int brightest = 0;
+  for (int y = g.plot_top; y < g.plot_top + g.plot_height; ++y)
+    for (int x = g.plot_left; x < g.plot_left + g.plot_width; ++x) brightest = std::max<int>(brightest, image.at(x, y).r);
+  return -100.0 + 100.0 * brightest / 255.0;
+}
+
+TEST(PngSink, NarrowToneSurvivesMaxReductionAndMeanAttenuatesIt) {
+  // 4001 bins onto 40 pixel rows: about 100 bins each; a one-bin tone among them.
+  EXPECT_NEAR(brightest_db(PlotReduction::max, 60, 4001, 1234, std::nullopt), 0.0, 0.5);
+  EXPECT_NEAR(brightest_db(PlotReduction::mean, 60, 4001, 1234, std::nullopt), -10.0 * std::log10(100.0), 1.0);
+}
+
+TEST(PngSink, ShortClickSurvivesMaxReductionAndMeanAttenuatesIt) {
+  // 20000 rows onto 50 pixel columns (the kept columns merged pairwise several times); one row
+  // is a click.
+  EXPECT_NEAR(brightest_db(PlotReduction::max, 20000, 16, std::nullopt, 12345), 0.0, 0.5);
+  EXPECT_LT(brightest_db(PlotReduction::mean, 20000, 16, std::nullopt, 12345), -20.0);
 }
 
 TEST(PngSink, TimeAxisTicksAreAtTheirTimes) {
@@ -387,7 +459,7 @@ TEST(PngSink, TimeAxisTicksAreAtTheirTimes) {
   EXPECT_EQ(g.time_unit, "s");
   const PlotTick* five = find_tick(g.time_ticks, 5.0);
   ASSERT_NE(five, nullptr);
-  EXPECT_EQ(five->position, g.plot_left + 500);  // 5 s of 10 s over 1000 px
+  EXPECT_EQ(five->position, g.plot_left + 600);  // 5 s of 10 s over the default 1200 px
   const PlotTick* zero = find_tick(g.time_ticks, 0.0);
   ASSERT_NE(zero, nullptr);
   EXPECT_EQ(zero->position, g.plot_left);
@@ -463,12 +535,42 @@ TEST(PngSink, LongTitleWrapsOnNarrowPlots) {
   std::string joined;
   for (const std::string& line : lines) {
     EXPECT_EQ(line.find("..."), std::string::npos) << line;
-    EXPECT_LE(BitmapFont::text_width(line, sink.geometry().text_scale), sink.geometry().image_width) << line;
+    EXPECT_LE(plot_text_width(line, sink.geometry().font_size), sink.geometry().image_width) << line;
     joined += (joined.empty() ? "" : " ") + line;
   }
   EXPECT_EQ(joined, options.title);
-  EXPECT_GT(sink.geometry().plot_top, static_cast<int>(lines.size()) * BitmapFont::text_height(1))
+  EXPECT_GT(sink.geometry().plot_top, static_cast<int>(lines.size() * sink.geometry().font_size))
       << "the plot starts below every title line";
+}
+
+// The text is antialiased: the title's pixels take many grey levels between the ink and the
+// white background (a bitmap font gives two), and its ink lies above the plot area.
+TEST(PngSink, TextIsAntialiased) {
+  ScratchDir dir;
+  const auto layout = tone_layout(64, 10.0);
+  SinkOptions options;
+  options.width = 300;
+  options.height = 300;
+  options.title = "Antialiased title";
+  PngSink sink(dir.file("aa.png"), options);
+  test::begin_rows(sink, layout);
+  write_tone(sink, layout, 20, 3);
+  sink.finish(true);
+  DecodedPng image;
+  ASSERT_TRUE(decode_png(dir.file("aa.png"), &image));
+  const PlotGeometry& g = sink.geometry();
+  std::set<int> greys;
+  int dark = 0;
+  for (int y = 0; y < g.plot_top - 1; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const Rgb c = image.at(x, y);
+      ASSERT_TRUE(c.r == c.g && c.g == c.b) << "ink on white is grey, at " << x << "," << y;
+      if (c.r < 255) greys.insert(c.r);
+      if (c.r <= 60) ++dark;
+    }
+  }
+  EXPECT_GE(greys.size(), 16u) << "antialiased edges";
+  EXPECT_GT(dark, 50) << "the title's strokes";
 }
 
 TEST(PngSink, AbortLeavesNoFile) {
@@ -490,6 +592,14 @@ TEST(PngSink, NoRowsStillGiveAnImage) {
   DecodedPng image;
   ASSERT_TRUE(decode_png(dir.file("empty.png"), &image));
   EXPECT_GT(image.width, 0);
+  // A grey plot area with "no rows" written dark across its middle.
+  const PlotGeometry& g = sink.geometry();
+  EXPECT_EQ(image.at(g.plot_left + 2, g.plot_top + 2), (Rgb{200, 200, 200}));
+  int ink = 0;
+  const int y_mid = g.plot_top + g.plot_height / 2;
+  for (int y = y_mid - 6; y <= y_mid + 6; ++y)
+    for (int x = g.plot_left; x < g.plot_left + g.plot_width; ++x) ink += image.at(x, y).r < 100 ? 1 : 0;
+  EXPECT_GT(ink, 20) << "the note's strokes";
 }
 
 TEST(PngSink, OddValuesDoNotBreakIt) {
