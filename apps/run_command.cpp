@@ -34,6 +34,7 @@ struct RunCommandOptions {
   InputOptions raw;
   RunOptions run;
   ImageOptions image;
+  ArrayOptions array;
 };
 
 std::string trim(std::string_view text) {
@@ -98,10 +99,12 @@ int run_chain(const RunCommandOptions& o) {
   if (o.outputs.empty()) throw UsageError("give at least one output: -o OUTPUT, or -o 'STAGE ! OUTPUT'");
   const std::vector<std::string> main = split_chain(o.chain, "the chain");
   const StageEnvironment environment = stage_environment(o.run);
-  SinkOptions sinks = sink_options(o.image);
+  SinkOptions sinks = sink_options(o.image, o.array);
 
   std::vector<std::string> output_paths;
   for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
+  RunOptions run = o.run;
+  run.summary_to_stderr = check_stdout_outputs(output_paths, o.array);
   check_distinct_outputs(output_paths);
 
   Graph graph;
@@ -130,7 +133,7 @@ int run_chain(const RunCommandOptions& o) {
                                        trunk_is_input ? input_samples : std::nullopt);
     graph.connect(end, graph.add_sink(open_sink(path, sinks)));
   }
-  return run_and_report(graph, run_config(o.run, std::size_t{1} << 16, rate), o.run);
+  return run_and_report(graph, run_config(run, std::size_t{1} << 16, rate), run);
 }
 
 }  // namespace
@@ -157,6 +160,7 @@ Runner add_run_command(CLI::App& app) {
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
+  add_array_options(*cmd, o->array, true);
   return [o] { return run_chain(*o); };
 }
 

@@ -1,6 +1,7 @@
 // The shared run of a graph for the commands (see run_graph.hpp).
 #include "apps/run_graph.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,10 @@
 #include "pipeline/run_summary.hpp"
 
 namespace prism::app {
+
+namespace {
+SinkOptions sink_options_of_image(const ImageOptions& o);
+}  // namespace
 
 // The longest --duration and --stall-timeout: a year, far beyond any run, and far inside the
 // nanosecond and sample counts they become.
@@ -102,7 +107,51 @@ void check_image_options_suit(const SinkOptions& options, const std::string& inp
                                               : " has '" + printable(info.start_time) + "', not an ISO 8601 date-time"));
 }
 
-SinkOptions sink_options(const ImageOptions& o) {
+void add_array_options(CLI::App& cmd, ArrayOptions& o, bool rows) {
+  const char* group = "Array output (.npy)";
+  if (rows) {
+    cmd.add_option("--output-dtype", o.output_dtype,
+                   "Element type of .npy rows: float32; float16 (rounded to nearest); uint8 (dB values "
+                   "quantised linearly over --db-range, which it needs, with the scale in the sidecar)")
+        ->check(CLI::IsMember({"float32", "float16", "uint8"}))
+        ->capture_default_str()
+        ->group(group);
+  }
+  cmd.add_option("--sidecar", o.sidecar,
+                 "Where the .json sidecar of -o - (.npy to stdout) goes [default: nowhere]")
+      ->group(group);
+}
+
+bool check_stdout_outputs(const std::vector<std::string>& paths, const ArrayOptions& array) {
+  const auto to_stdout = std::count(paths.begin(), paths.end(), std::string("-"));
+  if (to_stdout > 1) throw UsageError("only one output can go to stdout (-o -)");
+  if (to_stdout == 0 && !array.sidecar.empty())
+    throw UsageError("--sidecar " + printable(array.sidecar) +
+                     ": it names the sidecar of -o - (.npy to stdout), and no output goes there; a .npy "
+                     "file's sidecar is its name with .json");
+  if (to_stdout == 1 && !array.sidecar.empty()) {
+    const std::filesystem::path sidecar(array.sidecar);
+    if (sidecar.extension() != ".json")
+      throw UsageError("--sidecar " + printable(array.sidecar) + ": a sidecar is JSON; give a name ending in .json");
+  }
+  return to_stdout == 1;
+}
+
+SinkOptions sink_options(const ImageOptions& o, const ArrayOptions& array) {
+  SinkOptions s = sink_options_of_image(o);
+  s.stdout_sidecar = array.sidecar;
+  if (array.output_dtype == "float16") s.npy_dtype = NpyDtype::float16;
+  if (array.output_dtype == "uint8") {
+    if (!s.db_min || !s.db_max)
+      throw UsageError("--output-dtype uint8 needs --db-range MIN:MAX: the dB values that 0 and 255 stand for");
+    s.npy_dtype = NpyDtype::uint8;
+  }
+  return s;
+}
+
+namespace {
+
+SinkOptions sink_options_of_image(const ImageOptions& o) {
   SinkOptions s;
   s.colormap = o.colormap;
   s.width = o.width;
@@ -119,6 +168,8 @@ SinkOptions sink_options(const ImageOptions& o) {
   s.db_max = hi;
   return s;
 }
+
+}  // namespace
 
 SettingOptions::SettingOptions(CLI::App& cmd, const std::vector<Setting>& settings, const std::string& group)
     : settings_(settings),
@@ -244,7 +295,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
     if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stderr);
     code = kExitFailure;
   } else {
-    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stdout);
+    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), o.summary_to_stderr ? stderr : stdout);
     if (report.outcome == RunOutcome::interrupted) {
       std::fprintf(stderr, "prism: interrupted; the outputs hold what was computed so far and are marked incomplete\n");
       code = kExitInterrupted;

@@ -34,6 +34,7 @@ struct RunOptions {
   std::optional<double> stall_timeout;
   bool quiet = false;         // no progress bar, no summary
   bool print_summary = true;  // false: the command prints its own account of the run
+  bool summary_to_stderr = false;  // stdout carries an output (-o -): the summary goes to stderr
   std::string summary_json;
 };
 
@@ -57,8 +58,22 @@ struct ImageOptions {
 // Registers --colormap, --db-range, --width, --height, --time-axis and --title in the group
 // "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
-// The sinks' options from them (UsageError for a malformed --db-range).
-SinkOptions sink_options(const ImageOptions& options);
+// The options of .npy outputs: the element type of rows, and where the sidecar of -o - goes.
+struct ArrayOptions {
+  std::string output_dtype = "float32";
+  std::string sidecar;
+};
+// Registers --sidecar, and --output-dtype when the command writes rows, in the group
+// "Array output (.npy)".
+void add_array_options(CLI::App& cmd, ArrayOptions& options, bool rows);
+
+// The sinks' options from them (UsageError for a malformed --db-range, or --output-dtype uint8
+// without it).
+SinkOptions sink_options(const ImageOptions& image, const ArrayOptions& array = {});
+
+// Checks the outputs that go to stdout (-o -): at most one, and --sidecar only with one. Returns
+// whether there is one (then stdout carries data, and the summary goes to stderr).
+bool check_stdout_outputs(const std::vector<std::string>& paths, const ArrayOptions& array);
 // Usage errors for image options the input cannot serve, before the run: --time-axis absolute
 // without a start time (SigMF core:datetime) that is an ISO 8601 date-time.
 void check_image_options_suit(const SinkOptions& options, const std::string& input, const StreamInfo& info);

@@ -330,7 +330,10 @@ void Graph::Impl::configure(const RunConfig& config) {
     const PortDescription& given = producer.output_description;
     node.input_description = given;
     node.max_input_items = producer.max_output_items;
-    if (node.sink != nullptr) continue;
+    if (node.sink != nullptr) {
+      node.sink->check_input(given);
+      continue;
+    }
     node.output_description = node.stage->configure(given, node.max_input_items);
     if (node.output_description.kind != node.stage->output_kind())
       throw std::logic_error("stage '" + node.name() + "' described its output as the wrong kind");
