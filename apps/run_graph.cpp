@@ -71,6 +71,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
 
 StageEnvironment stage_environment(const RunOptions& o) {
   StageEnvironment e;
+  e.field_namer = option_name_of_field;
   e.backend = fft::parse_backend(o.backend);
   e.device = o.device;
   e.cpu_threads = o.threads;
@@ -248,6 +249,7 @@ std::unique_ptr<Source> open_run_input(const std::string& input, const InputOpti
 
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {
   RunConfig config;
+  config.field_namer = option_name_of_field;
   config.block_samples = o.block_size.value_or(block_samples);
   config.block_count = o.blocks;
   config.in_flight = o.in_flight;

@@ -753,7 +753,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
     std::snprintf(seconds, sizeof seconds, "%g", config.stall_timeout_s);
     if (error.set("input " + source.describe(),
                   std::string("delivered nothing for ") + seconds +
-                      " s (the stall timeout, --stall-timeout): the device or the program "
+                      " s (the stall timeout, " + config.name("stall_timeout_s") + "): the device or the program "
                       "feeding it stopped without an error"))
       live_input_failed_first = true;
     stop.request_stop();

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "pipeline/errors.hpp"
@@ -48,7 +49,9 @@ void PartialFile::open_stdout() {
   struct stat st {};
   if (::fstat(STDOUT_FILENO, &st) != 0) fail("cannot write to it: ", errno);
   const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-  const off_t position = S_ISREG(st.st_mode) ? ::lseek(STDOUT_FILENO, 0, SEEK_CUR) : -1;
+  // /dev/null takes writes at any offset: no need to spool what it throws away.
+  const bool null_device = S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+  const off_t position = S_ISREG(st.st_mode) || null_device ? ::lseek(STDOUT_FILENO, 0, SEEK_CUR) : -1;
   // O_APPEND ignores pwrite's offset on Linux, so an appending stdout is spooled like a pipe.
   if (position >= 0 && flags >= 0 && (flags & O_APPEND) == 0) {
     fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
@@ -56,7 +59,7 @@ void PartialFile::open_stdout() {
     target_ = Target::stdout_direct;
     base_ = static_cast<std::uint64_t>(position);
     // What the file held past this point would otherwise trail the output (`1<> file`).
-    if (::ftruncate(fd_, position) != 0) {
+    if (!null_device && ::ftruncate(fd_, position) != 0) {
       const int error_number = errno;
       ::close(fd_);
       fd_ = -1;

@@ -1,10 +1,11 @@
 // PartialFile: an output file written under "<path>.partial" and renamed into place when it is
 // committed, so that an interrupted or failed run never leaves a file that looks complete.
-// The path "-" is stdout: when stdout is a regular file that can seek (`> out.npy`), the output
-// is written there directly from its current position (and cut back on discard); otherwise (a
-// pipe, `>> out.npy`) it is spooled to an unnamed temporary file in $TMPDIR (/tmp when unset),
-// so that rewrites at an offset (a header's final row count) work, and copied to stdout when
-// published. A reader of stdout that has gone ends the copy quietly (reader_gone()).
+// The path "-" is stdout: when stdout is a regular file that can seek (`> out.npy`) or
+// /dev/null, the output is written there directly from its current position (and cut back on
+// discard); otherwise (a pipe, `>> out.npy`) it is spooled to an unnamed temporary file in
+// $TMPDIR (/tmp when unset), so that rewrites at an offset (a header's final row count) work,
+// and copied to stdout when published. A reader of stdout that has gone ends the copy quietly
+// (reader_gone()).
 // Every write, flush and close is checked; a failure (disk full, I/O error) throws InputError
 // naming the final path and strerror's reason. Also: the open-time check that an output's
 // directory exists and is writable.

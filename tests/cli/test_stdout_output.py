@@ -152,6 +152,11 @@ class Stdout(TempDirTestCase):
                                   stderr=subprocess.PIPE, env=env, timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertGreater(np.load(self.path("out.npy")).shape[0], 0)
+        # Nor does /dev/null.
+        with open(os.devnull, "wb") as out:
+            proc = subprocess.run([prism_test_util.PRISM, "spectrogram", GEN, "-o", "-", "-q"], stdout=out,
+                                  stderr=subprocess.PIPE, env=env, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
 
 
 class OutputDtype(TempDirTestCase):

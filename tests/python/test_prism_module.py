@@ -173,6 +173,16 @@ class Spectrogram(unittest.TestCase):
             prism.spectrogram(np.zeros(1000), nperseg=64, noverlap=64)
         with self.assertRaisesRegex(ValueError, "mode"):
             prism.spectrogram(np.zeros(1000), mode="stft")
+        # The backend as this module names it, never as an option.
+        with self.assertRaisesRegex(ValueError, "^backend cuda: the GPU backends do not compute mode complex; "
+                                                "use backend cpu$"):
+            prism.spectrogram(np.zeros(1000), mode="complex", backend="cuda")
+        try:
+            prism.spectrogram(np.zeros(1000), backend="cuda")
+        except RuntimeError as error:  # no usable GPU here
+            self.assertRegex(str(error), "^backend cuda ")
+        with self.assertRaisesRegex(ValueError, "^format cf32_be: zmq:pull:tcp://127.0.0.1:9 \\(ZeroMQ\\) carries"):
+            prism.open("zmq:pull:tcp://127.0.0.1:9", format="cf32_be", rate=1000)
         with self.assertRaisesRegex(ValueError, "frequency_range"):
             prism.spectrogram(np.zeros(1000), 1000.0, frequency_range=(100, 900))  # past Nyquist
         with self.assertRaisesRegex(ValueError, "frequency_range"):
