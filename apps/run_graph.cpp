@@ -19,10 +19,6 @@
 
 namespace prism::app {
 
-namespace {
-SinkOptions sink_options_of_image(const ImageOptions& o);
-}  // namespace
-
 // The longest --duration and --stall-timeout: a year, far beyond any run, and far inside the
 // nanosecond and sample counts they become.
 constexpr double kMaxSeconds = 365.0 * 86400.0;
@@ -138,18 +134,6 @@ bool check_stdout_outputs(const std::vector<std::string>& paths, const ArrayOpti
   return to_stdout == 1;
 }
 
-SinkOptions sink_options(const ImageOptions& o, const ArrayOptions& array) {
-  SinkOptions s = sink_options_of_image(o);
-  s.stdout_sidecar = array.sidecar;
-  if (array.output_dtype == "float16") s.npy_dtype = NpyDtype::float16;
-  if (array.output_dtype == "uint8") {
-    if (!s.db_min || !s.db_max)
-      throw UsageError("--output-dtype uint8 needs --db-range MIN:MAX: the dB values that 0 and 255 stand for");
-    s.npy_dtype = NpyDtype::uint8;
-  }
-  return s;
-}
-
 namespace {
 
 SinkOptions sink_options_of_image(const ImageOptions& o) {
@@ -171,6 +155,18 @@ SinkOptions sink_options_of_image(const ImageOptions& o) {
 }
 
 }  // namespace
+
+SinkOptions sink_options(const ImageOptions& o, const ArrayOptions& array) {
+  SinkOptions s = sink_options_of_image(o);
+  s.stdout_sidecar = array.sidecar;
+  if (array.output_dtype == "float16") s.npy_dtype = NpyDtype::float16;
+  if (array.output_dtype == "uint8") {
+    if (!s.db_min || !s.db_max)
+      throw UsageError("--output-dtype uint8 needs --db-range MIN:MAX: the dB values that 0 and 255 stand for");
+    s.npy_dtype = NpyDtype::uint8;
+  }
+  return s;
+}
 
 SettingOptions::SettingOptions(CLI::App& cmd, const std::vector<Setting>& settings, const std::string& group)
     : settings_(settings),

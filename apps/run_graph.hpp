@@ -1,5 +1,6 @@
 // What the commands that run a graph (spectrogram, run, generate) share: the options of a run
 // (block size, pools, backend, device, duration, summary), the image options of PNG outputs,
+// the array options of .npy outputs (--output-dtype, the sidecar of -o -),
 // stage settings turned into command-line options, and the run itself with its progress bar,
 // summary, messages and exit code.
 #pragma once
