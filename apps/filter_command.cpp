@@ -31,7 +31,7 @@ int run_filter(const FilterOptions& o) {
   if (o.outputs.empty()) throw UsageError("give an output: -o FILE (.wav, .flac, .sigmf-meta, .npy) or -o audio:");
   RunOptions run = o.run;
   run.summary_to_stderr = check_stdout_outputs(o.outputs, o.array);
-  check_distinct_outputs(o.outputs);
+  check_distinct_outputs(o.outputs, o.array.sidecar);
   SinkOptions sinks;
   sinks.stdout_sidecar = o.array.sidecar;
   const StageKind& fir = *find_stage_kind("fir");

@@ -105,7 +105,7 @@ int run_chain(const RunCommandOptions& o) {
   for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
   RunOptions run = o.run;
   run.summary_to_stderr = check_stdout_outputs(output_paths, o.array);
-  check_distinct_outputs(output_paths);
+  check_distinct_outputs(output_paths, o.array.sidecar);
 
   Graph graph;
   std::unique_ptr<Source> source = open_run_input(main.front(), o.raw, o.run);

@@ -220,16 +220,19 @@ std::vector<std::filesystem::path> files_written(const std::string& output) {
 
 }  // namespace
 
-void check_distinct_outputs(const std::vector<std::string>& paths) {
-  std::map<std::filesystem::path, std::string> writer;  // file -> the output that writes it
-  for (const std::string& output : paths) {
+void check_distinct_outputs(const std::vector<std::string>& paths, const std::string& stdout_sidecar) {
+  // file -> the option that writes it ("-o a.npy", "--sidecar s.json")
+  std::map<std::filesystem::path, std::string> writer;
+  auto add = [&writer](const std::string& option, const std::string& output) {
     for (const std::filesystem::path& file : files_written(output)) {
-      const auto [at, added] = writer.emplace(file, output);
+      const auto [at, added] = writer.emplace(file, option + " " + printable(output));
       if (!added)
-        throw UsageError("-o " + printable(at->second) + " and -o " + printable(output) + " both write " +
+        throw UsageError(at->second + " and " + option + " " + printable(output) + " both write " +
                          printable(file.string()) + "; give each output its own name");
     }
-  }
+  };
+  for (const std::string& output : paths) add("-o", output);
+  if (!stdout_sidecar.empty()) add("--sidecar", stdout_sidecar);
 }
 
 std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,

@@ -104,7 +104,8 @@ int run_and_report(Graph& graph, const RunConfig& config, const RunOptions& opti
 // Throws UsageError when two of `paths` (the outputs of one run, as given to -o) would write the
 // same file, sidecars included (a.npy writes a.json; a.sigmf-meta writes a.sigmf-data), so that
 // the run does not fail at its end when the second cannot be renamed into place.
-void check_distinct_outputs(const std::vector<std::string>& paths);
+// `stdout_sidecar` (--sidecar) is checked with them.
+void check_distinct_outputs(const std::vector<std::string>& paths, const std::string& stdout_sidecar = "");
 
 // Opens the input of a run as open_input does. An input that waits for its first data while
 // it is opened (a network stream) waits as a read of the run does: up to the stall timeout

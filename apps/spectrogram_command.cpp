@@ -117,7 +117,7 @@ int run_spectrogram(const SpectrogramOptions& o) {
       throw UsageError("-o - (stdout) takes the output of one input; a batch writes files (-o 'out/{stem}.npy')");
     return run_batch(plan_batch(expand_inputs(inputs), outputs), o.batch, o.run, prepare);
   }
-  check_distinct_outputs(outputs);
+  check_distinct_outputs(outputs, o.array.sidecar);
   RunOptions run = o.run;
   run.summary_to_stderr = to_stdout;
   PreparedRun single = prepare(

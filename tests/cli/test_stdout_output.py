@@ -119,6 +119,8 @@ class Stdout(TempDirTestCase):
             (["spectrogram", GEN, "-o", self.path("a.npy"), "--sidecar", self.path("s.json")], "--sidecar"),
             (["spectrogram", GEN, "-o", "-", "--sidecar", self.path("s.txt")], ".json"),
             (["spectrogram", GEN, GEN, "-o", "-"], "a batch writes files"),
+            (["spectrogram", GEN, "-o", "-", "-o", self.path("a.npy"), "--sidecar", self.path("a.json")],
+             f"-o {self.path('a.npy')} and --sidecar {self.path('a.json')} both write"),
             (["run", GEN, "-o", "-", "-o", "spectrogram ! -"], "only one output can go to stdout"),
         ]
         for args, words in cases:
