@@ -24,11 +24,16 @@ struct FilterOptions {
   std::unique_ptr<SettingOptions> settings;  // the fir stage's settings as options
   InputOptions raw;
   RunOptions run;
+  ArrayOptions array;
 };
 
 int run_filter(const FilterOptions& o) {
   if (o.outputs.empty()) throw UsageError("give an output: -o FILE (.wav, .flac, .sigmf-meta, .npy) or -o audio:");
-  check_distinct_outputs(o.outputs);
+  RunOptions run = o.run;
+  run.summary_to_stderr = check_stdout_outputs(o.outputs, o.array);
+  check_distinct_outputs(o.outputs, o.array.sidecar);
+  SinkOptions sinks;
+  sinks.stdout_sidecar = o.array.sidecar;
   const StageKind& fir = *find_stage_kind("fir");
   const SettingValues values = o.settings->values();
   MadeStage made = fir.make(values, stage_environment(o.run));
@@ -39,12 +44,12 @@ int run_filter(const FilterOptions& o) {
   const Graph::Node filter = graph.add_stage(std::move(made.stage));
   graph.connect(in, filter);
   for (const std::string& path : o.outputs) {
-    std::unique_ptr<Sink> sink = open_sink(path, SinkOptions{});
+    std::unique_ptr<Sink> sink = open_sink(path, sinks);
     if (!sink->accepts(PortKind::samples))
       throw UsageError(path + ": the filtered samples go to " + sample_outputs_help());
     graph.connect(filter, graph.add_sink(std::move(sink)));
   }
-  return run_and_report(graph, run_config(o.run, std::size_t{1} << 16, rate), o.run);
+  return run_and_report(graph, run_config(run, std::size_t{1} << 16, rate), run);
 }
 
 }  // namespace
@@ -74,6 +79,7 @@ Runner add_filter_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->outputs, "Output(s), by extension: " + sample_outputs_help() + "; repeat for several");
   o->settings = std::make_unique<SettingOptions>(*cmd, find_stage_kind("fir")->settings, "Filter (scipy.signal.firwin)");
   add_run_options(*cmd, o->run);
+  add_array_options(*cmd, o->array, false);
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");
   return [o] { return run_filter(*o); };

@@ -56,6 +56,16 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
       ->group(group);
 }
 
+std::string option_name_of_field(std::string_view field) {
+  if (field == "sample_rate") return "--rate";
+  if (field == "center_frequency") return "--center-frequency";
+  if (field == "cpu_threads") return "--threads";
+  if (field == "stall_timeout_s") return "--stall-timeout";
+  std::string option = "--" + std::string(field);
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
+}
+
 SourceOptions to_source_options(const InputOptions& o) {
   SourceOptions options;
   if (!o.format.empty()) {
@@ -73,13 +83,7 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
   options.truncation.strict = o.strict;
-  options.field_namer = [](std::string_view key) -> std::string {
-    if (key == "sample_rate") return "--rate";
-    if (key == "center_frequency") return "--center-frequency";
-    std::string option = "--" + std::string(key);
-    std::replace(option.begin(), option.end(), '_', '-');
-    return option;
-  };
+  options.field_namer = option_name_of_field;
   options.truncation.warn = [](const std::string& text) {
     std::fprintf(stderr, "prism: warning: %s\n", printable(text).c_str());
   };

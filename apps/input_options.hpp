@@ -46,6 +46,11 @@ inline constexpr const char* kSdrInputHelp =
 // Throws UsageError naming --format and the known names when the format is unknown.
 SourceOptions to_source_options(const InputOptions& options);
 
+// The command-line option that sets a library field, for the field_namer of SourceOptions,
+// StageEnvironment and RunConfig: sample_rate -> --rate, cpu_threads -> --threads,
+// stall_timeout_s -> --stall-timeout, any other field_name -> --field-name.
+std::string option_name_of_field(std::string_view field);
+
 // Opens `input` for a command that processes its samples: an input known to hold no samples
 // (an empty raw file, a sound file or SigMF recording without data) is refused with InputError
 // naming it, as a 0-byte sound file is, whatever its format; one of unknown length (stdin, a

@@ -38,6 +38,7 @@ struct RunCommandOptions {
   RunOptions run;
   ImageOptions image;
   BatchOptions batch;
+  ArrayOptions array;
 };
 
 std::string trim(std::string_view text) {
@@ -126,7 +127,7 @@ PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::str
                           const std::vector<std::string>& output_paths, const RunOptions& run, const Message& note,
                           const Message& warn) {
   const StageEnvironment environment = stage_environment(run);
-  SinkOptions sinks = sink_options(o.image);
+  SinkOptions sinks = sink_options(o.image, o.array);
   PreparedRun prepared{std::make_unique<Graph>(), {}};
   Graph& graph = *prepared.graph;
   std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
@@ -170,16 +171,22 @@ int run_chain(const RunCommandOptions& o) {
                                           const RunOptions& run, const Message& note, const Message& warn) {
     return prepare_chain(o, chain.stages, input, paths, run, note, warn);
   };
-  if (is_batch(chain.inputs, output_paths))
+  const bool to_stdout = check_stdout_outputs(output_paths, o.array);
+  if (is_batch(chain.inputs, output_paths)) {
+    if (to_stdout)
+      throw UsageError("-o - (stdout) takes the output of one input; a batch writes files (-o 'out/{stem}.npy')");
     return run_batch(plan_batch(expand_inputs(chain.inputs), output_paths), o.batch, o.run, prepare);
-  check_distinct_outputs(output_paths);
+  }
+  check_distinct_outputs(output_paths, o.array.sidecar);
+  RunOptions run = o.run;
+  run.summary_to_stderr = to_stdout;
   PreparedRun single = prepare(
-      chain.inputs.front(), output_paths, o.run,
+      chain.inputs.front(), output_paths, run,
       [&o](const std::string& note) {
         if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
       },
       [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
-  return run_and_report(*single.graph, single.config, o.run);
+  return run_and_report(*single.graph, single.config, run);
 }
 
 }  // namespace
@@ -213,6 +220,7 @@ Runner add_run_command(CLI::App& app) {
   add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
   add_batch_options(*cmd, o->batch);
+  add_array_options(*cmd, o->array, true);
   return [o] { return run_chain(*o); };
 }
 

@@ -1,6 +1,7 @@
 // The shared run of a graph for the commands (see run_graph.hpp).
 #include "apps/run_graph.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -67,6 +68,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
 
 StageEnvironment stage_environment(const RunOptions& o) {
   StageEnvironment e;
+  e.field_namer = option_name_of_field;
   e.backend = fft::parse_backend(o.backend);
   e.device = o.device;
   e.cpu_threads = o.threads;
@@ -112,7 +114,39 @@ void check_image_options_suit(const SinkOptions& options, const std::string& inp
                                               : " has '" + printable(info.start_time) + "', not an ISO 8601 date-time"));
 }
 
-SinkOptions sink_options(const ImageOptions& o) {
+void add_array_options(CLI::App& cmd, ArrayOptions& o, bool rows) {
+  const char* group = "Array output (.npy)";
+  if (rows) {
+    cmd.add_option("--output-dtype", o.output_dtype,
+                   "Element type of .npy rows: float32; float16 (rounded to nearest); uint8 (dB values "
+                   "quantised linearly over --db-range, which it needs, with the scale in the sidecar)")
+        ->check(CLI::IsMember({"float32", "float16", "uint8"}))
+        ->capture_default_str()
+        ->group(group);
+  }
+  cmd.add_option("--sidecar", o.sidecar,
+                 "Where the .json sidecar of -o - (.npy to stdout) goes [default: nowhere]")
+      ->group(group);
+}
+
+bool check_stdout_outputs(const std::vector<std::string>& paths, const ArrayOptions& array) {
+  const auto to_stdout = std::count(paths.begin(), paths.end(), std::string("-"));
+  if (to_stdout > 1) throw UsageError("only one output can go to stdout (-o -)");
+  if (to_stdout == 0 && !array.sidecar.empty())
+    throw UsageError("--sidecar " + printable(array.sidecar) +
+                     ": it names the sidecar of -o - (.npy to stdout), and no output goes there; a .npy "
+                     "file's sidecar is its name with .json");
+  if (to_stdout == 1 && !array.sidecar.empty()) {
+    const std::filesystem::path sidecar(array.sidecar);
+    if (sidecar.extension() != ".json")
+      throw UsageError("--sidecar " + printable(array.sidecar) + ": a sidecar is JSON; give a name ending in .json");
+  }
+  return to_stdout == 1;
+}
+
+namespace {
+
+SinkOptions sink_options_of_image(const ImageOptions& o) {
   SinkOptions s;
   s.colormap = o.colormap;
   s.width = o.width;
@@ -128,6 +162,20 @@ SinkOptions sink_options(const ImageOptions& o) {
   if (!(*lo < *hi)) throw UsageError("--db-range '" + printable(o.db_range) + "': MIN must be less than MAX");
   s.db_min = lo;
   s.db_max = hi;
+  return s;
+}
+
+}  // namespace
+
+SinkOptions sink_options(const ImageOptions& o, const ArrayOptions& array) {
+  SinkOptions s = sink_options_of_image(o);
+  s.stdout_sidecar = array.sidecar;
+  if (array.output_dtype == "float16") s.npy_dtype = NpyDtype::float16;
+  if (array.output_dtype == "uint8") {
+    if (!s.db_min || !s.db_max)
+      throw UsageError("--output-dtype uint8 needs --db-range MIN:MAX: the dB values that 0 and 255 stand for");
+    s.npy_dtype = NpyDtype::uint8;
+  }
   return s;
 }
 
@@ -165,10 +213,17 @@ SettingValues SettingOptions::values(const std::map<std::string, std::string>& o
   return SettingValues(settings_, given, name_as_option());
 }
 
-void check_distinct_outputs(const std::vector<std::string>& paths) {
-  if (const std::optional<OutputClash> clash = find_output_clash(paths))
-    throw UsageError("-o " + printable(clash->first) + " and -o " + printable(clash->second) + " both write " +
-                     printable(clash->file) + "; give each output its own name");
+void check_distinct_outputs(const std::vector<std::string>& paths, const std::string& stdout_sidecar) {
+  std::vector<std::string> outputs = paths;
+  if (!stdout_sidecar.empty()) outputs.push_back(stdout_sidecar);
+  const std::optional<OutputClash> clash = find_output_clash(outputs);
+  if (!clash) return;
+  // Each named by the option that gives it ("-o a.npy", "--sidecar a.json").
+  auto option = [&stdout_sidecar](const std::string& output) {
+    return (!stdout_sidecar.empty() && output == stdout_sidecar ? "--sidecar " : "-o ") + printable(output);
+  };
+  throw UsageError(option(clash->first) + " and " + option(clash->second) + " both write " + printable(clash->file) +
+                   "; give each output its own name");
 }
 
 std::unique_ptr<Source> open_run_input(const std::string& input, const InputOptions& raw, const RunOptions& run,
@@ -184,6 +239,7 @@ std::unique_ptr<Source> open_run_input(const std::string& input, const InputOpti
 
 RunConfig run_config(const RunOptions& o, std::size_t block_samples, double sample_rate) {
   RunConfig config;
+  config.field_namer = option_name_of_field;
   config.block_samples = o.block_size.value_or(block_samples);
   config.block_count = o.blocks;
   config.in_flight = o.in_flight;
@@ -231,7 +287,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
     if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stderr);
     code = report.usage_error ? kExitUsage : kExitFailure;
   } else {
-    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), stdout);
+    if (!o.quiet && o.print_summary) std::fputs(summary.c_str(), o.summary_to_stderr ? stderr : stdout);
     if (report.outcome == RunOutcome::interrupted) {
       std::fprintf(stderr, "prism: interrupted; the outputs hold what was computed so far and are marked incomplete\n");
       code = kExitInterrupted;

@@ -1,5 +1,6 @@
 // What the commands that run a graph (spectrogram, run, generate) share: the options of a run
 // (block size, pools, backend, device, duration, summary), the image options of PNG outputs,
+// the array options of .npy outputs (--output-dtype, the sidecar of -o -),
 // stage settings turned into command-line options, and the run itself with its progress bar,
 // summary, messages and exit code.
 #pragma once
@@ -34,6 +35,7 @@ struct RunOptions {
   std::optional<double> stall_timeout;
   bool quiet = false;         // no progress bar, no summary
   bool print_summary = true;  // false: the command prints its own account of the run
+  bool summary_to_stderr = false;  // stdout carries an output (-o -): the summary goes to stderr
   std::string summary_json;
 };
 
@@ -58,8 +60,22 @@ struct ImageOptions {
 // Registers --colormap, --db-range, --width, --height, --reduce, --time-axis and --title in the group
 // "Image output".
 void add_image_options(CLI::App& cmd, ImageOptions& options);
-// The sinks' options from them (UsageError for a malformed --db-range).
-SinkOptions sink_options(const ImageOptions& options);
+// The options of .npy outputs: the element type of rows, and where the sidecar of -o - goes.
+struct ArrayOptions {
+  std::string output_dtype = "float32";
+  std::string sidecar;
+};
+// Registers --sidecar, and --output-dtype when the command writes rows, in the group
+// "Array output (.npy)".
+void add_array_options(CLI::App& cmd, ArrayOptions& options, bool rows);
+
+// The sinks' options from them (UsageError for a malformed --db-range, or --output-dtype uint8
+// without it).
+SinkOptions sink_options(const ImageOptions& image, const ArrayOptions& array = {});
+
+// Checks the outputs that go to stdout (-o -): at most one, and --sidecar only with one. Returns
+// whether there is one (then stdout carries data, and the summary goes to stderr).
+bool check_stdout_outputs(const std::vector<std::string>& paths, const ArrayOptions& array);
 // Usage errors for image options the input cannot serve, before the run: --time-axis absolute
 // without a start time (SigMF core:datetime) that is an ISO 8601 date-time.
 void check_image_options_suit(const SinkOptions& options, const std::string& input, const StreamInfo& info);
@@ -89,7 +105,8 @@ int run_and_report(Graph& graph, const RunConfig& config, const RunOptions& opti
 // Throws UsageError when two of `paths` (the outputs of one run, as given to -o) would write the
 // same file, sidecars included (a.npy writes a.json; a.sigmf-meta writes a.sigmf-data), so that
 // the run does not fail at its end when the second cannot be renamed into place.
-void check_distinct_outputs(const std::vector<std::string>& paths);
+// `stdout_sidecar` (--sidecar) is checked with them.
+void check_distinct_outputs(const std::vector<std::string>& paths, const std::string& stdout_sidecar = "");
 
 // Opens the input of a run as open_input does. An input that waits for its first data while
 // it is opened (a network stream) waits as a read of the run does: up to the stall timeout

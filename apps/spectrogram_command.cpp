@@ -32,6 +32,7 @@ struct SpectrogramOptions {
   InputOptions raw;
   RunOptions run;
   ImageOptions image;
+  ArrayOptions array;
   BatchOptions batch;
 };
 
@@ -61,7 +62,7 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
   SettingValues settings = o.settings->values();
   SpectrogramParams params = spectrogram_params_from(settings);
   const StageEnvironment environment = stage_environment(run);
-  SinkOptions sinks = sink_options(o.image);
+  SinkOptions sinks = sink_options(o.image, o.array);
 
   std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
   const StreamInfo info = source->info();
@@ -76,6 +77,11 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     params = spectrogram_params_from(settings);
   }
   sinks.input_label = source->describe();
+  if (sinks.npy_dtype != NpyDtype::float32 && params.keeps_phase())
+    throw UsageError("--output-dtype " + o.array.output_dtype + " cannot hold " + settings.name("mode") + " " +
+                     to_string(params.mode) + " rows; store them as float32");
+  if (sinks.npy_dtype == NpyDtype::uint8 && !params.decibels)
+    throw UsageError("--output-dtype uint8 holds dB values: add " + settings.name("db"));
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty()) note(made.note);
 
@@ -105,16 +111,22 @@ int run_spectrogram(const SpectrogramOptions& o) {
                                   const RunOptions& run, const Message& note, const Message& warn) {
     return prepare_spectrogram(o, input, outs, run, note, warn);
   };
-  if (is_batch(inputs, outputs))
+  const bool to_stdout = check_stdout_outputs(outputs, o.array);
+  if (is_batch(inputs, outputs)) {
+    if (to_stdout)
+      throw UsageError("-o - (stdout) takes the output of one input; a batch writes files (-o 'out/{stem}.npy')");
     return run_batch(plan_batch(expand_inputs(inputs), outputs), o.batch, o.run, prepare);
-  check_distinct_outputs(outputs);
+  }
+  check_distinct_outputs(outputs, o.array.sidecar);
+  RunOptions run = o.run;
+  run.summary_to_stderr = to_stdout;
   PreparedRun single = prepare(
-      inputs.front(), outputs, o.run,
+      inputs.front(), outputs, run,
       [&o](const std::string& note) {
         if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
       },
       [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
-  return run_and_report(*single.graph, single.config, o.run);
+  return run_and_report(*single.graph, single.config, run);
 }
 
 }  // namespace
@@ -154,6 +166,7 @@ Runner add_spectrogram_command(CLI::App& app) {
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");
   add_image_options(*cmd, o->image);
+  add_array_options(*cmd, o->array, true);
   add_batch_options(*cmd, o->batch);
   return [o] { return run_spectrogram(*o); };
 }

@@ -155,6 +155,7 @@ int run_view(const ViewOptions& o) {
   viewer.max_fps = o.fps;
   viewer.auto_range_at_start = o.auto_range;
   viewer.title = "prism view: " + o.input;
+  viewer.processing.field_namer = option_name_of_field;
   viewer.processing.backend = fft::parse_backend(o.backend);
   viewer.processing.device = o.device;
   // An explicit GPU backend that cannot run here is reported before a window opens.

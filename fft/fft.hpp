@@ -95,7 +95,7 @@ Availability backend_availability(BackendKind kind);
 
 // The backend `kind` resolves to: automatic picks a GPU backend when one is available and the
 // CPU otherwise. Throws std::runtime_error with the reason when the requested kind is not
-// available.
+// available ("cuda is not available: ..."; the caller says which setting asked for it).
 BackendKind resolve_backend(BackendKind kind);
 
 }  // namespace prism::fft

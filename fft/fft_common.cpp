@@ -93,7 +93,7 @@ BackendKind resolve_backend(BackendKind kind) {
   if (!availability.available) {
     const std::string& reason = availability.reason;
     const bool says_not_available = reason.rfind("not available", 0) == 0;
-    throw std::runtime_error("--backend " + std::string(backend_name(kind)) + " is " +
+    throw std::runtime_error(std::string(backend_name(kind)) + " is " +
                              (says_not_available ? reason : "not available: " + reason));
   }
   return kind;

@@ -484,6 +484,7 @@ void ViewEngine::Impl::run() {
     MadeStage made;
     Graph graph;
     RunConfig config;
+    config.field_namer = processing.field_namer;  // the same caller names both
     // Rows computed elsewhere: up to 64 rows (and 4 MiB) a chunk, as the graph sizes a chunk
     // of rows by the floats of block_samples, so that a burst (the first messages a subscriber
     // gets at once) finds room.

@@ -51,7 +51,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
   if (m > kGpuFirMaxTaps)
     throw UsageError("taps: " + std::to_string(m) + " taps are more than the GPU filter takes (" +
                      std::to_string(kGpuFirMaxTaps) + ": half its longest FFT, " + std::to_string(kGpuFirMaxFftLength) +
-                     "); use --backend cpu");
+                     "); use the CPU backend");
   std::size_t n = spec.fft_length;
   if (n == 0) {
     n = std::clamp(next_power_of_two(4 * m), kGpuFirMinAutoFftLength, kGpuFirMaxFftLength);

@@ -340,7 +340,10 @@ void Graph::Impl::configure(const RunConfig& config) {
     const PortDescription& given = producer.output_description;
     node.input_description = given;
     node.max_input_items = producer.max_output_items;
-    if (node.sink != nullptr) continue;
+    if (node.sink != nullptr) {
+      node.sink->check_input(given);
+      continue;
+    }
     node.output_description = node.stage->configure(given, node.max_input_items);
     if (node.output_description.kind != node.stage->output_kind())
       throw std::logic_error("stage '" + node.name() + "' described its output as the wrong kind");
@@ -762,7 +765,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
     std::snprintf(seconds, sizeof seconds, "%g", config.stall_timeout_s);
     if (error.set("input " + source.describe(),
                   std::string("delivered nothing for ") + seconds +
-                      " s (the stall timeout, --stall-timeout): the device or the program "
+                      " s (the stall timeout, " + config.name("stall_timeout_s") + "): the device or the program "
                       "feeding it stopped without an error"))
       live_input_failed_first = true;
     stop.request_stop();

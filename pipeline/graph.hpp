@@ -63,6 +63,13 @@ struct RunConfig {
   // A source read that delivers nothing for this many seconds ends the run with an error naming
   // the input, keeping the outputs marked incomplete, as when a live input fails. 0: never.
   double stall_timeout_s = 0;
+  // How messages name these fields: by the field's name ("stall_timeout_s") when null; the
+  // command line names its options (--stall-timeout). A plain function, as
+  // SourceOptions::field_namer.
+  std::string (*field_namer)(std::string_view field) = nullptr;
+  std::string name(std::string_view field) const {
+    return field_namer ? field_namer(field) : std::string(field);
+  }
   // Called from the source thread after each chunk; keep it cheap (rate-limit inside).
   std::function<void(const ProgressUpdate&)> on_progress;
 };

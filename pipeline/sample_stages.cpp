@@ -268,7 +268,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
                                            fft_length <= kGpuFirMaxFftLength && fft_length >= *taps));
     if (!fits) {
       requested = fft::BackendKind::cpu;
-      made.note = "--backend auto: " +
+      made.note = environment.backend_named(fft::BackendKind::automatic) + ": " +
                   std::string(taps ? "the GPU fir takes up to " + std::to_string(kGpuFirMaxTaps) +
                                          " taps and FFT lengths that are powers of two from " +
                                          std::to_string(kGpuFirMinFftLength) + " to " +
@@ -290,10 +290,10 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     const auto make_gpu = [&] {
       return std::make_unique<cuda::CudaFir>(channel_of(values), gpu_planner, environment.device, values.namer());
     };
-    if (made_on_gpu(made, requested, make_gpu)) return made;
+    if (made_on_gpu(made, requested, environment, make_gpu)) return made;
   }
 #else
-  fft::resolve_backend(environment.backend);  // automatic gives the CPU; cuda/cufft throw the reason
+  require_backend(environment);  // automatic gives the CPU; cuda/cufft throw the reason
 #endif
   auto planner = [=](const StreamInfo& input) {
     try {

@@ -96,6 +96,9 @@ class Sink {
   // begin() opens the output; throws InputError (path and reason) when it cannot be created,
   // UsageError when the output cannot hold this input (complex samples into WAV).
   virtual void begin(const PortDescription& input) = 0;
+  // Called when the graph is configured, before anything is opened: throws UsageError when the
+  // output cannot hold this input, so that it is refused before the run.
+  virtual void check_input(const PortDescription& /*input*/) const {}
   // `chunk.items` items in host memory, the first being item number `chunk.first_item`.
   virtual void write(const Chunk& chunk) = 0;
   virtual void finish(bool complete) = 0;

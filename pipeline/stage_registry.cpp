@@ -16,15 +16,25 @@
 
 namespace prism {
 
-bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const std::function<std::unique_ptr<Stage>()>& make) {
+bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const StageEnvironment& environment,
+                 const std::function<std::unique_ptr<Stage>()>& make) {
   try {
     made.stage = make();
     return true;
   } catch (const CudaError& e) {
     if (requested != fft::BackendKind::automatic)
-      throw std::runtime_error("--backend " + std::string(fft::backend_name(requested)) + ": " + e.what());
-    made.note = std::string("--backend auto: the GPU is not available (") + e.what() + "); using the CPU backend";
+      throw std::runtime_error(environment.backend_named(requested) + ": " + e.what());
+    made.note = environment.backend_named(fft::BackendKind::automatic) + ": the GPU is not available (" + e.what() +
+                "); using the CPU backend";
     return false;
+  }
+}
+
+void require_backend(const StageEnvironment& environment) {
+  try {
+    fft::resolve_backend(environment.backend);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(environment.name("backend") + " " + e.what());
   }
 }
 
@@ -41,9 +51,10 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
   if (const std::string setting = spectrogram_cpu_only_setting(params, name);
       !setting.empty() && requested != fft::BackendKind::cpu) {
     if (requested != fft::BackendKind::automatic)
-      throw UsageError("--backend " + std::string(fft::backend_name(requested)) + ": the GPU backends do not compute " +
-                       setting + "; use --backend cpu");
-    made.note = "--backend auto: " + setting + " is computed on the CPU backend only";
+      throw UsageError(environment.backend_named(requested) + ": the GPU backends do not compute " + setting + "; use " +
+                       environment.backend_named(fft::BackendKind::cpu));
+    made.note = environment.backend_named(fft::BackendKind::automatic) + ": " + setting +
+                " is computed on the CPU backend only";
     requested = fft::BackendKind::cpu;
   }
   if (requested != fft::BackendKind::cpu) {
@@ -53,10 +64,11 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
     // cuda and automatic run our kernels: the fused kernel where it reaches, else our FFT
     // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
     engine.path = requested == fft::BackendKind::cufft ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
-    if (made_on_gpu(made, requested, [&] { return std::make_unique<cuda::CudaSpectrogram>(params, engine, name); }))
+    if (made_on_gpu(made, requested, environment,
+                    [&] { return std::make_unique<cuda::CudaSpectrogram>(params, engine, name); }))
       return made;
 #else
-    fft::resolve_backend(requested);  // automatic gives the CPU; cuda/cufft throw the reason
+    require_backend(environment);  // automatic gives the CPU; cuda/cufft throw the reason
 #endif
   }
   made.stage = std::make_unique<CpuSpectrogram>(params, environment.cpu_threads, name);

@@ -27,6 +27,17 @@ struct StageEnvironment {
   fft::BackendKind backend = fft::BackendKind::automatic;
   int device = 0;            // CUDA device for the GPU backends
   unsigned cpu_threads = 0;  // CPU stages: worker threads (0: all cores)
+  // How messages name these fields: by the field's name ("backend") when null; the command line
+  // names its options (--backend), the Python module its arguments. A plain function, as
+  // SourceOptions::field_namer.
+  std::string (*field_namer)(std::string_view field) = nullptr;
+  std::string name(std::string_view field) const {
+    return field_namer ? field_namer(field) : std::string(field);
+  }
+  // "--backend cuda", "backend cuda": the backend as the caller set it.
+  std::string backend_named(fft::BackendKind kind) const {
+    return name("backend") + " " + std::string(fft::backend_name(kind));
+  }
 };
 
 struct MadeStage {
@@ -36,9 +47,14 @@ struct MadeStage {
 
 // Makes a GPU stage with `make` for the backend `requested` (cuda, cufft, or automatic on a
 // machine with a GPU): true when it was made. When the device cannot be used (CudaError), an
-// explicit backend throws std::runtime_error naming it; automatic returns false with made.note
-// saying why, and the caller makes the CPU stage.
-bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const std::function<std::unique_ptr<Stage>()>& make);
+// explicit backend throws std::runtime_error naming it (as `environment` names its fields);
+// automatic returns false with made.note saying why, and the caller makes the CPU stage.
+bool made_on_gpu(MadeStage& made, fft::BackendKind requested, const StageEnvironment& environment,
+                 const std::function<std::unique_ptr<Stage>()>& make);
+// fft::resolve_backend for a stage that has no GPU form here: cpu and automatic give the CPU;
+// cuda and cufft throw std::runtime_error with the reason, naming the backend through
+// `environment`.
+void require_backend(const StageEnvironment& environment);
 
 struct StageKind {
   std::string name;

@@ -66,11 +66,14 @@ py::array_t<float> to_array(std::vector<float>&& values, std::vector<py::ssize_t
   return py::array_t<float>(shape, owned->data(), free_when_done);
 }
 
-// The spectrogram of each row of x (rows × n real floats, or rows × n × 2 for complex):
-// (frequencies, times, Sxx as rows × columns × segments), the graph's numbers.
+// The spectrogram of each row of x (rows × n real floats, or rows × n × 2 for complex) from
+// sample `start` on: (frequencies, times, Sxx as rows × columns × segments, × 2 more for the
+// complex values of mode 'complex'), the graph's numbers; times count from x's first sample.
 py::tuple spectrogram(FloatArray x, bool is_complex, double fs, const std::string& window, std::size_t nperseg,
                       std::size_t noverlap, std::size_t nfft, const std::string& detrend,
-                      const std::string& scaling, const std::string& mode, const std::string& backend) {
+                      const std::string& scaling, const std::string& mode,
+                      std::optional<std::pair<double, double>> frequency_range, std::size_t start,
+                      const std::string& backend) {
   prism::SpectrogramParams params;
   params.window = prism::parse_window(window);
   params.nperseg = nperseg;
@@ -86,36 +89,52 @@ py::tuple spectrogram(FloatArray x, bool is_complex, double fs, const std::strin
     throw prism::UsageError("detrend: '" + detrend + "' is not one of 'constant', 'linear', False");
   }
   params.scaling = scaling == "density" ? prism::Scaling::density : prism::Scaling::spectrum;
-  params.mode = mode == "psd" ? prism::SpectrumMode::psd : prism::SpectrumMode::magnitude;
+  params.mode = mode == "psd"         ? prism::SpectrumMode::psd
+                : mode == "magnitude" ? prism::SpectrumMode::magnitude
+                : mode == "complex"   ? prism::SpectrumMode::complex
+                : mode == "angle"     ? prism::SpectrumMode::angle
+                : mode == "phase"     ? prism::SpectrumMode::phase
+                                      : throw prism::UsageError("mode: '" + mode +
+                                                                "' is not one of psd, magnitude, complex, angle, phase");
+  params.frequency_range = frequency_range;
   prism::StreamInfo info;
   info.format = is_complex ? prism::SampleFormat::cf32 : prism::SampleFormat::f32;
   info.sample_rate = fs;
+  info.first_sample = start;  // the rows' times count from x's first sample
   const std::size_t width = is_complex ? 2 : 1;
   if (x.ndim() != 2) throw std::invalid_argument("x: expected rows × samples");
-  const std::size_t rows = x.shape(0), items = x.shape(1) / width;
+  const std::size_t rows = x.shape(0), all_items = x.shape(1) / width;
+  if (start > all_items)
+    throw prism::UsageError("start: sample " + std::to_string(start) + " is past the end of x (" +
+                            std::to_string(all_items) + " samples)");
+  const std::size_t items = all_items - start;
   prism::Spectrogram stage(params, info, environment_of(backend));
   const prism::SpectrumLayout& layout = stage.layout();
   const std::size_t columns = layout.columns;
+  const std::size_t values = layout.complex_values ? 2 : 1;  // floats per value
   const std::size_t segments = items >= nperseg ? (items - nperseg) / params.hop() + 1 : 0;
-  std::vector<float> result(rows * columns * segments);
+  std::vector<float> result(rows * columns * segments * values);
   std::vector<float> row_major;
   for (std::size_t r = 0; r < rows; ++r) {
     row_major.clear();
-    feed_blocks(stage, x.data(r, 0), items, width, row_major);
+    feed_blocks(stage, x.data(r, 0) + start * width, items, width, row_major);
     stage.flush(row_major);
     stage.reset();
-    if (row_major.size() != segments * columns) throw std::logic_error("spectrogram: unexpected row count");
+    if (row_major.size() != segments * columns * values) throw std::logic_error("spectrogram: unexpected row count");
     // scipy's layout: frequency first, then time.
-    float* out = result.data() + r * columns * segments;
+    float* out = result.data() + r * columns * segments * values;
     for (std::size_t s = 0; s < segments; ++s)
-      for (std::size_t c = 0; c < columns; ++c) out[c * segments + s] = row_major[s * columns + c];
+      for (std::size_t c = 0; c < columns; ++c)
+        for (std::size_t k = 0; k < values; ++k)
+          out[(c * segments + s) * values + k] = row_major[(s * columns + c) * values + k];
   }
   std::vector<double> times(segments);
   for (std::size_t s = 0; s < segments; ++s) times[s] = layout.row_time(s);
+  std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(columns),
+                                    static_cast<py::ssize_t>(segments)};
+  if (values == 2) shape.push_back(2);
   return py::make_tuple(py::array_t<double>(layout.frequencies.size(), layout.frequencies.data()),
-                        py::array_t<double>(times.size(), times.data()),
-                        to_array(std::move(result), {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(columns),
-                                                     static_cast<py::ssize_t>(segments)}));
+                        py::array_t<double>(times.size(), times.data()), to_array(std::move(result), shape));
 }
 
 prism::PassZero pass_zero_of(const std::string& text) {

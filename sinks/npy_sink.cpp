@@ -99,6 +99,54 @@ void add_stream_labels(nlohmann::json& out, const StreamInfo& in,
   out["annotations"] = annotations;
 }
 
+// IEEE 754 binary16 bits of a float, rounded to nearest, ties to even (as numpy's astype):
+// subnormals kept, overflow to infinity, NaN stays NaN.
+std::uint16_t half_bits(float value) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t magnitude = x & 0x7fffffffu;
+  if (magnitude >= 0x7f800000u)  // infinity, NaN (quiet, with the top of its payload)
+    return sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u | ((magnitude >> 13) & 0x3ffu) : 0u);
+  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;  // 65520 and above round to infinity
+  auto round_shift = [](std::uint32_t bits, unsigned shift) {
+    const std::uint32_t kept = bits >> shift;
+    const std::uint32_t rest = bits & ((1u << shift) - 1u);
+    const std::uint32_t half = 1u << (shift - 1u);
+    return kept + ((rest > half || (rest == half && (kept & 1u))) ? 1u : 0u);
+  };
+  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or zero)
+    if (magnitude <= 0x33000000u) return sign;  // at most 2^-25: rounds to zero
+    const std::uint32_t exponent = magnitude >> 23;
+    const std::uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    return static_cast<std::uint16_t>(sign | round_shift(mantissa, 126u - exponent));
+  }
+  // A normal half: rebias the exponent (127 -> 15) and round away 13 bits of mantissa; a carry
+  // into the exponent is the right result.
+  return static_cast<std::uint16_t>(sign | round_shift(magnitude - 0x38000000u, 13));
+}
+
+std::string dtype_descr(NpyDtype dtype) {
+  switch (dtype) {
+    case NpyDtype::float32: return "<f4";
+    case NpyDtype::float16: return "<f2";
+    case NpyDtype::uint8: return "|u1";
+  }
+  return "<f4";
+}
+
+std::string dtype_name(NpyDtype dtype) {
+  switch (dtype) {
+    case NpyDtype::float32: return "float32";
+    case NpyDtype::float16: return "float16";
+    case NpyDtype::uint8: return "uint8";
+  }
+  return "float32";
+}
+
+std::size_t dtype_bytes(NpyDtype dtype) {
+  return dtype == NpyDtype::float32 ? 4 : dtype == NpyDtype::float16 ? 2 : 1;
+}
+
 // One JSON value on one line.
 std::string compact(const nlohmann::json& value) {
   // Non-ASCII text is escaped and invalid UTF-8 replaced, so that no parameter string can make
@@ -108,11 +156,20 @@ std::string compact(const nlohmann::json& value) {
 
 }  // namespace
 
-NpySink::NpySink(std::string path)
+NpySink::NpySink(std::string path, const SinkOptions& options)
     : path_(std::move(path)),
-      sidecar_path_(sidecar_path_for(path_)),
-      data_file_(path_),
-      sidecar_file_(sidecar_path_) {}
+      sidecar_path_(path_ == PartialFile::kStdout ? options.stdout_sidecar : sidecar_path_for(path_)),
+      dtype_(options.npy_dtype),
+      data_file_(path_) {
+  if (!sidecar_path_.empty()) sidecar_file_ = std::make_unique<PartialFile>(sidecar_path_);
+  if (dtype_ == NpyDtype::uint8) {
+    if (!options.db_min || !options.db_max || !std::isfinite(*options.db_min) || !std::isfinite(*options.db_max) ||
+        !(*options.db_min < *options.db_max))
+      throw UsageError(path_ + ": uint8 rows need the dB range they span (db_min < db_max)");
+    scale_offset_ = *options.db_min;
+    scale_step_ = (*options.db_max - *options.db_min) / 255.0;
+  }
+}
 
 NpySink::~NpySink() = default;  // the PartialFiles remove what was not committed
 
@@ -147,11 +204,22 @@ std::string NpySink::npy_header(const std::string& descr, std::uint64_t rows, co
   return header;
 }
 
+void NpySink::check_input(const PortDescription& input) const {
+  if (dtype_ == NpyDtype::float32 || input.kind != PortKind::rows) return;  // samples keep their format
+  const std::string output = path_ == PartialFile::kStdout ? "stdout" : path_;
+  if (input.rows.complex_values)
+    throw UsageError(output + ": " + dtype_name(dtype_) + " cannot hold complex rows; store them as float32");
+  if (dtype_ == NpyDtype::uint8 && !input.rows.decibels)
+    throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
+                     "; have the spectrogram give dB (its db setting)");
+}
+
 void NpySink::begin(const PortDescription& input) {
   if (begun_) throw std::logic_error("NpySink::begin called twice");
+  check_input(input);
   input_ = input;
   if (input.kind == PortKind::rows) {
-    descr_ = input.rows.complex_values ? "<c8" : "<f4";
+    descr_ = input.rows.complex_values ? "<c8" : dtype_descr(dtype_);
     trailing_ = {input.rows.columns};
   } else {
     const NumpyType type = numpy_type(input.samples.format);
@@ -167,10 +235,10 @@ void NpySink::begin(const PortDescription& input) {
     data_file_.write(header.data(), header.size());
     // Create the sidecar's partial file now too, so that a problem with it shows before any
     // processing rather than at the end of a long run.
-    sidecar_file_.open();
+    if (sidecar_file_) sidecar_file_->open();
   } catch (...) {
     data_file_.discard();
-    sidecar_file_.discard();
+    if (sidecar_file_) sidecar_file_->discard();
     throw;
   }
   begun_ = true;
@@ -190,8 +258,30 @@ void NpySink::write(const Chunk& chunk) {
   // Items are little-endian already (rows are written on little-endian hosts only: the file's
   // descr says '<').
   static_assert(std::endian::native == std::endian::little, "NPY output assumes a little-endian host");
-  data_file_.write(chunk.data, count * input_.item_bytes());
+  if (input_.kind == PortKind::rows && dtype_ != NpyDtype::float32) {
+    write_converted(reinterpret_cast<const float*>(chunk.data), count * input_.rows.columns);
+  } else {
+    data_file_.write(chunk.data, count * input_.item_bytes());
+  }
   rows_written_ += count;
+}
+
+void NpySink::write_converted(const float* values, std::size_t count) {
+  converted_.resize(count * dtype_bytes(dtype_));
+  if (dtype_ == NpyDtype::float16) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint16_t bits = half_bits(values[i]);
+      std::memcpy(converted_.data() + 2 * i, &bits, 2);
+    }
+  } else {
+    const double inverse_step = 1.0 / scale_step_;
+    for (std::size_t i = 0; i < count; ++i) {
+      // NaN compares false both ways and lands on 0, as the floor of the range.
+      const double level = (static_cast<double>(values[i]) - scale_offset_) * inverse_step;
+      converted_[i] = level >= 255.0 ? 255 : level > 0.0 ? static_cast<unsigned char>(std::lround(level)) : 0;
+    }
+  }
+  data_file_.write(converted_.data(), converted_.size());
 }
 
 void NpySink::write_sidecar(bool complete) {
@@ -224,8 +314,10 @@ void NpySink::write_sidecar(bool complete) {
     text += compact(value);
     text += ",\n";
   };
-  field("data", std::filesystem::path(path_).filename().string());
-  field("dtype", layout.complex_values ? "complex64" : "float32");
+  field("data", data_name());
+  field("dtype", layout.complex_values ? "complex64" : dtype_name(dtype_));
+  if (dtype_ == NpyDtype::uint8)
+    field("scale", {{"offset", scale_offset_}, {"step", scale_step_}, {"unit", "dB"}});
   field("shape", {rows_written_, layout.columns});
   field("rows", rows_written_);
   field("complete", complete);
@@ -255,7 +347,7 @@ void NpySink::write_sidecar(bool complete) {
     text += compact(layout.frequencies[i]);
   }
   text += "],\n  \"times\": [";
-  sidecar_file_.write(text.data(), text.size());
+  sidecar_file_->write(text.data(), text.size());
 
   const std::uint64_t first = first_row_.value_or(0);
   std::string chunk;
@@ -263,12 +355,12 @@ void NpySink::write_sidecar(bool complete) {
     if (i) chunk += ", ";
     chunk += compact(layout.row_time(first + i));
     if (chunk.size() > 60000) {
-      sidecar_file_.write(chunk.data(), chunk.size());
+      sidecar_file_->write(chunk.data(), chunk.size());
       chunk.clear();
     }
   }
   chunk += "]\n}\n";
-  sidecar_file_.write(chunk.data(), chunk.size());
+  sidecar_file_->write(chunk.data(), chunk.size());
 }
 
 void NpySink::write_samples_sidecar(bool complete) {
@@ -276,7 +368,7 @@ void NpySink::write_samples_sidecar(bool complete) {
   std::vector<std::uint64_t> shape = {rows_written_};
   shape.insert(shape.end(), trailing_.begin(), trailing_.end());
   nlohmann::json sidecar = {
-      {"data", std::filesystem::path(path_).filename().string()},
+      {"data", data_name()},
       {"dtype", descr_},
       {"shape", shape},
       {"samples", rows_written_},
@@ -293,7 +385,12 @@ void NpySink::write_samples_sidecar(bool complete) {
     return static_cast<std::uint64_t>(std::llround(time * in.sample_rate));
   });
   const std::string text = sidecar.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
-  sidecar_file_.write(text.data(), text.size());
+  sidecar_file_->write(text.data(), text.size());
+}
+
+nlohmann::json NpySink::data_name() const {
+  if (path_ == PartialFile::kStdout) return nullptr;  // stdout has no file name
+  return std::filesystem::path(path_).filename().string();
 }
 
 void NpySink::finish(bool complete) {
@@ -302,10 +399,12 @@ void NpySink::finish(bool complete) {
     const std::string header = npy_header(descr_, rows_written_, trailing_, header_bytes_);
     data_file_.write_at(0, header.data(), header.size());
     data_file_.close();
-    write_sidecar(complete);
-    sidecar_file_.close();
+    if (sidecar_file_) {
+      write_sidecar(complete);
+      sidecar_file_->close();
+    }
     data_file_.publish();
-    sidecar_file_.publish();
+    if (sidecar_file_) sidecar_file_->publish();
   } catch (...) {
     abort();
     throw;
@@ -316,12 +415,13 @@ void NpySink::finish(bool complete) {
 void NpySink::abort() noexcept {
   if (finished_) return;  // committed output stays
   data_file_.discard();
-  sidecar_file_.discard();
+  if (sidecar_file_) sidecar_file_->discard();
   finished_ = true;
 }
 
 std::string NpySink::describe() const {
-  return path_ + " (+ " + sidecar_path_ + ")";
+  const std::string data = path_ == PartialFile::kStdout ? "stdout (.npy)" : path_;
+  return sidecar_path_.empty() ? data : data + " (+ " + sidecar_path_ + ")";
 }
 
 }  // namespace prism

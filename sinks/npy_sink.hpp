@@ -8,6 +8,13 @@
 //
 // The header is reserved at begin() with room for a 20-digit row count and rewritten with the
 // final count at finish(). Both files are written as "<name>.partial" and renamed into place.
+// The path "-" is stdout (PartialFile: written in place when it is a regular file, spooled in
+// $TMPDIR and copied at the end when it is a pipe); its sidecar goes to
+// SinkOptions::stdout_sidecar, or nowhere when that is empty.
+//
+// Rows may be stored smaller (SinkOptions::npy_dtype): float16 '<f2', or uint8 '|u1' holding dB
+// values quantised over [db_min, db_max]; the sidecar's "scale" {"offset", "step"} turns them
+// back into dB (offset + step * value; values outside the range are clipped to 0 and 255).
 //
 // Sidecar keys of rows: frequencies (Hz, baseband), center_frequency (Hz), times (s from the
 // stream's start, one per row: layout.row_time), shape, dtype, quantity, unit, decibels,
@@ -19,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,16 +36,21 @@
 #include "pipeline/stage.hpp"
 #include "pipeline/spectrum_layout.hpp"
 #include "sinks/output_file.hpp"
+#include "sinks/sink_options.hpp"
 
 namespace prism {
 
 class NpySink final : public Sink {
  public:
-  // `path` is the .npy file; the sidecar is `path` with its extension replaced by .json.
-  explicit NpySink(std::string path);
+  // `path` is the .npy file ("-": stdout); the sidecar is `path` with its extension replaced by
+  // .json (for stdout: options.stdout_sidecar). Throws UsageError for a uint8 dtype without a
+  // dB range.
+  explicit NpySink(std::string path, const SinkOptions& options = {});
   ~NpySink() override;
 
   bool accepts(PortKind) const override { return true; }
+  // A dtype other than float32 takes real dB rows (uint8) or real rows (float16) only.
+  void check_input(const PortDescription& input) const override;
   void begin(const PortDescription& input) override;
   void write(const Chunk& chunk) override;
   void finish(bool complete) override;
@@ -45,6 +58,7 @@ class NpySink final : public Sink {
   std::uint64_t items_written() const override { return rows_written_; }
   std::string describe() const override;
 
+  // Empty when there is none (stdout without options.stdout_sidecar).
   const std::string& sidecar_path() const { return sidecar_path_; }
 
   // The sidecar path that goes with an .npy path: the extension replaced by ".json".
@@ -61,10 +75,18 @@ class NpySink final : public Sink {
   void write_sidecar(bool complete);
   void write_samples_sidecar(bool complete);
 
+  void write_converted(const float* values, std::size_t count);
+  // The sidecar's "data": the .npy's file name, null for stdout.
+  nlohmann::json data_name() const;
+
   std::string path_;
   std::string sidecar_path_;
+  NpyDtype dtype_ = NpyDtype::float32;
+  double scale_offset_ = 0.0;  // uint8: the dB value of 0
+  double scale_step_ = 1.0;    // uint8: dB per step
   PartialFile data_file_;
-  PartialFile sidecar_file_;
+  std::unique_ptr<PartialFile> sidecar_file_;  // null: no sidecar
+  std::vector<unsigned char> converted_;  // rows in a smaller dtype, before they are written
   PortDescription input_;
   std::string descr_;                   // numpy's type of the items' values
   std::vector<std::size_t> trailing_;   // the array's shape after its first axis

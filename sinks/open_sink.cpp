@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 
+#include <unistd.h>
+
 #include "pipeline/errors.hpp"
 #include "sinks/npy_sink.hpp"
 #include "sinks/output_file.hpp"
@@ -35,7 +37,7 @@ std::string lowercase_extension(const std::string& path) {
 }  // namespace
 
 std::string row_outputs_help() {
-  std::string help = ".npy (array + .json sidecar), .png (image)";
+  std::string help = ".npy (array + .json sidecar), - (.npy to stdout), .png (image)";
 #if PRISM_HAVE_ZMQ
   help += ", zmq:pub:tcp://*:PORT or zmq:push:... (a ZeroMQ stream)";
 #endif
@@ -49,7 +51,7 @@ std::string sample_outputs_help() {
   std::string help = ".sigmf-meta, .sigmf-data, .sigmf or no extension (SigMF), .npy; WAV/FLAC/OGG/AIFF need a "
                      "build with libsndfile";
 #endif
-  help += ", raw samples in the format the extension names (" + raw_extensions_help() + ")";
+  help += ", - (.npy to stdout), raw samples in the format the extension names (" + raw_extensions_help() + ")";
 #if PRISM_HAVE_PORTAUDIO
   help += "; audio:[NAME|INDEX] plays through an audio device";
 #endif
@@ -95,7 +97,8 @@ std::optional<OutputClash> find_output_clash(const std::vector<std::string>& out
 
 bool names_an_output(const std::string& path) {
   const std::string e = lowercase_extension(path);
-  return is_audio_device(path) || is_zmq_stream(path) || e == ".npy" || e == ".png" || is_sigmf(e) || is_sound_file(e) ||
+  return path == PartialFile::kStdout || is_audio_device(path) || is_zmq_stream(path) || e == ".npy" ||
+         e == ".png" || is_sigmf(e) || is_sound_file(e) ||
          is_raw(path);
 }
 
@@ -119,9 +122,18 @@ std::unique_ptr<Sink> open_sink(const std::string& path, const SinkOptions& opti
                             "(install libzmq3-dev and rebuild)");
 #endif
   }
+  // "-" is stdout, always as .npy (rows or samples), the sidecar where options say.
+  if (path == PartialFile::kStdout) {
+    if (::isatty(STDOUT_FILENO))
+      throw UsageError("-o -: stdout is a terminal; pipe it to a reader (| python3 ...) or redirect it "
+                       "(> out.npy)");
+    auto sink = std::make_unique<NpySink>(path, options);
+    if (!sink->sidecar_path().empty()) check_output_path(sink->sidecar_path());
+    return sink;
+  }
   const std::string e = lowercase_extension(path);
   if (e == ".npy") {
-    auto sink = std::make_unique<NpySink>(path);
+    auto sink = std::make_unique<NpySink>(path, options);
     check_output_path(path);
     check_output_path(sink->sidecar_path());
     return sink;

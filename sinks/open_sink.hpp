@@ -10,7 +10,8 @@
 //                        RawFileWriter;
 //                        audio:[NAME|INDEX] → PortAudioSink, playback (when built with PortAudio)
 //   either:              zmq:pub:..., zmq:push:... → ZmqSink, a ZeroMQ stream (when built with
-//                        libzmq)
+//                        libzmq); "-" → NpySink on stdout (refused when stdout is a terminal),
+//                        its sidecar to SinkOptions::stdout_sidecar or nowhere
 // Whether a sink suits what its producer gives is the graph's check (Sink::accepts).
 #pragma once
 

@@ -12,6 +12,11 @@ namespace prism {
 // averaging would show them). Either way in linear power, before dB.
 enum class PlotReduction { max, mean };
 
+// The element type of .npy rows: float32 as computed; float16 rounded to nearest (half the
+// bytes); uint8 dB values quantised linearly over [db_min, db_max] (a quarter of the bytes; the
+// sidecar's "scale" gives offset and step: dB = offset + step * value).
+enum class NpyDtype { float32, float16, uint8 };
+
 struct SinkOptions {
   // PNG (rows)
   std::string colormap = "viridis";  // colormap_names(): viridis, inferno, magma, turbo, grayscale
@@ -30,6 +35,11 @@ struct SinkOptions {
   std::string subtype;
   // SigMF (samples): core:description; empty: none.
   std::string description;
+
+  // .npy (rows): the element type; uint8 needs dB rows and db_min/db_max (the range it spans).
+  NpyDtype npy_dtype = NpyDtype::float32;
+  // .npy to stdout (the path "-"): the file its JSON sidecar goes to; empty: none.
+  std::string stdout_sidecar;
 };
 
 }  // namespace prism

@@ -154,9 +154,11 @@ bool is_audio_device_input(const std::string& input) {
 std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_PORTAUDIO
   if (options.format && (*options.format != SampleFormat::f32 || options.big_endian))
-    throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) + " contradicts " +
-                     input + ": audio devices deliver f32");
-  return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels);
+    throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) +
+                     (options.big_endian ? "_be" : "") + " contradicts " + input +
+                     " (an audio device delivers f32 in the machine's byte order)");
+  return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels,
+                           options.name("sample_rate"));
 #else
   (void)options;
   throw InputError(input, "is an audio device, but this prism was built without PortAudio "

@@ -171,7 +171,7 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
                                 std::to_string(dev->maxInputChannels) + " input channel(s), " +
                                 std::to_string(channels) + " requested");
   const double rate = options.sample_rate > 0 ? options.sample_rate : dev->defaultSampleRate;
-  if (!(rate > 0)) throw InputError(where, "the device reports no sample rate; give --rate");
+  if (!(rate > 0)) throw InputError(where, "the device reports no sample rate; give " + options.rate_name);
 
   PaStreamParameters in{};
   in.device = device;
@@ -254,8 +254,10 @@ std::uint64_t PortAudioSource::samples_captured() const {
 
 std::string PortAudioSource::describe() const { return impl_->description; }
 
-std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels) {
+std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels,
+                                          const std::string& rate_name) {
   PortAudioInputOptions options;
+  options.rate_name = rate_name;
   options.device = input.size() > 6 ? input.substr(6) : std::string();
   options.sample_rate = sample_rate;
   options.channels = channels;

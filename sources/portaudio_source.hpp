@@ -80,6 +80,7 @@ struct PortAudioInputOptions {
   unsigned channels = 0;       // 0 = min(2, the device's input channels)
   unsigned block_frames = 0;   // frames per callback; 0 = PortAudio's choice
   double ring_seconds = 2.0;   // ring size: how long read() may fall behind before overflow
+  std::string rate_name = "sample_rate";  // the rate as messages name it (--rate on the command line)
 };
 
 class PortAudioSource final : public Source {
@@ -115,8 +116,8 @@ class PortAudioSource final : public Source {
 };
 
 // The registry's entry points (sources/open_source.cpp): opens `audio:...` with the rate and
-// channels of `sample_rate`/`channels` when given.
-std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate,
-                                          unsigned channels);
+// channels of `sample_rate`/`channels` when given; messages name the rate `rate_name`.
+std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels,
+                                          const std::string& rate_name = "sample_rate");
 
 }  // namespace prism

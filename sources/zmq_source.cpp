@@ -88,7 +88,8 @@ struct ZmqSource::Impl {
   // Receives the stream's first message, which says what the stream is, while the source is
   // opened: up to timeout= or the opening's stall timeout, whichever ends first, and no longer
   // than `wait.stop` allows.
-  void receive_first(const OpeningWait& wait) {
+  // `stall_name`: the stall timeout as the caller names it.
+  void receive_first(const OpeningWait& wait, const std::string& stall_name) {
     const double stall_s = wait.stall_timeout_s.value_or(
         endpoint.pattern == net::ZmqPattern::sub ? kDefaultLiveStallTimeout_s : 0.0);
     const bool stall_watched = stall_s > 0 && stall_s < 1e9;
@@ -98,7 +99,7 @@ struct ZmqSource::Impl {
       check_timeout();
       if (stall_watched && std::chrono::duration<double>(Clock::now() - last_message).count() >= stall_s)
         throw InputError(endpoint.spec, "delivered nothing for " + number_text(stall_s) +
-                                            " s (the stall timeout, --stall-timeout): no message came after "
+                                            " s (the stall timeout, " + stall_name + "): no message came after "
                                             "connecting (is the sender running, at this address?)");
       poll();
     }
@@ -184,11 +185,16 @@ struct ZmqSource::Impl {
 };
 
 ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : impl_(std::make_unique<Impl>()) {
+  // Before connecting: nothing the stream says can make a byte order other than the machine's
+  // right, so there is no need to wait for its first message to say so.
+  if (options.big_endian)
+    throw UsageError(options.name("format") + " " + std::string(format_name(options.format.value_or(SampleFormat::cf32))) +
+                     "_be: " + spec + " (ZeroMQ) carries samples in the machine's byte order");
   Impl& s = *impl_;
   s.endpoint = net::parse_zmq_spec(spec, true);
   s.socket = std::make_unique<net::ZmqSocket>(s.endpoint);
   s.last_message = Clock::now();
-  s.receive_first(options.opening);
+  s.receive_first(options.opening, options.name("stall_timeout_s"));
 
   const std::span<const std::byte> first_bytes = s.message.bytes();
   switch (s.endpoint.tags) {
@@ -205,9 +211,6 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
   s.next_offset = 0;  // recomputed below with the item size
   const std::string where = spec + " (ZeroMQ)";
 
-  if (options.big_endian)
-    throw UsageError("--format " + std::string(format_name(*options.format)) + "_be: " + where +
-                     " carries samples in the machine's byte order");
   if (tags.layout) {
     if (options.format || options.sample_rate || options.channels != 1)
       throw UsageError(where + " carries rows computed elsewhere (" + std::to_string(tags.layout->columns) +

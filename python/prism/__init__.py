@@ -55,30 +55,48 @@ def _as_float_rows(x, axis):
 
 def spectrogram(x, fs=1.0, window=("tukey", 0.25), nperseg=None, noverlap=None, nfft=None,
                 detrend="constant", return_onesided=True, scaling="density", axis=-1, mode="psd",
-                backend="auto"):
-    """scipy.signal.spectrogram on prism: returns (f, t, Sxx) as scipy does (Sxx float32).
+                backend="auto", *, frequency_range=None, start=None):
+    """scipy.signal.spectrogram on prism: returns (f, t, Sxx) as scipy does (Sxx float32, or
+    complex64 for mode 'complex').
 
-    mode: 'psd' or 'magnitude'; detrend: 'constant', 'linear' (CPU backend) or False; window: any of
-    scipy.signal.get_window's, as scipy takes it (a name or a tuple of the name and parameters).
-    Complex input, or return_onesided=False, gives the two-sided spectrum in scipy's order.
-    backend: 'auto', 'cpu', 'cuda' or 'cufft'.
+    mode: 'psd', 'magnitude', 'complex', 'angle' or 'phase' (scipy's modes); detrend: 'constant',
+    'linear' (CPU backend) or False; window: any of scipy.signal.get_window's, as scipy takes it
+    (a name or a tuple of the name and parameters). Complex input, or return_onesided=False, gives
+    the two-sided spectrum in scipy's order. backend: 'auto', 'cpu', 'cuda' or 'cufft'.
+    prism's own: frequency_range=(lo, hi) keeps the bins from lo to hi Hz (inclusive; baseband),
+    in ascending frequency (for two-sided spectra too, unlike scipy's FFT order); start=seconds
+    begins at sample round(start * fs), as scipy on x[round(start * fs):] with t counted from x's
+    first sample.
     """
-    if mode not in ("psd", "magnitude"):
-        raise ValueError(f"mode: '{mode}' is not one of psd, magnitude (prism has no complex or angle)")
+    modes = ("psd", "magnitude", "complex", "angle", "phase")
+    if mode not in modes:
+        raise ValueError(f"mode: '{mode}' is not one of {', '.join(modes)}")
     if scaling not in ("density", "spectrum"):
         raise ValueError(f"scaling: '{scaling}' is not one of density, spectrum")
     if detrend is False or detrend is None:
         detrend = "none"
     elif detrend not in ("constant", "linear"):
         raise ValueError(f"detrend: {detrend!r} is not one of 'constant', 'linear', False")
+    if frequency_range is not None:
+        try:
+            low, high = (float(v) for v in frequency_range)
+        except (TypeError, ValueError):
+            raise ValueError(f"frequency_range: {frequency_range!r} is not a pair (lo, hi) in Hz") from None
+        frequency_range = (low, high)
     x = np.asarray(x)
     if x.ndim == 0:
         raise ValueError("x: a spectrogram needs an array of samples")
     if not return_onesided and not np.iscomplexobj(x):
         x = x.astype(np.complex64)
-    n = x.shape[axis]
+    first = 0
+    if start is not None:
+        start = float(start)
+        if not np.isfinite(start) or start < 0:
+            raise ValueError(f"start: {start!r} is not a number of seconds, 0 or more")
+        first = int(round(start * float(fs)))
+    n = x.shape[axis] - first
     if nperseg is None:
-        nperseg = min(256, n)
+        nperseg = max(min(256, n), 1)
     nperseg = int(nperseg)
     if noverlap is None:
         noverlap = nperseg // 8
@@ -86,8 +104,11 @@ def spectrogram(x, fs=1.0, window=("tukey", 0.25), nperseg=None, noverlap=None, 
         nfft = nperseg
     rows, is_complex, lead = _as_float_rows(x, axis)
     f, t, sxx = _prism.spectrogram(rows, is_complex, float(fs), _window_text(window), nperseg,
-                                   int(noverlap), int(nfft), detrend, scaling, mode, backend)
-    if is_complex:
+                                   int(noverlap), int(nfft), detrend, scaling, mode, frequency_range, first,
+                                   backend)
+    if mode == "complex":
+        sxx = sxx.view(np.complex64)[..., 0]
+    if is_complex and frequency_range is None:
         # prism centres a two-sided spectrum (fftshift); scipy keeps the FFT's order.
         f = np.fft.ifftshift(f)
         sxx = np.fft.ifftshift(sxx, axes=1)
@@ -204,16 +225,20 @@ class Stage:
 
 class Spectrogram(Stage):
     """The spectrogram as a streaming object: feed(x) returns the rows (segments × frequencies,
-    prism's order: centred for complex input) of the frames complete so far."""
+    prism's order: centred for complex input; complex64 for mode 'complex') of the frames complete
+    so far. frequency_range=(lo, hi) keeps the bins from lo to hi Hz."""
 
     def __init__(self, *, fs=1.0, window=("tukey", 0.25), nperseg=256, noverlap=None, nfft=None,
                  detrend="constant", scaling="density", mode="psd", complex_input=False,
-                 backend="cpu"):
+                 backend="cpu", frequency_range=None):
         settings = [f"window={_window_text(window)}", f"nperseg={int(nperseg)}",
                     f"noverlap={int(nperseg) // 8 if noverlap is None else int(noverlap)}",
                     f"nfft={int(nperseg) if nfft is None else int(nfft)}",
                     f"detrend={'constant' if detrend == 'constant' else 'none'}",
                     f"scaling={scaling}", f"mode={mode}"]
+        if frequency_range is not None:
+            low, high = (float(v) for v in frequency_range)
+            settings.append(f"frequency_range={low!r}:{high!r}")
         super().__init__("spectrogram:" + ",".join(settings), fs=fs, complex_input=complex_input,
                          backend=backend)
 

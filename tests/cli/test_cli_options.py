@@ -89,6 +89,33 @@ class WholeNumberOptions(TempDirTestCase):
                 self.assertIn("out of range", proc.stderr)
 
 
+class MessagesNameTheOptions(TempDirTestCase):
+    """Library messages reach the command line with its options' names (the library and Python
+    name their fields and arguments: tests/pipeline, tests/sources, tests/python)."""
+
+    def test_backend_and_byte_order(self):
+        out = self.path("x.npy")
+        cases = [
+            (["spectrogram", "gen:duration=0.1", "--backend", "cuda", "--mode", "complex"], 2,
+             "--backend cuda: the GPU backends do not compute --mode complex; use --backend cpu"),
+            (["run", "gen:duration=0.1", "!", "spectrogram:mode=angle", "--backend", "cufft"], 2,
+             "--backend cufft: the GPU backends do not compute spectrogram: mode angle; use --backend cpu"),
+            (["spectrogram", "audio:", "--format", "f32_be"], 2,
+             "--format f32_be contradicts audio:"),
+        ]
+        for args, code, words in cases:
+            with self.subTest(args=args):
+                proc = run_prism(*args, "-o", out)
+                self.assertEqual(proc.returncode, code, proc.stderr)
+                self.assertIn(words, proc.stderr)
+
+    def test_an_unavailable_backend(self):
+        proc = run_prism("spectrogram", "gen:duration=0.1", "--backend", "cuda", "-o", self.path("x.npy"))
+        if proc.returncode == 0:
+            self.skipTest("this machine has a usable GPU")
+        self.assertIn("--backend cuda", proc.stderr)
+
+
 class MistypedOptions(TempDirTestCase):
     def test_a_close_misspelling_is_suggested(self):
         proc = run_prism("spectrogram", "gen:duration=0.01", "--npersge", "512", "-o", self.path("s.npy"))

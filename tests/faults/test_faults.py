@@ -92,6 +92,20 @@ class DiskFull(MountedTestCase):
         self.expect_disk_full(["generate", "gen:rate=48000,duration=30,noise=0.3", "-o", f"{full}/g.flac"],
                               f"{full}/g.flac", [full])
 
+    def test_tmpdir_of_an_npy_on_a_pipe(self):
+        # -o - into a pipe spools the .npy in $TMPDIR until the end: a full TMPDIR is named, and
+        # nothing reaches the pipe.
+        full = self.mount_tmpfs("full", "1m")
+        proc = subprocess.run([prism_test_util.PRISM, "spectrogram", "gen:rate=1e6,duration=5", "-o", "-", "-q"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                              env=dict(os.environ, TMPDIR=full), timeout=120)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("No space left on device", proc.stderr)
+        self.assertIn(full, proc.stderr)
+        self.assertIn("TMPDIR", proc.stderr)
+        self.assertEqual(proc.stdout, "")
+        self.assertEqual(names_in(full), [])
+
     def test_live_input(self):
         # A live run loses what it captured when its output fails: the error names the output.
         full = self.mount_tmpfs("full", "1m")
@@ -144,6 +158,11 @@ class StdoutClosed(TempDirTestCase):
             (["design", "--rate", "48000", "--lowpass", "3000", "--numtaps", "101"], 0),
             (["spectrogram", "gen:duration=0.5", "-o", self.path("s.npy")], 0),
             (["run", "gen:duration=0.5", "-o", "bogus:stage ! " + self.path("s.npy")], 2),
+            # .npy to stdout: spooled until the end, then the copy meets the closed pipe.
+            (["spectrogram", "gen:duration=0.5", "-o", "-", "-q"], 0),
+            (["run", "gen:duration=0.5", "-o", "spectrogram ! -", "-q"], 0),
+            (["run", "gen:duration=0.5", "-o", "-", "-q"], 0),
+            (["filter", "gen:duration=0.5", "-o", "-", "--lowpass", "3000", "--numtaps", "31", "-q"], 0),
         ]
         for args, code in cases:
             with self.subTest(args=args):
@@ -158,10 +177,25 @@ class StdoutClosed(TempDirTestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(len(proc.stdout.encode()), 100)
 
+    def test_head_reading_the_start_of_an_npy_on_stdout(self):
+        proc = subprocess.run(f"set -o pipefail; '{prism_test_util.PRISM}' spectrogram gen:duration=2 -o - "
+                              "| head -c 100", shell=True, executable="/bin/bash", capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout[:6], b"\x93NUMPY")
+        self.assertEqual(len(proc.stdout), 100)
+
     def test_a_full_stdout_is_an_error(self):
         with open("/dev/full", "w") as full:
             proc = subprocess.run([prism_test_util.PRISM, "stages"], stdout=full, stderr=subprocess.PIPE,
                                   text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("stdout: write failed", proc.stderr)
+
+    def test_a_full_stdout_fails_an_npy_output(self):
+        # /dev/full is a character device: the .npy is spooled and its copy fails at the end.
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([prism_test_util.PRISM, "spectrogram", "gen:duration=0.5", "-o", "-"],
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("stdout: write failed", proc.stderr)
 

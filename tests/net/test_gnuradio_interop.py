@@ -110,6 +110,14 @@ class GnuRadioInterop(util.TempDirTestCase):
         finish_peer(peer)
         np.testing.assert_array_equal(self.sigmf_samples("out"), data)
 
+    def test_a_byte_order_is_refused_before_any_message(self):
+        # No sender and no stall timeout: the check cannot wait for a first message.
+        port = free_port()
+        proc = util.run_prism("run", f"zmq:pull:tcp://127.0.0.1:{port}", "--format", "cf32_be", "--rate", 1000,
+                              "--stall-timeout", 0, "-o", self.path("out.sigmf-meta"), check=2, timeout=30)
+        self.assertIn(f"--format cf32_be: zmq:pull:tcp://127.0.0.1:{port} (ZeroMQ) carries samples in the "
+                      "machine's byte order", proc.stderr)
+
     def test_raw_items_need_the_format_and_the_rate(self):
         data = ramp(1000)
         data.tofile(self.path("in.cf32"))

@@ -569,11 +569,27 @@ TEST(Graph, StalledSourceFailsAfterTheStallTimeoutKeepingWhatItDelivered) {
   const RunReport report = run_chain(source, stage, {&sink}, config, stop);
   EXPECT_EQ(report.outcome, RunOutcome::failed);
   EXPECT_NE(report.error.find("input stalling: delivered nothing for 0.2 s"), std::string::npos) << report.error;
+  // The library names its field; a caller with names of its own (the command line) gets them.
+  EXPECT_NE(report.error.find("(the stall timeout, stall_timeout_s)"), std::string::npos) << report.error;
   EXPECT_TRUE(report.outputs_kept_incomplete);
   EXPECT_TRUE(sink.finished);
   EXPECT_FALSE(sink.finished_complete);
   EXPECT_GT(report.samples_read, 0u);
   EXPECT_EQ(report.samples_read + report.samples_dropped, 1'000u) << "live: what found no chunk is dropped";
+}
+
+TEST(Graph, StallTimeoutMessageNamesTheSettingAsTheCallerDoes) {
+  StallingSource source(1'000);
+  ChunkSumStage stage;
+  RecordingSink sink;
+  StopToken stop;
+  RunConfig config = small_config(100, 4);
+  config.stall_timeout_s = 0.05;
+  config.field_namer = [](std::string_view field) {
+    return field == "stall_timeout_s" ? std::string("--stall-timeout") : std::string(field);
+  };
+  const RunReport report = run_chain(source, stage, {&sink}, config, stop);
+  EXPECT_NE(report.error.find("(the stall timeout, --stall-timeout)"), std::string::npos) << report.error;
 }
 
 TEST(Graph, StallTimeoutCountsOnlyTheSourcesOwnWait) {

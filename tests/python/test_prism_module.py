@@ -72,6 +72,63 @@ class Spectrogram(unittest.TestCase):
         with self.assertRaises(ValueError):
             prism.spectrogram(x, detrend="quadratic")
 
+    def test_phase_modes_match_scipy(self):
+        real = self.rng.standard_normal(6000)
+        cplx = real + 1j * self.rng.standard_normal(real.size)
+        for mode in ("complex", "angle", "phase"):
+            for data in (real, cplx):
+                label = f"{mode} complex input: {np.iscomplexobj(data)}"
+                if mode == "phase" and np.iscomplexobj(data):
+                    continue  # prism unwraps in centred order, scipy in FFT order: compared below
+                kwargs = dict(fs=8000.0, window="hann", nperseg=256, noverlap=64, mode=mode)
+                f, t, sxx = prism.spectrogram(data, backend="cpu", **kwargs)
+                rf, rt, rsxx = scipy.signal.spectrogram(data, **kwargs)
+                self.assertEqual(sxx.dtype, np.complex64 if mode == "complex" else np.float32, label)
+                self.assertEqual(sxx.shape, rsxx.shape, label)
+                np.testing.assert_allclose(f, rf, err_msg=label)
+                np.testing.assert_allclose(t, rt, err_msg=label)
+                if mode == "complex":
+                    self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5, label)
+                else:  # angles: compared as points on the circle, where the magnitude is not tiny
+                    _, _, magnitude = scipy.signal.spectrogram(data, mode="magnitude", **{
+                        k: v for k, v in kwargs.items() if k != "mode"})
+                    strong = magnitude > 1e-3 * magnitude.max()
+                    difference = np.angle(np.exp(1j * (sxx.astype(np.float64) - rsxx)))
+                    self.assertLess(np.max(np.abs(difference[strong])), 1e-3, label)
+                    if mode == "phase":  # unwrapped: the same values, not only the same angles
+                        self.assertLess(np.max(np.abs(sxx - rsxx)[strong]), 1e-2, label)
+        # Complex input, phase: scipy's unwrap of the centred spectrum.
+        f, t, sxx = prism.spectrogram(cplx, 8000.0, "hann", 256, 64, mode="phase", backend="cpu")
+        _, _, angles = scipy.signal.spectrogram(cplx, 8000.0, "hann", 256, 64, mode="angle")
+        reference = np.fft.ifftshift(np.unwrap(np.fft.fftshift(angles, axes=0), axis=0), axes=0)
+        self.assertLess(np.max(np.abs(sxx - reference)), 1e-2)
+
+    def test_frequency_range_and_start_match_scipy(self):
+        x = self.rng.standard_normal(9000)
+        z = x + 1j * self.rng.standard_normal(x.size)
+        for data, (low, high) in ((x, (500.0, 1500.0)), (z, (-1200.0, 700.0))):
+            f, t, sxx = prism.spectrogram(data, 8000.0, "hann", 256, 64, frequency_range=(low, high),
+                                          backend="cpu")
+            rf, rt, rsxx = scipy.signal.spectrogram(data, 8000.0, "hann", 256, 64)
+            if np.iscomplexobj(data):  # prism keeps ascending frequencies under a range
+                rf, rsxx = np.fft.fftshift(rf), np.fft.fftshift(rsxx, axes=0)
+            keep = (rf >= low) & (rf <= high)
+            self.assertGreater(keep.sum(), 10)
+            np.testing.assert_allclose(f, rf[keep])
+            np.testing.assert_allclose(t, rt)
+            self.assertLessEqual(rel_l2(sxx, rsxx[keep]), 1e-5)
+        # start: the spectrogram of x[round(start * fs):], its times counted from x's start.
+        start = 0.1234
+        first = round(start * 8000.0)
+        f, t, sxx = prism.spectrogram(x, 8000.0, "hann", 256, 64, start=start, backend="cpu")
+        rf, rt, rsxx = scipy.signal.spectrogram(x[first:], 8000.0, "hann", 256, 64)
+        self.assertEqual(sxx.shape, rsxx.shape)
+        np.testing.assert_allclose(t, rt + first / 8000.0, rtol=1e-12)
+        self.assertLessEqual(rel_l2(sxx, rsxx), 1e-5)
+        # The streaming object takes the range too.
+        s = prism.Spectrogram(fs=8000.0, window="hann", nperseg=256, noverlap=64, frequency_range=(500, 1500))
+        np.testing.assert_allclose(s.frequencies, rf[(rf >= 500) & (rf <= 1500)])
+
     def test_defaults_axis_and_two_sided_real(self):
         x = self.rng.standard_normal((3, 5000, 2))
         for axis in (1, -2):
@@ -115,7 +172,25 @@ class Spectrogram(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "noverlap"):
             prism.spectrogram(np.zeros(1000), nperseg=64, noverlap=64)
         with self.assertRaisesRegex(ValueError, "mode"):
-            prism.spectrogram(np.zeros(1000), mode="angle")
+            prism.spectrogram(np.zeros(1000), mode="stft")
+        # The backend as this module names it, never as an option.
+        with self.assertRaisesRegex(ValueError, "^backend cuda: the GPU backends do not compute mode complex; "
+                                                "use backend cpu$"):
+            prism.spectrogram(np.zeros(1000), mode="complex", backend="cuda")
+        try:
+            prism.spectrogram(np.zeros(1000), backend="cuda")
+        except RuntimeError as error:  # no usable GPU here
+            self.assertRegex(str(error), "^backend cuda ")
+        with self.assertRaisesRegex(ValueError, "^format cf32_be: zmq:pull:tcp://127.0.0.1:9 \\(ZeroMQ\\) carries"):
+            prism.open("zmq:pull:tcp://127.0.0.1:9", format="cf32_be", rate=1000)
+        with self.assertRaisesRegex(ValueError, "frequency_range"):
+            prism.spectrogram(np.zeros(1000), 1000.0, frequency_range=(100, 900))  # past Nyquist
+        with self.assertRaisesRegex(ValueError, "frequency_range"):
+            prism.spectrogram(np.zeros(1000), 1000.0, frequency_range=100)
+        with self.assertRaisesRegex(ValueError, "start"):
+            prism.spectrogram(np.zeros(1000), 1000.0, start=2.0)
+        with self.assertRaisesRegex(ValueError, "start"):
+            prism.spectrogram(np.zeros(1000), 1000.0, start=-1)
         with self.assertRaisesRegex(ValueError, "window"):
             prism.spectrogram(np.zeros(1000), window="nosuch")
 

@@ -140,6 +140,15 @@ TEST(OpenSource, DescribesEveryKindOfInput) {
 }
 
 #if PRISM_HAVE_PORTAUDIO
+// A byte order for an audio device is named whole, as the caller named the field.
+TEST(OpenSource, AudioDeviceRefusesABigEndianFormatByItsWholeName) {
+  SourceOptions options;
+  options.format = SampleFormat::f32;
+  options.big_endian = true;
+  EXPECT_CONTAINS(error_message<UsageError>([&] { open_source("audio:", options); }),
+                  "format f32_be contradicts audio:");
+}
+
 // Audio errors name the selector as given, and the default device in words: never
 // "audio:: reason".
 TEST(OpenSource, AudioErrorsNameTheDeviceSelector) {
