@@ -14,7 +14,7 @@
 // Determinism: plans are made with FFTW_ESTIMATE (no timing), so the same spec gives the same
 // algorithm in every run, and identical input gives bit-identical output. FFTW's planner
 // would also use any wisdom present in the process, so nothing in prism imports wisdom or
-// makes FFTW_MEASURE plans; all FFTW planning goes through this file.
+// makes FFTW_MEASURE plans (this file and dct.cpp plan with FFTW_ESTIMATE only).
 //
 // Alignment: FFTW may only apply a plan to arrays with the same SIMD alignment as the arrays
 // it was planned on (as fftwf_alignment_of reports it). Every FFTW plan is therefore made
@@ -25,7 +25,8 @@
 // rows of equal alignment (both plans are exact to float rounding, but not to each other's).
 //
 // Thread safety of planning: FFTW's planner (and fftwf_destroy_plan) must not run in two
-// threads at once, so both are serialised by one mutex; execution needs no lock.
+// threads at once, so both are serialised by the single-precision planner's lock
+// (fftw_planner_locks.hpp, shared with the float DCT); execution needs no lock.
 #include <fftw3.h>
 
 #include <algorithm>
@@ -41,14 +42,10 @@
 #include <vector>
 
 #include "fft/fft.hpp"
+#include "fft/fftw_planner_locks.hpp"
 
 namespace prism::fft {
 namespace {
-
-std::mutex& fftw_planner_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
 
 // "fftw-3.3.10-sse2-avx" -> "3.3.10".
 std::string fftw_version_number() {
@@ -174,7 +171,7 @@ class FftwPlan final : public Plan {
     // The half-length c2r runs its complex FFT in place on the output.
     if (half_length_ && spec.transform == Transform::c2r) in_ptr = out_ptr;
 
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_single_planner_mutex());
     plans_.aligned = make_fftw_plan(in_ptr, out_ptr, 0);
     plans_.unaligned = make_fftw_plan(in_ptr, out_ptr, FFTW_UNALIGNED);
     if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
@@ -187,7 +184,7 @@ class FftwPlan final : public Plan {
   }
 
   ~FftwPlan() override {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_single_planner_mutex());
     destroy_locked();
   }
 
