@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "fft/dct.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
@@ -108,30 +109,42 @@ void decibels_in_place(float* v, std::size_t n, float multiplier, float floor) {
 }
 
 enum class Combine { store, add, max };
+// What a bin's value is: |X|², |X|, or (|X|²)^(power/2) = |X|^power (the mel modes).
+enum class Detector { power, magnitude, general_power };
 
-// Writes |X| or |X|² of `count` complex values (interleaved) into acc, combined with what
-// acc holds according to C.
-template <Combine C, bool Magnitude>
-void detect(const float* spectrum, float* acc, std::size_t count) {
+// Writes the detected values of `count` complex values (interleaved) into acc, combined with
+// what acc holds according to C. `half_power`: power/2 for Detector::general_power.
+template <Combine C, Detector D>
+void detect(const float* spectrum, float* acc, std::size_t count, float half_power) {
   for (std::size_t k = 0; k < count; ++k) {
     const float re = spectrum[2 * k];
     const float im = spectrum[2 * k + 1];
     float value = re * re + im * im;
-    if constexpr (Magnitude) value = std::sqrt(value);
+    if constexpr (D == Detector::magnitude) value = std::sqrt(value);
+    if constexpr (D == Detector::general_power) value = std::pow(value, half_power);
     if constexpr (C == Combine::store) acc[k] = value;
     if constexpr (C == Combine::add) acc[k] += value;
     if constexpr (C == Combine::max) acc[k] = acc[k] < value ? value : acc[k];
   }
 }
 
-using DetectFunction = void (*)(const float*, float*, std::size_t);
+using DetectFunction = void (*)(const float*, float*, std::size_t, float);
 
-template <bool Magnitude>
+template <Detector D>
 DetectFunction detect_for(Combine c) {
   switch (c) {
-    case Combine::store: return &detect<Combine::store, Magnitude>;
-    case Combine::add: return &detect<Combine::add, Magnitude>;
-    case Combine::max: return &detect<Combine::max, Magnitude>;
+    case Combine::store: return &detect<Combine::store, D>;
+    case Combine::add: return &detect<Combine::add, D>;
+    case Combine::max: return &detect<Combine::max, D>;
+  }
+  return nullptr;
+}
+
+DetectFunction detect_for(Detector d, Combine c) {
+  switch (d) {
+    case Detector::power: return detect_for<Detector::power>(c);
+    case Detector::magnitude: return detect_for<Detector::magnitude>(c);
+    case Detector::general_power: return detect_for<Detector::general_power>(c);
   }
   return nullptr;
 }
@@ -151,6 +164,8 @@ struct CpuSpectrogram::Impl {
     std::unique_ptr<float[], AlignedFree> spectrum;  // the FFT's output
     std::unique_ptr<float[], AlignedFree> acc;       // one row of linear (or complex) values
     std::unique_ptr<std::byte[], AlignedFree> native;  // one frame of one channel, packed
+    std::vector<double> mel;        // modes mel, mfcc: one row's band energies (n_mels)
+    std::vector<double> cepstrum;   // mode mfcc: their DCT (n_mels)
   };
 
   // What the threads share while a block is processed (written before they are woken).
@@ -183,6 +198,9 @@ struct CpuSpectrogram::Impl {
   float decibel_floor = 1e-30f;
   DetectFunction detect_first = nullptr;  // first frame of a group
   DetectFunction detect_more = nullptr;   // the group's other frames
+  float half_power = 1.0f;                // mel modes: power/2
+  MelFilterbank mel_bank;                 // modes mel, mfcc
+  std::unique_ptr<fft::CpuDct<double>> cepstrum_dct;  // mode mfcc: DCT-II ortho of n_mels
   SpectrumLayout layout;
 
   std::unique_ptr<fft::Backend> backend;
@@ -226,8 +244,11 @@ struct CpuSpectrogram::Impl {
     channel_offset = params.channel * sample_bytes;
     hop = params.hop();
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+    check_mel_stream(stream, params, name);
     kept = spectrogram_column_range(stream, params, name);
     row_floats = params.mode == SpectrumMode::complex ? 2 * kept.count : kept.count;
+    if (params.mode == SpectrumMode::mel) row_floats = params.n_mels;
+    if (params.mode == SpectrumMode::mfcc) row_floats = params.n_mfcc;
 
     make_tables();
     layout = spectrogram_layout(stream, params);
@@ -252,6 +273,8 @@ struct CpuSpectrogram::Impl {
       s.spectrum = aligned_zeroed<float>(2 * fft::output_row_elements(spec));
       s.acc = aligned_zeroed<float>(2 * columns);
       s.native = aligned_zeroed<std::byte>(params.nperseg * sample_bytes);
+      if (params.is_mel()) s.mel.resize(params.n_mels);
+      if (params.mode == SpectrumMode::mfcc) s.cepstrum.resize(params.n_mels);
     }
     for (unsigned i = 1; i < thread_count; ++i)
       wake.push_back(std::make_unique<std::binary_semaphore>(0));
@@ -272,10 +295,20 @@ struct CpuSpectrogram::Impl {
     const DecibelScale db = spectrogram_decibels(params);
     decibel_multiplier = db.multiplier;
     decibel_floor = db.floor;
-    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    Detector detector = params.mode == SpectrumMode::magnitude ? Detector::magnitude : Detector::power;
+    if (params.is_mel()) {
+      detector = params.power == 2.0   ? Detector::power
+                 : params.power == 1.0 ? Detector::magnitude
+                                       : Detector::general_power;
+      half_power = static_cast<float>(params.power / 2.0);
+      mel_bank = spectrogram_mel_filterbank(stream, params);
+    }
+    if (params.mode == SpectrumMode::mfcc)
+      cepstrum_dct = std::make_unique<fft::CpuDct<double>>(
+          fft::DctSpec{params.n_mels, 1, fft::DctType::type2, fft::DctNorm::ortho});
     const Combine more = params.average_kind == AverageKind::mean ? Combine::add : Combine::max;
-    detect_first = magnitude ? detect_for<true>(Combine::store) : detect_for<false>(Combine::store);
-    detect_more = magnitude ? detect_for<true>(more) : detect_for<false>(more);
+    detect_first = detect_for(detector, Combine::store);
+    detect_more = detect_for(detector, more);
   }
 
   // ---- 3. Impl: one frame ----------------------------------------------------------------
@@ -396,10 +429,10 @@ struct CpuSpectrogram::Impl {
       // fftshift: column j holds bin (j - nfft/2) mod nfft.
       const std::size_t nfft = params.nfft;
       const std::size_t negative = nfft / 2;  // bins nfft-negative .. nfft-1 come first
-      detect_into(spectrum + 2 * (nfft - negative), acc, negative);
-      detect_into(spectrum, acc + negative, nfft - negative);
+      detect_into(spectrum + 2 * (nfft - negative), acc, negative, half_power);
+      detect_into(spectrum, acc + negative, nfft - negative, half_power);
     } else {
-      detect_into(spectrum, acc, columns);
+      detect_into(spectrum, acc, columns, half_power);
     }
   }
 
@@ -419,8 +452,31 @@ struct CpuSpectrogram::Impl {
     }
   }
 
+  // Modes mel and mfcc: the row from `acc` (|X|^power of every bin, summed over the group).
+  // The bands, their logarithm and the DCT are computed in double.
+  void finish_mel_row(const float* acc, float* row, Scratch& s) const {
+    double* mel = s.mel.data();
+    mel_bank.apply(acc, mel);
+    const double averaging = final_scale[0];  // 1/K for a mean, 1 otherwise: alike for every bin
+    for (std::size_t m = 0; m < params.n_mels; ++m) mel[m] *= averaging;
+    if (params.mode == SpectrumMode::mel) {
+      for (std::size_t m = 0; m < params.n_mels; ++m) row[m] = static_cast<float>(mel[m]);
+      if (params.decibels) decibels_in_place(row, params.n_mels, decibel_multiplier, decibel_floor);
+      return;
+    }
+    // torchaudio's MFCC: ln(mel + 1e-6) with log_mels, else AmplitudeToDB("power") without top_db.
+    for (std::size_t m = 0; m < params.n_mels; ++m)
+      mel[m] = params.log_mels ? std::log(mel[m] + 1e-6) : 10.0 * std::log10(std::max(mel[m], 1e-10));
+    cepstrum_dct->execute(mel, s.cepstrum.data());
+    for (std::size_t i = 0; i < params.n_mfcc; ++i) row[i] = static_cast<float>(s.cepstrum[i]);
+  }
+
   // The kept columns of a row, from `acc` (all columns).
-  void finish_row(const float* acc, float* row) const {
+  void finish_row(const float* acc, float* row, Scratch& s) const {
+    if (params.is_mel()) {
+      finish_mel_row(acc, row, s);
+      return;
+    }
     const float* scale = final_scale.data() + kept.first;
     const std::size_t n = kept.count;
     switch (params.mode) {
@@ -439,7 +495,9 @@ struct CpuSpectrogram::Impl {
         if (params.mode == SpectrumMode::phase) unwrap_in_place(row, n);
         return;
       case SpectrumMode::psd:
-      case SpectrumMode::magnitude: break;
+      case SpectrumMode::magnitude:
+      case SpectrumMode::mel:
+      case SpectrumMode::mfcc: break;
     }
     acc += kept.first;
     for (std::size_t k = 0; k < n; ++k) row[k] = acc[k] * scale[k];
@@ -458,7 +516,7 @@ struct CpuSpectrogram::Impl {
       std::memcpy(s.acc.get(), carry_in.get(), columns * sizeof(float));
     for (std::uint64_t f = first; f < end; ++f) compute_frame(f, f == group_first, s);
     if (end == group_end)
-      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * row_floats);
+      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * row_floats, s);
     else
       std::memcpy(carry_out.get(), s.acc.get(), columns * sizeof(float));
   }

@@ -4,7 +4,8 @@
 // mean removed (detrend constant); the window applied; zero-padded to nfft; one-sided for
 // real input, two-sided and centred (fftshift) for complex input; psd or magnitude with
 // density or spectrum scaling — plus prism's decibels and K-frame averaging (mean or max of
-// the linear values, then dB).
+// the linear values, then dB), and the mel modes: torchaudio's mel bands of |X|^power and their
+// cepstrum (MFCC), on the same frames (spectrogram_params.hpp).
 //
 // Exactness: a frame that spans two chunks is computed from a history of the samples still
 // needed, and every frame goes through the same code, the same FFT plan and buffers of the

@@ -34,6 +34,19 @@ std::string quantity_name(SpectrumQuantity q) {
     case SpectrumQuantity::complex_spectrum: return "complex_spectrum";
     case SpectrumQuantity::angle: return "angle";
     case SpectrumQuantity::phase: return "phase";
+    case SpectrumQuantity::mel: return "mel_spectrogram";
+    case SpectrumQuantity::mfcc_of_decibels: return "mfcc";
+    case SpectrumQuantity::mfcc_of_log: return "mfcc_of_log_mels";
+  }
+  return "unknown";
+}
+
+// What the columns are (sidecar key column_axis).
+std::string column_axis_name(ColumnAxis axis) {
+  switch (axis) {
+    case ColumnAxis::frequency: return "frequency";
+    case ColumnAxis::mel_band: return "mel_band";
+    case ColumnAxis::cepstral_coefficient: return "cepstral_coefficient";
   }
   return "unknown";
 }
@@ -232,6 +245,12 @@ void NpySink::write_sidecar(bool complete) {
   field("quantity", quantity_name(layout.quantity));
   field("unit", layout.unit());
   field("decibels", layout.decibels);
+  field("column_axis", column_axis_name(layout.column_axis));
+  if (layout.column_axis == ColumnAxis::cepstral_coefficient) {
+    nlohmann::json coefficients = nlohmann::json::array();
+    for (std::size_t i = 0; i < layout.columns; ++i) coefficients.push_back(i);
+    field("coefficients", coefficients);
+  }
   field("center_frequency", in.center_frequency);
   field("first_row_time", layout.row_time(first_row_.value_or(0)));
   field("row_interval", layout.row_interval);

@@ -9,7 +9,9 @@
 // The header is reserved at begin() with room for a 20-digit row count and rewritten with the
 // final count at finish(). Both files are written as "<name>.partial" and renamed into place.
 //
-// Sidecar keys of rows: frequencies (Hz, baseband), center_frequency (Hz), times (s from the
+// Sidecar keys of rows: frequencies (Hz, baseband: the FFT bins', or the mel bands' centres;
+// empty for cepstral coefficients), column_axis (frequency, mel_band or cepstral_coefficient),
+// coefficients (their indices, cepstral_coefficient only), center_frequency (Hz), times (s from the
 // stream's start, one per row: layout.row_time), shape, dtype, quantity, unit, decibels,
 // parameters (every processing parameter), input (format, sample_rate, channels,
 // center_frequency, start_time, length), complete, rows, data (the .npy's file name). Of
