@@ -7,8 +7,6 @@
 // planned alignment. Plans are made and destroyed under the planner lock of their precision.
 #include "fft/dct.hpp"
 
-#include <fftw3.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -18,39 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "fft/fftw_planner_locks.hpp"
+#include "fft/fftw_traits.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism::fft {
 namespace {
-
-// FFTW's single- and double-precision r2r interfaces under one name.
-template <typename Real>
-struct Fftw;
-
-template <>
-struct Fftw<float> {
-  using PlanHandle = fftwf_plan;
-  static std::mutex& planner_mutex() { return fftw_single_planner_mutex(); }
-  static PlanHandle plan(int n, float* in, float* out, fftw_r2r_kind kind, unsigned flags) {
-    return fftwf_plan_r2r_1d(n, in, out, kind, flags);
-  }
-  static void execute(PlanHandle p, float* in, float* out) { fftwf_execute_r2r(p, in, out); }
-  static void destroy(PlanHandle p) { fftwf_destroy_plan(p); }
-  static int alignment_of(float* p) { return fftwf_alignment_of(p); }
-};
-
-template <>
-struct Fftw<double> {
-  using PlanHandle = fftw_plan;
-  static std::mutex& planner_mutex() { return fftw_double_planner_mutex(); }
-  static PlanHandle plan(int n, double* in, double* out, fftw_r2r_kind kind, unsigned flags) {
-    return fftw_plan_r2r_1d(n, in, out, kind, flags);
-  }
-  static void execute(PlanHandle p, double* in, double* out) { fftw_execute_r2r(p, in, out); }
-  static void destroy(PlanHandle p) { fftw_destroy_plan(p); }
-  static int alignment_of(double* p) { return fftw_alignment_of(p); }
-};
 
 fftw_r2r_kind r2r_kind(DctType type) {
   switch (type) {
@@ -94,8 +64,8 @@ DctNorm parse_dct_norm(std::string_view name) {
 
 template <typename Real>
 struct CpuDct<Real>::Plans {
-  typename Fftw<Real>::PlanHandle aligned = nullptr;
-  typename Fftw<Real>::PlanHandle unaligned = nullptr;
+  typename FftwApi<Real>::Plan aligned = nullptr;
+  typename FftwApi<Real>::Plan unaligned = nullptr;
   int in_alignment = 0;
   int out_alignment = 0;
   // Output scale: every element, and the first one (they differ for type 2 ortho).
@@ -105,9 +75,9 @@ struct CpuDct<Real>::Plans {
   Real first_input_extra = 0;
 
   ~Plans() {
-    std::lock_guard lock(Fftw<Real>::planner_mutex());
-    if (aligned != nullptr) Fftw<Real>::destroy(aligned);
-    if (unaligned != nullptr) Fftw<Real>::destroy(unaligned);
+    std::lock_guard lock(FftwApi<Real>::planner_mutex());
+    if (aligned != nullptr) FftwApi<Real>::destroy(aligned);
+    if (unaligned != nullptr) FftwApi<Real>::destroy(unaligned);
   }
 };
 
@@ -135,13 +105,13 @@ CpuDct<Real>::CpuDct(const DctSpec& spec) : spec_(spec), plans_(std::make_unique
   const int length = static_cast<int>(spec.n);
   const fftw_r2r_kind kind = r2r_kind(spec.type);
   const unsigned flags = FFTW_ESTIMATE | FFTW_PRESERVE_INPUT;
-  std::lock_guard lock(Fftw<Real>::planner_mutex());
-  plans_->aligned = Fftw<Real>::plan(length, in.get(), out.get(), kind, flags);
-  plans_->unaligned = Fftw<Real>::plan(length, in.get(), out.get(), kind, flags | FFTW_UNALIGNED);
+  std::lock_guard lock(FftwApi<Real>::planner_mutex());
+  plans_->aligned = FftwApi<Real>::r2r(length, in.get(), out.get(), kind, flags);
+  plans_->unaligned = FftwApi<Real>::r2r(length, in.get(), out.get(), kind, flags | FFTW_UNALIGNED);
   if (plans_->aligned == nullptr || plans_->unaligned == nullptr)
     throw std::invalid_argument("FFTW could not plan a DCT of length " + std::to_string(spec.n));
-  plans_->in_alignment = Fftw<Real>::alignment_of(in.get());
-  plans_->out_alignment = Fftw<Real>::alignment_of(out.get());
+  plans_->in_alignment = FftwApi<Real>::alignment_of(in.get());
+  plans_->out_alignment = FftwApi<Real>::alignment_of(out.get());
 }
 
 template <typename Real>
@@ -156,9 +126,9 @@ void CpuDct<Real>::execute(const Real* in, Real* out, std::size_t count) const {
     // Out of place with FFTW_PRESERVE_INPUT: FFTW reads the input and never writes it.
     Real* x = const_cast<Real*>(in + row * n);
     Real* y = out + row * n;
-    const bool aligned = Fftw<Real>::alignment_of(x) == p.in_alignment &&
-                         Fftw<Real>::alignment_of(y) == p.out_alignment;
-    Fftw<Real>::execute(aligned ? p.aligned : p.unaligned, x, y);
+    const bool aligned = FftwApi<Real>::alignment_of(x) == p.in_alignment &&
+                         FftwApi<Real>::alignment_of(y) == p.out_alignment;
+    FftwApi<Real>::execute_r2r(aligned ? p.aligned : p.unaligned, x, y);
     if (spec_.norm == DctNorm::backward) continue;
     const Real extra = p.first_input_extra * x[0];
     y[0] = (y[0] + extra) * p.first_scale;
