@@ -70,15 +70,23 @@ MelFilterbank make_mel_filterbank(std::size_t n_fft, double sample_rate, std::si
   return fb;
 }
 
-void MelFilterbank::apply(const float* power, double* out) const {
-  for (std::size_t m = 0; m < bands; ++m) {
-    const double* w = weights[m].data();
-    const float* p = power + first[m];
+namespace {
+
+template <typename Real>
+void apply_bands(const MelFilterbank& fb, const Real* power, double* out) {
+  for (std::size_t m = 0; m < fb.bands; ++m) {
+    const double* w = fb.weights[m].data();
+    const Real* p = power + fb.first[m];
     double sum = 0.0;
-    for (std::size_t i = 0; i < weights[m].size(); ++i) sum += w[i] * static_cast<double>(p[i]);
+    for (std::size_t i = 0; i < fb.weights[m].size(); ++i) sum += w[i] * static_cast<double>(p[i]);
     out[m] = sum;
   }
 }
+
+}  // namespace
+
+void MelFilterbank::apply(const float* power, double* out) const { apply_bands(*this, power, out); }
+void MelFilterbank::apply(const double* power, double* out) const { apply_bands(*this, power, out); }
 
 double MelFilterbank::weight(std::size_t bin, std::size_t band) const {
   if (bin < first[band] || bin >= first[band] + weights[band].size()) return 0.0;

@@ -36,6 +36,7 @@ struct MelFilterbank {
 
   // Σ_k weight(k, m)·power[k] for every band m, into `bands` values.
   void apply(const float* power, double* out) const;
+  void apply(const double* power, double* out) const;
   // The full bins × bands matrix's entry (k, m), zero outside the band.
   double weight(std::size_t bin, std::size_t band) const;
 };

@@ -97,6 +97,9 @@ const std::vector<Setting>& spectrogram_settings() {
       integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
       choice_setting("integer_scale", "unit", {"unit", "raw"},
                      "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
+      choice_setting("precision", "single", {"single", "double"},
+                     "single (float32 rows, FFTW single precision) or double (float64 rows, the samples, the FFT "
+                     "and the rows in double precision; CPU backend only)"),
       integer_setting("n_mels", "128", 1, 65536, "N", "mode mel, mfcc: mel bands (filters) per row"),
       number_setting("f_min", "0", 0, 1e12, "HZ", "mode mel, mfcc: the lowest band's lower edge"),
       number_setting("f_max", "", 0, 1e12, "HZ",
@@ -165,6 +168,7 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   }
   p.channel = static_cast<unsigned>(values.integer("channel"));
   p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
+  p.double_precision = values.text("precision") == "double";
   p.mode = mode == "mel" ? SpectrumMode::mel : mode == "mfcc" ? SpectrumMode::mfcc : p.mode;
   p.n_mels = static_cast<std::size_t>(values.integer("n_mels"));
   p.f_min = values.number("f_min");
@@ -211,6 +215,7 @@ nlohmann::json parameters_object(const SpectrogramParams& p) {
                                             : nlohmann::json(nullptr)},
       {"channel", p.channel},
       {"integer_scale", p.integer_scale == IntegerScale::unit ? "unit" : "raw"},
+      {"precision", p.double_precision ? "double" : "single"},
   };
 }
 
@@ -359,6 +364,7 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
       break;
   }
   layout.decibels = params.decibels;
+  layout.double_values = params.double_precision;
   layout.stream = stream;
   nlohmann::json parameters = parameters_object(params);
   if (params.is_mel()) {
@@ -380,8 +386,8 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   return layout;
 }
 
-std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& given,
-                                             const std::vector<double>& window) {
+std::vector<double> spectrogram_column_scales_double(const StreamInfo& stream, const SpectrogramParams& given,
+                                                     const std::vector<double>& window) {
   const SpectrogramParams params = given.resolved();
   const bool complex_input = is_complex(stream.format);
   const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
@@ -398,15 +404,21 @@ std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const Spe
   const double averaging =
       params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
   // The mel modes take torchaudio's unscaled |X|^power, on both sides alike.
-  if (params.is_mel()) return std::vector<float>(columns, static_cast<float>(averaging));
-  std::vector<float> result(columns, static_cast<float>(scale * averaging));
+  if (params.is_mel()) return std::vector<double>(columns, averaging);
+  std::vector<double> result(columns, scale * averaging);
   // A one-sided psd doubles every bin that has a negative-frequency twin.
   if (!complex_input && !magnitude) {
     const std::size_t last_doubled = params.nfft % 2 == 1 ? columns - 1 : columns - 2;
     for (std::size_t c = 1; c <= last_doubled && c < columns; ++c)
-      result[c] = static_cast<float>(2.0 * scale * averaging);
+      result[c] = 2.0 * scale * averaging;
   }
   return result;
+}
+
+std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
+                                             const std::vector<double>& window) {
+  const std::vector<double> exact = spectrogram_column_scales_double(stream, params, window);
+  return std::vector<float>(exact.begin(), exact.end());
 }
 
 DecibelScale spectrogram_decibels(const SpectrogramParams& params) {
@@ -460,6 +472,7 @@ std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const 
   if (params.detrend == Detrend::linear) return name("detrend") + " linear";
   if (params.keeps_phase() || params.is_mel()) return name("mode") + " " + to_string(params.mode);
   if (params.frequency_range) return name("frequency_range");
+  if (params.double_precision) return name("precision") + " double";
   return "";
 }
 

@@ -29,6 +29,8 @@
 //              HI are output; within the input's band; the CPU backend only
 //   channel    which channel of a multi-channel stream to analyse, 0-based
 //   integer_scale  unit (integers scaled to [-1, 1)) or raw (stored values), see format.hpp
+//   precision  single (float: the samples, the FFT and the rows) or double (double throughout,
+//              rows of double; FFTW's double-precision library; the CPU backend only)
 //
 // Real input gives one-sided spectra (nfft/2 + 1 bins, as scipy's return_onesided=True);
 // complex input gives two-sided spectra, centred (fftshift: the most negative frequency first).
@@ -77,6 +79,7 @@ struct SpectrogramParams {
   std::optional<std::pair<double, double>> frequency_range;  // Hz, low < high; none: every bin
   unsigned channel = 0;
   IntegerScale integer_scale = IntegerScale::unit;
+  bool double_precision = false;
   // Modes mel and mfcc, with torchaudio's defaults.
   std::size_t n_mels = 128;
   double f_min = 0.0;
@@ -149,6 +152,9 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
 // doubled, and 1/K for a mean over K frames. `window`: the nperseg window values.
 std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
                                              const std::vector<double>& window);
+// The same factors before their rounding to float (the double-precision spectrogram's).
+std::vector<double> spectrogram_column_scales_double(const StreamInfo& stream, const SpectrogramParams& params,
+                                                     const std::vector<double>& window);
 // dB = multiplier·log10(max(value, floor)): 10 and the power floor for psd, 20 and its square
 // root for magnitude; 20/power and 1e-10 for mel (torchaudio's AmplitudeToDB).
 struct DecibelScale {

@@ -33,6 +33,8 @@ struct SpectrumLayout {
   std::size_t columns = 0;            // values per row (frequency bins)
   // Each value is a complex float (re, im interleaved; mode complex) rather than a float.
   bool complex_values = false;
+  // Values are double rather than float (precision double).
+  bool double_values = false;
   // Hz, baseband, ascending; size == columns (empty for cepstral coefficients).
   std::vector<double> frequencies;
   ColumnAxis column_axis = ColumnAxis::frequency;
@@ -55,7 +57,9 @@ struct SpectrumLayout {
            quantity == SpectrumQuantity::power_spectrum;
   }
   // Bytes of one row.
-  std::size_t row_bytes() const { return columns * sizeof(float) * (complex_values ? 2 : 1); }
+  std::size_t row_bytes() const {
+    return columns * (double_values ? sizeof(double) : sizeof(float)) * (complex_values ? 2 : 1);
+  }
   // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", "rad", "V**P" (mel), or "dB" forms of them; "dB" or
   // "ln(V**P)" for the cepstra; for labels.
   std::string unit() const;

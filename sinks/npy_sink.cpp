@@ -164,7 +164,8 @@ void NpySink::begin(const PortDescription& input) {
   if (begun_) throw std::logic_error("NpySink::begin called twice");
   input_ = input;
   if (input.kind == PortKind::rows) {
-    descr_ = input.rows.complex_values ? "<c8" : "<f4";
+    descr_ = input.rows.double_values ? (input.rows.complex_values ? "<c16" : "<f8")
+                                      : (input.rows.complex_values ? "<c8" : "<f4");
     trailing_ = {input.rows.columns};
   } else {
     const NumpyType type = numpy_type(input.samples.format);
@@ -238,7 +239,9 @@ void NpySink::write_sidecar(bool complete) {
     text += ",\n";
   };
   field("data", std::filesystem::path(path_).filename().string());
-  field("dtype", layout.complex_values ? "complex64" : "float32");
+  field("dtype", layout.double_values ? (layout.complex_values ? "complex128" : "float64")
+                                     : (layout.complex_values ? "complex64" : "float32"));
+  field("precision", layout.double_values ? "double" : "single");
   field("shape", {rows_written_, layout.columns});
   field("rows", rows_written_);
   field("complete", complete);

@@ -215,6 +215,8 @@ void PngSink::begin(const PortDescription& input) {
     throw UsageError("a PNG shows power or magnitude; mode " +
                      std::string(layout.complex_values ? "complex" : layout.quantity == SpectrumQuantity::angle ? "angle" : "phase") +
                      " rows go to .npy outputs");
+  if (layout.double_values)
+    throw UsageError("a PNG plots float rows; precision double rows go to .npy outputs");
   // The plot's frequency axis is linear in Hz, with one column per FFT bin; mel bands (spaced
   // in mel) and cepstral coefficients have no place on it.
   if (layout.column_axis != ColumnAxis::frequency)
