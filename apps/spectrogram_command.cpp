@@ -95,6 +95,14 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     if (params.keeps_phase() && dynamic_cast<PngSink*>(sink.get()) != nullptr)
       throw UsageError("-o " + path + ": a PNG shows power or magnitude; " + settings.name("mode") + " " +
                        to_string(params.mode) + " rows go to .npy outputs");
+    if (params.double_precision && dynamic_cast<PngSink*>(sink.get()) != nullptr)
+      throw UsageError("-o " + path + ": a PNG plots float rows; " + settings.name("precision") +
+                       " double rows go to .npy outputs");
+    if (params.is_mel() && dynamic_cast<PngSink*>(sink.get()) != nullptr)
+      throw UsageError("-o " + path + ": a PNG plots FFT bins on a linear frequency axis; " + settings.name("mode") +
+                       " " + to_string(params.mode) + " rows (" +
+                       (params.mode == SpectrumMode::mel ? "mel bands" : "cepstral coefficients") +
+                       ") go to .npy outputs");
     if (!sink->accepts(PortKind::rows))
       throw UsageError(path + ": spectrogram outputs are " + row_outputs_help());
     graph.connect(spectrogram, graph.add_sink(std::move(sink)));

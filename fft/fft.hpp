@@ -4,7 +4,8 @@
 //
 // Layout: `batch` transforms of length n, contiguous (transform k starts at element k·n of
 // the input; for r2c, output transform k starts at element k·(n/2+1); the reverse for c2r).
-// Complex data is interleaved float pairs (re, im). Transforms are unnormalised, as FFTW and
+// Real data is float (double for a float64 backend, Backend::precision()); complex data is
+// interleaved pairs (re, im) of the same type. Transforms are unnormalised, as FFTW and
 // cuFFT: forward then inverse multiplies by n.
 #pragma once
 
@@ -29,7 +30,7 @@ struct PlanSpec {
   bool in_place = false;  // in == out at execute (r2c/c2r in place need padded real rows)
 };
 
-// Elements (floats for real data, complex pairs for complex data) of one transform's input and
+// Elements (reals for real data, complex pairs for complex data) of one transform's input and
 // output rows in the contiguous layout.
 std::size_t input_row_elements(const PlanSpec& spec);
 std::size_t output_row_elements(const PlanSpec& spec);
@@ -65,6 +66,10 @@ class Plan {
 
 enum class BackendKind { cpu, cuda, cufft, automatic };
 
+// The real type of a backend's data: float (every backend) or double (the CPU's FFTW double
+// backend, make_cpu_backend(Precision::float64); the GPU backends have no double plans yet).
+enum class Precision { float32, float64 };
+
 // "cpu", "cuda", "cufft", "auto".
 std::string_view backend_name(BackendKind kind);
 // Throws UsageError listing the choices when the name is unknown.
@@ -74,6 +79,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
+  virtual Precision precision() const { return Precision::float32; }
   // Where its buffers live: false for host memory (CPU), true for device memory (GPU).
   virtual bool device_memory() const = 0;
   // Makes a plan; throws std::invalid_argument for a spec the backend cannot do.
@@ -82,8 +88,8 @@ class Backend {
   virtual std::string describe() const = 0;
 };
 
-// The CPU backend (FFTW, single precision).
-std::unique_ptr<Backend> make_cpu_backend();
+// The CPU backend: FFTW in single precision (fftwf), or in double precision (fftw).
+std::unique_ptr<Backend> make_cpu_backend(Precision precision = Precision::float32);
 
 // Whether a backend kind exists in this build and on this machine (a GPU backend needs a CUDA
 // build and a device), with the reason when it does not.

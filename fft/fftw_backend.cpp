@@ -1,4 +1,5 @@
-// The CPU backend of the FFT interface (fft.hpp): FFTW in single precision (fftwf).
+// The CPU backends of the FFT interface (fft.hpp): FFTW in single precision (fftwf) and in double
+// precision (fftw), one implementation written for both (fftw_traits.hpp).
 //
 // Each plan holds FFTW plans for ONE transform, and execute() runs them once per row through
 // FFTW's new-array interface (fftwf_execute_dft and friends). That is what makes execute()
@@ -14,20 +15,19 @@
 // Determinism: plans are made with FFTW_ESTIMATE (no timing), so the same spec gives the same
 // algorithm in every run, and identical input gives bit-identical output. FFTW's planner
 // would also use any wisdom present in the process, so nothing in prism imports wisdom or
-// makes FFTW_MEASURE plans; all FFTW planning goes through this file.
+// makes FFTW_MEASURE plans (this file and dct.cpp plan with FFTW_ESTIMATE only).
 //
 // Alignment: FFTW may only apply a plan to arrays with the same SIMD alignment as the arrays
 // it was planned on (as fftwf_alignment_of reports it). Every FFTW plan is therefore made
 // twice: once on 64-byte-aligned scratch arrays (the fast plan) and once with FFTW_UNALIGNED
-// (valid for any float-aligned arrays). execute() picks, row by row, the fast plan when the
+// (valid for any element-aligned arrays). execute() picks, row by row, the fast plan when the
 // row's pointers have the planned alignment and the unaligned plan otherwise, so any buffer is
 // handled correctly. Callers that need rows to be bit-identical to each other should hand in
-// rows of equal alignment (both plans are exact to float rounding, but not to each other's).
+// rows of equal alignment (both plans are exact to rounding, but not to each other's).
 //
 // Thread safety of planning: FFTW's planner (and fftwf_destroy_plan) must not run in two
-// threads at once, so both are serialised by one mutex; execution needs no lock.
-#include <fftw3.h>
-
+// threads at once, so both are serialised by the planner lock of the precision
+// (fftw_planner_locks.hpp: one per precision, shared with the DCT); execution needs no lock.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -41,14 +41,10 @@
 #include <vector>
 
 #include "fft/fft.hpp"
+#include "fft/fftw_traits.hpp"
 
 namespace prism::fft {
 namespace {
-
-std::mutex& fftw_planner_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
 
 // "fftw-3.3.10-sse2-avx" -> "3.3.10".
 std::string fftw_version_number() {
@@ -62,25 +58,28 @@ std::string fftw_version_number() {
 struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
-using ScratchArray = std::unique_ptr<float, AlignedFree>;
+template <typename Real>
+using ScratchArray = std::unique_ptr<Real, AlignedFree>;
 
-ScratchArray aligned_floats(std::size_t count) {
+template <typename Real>
+ScratchArray<Real> aligned_reals(std::size_t count) {
   constexpr std::size_t kAlignment = 64;
-  std::size_t bytes = (count * sizeof(float) + kAlignment - 1) / kAlignment * kAlignment;
+  std::size_t bytes = (count * sizeof(Real) + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, bytes == 0 ? kAlignment : bytes);
   if (p == nullptr) throw std::bad_alloc();
-  return ScratchArray(static_cast<float*>(p));
+  return ScratchArray<Real>(static_cast<Real*>(p));
 }
 
 // One FFTW plan in its aligned and unaligned forms, with the alignment it was planned for.
+template <typename Real>
 struct FftwPlanPair {
-  fftwf_plan aligned = nullptr;
-  fftwf_plan unaligned = nullptr;
+  typename FftwApi<Real>::Plan aligned = nullptr;
+  typename FftwApi<Real>::Plan unaligned = nullptr;
   int in_alignment = 0;
   int out_alignment = 0;
 
-  fftwf_plan for_arrays(float* in, float* out) const {
-    return fftwf_alignment_of(in) == in_alignment && fftwf_alignment_of(out) == out_alignment
+  typename FftwApi<Real>::Plan for_arrays(Real* in, Real* out) const {
+    return FftwApi<Real>::alignment_of(in) == in_alignment && FftwApi<Real>::alignment_of(out) == out_alignment
                ? aligned
                : unaligned;
   }
@@ -90,22 +89,23 @@ struct FftwPlanPair {
 // the real x (in place; `z` holds m+1 complex values). With E = (Z[k] + conj Z[m-k])/2 and
 // O = (Z[k] - conj Z[m-k])/(2i):  X[k] = E + W^k·O  and  X[m-k] = conj(E - W^k·O),
 // W = e^{-2πi/n}; X[0] and X[m] are Re Z[0] ± Im Z[0].
-void split_half_length_spectrum(float* z, std::size_t m, const float* twiddle) {
-  const float z0r = z[0], z0i = z[1];
+template <typename Real>
+void split_half_length_spectrum(Real* z, std::size_t m, const Real* twiddle) {
+  const Real z0r = z[0], z0i = z[1];
   z[0] = z0r + z0i;
-  z[1] = 0.0f;
+  z[1] = Real(0);
   z[2 * m] = z0r - z0i;
-  z[2 * m + 1] = 0.0f;
+  z[2 * m + 1] = Real(0);
   // Pairs (k, m-k) with k < m-k; for even m the middle bin pairs with itself: X = conj Z.
   const std::size_t pairs = (m - 1) / 2;  // k = 1 .. pairs has k < m-k
   for (std::size_t k = 1; k <= pairs; ++k) {
     const std::size_t j = m - k;
-    const float ar = z[2 * k], ai = z[2 * k + 1];
-    const float br = z[2 * j], bi = z[2 * j + 1];
-    const float er = 0.5f * (ar + br), ei = 0.5f * (ai - bi);
-    const float or_ = 0.5f * (ai + bi), oi = 0.5f * (br - ar);
-    const float wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
-    const float tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+    const Real ar = z[2 * k], ai = z[2 * k + 1];
+    const Real br = z[2 * j], bi = z[2 * j + 1];
+    const Real er = Real(0.5) * (ar + br), ei = Real(0.5) * (ai - bi);
+    const Real or_ = Real(0.5) * (ai + bi), oi = Real(0.5) * (br - ar);
+    const Real wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
+    const Real tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
     z[2 * k] = er + tr;
     z[2 * k + 1] = ei + ti;
     z[2 * j] = er - tr;
@@ -119,17 +119,18 @@ void split_half_length_spectrum(float* z, std::size_t m, const float* twiddle) {
 // F = X[k] + conj X[m-k] and G = (X[k] - conj X[m-k])·conj W^k:  Z'[k] = F + iG and
 // Z'[m-k] = conj F + i·conj G. Only the real parts of X[0] and X[m] count (as in FFTW).
 // `x` and `z` may be the same array.
-void join_half_length_spectrum(const float* x, float* z, std::size_t m, const float* twiddle) {
-  const float x0 = x[0], xm = x[2 * m];
+template <typename Real>
+void join_half_length_spectrum(const Real* x, Real* z, std::size_t m, const Real* twiddle) {
+  const Real x0 = x[0], xm = x[2 * m];
   const std::size_t pairs = (m - 1) / 2;  // k = 1 .. pairs has k < m-k
   for (std::size_t k = 1; k <= pairs; ++k) {
     const std::size_t j = m - k;
-    const float ar = x[2 * k], ai = x[2 * k + 1];
-    const float br = x[2 * j], bi = x[2 * j + 1];
-    const float fr = ar + br, fi = ai - bi;
-    const float dr = ar - br, di = ai + bi;
-    const float wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
-    const float gr = dr * wr + di * wi, gi = di * wr - dr * wi;  // d · conj(w)
+    const Real ar = x[2 * k], ai = x[2 * k + 1];
+    const Real br = x[2 * j], bi = x[2 * j + 1];
+    const Real fr = ar + br, fi = ai - bi;
+    const Real dr = ar - br, di = ai + bi;
+    const Real wr = twiddle[2 * k], wi = twiddle[2 * k + 1];
+    const Real gr = dr * wr + di * wi, gi = di * wr - dr * wi;  // d · conj(w)
     z[2 * k] = fr - gi;
     z[2 * k + 1] = fi + gr;
     z[2 * j] = fr + gi;
@@ -137,19 +138,23 @@ void join_half_length_spectrum(const float* x, float* z, std::size_t m, const fl
   }
   // For even m the middle bin pairs with itself: Z' = 2·conj X.
   if (m % 2 == 0 && m >= 2) {
-    z[m] = 2.0f * x[m];
-    z[m + 1] = -2.0f * x[m + 1];
+    z[m] = Real(2) * x[m];
+    z[m + 1] = Real(-2) * x[m + 1];
   }
   z[0] = x0 + xm;
   z[1] = x0 - xm;
 }
 
+template <typename Real>
 class FftwPlan final : public Plan {
+  using Api = FftwApi<Real>;
+  using Complex = typename Api::Complex;
+
  public:
   explicit FftwPlan(const PlanSpec& spec)
       : Plan(spec),
-        in_row_floats_(input_row_elements(spec) * (spec.transform == Transform::r2c ? 1 : 2)),
-        out_row_floats_(output_row_elements(spec) * (spec.transform == Transform::c2r ? 1 : 2)),
+        in_row_reals_(input_row_elements(spec) * (spec.transform == Transform::r2c ? 1 : 2)),
+        out_row_reals_(output_row_elements(spec) * (spec.transform == Transform::c2r ? 1 : 2)),
         half_length_(spec.transform != Transform::c2c_forward &&
                      spec.transform != Transform::c2c_inverse && spec.n % 2 == 0) {
     if (half_length_) {
@@ -158,23 +163,23 @@ class FftwPlan final : public Plan {
       for (std::size_t k = 0; k < m; ++k) {
         const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) /
                              static_cast<double>(spec.n);
-        twiddle_[2 * k] = static_cast<float>(std::cos(angle));
-        twiddle_[2 * k + 1] = static_cast<float>(std::sin(angle));
+        twiddle_[2 * k] = static_cast<Real>(std::cos(angle));
+        twiddle_[2 * k + 1] = static_cast<Real>(std::sin(angle));
       }
     }
     // Scratch large enough for one row in each direction (and for both when in place). With
     // FFTW_ESTIMATE the planner does not write to these arrays.
-    std::size_t in_floats = in_row_floats_;
-    std::size_t out_floats = out_row_floats_;
+    std::size_t in_floats = in_row_reals_;
+    std::size_t out_floats = out_row_reals_;
     if (spec.in_place) in_floats = out_floats = std::max(in_floats, out_floats);
-    ScratchArray in = aligned_floats(in_floats);
-    ScratchArray out = spec.in_place ? nullptr : aligned_floats(out_floats);
-    float* in_ptr = in.get();
-    float* out_ptr = spec.in_place ? in.get() : out.get();
+    ScratchArray<Real> in = aligned_reals<Real>(in_floats);
+    ScratchArray<Real> out = spec.in_place ? nullptr : aligned_reals<Real>(out_floats);
+    Real* in_ptr = in.get();
+    Real* out_ptr = spec.in_place ? in.get() : out.get();
     // The half-length c2r runs its complex FFT in place on the output.
     if (half_length_ && spec.transform == Transform::c2r) in_ptr = out_ptr;
 
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    std::lock_guard<std::mutex> lock(Api::planner_mutex());
     plans_.aligned = make_fftw_plan(in_ptr, out_ptr, 0);
     plans_.unaligned = make_fftw_plan(in_ptr, out_ptr, FFTW_UNALIGNED);
     if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
@@ -182,12 +187,12 @@ class FftwPlan final : public Plan {
       throw std::invalid_argument("FFTW could not plan a transform of length " +
                                   std::to_string(spec.n));
     }
-    plans_.in_alignment = fftwf_alignment_of(in_ptr);
-    plans_.out_alignment = fftwf_alignment_of(out_ptr);
+    plans_.in_alignment = Api::alignment_of(in_ptr);
+    plans_.out_alignment = Api::alignment_of(out_ptr);
   }
 
   ~FftwPlan() override {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    std::lock_guard<std::mutex> lock(Api::planner_mutex());
     destroy_locked();
   }
 
@@ -204,78 +209,79 @@ class FftwPlan final : public Plan {
     // Out of place, nothing below writes to the input: FFTW's out-of-place c2c and r2c leave
     // it alone, FFTW's c2r is planned with FFTW_PRESERVE_INPUT, and the half-length c2r
     // reads it once into the output. So casting away const is safe.
-    auto* in_floats = const_cast<float*>(static_cast<const float*>(in));
-    auto* out_floats = static_cast<float*>(out);
+    auto* in_reals = const_cast<Real*>(static_cast<const Real*>(in));
+    auto* out_reals = static_cast<Real*>(out);
     for (std::size_t row = 0; row < count; ++row)
-      execute_row(in_floats + row * in_row_floats_, out_floats + row * out_row_floats_);
+      execute_row(in_reals + row * in_row_reals_, out_reals + row * out_row_reals_);
   }
 
  private:
-  void execute_row(float* in, float* out) const {
-    auto* cin = reinterpret_cast<fftwf_complex*>(in);
-    auto* cout = reinterpret_cast<fftwf_complex*>(out);
+  void execute_row(Real* in, Real* out) const {
+    auto* cin = reinterpret_cast<Complex*>(in);
+    auto* cout = reinterpret_cast<Complex*>(out);
     const std::size_t m = spec().n / 2;
     switch (spec().transform) {
       case Transform::c2c_forward:
-      case Transform::c2c_inverse: fftwf_execute_dft(plans_.for_arrays(in, out), cin, cout); return;
+      case Transform::c2c_inverse: Api::execute_dft(plans_.for_arrays(in, out), cin, cout); return;
       case Transform::r2c:
         if (half_length_) {
-          fftwf_execute_dft(plans_.for_arrays(in, out), cin, cout);
+          Api::execute_dft(plans_.for_arrays(in, out), cin, cout);
           split_half_length_spectrum(out, m, twiddle_.data());
         } else {
-          fftwf_execute_dft_r2c(plans_.for_arrays(in, out), in, cout);
+          Api::execute_dft_r2c(plans_.for_arrays(in, out), in, cout);
         }
         return;
       case Transform::c2r:
         if (half_length_) {
           join_half_length_spectrum(in, out, m, twiddle_.data());
-          fftwf_execute_dft(plans_.for_arrays(out, out), cout, cout);
+          Api::execute_dft(plans_.for_arrays(out, out), cout, cout);
         } else {
-          fftwf_execute_dft_c2r(plans_.for_arrays(in, out), cin, out);
+          Api::execute_dft_c2r(plans_.for_arrays(in, out), cin, out);
         }
         return;
     }
   }
 
-  fftwf_plan make_fftw_plan(float* in, float* out, unsigned extra_flags) const {
+  typename Api::Plan make_fftw_plan(Real* in, Real* out, unsigned extra_flags) const {
     const PlanSpec& s = spec();
     const unsigned flags = FFTW_ESTIMATE | extra_flags;
-    auto* cin = reinterpret_cast<fftwf_complex*>(in);
-    auto* cout = reinterpret_cast<fftwf_complex*>(out);
+    auto* cin = reinterpret_cast<Complex*>(in);
+    auto* cout = reinterpret_cast<Complex*>(out);
     if (half_length_) {
       const int m = static_cast<int>(s.n / 2);
       const int sign = s.transform == Transform::r2c ? FFTW_FORWARD : FFTW_BACKWARD;
-      return fftwf_plan_dft_1d(m, cin, cout, sign, flags);
+      return Api::dft(m, cin, cout, sign, flags);
     }
     const int n = static_cast<int>(s.n);
     switch (s.transform) {
-      case Transform::c2c_forward: return fftwf_plan_dft_1d(n, cin, cout, FFTW_FORWARD, flags);
-      case Transform::c2c_inverse: return fftwf_plan_dft_1d(n, cin, cout, FFTW_BACKWARD, flags);
-      case Transform::r2c: return fftwf_plan_dft_r2c_1d(n, in, cout, flags);
+      case Transform::c2c_forward: return Api::dft(n, cin, cout, FFTW_FORWARD, flags);
+      case Transform::c2c_inverse: return Api::dft(n, cin, cout, FFTW_BACKWARD, flags);
+      case Transform::r2c: return Api::dft_r2c(n, in, cout, flags);
       case Transform::c2r:
         // Out of place, keep the caller's (const) input intact; in place it is the output.
-        return fftwf_plan_dft_c2r_1d(n, cin, out,
-                                     flags | (s.in_place ? 0u : unsigned{FFTW_PRESERVE_INPUT}));
+        return Api::dft_c2r(n, cin, out, flags | (s.in_place ? 0u : unsigned{FFTW_PRESERVE_INPUT}));
     }
     return nullptr;
   }
 
   void destroy_locked() {
-    if (plans_.aligned != nullptr) fftwf_destroy_plan(plans_.aligned);
-    if (plans_.unaligned != nullptr) fftwf_destroy_plan(plans_.unaligned);
+    if (plans_.aligned != nullptr) Api::destroy(plans_.aligned);
+    if (plans_.unaligned != nullptr) Api::destroy(plans_.unaligned);
     plans_.aligned = plans_.unaligned = nullptr;
   }
 
-  std::size_t in_row_floats_;
-  std::size_t out_row_floats_;
+  std::size_t in_row_reals_;
+  std::size_t out_row_reals_;
   bool half_length_;             // an even-length real transform, through a complex FFT of n/2
-  std::vector<float> twiddle_;   // half_length_: e^{-2πik/n}, k < n/2, interleaved
-  FftwPlanPair plans_;
+  std::vector<Real> twiddle_;    // half_length_: e^{-2πik/n}, k < n/2, interleaved
+  FftwPlanPair<Real> plans_;
 };
 
 class FftwBackend final : public Backend {
  public:
+  explicit FftwBackend(Precision precision) : precision_(precision) {}
   BackendKind kind() const override { return BackendKind::cpu; }
+  Precision precision() const override { return precision_; }
   bool device_memory() const override { return false; }
 
   std::unique_ptr<Plan> plan(const PlanSpec& spec) override {
@@ -285,16 +291,21 @@ class FftwBackend final : public Backend {
     if (spec.n > static_cast<std::size_t>(INT32_MAX / 2))
       throw std::invalid_argument("FFT length " + std::to_string(spec.n) +
                                   " is too large for FFTW's interface");
-    return std::make_unique<FftwPlan>(spec);
+    if (precision_ == Precision::float64) return std::make_unique<FftwPlan<double>>(spec);
+    return std::make_unique<FftwPlan<float>>(spec);
   }
 
   std::string describe() const override {
-    return "FFTW " + fftw_version_number() + " (single precision)";
+    return "FFTW " + fftw_version_number() +
+           (precision_ == Precision::float64 ? " (double precision)" : " (single precision)");
   }
+
+ private:
+  Precision precision_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<FftwBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend(Precision precision) { return std::make_unique<FftwBackend>(precision); }
 
 }  // namespace prism::fft

@@ -2,9 +2,12 @@
 //
 // Contents:
 //   1. small tools        aligned buffers, the channel gather, fast decibels
-//   2. Impl: set-up       tables (window, scales, frequencies), layout, scratch, workers
-//   3. Impl: one frame    load (history + block), detrend and window, FFT, detect
-//   4. Impl: one block    frames -> averaging groups -> rows, shared among the threads
+//   2. Engine: set-up     tables (window, scales, frequencies), layout, scratch, workers
+//   3. Engine: one frame  load (history + block), detrend and window, FFT, detect
+//   4. Engine: one block  frames -> averaging groups -> rows, shared among the threads
+//
+// The engine is written once for float and double (precision double: the samples converted to
+// double, FFTW's double-precision plans, double rows).
 //   5. the public class
 //
 // How a block is cut into work: frame f covers samples [f·hop, f·hop + nperseg). The frames
@@ -26,8 +29,10 @@
 #include <semaphore>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "fft/dct.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
@@ -108,32 +113,70 @@ void decibels_in_place(float* v, std::size_t n, float multiplier, float floor) {
 }
 
 enum class Combine { store, add, max };
+// What a bin's value is: |X|², |X|, or (|X|²)^(power/2) = |X|^power (the mel modes).
+enum class Detector { power, magnitude, general_power };
 
-// Writes |X| or |X|² of `count` complex values (interleaved) into acc, combined with what
-// acc holds according to C.
-template <Combine C, bool Magnitude>
-void detect(const float* spectrum, float* acc, std::size_t count) {
+// Writes the detected values of `count` complex values (interleaved) into acc, combined with
+// what acc holds according to C. `half_power`: power/2 for Detector::general_power.
+template <typename Real, Combine C, Detector D>
+void detect(const Real* spectrum, Real* acc, std::size_t count, Real half_power) {
   for (std::size_t k = 0; k < count; ++k) {
-    const float re = spectrum[2 * k];
-    const float im = spectrum[2 * k + 1];
-    float value = re * re + im * im;
-    if constexpr (Magnitude) value = std::sqrt(value);
+    const Real re = spectrum[2 * k];
+    const Real im = spectrum[2 * k + 1];
+    Real value = re * re + im * im;
+    if constexpr (D == Detector::magnitude) value = std::sqrt(value);
+    if constexpr (D == Detector::general_power) value = std::pow(value, half_power);
     if constexpr (C == Combine::store) acc[k] = value;
     if constexpr (C == Combine::add) acc[k] += value;
     if constexpr (C == Combine::max) acc[k] = acc[k] < value ? value : acc[k];
   }
 }
 
-using DetectFunction = void (*)(const float*, float*, std::size_t);
+template <typename Real>
+using DetectFunction = void (*)(const Real*, Real*, std::size_t, Real);
 
-template <bool Magnitude>
-DetectFunction detect_for(Combine c) {
+template <typename Real, Detector D>
+DetectFunction<Real> detect_for(Combine c) {
   switch (c) {
-    case Combine::store: return &detect<Combine::store, Magnitude>;
-    case Combine::add: return &detect<Combine::add, Magnitude>;
-    case Combine::max: return &detect<Combine::max, Magnitude>;
+    case Combine::store: return &detect<Real, Combine::store, D>;
+    case Combine::add: return &detect<Real, Combine::add, D>;
+    case Combine::max: return &detect<Real, Combine::max, D>;
   }
   return nullptr;
+}
+
+template <typename Real>
+DetectFunction<Real> detect_for(Detector d, Combine c) {
+  switch (d) {
+    case Detector::power: return detect_for<Real, Detector::power>(c);
+    case Detector::magnitude: return detect_for<Real, Detector::magnitude>(c);
+    case Detector::general_power: return detect_for<Real, Detector::general_power>(c);
+  }
+  return nullptr;
+}
+
+// Samples of any format to the engine's real type.
+void convert_samples(SampleFormat f, const std::byte* src, std::size_t components, float* dst, IntegerScale scale) {
+  convert_to_float(f, src, components, dst, scale);
+}
+void convert_samples(SampleFormat f, const std::byte* src, std::size_t components, double* dst, IntegerScale scale) {
+  convert_to_double(f, src, components, dst, scale);
+}
+
+// Double rows take libm's log10: the fast float form above is good to float rounding only.
+void decibels_in_place(double* v, std::size_t n, double multiplier, double floor) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(v[i])) v[i] = multiplier * std::log10(v[i] < floor ? floor : v[i]);
+}
+
+// The column scales in the engine's real type.
+void column_scales(const StreamInfo& stream, const SpectrogramParams& params, const std::vector<double>& window,
+                   std::vector<float>& out) {
+  out = spectrogram_column_scales(stream, params, window);
+}
+void column_scales(const StreamInfo& stream, const SpectrogramParams& params, const std::vector<double>& window,
+                   std::vector<double>& out) {
+  out = spectrogram_column_scales_double(stream, params, window);
 }
 
 // A block is shared among the threads only when it holds at least this much FFT work
@@ -142,15 +185,33 @@ constexpr std::uint64_t kMinParallelWork = 1u << 16;
 
 }  // namespace
 
-// ---- 2. Impl: set-up ---------------------------------------------------------------------
+// ---- 2. Engine: set-up ---------------------------------------------------------------------
 
-struct CpuSpectrogram::Impl {
+// What the public class sees of an engine, whichever its precision.
+struct CpuSpectrogramEngine {
+  virtual ~CpuSpectrogramEngine() = default;
+  // `rows`: room for max_output rows of the engine's real type.
+  virtual std::size_t process(const std::byte* data, std::size_t samples, void* rows) = 0;
+  virtual void reset() = 0;
+  virtual StageCounters counters() const = 0;
+  virtual unsigned thread_count() const = 0;
+  SpectrumLayout layout;
+  std::string backend_description;
+};
+
+namespace {
+
+// The spectrogram in float (Real = float) or double throughout.
+template <typename Real>
+struct Engine final : CpuSpectrogramEngine {
   // Per-thread buffers.
   struct Scratch {
-    std::unique_ptr<float[], AlignedFree> frame;     // nfft·components; zero beyond nperseg
-    std::unique_ptr<float[], AlignedFree> spectrum;  // the FFT's output
-    std::unique_ptr<float[], AlignedFree> acc;       // one row of linear (or complex) values
+    std::unique_ptr<Real[], AlignedFree> frame;     // nfft·components; zero beyond nperseg
+    std::unique_ptr<Real[], AlignedFree> spectrum;  // the FFT's output
+    std::unique_ptr<Real[], AlignedFree> acc;       // one row of linear (or complex) values
     std::unique_ptr<std::byte[], AlignedFree> native;  // one frame of one channel, packed
+    std::vector<double> mel;        // modes mel, mfcc: one row's band energies (n_mels)
+    std::vector<double> cepstrum;   // mode mfcc: their DCT (n_mels)
   };
 
   // What the threads share while a block is processed (written before they are woken).
@@ -162,7 +223,7 @@ struct CpuSpectrogram::Impl {
     std::uint64_t end_group = 0;     // groups [F0/K, ceil(F1/K)) have frames in this block
     std::uint64_t first_row_group = 0;  // F0/K: the group that writes rows[0]
     std::uint64_t claim = 1;         // groups taken per claim
-    float* rows = nullptr;
+    Real* rows = nullptr;
   };
 
   // Configuration.
@@ -177,23 +238,23 @@ struct CpuSpectrogram::Impl {
   ColumnRange kept;            // the columns that the rows keep (frequency_range)
   std::size_t row_floats = 0;  // kept columns, twice that for complex rows
   bool complex_input = false;
-  std::vector<float> window;       // nperseg
-  std::vector<float> final_scale;  // columns: scaling, one-sided doubling, 1/K for mean
-  float decibel_multiplier = 10.0f;
-  float decibel_floor = 1e-30f;
-  DetectFunction detect_first = nullptr;  // first frame of a group
-  DetectFunction detect_more = nullptr;   // the group's other frames
-  SpectrumLayout layout;
-
+  std::vector<Real> window;       // nperseg
+  std::vector<Real> final_scale;  // columns: scaling, one-sided doubling, 1/K for mean
+  Real decibel_multiplier = 10.0f;
+  Real decibel_floor = 1e-30f;
+  DetectFunction<Real> detect_first = nullptr;  // first frame of a group
+  DetectFunction<Real> detect_more = nullptr;   // the group's other frames
+  Real half_power = 1.0f;                // mel modes: power/2
+  MelFilterbank mel_bank;                 // modes mel, mfcc
+  std::unique_ptr<fft::CpuDct<double>> cepstrum_dct;  // mode mfcc: DCT-II ortho of n_mels
   std::unique_ptr<fft::Backend> backend;
   std::unique_ptr<fft::Plan> plan;
-  std::string backend_description;
 
   // Stream state.
-  std::unique_ptr<float[], AlignedFree> history;  // samples [history_first, samples_in)
+  std::unique_ptr<Real[], AlignedFree> history;  // samples [history_first, samples_in)
   std::uint64_t history_first = 0;
-  std::unique_ptr<float[], AlignedFree> carry_in;   // running value of an unfinished group
-  std::unique_ptr<float[], AlignedFree> carry_out;
+  std::unique_ptr<Real[], AlignedFree> carry_in;   // running value of an unfinished group
+  std::unique_ptr<Real[], AlignedFree> carry_out;
   std::atomic<std::uint64_t> samples_in{0};
   std::atomic<std::uint64_t> frames_done{0};
 
@@ -208,7 +269,7 @@ struct CpuSpectrogram::Impl {
   alignas(64) std::atomic<std::uint64_t> next_group{0};
   char next_group_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
 
-  Impl(const StreamInfo& stream_info, const SpectrogramParams& p, unsigned thread_count, const KeyNamer& name)
+  Engine(const StreamInfo& stream_info, const SpectrogramParams& p, unsigned thread_count, const KeyNamer& name)
       : stream(stream_info), params(p) {
     if (!(stream.sample_rate > 0))
       throw std::invalid_argument("the sample rate must be positive");
@@ -226,13 +287,16 @@ struct CpuSpectrogram::Impl {
     channel_offset = params.channel * sample_bytes;
     hop = params.hop();
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
+    check_mel_stream(stream, params, name);
     kept = spectrogram_column_range(stream, params, name);
     row_floats = params.mode == SpectrumMode::complex ? 2 * kept.count : kept.count;
+    if (params.mode == SpectrumMode::mel) row_floats = params.n_mels;
+    if (params.mode == SpectrumMode::mfcc) row_floats = params.n_mfcc;
 
     make_tables();
     layout = spectrogram_layout(stream, params);
 
-    backend = fft::make_cpu_backend();
+    backend = fft::make_cpu_backend(std::is_same_v<Real, double> ? fft::Precision::float64 : fft::Precision::float32);
     backend_description = backend->describe();
     fft::PlanSpec spec;
     spec.n = params.nfft;
@@ -241,17 +305,19 @@ struct CpuSpectrogram::Impl {
     spec.in_place = false;
     plan = backend->plan(spec);
 
-    history = aligned_zeroed<float>(params.nperseg * components);
-    carry_in = aligned_zeroed<float>(columns);
-    carry_out = aligned_zeroed<float>(columns);
+    history = aligned_zeroed<Real>(params.nperseg * components);
+    carry_in = aligned_zeroed<Real>(columns);
+    carry_out = aligned_zeroed<Real>(columns);
 
     if (thread_count == 0) thread_count = std::max(1u, std::thread::hardware_concurrency());
     scratch.resize(thread_count);
     for (Scratch& s : scratch) {
-      s.frame = aligned_zeroed<float>(params.nfft * components);
-      s.spectrum = aligned_zeroed<float>(2 * fft::output_row_elements(spec));
-      s.acc = aligned_zeroed<float>(2 * columns);
+      s.frame = aligned_zeroed<Real>(params.nfft * components);
+      s.spectrum = aligned_zeroed<Real>(2 * fft::output_row_elements(spec));
+      s.acc = aligned_zeroed<Real>(2 * columns);
       s.native = aligned_zeroed<std::byte>(params.nperseg * sample_bytes);
+      if (params.is_mel()) s.mel.resize(params.n_mels);
+      if (params.mode == SpectrumMode::mfcc) s.cepstrum.resize(params.n_mels);
     }
     for (unsigned i = 1; i < thread_count; ++i)
       wake.push_back(std::make_unique<std::binary_semaphore>(0));
@@ -259,7 +325,7 @@ struct CpuSpectrogram::Impl {
       workers.emplace_back([this, i] { worker_loop(i); });
   }
 
-  ~Impl() {
+  ~Engine() override {
     stopping.store(true);
     for (auto& w : wake) w->release();
     for (auto& t : workers) t.join();
@@ -268,33 +334,43 @@ struct CpuSpectrogram::Impl {
   void make_tables() {
     const std::vector<double> w = make_window(params.window, params.nperseg);
     window.assign(w.begin(), w.end());
-    final_scale = spectrogram_column_scales(stream, params, w);
+    column_scales(stream, params, w, final_scale);
     const DecibelScale db = spectrogram_decibels(params);
     decibel_multiplier = db.multiplier;
     decibel_floor = db.floor;
-    const bool magnitude = params.mode == SpectrumMode::magnitude;
+    Detector detector = params.mode == SpectrumMode::magnitude ? Detector::magnitude : Detector::power;
+    if (params.is_mel()) {
+      detector = params.power == 2.0   ? Detector::power
+                 : params.power == 1.0 ? Detector::magnitude
+                                       : Detector::general_power;
+      half_power = static_cast<Real>(params.power / 2.0);
+      mel_bank = spectrogram_mel_filterbank(stream, params);
+    }
+    if (params.mode == SpectrumMode::mfcc)
+      cepstrum_dct = std::make_unique<fft::CpuDct<double>>(
+          fft::DctSpec{params.n_mels, 1, fft::DctType::type2, fft::DctNorm::ortho});
     const Combine more = params.average_kind == AverageKind::mean ? Combine::add : Combine::max;
-    detect_first = magnitude ? detect_for<true>(Combine::store) : detect_for<false>(Combine::store);
-    detect_more = magnitude ? detect_for<true>(more) : detect_for<false>(more);
+    detect_first = detect_for<Real>(detector, Combine::store);
+    detect_more = detect_for<Real>(detector, more);
   }
 
-  // ---- 3. Impl: one frame ----------------------------------------------------------------
+  // ---- 3. Engine: one frame ----------------------------------------------------------------
 
   // Converts `count` samples of the analysed channel, starting at the block's sample `first`,
-  // to float.
-  void load_from_block(const std::byte* data, std::size_t first, std::size_t count, float* dst,
+  // to Real.
+  void load_from_block(const std::byte* data, std::size_t first, std::size_t count, Real* dst,
                        std::byte* native) const {
     if (count == 0) return;
     const std::byte* src = data + first * frame_bytes + channel_offset;
     if (stream.channels == 1) {
-      convert_to_float(stream.format, src, count * components, dst, params.integer_scale);
+      convert_samples(stream.format, src, count * components, dst, params.integer_scale);
       return;
     }
     const std::size_t chunk = params.nperseg;
     for (std::size_t done = 0; done < count; done += chunk) {
       const std::size_t n = std::min(chunk, count - done);
       gather_samples(src + done * frame_bytes, frame_bytes, sample_bytes, n, native);
-      convert_to_float(stream.format, native, n * components, dst + done * components,
+      convert_samples(stream.format, native, n * components, dst + done * components,
                        params.integer_scale);
     }
   }
@@ -302,12 +378,12 @@ struct CpuSpectrogram::Impl {
   // The frame's samples, from the history and/or the block, into s.frame.
   void load_frame(std::uint64_t frame, Scratch& s) const {
     const std::uint64_t start = frame * hop;
-    float* dst = s.frame.get();
+    Real* dst = s.frame.get();
     std::size_t from_history = 0;
     if (start < job.first_sample) {
       from_history = static_cast<std::size_t>(job.first_sample - start);
       std::memcpy(dst, history.get() + (start - history_first) * components,
-                  from_history * components * sizeof(float));
+                  from_history * components * sizeof(Real));
     }
     const std::size_t block_first =
         from_history > 0 ? 0 : static_cast<std::size_t>(start - job.first_sample);
@@ -318,7 +394,7 @@ struct CpuSpectrogram::Impl {
   // Subtracts the least-squares line through the n values x[offset], x[offset + stride], ...
   // (scipy.signal.detrend type='linear'), in double: with t centred on the segment's middle the
   // line's mean and slope are independent sums.
-  static void remove_line(float* x, std::size_t n, std::size_t stride, std::size_t offset) {
+  static void remove_line(Real* x, std::size_t n, std::size_t stride, std::size_t offset) {
     const double middle = (static_cast<double>(n) - 1.0) / 2.0;
     double sum = 0.0, weighted = 0.0, t_squares = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -331,7 +407,7 @@ struct CpuSpectrogram::Impl {
     const double mean = sum / static_cast<double>(n);
     const double slope = t_squares > 0.0 ? weighted / t_squares : 0.0;
     for (std::size_t i = 0; i < n; ++i)
-      x[i * stride + offset] = static_cast<float>(x[i * stride + offset] - (mean + slope * (static_cast<double>(i) - middle)));
+      x[i * stride + offset] = static_cast<Real>(x[i * stride + offset] - (mean + slope * (static_cast<double>(i) - middle)));
   }
 
   // Subtracts the segment's mean (detrend constant) or its least-squares line (linear) and
@@ -339,10 +415,10 @@ struct CpuSpectrogram::Impl {
   // The mean is summed in double over 8 fixed lanes: the order of additions is fixed by
   // the code, not by alignment or the compiler, and the 8 lanes keep real and imaginary
   // parts apart for complex frames.
-  void detrend_and_window(float* x) const {
+  void detrend_and_window(Real* x) const {
     const std::size_t n = params.nperseg;
     const std::size_t floats = n * components;
-    float mean_re = 0.0f, mean_im = 0.0f;
+    Real mean_re = 0.0f, mean_im = 0.0f;
     if (params.detrend == Detrend::constant) {
       double lanes[8] = {};
       std::size_t i = 0;
@@ -351,15 +427,15 @@ struct CpuSpectrogram::Impl {
       for (; i < floats; ++i) lanes[i % 8] += x[i];
       const double count = static_cast<double>(n);
       if (complex_input) {
-        mean_re = static_cast<float>(((lanes[0] + lanes[2]) + (lanes[4] + lanes[6])) / count);
-        mean_im = static_cast<float>(((lanes[1] + lanes[3]) + (lanes[5] + lanes[7])) / count);
+        mean_re = static_cast<Real>(((lanes[0] + lanes[2]) + (lanes[4] + lanes[6])) / count);
+        mean_im = static_cast<Real>(((lanes[1] + lanes[3]) + (lanes[5] + lanes[7])) / count);
       } else {
-        mean_re = static_cast<float>((((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+        mean_re = static_cast<Real>((((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
                                       ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) /
                                      count);
       }
     }
-    const float* w = window.data();
+    const Real* w = window.data();
     if (params.detrend == Detrend::linear) {
       remove_line(x, n, components, 0);
       if (complex_input) remove_line(x, n, components, 1);
@@ -381,31 +457,31 @@ struct CpuSpectrogram::Impl {
     load_frame(frame, s);
     detrend_and_window(s.frame.get());
     plan->execute(s.frame.get(), s.spectrum.get(), 1);
-    const float* spectrum = s.spectrum.get();
-    float* acc = s.acc.get();
+    const Real* spectrum = s.spectrum.get();
+    Real* acc = s.acc.get();
     if (params.keeps_phase()) {
       // X itself (a group is one frame), centred for complex input as below.
       const std::size_t negative = complex_input ? params.nfft / 2 : 0;
       const std::size_t first_bin = complex_input ? params.nfft - negative : 0;
-      std::memcpy(acc, spectrum + 2 * first_bin, 2 * negative * sizeof(float));
-      std::memcpy(acc + 2 * negative, spectrum, 2 * (columns - negative) * sizeof(float));
+      std::memcpy(acc, spectrum + 2 * first_bin, 2 * negative * sizeof(Real));
+      std::memcpy(acc + 2 * negative, spectrum, 2 * (columns - negative) * sizeof(Real));
       return;
     }
-    const DetectFunction detect_into = first_of_group ? detect_first : detect_more;
+    const DetectFunction<Real> detect_into = first_of_group ? detect_first : detect_more;
     if (complex_input) {
       // fftshift: column j holds bin (j - nfft/2) mod nfft.
       const std::size_t nfft = params.nfft;
       const std::size_t negative = nfft / 2;  // bins nfft-negative .. nfft-1 come first
-      detect_into(spectrum + 2 * (nfft - negative), acc, negative);
-      detect_into(spectrum, acc + negative, nfft - negative);
+      detect_into(spectrum + 2 * (nfft - negative), acc, negative, half_power);
+      detect_into(spectrum, acc + negative, nfft - negative, half_power);
     } else {
-      detect_into(spectrum, acc, columns);
+      detect_into(spectrum, acc, columns, half_power);
     }
   }
 
   // np.unwrap along the row: each step between neighbours taken into (-π, π], the corrections
   // summed in double from the first column on.
-  static void unwrap_in_place(float* angles, std::size_t n) {
+  static void unwrap_in_place(Real* angles, std::size_t n) {
     constexpr double kPi = 3.14159265358979323846;
     double correction = 0.0;
     for (std::size_t k = 1; k < n; ++k) {
@@ -415,13 +491,36 @@ struct CpuSpectrogram::Impl {
       wrapped -= kPi;
       if (wrapped == -kPi && step > 0) wrapped = kPi;
       if (std::abs(step) >= kPi) correction += wrapped - step;
-      angles[k] = static_cast<float>(static_cast<double>(angles[k]) + correction);
+      angles[k] = static_cast<Real>(static_cast<double>(angles[k]) + correction);
     }
   }
 
+  // Modes mel and mfcc: the row from `acc` (|X|^power of every bin, summed over the group).
+  // The bands, their logarithm and the DCT are computed in double.
+  void finish_mel_row(const Real* acc, Real* row, Scratch& s) const {
+    double* mel = s.mel.data();
+    mel_bank.apply(acc, mel);
+    const double averaging = final_scale[0];  // 1/K for a mean, 1 otherwise: alike for every bin
+    for (std::size_t m = 0; m < params.n_mels; ++m) mel[m] *= averaging;
+    if (params.mode == SpectrumMode::mel) {
+      for (std::size_t m = 0; m < params.n_mels; ++m) row[m] = static_cast<Real>(mel[m]);
+      if (params.decibels) decibels_in_place(row, params.n_mels, decibel_multiplier, decibel_floor);
+      return;
+    }
+    // torchaudio's MFCC: ln(mel + 1e-6) with log_mels, else AmplitudeToDB("power") without top_db.
+    for (std::size_t m = 0; m < params.n_mels; ++m)
+      mel[m] = params.log_mels ? std::log(mel[m] + 1e-6) : 10.0 * std::log10(std::max(mel[m], 1e-10));
+    cepstrum_dct->execute(mel, s.cepstrum.data());
+    for (std::size_t i = 0; i < params.n_mfcc; ++i) row[i] = static_cast<Real>(s.cepstrum[i]);
+  }
+
   // The kept columns of a row, from `acc` (all columns).
-  void finish_row(const float* acc, float* row) const {
-    const float* scale = final_scale.data() + kept.first;
+  void finish_row(const Real* acc, Real* row, Scratch& s) const {
+    if (params.is_mel()) {
+      finish_mel_row(acc, row, s);
+      return;
+    }
+    const Real* scale = final_scale.data() + kept.first;
     const std::size_t n = kept.count;
     switch (params.mode) {
       case SpectrumMode::complex:
@@ -439,14 +538,16 @@ struct CpuSpectrogram::Impl {
         if (params.mode == SpectrumMode::phase) unwrap_in_place(row, n);
         return;
       case SpectrumMode::psd:
-      case SpectrumMode::magnitude: break;
+      case SpectrumMode::magnitude:
+      case SpectrumMode::mel:
+      case SpectrumMode::mfcc: break;
     }
     acc += kept.first;
     for (std::size_t k = 0; k < n; ++k) row[k] = acc[k] * scale[k];
     if (params.decibels) decibels_in_place(row, n, decibel_multiplier, decibel_floor);
   }
 
-  // ---- 4. Impl: one block ----------------------------------------------------------------
+  // ---- 4. Engine: one block ----------------------------------------------------------------
 
   void compute_group(std::uint64_t group, Scratch& s) const {
     const std::uint64_t k = params.average;
@@ -455,12 +556,12 @@ struct CpuSpectrogram::Impl {
     const std::uint64_t first = std::max(group_first, job.first_frame);
     const std::uint64_t end = std::min(group_end, job.end_frame);
     if (first > group_first)
-      std::memcpy(s.acc.get(), carry_in.get(), columns * sizeof(float));
+      std::memcpy(s.acc.get(), carry_in.get(), columns * sizeof(Real));
     for (std::uint64_t f = first; f < end; ++f) compute_frame(f, f == group_first, s);
     if (end == group_end)
-      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * row_floats);
+      finish_row(s.acc.get(), job.rows + (group - job.first_row_group) * row_floats, s);
     else
-      std::memcpy(carry_out.get(), s.acc.get(), columns * sizeof(float));
+      std::memcpy(carry_out.get(), s.acc.get(), columns * sizeof(Real));
   }
 
   void compute_claimed_groups(Scratch& s) {
@@ -482,7 +583,7 @@ struct CpuSpectrogram::Impl {
   }
 
   // Back to the state before the first chunk.
-  void reset() {
+  void reset() override {
     std::fill_n(history.get(), params.nperseg * components, 0.0f);
     std::fill_n(carry_in.get(), columns, 0.0f);
     std::fill_n(carry_out.get(), columns, 0.0f);
@@ -491,7 +592,8 @@ struct CpuSpectrogram::Impl {
     frames_done.store(0, std::memory_order_relaxed);
   }
 
-  std::size_t process(const std::byte* data, std::size_t samples, float* rows) {
+  std::size_t process(const std::byte* data, std::size_t samples, void* rows_out) override {
+    Real* rows = static_cast<Real*>(rows_out);
     const std::uint64_t block_first = samples_in.load(std::memory_order_relaxed);
     const std::uint64_t block_end = block_first + samples;
     const std::uint64_t nperseg = params.nperseg;
@@ -535,7 +637,7 @@ struct CpuSpectrogram::Impl {
   // Keeps samples [next_frame_start, block_end): all that later frames need of the past.
   void keep_history(const std::byte* data, std::size_t samples, std::uint64_t block_first,
                     std::uint64_t block_end, std::uint64_t next_frame_start) {
-    float* h = history.get();
+    Real* h = history.get();
     std::byte* native = scratch[0].native.get();
     if (next_frame_start >= block_first) {
       load_from_block(data, static_cast<std::size_t>(next_frame_start - block_first),
@@ -543,17 +645,21 @@ struct CpuSpectrogram::Impl {
     } else {
       const auto kept = static_cast<std::size_t>(block_first - next_frame_start);
       std::memmove(h, h + (next_frame_start - history_first) * components,
-                   kept * components * sizeof(float));
+                   kept * components * sizeof(Real));
       load_from_block(data, 0, samples, h + kept * components, native);
     }
     history_first = next_frame_start;
   }
 
-  StageCounters counters() const {
+  unsigned thread_count() const override { return static_cast<unsigned>(scratch.size()); }
+
+  StageCounters counters() const override {
     return spectrogram_counters(params, samples_in.load(std::memory_order_relaxed),
                                 frames_done.load(std::memory_order_relaxed));
   }
 };
+
+}  // namespace
 
 // ---- 5. the public class -----------------------------------------------------------------
 
@@ -566,7 +672,10 @@ CpuSpectrogram::~CpuSpectrogram() = default;
 
 PortDescription CpuSpectrogram::configure(const PortDescription& input, std::size_t) {
   impl_.reset();
-  impl_ = std::make_unique<Impl>(input.samples, params_, threads_, name_);
+  if (params_.double_precision)
+    impl_ = std::make_unique<Engine<double>>(input.samples, params_, threads_, name_);
+  else
+    impl_ = std::make_unique<Engine<float>>(input.samples, params_, threads_, name_);
   return PortDescription::of_rows(impl_->layout);
 }
 
@@ -580,7 +689,7 @@ std::size_t CpuSpectrogram::max_output(std::size_t input_items) const {
 }
 
 std::size_t CpuSpectrogram::process(const Chunk& input, Chunk& output) {
-  return impl_->process(input.data, input.items, output.as<float>());
+  return impl_->process(input.data, input.items, output.data);
 }
 
 void CpuSpectrogram::reset() {
@@ -597,6 +706,6 @@ std::string CpuSpectrogram::describe() const {
   return "cpu: " + impl_->backend_description + ", " + std::to_string(n) + (n == 1 ? " thread" : " threads");
 }
 
-unsigned CpuSpectrogram::threads() const { return impl_ ? static_cast<unsigned>(impl_->scratch.size()) : threads_; }
+unsigned CpuSpectrogram::threads() const { return impl_ ? impl_->thread_count() : threads_; }
 
 }  // namespace prism

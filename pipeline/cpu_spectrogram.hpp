@@ -4,7 +4,9 @@
 // mean removed (detrend constant); the window applied; zero-padded to nfft; one-sided for
 // real input, two-sided and centred (fftshift) for complex input; psd or magnitude with
 // density or spectrum scaling — plus prism's decibels and K-frame averaging (mean or max of
-// the linear values, then dB).
+// the linear values, then dB), and the mel modes: torchaudio's mel bands of |X|^power and their
+// cepstrum (MFCC), on the same frames (spectrogram_params.hpp). precision double computes
+// everything in double and writes double rows.
 //
 // Exactness: a frame that spans two chunks is computed from a history of the samples still
 // needed, and every frame goes through the same code, the same FFT plan and buffers of the
@@ -24,6 +26,9 @@
 #include "stage.hpp"
 
 namespace prism {
+
+// The engine behind a CpuSpectrogram, in float or in double (cpu_spectrogram.cpp).
+struct CpuSpectrogramEngine;
 
 class CpuSpectrogram final : public Stage {
  public:
@@ -58,11 +63,10 @@ class CpuSpectrogram final : public Stage {
   unsigned threads() const;
 
  private:
-  struct Impl;
   SpectrogramParams params_;
   unsigned threads_;
   KeyNamer name_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<CpuSpectrogramEngine> impl_;
 };
 
 }  // namespace prism

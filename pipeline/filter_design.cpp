@@ -24,7 +24,7 @@
 #include <numbers>
 #include <utility>
 
-#include "pipeline/fftw_double.hpp"
+#include "fft/fftw_planner_locks.hpp"
 
 namespace prism {
 namespace {
@@ -107,12 +107,12 @@ std::vector<std::complex<double>> dft_grid(const FilterTaps& taps, std::size_t l
     for (std::size_t i = 0; i < m; ++i) in.get()[i % length] += taps.real[i];
     fftw_plan plan;
     {
-      std::lock_guard lock(fftw_double_planner_mutex());
+      std::lock_guard lock(fft::fftw_double_planner_mutex());
       plan = fftw_plan_dft_r2c_1d(n, in.get(), spectrum.get(), FFTW_ESTIMATE);
     }
     fftw_execute(plan);
     {
-      std::lock_guard lock(fftw_double_planner_mutex());
+      std::lock_guard lock(fft::fftw_double_planner_mutex());
       fftw_destroy_plan(plan);
     }
     out.resize(bins);
@@ -129,12 +129,12 @@ std::vector<std::complex<double>> dft_grid(const FilterTaps& taps, std::size_t l
   }
   fftw_plan plan;
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     plan = fftw_plan_dft_1d(n, data.get(), data.get(), FFTW_FORWARD, FFTW_ESTIMATE);
   }
   fftw_execute(plan);
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     fftw_destroy_plan(plan);
   }
   out.resize(length);

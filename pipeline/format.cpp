@@ -2,6 +2,7 @@
 #include "pipeline/format.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 namespace prism {
 
@@ -157,67 +158,67 @@ std::string raw_extensions_help() {
 }
 
 namespace {
-template <typename T>
-void convert_scaled(const std::byte* src, std::size_t n, float* dst, float offset, float scale) {
+// (v - offset)·scale in double, rounded once to Dst: a float cannot hold every 32-bit integer, and
+// offset and value must meet exactly before the one rounding. Narrow integers are exact in float,
+// so Dst float computes them in float.
+template <typename T, typename Dst>
+void convert_scaled(const std::byte* src, std::size_t n, Dst* dst, double offset, double scale) {
+  using Work = std::conditional_t<(sizeof(T) <= 2 && std::is_integral_v<T>), Dst, double>;
+  const auto o = static_cast<Work>(offset), k = static_cast<Work>(scale);
   for (std::size_t i = 0; i < n; ++i) {
     T v;
     std::memcpy(&v, src + i * sizeof(T), sizeof(T));  // src may be unaligned
-    dst[i] = (static_cast<float>(v) - offset) * scale;
+    dst[i] = static_cast<Dst>((static_cast<Work>(v) - o) * k);
   }
 }
 
-// Through double: a float cannot hold every 32-bit integer, and offset and value must meet
-// exactly before the one rounding.
-template <typename T>
-void convert_scaled_wide(const std::byte* src, std::size_t n, float* dst, double offset,
-                         double scale) {
-  for (std::size_t i = 0; i < n; ++i) {
-    T v;
-    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
-    dst[i] = static_cast<float>((static_cast<double>(v) - offset) * scale);
-  }
-}
-}  // namespace
-
-void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
-                      IntegerScale scale) {
+template <typename Dst>
+void convert_to(SampleFormat f, const std::byte* src, std::size_t components, Dst* dst, IntegerScale scale) {
   // No samples: src and dst may be null (an empty vector's data()), which memcpy must not get.
   if (components == 0) return;
   const bool unit = scale == IntegerScale::unit;
   constexpr double k2p31 = 2147483648.0;
   switch (f) {
     case SampleFormat::f32:
-    case SampleFormat::cf32: std::memcpy(dst, src, components * sizeof(float)); return;
-    case SampleFormat::f64:
-    case SampleFormat::cf64: convert_scaled_wide<double>(src, components, dst, 0.0, 1.0); return;
-    case SampleFormat::i32:
-    case SampleFormat::ci32:
-      convert_scaled_wide<std::int32_t>(src, components, dst, 0.0, unit ? 1.0 / k2p31 : 1.0);
+    case SampleFormat::cf32:
+      if constexpr (std::is_same_v<Dst, float>) std::memcpy(dst, src, components * sizeof(float));
+      else convert_scaled<float>(src, components, dst, 0.0, 1.0);
       return;
+    case SampleFormat::f64:
+    case SampleFormat::cf64:
+      if constexpr (std::is_same_v<Dst, double>) std::memcpy(dst, src, components * sizeof(double));
+      else convert_scaled<double>(src, components, dst, 0.0, 1.0);
+      return;
+    case SampleFormat::i32:
+    case SampleFormat::ci32: convert_scaled<std::int32_t>(src, components, dst, 0.0, unit ? 1.0 / k2p31 : 1.0); return;
     case SampleFormat::u32:
     case SampleFormat::cu32:
-      convert_scaled_wide<std::uint32_t>(src, components, dst, unit ? k2p31 : 0.0,
-                                         unit ? 1.0 / k2p31 : 1.0);
+      convert_scaled<std::uint32_t>(src, components, dst, unit ? k2p31 : 0.0, unit ? 1.0 / k2p31 : 1.0);
       return;
     case SampleFormat::i16:
-    case SampleFormat::ci16:
-      convert_scaled<std::int16_t>(src, components, dst, 0.0f, unit ? 1.0f / 32768.0f : 1.0f);
-      return;
+    case SampleFormat::ci16: convert_scaled<std::int16_t>(src, components, dst, 0.0, unit ? 1.0 / 32768.0 : 1.0); return;
     case SampleFormat::u16:
     case SampleFormat::cu16:
-      convert_scaled<std::uint16_t>(src, components, dst, unit ? 32768.0f : 0.0f,
-                                    unit ? 1.0f / 32768.0f : 1.0f);
+      convert_scaled<std::uint16_t>(src, components, dst, unit ? 32768.0 : 0.0, unit ? 1.0 / 32768.0 : 1.0);
       return;
     case SampleFormat::i8:
-    case SampleFormat::ci8:
-      convert_scaled<std::int8_t>(src, components, dst, 0.0f, unit ? 1.0f / 128.0f : 1.0f);
-      return;
+    case SampleFormat::ci8: convert_scaled<std::int8_t>(src, components, dst, 0.0, unit ? 1.0 / 128.0 : 1.0); return;
     case SampleFormat::u8:
     case SampleFormat::cu8:
-      convert_scaled<std::uint8_t>(src, components, dst, unit ? 128.0f : 0.0f,
-                                   unit ? 1.0f / 128.0f : 1.0f);
+      convert_scaled<std::uint8_t>(src, components, dst, unit ? 128.0 : 0.0, unit ? 1.0 / 128.0 : 1.0);
       return;
   }
+}
+}  // namespace
+
+void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
+                      IntegerScale scale) {
+  convert_to<float>(f, src, components, dst, scale);
+}
+
+void convert_to_double(SampleFormat f, const std::byte* src, std::size_t components, double* dst,
+                       IntegerScale scale) {
+  convert_to<double>(f, src, components, dst, scale);
 }
 
 }  // namespace prism

@@ -123,5 +123,8 @@ enum class IntegerScale { unit, raw };
 // double, so raw values beyond 2^24 are rounded once, to the nearest float.
 void convert_to_float(SampleFormat f, const std::byte* src, std::size_t components, float* dst,
                       IntegerScale scale = IntegerScale::unit);
+// The same to double (every format's values exactly, but for the unit scale's one rounding).
+void convert_to_double(SampleFormat f, const std::byte* src, std::size_t components, double* dst,
+                       IntegerScale scale = IntegerScale::unit);
 
 }  // namespace prism

@@ -10,7 +10,7 @@
 #include <numbers>
 
 #include "pipeline/errors.hpp"
-#include "pipeline/fftw_double.hpp"
+#include "fft/fftw_planner_locks.hpp"
 
 namespace prism {
 
@@ -30,12 +30,12 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
   auto* data = reinterpret_cast<fftw_complex*>(x.data());
   fftw_plan plan = nullptr;
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     plan = fftw_plan_dft_1d(n, data, data, FFTW_FORWARD, FFTW_ESTIMATE);
   }
   fftw_execute(plan);
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     fftw_destroy_plan(plan);
   }
   return x;

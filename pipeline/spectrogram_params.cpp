@@ -42,6 +42,28 @@ void SpectrogramParams::validate(const KeyNamer& name) const {
     throw UsageError(name("mode") + " " + to_string(mode) + " has no dB form (" + name("db") + ")");
   if (const std::string problem = window_problem(window, nperseg, WindowSymmetry::periodic); !problem.empty())
     throw UsageError(name("window") + ": " + problem + " (" + name("nperseg") + " " + std::to_string(nperseg) + ")");
+  if (!is_mel()) return;
+  auto number = [](double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  if (n_mels < 1) throw UsageError(name("n_mels") + " must be at least 1 (got " + std::to_string(n_mels) + ")");
+  if (!(power > 0)) throw UsageError(name("power") + " must be positive (got " + number(power) + ")");
+  if (!(f_min >= 0)) throw UsageError(name("f_min") + " must be at least 0 Hz (got " + number(f_min) + ")");
+  if (f_max && !(f_min < *f_max))
+    throw UsageError(name("f_min") + " (" + number(f_min) + " Hz) must be below " + name("f_max") + " (" +
+                     number(*f_max) + " Hz)");
+  if (frequency_range)
+    throw UsageError(name("frequency_range") + " does not apply to " + name("mode") + " " + to_string(mode) +
+                     ": its bands are chosen by " + name("f_min") + " and " + name("f_max"));
+  if (mode != SpectrumMode::mfcc) return;
+  if (n_mfcc < 1 || n_mfcc > n_mels)
+    throw UsageError(name("n_mfcc") + " (" + std::to_string(n_mfcc) + ") must be from 1 to " + name("n_mels") + " (" +
+                     std::to_string(n_mels) + "): the cepstrum has one coefficient per mel band");
+  if (decibels)
+    throw UsageError(name("mode") + " mfcc is taken from the mel energies in dB already (" + name("db") +
+                     " does not apply; " + name("log_mels") + " takes their natural log instead)");
 }
 
 // Segment lengths up to 2^24 samples: every buffer sized from them stays far below memory.
@@ -61,10 +83,13 @@ const std::vector<Setting>& spectrogram_settings() {
                      "remove each segment's mean (constant), its least-squares line (linear; CPU backend "
                      "only) or nothing (none)"),
       choice_setting("scaling", "density", {"density", "spectrum"}, "density (V**2/Hz) or spectrum (V**2)"),
-      choice_setting("mode", "psd", {"psd", "magnitude", "complex", "angle", "phase"},
-                     "psd (power), magnitude (|X|), complex (X, to .npy as complex64), angle (arg X, rad) or phase "
-                     "(angle unwrapped along frequency); complex, angle and phase: CPU backend, no db, no average"),
-      flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB"),
+      choice_setting("mode", "psd", {"psd", "magnitude", "complex", "angle", "phase", "mel", "mfcc"},
+                     "psd (power), magnitude (|X|), complex (X, to .npy as complex64), angle (arg X, rad), phase "
+                     "(angle unwrapped along frequency), mel (torchaudio's MelSpectrogram: mel bands of |X|**power) or "
+                     "mfcc (torchaudio's MFCC: DCT-II ortho of the mel bands in dB); complex, angle and phase: no db, "
+                     "no average; these and mel, mfcc: CPU backend"),
+      flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB; mode mel: "
+                         "(20/power)*log10, floored at 1e-10 (torchaudio's AmplitudeToDB without top_db)"),
       text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
       text_setting("frequency_range", "", "LO:HI",
                    "keep only the bins from LO to HI Hz (baseband, as the rows' frequencies; within the input's "
@@ -72,6 +97,27 @@ const std::vector<Setting>& spectrogram_settings() {
       integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)"),
       choice_setting("integer_scale", "unit", {"unit", "raw"},
                      "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
+      choice_setting("precision", "single", {"single", "double"},
+                     "single (float32 rows, FFTW single precision) or double (float64 rows, the samples, the FFT "
+                     "and the rows in double precision; CPU backend only)"),
+      integer_setting("n_mels", "128", 1, 65536, "N", "mode mel, mfcc: mel bands (filters) per row"),
+      number_setting("f_min", "0", 0, 1e12, "HZ", "mode mel, mfcc: the lowest band's lower edge"),
+      number_setting("f_max", "", 0, 1e12, "HZ",
+                     "mode mel, mfcc: the highest band's upper edge, at most fs/2; default the sample rate halved "
+                     "and rounded down, as torchaudio")
+          .default_depends("fs//2"),
+      choice_setting("mel_scale", "htk", {"htk", "slaney"},
+                     "mode mel, mfcc: Hz to mel as htk (2595*log10(1 + f/700)) or slaney (linear below 1 kHz, "
+                     "logarithmic above)"),
+      choice_setting("mel_norm", "none", {"none", "slaney"},
+                     "mode mel, mfcc: triangles of peak 1 (none) or of unit area (slaney: divided by half their "
+                     "width in Hz)"),
+      number_setting("power", "2", 0, 1e6, "P",
+                     "mode mel, mfcc: the bands sum |X|**P of the unscaled DFT (2: power, 1: magnitude); scaling "
+                     "does not apply"),
+      integer_setting("n_mfcc", "40", 1, 65536, "N", "mode mfcc: cepstral coefficients kept per row, <= n_mels"),
+      flag_setting("log_mels", "mode mfcc: the natural log ln(mel + 1e-6) of the mel energies rather than "
+                               "10*log10(max(mel, 1e-10))"),
   };
   return settings;
 }
@@ -122,6 +168,30 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   }
   p.channel = static_cast<unsigned>(values.integer("channel"));
   p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
+  p.double_precision = values.text("precision") == "double";
+  p.mode = mode == "mel" ? SpectrumMode::mel : mode == "mfcc" ? SpectrumMode::mfcc : p.mode;
+  p.n_mels = static_cast<std::size_t>(values.integer("n_mels"));
+  p.f_min = values.number("f_min");
+  p.f_max = values.number_if_set("f_max");
+  p.mel_scale = values.text("mel_scale") == "slaney" ? MelScale::slaney : MelScale::htk;
+  p.mel_norm = values.text("mel_norm") == "slaney" ? MelNorm::slaney : MelNorm::none;
+  p.power = values.number("power");
+  p.n_mfcc = static_cast<std::size_t>(values.integer("n_mfcc"));
+  p.log_mels = values.flag("log_mels");
+  // Settings that the chosen mode would silently ignore are refused.
+  const std::vector<std::string> mel_keys = {"n_mels", "f_min", "f_max", "mel_scale", "mel_norm", "power"};
+  const std::vector<std::string> mfcc_keys = {"n_mfcc", "log_mels"};
+  for (const std::string& key : mel_keys)
+    if (!p.is_mel() && values.given(key))
+      throw UsageError(values.name(key) + " applies to " + values.name("mode") + " mel and mfcc only (" +
+                       values.name("mode") + " is " + mode + ")");
+  for (const std::string& key : mfcc_keys)
+    if (p.mode != SpectrumMode::mfcc && values.given(key))
+      throw UsageError(values.name(key) + " applies to " + values.name("mode") + " mfcc only (" +
+                       values.name("mode") + " is " + mode + ")");
+  if (p.is_mel() && values.given("scaling"))
+    throw UsageError(values.name("scaling") + " does not apply to " + values.name("mode") + " " + mode +
+                     ": its bands sum |X|**power of the unscaled DFT, as torchaudio's Spectrogram(normalized=False)");
   p.validate(values.namer());
   return p;
 }
@@ -145,7 +215,24 @@ nlohmann::json parameters_object(const SpectrogramParams& p) {
                                             : nlohmann::json(nullptr)},
       {"channel", p.channel},
       {"integer_scale", p.integer_scale == IntegerScale::unit ? "unit" : "raw"},
+      {"precision", p.double_precision ? "double" : "single"},
   };
+}
+
+// Modes mel and mfcc: their own parameters, with f_max resolved for the stream.
+void add_mel_parameters(nlohmann::json& parameters, const SpectrogramParams& p, double sample_rate) {
+  parameters["scaling"] = nullptr;
+  parameters["n_mels"] = p.n_mels;
+  parameters["f_min"] = p.f_min;
+  parameters["f_max"] = p.mel_f_max(sample_rate);
+  parameters["mel_scale"] = to_string(p.mel_scale);
+  parameters["mel_norm"] = to_string(p.mel_norm);
+  parameters["power"] = p.power;
+  if (p.mode == SpectrumMode::mfcc) {
+    parameters["n_mfcc"] = p.n_mfcc;
+    parameters["log_mels"] = p.log_mels;
+    parameters["dct"] = "type 2, norm ortho";
+  }
 }
 
 }  // namespace
@@ -178,11 +265,40 @@ double bin_frequency(bool complex_input, std::size_t nfft, double bin_width, std
 
 }  // namespace
 
+void check_mel_stream(const StreamInfo& stream, const SpectrogramParams& params, const KeyNamer& name) {
+  if (!params.is_mel()) return;
+  if (is_complex(stream.format))
+    throw UsageError(name("mode") + " " + to_string(params.mode) + " needs real input (the input is " +
+                     std::string(format_name(stream.format)) + "; a mel scale has no negative frequencies)");
+  const double nyquist = stream.sample_rate / 2.0;
+  const double f_max = params.mel_f_max(stream.sample_rate);
+  std::ostringstream hz;
+  hz << nyquist;
+  if (f_max > nyquist) {
+    std::ostringstream given;
+    given << f_max;
+    throw UsageError(name("f_max") + " (" + given.str() + " Hz) is above half the sample rate (" + hz.str() + " Hz)");
+  }
+  if (!(params.f_min < f_max)) {
+    std::ostringstream given, top;
+    given << params.f_min;
+    top << f_max;
+    throw UsageError(name("f_min") + " (" + given.str() + " Hz) must be below " + name("f_max") + " (" + top.str() +
+                     " Hz)");
+  }
+}
+
+MelFilterbank spectrogram_mel_filterbank(const StreamInfo& stream, const SpectrogramParams& given) {
+  const SpectrogramParams params = given.resolved();
+  return make_mel_filterbank(params.nfft, stream.sample_rate, params.n_mels, params.f_min,
+                             params.mel_f_max(stream.sample_rate), params.mel_scale, params.mel_norm);
+}
+
 ColumnRange spectrogram_column_range(const StreamInfo& stream, const SpectrogramParams& given, const KeyNamer& name) {
   const SpectrogramParams params = given.resolved();
   const bool complex_input = is_complex(stream.format);
   const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
-  if (!params.frequency_range) return {0, columns};
+  if (!params.frequency_range || params.is_mel()) return {0, columns};
   const double fs = stream.sample_rate;
   const double bin_width = 1.0 / (static_cast<double>(params.nfft) * (1.0 / fs));
   const auto [low, high] = *params.frequency_range;
@@ -242,6 +358,10 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
       break;
     case SpectrumMode::angle: layout.quantity = SpectrumQuantity::angle; break;
     case SpectrumMode::phase: layout.quantity = SpectrumQuantity::phase; break;
+    case SpectrumMode::mel: layout.quantity = SpectrumQuantity::mel; break;
+    case SpectrumMode::mfcc:
+      layout.quantity = params.log_mels ? SpectrumQuantity::mfcc_of_log : SpectrumQuantity::mfcc_of_decibels;
+      break;
   }
   layout.decibels = params.decibels;
   const bool full_scale = is_float(stream.format) ? stream.float_full_scale : params.integer_scale == IntegerScale::unit;
@@ -261,8 +381,21 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
     layout.full_scale_power =
         complex_input ? coherent : coherent * 0.25 * (params.mode == SpectrumMode::psd ? 2.0 : 1.0);
   }
+  layout.double_values = params.double_precision;
   layout.stream = stream;
   nlohmann::json parameters = parameters_object(params);
+  if (params.is_mel()) {
+    add_mel_parameters(parameters, params, fs);
+    layout.power = params.power;
+    if (params.mode == SpectrumMode::mel) {
+      layout.column_axis = ColumnAxis::mel_band;
+      layout.frequencies = spectrogram_mel_filterbank(stream, params).centres;
+    } else {
+      layout.column_axis = ColumnAxis::cepstral_coefficient;
+      layout.frequencies.clear();
+    }
+    layout.columns = params.mode == SpectrumMode::mel ? params.n_mels : params.n_mfcc;
+  }
   parameters["hop"] = params.hop();
   parameters["sides"] = complex_input ? "twosided-centred" : "onesided";
   parameters["sample_rate"] = fs;
@@ -270,8 +403,8 @@ SpectrumLayout spectrogram_layout(const StreamInfo& stream, const SpectrogramPar
   return layout;
 }
 
-std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& given,
-                                             const std::vector<double>& window) {
+std::vector<double> spectrogram_column_scales_double(const StreamInfo& stream, const SpectrogramParams& given,
+                                                     const std::vector<double>& window) {
   const SpectrogramParams params = given.resolved();
   const bool complex_input = is_complex(stream.format);
   const std::size_t columns = complex_input ? params.nfft : params.nfft / 2 + 1;
@@ -287,17 +420,28 @@ std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const Spe
   if (magnitude) scale = std::sqrt(scale);
   const double averaging =
       params.average_kind == AverageKind::mean ? 1.0 / static_cast<double>(params.average) : 1.0;
-  std::vector<float> result(columns, static_cast<float>(scale * averaging));
+  // The mel modes take torchaudio's unscaled |X|^power, on both sides alike.
+  if (params.is_mel()) return std::vector<double>(columns, averaging);
+  std::vector<double> result(columns, scale * averaging);
   // A one-sided psd doubles every bin that has a negative-frequency twin.
   if (!complex_input && !magnitude) {
     const std::size_t last_doubled = params.nfft % 2 == 1 ? columns - 1 : columns - 2;
     for (std::size_t c = 1; c <= last_doubled && c < columns; ++c)
-      result[c] = static_cast<float>(2.0 * scale * averaging);
+      result[c] = 2.0 * scale * averaging;
   }
   return result;
 }
 
+std::vector<float> spectrogram_column_scales(const StreamInfo& stream, const SpectrogramParams& params,
+                                             const std::vector<double>& window) {
+  const std::vector<double> exact = spectrogram_column_scales_double(stream, params, window);
+  return std::vector<float>(exact.begin(), exact.end());
+}
+
 DecibelScale spectrogram_decibels(const SpectrogramParams& params) {
+  // torchaudio's AmplitudeToDB: amin 1e-10 whatever the stype; (20/power)·log10 is its power
+  // (power 2) and magnitude (power 1) forms.
+  if (params.is_mel()) return {static_cast<float>(20.0 / params.power), 1e-10f};
   const bool magnitude = params.mode == SpectrumMode::magnitude;
   return {magnitude ? 20.0f : 10.0f,
           static_cast<float>(magnitude ? std::sqrt(kDecibelFloorPower) : kDecibelFloorPower)};
@@ -327,6 +471,8 @@ std::string to_string(SpectrumMode m) {
     case SpectrumMode::complex: return "complex";
     case SpectrumMode::angle: return "angle";
     case SpectrumMode::phase: return "phase";
+    case SpectrumMode::mel: return "mel";
+    case SpectrumMode::mfcc: return "mfcc";
   }
   return "?";
 }
@@ -341,8 +487,9 @@ std::string to_string(AverageKind a) {
 
 std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name) {
   if (params.detrend == Detrend::linear) return name("detrend") + " linear";
-  if (params.keeps_phase()) return name("mode") + " " + to_string(params.mode);
+  if (params.keeps_phase() || params.is_mel()) return name("mode") + " " + to_string(params.mode);
   if (params.frequency_range) return name("frequency_range");
+  if (params.double_precision) return name("precision") + " double";
   return "";
 }
 

@@ -1,6 +1,8 @@
 // Units of a SpectrumLayout's values, for labels and sidecars.
 #include "pipeline/spectrum_layout.hpp"
 
+#include <sstream>
+
 namespace prism {
 
 std::string SpectrumLayout::unit() const {
@@ -14,6 +16,17 @@ std::string SpectrumLayout::unit() const {
     case SpectrumQuantity::complex_spectrum: base = "V"; break;
     case SpectrumQuantity::angle: base = "rad"; break;
     case SpectrumQuantity::phase: base = "rad"; break;
+    case SpectrumQuantity::mel:
+    case SpectrumQuantity::mfcc_of_log:
+    case SpectrumQuantity::mfcc_of_decibels: {
+      std::ostringstream text;
+      text << "V";
+      if (power != 1.0) text << "**" << power;
+      // The cepstra keep the unit of the log of the bands (10·log10 as torchaudio's MFCC).
+      if (quantity == SpectrumQuantity::mfcc_of_decibels) return "dB re 1 " + text.str();
+      base = quantity == SpectrumQuantity::mel ? text.str() : "ln(" + text.str() + ")";
+      break;
+    }
   }
   return decibels ? "dB re 1 " + base : base;
 }

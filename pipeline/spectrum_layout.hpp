@@ -21,13 +21,25 @@ enum class SpectrumQuantity {
   complex_spectrum,        // V       (mode complex, scaling spectrum): complex values
   angle,                   // rad     (mode angle): the complex values' argument, in (-π, π]
   phase,                   // rad     (mode phase): the angle unwrapped along each row
+  mel,                     // V**power (mode mel): mel bands of |X|^power, X the unscaled DFT
+  mfcc_of_decibels,        // dB      (mode mfcc): DCT-II ortho of the mel bands in dB
+  mfcc_of_log,             // ln      (mode mfcc, log_mels): DCT-II ortho of ln(mel + 1e-6)
 };
+
+// What the columns are: FFT bins (frequencies in Hz), mel bands (frequencies are their centres,
+// in Hz) or cepstral coefficients 0, 1, ... (no frequencies).
+enum class ColumnAxis { frequency, mel_band, cepstral_coefficient };
 
 struct SpectrumLayout {
   std::size_t columns = 0;            // values per row (frequency bins)
   // Each value is a complex float (re, im interleaved; mode complex) rather than a float.
   bool complex_values = false;
-  std::vector<double> frequencies;    // Hz, baseband, ascending; size == columns
+  // Values are double rather than float (precision double).
+  bool double_values = false;
+  // Hz, baseband, ascending; size == columns (empty for cepstral coefficients).
+  std::vector<double> frequencies;
+  ColumnAxis column_axis = ColumnAxis::frequency;
+  double power = 2.0;                 // quantity mel: the exponent of |X| in each band
   double first_row_time = 0.0;        // s from the stream's start: centre of row 0
   double row_interval = 0.0;          // s between consecutive rows
   SpectrumQuantity quantity = SpectrumQuantity::power_spectral_density;
@@ -52,8 +64,11 @@ struct SpectrumLayout {
            quantity == SpectrumQuantity::power_spectrum;
   }
   // Bytes of one row.
-  std::size_t row_bytes() const { return columns * sizeof(float) * (complex_values ? 2 : 1); }
-  // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", "rad", or "dB" forms of them, for labels.
+  std::size_t row_bytes() const {
+    return columns * (double_values ? sizeof(double) : sizeof(float)) * (complex_values ? 2 : 1);
+  }
+  // "V**2/Hz", "V**2", "V/sqrt(Hz)", "V", "rad", "V**P" (mel), or "dB" forms of them; "dB" or
+  // "ln(V**P)" for the cepstra; for labels.
   std::string unit() const;
 };
 

@@ -29,7 +29,7 @@
 #include <string>
 
 #include "pipeline/errors.hpp"
-#include "pipeline/fftw_double.hpp"
+#include "fft/fftw_planner_locks.hpp"
 
 namespace prism {
 namespace {
@@ -395,7 +395,7 @@ std::vector<double> real_dft(const std::vector<std::array<double, 2>>& values) {
   if (!data) throw std::bad_alloc();
   fftw_plan plan;
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     plan = fftw_plan_dft_1d(static_cast<int>(m), data.get(), data.get(), FFTW_FORWARD, FFTW_ESTIMATE);
   }
   for (std::size_t i = 0; i < m; ++i) {
@@ -404,7 +404,7 @@ std::vector<double> real_dft(const std::vector<std::array<double, 2>>& values) {
   }
   fftw_execute(plan);
   {
-    std::lock_guard lock(fftw_double_planner_mutex());
+    std::lock_guard lock(fft::fftw_double_planner_mutex());
     fftw_destroy_plan(plan);
   }
   std::vector<double> out(m);

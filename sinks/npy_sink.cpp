@@ -34,6 +34,19 @@ std::string quantity_name(SpectrumQuantity q) {
     case SpectrumQuantity::complex_spectrum: return "complex_spectrum";
     case SpectrumQuantity::angle: return "angle";
     case SpectrumQuantity::phase: return "phase";
+    case SpectrumQuantity::mel: return "mel_spectrogram";
+    case SpectrumQuantity::mfcc_of_decibels: return "mfcc";
+    case SpectrumQuantity::mfcc_of_log: return "mfcc_of_log_mels";
+  }
+  return "unknown";
+}
+
+// What the columns are (sidecar key column_axis).
+std::string column_axis_name(ColumnAxis axis) {
+  switch (axis) {
+    case ColumnAxis::frequency: return "frequency";
+    case ColumnAxis::mel_band: return "mel_band";
+    case ColumnAxis::cepstral_coefficient: return "cepstral_coefficient";
   }
   return "unknown";
 }
@@ -209,6 +222,9 @@ void NpySink::check_input(const PortDescription& input) const {
   const std::string output = path_ == PartialFile::kStdout ? "stdout" : path_;
   if (input.rows.complex_values)
     throw UsageError(output + ": " + dtype_name(dtype_) + " cannot hold complex rows; store them as float32");
+  if (input.rows.double_values)
+    throw UsageError(output + ": the rows are in double precision, written as float64; " + dtype_name(dtype_) +
+                     " would undo that precision (give one or the other)");
   if (dtype_ == NpyDtype::uint8 && !input.rows.decibels)
     throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
                      "; have the spectrogram give dB (its db setting)");
@@ -219,7 +235,8 @@ void NpySink::begin(const PortDescription& input) {
   check_input(input);
   input_ = input;
   if (input.kind == PortKind::rows) {
-    descr_ = input.rows.complex_values ? "<c8" : dtype_descr(dtype_);
+    descr_ = input.rows.double_values ? (input.rows.complex_values ? "<c16" : "<f8")
+                                      : (input.rows.complex_values ? "<c8" : dtype_descr(dtype_));
     trailing_ = {input.rows.columns};
   } else {
     const NumpyType type = numpy_type(input.samples.format);
@@ -315,7 +332,9 @@ void NpySink::write_sidecar(bool complete) {
     text += ",\n";
   };
   field("data", data_name());
-  field("dtype", layout.complex_values ? "complex64" : dtype_name(dtype_));
+  field("dtype", layout.double_values ? (layout.complex_values ? "complex128" : "float64")
+                                     : (layout.complex_values ? "complex64" : dtype_name(dtype_)));
+  field("precision", layout.double_values ? "double" : "single");
   if (dtype_ == NpyDtype::uint8)
     field("scale", {{"offset", scale_offset_}, {"step", scale_step_}, {"unit", "dB"}});
   field("shape", {rows_written_, layout.columns});
@@ -326,6 +345,12 @@ void NpySink::write_sidecar(bool complete) {
   field("decibels", layout.decibels);
   // Integer input: the 0 dBFS reference in the rows' linear quantity (spectrum_layout.hpp).
   field("full_scale_power", layout.full_scale_power ? nlohmann::json(*layout.full_scale_power) : nlohmann::json(nullptr));
+  field("column_axis", column_axis_name(layout.column_axis));
+  if (layout.column_axis == ColumnAxis::cepstral_coefficient) {
+    nlohmann::json coefficients = nlohmann::json::array();
+    for (std::size_t i = 0; i < layout.columns; ++i) coefficients.push_back(i);
+    field("coefficients", coefficients);
+  }
   field("center_frequency", in.center_frequency);
   field("first_row_time", layout.row_time(first_row_.value_or(0)));
   field("row_interval", layout.row_interval);

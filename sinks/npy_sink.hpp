@@ -1,7 +1,7 @@
 // NpySink: writes rows or samples to a NumPy .npy file (format version 1.0, C order) as they
 // arrive, in constant memory, plus a JSON sidecar that says what the numbers mean (out.npy ->
 // out.json).
-//   rows     dtype '<f4', shape (rows, columns)
+//   rows     dtype '<f4' ('<c8' complex; '<f8', '<c16' for double rows), shape (rows, columns)
 //   samples  their native format: f32 '<f4', cf32 '<c8', i16 '<i2', i8 '|i1', u8 '|u1', shape
 //            (samples,), (samples, channels) for several channels; complex integers, which
 //            numpy has no type for, with a last axis of 2 (real, imaginary)
@@ -16,8 +16,11 @@
 // values quantised over [db_min, db_max]; the sidecar's "scale" {"offset", "step"} turns them
 // back into dB (offset + step * value; values outside the range are clipped to 0 and 255).
 //
-// Sidecar keys of rows: frequencies (Hz, baseband), center_frequency (Hz), times (s from the
-// stream's start, one per row: layout.row_time), shape, dtype, quantity, unit, decibels,
+// Sidecar keys of rows: frequencies (Hz, baseband: the FFT bins', or the mel bands' centres;
+// empty for cepstral coefficients), column_axis (frequency, mel_band or cepstral_coefficient),
+// coefficients (their indices, cepstral_coefficient only), center_frequency (Hz), times (s from the
+// stream's start, one per row: layout.row_time), shape, dtype, precision (single or double),
+// quantity, unit, decibels,
 // parameters (every processing parameter), input (format, sample_rate, channels,
 // center_frequency, start_time, length), complete, rows, data (the .npy's file name). Of
 // samples: data, dtype, shape, samples, complete, format, sample_rate, center_frequency,

@@ -57,7 +57,10 @@ std::string quantity_title(const SpectrumLayout& layout) {
     case SpectrumQuantity::complex_density:
     case SpectrumQuantity::complex_spectrum:
     case SpectrumQuantity::angle:
-    case SpectrumQuantity::phase: break;  // refused by begin()
+    case SpectrumQuantity::phase:
+    case SpectrumQuantity::mel:
+    case SpectrumQuantity::mfcc_of_decibels:
+    case SpectrumQuantity::mfcc_of_log: break;  // refused by begin()
   }
   return "spectrum";
 }
@@ -216,6 +219,15 @@ void PngSink::begin(const PortDescription& input) {
     throw UsageError("a PNG shows power or magnitude; mode " +
                      std::string(layout.complex_values ? "complex" : layout.quantity == SpectrumQuantity::angle ? "angle" : "phase") +
                      " rows go to .npy outputs");
+  if (layout.double_values)
+    throw UsageError("a PNG plots float rows; precision double rows go to .npy outputs");
+  // The plot's frequency axis is linear in Hz, with one column per FFT bin; mel bands (spaced
+  // in mel) and cepstral coefficients have no place on it.
+  if (layout.column_axis != ColumnAxis::frequency)
+    throw UsageError(std::string("a PNG plots FFT bins on a linear frequency axis; ") +
+                     (layout.column_axis == ColumnAxis::mel_band ? "mode mel rows (mel bands)"
+                                                                 : "mode mfcc rows (cepstral coefficients)") +
+                     " go to .npy outputs");
   if (!layout.frequencies.empty() && layout.frequencies.size() != layout.columns) {
     throw std::invalid_argument("SpectrumLayout: " + std::to_string(layout.frequencies.size()) +
                                 " frequencies for " + std::to_string(layout.columns) +

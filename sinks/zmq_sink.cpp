@@ -84,6 +84,11 @@ void ZmqSink::begin(const PortDescription& input) {
   // GNU Radio's vectors of float carry no complex rows; they go to .npy outputs.
   if (input.kind == PortKind::rows && input.rows.complex_values)
     throw UsageError("ZeroMQ outputs carry rows of floats; mode complex rows go to .npy outputs");
+  if (input.kind == PortKind::rows && input.rows.double_values)
+    throw UsageError("ZeroMQ outputs carry rows of floats; precision double rows go to .npy outputs");
+  // prism_layout describes FFT bins; mel bands and cepstral coefficients have no form in it yet.
+  if (input.kind == PortKind::rows && input.rows.column_axis != ColumnAxis::frequency)
+    throw UsageError("ZeroMQ outputs carry rows of FFT bins; mode mel and mfcc rows go to .npy outputs");
   s.port = input;
   s.item_bytes = input.item_bytes();
   s.header.reserve(4096);

@@ -7,6 +7,7 @@
 
 #include "version.hpp"
 
+#include "fft/dct.hpp"
 #include "fft/fft.hpp"
 #include "pipeline/chunk.hpp"
 #include "pipeline/cpu_spectrogram.hpp"

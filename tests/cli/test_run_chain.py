@@ -91,7 +91,7 @@ class Chains(TempDirTestCase):
         self.assertIn("nperseg=N", text)
         self.assertIn("[1..16777216] (default 256)", text)
         self.assertIn("(default nperseg/8)", text)
-        self.assertIn("[psd|magnitude|complex|angle|phase] (default psd)", text)
+        self.assertIn("[psd|magnitude|complex|angle|phase|mel|mfcc] (default psd)", text)
 
     def test_help_shows_the_chain(self):
         text = run_prism("run", "--help", check=0).stdout
