@@ -100,7 +100,7 @@ py::tuple spectrogram(FloatArray x, bool is_complex, double fs, const std::strin
   prism::StreamInfo info;
   info.format = is_complex ? prism::SampleFormat::cf32 : prism::SampleFormat::f32;
   info.sample_rate = fs;
-  info.first_sample = start;  // the rows' times count from x's first sample
+  info.start_offset_s = static_cast<double>(start) / fs;  // the rows' times count from x's first sample
   const std::size_t width = is_complex ? 2 : 1;
   if (x.ndim() != 2) throw std::invalid_argument("x: expected rows × samples");
   const std::size_t rows = x.shape(0), all_items = x.shape(1) / width;

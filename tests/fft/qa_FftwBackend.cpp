@@ -7,7 +7,6 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
-#include <numbers>
 #include <random>
 #include <thread>
 #include <vector>
@@ -23,16 +22,17 @@ using cd = std::complex<double>;
 constexpr double kMaxRelativeError = 1e-5;
 
 // Direct DFT with the twiddle index j·k reduced mod n in integers, so the reference itself
-// keeps double accuracy for large n.
-std::vector<cd> direct_dft(const std::vector<cd>& x, int sign) {
+// keeps the accuracy of its type (double, or long double for the FP64 tests) for large n.
+template <typename Real>
+std::vector<std::complex<Real>> direct_dft(const std::vector<std::complex<Real>>& x, int sign) {
   const std::size_t n = x.size();
-  std::vector<cd> twiddle(n);
+  const Real pi = static_cast<Real>(3.141592653589793238462643383279502884L);
+  std::vector<std::complex<Real>> twiddle(n);
   for (std::size_t i = 0; i < n; ++i)
-    twiddle[i] = std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(i) /
-                                     static_cast<double>(n));
-  std::vector<cd> out(n);
+    twiddle[i] = std::polar(Real(1), static_cast<Real>(sign) * 2 * pi * static_cast<Real>(i) / static_cast<Real>(n));
+  std::vector<std::complex<Real>> out(n);
   for (std::size_t k = 0; k < n; ++k) {
-    cd sum = 0;
+    std::complex<Real> sum = 0;
     std::size_t index = 0;
     for (std::size_t j = 0; j < n; ++j) {
       sum += x[j] * twiddle[index];
@@ -193,27 +193,6 @@ INSTANTIATE_TEST_SUITE_P(Sizes, FftwAccuracy, testing::ValuesIn(all_cases()), ca
 
 using cld = std::complex<long double>;
 
-// The direct DFT in long double, the twiddle index reduced mod n in integers.
-std::vector<cld> direct_dft_long(const std::vector<cld>& x, int sign) {
-  const std::size_t n = x.size();
-  const long double pi = 3.141592653589793238462643383279502884L;
-  std::vector<cld> twiddle(n);
-  for (std::size_t i = 0; i < n; ++i)
-    twiddle[i] = std::polar(1.0L, sign * 2.0L * pi * static_cast<long double>(i) / static_cast<long double>(n));
-  std::vector<cld> out(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    cld sum = 0;
-    std::size_t index = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      sum += x[j] * twiddle[index];
-      index += k;
-      if (index >= n) index -= n;
-    }
-    out[k] = sum;
-  }
-  return out;
-}
-
 // One row's reference in long double, as reals (interleaved for complex output).
 std::vector<long double> reference_row_long(const PlanSpec& s, const double* in) {
   const std::size_t n = s.n;
@@ -226,7 +205,7 @@ std::vector<long double> reference_row_long(const PlanSpec& s, const double* in)
       const bool complex_input = s.transform != Transform::r2c;
       for (std::size_t i = 0; i < n; ++i)
         x[i] = complex_input ? cld(in[2 * i], in[2 * i + 1]) : cld(in[i], 0.0L);
-      std::vector<cld> y = direct_dft_long(x, s.transform == Transform::c2c_inverse ? +1 : -1);
+      std::vector<cld> y = direct_dft(x, s.transform == Transform::c2c_inverse ? +1 : -1);
       if (s.transform == Transform::r2c) y.resize(n / 2 + 1);
       for (const cld& c : y) {
         out.push_back(c.real());
@@ -242,7 +221,7 @@ std::vector<long double> reference_row_long(const PlanSpec& s, const double* in)
       }
       x[0] = x[0].real();
       if (n % 2 == 0) x[n / 2] = x[n / 2].real();
-      for (const cld& c : direct_dft_long(x, +1)) out.push_back(c.real());
+      for (const cld& c : direct_dft(x, +1)) out.push_back(c.real());
       return out;
     }
   }
