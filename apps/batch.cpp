@@ -110,7 +110,7 @@ bool outputs_complete(const BatchItem& item) {
 
 void remove_outputs(const BatchItem& item) {
   for (const std::string& output : item.outputs)
-    for (const std::string& file : claimed_paths(output)) {
+    for (const std::string& file : output_files(output)) {  // files only: never a stream's name
       std::error_code ec;
       fs::remove(file, ec);
     }

@@ -52,6 +52,7 @@ int run_generate(const GenerateOptions& o) {
   RunOptions run;
   run.quiet = o.quiet;
   run.print_summary = false;  // one line below says what was written
+  run.summary_to_stderr = o.output == "-";
   RunReport report;
   const int code = run_and_report(graph, RunConfig{}, run, &report);
   const std::vector<const NodeReport*> outputs = report.sinks();
@@ -68,7 +69,9 @@ int run_generate(const GenerateOptions& o) {
       playback_text = ", " + std::to_string(underflows) + " underflow(s)";
       if (host_xruns != 0) playback_text += ", " + std::to_string(host_xruns) + " xrun(s) reported by the audio system";
     }
-    std::printf("%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n", playback ? "played" : "wrote",
+    // With -o - the samples are on stdout: the line goes to stderr.
+    std::fprintf(o.output == "-" ? stderr : stdout, "%s %s: %llu samples, %s, %u channel(s), %g Hz%s%s\n",
+                playback ? "played" : "wrote",
                 written.description.c_str(), static_cast<unsigned long long>(written.counters.items_out),
                 std::string(format_name(info.format)).c_str(), info.channels, info.sample_rate, playback_text.c_str(),
                 report.outcome == RunOutcome::interrupted ? " (interrupted: incomplete)" : "");

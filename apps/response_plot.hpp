@@ -1,7 +1,7 @@
 // The picture `prism design --plot` draws: a filter's |H(f)| in dB (0 to fs/2 for real taps,
 // −fs/2 to fs/2 for complex ones), its transition bands shaded, its band edges as dashed lines,
-// the stopband attenuation as a dotted line, a title with the figures. Drawn with Cairo (only
-// in builds that found it: PRISM_HAVE_CAIRO) in DejaVu Sans.
+// the stopband attenuation as a dotted line, a title with the figures. Drawn with Cairo in DejaVu
+// Sans (sinks/plot_font).
 #pragma once
 
 #include <string>

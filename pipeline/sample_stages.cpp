@@ -39,6 +39,8 @@ PortDescription SampleEngineStage::configure(const PortDescription& input, std::
   StreamInfo floats = input_;
   floats.format = is_complex(input_.format) ? SampleFormat::cf32 : SampleFormat::f32;
   floats.channels = 1;
+  // Integers are read scaled to ±1.0: their full scale carries into the floats (dBFS downstream).
+  floats.float_full_scale = input_.float_full_scale || !is_float(input_.format);
   EnginePlan plan = planner_(floats);
   engine_ = std::move(plan.engine);
   const bool direct = input_.format == floats.format && input_.channels == 1;
@@ -248,6 +250,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     spec.threads = threads;
     StreamInfo output = input;
     output.format = spec.complex_input || spec.taps.is_complex || shift ? SampleFormat::cf32 : SampleFormat::f32;
+    output.float_full_scale = input.float_full_scale || !is_float(input.format);  // as SampleEngineStage's
     output.sample_rate = input.sample_rate / static_cast<double>(decimation);
     if (shift) output.shift_frequencies(*shift);
     if (input.length) output.length = divided_length(*input.length, 1, decimation);
@@ -444,6 +447,7 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
         plan.output = input;
         plan.output.format = SampleFormat::f32;
         plan.output.center_frequency = 0.0;  // audio
+        plan.output.float_full_scale = false;  // a demodulator's audio has no full scale of the input's
         plan.output.retunes.clear();
         plan.output.annotations.clear();
         plan.engine = adapt(std::move(demodulator), "cpu: " + name + " demodulator");

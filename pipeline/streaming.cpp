@@ -32,6 +32,10 @@ struct StreamingStage::Impl {
     input = PortDescription::of_samples(info);
     block_items = block;
     output = stage->configure(input, block_items);
+    // The streaming objects hand out floats (float32 rows and samples).
+    if (output.kind == PortKind::rows && output.rows.double_values)
+      throw UsageError(stage->name() + ": precision=double rows are float64, and the streaming objects give float32; "
+                       "use precision=single here (double precision is for prism spectrogram and prism run)");
     block_output = std::max<std::size_t>(stage->max_output(block_items), 1);
     in_pool = make_pool(stage->input_domain(), block_items, input.item_bytes());
     out_pool = make_pool(stage->output_domain(), block_output, output.item_bytes());

@@ -391,6 +391,8 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
     if (collected_description.kind == prism::PortKind::rows) {
       description["kind"] = "rows";
       description["columns"] = collected_description.rows.columns;
+      description["complex"] = collected_description.rows.complex_values;
+      description["double"] = collected_description.rows.double_values;
       description["frequencies"] = collected_description.rows.frequencies;
     } else {
       description = stream_dict(collected_description.samples);

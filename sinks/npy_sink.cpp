@@ -223,8 +223,9 @@ void NpySink::check_input(const PortDescription& input) const {
   if (input.rows.complex_values)
     throw UsageError(output + ": " + dtype_name(dtype_) + " cannot hold complex rows; store them as float32");
   if (input.rows.double_values)
-    throw UsageError(output + ": the rows are in double precision, written as float64; " + dtype_name(dtype_) +
-                     " would undo that precision (give one or the other)");
+    throw UsageError(output + ": the rows are in double precision (the spectrogram's precision double), written as "
+                     "float64; a " + dtype_name(dtype_) + " output dtype would throw that precision away: ask for one "
+                     "or the other");
   if (dtype_ == NpyDtype::uint8 && !input.rows.decibels)
     throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
                      "; have the spectrogram give dB (its db setting)");
@@ -238,6 +239,7 @@ void NpySink::begin(const PortDescription& input) {
     descr_ = input.rows.double_values ? (input.rows.complex_values ? "<c16" : "<f8")
                                       : (input.rows.complex_values ? "<c8" : dtype_descr(dtype_));
     trailing_ = {input.rows.columns};
+    if (input.rows.full_scale_power) full_scale_db_ = 10.0 * std::log10(*input.rows.full_scale_power);
   } else {
     const NumpyType type = numpy_type(input.samples.format);
     descr_ = type.descr;
@@ -294,7 +296,7 @@ void NpySink::write_converted(const float* values, std::size_t count) {
     const double inverse_step = 1.0 / scale_step_;
     for (std::size_t i = 0; i < count; ++i) {
       // NaN compares false both ways and lands on 0, as the floor of the range.
-      const double level = (static_cast<double>(values[i]) - scale_offset_) * inverse_step;
+      const double level = (static_cast<double>(values[i]) - full_scale_db_.value_or(0.0) - scale_offset_) * inverse_step;
       converted_[i] = level >= 255.0 ? 255 : level > 0.0 ? static_cast<unsigned char>(std::lround(level)) : 0;
     }
   }
@@ -336,7 +338,7 @@ void NpySink::write_sidecar(bool complete) {
                                      : (layout.complex_values ? "complex64" : dtype_name(dtype_)));
   field("precision", layout.double_values ? "double" : "single");
   if (dtype_ == NpyDtype::uint8)
-    field("scale", {{"offset", scale_offset_}, {"step", scale_step_}, {"unit", "dB"}});
+    field("scale", {{"offset", scale_offset_}, {"step", scale_step_}, {"unit", full_scale_db_ ? "dBFS" : "dB"}});
   field("shape", {rows_written_, layout.columns});
   field("rows", rows_written_);
   field("complete", complete);
@@ -406,8 +408,10 @@ void NpySink::write_samples_sidecar(bool complete) {
       {"first_sample", first_row_.value_or(0)},
       {"start_offset_s", in.start_offset_s},
   };
+  // The sample of this output a time from the recording's start falls on (counted from its first
+  // sample, as the SigMF writer counts).
   add_stream_labels(sidecar, in, [&in](double time) -> std::optional<std::uint64_t> {
-    return static_cast<std::uint64_t>(std::llround(time * in.sample_rate));
+    return static_cast<std::uint64_t>(std::llround(std::max(time - in.start_offset_s, 0.0) * in.sample_rate));
   });
   const std::string text = sidecar.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
   sidecar_file_->write(text.data(), text.size());

@@ -87,6 +87,9 @@ class NpySink final : public Sink {
   NpyDtype dtype_ = NpyDtype::float32;
   double scale_offset_ = 0.0;  // uint8: the dB value of 0
   double scale_step_ = 1.0;    // uint8: dB per step
+  // uint8 of rows with a full scale: the 0 dBFS reference in dB, so that --db-range is in dBFS
+  // as on the PNG (0 for other rows, whose range is in dB re the quantity's unit).
+  std::optional<double> full_scale_db_;
   PartialFile data_file_;
   std::unique_ptr<PartialFile> sidecar_file_;  // null: no sidecar
   std::vector<unsigned char> converted_;  // rows in a smaller dtype, before they are written

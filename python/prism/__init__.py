@@ -292,7 +292,9 @@ def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, c
     if not collect:
         return summary
     if description["kind"] == "rows":
-        items = np.frombuffer(data, dtype=np.float32).reshape(-1, description["columns"])
+        dtype = {(False, False): np.float32, (True, False): np.complex64, (False, True): np.float64,
+                 (True, True): np.complex128}[(description["complex"], description["double"])]
+        items = np.frombuffer(data, dtype=dtype).reshape(-1, description["columns"])
     else:
         items = _samples_array(data, description)
     return summary, items

@@ -1,6 +1,6 @@
 """prism spectrogram --precision double against scipy.signal.spectrogram in float64: float64
 (complex128) rows, relative L2 error below 1e-12, on float64 and complex128 raw input, over
-psd, magnitude, complex, dB, linear detrending, averaging and the mel modes' framing; the sidecar
+psd, magnitude, complex, dB and linear detrending; the sidecar
 says "precision": "double"; PNG outputs and the GPU backends refuse it by name.
 """
 import numpy as np

@@ -68,6 +68,15 @@ class Stdout(TempDirTestCase):
     def test_filter_samples(self):
         self.expect_same_as_file("filter", GEN, "--lowpass", "1500", "--numtaps", "63")
 
+    def test_generate_samples_and_its_line_on_stderr(self):
+        self.expect_same_as_file("generate", "gen:rate=8000,duration=0.5,tone=300")
+        # Without -q the line that says what was written goes to stderr, not after the array.
+        run_prism("generate", "gen:rate=8000,duration=0.5,tone=300", "-o", self.path("g.npy"), "-q", check=0)
+        code, piped, err = prism_to_pipe("generate", "gen:rate=8000,duration=0.5,tone=300", "-o", "-")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(piped), os.path.getsize(self.path("g.npy")))
+        self.assertIn("wrote", err)
+
     def test_a_shell_pipe_into_numpy(self):
         # numpy.load seeks back after the magic, which a pipe cannot: read it into memory first.
         reader = "import io,numpy,sys; print(numpy.load(io.BytesIO(sys.stdin.buffer.read())).shape)"
@@ -190,6 +199,18 @@ class OutputDtype(TempDirTestCase):
         # The test signal spans the range: both ends and the middle occur.
         self.assertEqual(quantised.min(), 0)
         self.assertGreater(len(np.unique(quantised)), 100)
+
+    def test_uint8_of_integer_input_is_in_dbfs_as_the_png(self):
+        # A full-scale i16 tone: its bin is 0 dBFS, so a range of -60:0 dBFS puts it at 255; the
+        # sidecar's scale says dBFS and decodes to within a step of 0.
+        wav = self.path("fs.wav")
+        run_prism("generate", "gen:rate=8000,duration=0.5,tone=1000@0.99997,format=i16", "-o", wav, "-q", check=0)
+        run_prism("spectrogram", wav, "--nperseg", "256", "--window", "hann", "--db", "--output-dtype", "uint8",
+                  "--db-range=-60:0", "-o", self.path("u8.npy"), "-q", check=0)
+        quantised, meta = load_npy_with_sidecar(self.path("u8.npy"))
+        self.assertEqual(meta["scale"]["unit"], "dBFS")
+        peak = meta["scale"]["offset"] + meta["scale"]["step"] * float(quantised.max())
+        self.assertLess(abs(peak), meta["scale"]["step"] + 0.01)
 
     def test_uint8_rows_through_a_chain_and_stdout(self):
         code, piped, err = prism_to_pipe("run", GEN, "!", "spectrogram:nperseg=256,db", "-o", "-", "--output-dtype",
