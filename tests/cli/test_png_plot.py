@@ -166,6 +166,13 @@ class PngPlot(TempDirTestCase):
         plot = self.plot_info(png)
         self.assertEqual(plot["unit"], "dBFS")
         self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        # Through a fir (passband gain 1 at 1 kHz): the integers' full scale carries into its
+        # float output, still dBFS.
+        run_prism("run", meta, "-o", "fir:numtaps=101,lowpass=5000 ! spectrogram:nperseg=480,window=hann ! " + png,
+                  "-q", check=0)
+        plot = self.plot_info(png)
+        self.assertEqual(plot["unit"], "dBFS")
+        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.05)
         # Float audio: ±1.0 is full scale.
         wav = self.path("float.wav")
         run_prism("generate", "gen:rate=48000,duration=1,tone=1000@0.5", "-o", wav, "-q", check=0)
