@@ -140,6 +140,8 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
            : mode == "complex" ? SpectrumMode::complex
            : mode == "angle"   ? SpectrumMode::angle
            : mode == "phase"   ? SpectrumMode::phase
+           : mode == "mel"     ? SpectrumMode::mel
+           : mode == "mfcc"    ? SpectrumMode::mfcc
                                : SpectrumMode::psd;
   p.decibels = values.flag("db");
   const std::string& average = values.text("average");
@@ -169,7 +171,6 @@ SpectrogramParams spectrogram_params_from(const SettingValues& values) {
   p.channel = static_cast<unsigned>(values.integer("channel"));
   p.integer_scale = values.text("integer_scale") == "raw" ? IntegerScale::raw : IntegerScale::unit;
   p.double_precision = values.text("precision") == "double";
-  p.mode = mode == "mel" ? SpectrumMode::mel : mode == "mfcc" ? SpectrumMode::mfcc : p.mode;
   p.n_mels = static_cast<std::size_t>(values.integer("n_mels"));
   p.f_min = values.number("f_min");
   p.f_max = values.number_if_set("f_max");
