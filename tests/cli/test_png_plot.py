@@ -159,27 +159,21 @@ class PngPlot(TempDirTestCase):
                     power = rows ** 2 if "magnitude" in extra else rows
                     peak = 10 * np.log10(power.max() / reference)
                 self.assertAlmostEqual(peak, expected, delta=0.01, msg=extra)
-        # Complex integer input: a full-scale exp(j2πft) is the reference.
-        meta = self.path("iq.sigmf-meta")
+        # Complex integer input (a full-scale exp(j2πft) is the reference), the same through a fir
+        # (passband gain 1 at 1 kHz: the integers' full scale carries into its float output), and
+        # float audio (±1.0 is full scale): a half-scale tone at -6.02 dBFS each time.
+        meta, wav = self.path("iq.sigmf-meta"), self.path("float.wav")
         run_prism("generate", "gen:rate=48000,duration=1,complex,format=ci16,tone=1000@0.5", "-o", meta, "-q", check=0)
-        run_prism("spectrogram", meta, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
-        plot = self.plot_info(png)
-        self.assertEqual(plot["unit"], "dBFS")
-        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
-        # Through a fir (passband gain 1 at 1 kHz): the integers' full scale carries into its
-        # float output, still dBFS.
-        run_prism("run", meta, "-o", "fir:numtaps=101,lowpass=5000 ! spectrogram:nperseg=480,window=hann ! " + png,
-                  "-q", check=0)
-        plot = self.plot_info(png)
-        self.assertEqual(plot["unit"], "dBFS")
-        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.05)
-        # Float audio: ±1.0 is full scale.
-        wav = self.path("float.wav")
         run_prism("generate", "gen:rate=48000,duration=1,tone=1000@0.5", "-o", wav, "-q", check=0)
-        run_prism("spectrogram", wav, "--nperseg", "480", "--window", "hann", "-o", png, "-q", check=0)
-        plot = self.plot_info(png)
-        self.assertEqual(plot["unit"], "dBFS")
-        self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=0.01)
+        spectrogram = ["--nperseg", "480", "--window", "hann", "-o", png]
+        for command, delta in ((["spectrogram", meta, *spectrogram], 0.01),
+                               (["run", meta, "-o", "fir:numtaps=101,lowpass=5000 ! "
+                                 "spectrogram:nperseg=480,window=hann ! " + png], 0.05),
+                               (["spectrogram", wav, *spectrogram], 0.01)):
+            run_prism(*command, "-q", check=0)
+            plot = self.plot_info(png)
+            self.assertEqual(plot["unit"], "dBFS", command)
+            self.assertAlmostEqual(plot["db_max"], 20 * np.log10(0.5), delta=delta, msg=command)
         # Other float input has no full scale, and --integer-scale raw gives up the reference.
         run_prism("spectrogram", "gen:duration=0.5", "-o", png, "-q", check=0)
         self.assertEqual(self.plot_info(png)["unit"], "dB re 1 V**2/Hz")
