@@ -294,9 +294,10 @@ void NpySink::write_converted(const float* values, std::size_t count) {
     }
   } else {
     const double inverse_step = 1.0 / scale_step_;
+    const double zero_db = full_scale_db_.value_or(0.0) + scale_offset_;  // the rows' dB of level 0
     for (std::size_t i = 0; i < count; ++i) {
       // NaN compares false both ways and lands on 0, as the floor of the range.
-      const double level = (static_cast<double>(values[i]) - full_scale_db_.value_or(0.0) - scale_offset_) * inverse_step;
+      const double level = (static_cast<double>(values[i]) - zero_db) * inverse_step;
       converted_[i] = level >= 255.0 ? 255 : level > 0.0 ? static_cast<unsigned char>(std::lround(level)) : 0;
     }
   }
