@@ -77,11 +77,15 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     params = spectrogram_params_from(settings);
   }
   sinks.input_label = source->describe();
-  if (sinks.npy_dtype != NpyDtype::float32 && params.keeps_phase())
-    throw UsageError("--output-dtype " + o.array.output_dtype + " cannot hold " + settings.name("mode") + " " +
-                     to_string(params.mode) + " rows; store them as float32");
+  // As NpySink::check_input, in the command's names.
+  if (sinks.npy_dtype != NpyDtype::float32 && params.mode == SpectrumMode::complex)
+    throw UsageError("--output-dtype " + o.array.output_dtype + " cannot hold " + settings.name("mode") +
+                     " complex rows; store them as float32");
   if (sinks.npy_dtype == NpyDtype::uint8 && !params.decibels)
-    throw UsageError("--output-dtype uint8 holds dB values: add " + settings.name("db"));
+    throw UsageError(params.has_decibel_form()
+                         ? "--output-dtype uint8 holds dB values: add " + settings.name("db")
+                         : "--output-dtype uint8 holds dB values; " + settings.name("mode") + " " +
+                               to_string(params.mode) + " rows have no dB form: store them as float32 or float16");
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty()) note(made.note);
 

@@ -99,6 +99,8 @@ struct SpectrogramParams {
     return mode == SpectrumMode::complex || mode == SpectrumMode::angle || mode == SpectrumMode::phase;
   }
   bool is_mel() const { return mode == SpectrumMode::mel || mode == SpectrumMode::mfcc; }
+  // Modes whose rows the db setting can put in dB (the cepstra are taken from dB already).
+  bool has_decibel_form() const { return !keeps_phase() && mode != SpectrumMode::mfcc; }
   // f_max, or its default for a stream at `sample_rate`.
   double mel_f_max(double sample_rate) const { return f_max ? *f_max : std::floor(sample_rate / 2.0); }
   // Throws UsageError when a value is out of its range, naming the setting through `name`

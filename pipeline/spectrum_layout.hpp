@@ -63,6 +63,11 @@ struct SpectrumLayout {
     return quantity == SpectrumQuantity::power_spectral_density ||
            quantity == SpectrumQuantity::power_spectrum;
   }
+  // Levels that can be given in dB: not complex values, angles, or cepstra.
+  bool has_decibel_form() const {
+    return !complex_values && quantity != SpectrumQuantity::angle && quantity != SpectrumQuantity::phase &&
+           quantity != SpectrumQuantity::mfcc_of_log && quantity != SpectrumQuantity::mfcc_of_decibels;
+  }
   // Bytes of one row.
   std::size_t row_bytes() const {
     return columns * (double_values ? sizeof(double) : sizeof(float)) * (complex_values ? 2 : 1);

@@ -228,7 +228,8 @@ void NpySink::check_input(const PortDescription& input) const {
                      "or the other");
   if (dtype_ == NpyDtype::uint8 && !input.rows.decibels)
     throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
-                     "; have the spectrogram give dB (its db setting)");
+                     (input.rows.has_decibel_form() ? "; have the spectrogram give dB (its db setting)"
+                                                    : ", which have no dB form; store them as float32 or float16"));
 }
 
 void NpySink::begin(const PortDescription& input) {

@@ -176,7 +176,8 @@ class OutputDtype(TempDirTestCase):
         return load_npy_with_sidecar(self.path(name))
 
     def test_float16_is_float32_rounded(self):
-        for db in ([], ["--db"]):
+        # Any real rows: levels, dB, and the angles of mode angle (as prism run takes them).
+        for db in ([], ["--db"], ["--mode", "angle"]):
             with self.subTest(db=db):
                 full, _ = self.spectrogram("f32.npy", *db)
                 half, meta = self.spectrogram("f16.npy", *db, "--output-dtype", "float16")
@@ -224,6 +225,12 @@ class OutputDtype(TempDirTestCase):
             (["spectrogram", GEN, "--output-dtype", "uint8", "--db-range=-100:0"], "--db"),
             (["spectrogram", GEN, "--db", "--output-dtype", "uint8"], "--db-range"),
             (["spectrogram", GEN, "--mode", "complex", "--output-dtype", "float16"], "--mode complex"),
+            (["spectrogram", GEN, "--mode", "mfcc", "--output-dtype", "uint8", "--db-range=-100:0"],
+             "--mode mfcc rows have no dB form"),
+            (["spectrogram", GEN, "--mode", "angle", "--output-dtype", "uint8", "--db-range=-3:3"],
+             "--mode angle rows have no dB form"),
+            (["run", GEN, "!", "spectrogram:mode=phase", "--output-dtype", "uint8", "--db-range=-3:3"],
+             "no dB form"),
             (["run", GEN, "!", "spectrogram", "--output-dtype", "uint8", "--db-range=-100:0"], "db setting"),
             (["run", GEN, "!", "spectrogram:mode=complex", "--output-dtype", "float16"], "complex rows"),
             (["spectrogram", GEN, "--output-dtype", "int8"], "--output-dtype"),
