@@ -92,6 +92,7 @@ std::vector<StreamTag> describe_port(const PortDescription& port, std::uint64_t 
   }
   tags.push_back(tag(offset, kTagFormat, Pmt::make_symbol(std::string(format_name(s.format)))));
   tags.push_back(tag(offset, kTagChannels, Pmt::make_integer(s.channels)));
+  if (s.float_full_scale) tags.push_back(tag(offset, kTagFullScale, Pmt::boolean(true)));
   return tags;
 }
 
@@ -137,6 +138,10 @@ StreamTagValues read_stream_tags(const std::vector<StreamTag>& tags) {
       if (!t.value.to_number(channels) || channels < 1 || channels > 65536 || channels != std::floor(channels))
         throw WireError("tag prism_channels holds " + t.value.describe() + ", not a channel count");
       v.channels = static_cast<unsigned>(channels);
+    } else if (key == kTagFullScale) {
+      if (t.value.type != Pmt::Type::true_ && t.value.type != Pmt::Type::false_)
+        throw WireError("tag prism_full_scale holds " + t.value.describe() + ", not true or false");
+      v.float_full_scale = t.value.type == Pmt::Type::true_;
     } else if (key == kTagLayout) {
       if (t.value.type != Pmt::Type::uniform_vector || t.value.element_type != 0)
         throw WireError("tag prism_layout holds " + t.value.describe() + ", not JSON text in a u8 vector");
@@ -164,6 +169,7 @@ std::string layout_json(const SpectrumLayout& layout) {
   for (const auto& [quantity, name] : kQuantities)
     if (quantity == layout.quantity) j["quantity"] = name;
   j["decibels"] = layout.decibels;
+  if (layout.full_scale_power) j["full_scale_power"] = *layout.full_scale_power;
   j["parameters"] = layout.parameters_json.empty() ? json::object() : json::parse(layout.parameters_json);
   const StreamInfo& s = layout.stream;
   j["stream"] = {{"format", std::string(format_name(s.format))},
@@ -209,6 +215,12 @@ SpectrumLayout layout_from_json(const std::string& text) {
     }
   if (!known) throw WireError("prism_layout's quantity '" + printable(quantity) + "' is unknown");
   layout.decibels = field<bool>(j, "decibels", what);
+  if (j.contains("full_scale_power")) {
+    const auto power = field<double>(j, "full_scale_power", what);
+    if (!(power > 0) || !std::isfinite(power))
+      throw WireError("prism_layout's \"full_scale_power\" is not a positive finite number");
+    layout.full_scale_power = power;
+  }
   layout.parameters_json = j.contains("parameters") ? j["parameters"].dump() : "{}";
   const json stream = field<json>(j, "stream", what);
   const char* stream_what = "prism_layout's \"stream\"";

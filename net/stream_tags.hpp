@@ -7,6 +7,8 @@
 //                                          whose stream's start time is known)
 //   prism_format   symbol                  "cf32", "ci16", ... (samples only)
 //   prism_channels integer                 interleaved channels (samples only)
+//   prism_full_scale bool (true)           float samples whose full scale is ±1 by convention
+//                                          (sound files, audio devices); absent otherwise
 //   prism_layout   u8 vector: JSON text    rows: what a row holds (below)
 //   prism_eos      bool                    alone in the last message, of no items: the sender's
 //                                          stream ended, complete (true) or cut short (false);
@@ -18,7 +20,8 @@
 //   {"columns": N, "first_bin": k0, "bin_width": Hz  (frequencies[i] = (k0 + i) * bin_width),
 //    or "frequencies": [...] when they are not of that form,
 //    "first_row_time": s, "row_interval": s, "quantity": "power_spectral_density"|...,
-//    "decibels": bool, "parameters": {...},
+//    "decibels": bool, "full_scale_power": the 0 dBFS reference (when there is one),
+//    "parameters": {...},
 //    "stream": {"format", "sample_rate", "center_frequency", "channels", "start_time"}}
 #pragma once
 
@@ -38,6 +41,7 @@ inline constexpr const char* kTagFrequency = "rx_freq";
 inline constexpr const char* kTagTime = "rx_time";
 inline constexpr const char* kTagFormat = "prism_format";
 inline constexpr const char* kTagChannels = "prism_channels";
+inline constexpr const char* kTagFullScale = "prism_full_scale";
 inline constexpr const char* kTagLayout = "prism_layout";
 inline constexpr const char* kTagEndOfStream = "prism_eos";
 inline constexpr const char* kSourceId = "prism";
@@ -56,6 +60,7 @@ struct StreamTagValues {
   std::uint64_t time_offset = 0;  // ... of this item
   std::optional<SampleFormat> format;
   std::optional<unsigned> channels;
+  bool float_full_scale = false;  // prism_full_scale
   std::optional<SpectrumLayout> layout;
   std::optional<bool> end_of_stream;  // prism_eos: complete or not
 };

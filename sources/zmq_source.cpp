@@ -242,6 +242,7 @@ ZmqSource::ZmqSource(const std::string& spec, const SourceOptions& options) : im
     info_.channels = tags.channels ? *tags.channels : options.channels;
     info_.center_frequency = options.center_frequency != 0 ? options.center_frequency : tags.frequency.value_or(0.0);
     info_.live = s.endpoint.pattern == net::ZmqPattern::sub;
+    info_.float_full_scale = tags.float_full_scale;
     output_ = PortDescription::of_samples(info_);
   }
   s.item_bytes = output_.item_bytes();

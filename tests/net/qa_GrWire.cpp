@@ -141,7 +141,33 @@ TEST(StreamTags, SamplesDescribeThemselvesAndReadBack) {
   EXPECT_EQ(iso8601_text(*v.time, -0.5), "2024-03-01T12:00:00.5Z");
 }
 
+TEST(StreamTags, TheFullScaleOfFloatSamplesTravels) {
+  StreamInfo info;
+  info.format = SampleFormat::f32;
+  info.sample_rate = 48000;
+  EXPECT_FALSE(read_stream_tags(describe_port(PortDescription::of_samples(info), 0)).float_full_scale);
+  info.float_full_scale = true;  // a sound file's floats
+  EXPECT_TRUE(read_stream_tags(describe_port(PortDescription::of_samples(info), 0)).float_full_scale);
+}
+
+TEST(StreamTags, RowsKeepTheirDbfsReference) {
+  SpectrumLayout layout;
+  layout.columns = 3;
+  layout.frequencies = {0.0, 100.0, 200.0};
+  layout.row_interval = 0.01;
+  layout.stream.sample_rate = 400;
+  EXPECT_FALSE(layout_from_json(layout_json(layout)).full_scale_power.has_value());
+  layout.full_scale_power = 0.375;
+  EXPECT_EQ(layout_from_json(layout_json(layout)).full_scale_power, 0.375);
+  std::string text = layout_json(layout);
+  const std::string field = "\"full_scale_power\":0.375";
+  ASSERT_NE(text.find(field), std::string::npos) << text;
+  text.replace(text.find(field), field.size(), "\"full_scale_power\":-1");
+  EXPECT_THROW(layout_from_json(text), WireError);
+}
+
 TEST(StreamTags, WrongTypesOfKnownKeysAreRefused) {
+  EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("prism_full_scale"), Pmt::make_real(1), Pmt{}}}), WireError);
   EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("rx_rate"), Pmt::make_symbol("fast"), Pmt{}}}), WireError);
   EXPECT_THROW(read_stream_tags({{0, Pmt::make_symbol("prism_format"), Pmt::make_symbol("cf99"), Pmt{}}}),
                WireError);

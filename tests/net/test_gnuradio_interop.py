@@ -201,15 +201,37 @@ class PrismToPrism(util.TempDirTestCase):
         address = f"ipc://{self.path('rows')}"
         receiver = subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout=20", "-o", self.path("got.npy"),
                                      "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        util.run_prism("spectrogram", "gen:rate=8000,duration=0.5,tone=1000", "--nperseg", "256", "-q",
+        # A float WAV: its full scale is ±1, so the rows carry a 0 dBFS reference across.
+        wav = self.path("tone.wav")
+        util.write_wav_float(wav, 8000, 0.5 * np.sin(2 * np.pi * 1000 / 8000 * np.arange(4000)))
+        util.run_prism("spectrogram", wav, "--nperseg", "256", "--db", "-q",
                        "-o", f"zmq:push:{address}", "-o", self.path("ref.npy"), check=0, timeout=60)
         _, err = receiver.communicate(timeout=30)
         self.assertEqual(receiver.returncode, 0, err)
         got, got_meta = util.load_npy_with_sidecar(self.path("got.npy"))
         ref, ref_meta = util.load_npy_with_sidecar(self.path("ref.npy"))
         np.testing.assert_array_equal(got, ref)
-        for key in ("frequencies", "times", "quantity", "unit", "parameters", "center_frequency"):
+        self.assertIsNotNone(ref_meta["full_scale_power"])
+        for key in ("frequencies", "times", "quantity", "unit", "parameters", "center_frequency", "full_scale_power"):
             self.assertEqual(got_meta[key], ref_meta[key], key)
+
+    def test_samples_of_a_sound_file_keep_their_full_scale(self):
+        # Float samples of a WAV are ±1 full scale; across ZeroMQ a spectrogram of them is still in dBFS.
+        address = f"ipc://{self.path('samples')}"
+        wav = self.path("tone.wav")
+        util.write_wav_float(wav, 8000, 0.5 * np.sin(2 * np.pi * 1000 / 8000 * np.arange(4000)))
+        receiver = subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout=20", "!",
+                                     "spectrogram:nperseg=256,db", "-o", self.path("got.npy"), "-q"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        util.run_prism("run", wav, "-o", f"zmq:push:{address}", "-q", check=0, timeout=60)
+        _, err = receiver.communicate(timeout=30)
+        self.assertEqual(receiver.returncode, 0, err)
+        util.run_prism("spectrogram", wav, "--nperseg", "256", "--db", "-q", "-o", self.path("ref.npy"), check=0)
+        got, got_meta = util.load_npy_with_sidecar(self.path("got.npy"))
+        ref, ref_meta = util.load_npy_with_sidecar(self.path("ref.npy"))
+        np.testing.assert_array_equal(got, ref)
+        self.assertIsNotNone(ref_meta["full_scale_power"])
+        self.assertEqual(got_meta["full_scale_power"], ref_meta["full_scale_power"])
 
     def test_a_sender_that_dies_mid_stream_ends_the_run_after_the_timeout_keeping_what_came(self):
         address = f"ipc://{self.path('sock')}"
