@@ -16,6 +16,7 @@
 #endif
 #if PRISM_HAVE_SNDFILE
 #include "sinks/sndfile_writer.hpp"
+#include "sinks/sigmf_writer.hpp"
 #endif
 
 namespace prism::view {
@@ -39,8 +40,9 @@ bool same_input(const StreamInfo& a, const StreamInfo& b) {
          a.center_frequency == b.center_frequency;
 }
 
-// prism-channel-<carrier Hz>-<local time>.wav in the working folder, not yet taken.
-std::string recording_name(double carrier_hz) {
+// prism-channel-<carrier Hz>-<local time> in the working folder, with none of the recording's
+// files (.wav, .sigmf-meta, .sigmf-data, or their .partial) taken.
+std::string recording_base(double carrier_hz) {
   const std::time_t now = std::time(nullptr);
   std::tm local{};
   localtime_r(&now, &local);
@@ -48,9 +50,14 @@ std::string recording_name(double carrier_hz) {
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
   char base[128];
   std::snprintf(base, sizeof base, "prism-channel-%.0fHz-%s", carrier_hz, stamp);
-  std::string name = std::string(base) + ".wav";
-  for (int n = 2; std::filesystem::exists(name) || std::filesystem::exists(name + ".partial"); ++n)
-    name = std::string(base) + "-" + std::to_string(n) + ".wav";
+  const auto taken = [](const std::string& name) {
+    for (const char* extension : {".wav", ".sigmf-meta", ".sigmf-data"})
+      for (const char* partial : {"", ".partial"})
+        if (std::filesystem::exists(name + extension + partial)) return true;
+    return false;
+  };
+  std::string name = base;
+  for (int n = 2; taken(name); ++n) name = std::string(base) + "-" + std::to_string(n);
   return name;
 }
 
@@ -87,9 +94,9 @@ struct ChannelListener::Impl {
   // queued behind it would arrive as a burst the ring could not hold.
   std::future<std::unique_ptr<PortAudioSink>> opening;
 #endif
-  std::unique_ptr<Sink> recorder;
-  std::string recording_path, record_error;
-  std::uint64_t recorded = 0;
+  std::unique_ptr<Sink> recorder, iq_recorder;
+  std::string recording_path, iq_recording_path, record_error;
+  std::uint64_t recorded = 0, iq_recorded = 0;
   std::vector<std::string> recordings;
   std::uint64_t audio_samples = 0;
   std::uint64_t retunes = 0, rebuilds = 0;
@@ -101,6 +108,8 @@ struct ChannelListener::Impl {
   void build_receiver();
   void start_recording();
   void stop_recording();
+  void fail_recording(const std::exception& e);
+  void record(const ChannelReceiver::Output& out);
   void play(const float* audio, std::size_t n);
   void publish();
 };
@@ -123,7 +132,10 @@ void ChannelListener::Impl::take_request() {
     if (!current.on) audio_error.clear();  // switched on again: try the device again
     // A new band at the same rates and demodulation: the running receiver's taps are replaced
     // (no gap, no start-up); anything else gets a new receiver.
-    if (receiver && next.input_channel != current.input_channel) receiver.reset();
+    if (receiver && next.input_channel != current.input_channel) {
+      receiver.reset();
+      stop_recording();
+    }
     if (receiver && !same_channel(receiver->settings(), next.channel)) {
       bool retuned = false;
       if (receiver->settings().demodulation == next.channel.demodulation) {
@@ -135,6 +147,7 @@ void ChannelListener::Impl::take_request() {
       }
       if (retuned) ++retunes;
       else receiver.reset();
+      stop_recording();  // the recording's files describe one channel
     }
     if (!same_channel(current.channel, next.channel)) receiver_error.clear();
     if (receiver) {
@@ -206,17 +219,21 @@ void ChannelListener::Impl::build_receiver() {
 }
 
 void ChannelListener::Impl::start_recording() {
-  if (recorder || !record_error.empty() || !receiver) return;
+  if (recorder || iq_recorder || !record_error.empty() || !receiver) return;
 #if PRISM_HAVE_SNDFILE
-  const std::string path = recording_name(receiver->iq_info().center_frequency);
+  const std::string base = recording_base(receiver->iq_info().center_frequency);
   try {
-    auto writer = std::make_unique<SndfileWriter>(path);
-    writer->begin(PortDescription::of_samples(receiver->audio_info()));
-    recorder = std::move(writer);
-    recording_path = path;
-    recorded = 0;
+    auto audio_writer = std::make_unique<SndfileWriter>(base + ".wav");
+    audio_writer->begin(PortDescription::of_samples(receiver->audio_info()));
+    auto iq_writer = std::make_unique<SigmfWriter>(base + ".sigmf-meta");
+    iq_writer->begin(PortDescription::of_samples(receiver->iq_info()));
+    recorder = std::move(audio_writer);
+    iq_recorder = std::move(iq_writer);
+    recording_path = base + ".wav";
+    iq_recording_path = base + ".sigmf-meta";
+    recorded = iq_recorded = 0;
   } catch (const std::exception& e) {
-    record_error = std::string("cannot record: ") + e.what();
+    record_error = std::string("cannot record: ") + e.what();  // a writer not kept removes its file
   }
 #else
   record_error = "cannot record: this prism was built without libsndfile";
@@ -224,31 +241,49 @@ void ChannelListener::Impl::start_recording() {
 }
 
 void ChannelListener::Impl::stop_recording() {
+  for (auto [writer, path] : {std::pair{&recorder, &recording_path}, std::pair{&iq_recorder, &iq_recording_path}}) {
+    if (!*writer) continue;
+    try {
+      (*writer)->finish(true);
+      recordings.push_back(*path);
+    } catch (const std::exception& e) {
+      record_error = std::string("the recording failed: ") + e.what();
+    }
+    writer->reset();
+    path->clear();
+  }
+}
+
+// A write failed: both files are removed (a writer destroyed unfinished removes its file), and
+// the error stays until recording is asked for again.
+void ChannelListener::Impl::fail_recording(const std::exception& e) {
+  record_error = std::string("the recording failed: ") + e.what();
+  recorder.reset();
+  iq_recorder.reset();
+  recording_path.clear();
+  iq_recording_path.clear();
+}
+
+void ChannelListener::Impl::record(const ChannelReceiver::Output& out) {
   if (!recorder) return;
   try {
-    recorder->finish(true);
-    recordings.push_back(recording_path);
+    if (out.audio_items > 0) recorder->write(float_chunk(out.audio, out.audio_items));
+    if (out.iq_items > 0) {
+      Chunk iq = float_chunk(out.iq, 2 * out.iq_items);
+      iq.items = iq.capacity = out.iq_items;
+      iq.item_bytes = 2 * sizeof(float);
+      iq_recorder->write(iq);
+    }
+    recorded += out.audio_items;
+    iq_recorded += out.iq_items;
   } catch (const std::exception& e) {
-    record_error = std::string("the recording failed: ") + e.what();
+    fail_recording(e);
   }
-  recorder.reset();
-  recording_path.clear();
 }
 
 void ChannelListener::Impl::play(const float* samples, std::size_t n) {
   if (n == 0) return;
   audio_samples += n;
-  if (recorder) {
-    try {
-      recorder->write(float_chunk(samples, n));
-      recorded += n;
-    } catch (const std::exception& e) {
-      record_error = std::string("the recording failed: ") + e.what();
-      recorder->abort();
-      recorder.reset();
-      recording_path.clear();
-    }
-  }
 #if PRISM_HAVE_PORTAUDIO
   if (!audio) return;
   if (current.mute) {
@@ -285,7 +320,9 @@ void ChannelListener::Impl::publish() {
   s.receivers_built = rebuilds;
   s.taps_replaced = retunes;
   s.recording = recording_path;
+  s.iq_recording = iq_recording_path;
   s.recorded_samples = recorded;
+  s.iq_recorded_samples = iq_recorded;
   s.recordings = recordings;
 }
 
@@ -317,7 +354,10 @@ void ChannelListener::set_idle(bool idle) {
 
 void ChannelListener::begin(const PortDescription& input) {
   Impl& s = *impl_;
-  if (s.input && !same_input(*s.input, input.samples)) s.receiver.reset();
+  if (s.input && !same_input(*s.input, input.samples)) {
+    s.receiver.reset();
+    s.stop_recording();
+  }
   s.input = input.samples;
   s.receiver_error.clear();
 }
@@ -335,6 +375,7 @@ void ChannelListener::write(const Chunk& chunk) {
       for (std::size_t done = 0; done < chunk.items;) {
         const std::size_t n = std::min(kPieceFrames, chunk.items - done);
         const ChannelReceiver::Output out = s.receiver->process(chunk.data + done * frame, n);
+        s.record(out);
         s.play(out.audio, out.audio_items);
         done += n;
       }

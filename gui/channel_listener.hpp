@@ -1,7 +1,11 @@
 // ChannelListener: the viewer's channel as a sink of the engine's graph. It takes the input's
 // samples beside the spectrogram, runs them through a ChannelReceiver (shift, channel filter and
 // decimation, demodulator, volume, resampling to the audio rate) and plays the audio through
-// PortAudio (the default output device, at its default rate), and records it to WAV on request.
+// PortAudio (the default output device, at its default rate), and records on request: the audio
+// to WAV and the channel's I/Q (cf32 at the channel rate, centred on the carrier) to SigMF, side
+// by side under one name, prism-channel-<carrier Hz>-<local time>.{wav,sigmf-meta,sigmf-data},
+// in the working folder. A recording holds one channel: a new band or receiver ends it, and
+// the next starts new files while recording is still asked for.
 //
 // It lives as long as the engine, across the graph's runs (a new FFT size, a seek): the audio
 // device stays open and the receiver keeps its state while the input and the channel are the
@@ -37,7 +41,7 @@ struct ListenRequest {
   ChannelSettings channel;  // carrier in baseband Hz
   unsigned input_channel = 0;  // which channel of a multi-channel input
   bool mute = false;        // the audio goes on as silence (the recording keeps the sound)
-  bool record = false;      // recording while set; each start makes a new file
+  bool record = false;      // recording while set; each start makes new files
 };
 
 struct ListenStatus {
@@ -53,9 +57,11 @@ struct ListenStatus {
   std::uint64_t host_xruns = 0;     // the audio system's own glitches
   std::uint64_t receivers_built = 0;  // a receiver built for a channel
   std::uint64_t taps_replaced = 0;    // a new band by new taps in the running receiver
-  std::string recording;            // the file being written; empty when not recording
-  std::uint64_t recorded_samples = 0;
-  std::vector<std::string> recordings;  // the files finished so far
+  std::string recording;            // the WAV being written; empty when not recording
+  std::string iq_recording;         // the SigMF (.sigmf-meta) being written beside it
+  std::uint64_t recorded_samples = 0;     // audio samples in the WAV
+  std::uint64_t iq_recorded_samples = 0;  // I/Q samples in the SigMF
+  std::vector<std::string> recordings;  // the files finished so far (WAV and .sigmf-meta)
 };
 
 class ChannelListener final : public Sink {

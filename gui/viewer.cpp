@@ -1259,7 +1259,8 @@ void Viewer::draw_listen_controls(ViewSettings& next) {
                        static_cast<unsigned long long>(l.underflows));
   }
   if (!l.recording.empty())
-    ImGui::Text("rec %s (%.1f s)", l.recording.c_str(), l.audio_rate > 0 ? static_cast<double>(l.recorded_samples) / l.audio_rate : 0.0);
+    ImGui::Text("rec %s + %s (%.1f s)", l.recording.c_str(), l.iq_recording.c_str(),
+                l.audio_rate > 0 ? static_cast<double>(l.recorded_samples) / l.audio_rate : 0.0);
 }
 
 namespace {
@@ -1454,6 +1455,7 @@ json Viewer::report_json(const Layout& layout) const {
                  {"dropped", l.dropped}, {"underflows", l.underflows}, {"host_xruns", l.host_xruns},
                  {"receivers_built", l.receivers_built}, {"taps_replaced", l.taps_replaced},
                  {"recording", l.recording}, {"recorded_samples", l.recorded_samples},
+                 {"iq_recording", l.iq_recording}, {"iq_recorded_samples", l.iq_recorded_samples},
                  {"recordings", l.recordings}};
   j["cursor"] = cursor_text_;
   j["frozen"] = frozen_;

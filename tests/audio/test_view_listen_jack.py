@@ -16,7 +16,8 @@ its strongest component at the tone (within 1 Hz: the peak of a median of spectr
 and the other channel's tone at least 30 dB below it (noise where the server reported xruns is
 excused: see check_heard); the WAV the viewer recorded holds the same tone, at the
 audio rate, about 3 s of it, the other channel's tone at least 60 dB down (the channel filter
-attenuates 70 dB); the drops and underflows the viewer counted are reported
+attenuates 70 dB), and the SigMF of the channel's I/Q recorded beside it is centred on the
+channel, as long, and demodulated here gives the tone with the other's 40 dB down; the drops and underflows the viewer counted are reported
 (and, when the JACK server reported no xruns, under 5 % of the audio).
 Exits 77 (ctest SKIP) with the reason when jackd, jack_rec, Xvfb or xdotool cannot run here.
 
@@ -202,9 +203,11 @@ def listen(prism, tmp, meta, layout, channel, other):
         assert len(sound) > (HEARD_S - 1) * RATE, f"only {len(sound) / RATE:.2f} s of sound in {HEARD_S} s recorded"
         check_heard(sound, channel, other, l["host_xruns"], f"{channel['demodulator']} heard through JACK")
 
-        # What the viewer recorded.
-        assert len(l["recordings"]) == 1, f"one recording expected: {l['recordings']}"
+        # What the viewer recorded: the audio (WAV) and the channel's I/Q (SigMF) side by side.
+        assert len(l["recordings"]) == 2, f"one recording (WAV + SigMF) expected: {l['recordings']}"
         path = os.path.join(tmp, l["recordings"][0])
+        assert path.endswith(".wav") and l["recordings"][1] == l["recordings"][0][:-4] + ".sigmf-meta", \
+            l["recordings"]
         with warnings.catch_warnings():  # libsndfile's PEAK chunk, which scipy skips
             warnings.simplefilter("ignore")
             rate, y = wavfile.read(path)
@@ -213,6 +216,18 @@ def listen(prism, tmp, meta, layout, channel, other):
         # The clicks reach the viewer at its next frames, which come late on a busy machine.
         assert RECORD_S - 0.5 < seconds < RECORD_S + 2.0, f"{seconds:.2f} s recorded between clicks {RECORD_S} s apart"
         check_tone(y[rate // 4:].astype(float), rate, channel, other, f"{channel['demodulator']} recorded", 60)
+        meta_path = os.path.join(tmp, l["recordings"][1])
+        meta = load_json(meta_path)
+        iq_rate = meta["global"]["core:sample_rate"]
+        assert meta["global"]["core:datatype"] == "cf32_le", meta["global"]
+        carrier = (l["band_hz"][0] + l["band_hz"][1]) / 2
+        assert abs(meta["captures"][0]["core:frequency"] - carrier) < 1e-3, (meta["captures"], l["band_hz"])
+        iq = np.fromfile(meta_path[:-len("meta")] + "data", dtype=np.complex64).astype(complex)
+        assert abs(len(iq) / iq_rate - seconds) < 0.1, f"{len(iq) / iq_rate:.2f} s of I/Q beside {seconds:.2f} s of audio"
+        # Demodulated here: the channel's tone, the other channel's far down.
+        demodulated = np.abs(iq) if channel["demodulator"] == "am" else np.angle(iq[1:] * np.conj(iq[:-1]))
+        check_tone(demodulated[int(iq_rate) // 4:], int(iq_rate), channel, other,
+                   f"{channel['demodulator']} I/Q recorded ({iq_rate:g} Hz)", 40)
         return f"{channel['demodulator']}: {channel['tone']:g} Hz heard and recorded ({seconds:.2f} s)"
 
 
