@@ -114,9 +114,10 @@ std::uint64_t start_sample(const std::string& text, double sample_rate) {
 // A source that begins at a later sample of another: what it says of itself follows (length,
 // start offset, the centre frequency in force at the start, the labels still to come); reads,
 // interrupts and counts are the other's.
-class StartedSource final : public Source {
+class StartedSource final : public SourceWrapper {
  public:
-  StartedSource(std::unique_ptr<Source> inner, std::uint64_t start) : inner_(std::move(inner)), info_(inner_->info()) {
+  StartedSource(std::unique_ptr<Source> inner, std::uint64_t start)
+      : SourceWrapper(std::move(inner)), info_(inner_->info()) {
     const double start_s = info_.start_offset_s + static_cast<double>(start) / info_.sample_rate;
     info_.start_offset_s = start_s;
     if (info_.length) *info_.length -= start;
@@ -130,27 +131,18 @@ class StartedSource final : public Source {
                   [&](const Annotation& a) { return a.duration && a.start + *a.duration <= start_s; });
   }
   const StreamInfo& info() const override { return info_; }
-  bool delivers_once() const override { return inner_->delivers_once(); }
-  std::size_t read(std::byte* dst, std::size_t max_samples) override { return inner_->read(dst, max_samples); }
-  void interrupt() override { inner_->interrupt(); }
-  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
-  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
-  std::string describe() const override { return inner_->describe(); }
+  PortDescription output() const override { return PortDescription::of_samples(info_); }
 
  private:
-  std::unique_ptr<Source> inner_;
   StreamInfo info_;
 };
 
 // A stream of unknown length (stdin, a live input) that ends before its first sample fails as an
 // empty file does, naming the input, rather than giving empty outputs and exit 0. Ctrl-C before
 // the first sample stays an interruption.
-class NonEmptySource final : public Source {
+class NonEmptySource final : public SourceWrapper {
  public:
-  explicit NonEmptySource(std::unique_ptr<Source> inner) : inner_(std::move(inner)) {}
-  const StreamInfo& info() const override { return inner_->info(); }
-  PortDescription output() const override { return inner_->output(); }
-  bool delivers_once() const override { return inner_->delivers_once(); }
+  explicit NonEmptySource(std::unique_ptr<Source> inner) : SourceWrapper(std::move(inner)) {}
   std::size_t read(std::byte* dst, std::size_t max_samples) override {
     const std::size_t n = inner_->read(dst, max_samples);
     if (n > 0) delivered_ = true;
@@ -162,12 +154,8 @@ class NonEmptySource final : public Source {
     interrupted_.store(true, std::memory_order_relaxed);
     inner_->interrupt();
   }
-  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
-  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
-  std::string describe() const override { return inner_->describe(); }
 
  private:
-  std::unique_ptr<Source> inner_;
   bool delivered_ = false;
   std::atomic<bool> interrupted_{false};
 };

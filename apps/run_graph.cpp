@@ -59,7 +59,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->group(group);
   finite_number_in(cmd.add_option("--stall-timeout", o.stall_timeout,
                                   "Seconds the input may deliver nothing before the run fails, keeping what was "
-                                  "captured (0: wait for ever) [default: 10 for live inputs, none for files and pipes]"),
+                                  "captured (0: wait for ever) [default: 10 for live inputs (zmq:...?timeout=S: S instead), none for files and pipes]"),
                    0.0, kMaxSeconds)
       ->group(group);
   cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
@@ -261,7 +261,7 @@ int run_and_report(Graph& graph, const RunConfig& run, const RunOptions& o, RunR
   const bool show_progress = !o.quiet && ProgressBar::stderr_is_terminal();
   ProgressBar bar("samples", show_progress);
   RunConfig config = run;
-  if (!o.stall_timeout && graph.source().info().live) config.stall_timeout_s = kDefaultLiveStallTimeout_s;
+  if (!o.stall_timeout) config.stall_timeout_s = default_stall_timeout_s(graph.source());
   config.on_progress = [&bar](const ProgressUpdate& u) { bar.update(u.samples_done, u.samples_total, u.elapsed_seconds); };
 
   StopToken stop;

@@ -30,8 +30,8 @@ struct RunOptions {
   unsigned threads = 0;
   std::optional<double> duration;  // seconds of input to take, then stop
   // Seconds an input may deliver nothing before the run fails (0: never), opening included
-  // (open_run_input); unset: the default, kDefaultLiveStallTimeout_s for live inputs, never
-  // for the others.
+  // (open_run_input); unset: the default, default_stall_timeout_s (10 s for live inputs
+  // without a timeout of their own, never for the others).
   std::optional<double> stall_timeout;
   bool quiet = false;         // no progress bar, no summary
   bool print_summary = true;  // false: the command prints its own account of the run

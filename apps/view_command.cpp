@@ -34,7 +34,7 @@ struct ViewOptions {
   InputOptions in;
   bool channels_given = false;  // --channels given; else an audio device captures up to 2
   unsigned audio_block = 0;
-  std::optional<double> stall_timeout;  // live inputs; unset: kDefaultLiveStallTimeout_s
+  std::optional<double> stall_timeout;  // live inputs; unset: default_stall_timeout_s
   // settings (unset: the saved value, else the default)
   std::optional<std::size_t> fft_size;
   std::optional<std::string> window;
@@ -165,7 +165,7 @@ int run_view(const ViewOptions& o) {
       throw std::runtime_error("--backend " + o.backend + ": " + available.reason);
   }
 
-  viewer.live_stall_timeout_s = o.stall_timeout.value_or(kDefaultLiveStallTimeout_s);
+  viewer.live_stall_timeout_s = o.stall_timeout;
   (void)to_source_options(o.in);  // a bad --format is a usage error before anything opens
   const std::string input = o.input;
   view::ViewEngine::SourceFactory open = [input, o]() -> std::unique_ptr<Source> {
@@ -233,7 +233,7 @@ Runner add_view_command(CLI::App& app) {
   finite_number_in(cmd->add_option("--stall-timeout", o->stall_timeout,
                                    "Seconds a live input (audio device, SDR, stream) may deliver nothing before the "
                                    "viewer shows an error and stops it (0: wait for ever); files and the generator "
-                                   "are paced by the viewer [default: 10]"),
+                                   "are paced by the viewer [default: 10; zmq:...?timeout=S: S]"),
                    0.0, 365.0 * 86400.0)
       ->group("Input");
   whole_number_in(cmd->add_option("--fft-size", o->fft_size, "FFT size [default: 4096]"), 256, 1 << 20);

@@ -30,18 +30,15 @@ using Clock = std::chrono::steady_clock;
 // Wraps the input. Live inputs and rows computed elsewhere pass straight through (their device
 // or their sender sets the pace); files and the generator are paced to the wall clock times the
 // speed.
-class PlaybackSource final : public Source {
+class PlaybackSource final : public SourceWrapper {
  public:
-  explicit PlaybackSource(ViewEngine::SourceFactory open) : open_(std::move(open)), inner_(open_()) {
+  explicit PlaybackSource(ViewEngine::SourceFactory open) : SourceWrapper(open()), open_(std::move(open)) {
     info_ = inner_->info();
     output_ = inner_->output();
   }
 
   const StreamInfo& info() const override { return info_; }
   PortDescription output() const override { return output_; }
-  std::string describe() const override { return inner_->describe(); }
-  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
-  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
 
   void interrupt() override {
     interrupts_.fetch_add(1, std::memory_order_acq_rel);
@@ -124,7 +121,6 @@ class PlaybackSource final : public Source {
   }
 
   ViewEngine::SourceFactory open_;
-  std::unique_ptr<Source> inner_;
   StreamInfo info_;
   PortDescription output_;
   std::atomic<std::uint64_t> interrupts_{0};
@@ -264,7 +260,7 @@ struct ViewEngine::Impl {
   ChannelListener listener;  // outlives the runs; after `thread` is joined, it goes
   std::size_t max_columns = 0;
   StageEnvironment processing;
-  double live_stall_timeout_s = 10.0;
+  std::optional<double> live_stall_timeout_s;
 
   mutable std::mutex mutex;  // guards the fields below it; held briefly, never during a run
   ViewSettings settings;
@@ -299,7 +295,7 @@ struct ViewEngine::Impl {
 };
 
 ViewEngine::ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-                       const StageEnvironment& processing, double live_stall_timeout_s)
+                       const StageEnvironment& processing, std::optional<double> live_stall_timeout_s)
     : impl_(std::make_unique<Impl>()) {
   impl_->processing = processing;
   impl_->live_stall_timeout_s = live_stall_timeout_s;
@@ -494,7 +490,7 @@ void ViewEngine::Impl::run() {
                                                                   1, 64)
                 : block_samples;
     config.block_count = info.live ? 8 : 4;
-    if (info.live) config.stall_timeout_s = live_stall_timeout_s;
+    if (info.live) config.stall_timeout_s = live_stall_timeout_s.value_or(default_stall_timeout_s(*source));
     Stage* spectrogram = nullptr;
     std::unique_ptr<Stage> gpu_lines_stage;
 #if PRISM_HAVE_CUDA

@@ -62,9 +62,10 @@ class ViewEngine {
   //   or seek a file. max_display_columns: the widest row the display takes (its texture limit).
   // processing: the backend (automatic: the GPU when one can be set up, else the CPU).
   // live_stall_timeout_s: a live input that delivers nothing this long ends the processing with
-  // an error (0: never); files and the generator are paced here, and wait while paused.
+  // an error (0: never; unset: default_stall_timeout_s, 10 s unless the input has a timeout of
+  // its own); files and the generator are paced here, and wait while paused.
   ViewEngine(SourceFactory open, const ViewSettings& settings, std::size_t max_display_columns,
-             const StageEnvironment& processing = {}, double live_stall_timeout_s = 10.0);
+             const StageEnvironment& processing = {}, std::optional<double> live_stall_timeout_s = {});
   ~ViewEngine();  // stops the processing and joins its thread
   ViewEngine(const ViewEngine&) = delete;
   ViewEngine& operator=(const ViewEngine&) = delete;

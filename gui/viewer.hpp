@@ -4,6 +4,7 @@
 // Xvfb, saving the window to a PNG after N frames (or when the viewer is closed).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ struct ViewerOptions {
   std::vector<ScriptStep> script;    // settings to apply at given frames or times
   double max_fps = 60;               // frame rate cap (software GL would otherwise spin)
   bool auto_range_at_start = false;  // set the dB range from the signal after 0.5 s
-  double live_stall_timeout_s = 10;  // a live input that delivers nothing this long fails (0: never)
+  // A live input that delivers nothing this long fails (0: never; unset: 10 s, unless the input
+  // has a timeout of its own, as zmq:...?timeout=S).
+  std::optional<double> live_stall_timeout_s;
   bool zoom_given = false;           // the zoom was given for this input (--frequency-range): kept
                                      // whatever band a saved zoom belonged to
   std::string title = "prism view";

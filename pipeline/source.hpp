@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "port.hpp"
@@ -26,6 +27,9 @@ class Source {
   // Whether what it delivered cannot be read again (a device, a network stream): a run that it
   // fails keeps its outputs, marked incomplete. Live sources do.
   virtual bool delivers_once() const { return info().live; }
+  // Whether it fails by itself after a wait of its own choosing without data (a network
+  // input's timeout=): the default stall timeout of a live input is then not put over it.
+  virtual bool has_own_timeout() const { return false; }
 
   // Reads up to `max_samples` samples per channel into `dst` (room for
   // max_samples * info().frame_bytes() bytes), interleaved by channel, native format,
@@ -55,5 +59,35 @@ class Source {
   // A short name for messages and the run summary: the path, "generator", "stdin", ...
   virtual std::string describe() const = 0;
 };
+
+// A source over another (a later start, a check on the first read, pacing): what it does not
+// override is the inner source's, except start_at (positions are the wrapper's own).
+class SourceWrapper : public Source {
+ public:
+  explicit SourceWrapper(std::unique_ptr<Source> inner) : inner_(std::move(inner)) {}
+  const StreamInfo& info() const override { return inner_->info(); }
+  PortDescription output() const override { return inner_->output(); }
+  bool delivers_once() const override { return inner_->delivers_once(); }
+  bool has_own_timeout() const override { return inner_->has_own_timeout(); }
+  std::size_t read(std::byte* dst, std::size_t max_samples) override { return inner_->read(dst, max_samples); }
+  void interrupt() override { inner_->interrupt(); }
+  std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }
+  std::uint64_t overflows_of_unknown_length() const override { return inner_->overflows_of_unknown_length(); }
+  std::string describe() const override { return inner_->describe(); }
+
+ protected:
+  std::unique_ptr<Source> inner_;
+};
+
+// The stall timeout of a live input when the command line sets none (--stall-timeout): long
+// enough for any device to deliver its first samples (an SDR's start can take seconds), short
+// enough that a hung device does not hold a capture for long.
+inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
+
+// The stall timeout of a run of `source` when none is set: kDefaultLiveStallTimeout_s for a
+// live input without a timeout of its own (Source::has_own_timeout), 0 (none) otherwise.
+inline double default_stall_timeout_s(const Source& source) {
+  return source.info().live && !source.has_own_timeout() ? kDefaultLiveStallTimeout_s : 0.0;
+}
 
 }  // namespace prism

@@ -32,11 +32,6 @@
 
 namespace prism {
 
-// The stall timeout of a live input when the command line sets none (--stall-timeout): long
-// enough for any device to deliver its first samples (an SDR's start can take seconds), short
-// enough that a hung device does not hold a capture for long.
-inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
-
 // How an input that waits for data while it is opened waits (a network stream: its first
 // message says what the stream is). The wait is part of the run: the same stall timeout as a
 // read of the run, and a stop (Ctrl-C) ends it.

@@ -86,12 +86,12 @@ struct ZmqSource::Impl {
   }
 
   // Receives the stream's first message, which says what the stream is, while the source is
-  // opened: up to timeout= or the opening's stall timeout, whichever ends first, and no longer
-  // than `wait.stop` allows.
+  // opened: up to timeout= or the opening's stall timeout, whichever ends first (the default
+  // stall timeout only without timeout=), and no longer than `wait.stop` allows.
   // `stall_name`: the stall timeout as the caller names it.
   void receive_first(const OpeningWait& wait, const std::string& stall_name) {
     const double stall_s = wait.stall_timeout_s.value_or(
-        endpoint.pattern == net::ZmqPattern::sub ? kDefaultLiveStallTimeout_s : 0.0);
+        endpoint.pattern == net::ZmqPattern::sub && !endpoint.timeout_s ? kDefaultLiveStallTimeout_s : 0.0);
     const bool stall_watched = stall_s > 0 && stall_s < 1e9;
     while (!receive(false, 0)) {
       if (wait.stop != nullptr && wait.stop->stop_requested())
@@ -302,6 +302,8 @@ std::string ZmqSource::describe() const {
 
 std::uint64_t ZmqSource::messages() const { return impl_->count; }
 bool ZmqSource::tagged() const { return impl_->tagged; }
+bool ZmqSource::has_own_timeout() const { return impl_->endpoint.timeout_s.has_value(); }
+
 std::string ZmqSource::pattern_name() const { return impl_->endpoint.pattern_name(); }
 
 }  // namespace prism

@@ -49,6 +49,7 @@ class ZmqSource final : public Source {
   const StreamInfo& info() const override { return info_; }
   PortDescription output() const override { return output_; }
   bool delivers_once() const override { return true; }
+  bool has_own_timeout() const override;  // timeout= was given
   // Items of the messages that have arrived (as many as fit), waiting for one when none is
   // there. Throws InputError for a malformed message, a stream that changes its format, an end
   // marked incomplete, or timeout= seconds without a message.

@@ -292,6 +292,39 @@ class PrismToPrism(util.TempDirTestCase):
                                  "-o", self.path("out.sigmf-meta"), "--summary-json", self.path("s.json")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+    def test_a_sub_inputs_timeout_is_not_cut_short_by_the_default_stall_timeout(self):
+        # A live (SUB) input waits 10 s by default; its own timeout= replaces that, longer or not,
+        # while the first message is awaited and after the stream has begun.
+        import zmq
+        address = f"ipc://{self.path('sub')}"
+        context = zmq.Context()
+        publisher = context.socket(zmq.PUB)
+        publisher.bind(address)
+        try:
+            start = time.monotonic()
+            proc = subprocess.run([util.PRISM, "run", f"zmq:sub:{address}?timeout=10.5,tags=off", "--format", "cf32",
+                                   "--rate", "1000", "-o", self.path("first.sigmf-meta"), "-q"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(proc.returncode, 1, proc.stderr)
+            self.assertIn("no message for 10.5 s (timeout=) after 0 message(s)", proc.stderr)
+            self.assertGreaterEqual(time.monotonic() - start, 10.5)
+            receiver = subprocess.Popen([util.PRISM, "run", f"zmq:sub:{address}?timeout=10.5,tags=off", "--format",
+                                         "cf32", "--rate", "1000", "-o", self.path("later.sigmf-meta"), "-q"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            end = time.monotonic() + 2.0  # until the subscriber has joined and taken some
+            while time.monotonic() < end:
+                publisher.send(ramp(100).tobytes())
+                time.sleep(0.05)
+            stopped = time.monotonic()
+            _, err = receiver.communicate(timeout=60)
+            self.assertEqual(receiver.returncode, 1, err)
+            self.assertIn("no message for 10.5 s (timeout=)", err)
+            self.assertGreaterEqual(time.monotonic() - stopped, 10.4)
+            self.assertGreater(os.path.getsize(self.path("later.sigmf-data")), 0, "what came is kept")
+        finally:
+            publisher.close(linger=0)
+            context.term()
+
     def test_gaps_in_the_offsets_are_counted_as_drops(self):
         address = f"ipc://{self.path('sock')}"
         a, b = ramp(1000), ramp(500, seed=9)
