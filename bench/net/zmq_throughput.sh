@@ -39,8 +39,11 @@ case_line() {
   wait "$receiver" || true
   end=$(date +%s.%N)
   /usr/bin/python3 - "$name" "$work/s.json" "$start" "$end" "$samples" <<'PY'
-import json, sys
+import json, os, sys
 name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+if not os.path.exists(path):  # a SUB that got no message writes nothing (PUB sent before it joined)
+    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
+    sys.exit(0)
 s = json.load(open(path))
 print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
       f"  dropped {s['samples_dropped']:>8d}")
@@ -89,8 +92,11 @@ end=$(date +%s.%N)
 wait "$sender" || true
 start=$(awk '/^start/ {print $2}' "$work/gr.txt")
 /usr/bin/python3 - "GNU Radio push -> prism pull, tcp" "$work/s.json" "$start" "$end" "$samples" <<'PY'
-import json, sys
+import json, os, sys
 name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+if not os.path.exists(path):  # a SUB that got no message writes nothing (PUB sent before it joined)
+    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
+    sys.exit(0)
 s = json.load(open(path))
 print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
       f"  dropped {s['samples_dropped']:>8d}")
