@@ -1,5 +1,5 @@
-// qa_ChannelListener: the viewer's Record button without a window. On a complex input carrying
-// AM at +15 kHz, a recording holds the channel's audio (WAV) and its I/Q (SigMF, at the channel
+// qa_ChannelListener: the viewer's Record button without a window. On the two-channel input
+// (two_channel_input.hpp), a recording of the AM channel at +15 kHz holds the channel's audio (WAV) and its I/Q (SigMF, at the channel
 // rate, centred on the carrier), each sample for sample what a ChannelReceiver of its own gives
 // for the same input; a new band ends the recording and starts new files. The audio device is
 // whatever this machine has (none: the audio rate falls back to 48 kHz); either way the
@@ -8,8 +8,6 @@
 #include <sndfile.h>
 
 #include <chrono>
-#include <cmath>
-#include <complex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,34 +20,16 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/channel_listener.hpp"
+#include "two_channel_input.hpp"
 
 namespace prism::view {
 namespace {
 
-constexpr double kRate = 96000;
 constexpr std::size_t kChunk = 4800;  // 50 ms
 
-StreamInfo complex_input() {
-  StreamInfo info;
-  info.format = SampleFormat::cf32;
-  info.sample_rate = kRate;
-  info.center_frequency = 100e6;
-  return info;
-}
+StreamInfo complex_input() { return test::two_channel_info(); }
 
-// Chunk `index` of an AM carrier at +15 kHz (1 kHz tone) beside a tone at -20 kHz.
-std::vector<float> chunk_of_input(std::size_t index) {
-  std::vector<float> x(2 * kChunk);
-  for (std::size_t i = 0; i < kChunk; ++i) {
-    const double t = static_cast<double>(index * kChunk + i) / kRate;
-    const std::complex<double> v = 0.3 * (1 + 0.5 * std::cos(2 * M_PI * 1000 * t)) *
-                                       std::exp(std::complex<double>(0, 2 * M_PI * 15e3 * t)) +
-                                   0.3 * std::exp(std::complex<double>(0, 2 * M_PI * -20e3 * t));
-    x[2 * i] = static_cast<float>(v.real());
-    x[2 * i + 1] = static_cast<float>(v.imag());
-  }
-  return x;
-}
+std::vector<float> chunk_of_input(std::size_t index) { return test::two_channel_samples(index * kChunk, kChunk); }
 
 Chunk chunk_over(std::vector<float>& x) {
   Chunk c;
@@ -100,6 +80,17 @@ class ChannelListenerRecording : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
+  // Starts `listener` on the input, listening to AM at `carrier_hz` and recording.
+  ListenRequest start_recording(ChannelListener& listener, double carrier_hz) {
+    listener.begin(PortDescription::of_samples(complex_input()));
+    ListenRequest request;
+    request.on = true;
+    request.record = true;
+    request.channel = am_at(carrier_hz);
+    listener.request(request);
+    return request;
+  }
+
   // Writes chunks until the listener runs a receiver (the audio device's opening, on a thread
   // of its own, comes first); returns the index of the first chunk it heard.
   std::size_t write_until_on(ChannelListener& listener) {
@@ -128,12 +119,7 @@ class ChannelListenerRecording : public ::testing::Test {
 
 TEST_F(ChannelListenerRecording, RecordsTheChannelsAudioAndIqSampleForSample) {
   ChannelListener listener;
-  listener.begin(PortDescription::of_samples(complex_input()));
-  ListenRequest request;
-  request.on = true;
-  request.record = true;
-  request.channel = am_at(15e3);
-  listener.request(request);
+  ListenRequest request = start_recording(listener, 15e3);
   const std::size_t first = write_until_on(listener);
   write_chunks(listener, 40);  // 2 s
   const std::size_t last = next_;
@@ -185,12 +171,7 @@ TEST_F(ChannelListenerRecording, RecordsTheChannelsAudioAndIqSampleForSample) {
 
 TEST_F(ChannelListenerRecording, ANewBandEndsTheRecordingAndStartsAnother) {
   ChannelListener listener;
-  listener.begin(PortDescription::of_samples(complex_input()));
-  ListenRequest request;
-  request.on = true;
-  request.record = true;
-  request.channel = am_at(15e3);
-  listener.request(request);
+  ListenRequest request = start_recording(listener, 15e3);
   write_until_on(listener);
   write_chunks(listener, 4);
   const std::string first = listener.status().iq_recording;

@@ -11,34 +11,17 @@
 #include <vector>
 
 #include "gui/channel_receiver.hpp"
+#include "two_channel_input.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism::view {
 namespace {
 
-constexpr double kRate = 96000, kAudioRate = 48000;
+constexpr double kRate = test::kInputRate, kAudioRate = 48000;
 
-std::vector<float> two_channels(std::size_t n) {
-  std::vector<float> x(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double t = static_cast<double>(i) / kRate;
-    const std::complex<double> am = 0.3 * (1 + 0.5 * std::cos(2 * M_PI * 1000 * t)) *
-                                    std::exp(std::complex<double>(0, 2 * M_PI * 15e3 * t));
-    const std::complex<double> fm =
-        0.3 * std::exp(std::complex<double>(0, 2 * M_PI * -20e3 * t + 3000.0 / 600 * std::sin(2 * M_PI * 600 * t)));
-    x[2 * i] = static_cast<float>((am + fm).real());
-    x[2 * i + 1] = static_cast<float>((am + fm).imag());
-  }
-  return x;
-}
+std::vector<float> two_channels(std::size_t n) { return test::two_channel_samples(0, n); }
 
-StreamInfo complex_input() {
-  StreamInfo info;
-  info.format = SampleFormat::cf32;
-  info.sample_rate = kRate;
-  info.center_frequency = 100e6;
-  return info;
-}
+StreamInfo complex_input() { return test::two_channel_info(); }
 
 std::vector<float> listen(const ChannelSettings& settings, const std::vector<float>& x, std::size_t piece) {
   ChannelReceiver receiver(settings, complex_input(), 0, kAudioRate, piece);
