@@ -109,11 +109,14 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the message and the --help hint
-    // A mistyped option (--npersge 512) ends up among the unexpected arguments.
+    // A mistyped option (--npersge 512) ends up among the unexpected arguments: the message
+    // names the option it was probably meant to be, in place of CLI11's "not expected".
     for (const CLI::App* command : app.get_subcommands())
-      if (const auto suggestion = suggest_option(*command, command->remaining()))
-        std::fprintf(stderr, "prism: %s\n", suggestion->c_str());
+      if (const auto suggestion = suggest_option(*command, command->remaining())) {
+        std::fprintf(stderr, "prism: %s\nRun with --help for more information.\n", suggestion->c_str());
+        return kExitUsage;
+      }
+    app.exit(e);  // prints the message and the --help hint
     return kExitUsage;
   }
 
