@@ -77,15 +77,18 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     params = spectrogram_params_from(settings);
   }
   sinks.input_label = source->describe();
-  // As NpySink::check_input, in the command's names.
+  // NpySink::check_input's refusals, in the command's names.
   if (sinks.npy_dtype != NpyDtype::float32 && params.mode == SpectrumMode::complex)
     throw UsageError("--output-dtype " + o.array.output_dtype + " cannot hold " + settings.name("mode") +
                      " complex rows; store them as float32");
+  if (sinks.npy_dtype != NpyDtype::float32 && params.double_precision)
+    throw UsageError("--output-dtype " + o.array.output_dtype + " would throw away the precision of " +
+                     settings.name("precision") + " double: ask for one or the other");
   if (sinks.npy_dtype == NpyDtype::uint8 && !params.decibels)
     throw UsageError(params.has_decibel_form()
                          ? "--output-dtype uint8 holds dB values: add " + settings.name("db")
-                         : "--output-dtype uint8 holds dB values; " + settings.name("mode") + " " +
-                               to_string(params.mode) + " rows have no dB form: store them as float32 or float16");
+                         : "--output-dtype uint8 holds levels in dB; " + settings.name("mode") + " " +
+                               to_string(params.mode) + " rows are not levels: store them as float32 or float16");
   MadeStage made = make_spectrogram_stage(params, environment, settings.namer());
   if (!made.note.empty()) note(made.note);
 

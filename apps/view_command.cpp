@@ -180,8 +180,11 @@ int run_view(const ViewOptions& o) {
     }
 #endif
     // As the processing commands open it: an input without samples is refused, a recording
-    // cut short is read to its last whole sample (or refused with --strict).
-    return open_input(input, o.in);
+    // cut short is read to its last whole sample (or refused with --strict); a stream's wait
+    // for its first message takes --stall-timeout.
+    SourceOptions options = to_source_options(o.in);
+    options.opening.stall_timeout_s = o.stall_timeout;
+    return open_input(input, options, o.in.start);
   };
   // Opened here, so that a bad input is reported before a window appears; the viewer's first
   // open takes this source, so an audio device is opened once (a JACK user's connections to

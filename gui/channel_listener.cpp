@@ -96,6 +96,7 @@ struct ChannelListener::Impl {
 #endif
   std::unique_ptr<Sink> recorder, iq_recorder;
   std::string recording_path, iq_recording_path, record_error;
+  StreamInfo recording_iq, recording_audio;  // what the files were begun with
   std::uint64_t recorded = 0, iq_recorded = 0;
   std::vector<std::string> recordings;
   std::uint64_t audio_samples = 0;
@@ -147,7 +148,6 @@ void ChannelListener::Impl::take_request() {
       }
       if (retuned) ++retunes;
       else receiver.reset();
-      stop_recording();  // the recording's files describe one channel
     }
     if (!same_channel(current.channel, next.channel)) receiver_error.clear();
     if (receiver) {
@@ -219,6 +219,14 @@ void ChannelListener::Impl::build_receiver() {
 }
 
 void ChannelListener::Impl::start_recording() {
+  // The files describe one channel: a receiver whose I/Q or audio differs (another carrier,
+  // other rates) ends them, and new ones begin.
+  if (recorder && receiver) {
+    const StreamInfo iq = receiver->iq_info(), audio = receiver->audio_info();
+    if (iq.center_frequency != recording_iq.center_frequency || iq.sample_rate != recording_iq.sample_rate ||
+        audio.sample_rate != recording_audio.sample_rate)
+      stop_recording();
+  }
   if (recorder || iq_recorder || !record_error.empty() || !receiver) return;
 #if PRISM_HAVE_SNDFILE
   const std::string base = recording_base(receiver->iq_info().center_frequency);
@@ -229,6 +237,8 @@ void ChannelListener::Impl::start_recording() {
     iq_writer->begin(PortDescription::of_samples(receiver->iq_info()));
     recorder = std::move(audio_writer);
     iq_recorder = std::move(iq_writer);
+    recording_iq = receiver->iq_info();
+    recording_audio = receiver->audio_info();
     recording_path = base + ".wav";
     iq_recording_path = base + ".sigmf-meta";
     recorded = iq_recorded = 0;
@@ -241,21 +251,26 @@ void ChannelListener::Impl::start_recording() {
 }
 
 void ChannelListener::Impl::stop_recording() {
-  for (auto [writer, path] : {std::pair{&recorder, &recording_path}, std::pair{&iq_recorder, &iq_recording_path}}) {
-    if (!*writer) continue;
-    try {
-      (*writer)->finish(true);
-      recordings.push_back(*path);
-    } catch (const std::exception& e) {
-      record_error = std::string("the recording failed: ") + e.what();
-    }
-    writer->reset();
-    path->clear();
+  if (!recorder) return;
+  try {
+    recorder->finish(true);
+    recordings.push_back(recording_path);
+    iq_recorder->finish(true);
+    recordings.push_back(iq_recording_path);
+  } catch (const std::exception& e) {
+    // The WAV failed: the I/Q beside it is dropped too (fail_recording). The I/Q failed: the
+    // WAV, finished, is whole and stays listed.
+    fail_recording(e);
+    return;
   }
+  recorder.reset();
+  iq_recorder.reset();
+  recording_path.clear();
+  iq_recording_path.clear();
 }
 
-// A write failed: both files are removed (a writer destroyed unfinished removes its file), and
-// the error stays until recording is asked for again.
+// A write, or the WAV's finish, failed: what is unfinished is removed (a writer destroyed
+// unfinished removes its file), and the error stays until recording is asked for again.
 void ChannelListener::Impl::fail_recording(const std::exception& e) {
   record_error = std::string("the recording failed: ") + e.what();
   recorder.reset();
@@ -369,7 +384,7 @@ void ChannelListener::write(const Chunk& chunk) {
   if (s.current.on) {
     s.open_audio();
     s.build_receiver();
-    if (s.current.record) s.start_recording();
+    if (s.current.record) s.start_recording();  // or on in new files: see start_recording
     if (s.receiver) {
       const std::size_t frame = s.input->frame_bytes();
       for (std::size_t done = 0; done < chunk.items;) {

@@ -4,12 +4,13 @@
 // PortAudio (the default output device, at its default rate), and records on request: the audio
 // to WAV and the channel's I/Q (cf32 at the channel rate, centred on the carrier) to SigMF, side
 // by side under one name, prism-channel-<carrier Hz>-<local time>.{wav,sigmf-meta,sigmf-data},
-// in the working folder. A recording holds one channel: a new band or receiver ends it, and
-// the next starts new files while recording is still asked for.
+// in the working folder. A recording holds one channel: a new carrier (or a chain at other
+// rates) ends it, and new files start while recording is still asked for; a new bandwidth or
+// demodulation at the same carrier and rates goes on in the same files.
 //
 // It lives as long as the engine, across the graph's runs (a new FFT size, a seek): the audio
 // device stays open and the receiver keeps its state while the input and the channel are the
-// same. begin() and finish() of a run touch neither.
+// same. begin() of a run on another input drops the receiver and ends a recording.
 //
 // Requests (listen on/off, the channel, volume, mute, squelch, recording) come from the render
 // thread at any time; the sink thread takes the newest one before its next chunk. A new band at

@@ -226,10 +226,16 @@ void NpySink::check_input(const PortDescription& input) const {
     throw UsageError(output + ": the rows are in double precision (the spectrogram's precision double), written as "
                      "float64; a " + dtype_name(dtype_) + " output dtype would throw that precision away: ask for one "
                      "or the other");
-  if (dtype_ == NpyDtype::uint8 && !input.rows.decibels)
-    throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
-                     (input.rows.has_decibel_form() ? "; have the spectrogram give dB (its db setting)"
-                                                    : ", which have no dB form; store them as float32 or float16"));
+  if (dtype_ == NpyDtype::uint8 && !input.rows.decibels) {
+    if (input.rows.has_decibel_form())
+      throw UsageError(output + ": uint8 holds dB values, but these rows are " + input.rows.unit() +
+                       "; have the spectrogram give dB (its db setting)");
+    const std::string what = input.rows.column_axis == ColumnAxis::cepstral_coefficient
+                                 ? "cepstral coefficients"
+                                 : "angles in " + input.rows.unit();
+    throw UsageError(output + ": uint8 holds levels in dB, but these rows are " + what +
+                     ", not levels; store them as float32 or float16");
+  }
 }
 
 void NpySink::begin(const PortDescription& input) {

@@ -37,8 +37,8 @@ namespace prism {
 // read of the run, and a stop (Ctrl-C) ends it.
 struct OpeningWait {
   // Seconds without data before opening fails (InputError naming the input and the stall
-  // timeout); 0 or 1e9 and more: for ever; unset: kDefaultLiveStallTimeout_s for a live input,
-  // for ever otherwise.
+  // timeout); 0 or 1e9 and more: for ever; unset: kDefaultLiveStallTimeout_s for a live input
+  // without a timeout of its own (zmq's timeout=), for ever otherwise.
   std::optional<double> stall_timeout_s;
   const StopToken* stop = nullptr;  // when it is requested, opening throws Interrupted
 };

@@ -22,6 +22,20 @@ head -c $((samples * 8)) /dev/urandom > "$work/in.cf32"
 cat "$work/in.cf32" > /dev/null
 port=$((20000 + RANDOM % 20000))
 
+# Prints a case's line ($1: name, $2 and $3: start and end times) from the receiver's summary.
+report_line() {
+  /usr/bin/python3 - "$1" "$work/s.json" "$2" "$3" "$samples" <<'PY'
+import json, os, sys
+name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+if not os.path.exists(path):  # a receiver that got no message writes nothing (a PUB that sent before the SUB joined)
+    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
+    sys.exit(0)
+s = json.load(open(path))
+print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
+      f"  dropped {s['samples_dropped']:>8d}")
+PY
+}
+
 # Runs the receiver ($2: input spec, with the options after $3) and the sender ($3: output spec);
 # prints the line.
 case_line() {
@@ -38,16 +52,7 @@ case_line() {
   "$prism" run "$work/in.cf32" --format cf32 --rate 1e6 --block-size "$block" -o "$output" -q
   wait "$receiver" || true
   end=$(date +%s.%N)
-  /usr/bin/python3 - "$name" "$work/s.json" "$start" "$end" "$samples" <<'PY'
-import json, os, sys
-name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-if not os.path.exists(path):  # a SUB that got no message writes nothing (PUB sent before it joined)
-    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
-    sys.exit(0)
-s = json.load(open(path))
-print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
-      f"  dropped {s['samples_dropped']:>8d}")
-PY
+  report_line "$name" "$start" "$end"
 }
 
 echo "input: $mib MiB of cf32 ($samples samples), block size $block, $(nproc) cores"
@@ -91,16 +96,7 @@ wait "$receiver" || true
 end=$(date +%s.%N)
 wait "$sender" || true
 start=$(awk '/^start/ {print $2}' "$work/gr.txt")
-/usr/bin/python3 - "GNU Radio push -> prism pull, tcp" "$work/s.json" "$start" "$end" "$samples" <<'PY'
-import json, os, sys
-name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-if not os.path.exists(path):  # a SUB that got no message writes nothing (PUB sent before it joined)
-    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
-    sys.exit(0)
-s = json.load(open(path))
-print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
-      f"  dropped {s['samples_dropped']:>8d}")
-PY
+report_line "GNU Radio push -> prism pull, tcp" "$start" "$end"
 
 for pattern in push pub; do
   printf '%-34s ' "GNU Radio $pattern -> $( [ $pattern = push ] && echo pull || echo sub ), tcp"

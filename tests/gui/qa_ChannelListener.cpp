@@ -1,7 +1,8 @@
 // qa_ChannelListener: the viewer's Record button without a window. On the two-channel input
 // (two_channel_input.hpp), a recording of the AM channel at +15 kHz holds the channel's audio (WAV) and its I/Q (SigMF, at the channel
 // rate, centred on the carrier), each sample for sample what a ChannelReceiver of its own gives
-// for the same input; a new band ends the recording and starts new files. The audio device is
+// for the same input; a new carrier ends the recording and starts new files, a new bandwidth
+// does not. The audio device is
 // whatever this machine has (none: the audio rate falls back to 48 kHz); either way the
 // recordings are checked against a receiver at the rate the listener used.
 #include <gtest/gtest.h>
@@ -169,7 +170,7 @@ TEST_F(ChannelListenerRecording, RecordsTheChannelsAudioAndIqSampleForSample) {
   EXPECT_EQ(std::memcmp(wav.data(), audio.data(), wav.size() * sizeof(float)), 0);
 }
 
-TEST_F(ChannelListenerRecording, ANewBandEndsTheRecordingAndStartsAnother) {
+TEST_F(ChannelListenerRecording, ANewCarrierEndsTheRecordingAndANewBandwidthDoesNot) {
   ChannelListener listener;
   ListenRequest request = start_recording(listener, 15e3);
   write_until_on(listener);
@@ -186,6 +187,14 @@ TEST_F(ChannelListenerRecording, ANewBandEndsTheRecordingAndStartsAnother) {
   EXPECT_NE(s.iq_recording, first);
   EXPECT_EQ(s.iq_recording.rfind("prism-channel-100016000Hz-", 0), 0u) << s.iq_recording;
   EXPECT_GT(s.iq_recorded_samples, 0u);
+  // A narrower band at the same carrier and rates (a bandwidth slider being dragged): the same
+  // files go on.
+  request.channel.bandwidth_hz = 8e3;
+  listener.request(request);
+  write_chunks(listener, 4);
+  EXPECT_EQ(listener.status().taps_replaced, 2u);
+  EXPECT_EQ(listener.status().iq_recording, s.iq_recording);
+  EXPECT_EQ(listener.status().recordings.size(), 2u);
   // Each file pair names its own channel.
   const std::vector<char> meta_text = file_bytes(first);
   const nlohmann::json meta = nlohmann::json::parse(meta_text.begin(), meta_text.end());

@@ -311,10 +311,15 @@ class PrismToPrism(util.TempDirTestCase):
             receiver = subprocess.Popen([util.PRISM, "run", f"zmq:sub:{address}?timeout=10.5,tags=off", "--format",
                                          "cf32", "--rate", "1000", "-o", self.path("later.sigmf-meta"), "-q"],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            end = time.monotonic() + 2.0  # until the subscriber has joined and taken some
-            while time.monotonic() < end:
+            # Until the subscriber has joined and opened its outputs (its first message), then 1 s.
+            joined = self.path("later.sigmf-data.partial")
+            deadline, end = time.monotonic() + 60, None
+            while time.monotonic() < (end or deadline):
                 publisher.send(ramp(100).tobytes())
                 time.sleep(0.05)
+                if end is None and os.path.exists(joined):
+                    end = time.monotonic() + 1.0
+            self.assertIsNotNone(end, "the subscriber never received a message")
             stopped = time.monotonic()
             _, err = receiver.communicate(timeout=60)
             self.assertEqual(receiver.returncode, 1, err)
