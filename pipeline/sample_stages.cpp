@@ -39,8 +39,7 @@ PortDescription SampleEngineStage::configure(const PortDescription& input, std::
   StreamInfo floats = input_;
   floats.format = is_complex(input_.format) ? SampleFormat::cf32 : SampleFormat::f32;
   floats.channels = 1;
-  // Integers are read scaled to ±1.0: their full scale carries into the floats (dBFS downstream).
-  floats.float_full_scale = input_.float_full_scale || !is_float(input_.format);
+  floats.float_full_scale = input_.floats_have_full_scale();  // dBFS downstream
   EnginePlan plan = planner_(floats);
   engine_ = std::move(plan.engine);
   const bool direct = input_.format == floats.format && input_.channels == 1;
@@ -250,7 +249,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     spec.threads = threads;
     StreamInfo output = input;
     output.format = spec.complex_input || spec.taps.is_complex || shift ? SampleFormat::cf32 : SampleFormat::f32;
-    output.float_full_scale = input.float_full_scale || !is_float(input.format);  // as SampleEngineStage's
+    output.float_full_scale = input.floats_have_full_scale();
     output.sample_rate = input.sample_rate / static_cast<double>(decimation);
     if (shift) output.shift_frequencies(*shift);
     if (input.length) output.length = divided_length(*input.length, 1, decimation);

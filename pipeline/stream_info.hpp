@@ -42,6 +42,10 @@ struct StreamInfo {
   std::vector<Retune> retunes;     // ascending in time; center_frequency holds before the first
   std::vector<Annotation> annotations;
 
+  // Whether the floats a stage makes of these samples have a full scale of ±1.0: integers are
+  // read scaled to ±1.0, and float samples keep their container's convention.
+  bool floats_have_full_scale() const { return float_full_scale || !is_float(format); }
+
   // Adds `hz` to every frequency the stream is labelled with (a stage that shifts the band).
   void shift_frequencies(double hz) {
     center_frequency += hz;
