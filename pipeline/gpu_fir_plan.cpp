@@ -69,6 +69,13 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
   plan.map.hop = n - m + 1;
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
+  const std::size_t d = spec.decimation;
+  if (power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
+      n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
+    plan.fold = d;
+    plan.map.hop -= plan.map.hop % d;
+  }
+  const std::size_t delta = plan.fold > 1 ? plan.map.offset % plan.fold : 0;
   plan.complex_input = spec.complex_input;
   plan.complex_taps = spec.taps.is_complex;
   plan.shifted = spec.shift_hz.has_value();
@@ -91,7 +98,14 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
   const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
   plan.filter_spectrum.resize(n);
   const double scale = 1.0 / static_cast<double>(n);
-  for (std::size_t b = 0; b < n; ++b) plan.filter_spectrum[b] = std::complex<float>(spectrum[b] * scale);
+  for (std::size_t b = 0; b < n; ++b) {
+    std::complex<double> h = spectrum[b] * scale;
+    // Folded: the circular convolution moved by δ, so that the points δ + D·r are rows r of
+    // the inverse transform of N/D (the exponent reduced mod N before the division).
+    if (delta != 0)
+      h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
+    plan.filter_spectrum[b] = std::complex<float>(h);
+  }
 
   if (plan.phase) {
     const std::size_t outputs = (plan.map.hop + plan.map.decimation - 1) / plan.map.decimation;
@@ -121,7 +135,10 @@ double GpuFirPlan::anchor_cycles(std::uint64_t s) const {
 std::string GpuFirPlan::describe() const {
   std::string text = "FFT " + std::to_string(map.n) + " (hop " + std::to_string(map.hop) + "), " +
                      std::to_string(taps) + (complex_taps ? " complex" : " real") + " taps";
-  if (map.decimation > 1)
+  if (fold > 1)
+    text += ", decimation " + std::to_string(map.decimation) + " in frequency (inverse FFT " +
+            std::to_string(map.n / fold) + ")";
+  else if (map.decimation > 1)
     text += ", decimation " + std::to_string(map.decimation) + " (every " + std::to_string(map.decimation) +
             "th point of the inverse FFT)";
   if (shifted) text += ", shifted (exact phase)";

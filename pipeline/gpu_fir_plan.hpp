@@ -13,7 +13,12 @@
 // transform (a forward transform of the conjugate) run in one kernel on our team FFT
 // (fft/cuda/fft_team.cuh), which takes power-of-two lengths up to 16384; so the GPU takes up to
 // N/2 = 8192 taps, each segment then giving at least N/2 outputs. Real input is transformed as
-// complex (imaginary parts zero); decimation keeps every D-th point of the inverse transform.
+// complex (imaginary parts zero). Decimation by D = 2, 4 or 8 at N = 1024 to 4096 is done in
+// the frequency domain ("fold", as FirFilter's): B a multiple of D, the spectrum rotated by
+// δ = c mod D and folded onto L = N/D bins, whose inverse transform of length L is the segment's
+// points δ + D·r; each team then runs D forward transforms of N and D inverse transforms of L
+// side by side (fold kernels: kGpuFirFoldDecimations, kGpuFirFoldLengths). Any other
+// decimation keeps every D-th point of the inverse transform of N.
 #pragma once
 
 #include <complex>
@@ -41,6 +46,11 @@ inline constexpr std::size_t kGpuFirMinFftLength = 256;
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
 inline constexpr std::size_t kGpuFirMaxTaps = kGpuFirMaxFftLength / 2;
+// Where the GPU folds the decimation: the lengths whose fold kernel's shared memory (the team's
+// planes and its D folded spectra, N complex) still lets three CTAs share a multiprocessor.
+inline constexpr std::size_t kGpuFirFoldLengthMin = 1024;
+inline constexpr std::size_t kGpuFirFoldLengthMax = 4096;
+inline constexpr std::size_t kGpuFirFoldDecimationMax = 8;
 
 // Output k is full[t], t = c + k·D (c: 0 causal, (M−1)//2 same). Segment s holds full[s·B ..
 // s·B + B): the points N−B .. N−1 of its circular convolution, whose window is the input items
@@ -77,6 +87,11 @@ struct FirSegmentMap {
     if (p.count > 0) p.first_point = static_cast<unsigned>(offset + p.first_output * decimation + n - s * hop - hop);
     return p;
   }
+  // With a fold of D (D divides N and B): the row of the inverse transform of N/D that holds
+  // point `first_point` (points δ + D·r at row r; δ = c mod D = first_point mod D).
+  PRISM_FIR_HD unsigned folded_row(unsigned first_point) const {
+    return first_point / static_cast<unsigned>(decimation);
+  }
   // The output that point `i` (0 .. N−1) of segment s's circular convolution is, or kNone.
   PRISM_FIR_HD unsigned long long output_of(unsigned long long s, unsigned long long i) const {
     if (i + hop < n) return kNone;
@@ -90,6 +105,9 @@ struct FirSegmentMap {
 
 struct GpuFirPlan {
   FirSegmentMap map;
+  // D when the decimation is folded into an inverse transform of N/D (then the spectrum is
+  // rotated by exp(+2πi·b·δ/N), δ = c mod D), else 1.
+  unsigned long long fold = 1;
   bool complex_input = false;
   bool complex_output = false;
   bool shifted = false;
@@ -116,7 +134,9 @@ struct GpuFirPlan {
 
 // The plan for `spec` (checked as FirFilter checks it: check_fir_spec). N: spec.fft_length when
 // set (a power of two from 256 to 16384 holding the taps), else the smallest power of two of at
-// least 4·M (at least 1024, at most 16384). UsageError naming taps or fft_length when the GPU
+// least 4·M (at least 1024, at most 16384). B = N − M + 1, rounded down to a multiple of D when
+// the decimation is folded (D of 2, 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). UsageError
+// naming taps or fft_length when the GPU
 // cannot take the filter. max_taps is not supported (the taps are fixed).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec);
 

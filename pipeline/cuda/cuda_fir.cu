@@ -25,15 +25,18 @@
 namespace prism::cuda {
 namespace {
 
-// The kernel of one team length: its function, CTA size, shared memory and launcher.
+// The kernel of one team length (and fold): its function, CTA size, segments per CTA, shared
+// memory and launcher.
+using FirLauncher = void (*)(unsigned grid, cudaStream_t stream, const device::FirConstants& k,
+                             const device::FirLaunch& c, const float* history, const fft::gpu::Cf* spectrum,
+                             const fft::gpu::Cf* twiddles, const fft::gpu::Cf* inverse_twiddles,
+                             const float2* phasors);
 struct FirKernel {
   const void* function = nullptr;
   int threads = 0;
-  int teams = 0;
+  int segments_per_cta = 0;
   int shared_bytes = 0;
-  void (*launch)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
-                 const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
-                 const float2* phasors) = nullptr;
+  FirLauncher launch = nullptr;
 };
 
 template <int kN>
@@ -41,18 +44,56 @@ FirKernel fir_kernel_of() {
   FirKernel f;
   f.function = reinterpret_cast<const void*>(&device::fir_kernel<kN>);
   f.threads = device::fir_cta_threads<kN>();
-  f.teams = device::fir_teams<kN>();
+  f.segments_per_cta = device::fir_teams<kN>();
   f.shared_bytes = device::fir_shared_bytes<kN>();
   f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
                 const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
-                const float2* phasors) {
+                const fft::gpu::Cf* inverse_twiddles, const float2* phasors) {
     device::fir_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
-        k, c, history, spectrum, twiddles, phasors);
+        k, c, history, spectrum, twiddles, inverse_twiddles, phasors);
   };
   return f;
 }
 
-FirKernel fir_kernel_for(std::size_t n) {
+template <int kN, int kD>
+FirKernel fir_fold_kernel_of() {
+  FirKernel f;
+  f.function = reinterpret_cast<const void*>(&device::fir_fold_kernel<kN, kD>);
+  f.threads = device::fir_cta_threads<kN>();
+  f.segments_per_cta = device::fir_teams<kN>() * kD;
+  f.shared_bytes = device::fir_fold_shared_bytes<kN, kD>();
+  f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
+                const fft::gpu::Cf* inverse_twiddles, const float2* phasors) {
+    device::fir_fold_kernel<kN, kD>
+        <<<grid, device::fir_cta_threads<kN>(), device::fir_fold_shared_bytes<kN, kD>(), stream>>>(
+            k, c, history, spectrum, twiddles, inverse_twiddles, phasors);
+  };
+  return f;
+}
+
+template <int kN>
+FirKernel fir_fold_kernel_for(std::size_t fold) {
+  switch (fold) {
+    case 2: return fir_fold_kernel_of<kN, 2>();
+    case 4: return fir_fold_kernel_of<kN, 4>();
+    case 8: return fir_fold_kernel_of<kN, 8>();
+    default: return FirKernel{};
+  }
+}
+static_assert(prism::kGpuFirFoldDecimationMax == 8 && prism::kGpuFirFoldLengthMin == 1024 &&
+                  prism::kGpuFirFoldLengthMax == 4096,
+              "fir_kernel_for compiles the fold kernels plan_gpu_fir may choose");
+
+FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
+  if (fold > 1) {
+    switch (n) {
+      case 1024: return fir_fold_kernel_for<1024>(fold);
+      case 2048: return fir_fold_kernel_for<2048>(fold);
+      case 4096: return fir_fold_kernel_for<4096>(fold);
+      default: return FirKernel{};
+    }
+  }
   switch (n) {
     case 256: return fir_kernel_of<256>();
     case 512: return fir_kernel_of<512>();
@@ -94,6 +135,7 @@ struct CudaFir::Impl {
   float* history = nullptr;  // two buffers of N complex items
   fft::gpu::Cf* spectrum = nullptr;
   fft::gpu::Cf* twiddles = nullptr;
+  fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
   std::size_t device_bytes = 0;
   int history_parity = 0;
@@ -160,16 +202,23 @@ struct CudaFir::Impl {
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;
     k.history_items = plan.map.n;
-    kernel = fir_kernel_for(plan.map.n);
-    if (kernel.function == nullptr) throw std::logic_error("no GPU fir kernel for FFT " + std::to_string(plan.map.n));
+    kernel = fir_kernel_for(plan.map.n, plan.fold);
+    if (kernel.function == nullptr)
+      throw std::logic_error("no GPU fir kernel for FFT " + std::to_string(plan.map.n) + ", fold " +
+                             std::to_string(plan.fold));
     // The segments of one call: a process() of up to max_items, or a flush() of up to
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
     const std::size_t segments = plan.max_segments(max_input_items) + 2;
-    grid = static_cast<unsigned>((segments + kernel.teams - 1) / kernel.teams);
+    grid = static_cast<unsigned>((segments + kernel.segments_per_cta - 1) / kernel.segments_per_cta);
     try {
       history = upload<float>(nullptr, 4 * plan.map.n, "fir history");
       const std::vector<fft::gpu::Cf> table = fft::gpu::stage_twiddle_table(static_cast<int>(plan.map.n));
       twiddles = upload(table.data(), table.size(), "FFT stage twiddles");
+      if (plan.fold > 1) {
+        const std::vector<fft::gpu::Cf> inverse_table =
+            fft::gpu::stage_twiddle_table(static_cast<int>(plan.map.n / plan.fold));
+        inverse_twiddles = upload(inverse_table.data(), inverse_table.size(), "FFT stage twiddles (folded inverse)");
+      }
       spectrum = upload(reinterpret_cast<const fft::gpu::Cf*>(plan.filter_spectrum.data()), plan.filter_spectrum.size(),
                         "filter spectrum");
       phasors = upload(reinterpret_cast<const float2*>(plan.output_phasors.data()), plan.output_phasors.size(),
@@ -189,10 +238,10 @@ struct CudaFir::Impl {
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
     for (void* p : {static_cast<void*>(history), static_cast<void*>(spectrum), static_cast<void*>(twiddles),
-                    static_cast<void*>(phasors)})
+                    static_cast<void*>(inverse_twiddles), static_cast<void*>(phasors)})
       if (p != nullptr) cudaFree(p);
     history = nullptr;
-    spectrum = twiddles = nullptr;
+    spectrum = twiddles = inverse_twiddles = nullptr;
     phasors = nullptr;
     device_bytes = 0;
     configured = false;
@@ -225,10 +274,11 @@ struct CudaFir::Impl {
     c.history_parity = history_parity;
     if (call.end_segment > call.first_segment && call.written > 0) {
       const unsigned long long segments_needed = call.end_segment - call.first_segment;
-      if (segments_needed > static_cast<unsigned long long>(grid) * kernel.teams)
+      const unsigned long long per_cta = static_cast<unsigned long long>(kernel.segments_per_cta);
+      if (segments_needed > static_cast<unsigned long long>(grid) * per_cta)
         throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the grid");
-      kernel.launch(static_cast<unsigned>((segments_needed + kernel.teams - 1) / kernel.teams), compute, k, c, history,
-                    spectrum, twiddles, phasors);
+      kernel.launch(static_cast<unsigned>((segments_needed + per_cta - 1) / per_cta), compute, k, c, history, spectrum,
+                    twiddles, inverse_twiddles, phasors);
       check_cuda(cudaGetLastError(), "fir_kernel launch", device);
     }
     if (call.block_items > 0) {

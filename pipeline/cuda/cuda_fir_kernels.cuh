@@ -2,7 +2,10 @@
 // format converted; history before the chunk, zeros outside the input) → our team FFT → product
 // with the filter's spectrum → the inverse transform (the forward transform of the conjugate,
 // through the same team's shared memory) → the outputs FirSegmentMap::points names, counter-rotated
-// by the shift → store — and the kernel that keeps the history for the next call.
+// by the shift → store — and the kernel that keeps the history for the next call. Where the plan
+// folds the decimation (GpuFirPlan::fold = D), fir_fold_kernel: each team runs D segments' forward
+// transforms of N one after the other, folds each product onto N/D bins in shared memory, then
+// splits into D teams of N/D that run the D inverse transforms side by side.
 #pragma once
 
 #include "fft/cuda/fft_team.cuh"
@@ -72,12 +75,89 @@ __device__ __forceinline__ Cf fir_item(const FirConstants& k, const FirLaunch& c
   return Cf{v.x, v.y};
 }
 
+// The window of segment s (first item `start`) into `fft`'s registers: inside the chunk, mono f32
+// or cf32 straight from it; any other (history, zeros, other formats and channels) item by item,
+// converted on the way; zeros for a team past the call's last segment (valid false).
+template <class Fft>
+__device__ __forceinline__ void fir_load_window(Fft& fft, const FirConstants& k, const FirLaunch& c,
+                                                const float* history, long long start, bool valid, int lane) {
+  const bool inside = valid && start >= static_cast<long long>(c.block_first) &&
+                      static_cast<unsigned long long>(start) + Fft::kThreads * Fft::kOutputs <= c.valid_end &&
+                      k.channels == 1;
+  const unsigned long long offset_in_chunk = inside ? static_cast<unsigned long long>(start) - c.block_first : 0;
+  if (inside && k.format == cf32) {
+    const float2* pairs = reinterpret_cast<const float2*>(c.raw) + offset_in_chunk;
+    fft.load(lane, [&](int i) {
+      const float2 v = pairs[i];
+      return Cf{v.x, v.y};
+    });
+  } else if (inside && k.format == f32) {
+    const float* reals = reinterpret_cast<const float*>(c.raw) + offset_in_chunk;
+    fft.load(lane, [&](int i) { return Cf{reals[i], 0.0f}; });
+  } else {
+    fft.load(lane, [&](int i) { return valid ? fir_item(k, c, history, start + i) : Cf{0.0f, 0.0f}; });
+  }
+}
+
+// conj(X·H) into the planes, for the inverse transform as the forward transform of the
+// conjugate (1/N is in H).
+template <class Fft>
+__device__ __forceinline__ void fir_product_into(const fft::gpu::TeamPlanes& planes, const Cf (&x)[Fft::kOutputs],
+                                                 const Cf* filter_spectrum, int lane) {
+#pragma unroll
+  for (int slot = 0; slot < Fft::kOutputs; ++slot) {
+    const int b = Fft::output_index(lane, slot);
+    const Cf h = filter_spectrum[b];
+    const Cf y{x[slot].re * h.re - x[slot].im * h.im, x[slot].re * h.im + x[slot].im * h.re};
+    planes.write(b, Cf{y.re, -y.im});
+  }
+}
+
+// The shift's phase at a segment's first output, from the call's: the step over an item count
+// below 2^53 in double, so the error stays near 1e-9 cycles. (1, 0) when not shifted.
+__device__ __forceinline__ float2 fir_anchor(const FirConstants& k, const FirLaunch& c,
+                                             unsigned long long first_output) {
+  if (!k.shifted) return make_float2(1.0f, 0.0f);
+  const double items = static_cast<double>(static_cast<long long>(first_output - k.map.first_output(c.first_segment)) *
+                                            static_cast<long long>(k.map.decimation));
+  double delta = items * k.step_cycles;
+  delta -= floor(delta);
+  double cycles = c.anchor_cycles + delta;
+  cycles -= floor(cycles);
+  double sine = 0.0, cosine = 0.0;
+  sincospi(-2.0 * cycles, &sine, &cosine);
+  return make_float2(static_cast<float>(cosine), static_cast<float>(sine));
+}
+
+// Output first_output + r of a segment from x, the inverse transform's point as the forward
+// transform of the conjugate computed it: stored when the call writes it, counter-rotated by the
+// shift.
+__device__ __forceinline__ void fir_store(const FirConstants& k, const FirLaunch& c, const float2* output_phasors,
+                                          float2 anchor, unsigned long long first_output, int r, Cf x) {
+  const unsigned long long o = first_output + static_cast<unsigned long long>(r);
+  if (o < c.out_first || o >= c.out_end) return;
+  const float yr = x.re, yi = -x.im;
+  const unsigned long long at = o - c.out_first;
+  if (!k.complex_output) {
+    c.out[at] = yr;
+    return;
+  }
+  float2 v = make_float2(yr, yi);
+  if (k.shifted) {
+    const float2 t = output_phasors[r];
+    const float pr = anchor.x * t.x - anchor.y * t.y, pi = anchor.x * t.y + anchor.y * t.x;
+    v = make_float2(yr * pr - yi * pi, yr * pi + yi * pr);
+  }
+  reinterpret_cast<float2*>(c.out)[at] = v;
+}
+
 // Segments side by side, one team each; every team of a CTA runs its transforms (the stages
 // synchronise the CTA), the teams past the call's last segment on zeros, storing nothing.
 template <int kN>
 __global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
 fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* filter_spectrum,
-           const Cf* stage_twiddles, const float2* output_phasors) {
+           const Cf* stage_twiddles, const Cf* /*inverse_twiddles: fold kernels only*/,
+           const float2* output_phasors) {
   using Fft = TeamFft<kN>;
   constexpr int kTeams = fir_teams<kN>();
   extern __shared__ float shared[];
@@ -90,37 +170,13 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
   float* team_shared = shared + team * Fft::kSharedFloats;
   const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
   const float* history = history_pair + static_cast<unsigned long long>(c.history_parity) * 2 * k.history_items;
-  const long long start = k.map.window_start(s);
 
-  // A window inside the chunk of mono f32 or cf32 input is read straight from it; any other
-  // (history, zeros, other formats and channels) item by item, converted on the way.
-  const bool inside = valid && start >= static_cast<long long>(c.block_first) &&
-                      static_cast<unsigned long long>(start) + kN <= c.valid_end && k.channels == 1;
-  const unsigned long long offset_in_chunk = inside ? static_cast<unsigned long long>(start) - c.block_first : 0;
   Fft forward;
-  if (inside && k.format == cf32) {
-    const float2* pairs = reinterpret_cast<const float2*>(c.raw) + offset_in_chunk;
-    forward.load(lane, [&](int i) {
-      const float2 v = pairs[i];
-      return Cf{v.x, v.y};
-    });
-  } else if (inside && k.format == f32) {
-    const float* reals = reinterpret_cast<const float*>(c.raw) + offset_in_chunk;
-    forward.load(lane, [&](int i) { return Cf{reals[i], 0.0f}; });
-  } else {
-    forward.load(lane, [&](int i) { return valid ? fir_item(k, c, history, start + i) : Cf{0.0f, 0.0f}; });
-  }
+  fir_load_window(forward, k, c, history, k.map.window_start(s), valid, lane);
   Cf x[Fft::kOutputs];
   forward.run_into(planes, stage_twiddles, lane, x);
-  // conj(X·H) into the planes: the inverse transform is conj(FFT(conj(Y))) (1/N is in H).
   __syncthreads();  // every thread has read the planes of the last stage
-#pragma unroll
-  for (int slot = 0; slot < Fft::kOutputs; ++slot) {
-    const int b = Fft::output_index(lane, slot);
-    const Cf h = filter_spectrum[b];
-    const Cf y{x[slot].re * h.re - x[slot].im * h.im, x[slot].re * h.im + x[slot].im * h.re};
-    planes.write(b, Cf{y.re, -y.im});
-  }
+  fir_product_into<Fft>(planes, x, filter_spectrum, lane);
   __syncthreads();
   Fft inverse;
   inverse.load(lane, [&](int i) { return planes.read(i); });
@@ -128,22 +184,7 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
   if (!valid) return;  // no synchronisation follows
 
   const FirSegmentMap::Points points = k.map.points(s);
-  const unsigned long long first_output = points.first_output;
-  float anchor_re = 1.0f, anchor_im = 0.0f;
-  if (k.shifted) {
-    // The phase of the segment's first output from the call's: the step over an item count
-    // below 2^53 in double, so the error stays near 1e-9 cycles.
-    const double items = static_cast<double>(static_cast<long long>(first_output - k.map.first_output(c.first_segment)) *
-                                              static_cast<long long>(k.map.decimation));
-    double delta = items * k.step_cycles;
-    delta -= floor(delta);
-    double cycles = c.anchor_cycles + delta;
-    cycles -= floor(cycles);
-    double sine = 0.0, cosine = 0.0;
-    sincospi(-2.0 * cycles, &sine, &cosine);
-    anchor_re = static_cast<float>(cosine);
-    anchor_im = static_cast<float>(sine);
-  }
+  const float2 anchor = fir_anchor(k, c, points.first_output);
   const int decimation = static_cast<int>(k.map.decimation);
 #pragma unroll
   for (int slot = 0; slot < Fft::kOutputs; ++slot) {
@@ -155,21 +196,95 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
       if (r * decimation != rel) continue;
     }
     if (r >= static_cast<int>(points.count)) continue;
-    const unsigned long long o = first_output + static_cast<unsigned long long>(r);
-    if (o < c.out_first || o >= c.out_end) continue;
-    const float yr = x[slot].re, yi = -x[slot].im;
-    const unsigned long long at = o - c.out_first;
-    if (!k.complex_output) {
-      c.out[at] = yr;
-      continue;
+    fir_store(k, c, output_phasors, anchor, points.first_output, r, x[slot]);
+  }
+}
+
+// The fold kernel's shapes: a team of N runs D forward transforms, then D teams of L = N/D (the
+// same elements per thread, so the threads split evenly) run the inverses. Shared memory per
+// team: the planes of N (the D teams of L reuse them), then the D folded spectra (N complex).
+template <int kN, int kD>
+struct FirFold {
+  using Forward = TeamFft<kN>;
+  static constexpr int kL = kN / kD;
+  using Inverse = TeamFft<kL>;
+  static_assert(Inverse::kThreads * kD == Forward::kThreads, "the inverse teams split the forward team's threads");
+  static_assert(kD * Inverse::kSharedFloats <= Forward::kSharedFloats, "the inverse teams' planes fit in the team's");
+  static constexpr int kFoldsPerThread = kL / Forward::kThreads;
+  static constexpr int kTeamFloats = Forward::kSharedFloats + 2 * kN;
+};
+template <int kN, int kD>
+__host__ __device__ constexpr int fir_fold_shared_bytes() {
+  return fir_teams<kN>() * FirFold<kN, kD>::kTeamFloats * static_cast<int>(sizeof(float));
+}
+
+// Decimation by kD in the frequency domain: segments group_first + j (j < kD) per team. Each
+// product conj(X·H) (H rotated by δ on the host) is folded, Z[i] = Σ_q Y[i + q·L], into the
+// team's folded spectra; then team j of L transforms Z_j, whose row r is the point δ + D·r of
+// segment j's circular convolution (the conjugate, as in fir_kernel).
+template <int kN, int kD>
+__global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
+fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* filter_spectrum,
+                const Cf* stage_twiddles, const Cf* inverse_twiddles, const float2* output_phasors) {
+  using Fold = FirFold<kN, kD>;
+  using Fft = typename Fold::Forward;
+  using Inverse = typename Fold::Inverse;
+  constexpr int kTeams = fir_teams<kN>();
+  constexpr int kL = Fold::kL;
+  extern __shared__ float shared[];
+  const unsigned long long cta_first =
+      c.first_segment + static_cast<unsigned long long>(blockIdx.x) * kTeams * kD;
+  if (cta_first >= c.end_segment) return;  // the same for every thread of the CTA
+  const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
+  const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
+  const unsigned long long group_first = cta_first + static_cast<unsigned long long>(team) * kD;
+  float* team_shared = shared + team * Fold::kTeamFloats;
+  const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
+  Cf* folded = reinterpret_cast<Cf*>(team_shared + Fft::kSharedFloats);
+  const float* history = history_pair + static_cast<unsigned long long>(c.history_parity) * 2 * k.history_items;
+
+#pragma unroll 1
+  for (int j = 0; j < kD; ++j) {
+    const unsigned long long s = group_first + j;
+    Fft forward;
+    fir_load_window(forward, k, c, history, k.map.window_start(s), s < c.end_segment, lane);
+    Cf x[Fft::kOutputs];
+    forward.run_into(planes, stage_twiddles, lane, x);  // its first barrier ends the last fold's reads
+    __syncthreads();  // every thread has read the planes of the last stage
+    fir_product_into<Fft>(planes, x, filter_spectrum, lane);
+    __syncthreads();
+#pragma unroll
+    for (int f = 0; f < Fold::kFoldsPerThread; ++f) {
+      const int bin = lane + f * Fft::kThreads;
+      Cf z{0.0f, 0.0f};
+#pragma unroll
+      for (int q = 0; q < kD; ++q) {
+        const Cf y = planes.read(bin + q * kL);
+        z.re += y.re;
+        z.im += y.im;
+      }
+      folded[j * kL + bin] = z;
     }
-    float2 v = make_float2(yr, yi);
-    if (k.shifted) {
-      const float2 t = output_phasors[r];
-      const float pr = anchor_re * t.x - anchor_im * t.y, pi = anchor_re * t.y + anchor_im * t.x;
-      v = make_float2(yr * pr - yi * pi, yr * pi + yi * pr);
-    }
-    reinterpret_cast<float2*>(c.out)[at] = v;
+  }
+  __syncthreads();  // every folded spectrum written
+
+  const int sub = lane / Inverse::kThreads;
+  const int sub_lane = lane - sub * Inverse::kThreads;
+  Inverse inverse;
+  inverse.load(sub_lane, [&](int i) { return folded[sub * kL + i]; });
+  Cf y[Inverse::kOutputs];
+  inverse.run_into(Inverse::planes(team_shared, sub), inverse_twiddles, sub_lane, y);
+  const unsigned long long s = group_first + sub;
+  if (s >= c.end_segment) return;  // no synchronisation follows
+
+  const FirSegmentMap::Points points = k.map.points(s);
+  const float2 anchor = fir_anchor(k, c, points.first_output);
+  const int first_row = static_cast<int>(k.map.folded_row(points.first_point));
+#pragma unroll
+  for (int slot = 0; slot < Inverse::kOutputs; ++slot) {
+    const int r = Inverse::output_index(sub_lane, slot) - first_row;
+    if (r < 0 || r >= static_cast<int>(points.count)) continue;
+    fir_store(k, c, output_phasors, anchor, points.first_output, r, y[slot]);
   }
 }
 

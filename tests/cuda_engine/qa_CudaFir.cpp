@@ -55,6 +55,9 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=5000,numtaps=63,channel=1", SampleFormat::ci32, 2},
       {"fir:lowpass=5000,numtaps=63,decimate=2", SampleFormat::cu16, 1},
       {"fir:lowpass=5000,numtaps=63", SampleFormat::u32, 1},
+      // The folded decimation at each of its lengths (1024, 2048, 4096 above) and factors.
+      {"fir:lowpass=5000,numtaps=400,decimate=4,align=same", SampleFormat::cf32, 1},
+      {"fir:lowpass=2000,numtaps=101,decimate=4,shift=1500", SampleFormat::f32, 1},
   };
   return list;
 }
@@ -120,7 +123,8 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 }
 
 TEST(CudaFir, StageHarness) {
-  for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}}) {
+  // Among them the folded decimation by 8 (N 4096), 2 (N 1024) and 4 (N 2048).
+  for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19}}) {
     const Case& c = cases()[index];
     SCOPED_TRACE(c.spec);
     test::StageCheck check;

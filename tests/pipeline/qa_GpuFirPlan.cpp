@@ -1,7 +1,7 @@
 // qa_GpuFirPlan: the host half of the GPU fir (pipeline/gpu_fir_plan.hpp) without a GPU. A host
 // model of the kernel (cuda_fir_kernels.cuh, step by step: the window read from the history,
-// the chunk and zeros; the transform; the product with the plan's spectrum; the inverse; the
-// outputs FirSegmentMap names, counter-rotated from the segment's anchor as the kernel computes
+// the chunk and zeros; the transform; the product with the plan's spectrum; the fold of the
+// spectrum where the plan folds the decimation; the inverse; the outputs FirSegmentMap names, counter-rotated from the segment's anchor as the kernel computes
 // it; the history kept) driven by GpuFirSchedule must give FirFilter's outputs for any cutting
 // of the input, with flushes of any capacity; and the plan must refuse what the GPU cannot take.
 #include <gtest/gtest.h>
@@ -89,6 +89,12 @@ class HostModel {
       for (unsigned long long i = 0; i < m.n; ++i) x[i] = cd(item(c, chunk, m.window_start(s) + i));
       fft(x);
       for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+      const unsigned long long fold = plan_.fold;
+      if (fold > 1) {  // the spectrum folded onto N/D bins
+        std::vector<cd> z(m.n / fold);
+        for (unsigned long long b = 0; b < m.n; ++b) z[b % z.size()] += x[b];
+        x = z;
+      }
       fft(x);
       cd anchor(1.0, 0.0);
       const FirSegmentMap::Points points = m.points(s);
@@ -103,12 +109,19 @@ class HostModel {
         anchor = std::polar(1.0, -2.0 * std::numbers::pi * cycles);
       }
       // As the kernel's epilogue: each point relative to the segment's first output point.
+      // Folded: row i of the inverse of N/D is point δ + D·i, output r from the first row's.
       const int decimation = static_cast<int>(m.decimation);
-      for (unsigned long long i = 0; i < m.n; ++i) {
-        const int rel = static_cast<int>(i) - static_cast<int>(points.first_point);
-        if (rel < 0) continue;
-        const int r = rel / decimation;
-        if (r * decimation != rel || r >= static_cast<int>(points.count)) continue;
+      for (unsigned long long i = 0; i < x.size(); ++i) {
+        int r = 0;
+        if (fold > 1) {
+          r = static_cast<int>(i) - static_cast<int>(m.folded_row(points.first_point));
+          if (r < 0 || r >= static_cast<int>(points.count)) continue;
+        } else {
+          const int rel = static_cast<int>(i) - static_cast<int>(points.first_point);
+          if (rel < 0) continue;
+          r = rel / decimation;
+          if (r * decimation != rel || r >= static_cast<int>(points.count)) continue;
+        }
         const unsigned long long o = first_output + static_cast<unsigned long long>(r);
         if (o < c.out_first || o >= c.out_end) continue;
         cd y = std::conj(x[i]);
@@ -209,6 +222,11 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {3, false, false, std::nullopt, 300, FirAlign::causal},  // D > B: segments without outputs
       {129, false, true, 1e3, 5, FirAlign::causal, 512},
       {1, false, false, std::nullopt, 1, FirAlign::same},
+      // Folded decimation (N 1024 to 4096, D 2, 4, 8), δ = c mod D of 0 and not.
+      {101, false, true, 2500.0, 4, FirAlign::same},
+      {400, true, false, std::nullopt, 2, FirAlign::same, 2048},
+      {1023, false, false, -900.0, 8, FirAlign::same},
+      {1024, false, true, std::nullopt, 4, FirAlign::causal},
   };
   std::mt19937 rng(2026);
   std::normal_distribution<float> normal;
@@ -244,6 +262,18 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   spec = spec_of({1023, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, 4096u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 4096u - 1022u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
+  // Decimation by 2, 4 or 8 at N 1024 to 4096 folds, on a hop that D divides; others do not.
+  spec = spec_of({1023, false, false, std::nullopt, 8, FirAlign::same}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 8u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 3072u);
+  spec = spec_of({1023, false, false, std::nullopt, 16, FirAlign::same}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
+  spec = spec_of({63, false, false, std::nullopt, 6, FirAlign::same}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
+  spec = spec_of({4095, false, false, std::nullopt, 8, FirAlign::same}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 16384u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({kGpuFirMaxTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirMaxFftLength);
   spec = spec_of({kGpuFirMaxTaps + 1, false, false, std::nullopt, 1, FirAlign::causal}, rng);
