@@ -49,6 +49,9 @@ class HostModel {
 
   void process(const std::vector<cf>& chunk, std::vector<cf>& out) {
     const FirCall call = schedule_.process(chunk.size());
+    EXPECT_LE(call.written, plan_.max_output(chunk.size())) << "max_output bounds every call";
+    EXPECT_LE(call.end_segment - call.first_segment, plan_.max_segments(chunk.size()))
+        << "the segments of a call fit the grid CudaFir sizes";
     run(call, chunk, out);
     if (call.block_items > 0) {  // the history kernel
       std::vector<cf> next(plan_.map.n);
