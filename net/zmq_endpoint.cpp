@@ -14,11 +14,14 @@ namespace {
 
 constexpr const char* kSpecHelp =
     "zmq:sub:tcp://HOST:PORT or zmq:pull:tcp://HOST:PORT (inputs), zmq:pub:tcp://*:PORT or "
-    "zmq:push:tcp://*:PORT (outputs); ipc://PATH too; keys after '?': tags, hwm, timeout, linger, topic";
+    "zmq:push:tcp://*:PORT (outputs); ipc://PATH too; keys after '?': tags, hwm, timeout, linger, topic, "
+    "subscribers";
 
-int socket_type(ZmqPattern pattern) {
-  switch (pattern) {
-    case ZmqPattern::pub: return ZMQ_PUB;
+// A PUB that waits for its subscribers is an XPUB: the same wire, and it hands the
+// subscriptions to the sender.
+int socket_type(const ZmqEndpoint& e) {
+  switch (e.pattern) {
+    case ZmqPattern::pub: return e.subscribers > 0 ? ZMQ_XPUB : ZMQ_PUB;
     case ZmqPattern::sub: return ZMQ_SUB;
     case ZmqPattern::push: return ZMQ_PUSH;
     case ZmqPattern::pull: return ZMQ_PULL;
@@ -96,12 +99,20 @@ ZmqEndpoint parse_zmq_spec(const std::string& spec, bool input) {
       e.timeout_s = seconds_value(shown, key, value, false);
     } else if (key == "linger" && !input) {
       e.linger_s = seconds_value(shown, key, value, true);
+    } else if (key == "subscribers" && e.pattern == ZmqPattern::pub) {
+      const auto n = parse_integer(value);
+      if (!n || *n < 0 || *n > 1000)
+        throw UsageError(shown + ": subscribers='" + printable(value) + "' must be a count of subscribers, 0 to 1000");
+      e.subscribers = static_cast<int>(*n);
     } else if (key == "topic") {
       if (value == "true") throw UsageError(shown + ": topic needs a value (topic=TEXT)");
       e.topic = value;
     } else {
-      throw UsageError(shown + ": unknown key '" + printable(key) + "'; " + (input ? "inputs" : "outputs") +
-                       " take " + (input ? "tags, hwm, timeout and topic" : "tags, hwm, timeout, linger and topic"));
+      throw UsageError(shown + ": unknown key '" + printable(key) + "'; " + pattern + " " +
+                       (input ? "inputs" : "outputs") + " take " +
+                       (input ? "tags, hwm, timeout and topic"
+                              : e.pattern == ZmqPattern::pub ? "tags, hwm, timeout, linger, topic and subscribers"
+                                                             : "tags, hwm, timeout, linger and topic"));
     }
   }
   return e;
@@ -112,7 +123,7 @@ std::string zmq_error_text() { return zmq_strerror(zmq_errno()); }
 ZmqSocket::ZmqSocket(const ZmqEndpoint& e) {
   context_ = zmq_ctx_new();
   if (context_ == nullptr) throw InputError(e.spec, "cannot create a ZeroMQ context: " + zmq_error_text());
-  socket_ = zmq_socket(context_, socket_type(e.pattern));
+  socket_ = zmq_socket(context_, socket_type(e));
   if (socket_ == nullptr) {
     const std::string reason = zmq_error_text();
     zmq_ctx_term(context_);
@@ -125,6 +136,10 @@ ZmqSocket::ZmqSocket(const ZmqEndpoint& e) {
               zmq_setsockopt(socket_, ZMQ_LINGER, &linger, sizeof linger) == 0;
     if (ok && e.pattern == ZmqPattern::sub)
       ok = zmq_setsockopt(socket_, ZMQ_SUBSCRIBE, e.topic.data(), e.topic.size()) == 0;
+    if (ok && e.pattern == ZmqPattern::pub && e.subscribers > 0) {
+      const int verbose = 1;  // every subscription, not only the first of each topic
+      ok = zmq_setsockopt(socket_, ZMQ_XPUB_VERBOSE, &verbose, sizeof verbose) == 0;
+    }
     if (!ok) throw InputError(e.spec, "cannot set the socket's options: " + zmq_error_text());
     if (e.is_input()) {
       if (zmq_connect(socket_, e.address.c_str()) != 0)

@@ -14,6 +14,9 @@
 //                       outputs: PUSH finding no room for S seconds fails the output (default: wait)
 //     linger=S          outputs: how long closing waits for queued messages to leave (default 10)
 //     topic=TEXT        gr-zeromq's key: a PUB sends it as a first frame, a SUB subscribes to it
+//     subscribers=N     PUB outputs: wait for N subscriptions before the first message (default
+//                       0: send at once; a subscriber that comes later misses the start), within
+//                       timeout= when given; the socket is then an XPUB, which sees them
 #pragma once
 
 #include <optional>
@@ -34,6 +37,7 @@ struct ZmqEndpoint {
   std::optional<double> timeout_s;
   double linger_s = 10;
   std::string topic;
+  int subscribers = 0;  // PUB: subscriptions to wait for before the first message
 
   bool is_input() const { return pattern == ZmqPattern::sub || pattern == ZmqPattern::pull; }
   // "PUB", "SUB", "PUSH", "PULL".

@@ -2,9 +2,11 @@
 #include "sinks/zmq_sink.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 #include <zmq.h>
 
@@ -13,6 +15,7 @@
 #include "net/zmq_endpoint.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/settings.hpp"
+#include "pipeline/stop_token.hpp"
 
 namespace prism {
 
@@ -28,6 +31,42 @@ struct ZmqSink::Impl {
   std::uint64_t next_offset = 0;  // the stream's index after the last item sent
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t subscriptions = 0;  // XPUB: subscribe messages seen (unsubscribes not counted)
+  int subscribed = 0;               // XPUB: subscriptions now
+
+  // XPUB: reads the subscription messages waiting (1 then the topic: subscribe; 0: unsubscribe),
+  // waiting up to `wait_ms` for the first (0: none waits).
+  void read_subscriptions(int wait_ms) {
+    zmq_pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
+    while (zmq_poll(&item, 1, wait_ms) > 0 && (item.revents & ZMQ_POLLIN) != 0) {
+      wait_ms = 0;
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      if (zmq_msg_recv(&msg, socket->handle(), ZMQ_DONTWAIT) >= 0 && zmq_msg_size(&msg) > 0) {
+        if (static_cast<const unsigned char*>(zmq_msg_data(&msg))[0] == 1) {
+          ++subscriptions;
+          ++subscribed;
+        } else if (subscribed > 0) {
+          --subscribed;
+        }
+      }
+      zmq_msg_close(&msg);
+    }
+  }
+
+  // subscribers=N: polls in slices so that Ctrl-C (which ends the run) stops the wait.
+  void wait_for_subscribers() {
+    const int wanted = endpoint.subscribers;
+    const auto start = std::chrono::steady_clock::now();
+    while (subscribed < wanted && !InterruptGuard::interrupted()) {
+      read_subscriptions(100);
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (subscribed < wanted && endpoint.timeout_s && waited >= *endpoint.timeout_s)
+        // The run names the output before this message.
+        throw std::runtime_error(std::to_string(subscribed) + " of " + std::to_string(wanted) +
+                                 " subscriber(s) came within timeout=" + timeout_text() + " s");
+    }
+  }
 
   // Sends one message: the topic frame first when there is one, then header + payload.
   void send(const std::string& head, const std::byte* payload, std::size_t payload_bytes) {
@@ -92,12 +131,15 @@ void ZmqSink::begin(const PortDescription& input) {
   s.port = input;
   s.item_bytes = input.item_bytes();
   s.header.reserve(4096);
+  if (s.endpoint.subscribers > 0) s.wait_for_subscribers();
 }
 
 void ZmqSink::write(const Chunk& chunk) {
   Impl& s = *impl_;
   s.header.clear();
   if (s.tagged) net::append_tag_header(chunk.first_item, net::describe_port(s.port, chunk.first_item), s.header);
+  // Subscriptions queue on an XPUB until read: read them, so that they do not pile up.
+  if (s.endpoint.subscribers > 0) s.read_subscriptions(0);
   s.send(s.header, chunk.data, chunk.items * s.item_bytes);
   s.items += chunk.items;
   s.next_offset = chunk.first_item + chunk.items;
@@ -128,11 +170,16 @@ void ZmqSink::abort() noexcept {
 std::uint64_t ZmqSink::items_written() const { return impl_->items; }
 
 std::vector<Counter> ZmqSink::extras() const {
-  return {{"messages", impl_->messages}, {"bytes_sent", impl_->bytes}};
+  std::vector<Counter> counters{{"messages", impl_->messages}, {"bytes_sent", impl_->bytes}};
+  if (impl_->endpoint.subscribers > 0) counters.push_back({"subscriptions", impl_->subscriptions});
+  return counters;
 }
 
 std::string ZmqSink::describe() const {
-  return impl_->endpoint.spec + " (" + impl_->endpoint.pattern_name() + (impl_->tagged ? ", tagged)" : ", raw items)");
+  std::string text = impl_->endpoint.spec + " (" + impl_->endpoint.pattern_name() + (impl_->tagged ? ", tagged" : ", raw items");
+  if (impl_->endpoint.subscribers > 0)
+    text += ", waits for " + std::to_string(impl_->endpoint.subscribers) + " subscriber(s)";
+  return text + ")";
 }
 
 }  // namespace prism

@@ -11,7 +11,9 @@
 // Flow: PUSH waits for a receiver with room (back-pressure: nothing is lost; timeout= fails the
 // output after that many seconds without room); PUB never waits: at the high-water mark
 // (hwm=, messages per subscriber) ZeroMQ drops, and the receiver counts the gap from the
-// offsets. The end: a message of no items with the tag prism_eos (true: complete; false: the run
+// offsets. A PUB with subscribers=N waits in begin() for N subscriptions (within timeout=, and
+// until Ctrl-C), so that a recording published from a file reaches its subscribers from its
+// first item (a plain PUB sends at once; who subscribes late misses the start). The end: a message of no items with the tag prism_eos (true: complete; false: the run
 // was interrupted or failed), or an empty message without tags; closing waits up to linger=
 // seconds for queued messages to leave.
 #pragma once
@@ -33,6 +35,7 @@ class ZmqSink final : public Sink {
   ZmqSink& operator=(const ZmqSink&) = delete;
 
   bool accepts(PortKind) const override { return true; }
+  // A PUB with subscribers=N waits here for them; throws std::runtime_error after timeout= seconds.
   void begin(const PortDescription& input) override;
   // Throws InputError when sending fails or a PUSH found no room for timeout= seconds.
   void write(const Chunk& chunk) override;

@@ -27,7 +27,7 @@ report_line() {
   /usr/bin/python3 - "$1" "$work/s.json" "$2" "$3" "$samples" <<'PY'
 import json, os, sys
 name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-if not os.path.exists(path):  # a receiver that got no message writes nothing (a PUB that sent before the SUB joined)
+if not os.path.exists(path):  # a receiver that got no message writes nothing
     print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
     sys.exit(0)
 s = json.load(open(path))
@@ -65,7 +65,10 @@ case_line "push -> pull, tcp loopback, tagged" "zmq:pull:tcp://127.0.0.1:$port" 
 case_line "push -> pull, ipc, tagged" "zmq:pull:ipc://$work/sock" "zmq:push:ipc://$work/sock"
 case_line "push -> pull, tcp loopback, raw" "zmq:pull:tcp://127.0.0.1:$port?tags=off" \
   "zmq:push:tcp://127.0.0.1:$port?tags=off" --format cf32 --rate 1e6
-case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" "zmq:pub:tcp://127.0.0.1:$port"
+# The PUB waits for its subscriber (subscribers=1): else it sends the file before the subscription
+# arrives and the subscriber gets nothing (ZeroMQ's slow joiner).
+case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" \
+  "zmq:pub:tcp://127.0.0.1:$port?subscribers=1,timeout=30"
 # ZeroMQ alone: the same number of messages of the same size (prism's tag header aside), timed
 # as the prism cases are (sender's start to receiver's end) and from the first message to the last.
 zmq_line() {

@@ -177,6 +177,26 @@ class GnuRadioInterop(util.TempDirTestCase):
         np.testing.assert_array_equal(np.fromfile(self.path("out.cf32"), dtype=np.complex64), data)
 
 
+    def test_a_pub_waiting_for_its_subscriber_gives_gnuradio_a_file_from_its_first_item(self):
+        # subscribers=1: the PUB (an XPUB on the wire GNU Radio's SUB knows) holds the file back
+        # until GNU Radio has subscribed, however late that is; nothing is lost to the slow joiner.
+        data = ramp(50000, seed=6)
+        util.write_sigmf(self.path("in"), 50000, data, "cf32_le")
+        address = f"ipc://{self.path('sock')}"
+        sender = subprocess.Popen([util.PRISM, "run", self.path("in.sigmf-meta"), "--block-size", "4096",
+                                   "-o", f"zmq:pub:{address}?subscribers=1,timeout=60", "-q",
+                                   "--summary-json", self.path("s.json")],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        peer = start_peer("receive", "sub", address, len(data), self.path("out.cf32"), self.path("t.json"), "--tags")
+        _, err = sender.communicate(timeout=60)
+        self.assertEqual(sender.returncode, 0, err)
+        finish_peer(peer)
+        np.testing.assert_array_equal(np.fromfile(self.path("out.cf32"), dtype=np.complex64), data)
+        with open(self.path("s.json")) as f:
+            self.assertEqual(json.load(f)["outputs"][0]["subscriptions"], 1)
+
+
 class PrismToPrism(util.TempDirTestCase):
     def test_push_pull_over_ipc_is_exact_and_ends_with_the_stream(self):
         data = ramp(100000, seed=5)
@@ -360,6 +380,16 @@ class PrismToPrism(util.TempDirTestCase):
         self.assertIn("zmq:pull:", err)
         self.assertIn("message 2: truncated symbol", err)
 
+    def test_a_pub_waiting_for_subscribers_that_do_not_come_fails_after_its_timeout(self):
+        address = f"ipc://{self.path('sock')}"
+        start = time.monotonic()
+        proc = util.run_prism("run", "gen:duration=1", "-o", f"zmq:pub:{address}?subscribers=2,timeout=1.5",
+                              "-o", self.path("also.sigmf-meta"), check=1, timeout=60)
+        self.assertLess(time.monotonic() - start, 20)
+        self.assertIn("0 of 2 subscriber(s) came within timeout=1.5 s", proc.stderr)
+        self.assertIn("zmq:pub:", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("also.sigmf-data")), os.listdir(self.tmp))
+
     def test_bad_specs_are_usage_errors(self):
         for spec, words in ((f"zmq:pub:tcp://127.0.0.1:1", "is an output pattern"),
                             ("zmq:sub:udp://x:1", "tcp://HOST:PORT or ipc://PATH"),
@@ -371,6 +401,11 @@ class PrismToPrism(util.TempDirTestCase):
                 self.assertIn(words, proc.stderr)
         proc = util.run_prism("run", "gen", "-o", "zmq:sub:tcp://127.0.0.1:5", check=2)
         self.assertIn("is an input pattern", proc.stderr)
+        for spec, words in (("zmq:push:tcp://127.0.0.1:5?subscribers=1", "push outputs take"),
+                            ("zmq:pub:tcp://127.0.0.1:5?subscribers=-1", "subscribers='-1'")):
+            with self.subTest(spec=spec):
+                proc = util.run_prism("run", "gen", "-o", spec, check=2)
+                self.assertIn(words, proc.stderr)
 
     def test_an_address_in_use_is_reported_before_the_run(self):
         with socket.socket() as s:
