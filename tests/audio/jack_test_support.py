@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gui"))
@@ -44,6 +45,20 @@ def stop(proc, signal_first=None):
         proc.wait()
 
 
+def threads_of(proc):
+    """The stacks of a process that hangs (gdb's backtrace of every thread), for the failure
+    message; a line saying why where gdb cannot attach."""
+    if shutil.which("gdb") is None:
+        return "(gdb is not installed: no stacks)"
+    try:
+        out = subprocess.run(["gdb", "-p", str(proc.pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                             capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "(gdb did not attach within 120 s)"
+    stacks = [line for line in out.stdout.splitlines() if line.startswith(("Thread", "#"))]
+    return "\n".join(stacks) if stacks else "(gdb found no stacks: " + out.stderr.strip()[-500:] + ")"
+
+
 class JackServer:
     """`jackd --no-realtime -d dummy` at RATE under a private server name; stopped on exit.
     monitor=True adds the ports system:monitor_N, which carry what is played to system:playback_N
@@ -59,25 +74,41 @@ class JackServer:
         self.env["JACK_NO_AUDIO_RESERVATION"] = "1"  # no D-Bus device reservation in a container
         self.env["JACK_DEFAULT_SERVER"] = f"prism_test_{os.getpid()}"
         self.proc = None
+        # The server's messages go to a file, never to a pipe: a pipe nobody drains fills with a
+        # busy server's xrun messages (64 KiB) and then blocks the server, and every client
+        # opening on it after that hangs.
+        self.log = None
 
     def __enter__(self):
         require_tools("jackd", "jack_lsp", "jack_connect")
         driver = ["-d", "dummy", "-r", str(RATE), "-p", str(self.period)] + (["-m"] if self.monitor else [])
         timeout = ["-t", str(self.client_timeout_ms)] if self.client_timeout_ms else []
+        # Appending (O_APPEND): the server's writes land at the end while log_text() seeks.
+        self.log = tempfile.TemporaryFile(mode="a+")
         self.proc = subprocess.Popen(["jackd", "--no-realtime", *timeout, *driver], env=self.env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                     stdout=self.log, stderr=subprocess.STDOUT, text=True)
         for _ in range(100):
             if self.proc.poll() is not None or self.ports():
                 break
             time.sleep(0.1)
         if self.proc.poll() is not None or not self.ports():
-            log = self.proc.stdout.read() if self.proc.poll() is not None else ""
+            last = (self.log_text().strip().splitlines() or ["no output"])[-1]
             self.__exit__()
-            skip("jackd -d dummy did not start: " + (log.strip().splitlines() or ["no output"])[-1])
+            skip("jackd -d dummy did not start: " + last)
         return self
+
+    def log_text(self, last_lines=None):
+        """What the server printed so far (its last `last_lines` lines)."""
+        self.log.flush()
+        self.log.seek(0)
+        lines = self.log.read().splitlines()
+        return "\n".join(lines[-last_lines:] if last_lines else lines)
 
     def __exit__(self, *exc):
         stop(self.proc)
+        if self.log is not None:
+            self.log.close()
+            self.log = None
         # A server that was killed (faults.jack_killed) leaves its shared-memory segments behind;
         # they are this server's alone (its private name), and the next test's server should not
         # meet them.

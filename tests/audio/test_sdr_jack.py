@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gui"))
-from jack_test_support import RATE, JackServer, require_tools, skip, stop  # noqa: E402
+from jack_test_support import RATE, JackServer, require_tools, skip, stop, threads_of  # noqa: E402
 
 TONE_HZ = 1500.0
 SPEC = "sdr:driver=audio"
@@ -76,7 +76,16 @@ def run_hearing_the_tone(jack, tone_port, command, env):
                 jack.connect(tone_port, STREAM_PORT)
             else:
                 time.sleep(0.05)
-        output, _ = proc.communicate(timeout=120)
+        try:
+            output, _ = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            stacks = threads_of(proc)
+            stop(proc)
+            output, _ = proc.communicate()
+            raise AssertionError(f"{' '.join(command[1:3])} did not end within 120 s; the stream's port was "
+                                 f"{'connected from ' + str(feeds) if feeds else 'never connected'}.\n"
+                                 f"its output:\n{output}\nits threads:\n{stacks}\n"
+                                 f"the JACK server's last messages:\n{jack.log_text(40)}")
     finally:
         stop(proc)
     print(output)
