@@ -137,8 +137,10 @@ ZmqSocket::ZmqSocket(const ZmqEndpoint& e) {
     if (ok && e.pattern == ZmqPattern::sub)
       ok = zmq_setsockopt(socket_, ZMQ_SUBSCRIBE, e.topic.data(), e.topic.size()) == 0;
     if (ok && e.pattern == ZmqPattern::pub && e.subscribers > 0) {
-      const int verbose = 1;  // every subscription, not only the first of each topic
-      ok = zmq_setsockopt(socket_, ZMQ_XPUB_VERBOSE, &verbose, sizeof verbose) == 0;
+      // Every subscription and every unsubscription (a SUB leaving, or closing), not only the
+      // first and last of each topic: the sender counts the subscribers present.
+      const int verboser = 1;
+      ok = zmq_setsockopt(socket_, ZMQ_XPUB_VERBOSER, &verboser, sizeof verboser) == 0;
     }
     if (!ok) throw InputError(e.spec, "cannot set the socket's options: " + zmq_error_text());
     if (e.is_input()) {

@@ -11,12 +11,14 @@
 //     hwm=N             the socket's high-water mark in messages (default 64): how many messages
 //                       may queue; then PUB drops (per subscriber) and PUSH waits
 //     timeout=S         inputs: no message for S seconds fails the input (default: wait);
-//                       outputs: PUSH finding no room for S seconds fails the output (default: wait)
+//                       outputs: PUSH finding no room for S seconds, or a PUB with subscribers=N
+//                       not meeting them within S seconds, fails the output (default: wait)
 //     linger=S          outputs: how long closing waits for queued messages to leave (default 10)
 //     topic=TEXT        gr-zeromq's key: a PUB sends it as a first frame, a SUB subscribes to it
 //     subscribers=N     PUB outputs: wait for N subscriptions before the first message (default
 //                       0: send at once; a subscriber that comes later misses the start), within
-//                       timeout= when given; the socket is then an XPUB, which sees them
+//                       timeout= when given; the socket is then an XPUB, which sees them (only
+//                       subscriptions to topic= or a prefix of it count)
 #pragma once
 
 #include <optional>

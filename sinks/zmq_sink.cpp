@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 #include <zmq.h>
 
@@ -31,11 +32,14 @@ struct ZmqSink::Impl {
   std::uint64_t next_offset = 0;  // the stream's index after the last item sent
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
-  std::uint64_t subscriptions = 0;  // XPUB: subscribe messages seen (unsubscribes not counted)
-  int subscribed = 0;               // XPUB: subscriptions now
+  std::uint64_t subscriptions = 0;  // XPUB: subscriptions to this output's topic seen
+  int subscribed = 0;               // XPUB: subscriptions to this output's topic now
 
-  // XPUB: reads the subscription messages waiting (1 then the topic: subscribe; 0: unsubscribe),
-  // waiting up to `wait_ms` for the first (0: none waits).
+  // XPUB: reads the subscription messages waiting (1 then the topic: subscribe; 0 then the
+  // topic: unsubscribe, also sent for each topic of a subscriber that goes away), waiting up to
+  // `wait_ms` for the first (0: none waits). Only subscriptions that receive every message of
+  // this output count: those whose topic is a prefix of topic= (with no topic=, only the empty
+  // one; another prefix would pick messages by the first bytes of their data).
   void read_subscriptions(int wait_ms) {
     zmq_pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
     while (zmq_poll(&item, 1, wait_ms) > 0 && (item.revents & ZMQ_POLLIN) != 0) {
@@ -43,11 +47,15 @@ struct ZmqSink::Impl {
       zmq_msg_t msg;
       zmq_msg_init(&msg);
       if (zmq_msg_recv(&msg, socket->handle(), ZMQ_DONTWAIT) >= 0 && zmq_msg_size(&msg) > 0) {
-        if (static_cast<const unsigned char*>(zmq_msg_data(&msg))[0] == 1) {
-          ++subscriptions;
-          ++subscribed;
-        } else if (subscribed > 0) {
-          --subscribed;
+        const auto* data = static_cast<const char*>(zmq_msg_data(&msg));
+        const std::string_view topic(data + 1, zmq_msg_size(&msg) - 1);
+        if (std::string_view(endpoint.topic).starts_with(topic)) {
+          if (data[0] == 1) {
+            ++subscriptions;
+            ++subscribed;
+          } else if (data[0] == 0 && subscribed > 0) {
+            --subscribed;
+          }
         }
       }
       zmq_msg_close(&msg);

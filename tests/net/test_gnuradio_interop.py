@@ -390,6 +390,68 @@ class PrismToPrism(util.TempDirTestCase):
         self.assertIn("zmq:pub:", proc.stderr)
         self.assertFalse(os.path.exists(self.path("also.sigmf-data")), os.listdir(self.tmp))
 
+    def wait_until_bound(self, proc, path):
+        deadline = time.monotonic() + 30
+        while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(path), "the PUB never bound its socket")
+
+    def test_only_subscriptions_present_to_the_topic_count(self):
+        # subscribers=4, topic=ch1. Counted: a SUB to ch1 and one to its prefix "ch". Not counted:
+        # a SUB to another topic, one to "ch12" (which ch1's messages do not match), and a second
+        # SUB to ch1 that left again (its unsubscription arrives although ch1 keeps a subscriber).
+        import zmq
+        socket_path = self.path("sock")
+        address = f"ipc://{socket_path}"
+        proc = subprocess.Popen([util.PRISM, "run", "gen:duration=1", "-o",
+                                 f"zmq:pub:{address}?topic=ch1,subscribers=4,timeout=5"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        context = zmq.Context()
+        subs = []
+
+        def subscribe(topic):
+            sub = context.socket(zmq.SUB)
+            sub.setsockopt(zmq.LINGER, 0)
+            sub.connect(address)
+            sub.setsockopt(zmq.SUBSCRIBE, topic)
+            subs.append(sub)
+            return sub
+
+        try:
+            self.wait_until_bound(proc, socket_path)
+            subscribe(b"ch1")
+            leaving = subscribe(b"ch1")
+            time.sleep(0.5)
+            leaving.close()
+            for topic in (b"ch", b"other", b"ch12"):
+                subscribe(topic)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            for sub in subs:
+                sub.close()
+            context.term()
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("2 of 4 subscriber(s) came within timeout=5 s", err)
+
+    def test_ctrl_c_while_a_pub_waits_ends_the_run_keeping_the_other_outputs(self):
+        socket_path = self.path("sock")
+        proc = subprocess.Popen([util.PRISM, "run", "gen:duration=1", "-o", f"zmq:pub:ipc://{socket_path}?subscribers=1",
+                                 "-o", self.path("also.sigmf-meta")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.wait_until_bound(proc, socket_path)
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, 130, err)
+        with open(self.path("also.sigmf-meta")) as f:
+            self.assertIn("interrupted", json.load(f)["global"]["core:description"])
+
     def test_bad_specs_are_usage_errors(self):
         for spec, words in ((f"zmq:pub:tcp://127.0.0.1:1", "is an output pattern"),
                             ("zmq:sub:udp://x:1", "tcp://HOST:PORT or ipc://PATH"),
