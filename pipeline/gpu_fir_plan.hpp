@@ -17,8 +17,9 @@
 // the frequency domain ("fold", as FirFilter's): B a multiple of D, the spectrum rotated by
 // δ = c mod D and folded onto L = N/D bins, whose inverse transform of length L is the segment's
 // points δ + D·r; each team then runs D forward transforms of N and D inverse transforms of L
-// side by side (fold kernels: kGpuFirFoldDecimations, kGpuFirFoldLengths). Any other
-// decimation keeps every D-th point of the inverse transform of N.
+// side by side (fold kernels for D up to kGpuFirFoldDecimationMax at N from kGpuFirFoldLengthMin
+// to kGpuFirFoldLengthMax). Any other decimation keeps every D-th point of the inverse
+// transform of N.
 #pragma once
 
 #include <complex>
@@ -128,7 +129,8 @@ struct GpuFirPlan {
   std::size_t max_segments(std::size_t max_items) const;
   // frac((n0 + c + first_output(s)·D)·f/fs): the phase of segment s's first output, exactly.
   double anchor_cycles(std::uint64_t s) const;
-  // "FFT 4096 (hop 3074), 1023 real taps, decimation 8 (every 8th point of the inverse FFT)".
+  // "FFT 4096 (hop 3072), 1023 real taps, decimation 8 in frequency (inverse FFT 512)"; past
+  // the fold kernels' lengths "..., decimation 8 (every 8th point of the inverse FFT)".
   std::string describe() const;
 };
 
