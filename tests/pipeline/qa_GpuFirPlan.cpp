@@ -43,11 +43,15 @@ void fft(std::vector<cd>& x) {
 // The kernel's arithmetic on the host, in double precision where the kernel uses float.
 class HostModel {
  public:
-  explicit HostModel(const FirSpec& spec) : plan_(plan_gpu_fir(spec)), schedule_(plan_.map), history_(plan_.map.n) {}
+  // max_items: the largest chunk a process() call gets (CudaFir's configure()), which sizes the
+  // grid of segments and caps a flush call's outputs as CudaFir does.
+  HostModel(const FirSpec& spec, std::size_t max_items)
+      : plan_(plan_gpu_fir(spec)), schedule_(plan_.map), history_(plan_.map.n), max_items_(max_items) {}
 
   const GpuFirPlan& plan() const { return plan_; }
 
   void process(const std::vector<cf>& chunk, std::vector<cf>& out) {
+    ASSERT_LE(chunk.size(), max_items_);
     const FirCall call = schedule_.process(chunk.size());
     EXPECT_LE(call.written, plan_.max_output(chunk.size())) << "max_output bounds every call";
     EXPECT_LE(call.end_segment - call.first_segment, plan_.max_segments(chunk.size()))
@@ -61,11 +65,14 @@ class HostModel {
     }
   }
 
-  // Flushes with calls of at most `capacity` outputs.
+  // Flushes with calls of at most `capacity` outputs, each capped as CudaFir caps it (the
+  // outputs of max_items) and within the grid it sizes (max_segments(max_items) + 2).
   void flush(std::vector<cf>& out, std::size_t capacity) {
     for (;;) {
-        const FirCall call = schedule_.flush(capacity);
+      const FirCall call = schedule_.flush(std::min(capacity, plan_.max_output(max_items_)));
       if (call.written == 0) return;
+      EXPECT_LE(call.end_segment - call.first_segment, plan_.max_segments(max_items_) + 2)
+          << "a flush call's segments fit the grid CudaFir sizes";
       run(call, {}, out);
     }
   }
@@ -143,6 +150,7 @@ class HostModel {
   GpuFirPlan plan_;
   GpuFirSchedule schedule_;
   std::vector<cf> history_;
+  std::size_t max_items_;
 };
 
 struct Case {
@@ -235,14 +243,15 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
   std::normal_distribution<float> normal;
   for (const Case& c : cases) {
     const FirSpec spec = spec_of(c, rng);
-    const std::size_t items = 3000;
+    // Several segments at every FFT length (the hop is up to 3074 at N 4096).
+    const std::size_t items = std::max<std::size_t>(3000, 4 * plan_gpu_fir(spec).map.hop);
     std::vector<cf> input(items);
     for (cf& x : input) x = cf(normal(rng), c.complex_input ? normal(rng) : 0.0f);
     const std::vector<cf> expected = reference(spec, input);
     for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{250}, std::size_t{1000}, items}) {
       for (const std::size_t capacity : {std::size_t{1}, std::size_t{5}, std::size_t{100000}}) {
         if (chunk == 1 && capacity != 100000) continue;  // enough: keeps the test quick
-        HostModel model(spec);
+        HostModel model(spec, chunk);
         std::vector<cf> out;
         for (std::size_t first = 0; first < items; first += chunk)
           model.process(std::vector<cf>(input.begin() + static_cast<long>(first),
