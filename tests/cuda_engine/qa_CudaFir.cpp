@@ -55,9 +55,14 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=5000,numtaps=63,channel=1", SampleFormat::ci32, 2},
       {"fir:lowpass=5000,numtaps=63,decimate=2", SampleFormat::cu16, 1},
       {"fir:lowpass=5000,numtaps=63", SampleFormat::u32, 1},
-      // The folded decimation at each of its lengths (1024, 2048, 4096 above) and factors.
-      {"fir:lowpass=5000,numtaps=400,decimate=4,align=same", SampleFormat::cf32, 1},
-      {"fir:lowpass=2000,numtaps=101,decimate=4,shift=1500", SampleFormat::f32, 1},
+      // The folded decimation: with the cases above, each of its nine kernels (N 1024, 2048,
+      // 4096 and D 2, 4, 8), δ = c mod D of 0 and not.
+      {"fir:lowpass=5000,numtaps=400,decimate=4,align=same", SampleFormat::cf32, 1},      // N 2048
+      {"fir:lowpass=2000,numtaps=101,decimate=4,shift=1500", SampleFormat::f32, 1},       // N 1024
+      {"fir:lowpass=2000,numtaps=400,decimate=8", SampleFormat::cf32, 1},                  // N 2048
+      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::f32, 1},  // N 2048
+      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same", SampleFormat::f32, 1},      // N 4096
+      {"fir:lowpass=4000,numtaps=1000,decimate=4,shift=-1200", SampleFormat::cf32, 1},    // N 4096
   };
   return list;
 }
