@@ -43,7 +43,7 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
 
 }  // namespace
 
-GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
+GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   check_fir_spec(spec);
   const std::size_t m = spec.taps.size();
   if (spec.max_taps > m)
@@ -70,7 +70,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec) {
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
   const std::size_t d = spec.decimation;
-  if (power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
+  if (fold_allowed && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
       n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;

@@ -113,6 +113,16 @@ long long injected_fault_call() {
   return std::atoll(text + 6);
 }
 
+// PRISM_GPU_FIR_FOLD=auto|always|never: where the fold kernels run (GpuFirFold, gpu_fir_plan.hpp);
+// the tests and the benchmark pin it.
+GpuFirFold fold_choice_from_environment() {
+  const char* text = std::getenv("PRISM_GPU_FIR_FOLD");
+  if (text == nullptr || *text == '\0' || std::strcmp(text, "auto") == 0) return GpuFirFold::automatic;
+  if (std::strcmp(text, "always") == 0) return GpuFirFold::always;
+  if (std::strcmp(text, "never") == 0) return GpuFirFold::never;
+  throw UsageError("PRISM_GPU_FIR_FOLD='" + std::string(text) + "': auto, always or never");
+}
+
 }  // namespace
 
 struct CudaFir::Impl {
@@ -122,6 +132,7 @@ struct CudaFir::Impl {
   DeviceInfo device_info;
   int device = 0;
   long long fault_call = -1;
+  GpuFirFold fold_choice = GpuFirFold::automatic;
   cudaStream_t compute = nullptr;
 
   // Set by configure().
@@ -148,6 +159,7 @@ struct CudaFir::Impl {
     device = d;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     fault_call = injected_fault_call();
+    fold_choice = fold_choice_from_environment();
     check_cuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (fir)", device);
   }
 
@@ -182,7 +194,12 @@ struct CudaFir::Impl {
     floats.channels = 1;
     const Design design = planner(floats);
     try {
-      plan = plan_gpu_fir(design.spec);
+      plan = plan_gpu_fir(design.spec, fold_choice != GpuFirFold::never);
+      if (plan.fold > 1 && fold_choice == GpuFirFold::automatic &&
+          !gpu_fir_fold_fills_device(plan.max_segments(max_input_items),
+                                     static_cast<std::size_t>(fir_kernel_for(plan.map.n, plan.fold).segments_per_cta),
+                                     device_info.multiprocessors))
+        plan = plan_gpu_fir(design.spec, false);
     } catch (const UsageError& e) {
       const std::string what = e.what();
       for (const char* field : {"taps", "fft_length", "max_taps"}) {

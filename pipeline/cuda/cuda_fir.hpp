@@ -7,6 +7,11 @@
 // chunk's segments read. The chunk arrives in its native format and is converted on load.
 // Plain C++ header: no CUDA types leak to its users.
 //
+// Decimation by 2, 4 or 8 folds into a shorter inverse FFT where a call of the largest chunk
+// fills the device with the fold kernel's CTAs (gpu_fir_fold_fills_device); elsewhere every D-th
+// point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never pins the choice (tests,
+// benchmarks).
+//
 // Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
 // PRISM_CUDA_FAULT=alloc@N makes the N-th process() call attempt an impossible allocation.
 #pragma once

@@ -1,6 +1,7 @@
 // qa_CudaFir: the fir stage on the GPU against the CPU's (both made by the stage registry from the
 // same spec, so the same taps): native formats (the 16 of SampleFormat's, most of them) and channels, real and complex input and taps,
-// every tap count the GPU takes, shift, decimation and both alignments, to a relative L2 of 2e-5;
+// every tap count the GPU takes, shift, decimation (folded and not) and both alignments, to a
+// relative L2 of 2e-5; where the decimation folds by default;
 // the graph's harness (output bit-identical for every cutting of the input, counters, reset);
 // a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
 // CUDA failure.
@@ -100,6 +101,17 @@ double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
   return std::sqrt(num / std::max(den, 1e-300));
 }
 
+// Pins where the fold kernels run (PRISM_GPU_FIR_FOLD) for the stages made while it lives: the
+// tests of the kernels run every chunk size on both kernels, where by default only a call that
+// fills the device folds.
+class FoldPinned {
+ public:
+  explicit FoldPinned(const char* choice) { setenv("PRISM_GPU_FIR_FOLD", choice, 1); }
+  ~FoldPinned() { unsetenv("PRISM_GPU_FIR_FOLD"); }
+  FoldPinned(const FoldPinned&) = delete;
+  FoldPinned& operator=(const FoldPinned&) = delete;
+};
+
 TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
   for (const Case& c : cases()) {
     const StreamInfo stream = stream_of(c);
@@ -110,12 +122,15 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
     test::StageDriver cpu_driver(*cpu, in, samples);
     const std::vector<float> reference = as_floats(cpu_driver.run(input, samples));
     ASSERT_FALSE(reference.empty()) << c.spec;
+    for (const char* fold : {"always", "never"})
     for (const std::size_t chunk : {samples, std::size_t{4096}, std::size_t{999}, std::size_t{1}}) {
       if (chunk == 1 && std::string(c.spec).find("numtaps=63,") == std::string::npos) continue;  // time
+      const FoldPinned pinned(fold);
       auto gpu = make_fir(c.spec, fft::BackendKind::cuda);
       test::StageDriver driver(*gpu, in, chunk);
       const std::vector<float> out = as_floats(driver.run(input, chunk));
-      const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ": " + gpu->describe();
+      const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ", fold " + fold + ": " +
+                                gpu->describe();
       EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
       EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
       EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
@@ -129,6 +144,7 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 
 TEST(CudaFir, StageHarness) {
   // Among them the folded decimation by 8 (N 4096), 2 (N 1024) and 4 (N 2048).
+  const FoldPinned pinned("always");
   for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19}}) {
     const Case& c = cases()[index];
     SCOPED_TRACE(c.spec);
@@ -137,6 +153,30 @@ TEST(CudaFir, StageHarness) {
     test::check_stage([&] { return make_fir(c.spec, fft::BackendKind::cuda); },
                       test::samples_input(stream_of(c), test::random_samples(c.format, c.channels, 20000, 5)), check);
   }
+}
+
+TEST(CudaFir, ByDefaultTheDecimationFoldsWhereACallFillsTheDevice) {
+  StreamInfo stream;
+  stream.format = SampleFormat::cf32;
+  stream.sample_rate = 48000;
+  const PortDescription in = PortDescription::of_samples(stream);
+  auto gpu = make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda);
+  // 65536 items: 21 segments, a handful of the fold kernel's CTAs.
+  gpu->configure(in, 65536);
+  EXPECT_NE(gpu->describe().find("every 8th point of the inverse FFT"), std::string::npos) << gpu->describe();
+  EXPECT_NE(gpu->describe().find("hop 3074"), std::string::npos) << gpu->describe();
+  // 2^26 items: 21 845 segments, many CTAs per multiprocessor.
+  gpu->configure(in, std::size_t{1} << 26);
+  EXPECT_NE(gpu->describe().find("decimation 8 in frequency (inverse FFT 512)"), std::string::npos)
+      << gpu->describe();
+  {
+    const FoldPinned pinned("never");
+    auto unfolded = make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda);
+    unfolded->configure(in, std::size_t{1} << 26);
+    EXPECT_NE(unfolded->describe().find("every 8th point"), std::string::npos) << unfolded->describe();
+  }
+  const FoldPinned pinned("sometimes");
+  EXPECT_THROW(make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda), UsageError);
 }
 
 TEST(CudaFir, TooManyTapsForTheGpuIsAUsageErrorNamingTheSetting) {

@@ -279,6 +279,10 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   spec = spec_of({1023, false, false, std::nullopt, 8, FirAlign::same}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 8u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 3072u);
+  // Not allowed to fold (CudaFir, where a call would not fill the device): the whole hop.
+  EXPECT_EQ(plan_gpu_fir(spec, false).fold, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.hop, 3074u);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.decimation, 8u);
   spec = spec_of({1023, false, false, std::nullopt, 16, FirAlign::same}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({63, false, false, std::nullopt, 6, FirAlign::same}, rng);
@@ -325,6 +329,19 @@ TEST(GpuFirPlan, TheMapNamesEachOutputOnceAcrossSegments) {
     }
     for (std::size_t o = 0; o < map.first_output(100); ++o) EXPECT_EQ(hits[o], 1) << "output " << o;
   }
+}
+
+TEST(GpuFirPlan, TheFoldRunsWhereACallGivesEveryMultiprocessorACta) {
+  // 1023 taps, D 8, N 4096: hop 3072; say 16 segments per CTA, on 132 multiprocessors.
+  std::mt19937 rng(3);
+  const GpuFirPlan plan = plan_gpu_fir(spec_of({1023, false, false, std::nullopt, 8, FirAlign::causal}, rng));
+  ASSERT_EQ(plan.fold, 8u);
+  EXPECT_FALSE(gpu_fir_fold_fills_device(plan.max_segments(65536), 16, 132));  // the default block
+  EXPECT_FALSE(gpu_fir_fold_fills_device(plan.max_segments(std::size_t{1} << 22), 16, 132));
+  EXPECT_TRUE(gpu_fir_fold_fills_device(plan.max_segments(std::size_t{1} << 26), 16, 132));
+  EXPECT_TRUE(gpu_fir_fold_fills_device(16 * 132, 16, 132));
+  EXPECT_FALSE(gpu_fir_fold_fills_device(16 * 132 - 1, 16, 132));
+  EXPECT_FALSE(gpu_fir_fold_fills_device(1u << 30, 16, 0));  // no multiprocessor count known
 }
 
 }  // namespace
