@@ -131,7 +131,10 @@ ZmqSocket::ZmqSocket(const ZmqEndpoint& e) {
   }
   try {
     const int hwm = e.high_water_mark;
-    const int linger = static_cast<int>(std::lround(e.linger_s * 1000));
+    // An input sends only its subscriptions, which a reconnection sends again: closing it must
+    // not wait for a publisher that has gone (its queued subscription would hold the exit for
+    // the whole linger).
+    const int linger = e.is_input() ? 0 : static_cast<int>(std::lround(e.linger_s * 1000));
     bool ok = zmq_setsockopt(socket_, e.is_input() ? ZMQ_RCVHWM : ZMQ_SNDHWM, &hwm, sizeof hwm) == 0 &&
               zmq_setsockopt(socket_, ZMQ_LINGER, &linger, sizeof linger) == 0;
     if (ok && e.pattern == ZmqPattern::sub)
@@ -141,6 +144,10 @@ ZmqSocket::ZmqSocket(const ZmqEndpoint& e) {
       // first and last of each topic: the sender counts the subscribers present.
       const int verboser = 1;
       ok = zmq_setsockopt(socket_, ZMQ_XPUB_VERBOSER, &verboser, sizeof verboser) == 0;
+      // At a subscriber's high-water mark the send waits (within timeout=) instead of dropping:
+      // the subscribers waited for get every message, paced by the slowest, as PUSH's receiver.
+      const int nodrop = 1;
+      ok = ok && zmq_setsockopt(socket_, ZMQ_XPUB_NODROP, &nodrop, sizeof nodrop) == 0;
     }
     if (!ok) throw InputError(e.spec, "cannot set the socket's options: " + zmq_error_text());
     if (e.is_input()) {

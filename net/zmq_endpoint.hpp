@@ -17,8 +17,9 @@
 //     topic=TEXT        gr-zeromq's key: a PUB sends it as a first frame, a SUB subscribes to it
 //     subscribers=N     PUB outputs: wait for N subscriptions before the first message (default
 //                       0: send at once; a subscriber that comes later misses the start), within
-//                       timeout= when given; the socket is then an XPUB, which sees them (only
-//                       subscriptions to topic= or a prefix of it count)
+//                       timeout= when given, then wait for a subscriber at its high-water mark
+//                       instead of dropping; the socket is then an XPUB, which sees them (only
+//                       subscriptions to topic= or a prefix of it count), with XPUB_NODROP
 #pragma once
 
 #include <optional>

@@ -512,7 +512,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
 
   const Source& source_ref = *nodes[root].source;
   const StreamInfo& info = source_ref.info();
-  const bool live = info.live;
+  const bool overruns = source_ref.overruns_when_late();  // never waits for a chunk, drops instead
   Source& source = *nodes[root].source;
 
   // One queue per consumer (its input edge). A queue holds at most its producer's pool plus the
@@ -523,7 +523,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   std::vector<std::atomic<std::uint64_t>> delivered(nodes.size());
   std::vector<std::atomic<bool>> completed(nodes.size());  // sinks: the whole input arrived
   std::vector<std::byte> overrun_scratch;
-  if (live) overrun_scratch.resize(nodes[root].max_output_items * source.output().item_bytes());
+  if (overruns) overrun_scratch.resize(nodes[root].max_output_items * source.output().item_bytes());
 
   std::optional<std::uint64_t> expected_samples = info.length;  // for the progress bar
   if (config.max_samples)
@@ -577,8 +577,8 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
             config.max_samples ? std::min<std::uint64_t>(block_samples, *config.max_samples - position) : block_samples;
         ChunkRef chunk;
         if (wanted != 0) {
-          chunk = live ? pool.try_acquire() : pool.acquire(stop);
-          if (!chunk && !live) break;  // stopped while waiting
+          chunk = overruns ? pool.try_acquire() : pool.acquire(stop);
+          if (!chunk && !overruns) break;  // stopped while waiting
         }
         std::byte* destination = chunk ? chunk->data : overrun_scratch.data();
         read_began.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
@@ -589,7 +589,7 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
           complete = true;
           break;
         }
-        if (!chunk) {  // a live input with every chunk busy: an overrun
+        if (!chunk) {  // a device with every chunk busy: an overrun
           samples_dropped += n;
           position += n;
           continue;

@@ -27,6 +27,13 @@ class Source {
   // Whether what it delivered cannot be read again (a device, a network stream): a run that it
   // fails keeps its outputs, marked incomplete. Live sources do.
   virtual bool delivers_once() const { return info().live; }
+  // Whether items are lost while the run is late to read: a device goes on capturing into a
+  // buffer of its own, which overflows. The run then never waits for a free chunk: it reads into
+  // scratch and counts an overrun (live sources, the default). A live network input whose sender
+  // queues for it (a ZeroMQ SUB: hwm= messages queue, then the publisher drops them, which the
+  // offsets count, or waits, with subscribers=N) says false: the run waits for a chunk, as for a
+  // file, and ZeroMQ's queue absorbs the delay.
+  virtual bool overruns_when_late() const { return info().live; }
   // Whether it fails by itself after a wait of its own choosing without data (a network
   // input's timeout=): the default stall timeout of a live input is then not put over it.
   virtual bool has_own_timeout() const { return false; }
@@ -69,6 +76,7 @@ class SourceWrapper : public Source {
   PortDescription output() const override { return inner_->output(); }
   bool delivers_once() const override { return inner_->delivers_once(); }
   bool has_own_timeout() const override { return inner_->has_own_timeout(); }
+  bool overruns_when_late() const override { return inner_->overruns_when_late(); }
   std::size_t read(std::byte* dst, std::size_t max_samples) override { return inner_->read(dst, max_samples); }
   void interrupt() override { inner_->interrupt(); }
   std::uint64_t dropped_samples() const override { return inner_->dropped_samples(); }

@@ -9,13 +9,14 @@
 // length of the row's columns).
 //
 // Flow: PUSH waits for a receiver with room (back-pressure: nothing is lost; timeout= fails the
-// output after that many seconds without room); PUB never waits: at the high-water mark
-// (hwm=, messages per subscriber) ZeroMQ drops, and the receiver counts the gap from the
+// output after that many seconds without room); a plain PUB never waits: at the high-water
+// mark (hwm=, messages per subscriber) ZeroMQ drops, and the receiver counts the gap from the
 // offsets. A PUB with subscribers=N waits in begin() for N subscriptions (within timeout=, and
-// until Ctrl-C), so that a recording published from a file reaches its subscribers from its
-// first item (a plain PUB sends at once; who subscribes late misses the start). The end: a message of no items with the tag prism_eos (true: complete; false: the run
-// was interrupted or failed), or an empty message without tags; closing waits up to linger=
-// seconds for queued messages to leave.
+// until Ctrl-C), and then at a subscriber's high-water mark as PUSH does, so that a recording
+// published from a file reaches its subscribers whole (a plain PUB sends at once; who
+// subscribes late misses the start). The end: a message of no items with the tag prism_eos
+// (true: complete; false: the run was interrupted or failed), or an empty message without
+// tags; closing waits up to linger= seconds for queued messages to leave.
 #pragma once
 
 #include <cstdint>

@@ -15,8 +15,10 @@
 // Losses: the header's offset numbers every item the sender sent, so a gap between messages (a
 // PUB socket or a slow subscriber dropping messages at the high-water mark) is counted as
 // dropped samples; an offset that goes back (the sender restarted) is a loss of unknown length.
-// A SUB input is live (the graph drops what it has no room for, counted); a PULL input is not:
-// it reads only when a chunk is free, so the sender waits (back-pressure) and nothing is lost.
+// Both read only when the run has a free chunk. A PULL input's sender then waits (back-pressure)
+// and nothing is lost. A SUB input is live (it delivers once, a stall timeout watches it) but
+// its publisher queues for it: up to hwm= messages, beyond which a PUB drops (counted from the
+// offsets) and a PUB with subscribers=N waits, so that its subscribers lose nothing.
 //
 // The end: prism's sender ends its stream with a message of no items and the tag prism_eos (or,
 // without tags, an empty message). A complete end ends the input (the run completes; items the
@@ -50,6 +52,9 @@ class ZmqSource final : public Source {
   PortDescription output() const override { return output_; }
   bool delivers_once() const override { return true; }
   bool has_own_timeout() const override;  // timeout= was given
+  // ZeroMQ queues for a late reader (hwm= messages, then the PUB drops, counted from the
+  // offsets, or waits, with subscribers=N): the run waits for a free chunk instead of dropping.
+  bool overruns_when_late() const override { return false; }
   // Items of the messages that have arrived (as many as fit), waiting for one when none is
   // there. Throws InputError for a malformed message, a stream that changes its format, an end
   // marked incomplete, or timeout= seconds without a message.

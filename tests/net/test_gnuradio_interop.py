@@ -217,6 +217,31 @@ class PrismToPrism(util.TempDirTestCase):
         with open(self.path("s.json")) as f:
             self.assertEqual(json.load(f)["samples_dropped"], 0)
 
+    def test_a_pub_with_subscribers_gives_a_slower_subscriber_the_file_whole(self):
+        # The receiver is slower than the file the sender reads (a long filter on a branch holds
+        # its chunks), and both ends queue only 2 messages. The SUB input waits for a chunk
+        # rather than dropping, the publisher (subscribers=1) waits at the subscriber's
+        # high-water mark rather than dropping: every item arrives. And the receiver ends as soon
+        # as the stream does, although its publisher is gone (nothing for it to linger on).
+        data = ramp(1 << 21, seed=8)
+        util.write_sigmf(self.path("in"), 1e6, data, "cf32_le")
+        port = free_port()
+        receiver = subprocess.Popen([util.PRISM, "run", f"zmq:sub:tcp://127.0.0.1:{port}?hwm=2,timeout=60",
+                                     "-o", self.path("out.sigmf-meta"),
+                                     "-o", f"fir:lowpass=1000,numtaps=4001 ! {self.path('slow.sigmf-meta')}",
+                                     "--summary-json", self.path("s.json"), "-q"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        util.run_prism("run", self.path("in.sigmf-meta"), "--block-size", "4096", "-o",
+                       f"zmq:pub:tcp://127.0.0.1:{port}?subscribers=1,hwm=2,timeout=60", "-q", check=0, timeout=120)
+        sender_done = time.monotonic()
+        _, err = receiver.communicate(timeout=120)
+        self.assertEqual(receiver.returncode, 0, err)
+        self.assertLess(time.monotonic() - sender_done, 8, "the receiver lingered after the stream ended")
+        with open(self.path("s.json")) as f:
+            summary = json.load(f)
+        self.assertEqual((summary["samples_read"], summary["samples_dropped"]), (len(data), 0))
+        np.testing.assert_array_equal(np.fromfile(self.path("out.sigmf-data"), dtype=np.complex64), data)
+
     def test_rows_travel_with_their_layout(self):
         address = f"ipc://{self.path('rows')}"
         receiver = subprocess.Popen([util.PRISM, "run", f"zmq:pull:{address}?timeout=20", "-o", self.path("got.npy"),
