@@ -39,6 +39,9 @@ class PlaybackSource final : public SourceWrapper {
 
   const StreamInfo& info() const override { return info_; }
   PortDescription output() const override { return output_; }
+  // A live view stays current: what it is late for is dropped and counted, even where the
+  // input would queue for it (a tagged ZeroMQ SUB), rather than shown later and later.
+  bool overruns_when_late() const override { return info_.live; }
 
   void interrupt() override {
     interrupts_.fetch_add(1, std::memory_order_acq_rel);

@@ -9,7 +9,8 @@
 //                       inputs read them when the first message has one (auto, the default),
 //                       require them (on) or take every message as raw items (off)
 //     hwm=N             the socket's high-water mark in messages (default 64): how many messages
-//                       may queue; then PUB drops (per subscriber) and PUSH waits
+//                       may queue; then a plain PUB drops (per subscriber), PUSH and a PUB
+//                       with subscribers=N wait
 //     timeout=S         inputs: no message for S seconds fails the input (default: wait);
 //                       outputs: PUSH finding no room for S seconds, or a PUB with subscribers=N
 //                       not meeting them within S seconds, fails the output (default: wait)

@@ -78,24 +78,31 @@ struct ZmqSink::Impl {
 
   // Sends one message: the topic frame first when there is one, then header + payload.
   void send(const std::string& head, const std::byte* payload, std::size_t payload_bytes) {
+    // PUSH, and a PUB with subscribers=N, block without a receiver with room (ZMQ_SNDTIMEO
+    // bounds it; a multi-part message waits at its first part); a plain PUB never blocks.
     if (!endpoint.topic.empty() &&
         zmq_send(socket->handle(), endpoint.topic.data(), endpoint.topic.size(), ZMQ_SNDMORE) < 0)
-      fail();
+      fail_send(zmq_errno());
     zmq_msg_t msg;
     if (zmq_msg_init_size(&msg, head.size() + payload_bytes) != 0) fail();
     auto* data = static_cast<std::byte*>(zmq_msg_data(&msg));
     std::memcpy(data, head.data(), head.size());
     if (payload_bytes != 0) std::memcpy(data + head.size(), payload, payload_bytes);
-    // PUSH blocks without a receiver with room (ZMQ_SNDTIMEO bounds it); PUB never blocks.
     if (zmq_msg_send(&msg, socket->handle(), 0) < 0) {
       const int error = zmq_errno();
       zmq_msg_close(&msg);
-      if (error == EAGAIN)
-        throw InputError(endpoint.spec, "no receiver took a message within timeout=" + timeout_text() + " s after " + std::to_string(items) + " items");
-      fail();
+      fail_send(error);
     }
     ++messages;
     bytes += head.size() + payload_bytes;
+  }
+
+  [[noreturn]] void fail_send(int error) {
+    if (error == EAGAIN)
+      throw InputError(endpoint.spec, "no receiver took a message within timeout=" + timeout_text() + " s after " +
+                                          std::to_string(items) + " items");
+    errno = error;  // zmq_errno() is errno: what zmq_msg_close may have changed
+    fail();
   }
 
   std::string timeout_text() const {

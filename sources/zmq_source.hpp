@@ -15,10 +15,12 @@
 // Losses: the header's offset numbers every item the sender sent, so a gap between messages (a
 // PUB socket or a slow subscriber dropping messages at the high-water mark) is counted as
 // dropped samples; an offset that goes back (the sender restarted) is a loss of unknown length.
-// Both read only when the run has a free chunk. A PULL input's sender then waits (back-pressure)
-// and nothing is lost. A SUB input is live (it delivers once, a stall timeout watches it) but
-// its publisher queues for it: up to hwm= messages, beyond which a PUB drops (counted from the
-// offsets) and a PUB with subscribers=N waits, so that its subscribers lose nothing.
+// A PULL input reads only when the run has a free chunk: its sender then waits (back-pressure)
+// and nothing is lost. A SUB input is live (it delivers once, a stall timeout watches it); with
+// tags it too reads only when the run has a chunk, its publisher queuing for it: up to hwm=
+// messages, beyond which a PUB drops (counted from the offsets) and a PUB with subscribers=N
+// waits, so that its subscribers lose nothing. Without tags the run drops what it has no room
+// for, counted, as for a device.
 //
 // The end: prism's sender ends its stream with a message of no items and the tag prism_eos (or,
 // without tags, an empty message). A complete end ends the input (the run completes; items the
@@ -52,9 +54,10 @@ class ZmqSource final : public Source {
   PortDescription output() const override { return output_; }
   bool delivers_once() const override { return true; }
   bool has_own_timeout() const override;  // timeout= was given
-  // ZeroMQ queues for a late reader (hwm= messages, then the PUB drops, counted from the
-  // offsets, or waits, with subscribers=N): the run waits for a free chunk instead of dropping.
-  bool overruns_when_late() const override { return false; }
+  // A tagged SUB: ZeroMQ queues for a late reader (hwm= messages, then the PUB drops, counted
+  // from the offsets, or waits, with subscribers=N), so the run waits for a free chunk instead
+  // of dropping. Without tags a PUB's drops could not be counted: the run overruns, counted.
+  bool overruns_when_late() const override;
   // Items of the messages that have arrived (as many as fit), waiting for one when none is
   // there. Throws InputError for a malformed message, a stream that changes its format, an end
   // marked incomplete, or timeout= seconds without a message.

@@ -114,7 +114,7 @@ long long injected_fault_call() {
 }
 
 // PRISM_GPU_FIR_FOLD=auto|always|never: where the fold kernels run (GpuFirFold, gpu_fir_plan.hpp);
-// the tests and the benchmark pin it.
+// the tests pin it, to run both kernels at any chunk size.
 GpuFirFold fold_choice_from_environment() {
   const char* text = std::getenv("PRISM_GPU_FIR_FOLD");
   if (text == nullptr || *text == '\0' || std::strcmp(text, "auto") == 0) return GpuFirFold::automatic;

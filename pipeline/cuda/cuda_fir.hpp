@@ -9,8 +9,8 @@
 //
 // Decimation by 2, 4 or 8 folds into a shorter inverse FFT where a call of the largest chunk
 // fills the device with the fold kernel's CTAs (gpu_fir_fold_fills_device); elsewhere every D-th
-// point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never pins the choice (tests,
-// benchmarks).
+// point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never pins the choice (the
+// tests run both kernels at every chunk size).
 //
 // Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
 // PRISM_CUDA_FAULT=alloc@N makes the N-th process() call attempt an impossible allocation.

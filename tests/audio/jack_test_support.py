@@ -77,16 +77,18 @@ class JackServer:
         # The server's messages go to a file, never to a pipe: a pipe nobody drains fills with a
         # busy server's xrun messages (64 KiB) and then blocks the server, and every client
         # opening on it after that hangs.
-        self.log = None
+        self.log_path = None
 
     def __enter__(self):
         require_tools("jackd", "jack_lsp", "jack_connect")
         driver = ["-d", "dummy", "-r", str(RATE), "-p", str(self.period)] + (["-m"] if self.monitor else [])
         timeout = ["-t", str(self.client_timeout_ms)] if self.client_timeout_ms else []
-        # Appending (O_APPEND): the server's writes land at the end while log_text() seeks.
-        self.log = tempfile.TemporaryFile(mode="a+")
-        self.proc = subprocess.Popen(["jackd", "--no-realtime", *timeout, *driver], env=self.env,
-                                     stdout=self.log, stderr=subprocess.STDOUT, text=True)
+        # The server appends (O_APPEND, its own open file); log_text() reads by path.
+        fd, self.log_path = tempfile.mkstemp(prefix="jackd-", suffix=".log")
+        os.close(fd)
+        with open(self.log_path, "a") as out:
+            self.proc = subprocess.Popen(["jackd", "--no-realtime", *timeout, *driver], env=self.env,
+                                         stdout=out, stderr=subprocess.STDOUT)
         for _ in range(100):
             if self.proc.poll() is not None or self.ports():
                 break
@@ -99,16 +101,15 @@ class JackServer:
 
     def log_text(self, last_lines=None):
         """What the server printed so far (its last `last_lines` lines)."""
-        self.log.flush()
-        self.log.seek(0)
-        lines = self.log.read().splitlines()
+        with open(self.log_path, errors="replace") as f:
+            lines = f.read().splitlines()
         return "\n".join(lines[-last_lines:] if last_lines else lines)
 
     def __exit__(self, *exc):
         stop(self.proc)
-        if self.log is not None:
-            self.log.close()
-            self.log = None
+        if self.log_path is not None:
+            os.unlink(self.log_path)
+            self.log_path = None
         # A server that was killed (faults.jack_killed) leaves its shared-memory segments behind;
         # they are this server's alone (its private name), and the next test's server should not
         # meet them.
