@@ -143,14 +143,11 @@ struct GpuFirPlan {
 // every decimation keeps every D-th point of the inverse transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);
 
-// Where the fold kernels run (CudaFir; PRISM_GPU_FIR_FOLD=auto|always|never, auto by default).
-enum class GpuFirFold { automatic, always, never };
-
 // Whether a folded plan's kernel, whose CTAs each take `segments_per_cta` segments (D times the
 // unfolded kernel's, their forward transforms one after another), gets at least one CTA per
 // multiprocessor from a call of `segments` segments. Below that, the unfolded kernel spreads the
 // same segments over D times more CTAs and ends sooner: the fold saves work, not time, on a
-// device it does not fill. GpuFirFold::automatic folds where this holds for the largest chunk.
+// device it does not fill. CudaFir folds where this holds for its largest chunk.
 inline bool gpu_fir_fold_fills_device(std::size_t segments, std::size_t segments_per_cta, int multiprocessors) {
   return multiprocessors > 0 && segments >= segments_per_cta * static_cast<std::size_t>(multiprocessors);
 }

@@ -304,7 +304,7 @@ std::uint64_t ZmqSource::messages() const { return impl_->count; }
 bool ZmqSource::tagged() const { return impl_->tagged; }
 bool ZmqSource::has_own_timeout() const { return impl_->endpoint.timeout_s.has_value(); }
 
-bool ZmqSource::overruns_when_late() const { return info_.live && !impl_->tagged; }
+bool ZmqSource::overruns_when_late() const { return info_.live && !tagged(); }
 
 std::string ZmqSource::pattern_name() const { return impl_->endpoint.pattern_name(); }
 

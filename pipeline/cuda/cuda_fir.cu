@@ -113,8 +113,10 @@ long long injected_fault_call() {
   return std::atoll(text + 6);
 }
 
-// PRISM_GPU_FIR_FOLD=auto|always|never: where the fold kernels run (GpuFirFold, gpu_fir_plan.hpp);
-// the tests pin it, to run both kernels at any chunk size.
+// Where the fold kernels run: where a call fills the device (gpu_fir_fold_fills_device), or
+// pinned by PRISM_GPU_FIR_FOLD=always|never (the tests, to run both kernels at any chunk size).
+enum class GpuFirFold { automatic, always, never };
+
 GpuFirFold fold_choice_from_environment() {
   const char* text = std::getenv("PRISM_GPU_FIR_FOLD");
   if (text == nullptr || *text == '\0' || std::strcmp(text, "auto") == 0) return GpuFirFold::automatic;
