@@ -3,8 +3,10 @@
 // measures cupyx's oaconvolve and fftconvolve on the same sizes):
 //   copy    a device-to-device copy of the kernel section's input: the floor of a stage that
 //           reads and writes every item once
-//   kernel  process() on one device chunk of 2^26 items, cf32 and f32, a low-pass of 63, 255,
-//           1023, 4095 and 8191 taps (designed as firwin), D = 1 and 8: median of 20 calls timed
+//   kernel  process() on one device chunk of 2^26 items (--items: other chunk sizes, e.g. where
+//           the decimation's fold starts to pay; PRISM_GPU_FIR_FOLD=always|never pins it), cf32
+//           and f32, a low-pass of 63, 255, 1023, 4095 and 8191 taps (--taps: a list of others)
+//           designed as firwin, D = 1 and 8: median of 20 calls timed
 //           with events on the stage's stream. Each configuration is first checked: 2^20 fresh
 //           random items through the GPU stage into an output poisoned with NaN, against the
 //           CPU's fir on the same taps (relative L2 at most 2e-5 over the outputs both returned,
@@ -12,7 +14,7 @@
 //   stream  chunks of 2^22 items in pinned memory -> h2d -> fir -> d2h -> a sink, 3 chunks in
 //           flight, --seconds each, cf32 and ci16 in, against the pinned H2D + D2H limit
 //
-//   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream]
+//   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] [--taps M,M...]
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -186,16 +188,37 @@ StreamResult stream_through(const std::string& spec, SampleFormat format, double
 
 }  // namespace
 
+// "65536,1048576" -> {65536, 1048576}; empty on anything that is not a list of positive integers.
+std::vector<std::size_t> parse_list(const std::string& text) {
+  std::vector<std::size_t> values;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) return {};
+    values.push_back(std::stoull(item));
+    if (values.back() == 0) return {};
+    at = comma + 1;
+  }
+  return values;
+}
+
 int main(int argc, char** argv) {
   double seconds = 5.0;
   std::string only;
+  std::vector<std::size_t> chunk_sizes = {std::size_t{1} << 26};
+  std::vector<std::size_t> tap_counts = {63, 255, 1023, 4095, 8191};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) csv = std::fopen(argv[++i], "w");
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--items" && i + 1 < argc && !(chunk_sizes = parse_list(argv[++i])).empty()) continue;
+    else if (a == "--taps" && i + 1 < argc && !(tap_counts = parse_list(argv[++i])).empty()) continue;
     else {
-      std::fprintf(stderr, "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream]\n");
+      std::fprintf(stderr,
+                   "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] "
+                   "[--taps M,M...]\n");
       return 2;
     }
   }
@@ -212,22 +235,25 @@ int main(int argc, char** argv) {
   }
   bool checks_passed = true;
   if (wanted("kernel")) {
-    std::printf("kernel: process() on 2^26 items on the device, low-pass (firwin), median of 20:\n");
-    for (SampleFormat format : {SampleFormat::cf32, SampleFormat::f32}) {
-      for (std::size_t taps : {63, 255, 1023, 4095, 8191}) {
-        for (std::size_t decimation : {1, 8}) {
-          const std::string spec = spec_for(taps, decimation);
-          if (!check(spec, format, std::size_t{1} << 20)) {
-            checks_passed = false;
-            continue;
+    for (std::size_t chunk : chunk_sizes) {
+      std::printf("kernel: process() on %zu items on the device, low-pass (firwin), median of 20:\n", chunk);
+      for (SampleFormat format : {SampleFormat::cf32, SampleFormat::f32}) {
+        for (std::size_t taps : tap_counts) {
+          for (std::size_t decimation : {1, 8}) {
+            const std::string spec = spec_for(taps, decimation);
+            if (!check(spec, format, std::size_t{1} << 20)) {
+              checks_passed = false;
+              continue;
+            }
+            std::string description;
+            const double ms = kernel_ms(spec, format, chunk, description);
+            const double gsps = chunk / (ms * 1e-3) / 1e9;
+            record("kernel",
+                   std::string(prism::format_name(format)) + " taps " + std::to_string(taps) + " D " +
+                       std::to_string(decimation) + (chunk_sizes.size() > 1 ? " items " + std::to_string(chunk) : ""),
+                   gsps, "GS/s", format == SampleFormat::cf32 ? floor_cf32 : floor_f32);
+            std::printf("    (%s)\n", description.c_str());
           }
-          std::string description;
-          const double ms = kernel_ms(spec, format, items, description);
-          const double gsps = items / (ms * 1e-3) / 1e9;
-          record("kernel", std::string(prism::format_name(format)) + " taps " + std::to_string(taps) + " D " +
-                               std::to_string(decimation),
-                 gsps, "GS/s", format == SampleFormat::cf32 ? floor_cf32 : floor_f32);
-          std::printf("    (%s)\n", description.c_str());
         }
       }
     }
