@@ -98,6 +98,16 @@ void copy_async(void* destination, const void* source, std::size_t bytes, Stream
         "cudaMemcpyAsync", device);
 }
 
+int device_of(const void* pointer) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    cudaGetLastError();  // a pointer the runtime does not know is host memory
+    return -1;
+  }
+  const bool device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  return device ? attributes.device : -1;
+}
+
 #else  // no CUDA runtime in this build
 
 namespace {
@@ -120,6 +130,7 @@ void host_wait_stream(Stream) { unavailable("cudaStreamSynchronize"); }
 void* device_alloc(std::size_t, int, std::string_view) { unavailable("cudaMalloc"); }
 void device_free(void*) noexcept {}
 void copy_async(void*, const void*, std::size_t, Stream, int) { unavailable("cudaMemcpyAsync"); }
+int device_of(const void*) { unavailable("cudaPointerGetAttributes"); }
 
 #endif
 

@@ -47,6 +47,9 @@ void* device_alloc(std::size_t bytes, int device, std::string_view what);
 void device_free(void* pointer) noexcept;
 // Asynchronous copy in either direction (host memory should be pinned for it to overlap).
 void copy_async(void* destination, const void* source, std::size_t bytes, Stream stream, int device);
+// The device whose memory `pointer` points into (cudaMalloc, cudaMallocAsync or managed memory),
+// or -1 for host memory, pinned or not.
+int device_of(const void* pointer);
 
 }  // namespace gpu
 }  // namespace prism

@@ -21,16 +21,18 @@ struct StreamingStage::Impl {
   std::size_t block_output = 0;  // stage.max_output(block_items)
   std::unique_ptr<ChunkPool> in_pool, out_pool;
   std::uint64_t items_in = 0, items_out = 0;
-  bool flushed = false;
+  bool flushed = false;  // flush() or flush_device() called: feed() refused until reset()
+  bool drained = false;  // the stage's flush gave its last item
   StopToken never;
+  // For the caller's streams (feed_device): made at the first call on the device.
+  gpu::Event caller_ready = nullptr, stage_done = nullptr;
 
   Impl(std::unique_ptr<Stage> made, const StreamInfo& info, std::size_t block) : stage(std::move(made)) {
     if (!stage) throw std::invalid_argument("a streaming object needs a stage");
-    if (block == 0) throw UsageError("block_items: must be at least 1");
     if (stage->input_kind() != PortKind::samples)
       throw UsageError(stage->name() + ": takes rows, not samples: it cannot be fed samples");
     input = PortDescription::of_samples(info);
-    block_items = block;
+    block_items = block != kDefaultBlockItems ? block : stage_on_device() ? kGpuBlockItems : kHostBlockItems;
     output = stage->configure(input, block_items);
     // The streaming objects hand out floats (float32 rows and samples).
     if (output.kind == PortKind::rows && output.rows.double_values)
@@ -40,6 +42,15 @@ struct StreamingStage::Impl {
     in_pool = make_pool(stage->input_domain(), block_items, input.item_bytes());
     out_pool = make_pool(stage->output_domain(), block_output, output.item_bytes());
   }
+
+  ~Impl() {
+    gpu::destroy_event(caller_ready);
+    gpu::destroy_event(stage_done);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  bool stage_on_device() const { return stage->input_domain().on_device(); }
 
   static std::unique_ptr<ChunkPool> make_pool(MemoryDomain domain, std::size_t capacity, std::size_t item_bytes) {
     ChunkPool::Shape shape;
@@ -72,9 +83,13 @@ struct StreamingStage::Impl {
     gpu::host_wait_stream(stage->stream());
   }
 
+  void check_feed(const char* call, const void* items, std::size_t n) const {
+    if (flushed) throw std::invalid_argument(stage->name() + ": " + call + " after flush(): call reset() first");
+    if (n > 0 && items == nullptr) throw std::invalid_argument(stage->name() + ": " + call + " of null items");
+  }
+
   std::size_t feed(const void* items, std::size_t n, float* out) {
-    if (flushed) throw std::invalid_argument(stage->name() + ": feed() after flush(): call reset() first");
-    if (n > 0 && items == nullptr) throw std::invalid_argument(stage->name() + ": feed() of null items");
+    check_feed("feed()", items, n);
     const auto* bytes = static_cast<const std::byte*>(items);
     const std::size_t in_bytes = input.item_bytes(), out_bytes = output.item_bytes();
     std::size_t written = 0;
@@ -95,14 +110,17 @@ struct StreamingStage::Impl {
   }
 
   std::size_t flush(std::vector<float>& out) {
-    if (flushed) return 0;
     flushed = true;
+    if (drained) return 0;
     const std::size_t floats = output.item_bytes() / sizeof(float);
     std::size_t written = 0;
     while (true) {
       ChunkRef result = out_pool->acquire(never);
       const std::size_t made = stage->flush(*result);
-      if (made == 0) break;
+      if (made == 0) {
+        drained = true;
+        break;
+      }
       const std::size_t at = out.size();
       out.resize(at + made * floats);
       take(*result, made * output.item_bytes(), out.data() + at);
@@ -110,6 +128,119 @@ struct StreamingStage::Impl {
       written += made;
     }
     return written;
+  }
+
+  // ---- the caller's device memory and stream ----
+
+  // The device `pointer` is on; refused when it is host memory, or another device than a GPU
+  // stage's.
+  int device_of(const void* pointer, const char* what) const {
+    const int device = gpu::device_of(pointer);
+    if (device < 0)
+      throw std::invalid_argument(stage->name() + ": " + what +
+                                  " is host memory: feed_device() and flush_device() take device memory "
+                                  "(feed() and flush() take host memory)");
+    if (stage_on_device() && device != stage->input_domain().device)
+      throw std::invalid_argument(stage->name() + ": " + what + " is on CUDA device " + std::to_string(device) +
+                                  ", the stage runs on device " + std::to_string(stage->input_domain().device));
+    return device;
+  }
+
+  // A GPU stage's stream waits for the work the caller enqueued on `caller` so far.
+  void after_caller(gpu::Stream caller) {
+    if (!stage_on_device()) return;
+    const int device = stage->input_domain().device;
+    gpu::set_device(device);
+    if (caller_ready == nullptr) caller_ready = gpu::create_event(device);
+    if (stage_done == nullptr) stage_done = gpu::create_event(device);
+    gpu::record(caller_ready, caller);
+    gpu::stream_wait(stage->stream(), caller_ready);
+  }
+  // The caller's later work on `caller` waits for the stage's.
+  void before_caller(gpu::Stream caller) {
+    if (!stage_on_device()) return;
+    gpu::record(stage_done, stage->stream());
+    gpu::stream_wait(caller, stage_done);
+  }
+
+  std::size_t feed_device(const void* items, std::size_t n, float* out, gpu::Stream caller) {
+    check_feed("feed_device()", items, n);
+    if (n == 0) return 0;
+    const int device = device_of(items, "items");
+    if (max_output_of(n) > 0) device_of(out, "out");
+    const auto* bytes = static_cast<const std::byte*>(items);
+    const std::size_t in_bytes = input.item_bytes(), out_bytes = output.item_bytes();
+    const std::size_t out_floats = out_bytes / sizeof(float);
+    after_caller(caller);
+    std::size_t written = 0;
+    for (std::size_t first = 0; first < n; first += block_items) {
+      const std::size_t count = std::min(block_items, n - first);
+      std::size_t made = 0;
+      if (stage_on_device()) {
+        // The caller's memory is the stage's chunk: no copy.
+        const MemoryDomain domain = stage->input_domain();
+        const Chunk in = chunk_view(bytes + first * in_bytes, count, in_bytes, items_in, domain);
+        Chunk result = chunk_view(out + written * out_floats, stage->max_output(count), out_bytes, 0, domain);
+        result.items = 0;
+        made = stage->process(in, result);
+      } else {
+        ChunkRef in = in_pool->acquire(never);
+        gpu::copy_async(in->data, bytes + first * in_bytes, count * in_bytes, caller, device);
+        gpu::host_wait_stream(caller);
+        in->items = count;
+        in->first_item = items_in;
+        ChunkRef result = out_pool->acquire(never);
+        made = stage->process(*in, *result);
+        if (made > 0) {
+          gpu::copy_async(out + written * out_floats, result->data, made * out_bytes, caller, device);
+          gpu::host_wait_stream(caller);
+        }
+      }
+      items_in += count;
+      items_out += made;
+      written += made;
+    }
+    before_caller(caller);
+    return written;
+  }
+
+  std::size_t flush_device(float* out, std::size_t capacity, gpu::Stream caller) {
+    flushed = true;
+    if (drained || capacity == 0) return 0;
+    const int device = device_of(out, "out");
+    const std::size_t out_bytes = output.item_bytes(), out_floats = out_bytes / sizeof(float);
+    after_caller(caller);
+    std::size_t written = 0;
+    while (written < capacity) {
+      std::size_t made = 0;
+      if (stage_on_device()) {
+        Chunk result = chunk_view(out + written * out_floats, capacity - written, out_bytes, 0, stage->input_domain());
+        result.items = 0;
+        made = stage->flush(result);
+      } else {
+        ChunkRef staged = out_pool->acquire(never);
+        Chunk result = chunk_view(staged->data, std::min(capacity - written, staged->capacity), out_bytes);
+        result.items = 0;
+        made = stage->flush(result);
+        if (made > 0) {
+          gpu::copy_async(out + written * out_floats, staged->data, made * out_bytes, caller, device);
+          gpu::host_wait_stream(caller);
+        }
+      }
+      if (made == 0) {
+        drained = true;
+        break;
+      }
+      items_out += made;
+      written += made;
+    }
+    before_caller(caller);
+    return written;
+  }
+
+  std::size_t max_output_of(std::size_t n) const {
+    const std::size_t blocks = n / block_items, rest = n % block_items;
+    return blocks * stage->max_output(block_items) + (rest > 0 ? stage->max_output(rest) : 0);
   }
 };
 
@@ -134,10 +265,7 @@ std::string StreamingStage::describe() const { return impl_->stage->describe(); 
 const std::string& StreamingStage::note() const { return impl_->note; }
 std::size_t StreamingStage::floats_per_item() const { return impl_->output.item_bytes() / sizeof(float); }
 
-std::size_t StreamingStage::max_output(std::size_t n) const {
-  const std::size_t blocks = n / impl_->block_items, rest = n % impl_->block_items;
-  return blocks * impl_->stage->max_output(impl_->block_items) + (rest > 0 ? impl_->stage->max_output(rest) : 0);
-}
+std::size_t StreamingStage::max_output(std::size_t n) const { return impl_->max_output_of(n); }
 
 std::size_t StreamingStage::feed(const void* items, std::size_t n, float* out) { return impl_->feed(items, n, out); }
 
@@ -155,6 +283,14 @@ std::vector<float> StreamingStage::feed(const void* items, std::size_t n) {
   return out;
 }
 
+std::size_t StreamingStage::feed_device(const void* items, std::size_t n, float* out, gpu::Stream stream) {
+  return impl_->feed_device(items, n, out, stream);
+}
+
+std::size_t StreamingStage::flush_device(float* out, std::size_t capacity, gpu::Stream stream) {
+  return impl_->flush_device(out, capacity, stream);
+}
+
 std::size_t StreamingStage::flush(std::vector<float>& out) { return impl_->flush(out); }
 
 std::vector<float> StreamingStage::flush() {
@@ -166,7 +302,7 @@ std::vector<float> StreamingStage::flush() {
 void StreamingStage::reset() {
   impl_->stage->reset();
   impl_->items_in = impl_->items_out = 0;
-  impl_->flushed = false;
+  impl_->flushed = impl_->drained = false;
 }
 
 StageCounters StreamingStage::counters() const { return impl_->stage->counters(); }

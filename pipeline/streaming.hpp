@@ -16,11 +16,22 @@
 // stage harness tests every stage for that), so feed() with any block sizes gives the same items
 // as `prism run` over the same input, bit for bit.
 //
-// Input: items in the StreamInfo's native format (an item is one sample of every channel), from
-// host memory. A stage on a GPU (backend cuda) gets its input copied to the device and its output
-// copied back, block by block; device pointers and CUDA streams of the caller are not taken yet.
+// Input: items in the StreamInfo's native format (an item is one sample of every channel).
 // Output: floats — a row of columns() values per spectrogram row, one float per real sample, two
-// per complex sample.
+// per complex sample. feed() and flush() take host memory: a stage on a GPU (backend cuda) gets
+// its input copied to the device and its output copied back, block by block, and the call returns
+// when the outputs are there. feed_device() and flush_device() take the caller's device memory
+// and CUDA stream, for a program that keeps its data on the GPU:
+//
+//   prism::Spectrogram spectrogram(params, input, environment);  // environment.backend = cuda
+//   std::size_t rows = spectrogram.feed_device(d_samples, n, d_rows, stream);  // d_: cudaMalloc'd
+//
+// A GPU stage reads the input and writes the outputs in place, on its own stream, ordered after
+// the work the caller enqueued on `stream` before the call; work the caller enqueues on `stream`
+// after the call sees the outputs. The call does not wait for the GPU: the count it returns is
+// known on the host beforehand. The caller keeps the input unchanged until `stream` has passed the
+// call (as for any work enqueued on a stream). A host stage (resample, fm, ...) fed device memory
+// copies it through host memory, waiting for `stream`.
 //
 // Errors: UsageError naming the setting by its API name ("nperseg: ..."; "fir: lowpass: ..."),
 // std::invalid_argument for misuse (feed after flush without reset). Not thread-safe: one caller
@@ -32,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_runtime.hpp"
 #include "port.hpp"
 #include "spectrogram_params.hpp"
 #include "stage_registry.hpp"
@@ -41,8 +53,12 @@ namespace prism {
 
 class StreamingStage {
  public:
-  // Blocks of at most this many items go to the stage at a time (feed() cuts longer input).
-  static constexpr std::size_t kDefaultBlockItems = 65536;
+  // Blocks of at most block_items items go to the stage at a time (feed() cuts longer input).
+  // kDefaultBlockItems (0) takes kHostBlockItems for a stage on the host and kGpuBlockItems for a
+  // stage on a GPU, which needs millions of items in a call to fill its multiprocessors.
+  static constexpr std::size_t kDefaultBlockItems = 0;
+  static constexpr std::size_t kHostBlockItems = std::size_t{1} << 16;
+  static constexpr std::size_t kGpuBlockItems = std::size_t{1} << 22;
 
   // The stage `spec` names, as a chain writes it ("fir:lowpass=3000", "resample:48000", "fm",
   // "spectrogram:nperseg=256"), on the backend `environment` asks for, reading `input`.
@@ -77,6 +93,13 @@ class StreamingStage {
   // reset() makes the object usable again.
   std::size_t flush(std::vector<float>& out);
   std::vector<float> flush();
+  // feed() on the caller's device memory and stream (see above): `items` and `out` (room for
+  // max_output(n) items) on the device the stage runs on (for a host stage, any device); `stream`
+  // a cudaStream_t, nullptr for the legacy default stream. Returns the number of output items.
+  std::size_t feed_device(const void* items, std::size_t n, float* out, gpu::Stream stream);
+  // flush() on the device: writes up to `capacity` items of the outputs still owed to `out` and
+  // returns how many; call it until it returns 0. Then only reset() makes the object usable again.
+  std::size_t flush_device(float* out, std::size_t capacity, gpu::Stream stream);
   // Back to the state after construction, for a new input.
   void reset();
   // Items in and out so far, and the stage's own counts.

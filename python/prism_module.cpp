@@ -276,6 +276,22 @@ class PyStage {
     return shaped(std::move(out));
   }
   void reset() { stage_->reset(); }
+  std::size_t max_output(std::size_t n) const { return stage_->max_output(n); }
+  // Values of one output item: a row's columns, or one sample; complex_values: each value is a
+  // complex64 (two floats).
+  std::size_t values_per_item() const { return rows() ? stage_->output().rows.columns : 1; }
+  bool complex_values() const { return floats_per_item() == 2 * values_per_item(); }
+  // Device memory as integer addresses and the stream as its handle (__cuda_array_interface__'s);
+  // the Python side checks the arrays' types and sizes.
+  std::size_t feed_device(std::uintptr_t items, std::size_t n, std::uintptr_t out, std::uintptr_t stream) {
+    py::gil_scoped_release release;
+    return stage_->feed_device(reinterpret_cast<const void*>(items), n, reinterpret_cast<float*>(out),
+                               reinterpret_cast<prism::gpu::Stream>(stream));
+  }
+  std::size_t flush_device(std::uintptr_t out, std::size_t capacity, std::uintptr_t stream) {
+    py::gil_scoped_release release;
+    return stage_->flush_device(reinterpret_cast<float*>(out), capacity, reinterpret_cast<prism::gpu::Stream>(stream));
+  }
   std::string describe() const { return stage_->describe(); }
   std::vector<double> frequencies() const {
     return rows() ? stage_->output().rows.frequencies : std::vector<double>{};
@@ -454,6 +470,12 @@ PYBIND11_MODULE(_prism, m) {
       .def("flush", &PyStage::flush)
       .def("reset", &PyStage::reset)
       .def("describe", &PyStage::describe)
+      .def("max_output", &PyStage::max_output)
+      .def("feed_device", &PyStage::feed_device)
+      .def("flush_device", &PyStage::flush_device)
+      .def_property_readonly("rows", &PyStage::rows)
+      .def_property_readonly("values_per_item", &PyStage::values_per_item)
+      .def_property_readonly("complex_values", &PyStage::complex_values)
       .def_property_readonly("frequencies", &PyStage::frequencies)
       .def_property_readonly("output_rate", &PyStage::output_rate)
       .def_property_readonly("complex_output", [](const PyStage& s) { return !s.rows() && s.floats_per_item() == 2; });

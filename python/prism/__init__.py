@@ -1,6 +1,7 @@
 """prism from Python: scipy.signal's spectrogram, firwin and resample_poly with scipy's signatures,
 and streaming objects (FirFilter, Spectrogram, Stage) that carry their state from one block to
-the next. The numbers are those of the prism command line and of the C++ API (docs/embedding.md).
+the next, from numpy arrays or, on the GPU, from CuPy arrays and PyTorch tensors on the device.
+The numbers are those of the prism command line and of the C++ API (docs/embedding.md).
 Computation is in single precision (float32 / complex64 results). The GIL is released while prism
 computes and Ctrl-C interrupts a long call (KeyboardInterrupt). Bad parameters raise ValueError
 naming the parameter.
@@ -193,27 +194,157 @@ class FirFilter:
         self._filter.reset()
 
 
+def _device_array(a, name):
+    """a's __cuda_array_interface__, checked to be C-contiguous: (address, shape, dtype, stream)."""
+    interface = a.__cuda_array_interface__
+    shape = tuple(interface["shape"])
+    dtype = np.dtype(interface["typestr"])
+    strides = interface.get("strides")
+    if strides is not None:
+        expected, step = [], dtype.itemsize
+        for extent in reversed(shape):
+            expected.insert(0, step)
+            step *= extent
+        if any(extent > 1 and stride != want for extent, stride, want in zip(shape, strides, expected)):
+            raise ValueError(f"{name}: a device array with strides {tuple(strides)}: prism takes C-contiguous "
+                             "arrays (cupy.ascontiguousarray, tensor.contiguous())")
+    return int(interface["data"][0]), shape, dtype, interface.get("stream")
+
+
+def _array_library(a):
+    """'cupy', 'torch' or None: the library whose array `a` is."""
+    library = type(a).__module__.split(".")[0]
+    return library if library in ("cupy", "torch") else None
+
+
+def _device_empty(like, shape, dtype, name):
+    library = _array_library(like)
+    if library == "cupy":
+        import cupy
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty(shape, dtype)
+    if library == "torch":
+        import torch
+        return torch.empty(shape, dtype=torch.complex64 if dtype == np.complex64 else torch.float32,
+                           device=like.device)
+    raise TypeError(f"{name}: a device array of neither CuPy nor PyTorch: pass out=, a device array of "
+                    f"{np.dtype(dtype).name} and shape {shape} (max_output(n) items)")
+
+
+def _stream_handle(like, interface_stream, stream):
+    """The cudaStream_t that orders the call: `stream` when given (an integer handle, or an object
+    with .ptr (CuPy) or .cuda_stream (PyTorch)); else the array library's current stream; else the
+    array's __cuda_array_interface__ stream; else the legacy default stream."""
+    if stream is not None:
+        for attribute in ("ptr", "cuda_stream"):
+            if hasattr(stream, attribute):
+                return int(getattr(stream, attribute))
+        return int(stream)
+    library = _array_library(like)
+    if library == "cupy":
+        import cupy
+        return cupy.cuda.get_current_stream().ptr
+    if library == "torch":
+        import torch
+        return torch.cuda.current_stream(like.device).cuda_stream
+    return int(interface_stream or 0)
+
+
 class Stage:
     """Any stage of prism's registry as a streaming object, as a chain names it:
     Stage('fir:lowpass=3000', fs=48000, complex_input=True). feed() returns the outputs that are
-    complete (samples, or rows of a spectrogram), flush() the rest, reset() starts again."""
+    complete (samples, or rows of a spectrogram), flush() the rest, reset() starts again.
+
+    On the GPU (backend='cuda'): feed() also takes a device array (CuPy, PyTorch, or any object with
+    __cuda_array_interface__) and returns a device array of the same library; a GPU stage reads and
+    writes the device memory in place. The work is ordered on `stream` (default: the library's
+    current stream) and not waited for: the result is ready for later work on that stream.
+    out= gives the result's memory (a C-contiguous device array of float32, or complex64 for
+    complex values, shape (max_output(n),) for samples or (max_output(n), columns) for rows); the
+    result is then out[:count]."""
 
     def __init__(self, spec, *, fs, complex_input=False, backend="cpu"):
         self._stage = _prism.Stage(spec, float(fs), bool(complex_input), backend)
         self._complex_input = bool(complex_input)
+        self._device_like = None  # the last device array fed, while its outputs are owed
 
     def _out(self, values):
-        return values.view(np.complex64) if self._stage.complex_output else values
+        return values.view(np.complex64) if self._stage.complex_values else values
 
-    def feed(self, x):
+    @property
+    def columns(self):
+        """Values of one output row (a spectrogram's frequencies); 1 for samples."""
+        return self._stage.values_per_item
+
+    def max_output(self, n):
+        """The most output items (rows or samples) a feed() of n samples can give."""
+        return self._stage.max_output(int(n))
+
+    def _output_dtype(self):
+        return np.complex64 if self._stage.complex_values else np.float32
+
+    def _output_shape(self, items):
+        return (items, self._stage.values_per_item) if self._stage.rows else (items,)
+
+    def _device_out(self, like, out, items, name="out"):
+        dtype, shape = self._output_dtype(), self._output_shape(items)
+        if out is None:
+            out = _device_empty(like, shape, dtype, "x")
+        address, out_shape, out_dtype, _ = _device_array(out, name)
+        if out_dtype != dtype:
+            raise TypeError(f"{name}: a device array of {out_dtype.name}; the outputs are {np.dtype(dtype).name}")
+        if len(out_shape) != len(shape) or out_shape[0] < items or out_shape[1:] != shape[1:]:
+            raise ValueError(f"{name}: shape {out_shape}: the outputs need {shape}, or more "
+                             + ("rows" if len(shape) > 1 else "items"))
+        return out, address
+
+    def _feed_device(self, x, out, stream):
+        address, shape, dtype, interface_stream = _device_array(x, "x")
+        n = int(np.prod(shape, dtype=np.int64))
+        want = np.complex64 if self._complex_input else np.float32
+        if dtype != want:
+            raise TypeError(f"x: a device array of {dtype.name}; this stage takes {np.dtype(want).name} "
+                            f"(complex_input={self._complex_input})")
+        out, out_address = self._device_out(x, out, self._stage.max_output(n))
+        handle = _stream_handle(x, interface_stream, stream)
+        made = self._stage.feed_device(address, n, out_address, handle)
+        self._device_like, self._stream = x, handle
+        return out[:made]
+
+    def feed(self, x, out=None, *, stream=None):
+        if hasattr(x, "__cuda_array_interface__"):
+            return self._feed_device(x, out, stream)
+        if out is not None or stream is not None:
+            raise ValueError("out, stream: for device arrays only (a numpy x gives a new numpy array)")
+        self._device_like = None
         x = np.asarray(x, dtype=np.complex64 if self._complex_input else np.float32)
         return self._out(self._stage.feed(np.ascontiguousarray(x).view(np.float32).ravel()))
 
     def flush(self):
-        return self._out(self._stage.flush())
+        """The outputs still owed, as a device array after feeds of device arrays."""
+        if self._device_like is None:
+            return self._out(self._stage.flush())
+        like, handle = self._device_like, self._stream
+        pieces, capacity = [], max(self._stage.max_output(1 << 16), 1)
+        while True:
+            out, address = self._device_out(like, None, capacity)
+            made = self._stage.flush_device(address, capacity, handle)
+            if made == 0:
+                break
+            pieces.append(out[:made])
+        if not pieces:
+            return out[:0]
+        if len(pieces) == 1:
+            return pieces[0]
+        if _array_library(like) == "torch":
+            import torch
+            return torch.cat(pieces)
+        import cupy
+        return cupy.concatenate(pieces)
 
     def reset(self):
         self._stage.reset()
+        self._device_like = None
 
     def describe(self):
         return self._stage.describe()

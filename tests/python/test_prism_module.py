@@ -167,6 +167,12 @@ class Spectrogram(unittest.TestCase):
         self.assertAlmostEqual(s.frequencies[0], -0.5e6)
         s.reset()
         np.testing.assert_array_equal(s.feed(x), rows)
+        # mode 'complex': complex64 rows, as the one-shot call's Sxx.
+        _, _, cxx = prism.spectrogram(x, 1e6, "hann", 256, 128, mode="complex")
+        s = prism.Spectrogram(fs=1e6, window="hann", nperseg=256, noverlap=128, complex_input=True, mode="complex")
+        rows = np.concatenate([s.feed(x[:4097]), s.feed(x[4097:]), s.flush()])
+        self.assertEqual(rows.dtype, np.complex64)
+        np.testing.assert_array_equal(rows, np.fft.fftshift(cxx, axes=0).T)
 
     def test_errors_name_the_parameter(self):
         with self.assertRaisesRegex(ValueError, "noverlap"):
