@@ -2,21 +2,86 @@
 // call throws CudaError saying so.
 #include "pipeline/gpu_runtime.hpp"
 
+#include <atomic>
+#include <cstdlib>
+
+#include "pipeline/errors.hpp"
+
 #if PRISM_HAVE_CUDART
 #include <cuda_runtime_api.h>
 #endif
 
 namespace prism::gpu {
 
+namespace {
+
+// The kind of fault a call of this name stands for, as PRISM_CUDA_FAULT names it; empty for calls
+// no kind covers (device selection, creation of streams and events, allocations).
+std::string_view fault_kind_of(std::string_view call) {
+  const auto starts = [&](std::string_view prefix) { return call.substr(0, prefix.size()) == prefix; };
+  if (starts("cudaMemcpy") || starts("cudaMemset")) return "copy";
+  if (starts("cudaGraphLaunch") || call.ends_with(" launch")) return "launch";
+  if (starts("cudaStreamSynchronize") || starts("cudaEventSynchronize") || starts("cudaDeviceSynchronize"))
+    return "sync";
+  if (starts("cudaEventRecord") || starts("cudaStreamWaitEvent")) return "event";
+  if (starts("cufft")) return "fft";
+  return {};
+}
+
+// PRISM_CUDA_FAULT, read once.
+struct FaultPlan {
+  std::string kind;  // empty: no fault (or alloc, which the GPU stages inject themselves)
+  unsigned long long call = 0;
+  std::atomic<unsigned long long> seen{0};
+  std::string text;
+
+  FaultPlan() {
+    const char* value = std::getenv("PRISM_CUDA_FAULT");
+    if (value == nullptr || *value == '\0') return;
+    const std::string setting = value;
+    const std::size_t at = setting.find('@');
+    const std::string name = setting.substr(0, std::min(at, setting.size()));
+    const std::string count = at == std::string::npos ? "" : setting.substr(at + 1);
+    const bool known = name == "alloc" || name == "copy" || name == "launch" || name == "sync" ||
+                       name == "event" || name == "fft";
+    if (!known || count.empty() || count.size() > 18 || count.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError("PRISM_CUDA_FAULT='" + setting +
+                       "': KIND@N, KIND one of alloc, copy, launch, sync, event, fft and N a call's number");
+    if (name == "alloc") return;
+    kind = name;
+    call = std::stoull(count);
+    text = "fault injected by PRISM_CUDA_FAULT=" + setting;
+  }
+};
+
+FaultPlan& fault_plan() {
+  static FaultPlan plan;
+  return plan;
+}
+
+}  // namespace
+
+std::string injected_fault(std::string_view call) {
+  FaultPlan& plan = fault_plan();
+  if (plan.kind.empty() || fault_kind_of(call) != plan.kind) return {};
+  // N calls of the kind succeed; the next fails, once.
+  return plan.seen.fetch_add(1, std::memory_order_relaxed) == plan.call ? plan.text : std::string{};
+}
+
 #if PRISM_HAVE_CUDART
 
 namespace {
 
 void check(cudaError_t status, std::string_view call, int device) {
-  if (status == cudaSuccess) return;
+  std::string fault;
+  if (status == cudaSuccess) {
+    fault = injected_fault(call);
+    if (fault.empty()) return;
+    status = cudaErrorLaunchFailure;
+  }
   cudaGetLastError();  // clear a non-sticky error so that clean-up calls still run
   throw CudaError(std::string(call) + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
-                  ", device " + std::to_string(device) + ")");
+                  ", device " + std::to_string(device) + ")" + (fault.empty() ? "" : " (" + fault + ")"));
 }
 
 int current_device() {

@@ -47,6 +47,16 @@ void* device_alloc(std::size_t bytes, int device, std::string_view what);
 void device_free(void* pointer) noexcept;
 // Asynchronous copy in either direction (host memory should be pinned for it to overlap).
 void copy_async(void* destination, const void* source, std::size_t bytes, Stream stream, int device);
+// Fault injection for tests: PRISM_CUDA_FAULT=KIND@N lets N CUDA calls of that kind in the process
+// succeed and makes the next fail as a failing GPU would, its error saying so. Kinds: copy (cudaMemcpy*, cudaMemset*),
+// launch (kernel and CUDA-graph launches), sync (the host waiting for a stream or an event), event
+// (recording an event, a stream waiting for one), fft (cuFFT's calls); and alloc, the GPU stages'
+// own: their process() call after N (0-based: the N-th) attempts an impossible allocation. The checks of CUDA calls ask
+// here with the call's name as they write it ("cudaMemcpyAsync", "fused_kernel launch") after a
+// call that succeeded: the text to add to the error ("fault injected by PRISM_CUDA_FAULT=copy@3")
+// when this call is the one to fail, else empty. An unknown KIND or a bad N is a UsageError.
+std::string injected_fault(std::string_view call);
+
 // The device whose memory `pointer` points into (cudaMalloc, cudaMallocAsync or managed memory),
 // or -1 for host memory, pinned or not.
 int device_of(const void* pointer);

@@ -13,11 +13,17 @@
 namespace prism::cuda {
 
 // `call` is a view so that checks on per-block paths build no string unless they fail.
+// After a call that succeeded, PRISM_CUDA_FAULT may still make it fail (gpu::injected_fault).
 inline void check_cuda(cudaError_t status, std::string_view call, int device) {
-  if (status == cudaSuccess) return;
+  std::string fault;
+  if (status == cudaSuccess) {
+    fault = gpu::injected_fault(call);
+    if (fault.empty()) return;
+    status = cudaErrorLaunchFailure;
+  }
   cudaGetLastError();
   throw CudaError(std::string(call) + ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) +
-                  ", device " + std::to_string(device) + ")");
+                  ", device " + std::to_string(device) + ")" + (fault.empty() ? "" : " (" + fault + ")"));
 }
 
 }  // namespace prism::cuda

@@ -106,7 +106,8 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
   }
 }
 
-// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation.
+// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation (the other
+// kinds: gpu::injected_fault).
 long long injected_fault_call() {
   const char* text = std::getenv("PRISM_CUDA_FAULT");
   if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;

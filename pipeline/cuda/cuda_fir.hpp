@@ -13,7 +13,8 @@
 // tests run both kernels at every chunk size).
 //
 // Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
-// PRISM_CUDA_FAULT=alloc@N makes the N-th process() call attempt an impossible allocation.
+// PRISM_CUDA_FAULT=alloc@N makes the N-th process() call (0-based) attempt an impossible
+// allocation; the other kinds fail a checked call (gpu::injected_fault).
 #pragma once
 
 #include <functional>

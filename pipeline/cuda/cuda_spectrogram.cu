@@ -57,13 +57,19 @@ const char* cufft_result_name(cufftResult r) {
 }
 
 void check_cufft(cufftResult status, std::string_view call, int device) {
-  if (status == CUFFT_SUCCESS) return;
+  std::string fault;
+  if (status == CUFFT_SUCCESS) {
+    fault = gpu::injected_fault(call);
+    if (fault.empty()) return;
+    status = CUFFT_EXEC_FAILED;
+  }
   throw CudaError(std::string(call) + ": " + cufft_result_name(status) + " (code " +
-                  std::to_string(static_cast<int>(status)) + ", device " +
-                  std::to_string(device) + ")");
+                  std::to_string(static_cast<int>(status)) + ", device " + std::to_string(device) + ")" +
+                  (fault.empty() ? "" : " (" + fault + ")"));
 }
 
-// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation.
+// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation (the other
+// kinds: gpu::injected_fault).
 long long injected_fault_block() {
   const char* text = std::getenv("PRISM_CUDA_FAULT");
   if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;

@@ -28,7 +28,8 @@
 //
 // Errors: every CUDA / cuFFT call is checked; a failure throws CudaError naming the call, the
 // error and the device. Fault injection for tests: PRISM_CUDA_FAULT=alloc@N makes the N-th
-// process() call (0-based) attempt an impossible device allocation through the same checked path.
+// process() call (0-based) attempt an impossible device allocation through the same checked path;
+// the other kinds (copy, launch, sync, event, fft) fail a checked call (gpu::injected_fault).
 #pragma once
 
 #include <cstddef>

@@ -21,12 +21,14 @@ PRISM = None  # set by main()
 BACKEND = os.environ.get("PRISM_TEST_BACKEND", "")
 
 
-def run_prism(*args, timeout=300, stdin=None, check=None):
-    """Runs prism with args; returns CompletedProcess (text output)."""
+def run_prism(*args, timeout=300, stdin=None, check=None, env=None):
+    """Runs prism with args (and `env`'s variables beside the environment's); returns
+    CompletedProcess (text output)."""
     if BACKEND and args and args[0] in ("spectrogram", "filter", "run"):
         args = (*args, "--backend", BACKEND)
     proc = subprocess.run([PRISM, *map(str, args)], capture_output=True, text=True,
-                          errors="replace", timeout=timeout, stdin=stdin)
+                          errors="replace", timeout=timeout, stdin=stdin,
+                          env=None if env is None else {**os.environ, **env})
     if check is not None and proc.returncode != check:
         raise AssertionError(
             f"prism {' '.join(map(str, args))} exited {proc.returncode}, expected {check}\n"

@@ -354,6 +354,35 @@ class Streaming(TempDirTestCase):
         self.assertFalse(os.path.exists(out + ".partial"))
 
 
+class GpuFaults(TempDirTestCase):
+    """PRISM_CUDA_FAULT on the GPU backends: a CUDA call of each kind failing mid-run ends the run
+    with exit 1, its error naming the call and the fault, and no output left behind."""
+
+    def setUp(self):
+        super().setUp()
+        if prism_test_util.BACKEND not in ("cuda", "cufft"):
+            self.skipTest("a GPU backend's run (PRISM_TEST_BACKEND cuda or cufft)")
+
+    def test_each_kind_of_failing_cuda_call_ends_the_run_cleanly(self):
+        kinds = ["alloc", "copy", "launch", "sync", "event"] + (["fft"] if prism_test_util.BACKEND == "cufft" else [])
+        for kind in kinds:
+            folder = self.path(kind)
+            os.mkdir(folder)
+            proc = run_prism("spectrogram", "gen:duration=2", "--block-size", "4096", "-o",
+                             os.path.join(folder, "s.npy"), env={"PRISM_CUDA_FAULT": f"{kind}@3"}, timeout=120)
+            self.assertEqual(proc.returncode, 1, f"{kind}: {proc.stderr}")
+            self.assertIn("fault injected by PRISM_CUDA_FAULT", proc.stderr, kind)
+            if kind != "alloc":
+                self.assertIn(f"PRISM_CUDA_FAULT={kind}@3", proc.stderr, kind)
+            self.assertEqual(os.listdir(folder), [], f"{kind}: outputs left behind")
+
+    def test_an_unknown_kind_is_a_usage_error_naming_the_variable(self):
+        proc = run_prism("spectrogram", "gen:duration=1", "-o", self.path("s.npy"),
+                         env={"PRISM_CUDA_FAULT": "melt@1"}, timeout=120)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("PRISM_CUDA_FAULT='melt@1'", proc.stderr)
+
+
 class OtherCommands(TempDirTestCase):
     def test_generate_then_info_then_spectrogram(self):
         meta = self.path("iq.sigmf-meta")

@@ -64,13 +64,18 @@ if(VIEWER)
   endif()
 endif()
 
-# 2. pkg-config, from the prefix only.
+# 2. pkg-config: prism.pc from the prefix (the search path keeps what the environment adds, where
+# prism's own dependencies' .pc files may be).
 file(GLOB pc_file ${prefix}/*/pkgconfig/prism.pc ${prefix}/*/*/pkgconfig/prism.pc)
 if(NOT pc_file)
   message(FATAL_ERROR "prism.pc is not installed under ${prefix}")
 endif()
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
-set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+if(DEFINED ENV{PKG_CONFIG_PATH} AND NOT "$ENV{PKG_CONFIG_PATH}" STREQUAL "")
+  set(ENV{PKG_CONFIG_PATH} "${pc_dir}:$ENV{PKG_CONFIG_PATH}")
+else()
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+endif()
 run_step("pkg-config --cflags --libs prism" pkg-config --cflags --libs prism)
 string(STRIP "${step_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
