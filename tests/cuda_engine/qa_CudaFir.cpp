@@ -6,7 +6,7 @@
 // a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
 // CUDA failure.
 //
-// Exits 77 (ctest SKIP) when no usable CUDA device is present, before any test runs.
+// Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -285,14 +285,3 @@ TEST(CudaFir, InjectedFailureEndsTheRunWithAClearMessage) {
 
 }  // namespace
 }  // namespace prism
-
-int main(int argc, char** argv) {
-  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
-  if (!device.usable) {
-    std::printf("SKIP: %s\n", device.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s\n", device.describe().c_str());
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

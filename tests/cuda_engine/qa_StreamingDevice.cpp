@@ -5,7 +5,7 @@
 // stream just before each call, the outputs read back on it, nothing else synchronised); device
 // memory checked (host memory refused, naming the argument).
 //
-// Exits 77 (ctest SKIP) when no usable CUDA device is present, before any test runs.
+// Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -15,30 +15,20 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/cuda/cuda_spectrogram.hpp"
 #include "pipeline/streaming.hpp"
+#include "random_samples.hpp"
 
 namespace prism {
 namespace {
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
-// A chirp with a little noise, (re, im) pairs or real samples.
-std::vector<float> chirp(std::size_t items, bool complex) {
-  std::vector<float> x(items * (complex ? 2 : 1));
-  std::uint32_t state = 777;
-  for (std::size_t n = 0; n < items; ++n) {
-    const double t = static_cast<double>(n);
-    const double phase = 2 * M_PI * (0.013 * t + 3e-6 * t * t);
-    state = state * 1664525u + 1013904223u;
-    const double noise = 1e-3 * (static_cast<double>(state >> 8) / (1 << 24) - 0.5);
-    if (complex) {
-      x[2 * n] = static_cast<float>(std::cos(phase) + noise);
-      x[2 * n + 1] = static_cast<float>(std::sin(phase) - noise);
-    } else {
-      x[n] = static_cast<float>(std::cos(phase) + noise);
-    }
-  }
+// Random samples as floats: (re, im) pairs or real samples.
+std::vector<float> random_floats(std::size_t items, bool complex) {
+  const std::vector<std::byte> bytes =
+      test::random_samples(complex ? SampleFormat::cf32 : SampleFormat::f32, 1, items, 777);
+  std::vector<float> x(bytes.size() / sizeof(float));
+  std::memcpy(x.data(), bytes.data(), bytes.size());
   return x;
 }
 
@@ -58,7 +48,7 @@ TEST_P(StreamingOnTheDevice, GivesTheHostPathsOutputsOnTheCallersStream) {
   info.format = c.complex ? SampleFormat::cf32 : SampleFormat::f32;
   info.sample_rate = 48000;
   const std::size_t width = c.complex ? 2 : 1, items = 60000;
-  const std::vector<float> x = chirp(items, c.complex);
+  const std::vector<float> x = random_floats(items, c.complex);
   // Small blocks inside the object, so that one feed is cut into several stage calls.
   const StageEnvironment environment{.backend = c.backend};
   StreamingStage host(c.spec, info, environment, 5000), device(c.spec, info, environment, 5000);
@@ -169,14 +159,3 @@ TEST(StreamingOnTheDevice, HostMemoryIsRefusedNamingTheArgument) {
 
 }  // namespace
 }  // namespace prism
-
-int main(int argc, char** argv) {
-  const prism::cuda::DeviceInfo device = prism::cuda::probe_device(0);
-  if (!device.usable) {
-    std::printf("SKIP: %s\n", device.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s\n", device.describe().c_str());
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
