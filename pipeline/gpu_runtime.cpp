@@ -15,23 +15,11 @@ namespace prism::gpu {
 
 namespace {
 
-// The kind of fault a call of this name stands for, as PRISM_CUDA_FAULT names it; empty for calls
-// no kind covers (device selection, creation of streams and events, allocations).
-std::string_view fault_kind_of(std::string_view call) {
-  const auto starts = [&](std::string_view prefix) { return call.substr(0, prefix.size()) == prefix; };
-  if (starts("cudaMemcpy") || starts("cudaMemset")) return "copy";
-  if (starts("cudaGraphLaunch") || call.ends_with(" launch")) return "launch";
-  if (starts("cudaStreamSynchronize") || starts("cudaEventSynchronize") || starts("cudaDeviceSynchronize"))
-    return "sync";
-  if (starts("cudaEventRecord") || starts("cudaStreamWaitEvent")) return "event";
-  if (starts("cufft")) return "fft";
-  return {};
-}
-
 // PRISM_CUDA_FAULT, read once.
 struct FaultPlan {
   std::string kind;  // empty: no fault (or alloc, which the GPU stages inject themselves)
   unsigned long long call = 0;
+  long long alloc_call = -1;
   std::atomic<unsigned long long> seen{0};
   std::string text;
 
@@ -47,7 +35,10 @@ struct FaultPlan {
     if (!known || count.empty() || count.size() > 18 || count.find_first_not_of("0123456789") != std::string::npos)
       throw UsageError("PRISM_CUDA_FAULT='" + setting +
                        "': KIND@N, KIND one of alloc, copy, launch, sync, event, fft and N a call's number");
-    if (name == "alloc") return;
+    if (name == "alloc") {
+      alloc_call = static_cast<long long>(std::stoull(count));
+      return;
+    }
     kind = name;
     call = std::stoull(count);
     text = "fault injected by PRISM_CUDA_FAULT=" + setting;
@@ -60,6 +51,19 @@ FaultPlan& fault_plan() {
 }
 
 }  // namespace
+
+std::string_view fault_kind_of(std::string_view call) {
+  const auto starts = [&](std::string_view prefix) { return call.substr(0, prefix.size()) == prefix; };
+  if (starts("cudaMemcpy") || starts("cudaMemset")) return "copy";
+  if (starts("cudaGraphLaunch") || call.ends_with(" launch")) return "launch";
+  if (starts("cudaStreamSynchronize") || starts("cudaEventSynchronize") || starts("cudaDeviceSynchronize"))
+    return "sync";
+  if (starts("cudaEventRecord") || starts("cudaStreamWaitEvent")) return "event";
+  if (starts("cufft")) return "fft";
+  return {};
+}
+
+long long injected_alloc_call() { return fault_plan().alloc_call; }
 
 std::string injected_fault(std::string_view call) {
   FaultPlan& plan = fault_plan();
@@ -84,12 +88,6 @@ void check(cudaError_t status, std::string_view call, int device) {
                   ", device " + std::to_string(device) + ")" + (fault.empty() ? "" : " (" + fault + ")"));
 }
 
-int current_device() {
-  int device = 0;
-  cudaGetDevice(&device);
-  return device;
-}
-
 std::string mib(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
 }  // namespace
@@ -106,6 +104,12 @@ int device_count() {
 }
 
 void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice", device); }
+
+int current_device() {
+  int device = 0;
+  cudaGetDevice(&device);
+  return device;
+}
 
 Stream create_stream(int device) {
   set_device(device);
@@ -184,6 +188,7 @@ namespace {
 bool runtime_built() { return false; }
 int device_count() { return 0; }
 void set_device(int) { unavailable("cudaSetDevice"); }
+int current_device() { unavailable("cudaGetDevice"); }
 Stream create_stream(int) { unavailable("cudaStreamCreate"); }
 void destroy_stream(Stream) noexcept {}
 Event create_event(int) { unavailable("cudaEventCreate"); }

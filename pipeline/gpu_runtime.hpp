@@ -34,6 +34,7 @@ bool runtime_built();
 int device_count();
 
 void set_device(int device);
+int current_device();  // the calling thread's current device
 Stream create_stream(int device);  // non-blocking with respect to the legacy default stream
 void destroy_stream(Stream stream) noexcept;
 Event create_event(int device);    // without timing: the cheapest kind to record and wait on
@@ -56,6 +57,12 @@ void copy_async(void* destination, const void* source, std::size_t bytes, Stream
 // call that succeeded: the text to add to the error ("fault injected by PRISM_CUDA_FAULT=copy@3")
 // when this call is the one to fail, else empty. An unknown KIND or a bad N is a UsageError.
 std::string injected_fault(std::string_view call);
+// The kind a call of this name counts as ("copy", "launch", "sync", "event", "fft"; empty for
+// calls no kind covers: device selection, creating streams and events, allocations).
+std::string_view fault_kind_of(std::string_view call);
+// alloc@N: N, the GPU stages' process() call (0-based) that attempts an impossible allocation;
+// -1 without it.
+long long injected_alloc_call();
 
 // The device whose memory `pointer` points into (cudaMalloc, cudaMallocAsync or managed memory),
 // or -1 for host memory, pinned or not.

@@ -3,6 +3,7 @@
 #include "pipeline/streaming.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -34,6 +35,17 @@ struct StreamingStage::Impl {
     input = PortDescription::of_samples(info);
     block_items = block != kDefaultBlockItems ? block : stage_on_device() ? kGpuBlockItems : kHostBlockItems;
     output = stage->configure(input, block_items);
+    if (block == kDefaultBlockItems && stage_on_device()) {
+      // A stage with many outputs per item (a spectrogram with a small hop) takes smaller blocks,
+      // so that a block's outputs stay within kGpuBlockOutputBytes of device memory.
+      std::size_t shift = 0;
+      const std::size_t bytes = stage->max_output(block_items) * output.item_bytes();
+      while ((block_items >> shift) > kHostBlockItems && (bytes >> shift) > kGpuBlockOutputBytes) ++shift;
+      if (shift > 0) {
+        block_items >>= shift;
+        output = stage->configure(input, block_items);
+      }
+    }
     // The streaming objects hand out floats (float32 rows and samples).
     if (output.kind == PortKind::rows && output.rows.double_values)
       throw UsageError(stage->name() + ": precision=double rows are float64, and the streaming objects give float32; "
@@ -150,7 +162,6 @@ struct StreamingStage::Impl {
   void after_caller(gpu::Stream caller) {
     if (!stage_on_device()) return;
     const int device = stage->input_domain().device;
-    gpu::set_device(device);
     if (caller_ready == nullptr) caller_ready = gpu::create_event(device);
     if (stage_done == nullptr) stage_done = gpu::create_event(device);
     gpu::record(caller_ready, caller);
@@ -163,6 +174,41 @@ struct StreamingStage::Impl {
     gpu::stream_wait(caller, stage_done);
   }
 
+  // Runs `work` (the blocks of a device call) between after_caller and before_caller, on the
+  // stage's device, the caller's current device restored after. When a block fails, the caller's
+  // stream still waits for the blocks already enqueued, which read and write the caller's memory.
+  template <typename Work>
+  std::size_t on_callers_stream(gpu::Stream caller, Work work) {
+    if (!stage_on_device()) return work();
+    struct RestoreDevice {
+      int device;
+      ~RestoreDevice() {
+        try {
+          gpu::set_device(device);
+        } catch (...) {  // nothing to do in a destructor; the call's own error, if any, is thrown
+        }
+      }
+    } restore{gpu::current_device()};
+    gpu::set_device(stage->input_domain().device);
+    after_caller(caller);
+    std::size_t result = 0;
+    try {
+      result = work();
+    } catch (...) {
+      try {
+        before_caller(caller);
+      } catch (...) {  // the first error is the one to report
+      }
+      throw;
+    }
+    before_caller(caller);
+    return result;
+  }
+
+  // The GPU kernels may read and write with vector accesses: the caller's memory is used in
+  // place where it is aligned as the pools' chunks are, and staged through a chunk otherwise.
+  static bool aligned(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
+
   std::size_t feed_device(const void* items, std::size_t n, float* out, gpu::Stream caller) {
     check_feed("feed_device()", items, n);
     if (n == 0) return 0;
@@ -171,71 +217,89 @@ struct StreamingStage::Impl {
     const auto* bytes = static_cast<const std::byte*>(items);
     const std::size_t in_bytes = input.item_bytes(), out_bytes = output.item_bytes();
     const std::size_t out_floats = out_bytes / sizeof(float);
-    after_caller(caller);
-    std::size_t written = 0;
-    for (std::size_t first = 0; first < n; first += block_items) {
-      const std::size_t count = std::min(block_items, n - first);
-      std::size_t made = 0;
-      if (stage_on_device()) {
-        // The caller's memory is the stage's chunk: no copy.
-        const MemoryDomain domain = stage->input_domain();
-        const Chunk in = chunk_view(bytes + first * in_bytes, count, in_bytes, items_in, domain);
-        Chunk result = chunk_view(out + written * out_floats, stage->max_output(count), out_bytes, 0, domain);
-        result.items = 0;
-        made = stage->process(in, result);
-      } else {
-        ChunkRef in = in_pool->acquire(never);
-        gpu::copy_async(in->data, bytes + first * in_bytes, count * in_bytes, caller, device);
-        gpu::host_wait_stream(caller);
-        in->items = count;
-        in->first_item = items_in;
-        ChunkRef result = out_pool->acquire(never);
-        made = stage->process(*in, *result);
-        if (made > 0) {
-          gpu::copy_async(out + written * out_floats, result->data, made * out_bytes, caller, device);
+    return on_callers_stream(caller, [&] {
+      std::size_t written = 0;
+      for (std::size_t first = 0; first < n; first += block_items) {
+        const std::size_t count = std::min(block_items, n - first);
+        const std::byte* from = bytes + first * in_bytes;
+        float* to = out + written * out_floats;
+        std::size_t made = 0;
+        if (stage_on_device()) {
+          // The caller's memory is the stage's chunk, or staged on the stage's stream (in order).
+          const MemoryDomain domain = stage->input_domain();
+          ChunkRef staged_in, staged_out;
+          const void* in_data = from;
+          if (!aligned(from)) {
+            staged_in = in_pool->acquire(never);
+            gpu::copy_async(staged_in->data, from, count * in_bytes, stage->stream(), device);
+            in_data = staged_in->data;
+          }
+          float* out_data = to;
+          if (!aligned(to)) {
+            staged_out = out_pool->acquire(never);
+            out_data = staged_out->as<float>();
+          }
+          const Chunk in = chunk_view(in_data, count, in_bytes, items_in, domain);
+          Chunk result = chunk_view(out_data, stage->max_output(count), out_bytes, 0, domain);
+          result.items = 0;
+          made = stage->process(in, result);
+          if (out_data != to && made > 0) gpu::copy_async(to, out_data, made * out_bytes, stage->stream(), device);
+        } else {
+          ChunkRef in = in_pool->acquire(never);
+          gpu::copy_async(in->data, from, count * in_bytes, caller, device);
           gpu::host_wait_stream(caller);
+          in->items = count;
+          in->first_item = items_in;
+          ChunkRef result = out_pool->acquire(never);
+          made = stage->process(*in, *result);
+          if (made > 0) {
+            gpu::copy_async(to, result->data, made * out_bytes, caller, device);
+            gpu::host_wait_stream(caller);
+          }
         }
+        items_in += count;
+        items_out += made;
+        written += made;
       }
-      items_in += count;
-      items_out += made;
-      written += made;
-    }
-    before_caller(caller);
-    return written;
+      return written;
+    });
   }
 
   std::size_t flush_device(float* out, std::size_t capacity, gpu::Stream caller) {
-    flushed = true;
-    if (drained || capacity == 0) return 0;
-    const int device = device_of(out, "out");
-    const std::size_t out_bytes = output.item_bytes(), out_floats = out_bytes / sizeof(float);
-    after_caller(caller);
-    std::size_t written = 0;
-    while (written < capacity) {
-      std::size_t made = 0;
-      if (stage_on_device()) {
-        Chunk result = chunk_view(out + written * out_floats, capacity - written, out_bytes, 0, stage->input_domain());
-        result.items = 0;
-        made = stage->flush(result);
-      } else {
-        ChunkRef staged = out_pool->acquire(never);
-        Chunk result = chunk_view(staged->data, std::min(capacity - written, staged->capacity), out_bytes);
-        result.items = 0;
-        made = stage->flush(result);
-        if (made > 0) {
-          gpu::copy_async(out + written * out_floats, staged->data, made * out_bytes, caller, device);
-          gpu::host_wait_stream(caller);
-        }
-      }
-      if (made == 0) {
-        drained = true;
-        break;
-      }
-      items_out += made;
-      written += made;
+    if (drained || capacity == 0) {
+      flushed = true;
+      return 0;
     }
-    before_caller(caller);
-    return written;
+    const int device = device_of(out, "out");
+    flushed = true;
+    const std::size_t out_bytes = output.item_bytes(), out_floats = out_bytes / sizeof(float);
+    return on_callers_stream(caller, [&] {
+      std::size_t written = 0;
+      while (written < capacity) {
+        float* to = out + written * out_floats;
+        // Into the caller's memory where it is aligned and the stage is on the device; else
+        // through a chunk, at most a chunk's worth a call.
+        const bool direct = stage_on_device() && aligned(to);
+        ChunkRef staged;
+        if (!direct) staged = out_pool->acquire(never);
+        const std::size_t room = direct ? capacity - written : std::min(capacity - written, staged->capacity);
+        Chunk result = chunk_view(direct ? static_cast<void*>(to) : staged->data, room, out_bytes, 0,
+                                  stage_on_device() ? stage->input_domain() : MemoryDomain::host());
+        result.items = 0;
+        const std::size_t made = stage->flush(result);
+        if (!direct && made > 0) {
+          gpu::copy_async(to, staged->data, made * out_bytes, stage_on_device() ? stage->stream() : caller, device);
+          if (!stage_on_device()) gpu::host_wait_stream(caller);
+        }
+        if (made == 0) {
+          drained = true;
+          break;
+        }
+        items_out += made;
+        written += made;
+      }
+      return written;
+    });
   }
 
   std::size_t max_output_of(std::size_t n) const {

@@ -26,12 +26,15 @@
 //   prism::Spectrogram spectrogram(params, input, environment);  // environment.backend = cuda
 //   std::size_t rows = spectrogram.feed_device(d_samples, n, d_rows, stream);  // d_: cudaMalloc'd
 //
-// A GPU stage reads the input and writes the outputs in place, on its own stream, ordered after
-// the work the caller enqueued on `stream` before the call; work the caller enqueues on `stream`
-// after the call sees the outputs. The call does not wait for the GPU: the count it returns is
-// known on the host beforehand. The caller keeps the input unchanged until `stream` has passed the
-// call (as for any work enqueued on a stream). A host stage (resample, fm, ...) fed device memory
-// copies it through host memory, waiting for `stream`.
+// A GPU stage reads the input and writes the outputs in place (memory not aligned to 16 bytes is
+// staged through a chunk of its own), on its own stream, ordered after the work the caller
+// enqueued on `stream` before the call; work the caller enqueues on `stream` after the call sees
+// the outputs, also when the call fails part-way. The count it returns is known on the host
+// beforehand, and the call does not wait for the GPU, except that a spectrogram fed more blocks
+// in one call than it keeps descriptors for (8) waits for its earlier blocks. The caller keeps the
+// input unchanged until `stream` has passed the call (as for any work enqueued on a stream). A
+// host stage (resample, fm, ...) fed device memory copies it through host memory, waiting for
+// `stream`. The calling thread's current device is left as it was.
 //
 // Errors: UsageError naming the setting by its API name ("nperseg: ..."; "fir: lowpass: ..."),
 // std::invalid_argument for misuse (feed after flush without reset). Not thread-safe: one caller
@@ -54,11 +57,13 @@ namespace prism {
 class StreamingStage {
  public:
   // Blocks of at most block_items items go to the stage at a time (feed() cuts longer input).
-  // kDefaultBlockItems (0) takes kHostBlockItems for a stage on the host and kGpuBlockItems for a
-  // stage on a GPU, which needs millions of items in a call to fill its multiprocessors.
+  // kDefaultBlockItems (0, not a size) takes kHostBlockItems for a stage on the host and
+  // kGpuBlockItems for a stage on a GPU, which needs millions of items in a call to fill its
+  // multiprocessors, halved until a block's outputs take at most kGpuBlockOutputBytes.
   static constexpr std::size_t kDefaultBlockItems = 0;
   static constexpr std::size_t kHostBlockItems = std::size_t{1} << 16;
   static constexpr std::size_t kGpuBlockItems = std::size_t{1} << 22;
+  static constexpr std::size_t kGpuBlockOutputBytes = std::size_t{256} << 20;
 
   // The stage `spec` names, as a chain writes it ("fir:lowpass=3000", "resample:48000", "fm",
   // "spectrogram:nperseg=256"), on the backend `environment` asks for, reading `input`.

@@ -477,6 +477,5 @@ PYBIND11_MODULE(_prism, m) {
       .def_property_readonly("values_per_item", &PyStage::values_per_item)
       .def_property_readonly("complex_values", &PyStage::complex_values)
       .def_property_readonly("frequencies", &PyStage::frequencies)
-      .def_property_readonly("output_rate", &PyStage::output_rate)
-      .def_property_readonly("complex_output", [](const PyStage& s) { return !s.rows() && s.floats_per_item() == 2; });
+      .def_property_readonly("output_rate", &PyStage::output_rate);
 }

@@ -106,14 +106,6 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
   }
 }
 
-// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation (the other
-// kinds: gpu::injected_fault).
-long long injected_fault_call() {
-  const char* text = std::getenv("PRISM_CUDA_FAULT");
-  if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;
-  return std::atoll(text + 6);
-}
-
 // Where the fold kernels run: where a call fills the device (gpu_fir_fold_fills_device), or
 // pinned by PRISM_GPU_FIR_FOLD=always|never (the tests, to run both kernels at any chunk size).
 enum class GpuFirFold { automatic, always, never };
@@ -161,7 +153,7 @@ struct CudaFir::Impl {
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = d;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    fault_call = injected_fault_call();
+    fault_call = gpu::injected_alloc_call();  // PRISM_CUDA_FAULT=alloc@N
     fold_choice = fold_choice_from_environment();
     check_cuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (fir)", device);
   }

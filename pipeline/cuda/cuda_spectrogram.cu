@@ -68,14 +68,6 @@ void check_cufft(cufftResult status, std::string_view call, int device) {
                   (fault.empty() ? "" : " (" + fault + ")"));
 }
 
-// PRISM_CUDA_FAULT=alloc@N: the N-th process() call attempts an impossible allocation (the other
-// kinds: gpu::injected_fault).
-long long injected_fault_block() {
-  const char* text = std::getenv("PRISM_CUDA_FAULT");
-  if (text == nullptr || std::strncmp(text, "alloc@", 6) != 0) return -1;
-  return std::atoll(text + 6);
-}
-
 }  // namespace
 
 bool fused_path_supports(const SpectrogramParams& p, bool complex_input) {
@@ -266,7 +258,7 @@ struct CudaSpectrogram::Impl {
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = options.device;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    fault_block = injected_fault_block();
+    fault_block = gpu::injected_alloc_call();  // PRISM_CUDA_FAULT=alloc@N
     check_cuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate (compute)", device);
   }
 

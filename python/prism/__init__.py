@@ -217,16 +217,23 @@ def _array_library(a):
     return library if library in ("cupy", "torch") else None
 
 
-def _device_empty(like, shape, dtype, name):
+def _device_empty(like, shape, dtype, name, handle):
+    """An array of like's library on like's device, allocated on the stream `handle` that will
+    write it, so that the library's memory pool does not hand it out again before that stream has
+    passed the writes."""
     library = _array_library(like)
     if library == "cupy":
         import cupy
-        with cupy.cuda.Device(like.device.id):
+        stream = cupy.cuda.ExternalStream(handle) if handle else cupy.cuda.Stream.null
+        with cupy.cuda.Device(like.device.id), stream:
             return cupy.empty(shape, dtype)
     if library == "torch":
         import torch
-        return torch.empty(shape, dtype=torch.complex64 if dtype == np.complex64 else torch.float32,
-                           device=like.device)
+        stream = (torch.cuda.ExternalStream(handle, device=like.device) if handle
+                  else torch.cuda.default_stream(like.device))
+        with torch.cuda.stream(stream):
+            return torch.empty(shape, dtype=torch.complex64 if dtype == np.complex64 else torch.float32,
+                               device=like.device)
     raise TypeError(f"{name}: a device array of neither CuPy nor PyTorch: pass out=, a device array of "
                     f"{np.dtype(dtype).name} and shape {shape} (max_output(n) items)")
 
@@ -243,7 +250,8 @@ def _stream_handle(like, interface_stream, stream):
     library = _array_library(like)
     if library == "cupy":
         import cupy
-        return cupy.cuda.get_current_stream().ptr
+        with cupy.cuda.Device(like.device.id):
+            return cupy.cuda.get_current_stream().ptr
     if library == "torch":
         import torch
         return torch.cuda.current_stream(like.device).cuda_stream
@@ -286,10 +294,10 @@ class Stage:
     def _output_shape(self, items):
         return (items, self._stage.values_per_item) if self._stage.rows else (items,)
 
-    def _device_out(self, like, out, items, name="out"):
+    def _device_out(self, like, out, items, handle, name="out"):
         dtype, shape = self._output_dtype(), self._output_shape(items)
         if out is None:
-            out = _device_empty(like, shape, dtype, "x")
+            out = _device_empty(like, shape, dtype, "x", handle)
         address, out_shape, out_dtype, _ = _device_array(out, name)
         if out_dtype != dtype:
             raise TypeError(f"{name}: a device array of {out_dtype.name}; the outputs are {np.dtype(dtype).name}")
@@ -305,8 +313,8 @@ class Stage:
         if dtype != want:
             raise TypeError(f"x: a device array of {dtype.name}; this stage takes {np.dtype(want).name} "
                             f"(complex_input={self._complex_input})")
-        out, out_address = self._device_out(x, out, self._stage.max_output(n))
         handle = _stream_handle(x, interface_stream, stream)
+        out, out_address = self._device_out(x, out, self._stage.max_output(n), handle)
         made = self._stage.feed_device(address, n, out_address, handle)
         self._device_like, self._stream = x, handle
         return out[:made]
@@ -327,7 +335,7 @@ class Stage:
         like, handle = self._device_like, self._stream
         pieces, capacity = [], max(self._stage.max_output(1 << 16), 1)
         while True:
-            out, address = self._device_out(like, None, capacity)
+            out, address = self._device_out(like, None, capacity, handle)
             made = self._stage.flush_device(address, capacity, handle)
             if made == 0:
                 break

@@ -2,8 +2,9 @@
 // flush_device, pipeline/streaming.hpp): the same outputs, bit for bit, as feed() and flush() from
 // host memory with the same cutting, for GPU stages (read and written in place) and host stages
 // (copied through host memory); ordered on the caller's stream only (the input is copied on that
-// stream just before each call, the outputs read back on it, nothing else synchronised); device
-// memory checked (host memory refused, naming the argument).
+// stream just before each call, the outputs read back on it, nothing else synchronised); input and
+// outputs at any alignment (the cutting feeds and writes at 4-byte offsets); nothing written past
+// the outputs counted; device memory checked (host memory refused, naming the argument).
 //
 // Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
 #include <cuda_runtime.h>
@@ -92,9 +93,13 @@ TEST_P(StreamingOnTheDevice, GivesTheHostPathsOutputsOnTheCallersStream) {
   }
   EXPECT_EQ(device.flush_device(d_out + written * floats, 5, stream), 0u);
   ASSERT_LE(written, room);
-  std::vector<float> got(written * floats);
+  std::vector<float> got(room * floats);
   CUDA_OK(cudaMemcpyAsync(got.data(), d_out, got.size() * sizeof(float), cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
+  // Nothing written past the outputs counted.
+  for (std::size_t i = written * floats; i < got.size(); ++i)
+    ASSERT_TRUE(std::isnan(got[i])) << c.spec << ": float " << i << " written past the " << written << " outputs";
+  got.resize(written * floats);
   ASSERT_EQ(got.size(), expected.size()) << c.spec;
   EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0) << c.spec;
   EXPECT_EQ(device.counters().items_in, items);
@@ -128,6 +133,9 @@ INSTANTIATE_TEST_SUITE_P(
     Stages, StreamingOnTheDevice,
     ::testing::Values(Case{"spectrogram:nperseg=1024,noverlap=512,window=hann", fft::BackendKind::cuda, true},
                       Case{"spectrogram:nperseg=1000,noverlap=100", fft::BackendKind::cuda, false},
+                      // The fused kernel on real input (pairs of samples read at once), fed at
+                      // every alignment by the cutting.
+                      Case{"spectrogram:nperseg=1024,noverlap=256", fft::BackendKind::cuda, false},
                       Case{"spectrogram:nperseg=512,noverlap=256,mode=magnitude", fft::BackendKind::cufft, true},
                       Case{"fir:lowpass=3000,numtaps=255", fft::BackendKind::cuda, true},
                       Case{"fir:lowpass=3000,numtaps=64,decimate=4,align=same", fft::BackendKind::cuda, false},

@@ -26,5 +26,41 @@ TEST(GpuFault, TheCallAfterNOfItsKindFailsOnce) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(gpu::injected_fault("cudaGraphLaunch"), "");
 }
 
+TEST(GpuFault, EachCallCountsAsItsKind) {
+  const struct {
+    const char* call;
+    const char* kind;
+  } cases[] = {
+      {"cudaMemcpyAsync", "copy"},
+      {"cudaMemcpy2DAsync", "copy"},
+      {"cudaMemsetAsync (poison)", "copy"},
+      {"fused_kernel launch", "launch"},
+      {"fir_kernel launch", "launch"},
+      {"cudaGraphLaunch", "launch"},
+      {"cudaStreamSynchronize", "sync"},
+      {"cudaEventSynchronize (descriptor slot)", "sync"},
+      {"cudaDeviceSynchronize", "sync"},
+      {"cudaEventRecord", "event"},
+      {"cudaStreamWaitEvent", "event"},
+      {"cufftExecC2C", "fft"},
+      {"cufftPlanMany", "fft"},
+      // Not covered: device selection, creating streams and events, allocations (alloc@N is
+      // injected by the GPU stages themselves), and names that only contain a kind's word.
+      {"cudaSetDevice", ""},
+      {"cudaStreamCreateWithFlags", ""},
+      {"cudaEventCreateWithFlags", ""},
+      {"cudaMalloc (history, 1 MiB)", ""},
+      {"cudaMallocAsync", ""},
+      {"launch of nothing", ""},
+      {"memcpy", ""},
+  };
+  for (const auto& c : cases) EXPECT_EQ(gpu::fault_kind_of(c.call), c.kind) << c.call;
+}
+
+TEST(GpuFault, AllocIsLeftToTheStages) {
+  // PRISM_CUDA_FAULT=launch@2 names no allocation to fail.
+  EXPECT_EQ(gpu::injected_alloc_call(), -1);
+}
+
 }  // namespace
 }  // namespace prism
