@@ -15,33 +15,39 @@ namespace prism::gpu {
 
 namespace {
 
-// PRISM_CUDA_FAULT, read once.
-struct FaultPlan {
-  std::string kind;  // empty: no fault (or alloc, which the GPU stages inject themselves)
+// A PRISM_CUDA_FAULT setting: KIND@N, or nothing.
+struct FaultSetting {
+  std::string kind;  // empty: no fault
   unsigned long long call = 0;
-  long long alloc_call = -1;
-  std::atomic<unsigned long long> seen{0};
   std::string text;
+};
 
-  FaultPlan() {
-    const char* value = std::getenv("PRISM_CUDA_FAULT");
-    if (value == nullptr || *value == '\0') return;
-    const std::string setting = value;
-    const std::size_t at = setting.find('@');
-    const std::string name = setting.substr(0, std::min(at, setting.size()));
-    const std::string count = at == std::string::npos ? "" : setting.substr(at + 1);
-    const bool known = name == "alloc" || name == "copy" || name == "launch" || name == "sync" ||
-                       name == "event" || name == "fft";
-    if (!known || count.empty() || count.size() > 18 || count.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError("PRISM_CUDA_FAULT='" + setting +
-                       "': KIND@N, KIND one of alloc, copy, launch, sync, event, fft and N a call's number");
-    if (name == "alloc") {
-      alloc_call = static_cast<long long>(std::stoull(count));
-      return;
-    }
-    kind = name;
-    call = std::stoull(count);
-    text = "fault injected by PRISM_CUDA_FAULT=" + setting;
+FaultSetting parse_fault_setting(const char* value) {
+  FaultSetting parsed;
+  if (value == nullptr || *value == '\0') return parsed;
+  const std::string setting = value;
+  const std::size_t at = setting.find('@');
+  const std::string name = setting.substr(0, std::min(at, setting.size()));
+  const std::string count = at == std::string::npos ? "" : setting.substr(at + 1);
+  const bool known = name == "alloc" || name == "copy" || name == "launch" || name == "sync" ||
+                     name == "event" || name == "fft";
+  if (!known || count.empty() || count.size() > 18 || count.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError("PRISM_CUDA_FAULT='" + setting +
+                     "': KIND@N, KIND one of alloc, copy, launch, sync, event, fft and N a call's number");
+  parsed.kind = name;
+  parsed.call = std::stoull(count);
+  parsed.text = "fault injected by PRISM_CUDA_FAULT=" + setting;
+  return parsed;
+}
+
+// The call-site kinds count calls across the whole process, so their setting is read once; alloc
+// is the GPU stages' own and is read when each stage is made.
+struct FaultPlan {
+  FaultSetting setting;
+  std::atomic<unsigned long long> seen{0};
+
+  FaultPlan() : setting(parse_fault_setting(std::getenv("PRISM_CUDA_FAULT"))) {
+    if (setting.kind == "alloc") setting = {};
   }
 };
 
@@ -63,13 +69,16 @@ std::string_view fault_kind_of(std::string_view call) {
   return {};
 }
 
-long long injected_alloc_call() { return fault_plan().alloc_call; }
+long long injected_alloc_call() {
+  const FaultSetting setting = parse_fault_setting(std::getenv("PRISM_CUDA_FAULT"));
+  return setting.kind == "alloc" ? static_cast<long long>(setting.call) : -1;
+}
 
 std::string injected_fault(std::string_view call) {
   FaultPlan& plan = fault_plan();
-  if (plan.kind.empty() || fault_kind_of(call) != plan.kind) return {};
+  if (plan.setting.kind.empty() || fault_kind_of(call) != plan.setting.kind) return {};
   // N calls of the kind succeed; the next fails, once.
-  return plan.seen.fetch_add(1, std::memory_order_relaxed) == plan.call ? plan.text : std::string{};
+  return plan.seen.fetch_add(1, std::memory_order_relaxed) == plan.setting.call ? plan.setting.text : std::string{};
 }
 
 #if PRISM_HAVE_CUDART

@@ -61,7 +61,8 @@ std::string injected_fault(std::string_view call);
 // calls no kind covers: device selection, creating streams and events, allocations).
 std::string_view fault_kind_of(std::string_view call);
 // alloc@N: N, the GPU stages' process() call (0-based) that attempts an impossible allocation;
-// -1 without it.
+// -1 without it. Unlike the call-site kinds (read once per process, their counts process-wide),
+// it is read each time a GPU stage is made, which asks here, so one stage can be made to fail.
 long long injected_alloc_call();
 
 // The device whose memory `pointer` points into (cudaMalloc, cudaMallocAsync or managed memory),

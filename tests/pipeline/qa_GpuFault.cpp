@@ -1,11 +1,13 @@
 // PRISM_CUDA_FAULT's kinds (gpu::injected_fault, pipeline/gpu_runtime.hpp), without a GPU: which
 // calls each kind covers, that N calls of the kind pass before one fails, once, and the error's
-// text. The setting is read once per process, so it is set before main() runs.
+// text. The call kinds' setting is read once per process, so it is set before main() runs; alloc's
+// is read as each GPU stage is made.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
+#include "pipeline/errors.hpp"
 #include "pipeline/gpu_runtime.hpp"
 
 namespace prism {
@@ -60,6 +62,21 @@ TEST(GpuFault, EachCallCountsAsItsKind) {
 TEST(GpuFault, AllocIsLeftToTheStages) {
   // PRISM_CUDA_FAULT=launch@2 names no allocation to fail.
   EXPECT_EQ(gpu::injected_alloc_call(), -1);
+}
+
+TEST(GpuFault, AllocIsReadWhenEachStageIsMadeAndTheCallKindsOnce) {
+  EXPECT_EQ(gpu::injected_fault("cudaSetDevice"), "");  // the call kinds' setting is read by now
+  ASSERT_EQ(setenv("PRISM_CUDA_FAULT", "alloc@7", 1), 0);
+  EXPECT_EQ(gpu::injected_alloc_call(), 7);
+  ASSERT_EQ(setenv("PRISM_CUDA_FAULT", "alloc@0", 1), 0);
+  EXPECT_EQ(gpu::injected_alloc_call(), 0);
+  ASSERT_EQ(setenv("PRISM_CUDA_FAULT", "alloc@x", 1), 0);
+  EXPECT_THROW(gpu::injected_alloc_call(), UsageError);
+  // A call kind set now changes nothing: launch@2, read at the start, still holds.
+  ASSERT_EQ(setenv("PRISM_CUDA_FAULT", "copy@0", 1), 0);
+  EXPECT_EQ(gpu::injected_fault("cudaMemcpyAsync"), "");
+  EXPECT_EQ(gpu::injected_alloc_call(), -1);
+  ASSERT_EQ(setenv("PRISM_CUDA_FAULT", "launch@2", 1), 0);
 }
 
 }  // namespace
