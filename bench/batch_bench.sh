@@ -7,7 +7,9 @@
 #   bench/batch_bench.sh PRISM [FILES=1000] [LOOP_FILES=100] [JOBS=cores]
 #
 # The loops run over the first LOOP_FILES files (half of each kind) when that is fewer: they are
-# the slow peers. The machine's load average is printed before and after each step.
+# the slow peers. The machine's load average is printed before and after each step. The scipy
+# loop and the inputs' generation run on PRISM_PYTHON (default /usr/bin/python3, Debian's, which
+# has scipy).
 set -euo pipefail
 prism=$(realpath "$1")
 files=${2:-1000}
@@ -16,8 +18,9 @@ jobs=${4:-$(nproc)}
 work=$(mktemp -d /tmp/prism-batch-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rate=48000
+python=${PRISM_PYTHON:-/usr/bin/python3}
 
-/usr/bin/python3 - "$work/in" "$files" "$rate" "$loop_files" <<'EOF'
+"$python" - "$work/in" "$files" "$rate" "$loop_files" <<'EOF'
 # ~10 MB each: 2.5 Mi float32 samples per WAV, 1.25 Mi cf32 samples per raw file.
 import os, sys
 import numpy as np
@@ -61,7 +64,7 @@ prism_loop() {  # prism_loop EXT
   done < "$work/subset.txt"
 }
 python_loop() {
-  /usr/bin/python3 - "$work/in" "$work/subset.txt" "$work/python-npy" <<'EOF'
+  "$python" - "$work/in" "$work/subset.txt" "$work/python-npy" <<'EOF'
 import os, sys
 import numpy as np
 from scipy import signal

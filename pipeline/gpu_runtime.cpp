@@ -58,6 +58,11 @@ FaultPlan& fault_plan() {
 
 }  // namespace
 
+std::unique_lock<std::recursive_mutex> lock_device_wide_calls() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock(mutex);
+}
+
 std::string_view fault_kind_of(std::string_view call) {
   const auto starts = [&](std::string_view prefix) { return call.substr(0, prefix.size()) == prefix; };
   if (starts("cudaMemcpy") || starts("cudaMemset")) return "copy";
@@ -161,6 +166,7 @@ void host_wait_stream(Stream stream) {
 }
 
 void* device_alloc(std::size_t bytes, int device, std::string_view what) {
+  const auto lock = lock_device_wide_calls();
   set_device(device);
   void* pointer = nullptr;
   check(cudaMalloc(&pointer, bytes), "cudaMalloc (" + std::string(what) + ", " + mib(bytes) + ")", device);
@@ -168,7 +174,9 @@ void* device_alloc(std::size_t bytes, int device, std::string_view what) {
 }
 
 void device_free(void* pointer) noexcept {
-  if (pointer != nullptr) cudaFree(pointer);
+  if (pointer == nullptr) return;
+  const auto lock = lock_device_wide_calls();
+  cudaFree(pointer);
 }
 
 void copy_async(void* destination, const void* source, std::size_t bytes, Stream stream, int device) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +33,15 @@ using Event = void*;   // cudaEvent_t
 bool runtime_built();
 // Number of CUDA devices usable now; 0 without a driver, a device or the runtime.
 int device_count();
+
+// Graph captures and the device-wide calls, one thread at a time. A CUDA graph capture on one
+// thread is invalidated when another thread meanwhile synchronises the whole device, or makes a
+// call that may do so (allocating or freeing device or pinned memory), and that call fails
+// ("operation not permitted when stream is capturing"); a batch on the GPU runs several graphs
+// at once. The GPU stages hold this lock while they set up (allocate, upload, capture) and
+// release, and device_alloc, device_free and the pinned host buffers take it; it is recursive,
+// so a set-up may allocate through them.
+std::unique_lock<std::recursive_mutex> lock_device_wide_calls();
 
 void set_device(int device);
 int current_device();  // the calling thread's current device

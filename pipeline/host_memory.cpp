@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "pipeline/gpu_runtime.hpp"
+
 #if PRISM_HAVE_CUDART
 #include <cuda_runtime_api.h>
 #endif
@@ -27,6 +29,7 @@ void HostBufferDeleter::operator()(std::byte* p) const noexcept {
   if (p == nullptr) return;
 #if PRISM_HAVE_CUDART
   if (kind == HostMemoryKind::cuda_pinned) {
+    const auto lock = gpu::lock_device_wide_calls();
     cudaFreeHost(p);
     return;
   }
@@ -50,6 +53,7 @@ HostBuffer allocate_host(std::size_t bytes, HostMemoryKind kind) {
   if (kind == HostMemoryKind::cuda_pinned) {
 #if PRISM_HAVE_CUDART
     void* p = nullptr;
+    const auto lock = gpu::lock_device_wide_calls();
     const cudaError_t err = cudaHostAlloc(&p, rounded, cudaHostAllocDefault);
     if (err != cudaSuccess)
       throw std::runtime_error("cannot pin " + mib(rounded) + " of host memory: " +

@@ -149,6 +149,7 @@ struct CudaFir::Impl {
   std::atomic<std::uint64_t> items_in{0}, items_out{0}, segments{0};
 
   Impl(unsigned c, Planner p, int d, KeyNamer n) : channel(c), planner(std::move(p)), name(std::move(n)) {
+    const auto lock = gpu::lock_device_wide_calls();
     device_info = probe_device(d);
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = d;
@@ -159,6 +160,7 @@ struct CudaFir::Impl {
   }
 
   ~Impl() {
+    const auto lock = gpu::lock_device_wide_calls();
     release();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamDestroy(compute);
@@ -222,6 +224,7 @@ struct CudaFir::Impl {
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
     const std::size_t segments = plan.max_segments(max_input_items) + 2;
     grid = static_cast<unsigned>((segments + kernel.segments_per_cta - 1) / kernel.segments_per_cta);
+    const auto lock = gpu::lock_device_wide_calls();  // another run's graph capture would fail meanwhile
     try {
       history = upload<float>(nullptr, 4 * plan.map.n, "fir history");
       const std::vector<fft::gpu::Cf> table = fft::gpu::stage_twiddle_table(static_cast<int>(plan.map.n));
@@ -237,6 +240,9 @@ struct CudaFir::Impl {
                        "shift phasors");
       check_cuda(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.shared_bytes),
                  "cudaFuncSetAttribute (fir kernel shared memory)", device);
+      // A copy from pageable memory may return before its DMA lands, on the legacy stream,
+      // which the fir's stream does not wait for.
+      check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize (set-up uploads)", device);
     } catch (...) {
       release();
       throw;
@@ -247,6 +253,7 @@ struct CudaFir::Impl {
   }
 
   void release() noexcept {
+    const auto lock = gpu::lock_device_wide_calls();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
     for (void* p : {static_cast<void*>(history), static_cast<void*>(spectrum), static_cast<void*>(twiddles),

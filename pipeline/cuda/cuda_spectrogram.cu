@@ -254,6 +254,7 @@ struct CudaSpectrogram::Impl {
     // themselves (the stage registry refuses it, or falls back to the CPU, before).
     if (const std::string setting = spectrogram_cpu_only_setting(params, name); !setting.empty())
       throw UsageError("the GPU spectrogram does not compute " + setting + "; use the CPU spectrogram");
+    const auto lock = gpu::lock_device_wide_calls();
     device_info = probe_device(options.device);
     if (!device_info.usable) throw CudaError(device_info.reason);
     device = options.device;
@@ -263,6 +264,7 @@ struct CudaSpectrogram::Impl {
   }
 
   ~Impl() {
+    const auto lock = gpu::lock_device_wide_calls();
     release();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamDestroy(compute);
@@ -312,6 +314,7 @@ struct CudaSpectrogram::Impl {
     k.chunk_frames = static_cast<unsigned>(path == TransformPath::fused ? max_frames : chunk_frames);
     k.spectrum_stride = static_cast<int>(complex_input ? params.nfft : params.nfft / 2 + 1);
 
+    const auto lock = gpu::lock_device_wide_calls();  // another run's capture would fail meanwhile
     try {
       allocate_and_upload(complex_input, chunk_frames);
       capture_graphs();
@@ -396,8 +399,8 @@ struct CudaSpectrogram::Impl {
     } else {
       const std::size_t components = complex_input ? 2 : 1;
       frames = device_alloc<float>(chunk_frames * params.nfft * components, "frames");
-      check_cuda(cudaMemset(frames, 0, chunk_frames * params.nfft * components * sizeof(float)),
-                 "cudaMemset (frames)", device);
+      check_cuda(cudaMemsetAsync(frames, 0, chunk_frames * params.nfft * components * sizeof(float), compute),
+                 "cudaMemsetAsync (frames)", device);
       spectrum = device_alloc<float2>(chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
       if (path == TransformPath::prism) {
         fft::PlanSpec spec;
@@ -429,7 +432,11 @@ struct CudaSpectrogram::Impl {
         check_cufft(cufftSetStream(plan, compute), "cufftSetStream", device);
       }
     }
-    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (set-up)", device);
+    // The uploads above went through the legacy stream (a copy from pageable memory may return
+    // before its DMA lands), which the compute stream does not wait for; waiting for those two
+    // streams, not the whole device, leaves other runs' work alone.
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize (set-up uploads)", device);
+    check_cuda(cudaStreamSynchronize(compute), "cudaStreamSynchronize (set-up)", device);
   }
 
   // The per-chunk work for descriptor slot s, launched on the compute stream.
@@ -511,6 +518,7 @@ struct CudaSpectrogram::Impl {
   }
 
   void release() noexcept {
+    const auto lock = gpu::lock_device_wide_calls();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
     destroy_graphs();

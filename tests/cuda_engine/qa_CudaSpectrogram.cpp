@@ -3,7 +3,8 @@
 // channels, overlaps, zero padding, detrend, scaling, mode, dB and K-frame averaging, through the
 // three transform paths (the fused kernel's rows bit-identical for every chunk size); the graph's
 // harness; a graph run with its transfers and 1, 2 and 4 chunks in flight (rows in order, every
-// edge balanced, not a bit changed); and an injected CUDA failure (a clear error, the sinks
+// edge balanced, not a bit changed); graphs run in eight threads at once (a batch's files), each
+// giving its rows; and an injected CUDA failure (a clear error, the sinks
 // aborted, no output presented as complete).
 //
 // Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline/cpu_spectrogram.hpp"
@@ -318,6 +320,51 @@ TEST(CudaGraph, RowsInOrderAndEveryEdgeBalancesWithChunksInFlight) {
     if (first.empty()) first = collected.rows;
     else EXPECT_EQ(collected.rows, first) << where << ": chunks in flight changed a bit";
   }
+}
+
+TEST(CudaGraph, GraphsRunningInThreadsAtOnceEachGiveTheirRows) {
+  // A batch on the GPU runs one graph per file at once: one stage's set-up (allocations,
+  // uploads, graph capture) and release must not break another's capture.
+  const std::vector<std::size_t> picks = {1, 0, 3, 12};  // real and complex, fused and not
+  std::vector<std::vector<std::byte>> inputs;
+  std::vector<std::vector<float>> alone;  // each case's rows from a run on its own
+  RunConfig config;
+  config.block_samples = 16384;
+  for (std::size_t i = 0; i < picks.size(); ++i) {
+    const Case& c = cases()[picks[i]];
+    inputs.push_back(make_input(c.format, c.channels, 120000, static_cast<std::uint32_t>(20 + i)));
+    MemorySource source(stream_of(c), inputs.back());
+    Collected collected;
+    const RunReport report =
+        run_graph(source, std::make_unique<CudaSpectrogram>(params_of(c), CudaEngineOptions{}), config, collected);
+    ASSERT_EQ(report.outcome, RunOutcome::completed) << name_of(c) << ": " << report.error;
+    ASSERT_FALSE(collected.rows.empty());
+    alone.push_back(collected.rows);
+  }
+  constexpr std::size_t kThreads = 8, kRounds = 4;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (std::size_t round = 0; round < kRounds && failures[t].empty(); ++round) {
+        const std::size_t i = (t + round) % picks.size();
+        const Case& c = cases()[picks[i]];
+        try {
+          MemorySource source(stream_of(c), inputs[i]);
+          Collected collected;
+          const RunReport report =
+              run_graph(source, std::make_unique<CudaSpectrogram>(params_of(c), CudaEngineOptions{}), config, collected);
+          if (report.outcome != RunOutcome::completed)
+            failures[t] = name_of(c) + ": " + report.error;
+          else if (collected.rows != alone[i])
+            failures[t] = name_of(c) + ": rows differ from the run on its own";
+        } catch (const std::exception& e) {
+          failures[t] = name_of(c) + ": " + e.what();
+        }
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (std::size_t t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 TEST(CudaGraph, InjectedFailureEndsTheRunWithAClearMessageAndAbortsTheSinks) {
