@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipeline/cuda/cuda_check.hpp"
+#include "pipeline/gpu_runtime.hpp"
 
 namespace prism::view {
 
@@ -64,6 +65,9 @@ __global__ void display_lines_kernel(const float* __restrict__ spectra, int coun
 
 DeviceLineRing::DeviceLineRing(int device, std::size_t columns, std::size_t capacity_lines)
     : device_(device), columns_(columns), capacity_(std::max<std::size_t>(capacity_lines, 1)) {
+  // The ring is made and freed on the graph's and the viewer's threads while a spectrogram may
+  // be capturing its CUDA graphs: gpu_runtime.hpp.
+  const auto lock = gpu::lock_device_wide_calls();
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", device_);
   void* p = nullptr;
   check_cuda(cudaMalloc(&p, columns_ * capacity_ * sizeof(float)),
@@ -72,6 +76,7 @@ DeviceLineRing::DeviceLineRing(int device, std::size_t columns, std::size_t capa
 }
 
 DeviceLineRing::~DeviceLineRing() {
+  const auto lock = gpu::lock_device_wide_calls();
   cudaSetDevice(device_);
   cudaFree(data_);
 }
@@ -117,6 +122,7 @@ struct GpuDisplayLines::Impl {
   ~Impl() { release(); }
 
   void release() noexcept {
+    const auto lock = gpu::lock_device_wide_calls();
     cudaSetDevice(device);
     for (LineClosing* p : closings_host) cudaFreeHost(p);
     for (LineClosing* p : closings_device) cudaFree(p);
@@ -159,6 +165,7 @@ PortDescription GpuDisplayLines::configure(const PortDescription& input, std::si
   m.columns = std::min(m.bins, std::max<std::size_t>(m.requested_columns, 1));
   m.max_rows = std::max<std::size_t>(max_input_items, 1);
   m.planner.emplace(spectrum.row_interval);
+  const auto lock = gpu::lock_device_wide_calls();
   check_cuda(cudaSetDevice(m.device), "cudaSetDevice", m.device);
   for (std::size_t i = 0; i < kClosingBuffers; ++i) {
     void* host = nullptr;
