@@ -48,29 +48,28 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   const std::size_t m = spec.taps.size();
   if (spec.max_taps > m)
     throw UsageError("max_taps: the GPU filter keeps the taps it was made with (" + std::to_string(m) + ")");
-  if (m > kGpuFirMaxTaps)
-    throw UsageError("taps: " + std::to_string(m) + " taps are more than the GPU filter takes (" +
-                     std::to_string(kGpuFirMaxTaps) + ": half its longest FFT, " + std::to_string(kGpuFirMaxFftLength) +
-                     "); use the CPU backend");
   std::size_t n = spec.fft_length;
+  bool partitioned = false;
   if (n == 0) {
-    n = std::clamp(next_power_of_two(4 * m), kGpuFirMinAutoFftLength, kGpuFirMaxFftLength);
+    partitioned = m > kGpuFirMaxUnpartitionedAutoTaps;
+    if (!partitioned) n = std::max(next_power_of_two(4 * m), kGpuFirMinAutoFftLength);
+    else n = m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength;
   } else if (!power_of_two(n) || n < kGpuFirMinFftLength || n > kGpuFirMaxFftLength) {
     throw UsageError("fft_length=" + std::to_string(n) + ": the GPU filter takes a power of two from " +
                      std::to_string(kGpuFirMinFftLength) + " to " + std::to_string(kGpuFirMaxFftLength) +
                      " (or 0: chosen from the taps)");
-  } else if (n < m) {
-    throw UsageError("fft_length=" + std::to_string(n) + " is too short for " + std::to_string(m) +
-                     " taps: it must be at least the tap count");
+  } else {
+    partitioned = m > n;
   }
 
   GpuFirPlan plan;
   plan.map.n = n;
-  plan.map.hop = n - m + 1;
+  plan.map.hop = partitioned ? n / 2 : n - m + 1;
+  plan.partitions = partitioned ? (m + plan.map.hop - 1) / plan.map.hop : 1;
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
   const std::size_t d = spec.decimation;
-  if (fold_allowed && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
+  if (fold_allowed && !partitioned && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
       n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;
@@ -88,23 +87,28 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
     plan.step_cycles = step - std::floor(step);
   }
 
-  // The taps (rotated by the shift, as FirFilter rotates them), their spectrum scaled by 1/N.
-  std::vector<std::complex<double>> time(n);
-  for (std::size_t j = 0; j < m; ++j) {
-    std::complex<double> v = spec.taps[j];
-    if (plan.phase) v *= plan.phase->phasor(j, +1);
-    time[j] = v;
-  }
-  const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
-  plan.filter_spectrum.resize(n);
+  // Each partition's taps (rotated by the shift, as FirFilter rotates them), its spectrum scaled
+  // by 1/N.
+  const std::size_t partition_taps = partitioned ? plan.map.hop : m;
+  plan.filter_spectrum.resize(plan.partitions * n);
   const double scale = 1.0 / static_cast<double>(n);
-  for (std::size_t b = 0; b < n; ++b) {
-    std::complex<double> h = spectrum[b] * scale;
-    // Folded: the circular convolution moved by δ, so that the points δ + D·r are rows r of
-    // the inverse transform of N/D (the exponent reduced mod N before the division).
-    if (delta != 0)
-      h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
-    plan.filter_spectrum[b] = std::complex<float>(h);
+  for (std::size_t k = 0; k < plan.partitions; ++k) {
+    std::vector<std::complex<double>> time(n);
+    for (std::size_t i = 0; i < partition_taps && k * partition_taps + i < m; ++i) {
+      const std::size_t j = k * partition_taps + i;
+      std::complex<double> v = spec.taps[j];
+      if (plan.phase) v *= plan.phase->phasor(j, +1);
+      time[i] = v;
+    }
+    const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
+    for (std::size_t b = 0; b < n; ++b) {
+      std::complex<double> h = spectrum[b] * scale;
+      // Folded: the circular convolution moved by δ, so that the points δ + D·r are rows r of
+      // the inverse transform of N/D (the exponent reduced mod N before the division).
+      if (delta != 0)
+        h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
+      plan.filter_spectrum[k * n + b] = std::complex<float>(h);
+    }
   }
 
   if (plan.phase) {
@@ -127,6 +131,10 @@ std::size_t GpuFirPlan::max_segments(std::size_t max_items) const {
   return static_cast<std::size_t>((max_items + map.hop - 1) / map.hop);
 }
 
+std::size_t GpuFirPlan::spectra_ring_segments(std::size_t max_items) const {
+  return max_segments(max_items) + 2 + partitions + static_cast<std::size_t>((map.offset + map.decimation) / map.hop) + 2;
+}
+
 double GpuFirPlan::anchor_cycles(std::uint64_t s) const {
   if (!phase) return 0.0;
   return phase->cycles(first_index + map.offset + map.first_output(s) * map.decimation);
@@ -135,6 +143,8 @@ double GpuFirPlan::anchor_cycles(std::uint64_t s) const {
 std::string GpuFirPlan::describe() const {
   std::string text = "FFT " + std::to_string(map.n) + " (hop " + std::to_string(map.hop) + "), " +
                      std::to_string(taps) + (complex_taps ? " complex" : " real") + " taps";
+  if (partitions > 1)
+    text += " in " + std::to_string(partitions) + " partitions of " + std::to_string(map.hop);
   if (fold > 1)
     text += ", decimation " + std::to_string(map.decimation) + " in frequency (inverse FFT " +
             std::to_string(map.n / fold) + ")";

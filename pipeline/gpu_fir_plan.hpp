@@ -1,25 +1,29 @@
 // The host half of the FIR filter on a GPU (pipeline/cuda/cuda_fir.hpp), in plain C++ so that
 // the CPU tests hold it to FirFilter without a device (tests/pipeline/qa_GpuFirPlan.cpp runs
-// this plan and schedule through a host model of the kernel):
-//   GpuFirPlan      the FFT length, the filter's spectrum and the shift's output phasors;
+// this plan and schedule through a host model of the kernels):
+//   GpuFirPlan      the FFT length, the partitions, the filter's spectra and the shift's output
+//                   phasors;
 //   FirSegmentMap   which output a point of a segment's inverse transform is (compiled for the
-//                   host and the device: the kernel's epilogue calls it);
+//                   host and the device: the kernels' epilogues call it);
 //   GpuFirSchedule  which segments a call computes, which outputs it writes and which input the
 //                   device keeps for the next call.
 //
 // The filter is FirFilter's (fir_filter.hpp: same outputs, alignment, shift and decimation),
-// computed as unpartitioned overlap-save with one complex FFT of length N per segment of B new
-// items: the forward transform, the product with the filter's spectrum and the inverse
-// transform (a forward transform of the conjugate) run in one kernel on our team FFT
-// (fft/cuda/fft_team.cuh), which takes power-of-two lengths up to 16384; so the GPU takes up to
-// N/2 = 8192 taps, each segment then giving at least N/2 outputs. Real input is transformed as
-// complex (imaginary parts zero). Decimation by D = 2, 4 or 8 at N = 1024 to 4096 is done in
-// the frequency domain ("fold", as FirFilter's): B a multiple of D, the spectrum rotated by
-// δ = c mod D and folded onto L = N/D bins, whose inverse transform of length L is the segment's
-// points δ + D·r; each team then runs D forward transforms of N and D inverse transforms of L
-// side by side (fold kernels for D up to kGpuFirFoldDecimationMax at N from kGpuFirFoldLengthMin
-// to kGpuFirFoldLengthMax). Any other decimation keeps every D-th point of the inverse
-// transform of N.
+// computed as overlap-save with one complex FFT of length N per segment of B new items. Short
+// filters are one spectrum: the forward transform, the product and the inverse transform (a
+// forward transform of the conjugate) run in one kernel on our team FFT (fft/cuda/fft_team.cuh),
+// which takes power-of-two lengths up to 16384. Longer filters (or an explicit FFT length
+// shorter than the taps) are uniformly partitioned, as FirFilter's: K partitions of P = B = N/2
+// taps, spectra H_k; segment s's spectrum is Y_s = Σ_k X_{s−k}·H_k, X_j the forward transform of
+// segment j's window (zero for j < 0), so three kernels run per call: the forward transforms
+// into a ring of spectra on the device, the sums of products, the inverse transforms. Real input
+// is transformed as complex (imaginary parts zero). Decimation by D = 2, 4 or 8 at N = 1024 to
+// 4096 (unpartitioned) is done in the frequency domain ("fold", as FirFilter's): B a multiple of
+// D, the spectrum rotated by δ = c mod D and folded onto L = N/D bins, whose inverse transform of
+// length L is the segment's points δ + D·r; each team then runs D forward transforms of N and D
+// inverse transforms of L side by side (fold kernels for D up to kGpuFirFoldDecimationMax at N
+// from kGpuFirFoldLengthMin to kGpuFirFoldLengthMax). Any other decimation keeps every D-th point
+// of the inverse transform of N.
 #pragma once
 
 #include <complex>
@@ -46,7 +50,15 @@ inline constexpr std::size_t kGpuFirMinFftLength = 256;
 // 1024 keeps a segment at a few milliseconds of audio for live use.
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
-inline constexpr std::size_t kGpuFirMaxTaps = kGpuFirMaxFftLength / 2;
+// The automatic choice partitions filters beyond kGpuFirMaxUnpartitionedAutoTaps: at FFT length
+// kGpuFirShortPartitionsFftLength up to kGpuFirShortPartitionsMaxTaps taps, at the longest length
+// beyond (up to FirFilter's kMaxTaps). On the H200 (bench/RESULTS.md, "The FIR filter on the
+// GPU") a segment's transforms cost least per item at N = 4096 and each partition adds about
+// the same per item at any N, while one spectrum at N = 16384 (8191 taps) ran at half the rate
+// of four partitions at 4096.
+inline constexpr std::size_t kGpuFirMaxUnpartitionedAutoTaps = 2048;
+inline constexpr std::size_t kGpuFirShortPartitionsFftLength = 4096;
+inline constexpr std::size_t kGpuFirShortPartitionsMaxTaps = 16384;
 // Where the GPU folds the decimation: the lengths whose fold kernel's shared memory (the team's
 // planes and its D folded spectra, N complex) still lets three CTAs share a multiprocessor.
 inline constexpr std::size_t kGpuFirFoldLengthMin = 1024;
@@ -115,7 +127,10 @@ struct GpuFirPlan {
   std::size_t taps = 0;
   bool complex_taps = false;
   std::uint64_t first_index = 0;  // n0 of FirSpec (the shift's phase)
-  // N bins: the FFT of the taps (rotated by exp(+j2π·m·f/fs) when shifted), divided by N.
+  // K: 1, or the partitions of B = N/2 taps each (partition k: taps k·B .. k·B + B − 1).
+  std::size_t partitions = 1;
+  // K·N bins, partition k's at [k·N, k·N + N): the FFT of its taps (rotated by exp(+j2π·m·f/fs),
+  // m the tap's index in the whole filter, when shifted), divided by N.
   std::vector<std::complex<float>> filter_spectrum;
   // Shifted: exp(−j2π·r·D·f/fs) for r < ceil(B/D), the phasors of a segment's outputs relative
   // to its first (as FirFilter's table).
@@ -127,6 +142,11 @@ struct GpuFirPlan {
   std::size_t max_output(std::size_t n) const;
   // The most segments one call of at most `max_items` items completes.
   std::size_t max_segments(std::size_t max_items) const;
+  // Partitioned: how many segments' spectra the device's ring holds. A call's sums read the
+  // spectra of its segments and of the K − 1 before them; its forward transforms start where the
+  // last call's ended, which in a flush may be segments without outputs before its first (the
+  // alignment's offset, or a decimation longer than the hop).
+  std::size_t spectra_ring_segments(std::size_t max_items) const;
   // frac((n0 + c + first_output(s)·D)·f/fs): the phase of segment s's first output, exactly.
   double anchor_cycles(std::uint64_t s) const;
   // "FFT 4096 (hop 3072), 1023 real taps, decimation 8 in frequency (inverse FFT 512)"; past
@@ -135,11 +155,12 @@ struct GpuFirPlan {
 };
 
 // The plan for `spec` (checked as FirFilter checks it: check_fir_spec). N: spec.fft_length when
-// set (a power of two from 256 to 16384 holding the taps), else the smallest power of two of at
-// least 4·M (at least 1024, at most 16384). B = N − M + 1, rounded down to a multiple of D when
-// the decimation is folded (D of 2, 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). UsageError
-// naming taps or fft_length when the GPU
-// cannot take the filter. max_taps is not supported (the taps are fixed). fold_allowed false:
+// set (a power of two from 256 to 16384; the filter is partitioned when M > N), else up to
+// kGpuFirMaxUnpartitionedAutoTaps taps the smallest power of two of at least 4·M (at least 1024)
+// and one spectrum, beyond that partitioned (the lengths above). One spectrum: B = N − M + 1,
+// rounded down to a multiple of D when the decimation is folded (D of 2, 4 or 8 at N of 1024 to
+// 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B). UsageError naming
+// fft_length when the GPU cannot take it. max_taps is not supported (the taps are fixed). fold_allowed false:
 // every decimation keeps every D-th point of the inverse transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);
 

@@ -261,18 +261,17 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
   if (requested == fft::BackendKind::automatic) {
-    // The GPU takes up to kGpuFirMaxTaps taps, and power-of-two FFT lengths that hold them; where
-    // the tap count waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
+    // The GPU takes any tap count (partitioned beyond kGpuFirMaxUnpartitionedAutoTaps) and FFT lengths
+    // that are powers of two from kGpuFirMinFftLength to kGpuFirMaxFftLength; where the tap count
+    // waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
     const std::optional<std::size_t> taps =
         file_taps ? std::optional<std::size_t>(file_taps->size()) : design.numtaps;
-    const bool fits = taps && *taps <= kGpuFirMaxTaps &&
-                      (fft_length == 0 || ((fft_length & (fft_length - 1)) == 0 && fft_length >= kGpuFirMinFftLength &&
-                                           fft_length <= kGpuFirMaxFftLength && fft_length >= *taps));
+    const bool fits = taps && (fft_length == 0 || ((fft_length & (fft_length - 1)) == 0 &&
+                                                   fft_length >= kGpuFirMinFftLength && fft_length <= kGpuFirMaxFftLength));
     if (!fits) {
       requested = fft::BackendKind::cpu;
       made.note = environment.backend_named(fft::BackendKind::automatic) + ": " +
-                  std::string(taps ? "the GPU fir takes up to " + std::to_string(kGpuFirMaxTaps) +
-                                         " taps and FFT lengths that are powers of two from " +
+                  std::string(taps ? "the GPU fir takes FFT lengths that are powers of two from " +
                                          std::to_string(kGpuFirMinFftLength) + " to " +
                                          std::to_string(kGpuFirMaxFftLength)
                                    : std::string("the fir's tap count depends on the input's rate")) +

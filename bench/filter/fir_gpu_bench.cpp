@@ -5,8 +5,9 @@
 //           reads and writes every item once
 //   kernel  process() on one device chunk of 2^26 items (--items: other chunk sizes, e.g. where
 //           the decimation's fold starts to pay; PRISM_GPU_FIR_FOLD=always|never pins it), cf32
-//           and f32, a low-pass of 63, 255, 1023, 4095 and 8191 taps (--taps: a list of others)
-//           designed as firwin, D = 1 and 8: median of 20 calls timed
+//           and f32, a low-pass of 63, 255, 1023, 2047, 4095, 8191, 16385 and 65535 taps
+//           (partitioned beyond 2048; --taps: a list of others; --fft-length N: the fir's fft_length, which
+//           partitions taps longer than N) designed as firwin, D = 1 and 8: median of 20 calls timed
 //           with events on the stage's stream. Each configuration is first checked: 2^20 fresh
 //           random items through the GPU stage into an output poisoned with NaN, against the
 //           CPU's fir on the same taps (relative L2 at most 2e-5 over the outputs both returned,
@@ -15,9 +16,11 @@
 //           flight, --seconds each, cf32 and ci16 in, against the pinned H2D + D2H limit
 //
 //   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] [--taps M,M...]
+//                 [--fft-length N]
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -40,8 +43,11 @@ using prism::PortDescription;
 
 constexpr double kRate = 1e6;
 
+std::size_t fft_length = 0;  // --fft-length: 0, the fir's own choice
+
 std::string spec_for(std::size_t taps, std::size_t decimation) {
-  return "fir:lowpass=100000,numtaps=" + std::to_string(taps) + ",decimate=" + std::to_string(decimation);
+  return "fir:lowpass=100000,numtaps=" + std::to_string(taps) + ",decimate=" + std::to_string(decimation) +
+         (fft_length != 0 ? ",fft_length=" + std::to_string(fft_length) : "");
 }
 
 std::unique_ptr<prism::Stage> make(const std::string& spec, prism::fft::BackendKind backend) {
@@ -80,6 +86,9 @@ bool check(const std::string& spec, SampleFormat format, std::size_t items) {
   prism::ChunkRef a = gpu_in->acquire(never), b = gpu_out->acquire(never);
   CHECK(cudaMemcpy(a->data, input.data(), input.size(), cudaMemcpyHostToDevice));
   CHECK(cudaMemset(b->data, 0xFF, b->capacity * out.item_bytes()));  // NaN
+  // Both ran on the legacy stream, which the stage's non-blocking stream does not wait for (the
+  // memset had landed after the kernel's first outputs in a run on the H200).
+  CHECK(cudaDeviceSynchronize());
   a->items = items;
   const std::size_t written = gpu->process(*a, *b);
   CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(gpu->stream())));
@@ -130,6 +139,7 @@ double kernel_ms(const std::string& spec, SampleFormat format, std::size_t items
   std::vector<std::byte> host(items * stream.frame_bytes());
   fill_format(format, host.data(), items, 5);
   CHECK(cudaMemcpy(input->data, host.data(), host.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaDeviceSynchronize());  // the legacy stream's copy, before the stage's stream reads it
   input->items = items;
   const double ms = median_stream_ms(static_cast<cudaStream_t>(stage->stream()),
                                      [&] { stage->process(*input, *output); }, [&] { stage->reset(); });
@@ -207,7 +217,7 @@ int main(int argc, char** argv) {
   double seconds = 5.0;
   std::string only;
   std::vector<std::size_t> chunk_sizes = {std::size_t{1} << 26};
-  std::vector<std::size_t> tap_counts = {63, 255, 1023, 4095, 8191};
+  std::vector<std::size_t> tap_counts = {63, 255, 1023, 2047, 4095, 8191, 16385, 65535};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
@@ -215,10 +225,11 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--items" && i + 1 < argc && !(chunk_sizes = parse_list(argv[++i])).empty()) continue;
     else if (a == "--taps" && i + 1 < argc && !(tap_counts = parse_list(argv[++i])).empty()) continue;
+    else if (a == "--fft-length" && i + 1 < argc) fft_length = std::strtoull(argv[++i], nullptr, 10);
     else {
       std::fprintf(stderr,
                    "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] "
-                   "[--taps M,M...]\n");
+                   "[--taps M,M...] [--fft-length N]\n");
       return 2;
     }
   }

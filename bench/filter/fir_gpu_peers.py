@@ -48,7 +48,7 @@ def main():
         else:
             host = rng.uniform(-0.5, 0.5, n).astype(np.float32)
         x = cp.asarray(host)
-        for taps in (63, 255, 1023, 4095, 8191, 65535):
+        for taps in (63, 255, 1023, 2047, 4095, 8191, 16385, 65535):
             h_host = scipy.signal.firwin(taps, 0.2).astype(np.float32)
             h = cp.asarray(h_host)
             small = host[: 1 << 16]

@@ -1,6 +1,6 @@
 // CudaFir (cuda_fir.hpp): the host side of the fir stage on a GPU — the plan's tables on the
-// device, the history buffers, and per call the schedule's segments launched on the stage's
-// stream.
+// device, the history buffers (and for a partitioned filter the ring of spectra and the sums),
+// and per call the schedule's segments launched on the stage's stream.
 #include "pipeline/cuda/cuda_fir.hpp"
 
 #include <cuda_runtime.h>
@@ -106,6 +106,57 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
   }
 }
 
+// A partitioned filter's forward and inverse kernels at one length (fir_sum_kernel is one for
+// all).
+struct FirPartitionedKernels {
+  const void* forward = nullptr;
+  const void* inverse = nullptr;
+  int threads = 0;
+  int segments_per_cta = 0;
+  int shared_bytes = 0;
+  void (*launch_forward)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                         const float* history, const fft::gpu::Cf* twiddles, const device::FirSpectra& spectra,
+                         unsigned long long forward_first, unsigned long long forward_end) = nullptr;
+  void (*launch_inverse)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                         const device::FirSpectra& spectra, const fft::gpu::Cf* twiddles,
+                         const float2* phasors) = nullptr;
+};
+
+template <int kN>
+FirPartitionedKernels fir_partitioned_kernels_of() {
+  FirPartitionedKernels f;
+  f.forward = reinterpret_cast<const void*>(&device::fir_forward_kernel<kN>);
+  f.inverse = reinterpret_cast<const void*>(&device::fir_inverse_kernel<kN>);
+  f.threads = device::fir_cta_threads<kN>();
+  f.segments_per_cta = device::fir_teams<kN>();
+  f.shared_bytes = device::fir_shared_bytes<kN>();
+  f.launch_forward = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                        const float* history, const fft::gpu::Cf* twiddles, const device::FirSpectra& spectra,
+                        unsigned long long forward_first, unsigned long long forward_end) {
+    device::fir_forward_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
+        k, c, history, twiddles, spectra, forward_first, forward_end);
+  };
+  f.launch_inverse = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                        const device::FirSpectra& spectra, const fft::gpu::Cf* twiddles, const float2* phasors) {
+    device::fir_inverse_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
+        k, c, spectra, twiddles, phasors);
+  };
+  return f;
+}
+
+FirPartitionedKernels fir_partitioned_kernels_for(std::size_t n) {
+  switch (n) {
+    case 256: return fir_partitioned_kernels_of<256>();
+    case 512: return fir_partitioned_kernels_of<512>();
+    case 1024: return fir_partitioned_kernels_of<1024>();
+    case 2048: return fir_partitioned_kernels_of<2048>();
+    case 4096: return fir_partitioned_kernels_of<4096>();
+    case 8192: return fir_partitioned_kernels_of<8192>();
+    case 16384: return fir_partitioned_kernels_of<16384>();
+    default: return FirPartitionedKernels{};
+  }
+}
+
 // Where the fold kernels run: where a call fills the device (gpu_fir_fold_fills_device), or
 // pinned by PRISM_GPU_FIR_FOLD=always|never (the tests, to run both kernels at any chunk size).
 enum class GpuFirFold { automatic, always, never };
@@ -135,7 +186,8 @@ struct CudaFir::Impl {
   GpuFirPlan plan;
   std::optional<GpuFirSchedule> schedule;
   device::FirConstants k{};
-  FirKernel kernel;
+  FirKernel kernel;                   // unpartitioned
+  FirPartitionedKernels partitioned;  // partitioned
   std::size_t max_items = 0;
   unsigned grid = 0;
   float* history = nullptr;  // two buffers of N complex items
@@ -143,6 +195,10 @@ struct CudaFir::Impl {
   fft::gpu::Cf* twiddles = nullptr;
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
+  fft::gpu::Cf* ring = nullptr;  // partitioned: the segments' spectra
+  fft::gpu::Cf* sums = nullptr;  // partitioned: a call's Y_s
+  std::size_t ring_segments = 0;
+  unsigned long long spectra_end = 0;  // partitioned: segments [0, spectra_end) are in the ring
   std::size_t device_bytes = 0;
   int history_parity = 0;
   std::uint64_t calls = 0;
@@ -216,14 +272,25 @@ struct CudaFir::Impl {
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;
     k.history_items = plan.map.n;
-    kernel = fir_kernel_for(plan.map.n, plan.fold);
-    if (kernel.function == nullptr)
-      throw std::logic_error("no GPU fir kernel for FFT " + std::to_string(plan.map.n) + ", fold " +
-                             std::to_string(plan.fold));
     // The segments of one call: a process() of up to max_items, or a flush() of up to
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
     const std::size_t segments = plan.max_segments(max_input_items) + 2;
-    grid = static_cast<unsigned>((segments + kernel.segments_per_cta - 1) / kernel.segments_per_cta);
+    int segments_per_cta = 0;
+    if (plan.partitions > 1) {
+      kernel = FirKernel{};
+      partitioned = fir_partitioned_kernels_for(plan.map.n);
+      segments_per_cta = partitioned.segments_per_cta;
+      ring_segments = plan.spectra_ring_segments(max_input_items);
+    } else {
+      partitioned = FirPartitionedKernels{};
+      kernel = fir_kernel_for(plan.map.n, plan.fold);
+      segments_per_cta = kernel.segments_per_cta;
+      ring_segments = 0;
+    }
+    if (segments_per_cta == 0)
+      throw std::logic_error("no GPU fir kernel for FFT " + std::to_string(plan.map.n) + ", fold " +
+                             std::to_string(plan.fold) + ", " + std::to_string(plan.partitions) + " partition(s)");
+    grid = static_cast<unsigned>((segments + segments_per_cta - 1) / segments_per_cta);
     const auto lock = gpu::lock_device_wide_calls();  // another run's graph capture would fail meanwhile
     try {
       history = upload<float>(nullptr, 4 * plan.map.n, "fir history");
@@ -238,8 +305,17 @@ struct CudaFir::Impl {
                         "filter spectrum");
       phasors = upload(reinterpret_cast<const float2*>(plan.output_phasors.data()), plan.output_phasors.size(),
                        "shift phasors");
-      check_cuda(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.shared_bytes),
-                 "cudaFuncSetAttribute (fir kernel shared memory)", device);
+      if (plan.partitions > 1) {
+        ring = upload<fft::gpu::Cf>(nullptr, ring_segments * plan.map.n, "fir spectra ring");
+        sums = upload<fft::gpu::Cf>(nullptr, segments * plan.map.n, "fir sums of products");
+        for (const void* function : {partitioned.forward, partitioned.inverse})
+          check_cuda(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, partitioned.shared_bytes),
+                     "cudaFuncSetAttribute (fir kernel shared memory)", device);
+      } else {
+        check_cuda(
+            cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.shared_bytes),
+            "cudaFuncSetAttribute (fir kernel shared memory)", device);
+      }
       // A copy from pageable memory may return before its DMA lands, on the legacy stream,
       // which the fir's stream does not wait for.
       check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize (set-up uploads)", device);
@@ -257,10 +333,11 @@ struct CudaFir::Impl {
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
     for (void* p : {static_cast<void*>(history), static_cast<void*>(spectrum), static_cast<void*>(twiddles),
-                    static_cast<void*>(inverse_twiddles), static_cast<void*>(phasors)})
+                    static_cast<void*>(inverse_twiddles), static_cast<void*>(phasors), static_cast<void*>(ring),
+                    static_cast<void*>(sums)})
       if (p != nullptr) cudaFree(p);
     history = nullptr;
-    spectrum = twiddles = inverse_twiddles = nullptr;
+    spectrum = twiddles = inverse_twiddles = ring = sums = nullptr;
     phasors = nullptr;
     device_bytes = 0;
     configured = false;
@@ -272,6 +349,7 @@ struct CudaFir::Impl {
                device);
     schedule->reset();
     history_parity = 0;
+    spectra_end = 0;
     items_in = items_out = segments = 0;
   }
 
@@ -291,7 +369,9 @@ struct CudaFir::Impl {
     c.block_end = call.block_first + call.block_items;
     c.anchor_cycles = plan.anchor_cycles(call.first_segment);
     c.history_parity = history_parity;
-    if (call.end_segment > call.first_segment && call.written > 0) {
+    if (plan.partitions > 1) {
+      run_partitioned(call, c);
+    } else if (call.end_segment > call.first_segment && call.written > 0) {
       const unsigned long long segments_needed = call.end_segment - call.first_segment;
       const unsigned long long per_cta = static_cast<unsigned long long>(kernel.segments_per_cta);
       if (segments_needed > static_cast<unsigned long long>(grid) * per_cta)
@@ -309,6 +389,41 @@ struct CudaFir::Impl {
       history_parity ^= 1;
     }
     return static_cast<std::size_t>(call.written);
+  }
+
+  // A partitioned filter's call: the forward transforms of the segments not yet in the ring (a
+  // flush may pass over segments without outputs, a segment it cuts is summed again), the sums
+  // of the call's segments and their inverse transforms. Every segment is transformed once, in
+  // order, whether or not it has outputs, since later sums read it.
+  void run_partitioned(const FirCall& call, const device::FirLaunch& c) {
+    device::FirSpectra spectra;
+    spectra.ring = ring;
+    spectra.ring_segments = ring_segments;
+    spectra.n = plan.map.n;
+    spectra.sums = sums;
+    spectra.partitions = static_cast<int>(plan.partitions);
+    const unsigned long long per_cta = static_cast<unsigned long long>(partitioned.segments_per_cta);
+    if (call.end_segment > spectra_end) {
+      if (call.end_segment - std::min<unsigned long long>(call.first_segment, spectra_end) + plan.partitions - 1 >
+          ring_segments)
+        throw std::logic_error("fir: a call's spectra exceed the ring");
+      const unsigned long long count = call.end_segment - spectra_end;
+      partitioned.launch_forward(static_cast<unsigned>((count + per_cta - 1) / per_cta), compute, k, c, history,
+                                 twiddles, spectra, spectra_end, call.end_segment);
+      check_cuda(cudaGetLastError(), "fir_forward_kernel launch", device);
+      spectra_end = call.end_segment;
+    }
+    if (call.end_segment <= call.first_segment || call.written == 0) return;
+    const unsigned long long segments_needed = call.end_segment - call.first_segment;
+    if (segments_needed > static_cast<unsigned long long>(grid) * per_cta)
+      throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the grid");
+    const dim3 sum_grid(static_cast<unsigned>((plan.map.n + device::kFirSumThreads - 1) / device::kFirSumThreads),
+                        static_cast<unsigned>((segments_needed + device::kFirSumSegments - 1) / device::kFirSumSegments));
+    device::fir_sum_kernel<<<sum_grid, device::kFirSumThreads, 0, compute>>>(c, spectra, spectrum);
+    check_cuda(cudaGetLastError(), "fir_sum_kernel launch", device);
+    partitioned.launch_inverse(static_cast<unsigned>((segments_needed + per_cta - 1) / per_cta), compute, k, c, spectra,
+                               twiddles, phasors);
+    check_cuda(cudaGetLastError(), "fir_inverse_kernel launch", device);
   }
 
   std::size_t process(const Chunk& input, Chunk& output) {
@@ -350,7 +465,10 @@ CudaFir::~CudaFir() = default;
 std::string CudaFir::describe() const {
   std::string text = "cuda fir: ";
   text += impl_->configured ? impl_->plan.describe() : std::string("not configured");
-  text += ", one kernel per chunk (convert, our team FFT, product, inverse, store); " + impl_->device_info.describe();
+  text += impl_->configured && impl_->plan.partitions > 1
+              ? ", three kernels per chunk (forward FFTs into a ring of spectra, sums of products, inverse FFTs); "
+              : ", one kernel per chunk (convert, our team FFT, product, inverse, store); ";
+  text += impl_->device_info.describe();
   return text;
 }
 

@@ -5,7 +5,10 @@
 // by the shift → store — and the kernel that keeps the history for the next call. Where the plan
 // folds the decimation (GpuFirPlan::fold = D), fir_fold_kernel: each team runs D segments' forward
 // transforms of N one after the other, folds each product onto N/D bins in shared memory, then
-// splits into D teams of N/D that run the D inverse transforms side by side.
+// splits into D teams of N/D that run the D inverse transforms side by side. A partitioned filter
+// (GpuFirPlan::partitions = K > 1) runs three kernels: fir_forward_kernel (each segment's window
+// transformed into a ring of spectra), fir_sum_kernel (Y_s = Σ_k X_{s−k}·H_k, bin by bin) and
+// fir_inverse_kernel (the inverse transform and the same epilogue).
 #pragma once
 
 #include "fft/cuda/fft_team.cuh"
@@ -151,6 +154,29 @@ __device__ __forceinline__ void fir_store(const FirConstants& k, const FirLaunch
   reinterpret_cast<float2*>(c.out)[at] = v;
 }
 
+// Segment s's outputs from the thread's points of the inverse transform (as the forward
+// transform of the conjugate computed them): the ones FirSegmentMap::points names, every D-th.
+template <class Fft>
+__device__ __forceinline__ void fir_store_segment(const FirConstants& k, const FirLaunch& c,
+                                                  const float2* output_phasors, unsigned long long s,
+                                                  const Cf (&x)[Fft::kOutputs], int lane) {
+  const FirSegmentMap::Points points = k.map.points(s);
+  const float2 anchor = fir_anchor(k, c, points.first_output);
+  const int decimation = static_cast<int>(k.map.decimation);
+#pragma unroll
+  for (int slot = 0; slot < Fft::kOutputs; ++slot) {
+    const int rel = Fft::output_index(lane, slot) - static_cast<int>(points.first_point);
+    if (rel < 0) continue;
+    int r = rel;
+    if (decimation > 1) {
+      r = rel / decimation;
+      if (r * decimation != rel) continue;
+    }
+    if (r >= static_cast<int>(points.count)) continue;
+    fir_store(k, c, output_phasors, anchor, points.first_output, r, x[slot]);
+  }
+}
+
 // Segments side by side, one team each; every team of a CTA runs its transforms (the stages
 // synchronise the CTA), the teams past the call's last segment on zeros, storing nothing.
 template <int kN>
@@ -183,21 +209,7 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
   inverse.run_into(planes, stage_twiddles, lane, x);
   if (!valid) return;  // no synchronisation follows
 
-  const FirSegmentMap::Points points = k.map.points(s);
-  const float2 anchor = fir_anchor(k, c, points.first_output);
-  const int decimation = static_cast<int>(k.map.decimation);
-#pragma unroll
-  for (int slot = 0; slot < Fft::kOutputs; ++slot) {
-    const int rel = Fft::output_index(lane, slot) - static_cast<int>(points.first_point);
-    if (rel < 0) continue;
-    int r = rel;
-    if (decimation > 1) {
-      r = rel / decimation;
-      if (r * decimation != rel) continue;
-    }
-    if (r >= static_cast<int>(points.count)) continue;
-    fir_store(k, c, output_phasors, anchor, points.first_output, r, x[slot]);
-  }
+  fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
 }
 
 // The fold kernel's shapes: a team of N runs D forward transforms, then D teams of L = N/D (the
@@ -286,6 +298,119 @@ fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf
     if (r < 0 || r >= static_cast<int>(points.count)) continue;
     fir_store(k, c, output_phasors, anchor, points.first_output, r, y[slot]);
   }
+}
+
+// ---- partitioned filters ---------------------------------------------------------------------
+
+// Where the partitioned kernels find the ring: segment j's spectrum (N complex, natural bin order)
+// at slot j mod ring_segments.
+struct FirSpectra {
+  Cf* ring = nullptr;
+  unsigned long long ring_segments = 0;
+  unsigned long long n = 0;  // N
+  Cf* sums = nullptr;        // Y of the call's segments, segment first_segment + i at i·N
+  int partitions = 1;
+  __device__ __forceinline__ Cf* spectrum(unsigned long long j) const { return ring + (j % ring_segments) * n; }
+};
+
+// The forward transforms of segments [forward_first, forward_end) into the ring.
+template <int kN>
+__global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
+fir_forward_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* stage_twiddles,
+                   FirSpectra spectra, unsigned long long forward_first, unsigned long long forward_end) {
+  using Fft = TeamFft<kN>;
+  constexpr int kTeams = fir_teams<kN>();
+  extern __shared__ float shared[];
+  const unsigned long long cta_first = forward_first + static_cast<unsigned long long>(blockIdx.x) * kTeams;
+  if (cta_first >= forward_end) return;  // the same for every thread of the CTA
+  const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
+  const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
+  const unsigned long long j = cta_first + team;
+  const bool valid = j < forward_end;
+  float* team_shared = shared + team * Fft::kSharedFloats;
+  const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
+  const float* history = history_pair + static_cast<unsigned long long>(c.history_parity) * 2 * k.history_items;
+
+  Fft forward;
+  fir_load_window(forward, k, c, history, k.map.window_start(j), valid, lane);
+  Cf x[Fft::kOutputs];
+  forward.run_into(planes, stage_twiddles, lane, x);
+  if (!valid) return;  // no synchronisation follows
+  Cf* out = spectra.spectrum(j);
+#pragma unroll
+  for (int slot = 0; slot < Fft::kOutputs; ++slot) out[Fft::output_index(lane, slot)] = x[slot];
+}
+
+// Segments per thread of fir_sum_kernel: each spectrum it reads serves that many sums.
+constexpr int kFirSumSegments = 8;
+constexpr int kFirSumThreads = 256;
+
+// Y_s[b] = Σ_k X_{s−k}[b]·H_k[b] for the call's segments [first_segment, end_segment): a thread
+// takes bin b of kFirSumSegments consecutive segments s0 + i, and walks k with the spectra
+// X_{s0+i−k} in registers, each read once (the window moves by one segment per k).
+__global__ void __launch_bounds__(kFirSumThreads)
+fir_sum_kernel(FirLaunch c, FirSpectra spectra, const Cf* filter_spectra) {
+  const unsigned long long n = spectra.n;
+  const unsigned long long b = static_cast<unsigned long long>(blockIdx.x) * kFirSumThreads + threadIdx.x;
+  const unsigned long long s0 = c.first_segment + static_cast<unsigned long long>(blockIdx.y) * kFirSumSegments;
+  if (b >= n) return;
+  Cf x[kFirSumSegments], y[kFirSumSegments];
+#pragma unroll
+  for (int i = 0; i < kFirSumSegments; ++i) {
+    const unsigned long long s = s0 + i;
+    x[i] = s < c.end_segment ? spectra.spectrum(s)[b] : Cf{0.0f, 0.0f};
+    y[i] = Cf{0.0f, 0.0f};
+  }
+#pragma unroll 1
+  for (int p = 0; p < spectra.partitions; ++p) {
+    const Cf h = filter_spectra[static_cast<unsigned long long>(p) * n + b];
+#pragma unroll
+    for (int i = 0; i < kFirSumSegments; ++i) {
+      y[i].re += x[i].re * h.re - x[i].im * h.im;
+      y[i].im += x[i].re * h.im + x[i].im * h.re;
+    }
+    // The window moves back one segment: X_{s0−p−1} enters at i = 0 (zero before segment 0).
+#pragma unroll
+    for (int i = kFirSumSegments - 1; i > 0; --i) x[i] = x[i - 1];
+    if (p + 1 < spectra.partitions)
+      x[0] = s0 >= static_cast<unsigned long long>(p) + 1 ? spectra.spectrum(s0 - p - 1)[b] : Cf{0.0f, 0.0f};
+  }
+#pragma unroll
+  for (int i = 0; i < kFirSumSegments; ++i) {
+    const unsigned long long s = s0 + i;
+    if (s < c.end_segment) spectra.sums[(s - c.first_segment) * n + b] = y[i];
+  }
+}
+
+// The inverse transforms of the call's sums (the forward transform of the conjugate; 1/N is in
+// H) and the segments' outputs, as fir_kernel's.
+template <int kN>
+__global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
+fir_inverse_kernel(FirConstants k, FirLaunch c, FirSpectra spectra, const Cf* stage_twiddles,
+                   const float2* output_phasors) {
+  using Fft = TeamFft<kN>;
+  constexpr int kTeams = fir_teams<kN>();
+  extern __shared__ float shared[];
+  const unsigned long long cta_first = c.first_segment + static_cast<unsigned long long>(blockIdx.x) * kTeams;
+  if (cta_first >= c.end_segment) return;  // the same for every thread of the CTA
+  const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
+  const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
+  const unsigned long long s = cta_first + team;
+  const bool valid = s < c.end_segment;
+  float* team_shared = shared + team * Fft::kSharedFloats;
+  const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
+  const Cf* sum = spectra.sums + (valid ? (s - c.first_segment) * static_cast<unsigned long long>(kN) : 0);
+
+  Fft inverse;
+  inverse.load(lane, [&](int i) {
+    if (!valid) return Cf{0.0f, 0.0f};
+    const Cf v = sum[i];
+    return Cf{v.re, -v.im};
+  });
+  Cf x[Fft::kOutputs];
+  inverse.run_into(planes, stage_twiddles, lane, x);
+  if (!valid) return;  // no synchronisation follows
+  fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
 }
 
 // The items the next call's segments read before its chunk, [keep_first, block_end), into the

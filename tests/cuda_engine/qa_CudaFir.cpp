@@ -1,7 +1,8 @@
 // qa_CudaFir: the fir stage on the GPU against the CPU's (both made by the stage registry from the
 // same spec, so the same taps): native formats (the 16 of SampleFormat's, most of them) and channels, real and complex input and taps,
-// every tap count the GPU takes, shift, decimation (folded and not) and both alignments, to a
-// relative L2 of 2e-5; where the decimation folds by default;
+// tap counts up to 65535 (partitioned beyond 8192 taps or an FFT length shorter than them),
+// shift, decimation (folded and not) and both alignments, to a relative L2 of 2e-5; where the
+// decimation folds by default;
 // the graph's harness (output bit-identical for every cutting of the input, counters, reset);
 // a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
 // CUDA failure.
@@ -46,7 +47,7 @@ const std::vector<Case>& cases() {
       {"fir:complex_bandpass=-4000:1000,numtaps=511,decimate=5", SampleFormat::cf32, 1},
       {"fir:complex_bandpass=500:6000,numtaps=64", SampleFormat::f32, 1},
       {"fir:bandstop=4000:8000,numtaps=4095,decimate=64", SampleFormat::cf32, 1},
-      {"fir:lowpass=400,numtaps=8191,align=same", SampleFormat::cf32, 1},
+      {"fir:lowpass=400,numtaps=8191,align=same,fft_length=16384", SampleFormat::cf32, 1},  // one spectrum
       {"fir:lowpass=8000,numtaps=127,channel=1", SampleFormat::ci16, 2},
       {"fir:lowpass=8000,numtaps=33,decimate=2,channel=2", SampleFormat::cu8, 3},
       {"fir:lowpass=8000,numtaps=3", SampleFormat::i8, 1},
@@ -64,6 +65,15 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::f32, 1},  // N 2048
       {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same", SampleFormat::f32, 1},      // N 4096
       {"fir:lowpass=4000,numtaps=1000,decimate=4,shift=-1200", SampleFormat::cf32, 1},    // N 4096
+      // Partitioned filters (with the 4095 taps above): beyond 2048 taps partitions of 2048 at
+      // N 4096, beyond 16384 of 8192 at N 16384, and FFT lengths shorter than the taps
+      // (partitions of N/2).
+      {"fir:lowpass=100,numtaps=9001", SampleFormat::cf32, 1},                                  // K 5
+      {"fir:lowpass=300,numtaps=20000,decimate=8,align=same,shift=1000", SampleFormat::f32, 1},  // K 3
+      {"fir:lowpass=1000,numtaps=65535,align=same", SampleFormat::cf32, 1},                     // K 8
+      {"fir:lowpass=2000,numtaps=3000,fft_length=1024,decimate=3", SampleFormat::ci16, 1},      // K 6
+      {"fir:complex_bandpass=-4000:1000,numtaps=700,fft_length=256,align=same", SampleFormat::cf32, 1},  // K 6
+      {"fir:lowpass=2000,numtaps=5000,fft_length=512,decimate=300,align=same", SampleFormat::f32, 1},  // D > B
   };
   return list;
 }
@@ -143,9 +153,11 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 }
 
 TEST(CudaFir, StageHarness) {
-  // Among them decimation by 8 (N 4096), 2 (N 1024) and 4 (N 2048), folded and not.
+  // Among them decimation by 8 (N 4096), 2 (N 1024) and 4 (N 2048), folded and not, and
+  // partitioned filters (N 16384 and 256).
   for (const char* fold : {"always", "never"})
-  for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19}}) {
+  for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19}, std::size_t{26},
+                                  std::size_t{29}}) {
     const FoldPinned pinned(fold);
     const Case& c = cases()[index];
     SCOPED_TRACE(std::string(c.spec) + ", fold " + fold);
@@ -180,21 +192,27 @@ TEST(CudaFir, ByDefaultTheDecimationFoldsWhereACallFillsTheDevice) {
   EXPECT_THROW(make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda), UsageError);
 }
 
-TEST(CudaFir, TooManyTapsForTheGpuIsAUsageErrorNamingTheSetting) {
-  auto gpu = make_fir("fir:lowpass=100,numtaps=9001", fft::BackendKind::cuda);
+TEST(CudaFir, LongFiltersArePartitionedOnTheGpuAndBadLengthsAreUsageErrors) {
   StreamInfo stream;
   stream.format = SampleFormat::cf32;
   stream.sample_rate = 48000;
+  auto gpu = make_fir("fir:lowpass=100,numtaps=20001", fft::BackendKind::cuda);
+  gpu->configure(PortDescription::of_samples(stream), 4096);
+  EXPECT_NE(gpu->describe().find("in 3 partitions of 8192"), std::string::npos) << gpu->describe();
+  // auto puts it on the GPU too.
+  StageEnvironment environment;
+  MadeStage made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=20001"), environment);
+  EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::cuda(0).kind) << made.note;
+  // An FFT length the GPU cannot take: a usage error naming it on cuda, the CPU with a note on auto.
+  auto bad = make_fir("fir:lowpass=100,numtaps=101,fft_length=3000", fft::BackendKind::cuda);
   try {
-    gpu->configure(PortDescription::of_samples(stream), 4096);
+    bad->configure(PortDescription::of_samples(stream), 4096);
     FAIL() << "configured";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("taps"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("8192"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fft_length"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("16384"), std::string::npos) << e.what();
   }
-  // auto keeps such a filter on the CPU, with a note.
-  StageEnvironment environment;
-  MadeStage made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=9001"), environment);
+  made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=101,fft_length=3000"), environment);
   EXPECT_NE(made.note.find("CPU"), std::string::npos) << made.note;
   EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::host().kind);
 }

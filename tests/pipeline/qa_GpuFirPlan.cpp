@@ -1,13 +1,17 @@
 // qa_GpuFirPlan: the host half of the GPU fir (pipeline/gpu_fir_plan.hpp) without a GPU. A host
-// model of the kernel (cuda_fir_kernels.cuh, step by step: the window read from the history,
-// the chunk and zeros; the transform; the product with the plan's spectrum; the fold of the
-// spectrum where the plan folds the decimation; the inverse; the outputs FirSegmentMap names, counter-rotated from the segment's anchor as the kernel computes
-// it; the history kept) driven by GpuFirSchedule must give FirFilter's outputs for any cutting
-// of the input, with flushes of any capacity; and the plan must refuse what the GPU cannot take.
+// model of the kernels (cuda_fir_kernels.cuh, step by step: the window read from the history,
+// the chunk and zeros; the transform; the product with the plan's spectrum, or for a partitioned
+// filter the spectra kept in a ring of the plan's size and their sums of products; the fold of
+// the spectrum where the plan folds the decimation; the inverse; the outputs FirSegmentMap
+// names, counter-rotated from the segment's anchor as the kernel computes it; the history kept)
+// driven by GpuFirSchedule must give FirFilter's outputs for any cutting of the input, with
+// flushes of any capacity; and the plan must refuse what the GPU cannot take.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <map>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -94,11 +98,35 @@ class HostModel {
     out.resize(base + c.written);
     std::vector<bool> seen(c.written, false);
     const FirSegmentMap& m = plan_.map;
-    for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
+    const auto window_spectrum = [&](unsigned long long s) {
       std::vector<cd> x(m.n);
       for (unsigned long long i = 0; i < m.n; ++i) x[i] = cd(item(c, chunk, m.window_start(s) + i));
       fft(x);
-      for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+      return x;
+    };
+    const std::size_t partitions = plan_.partitions;
+    if (partitions > 1 && c.end_segment > spectra_end_) {
+      // The forward kernel: the segments from where the last call's ended, into the ring.
+      const unsigned long long ring = plan_.spectra_ring_segments(max_items_);
+      EXPECT_LE(c.end_segment - std::min<unsigned long long>(c.first_segment, spectra_end_) + partitions - 1, ring)
+          << "a call's spectra fit the ring CudaFir sizes";
+      for (unsigned long long j = spectra_end_; j < c.end_segment; ++j) spectra_[j] = window_spectrum(j);
+      spectra_end_ = c.end_segment;
+      while (!spectra_.empty() && spectra_.begin()->first + ring < spectra_end_) spectra_.erase(spectra_.begin());
+    }
+    for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
+      std::vector<cd> x(m.n);
+      if (partitions == 1) {
+        x = window_spectrum(s);
+        for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+      } else {  // the sums of products, Y_s = Σ_k X_{s−k}·H_k (X_j = 0 for j < 0)
+        for (std::size_t k = 0; k < partitions && k <= s; ++k) {
+          const auto found = spectra_.find(s - k);
+          ASSERT_NE(found, spectra_.end()) << "segment " << s - k << "'s spectrum is not in the ring";
+          for (unsigned long long b = 0; b < m.n; ++b) x[b] += found->second[b] * cd(plan_.filter_spectrum[k * m.n + b]);
+        }
+        for (cd& v : x) v = std::conj(v);
+      }
       const unsigned long long fold = plan_.fold;
       if (fold > 1) {  // the spectrum folded onto N/D bins
         std::vector<cd> z(m.n / fold);
@@ -151,6 +179,8 @@ class HostModel {
   GpuFirSchedule schedule_;
   std::vector<cf> history_;
   std::size_t max_items_;
+  std::map<unsigned long long, std::vector<cd>> spectra_;  // partitioned: the ring, by segment
+  unsigned long long spectra_end_ = 0;                     // segments [0, spectra_end_) transformed
 };
 
 struct Case {
@@ -238,6 +268,11 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {400, true, false, std::nullopt, 2, FirAlign::same, 2048},
       {1023, false, false, -900.0, 8, FirAlign::same},
       {1024, false, true, std::nullopt, 4, FirAlign::causal},
+      // Partitioned (an FFT length shorter than the taps): K partitions of N/2.
+      {300, false, false, std::nullopt, 1, FirAlign::causal, 256},
+      {1000, true, true, -1500.0, 3, FirAlign::same, 256},
+      {513, false, true, 700.0, 8, FirAlign::same, 512},
+      {2000, false, false, std::nullopt, 300, FirAlign::same, 256},  // D > B, offset of 8 segments
   };
   std::mt19937 rng(2026);
   std::normal_distribution<float> normal;
@@ -287,17 +322,43 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({63, false, false, std::nullopt, 6, FirAlign::same}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
-  spec = spec_of({4095, false, false, std::nullopt, 8, FirAlign::same}, rng);
-  EXPECT_EQ(plan_gpu_fir(spec).map.n, 16384u);
+  spec = spec_of({kGpuFirMaxUnpartitionedAutoTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 8192u - kGpuFirMaxUnpartitionedAutoTaps + 1);
+  // Longer filters are partitioned: into partitions of 2048 (N 4096) up to 16384 taps, of 8192
+  // (N 16384) beyond; no fold then.
+  spec = spec_of({kGpuFirMaxUnpartitionedAutoTaps + 1, false, false, std::nullopt, 8, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirShortPartitionsFftLength);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, kGpuFirShortPartitionsFftLength / 2);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 2u);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
-  spec = spec_of({kGpuFirMaxTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).filter_spectrum.size(), 2 * kGpuFirShortPartitionsFftLength);
+  spec = spec_of({kGpuFirShortPartitionsMaxTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirShortPartitionsFftLength);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 8u);
+  spec = spec_of({kGpuFirShortPartitionsMaxTaps + 1, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirMaxFftLength);
-  spec = spec_of({kGpuFirMaxTaps + 1, false, false, std::nullopt, 1, FirAlign::causal}, rng);
-  EXPECT_THROW(plan_gpu_fir(spec), UsageError);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 3u);
+  spec = spec_of({65535, false, false, std::nullopt, 1, FirAlign::same}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 8u);
+  EXPECT_NE(plan_gpu_fir(spec).describe().find("in 8 partitions of 8192"), std::string::npos);
+  // One spectrum up to the explicit length's own size.
+  spec = spec_of({8191, false, false, std::nullopt, 1, FirAlign::causal, 16384}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 16384u - 8191u + 1);
+  // An explicit length shorter than the taps partitions them too (no fold then).
+  spec = spec_of({300, false, false, std::nullopt, 4, FirAlign::causal, 1024}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 4u);
+  spec = spec_of({3000, false, false, std::nullopt, 4, FirAlign::causal, 1024}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).partitions, 6u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 512u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal, 1000}, rng);
   EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // not a power of two
-  spec = spec_of({300, false, false, std::nullopt, 1, FirAlign::causal, 256}, rng);
-  EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // shorter than the taps
+  spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal, 128}, rng);
+  EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // shorter than the team FFT's shortest
   spec = spec_of({63, false, false, std::nullopt, 0, FirAlign::causal}, rng);
   EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // FirFilter's own checks
 }
