@@ -198,6 +198,7 @@ struct CudaFir::Impl {
   fft::gpu::Cf* ring = nullptr;  // partitioned: the segments' spectra
   fft::gpu::Cf* sums = nullptr;  // partitioned: a call's Y_s
   std::size_t ring_segments = 0;
+  std::size_t sums_segments = 0;       // partitioned: the segments `sums` holds
   unsigned long long spectra_end = 0;  // partitioned: segments [0, spectra_end) are in the ring
   std::size_t device_bytes = 0;
   int history_parity = 0;
@@ -308,6 +309,7 @@ struct CudaFir::Impl {
       if (plan.partitions > 1) {
         ring = upload<fft::gpu::Cf>(nullptr, ring_segments * plan.map.n, "fir spectra ring");
         sums = upload<fft::gpu::Cf>(nullptr, segments * plan.map.n, "fir sums of products");
+        sums_segments = segments;
         for (const void* function : {partitioned.forward, partitioned.inverse})
           check_cuda(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, partitioned.shared_bytes),
                      "cudaFuncSetAttribute (fir kernel shared memory)", device);
@@ -415,10 +417,12 @@ struct CudaFir::Impl {
     }
     if (call.end_segment <= call.first_segment || call.written == 0) return;
     const unsigned long long segments_needed = call.end_segment - call.first_segment;
-    if (segments_needed > static_cast<unsigned long long>(grid) * per_cta)
-      throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the grid");
+    if (segments_needed > sums_segments)
+      throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the sums buffer");
+    // Groups beyond gridDim.y's limit are looped over inside the kernel.
+    const unsigned long long groups = (segments_needed + device::kFirSumSegments - 1) / device::kFirSumSegments;
     const dim3 sum_grid(static_cast<unsigned>((plan.map.n + device::kFirSumThreads - 1) / device::kFirSumThreads),
-                        static_cast<unsigned>((segments_needed + device::kFirSumSegments - 1) / device::kFirSumSegments));
+                        static_cast<unsigned>(std::min<unsigned long long>(groups, 65535)));
     device::fir_sum_kernel<<<sum_grid, device::kFirSumThreads, 0, compute>>>(c, spectra, spectrum);
     check_cuda(cudaGetLastError(), "fir_sum_kernel launch", device);
     partitioned.launch_inverse(static_cast<unsigned>((segments_needed + per_cta - 1) / per_cta), compute, k, c, spectra,

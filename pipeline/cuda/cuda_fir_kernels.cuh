@@ -345,15 +345,10 @@ fir_forward_kernel(FirConstants k, FirLaunch c, const float* history_pair, const
 constexpr int kFirSumSegments = 8;
 constexpr int kFirSumThreads = 256;
 
-// Y_s[b] = Σ_k X_{s−k}[b]·H_k[b] for the call's segments [first_segment, end_segment): a thread
-// takes bin b of kFirSumSegments consecutive segments s0 + i, and walks k with the spectra
-// X_{s0+i−k} in registers, each read once (the window moves by one segment per k).
-__global__ void __launch_bounds__(kFirSumThreads)
-fir_sum_kernel(FirLaunch c, FirSpectra spectra, const Cf* filter_spectra) {
+// One group of fir_sum_kernel: bin b of segments s0 .. s0 + kFirSumSegments − 1.
+__device__ __forceinline__ void fir_sum_group(const FirLaunch& c, const FirSpectra& spectra, const Cf* filter_spectra,
+                                              unsigned long long b, unsigned long long s0) {
   const unsigned long long n = spectra.n;
-  const unsigned long long b = static_cast<unsigned long long>(blockIdx.x) * kFirSumThreads + threadIdx.x;
-  const unsigned long long s0 = c.first_segment + static_cast<unsigned long long>(blockIdx.y) * kFirSumSegments;
-  if (b >= n) return;
   Cf x[kFirSumSegments], y[kFirSumSegments];
 #pragma unroll
   for (int i = 0; i < kFirSumSegments; ++i) {
@@ -380,6 +375,20 @@ fir_sum_kernel(FirLaunch c, FirSpectra spectra, const Cf* filter_spectra) {
     const unsigned long long s = s0 + i;
     if (s < c.end_segment) spectra.sums[(s - c.first_segment) * n + b] = y[i];
   }
+}
+
+// Y_s[b] = Σ_k X_{s−k}[b]·H_k[b] for the call's segments [first_segment, end_segment): a thread
+// takes bin b of kFirSumSegments consecutive segments s0 + i, and walks k with the spectra
+// X_{s0+i−k} in registers, each read once (the window moves by one segment per k). The groups of
+// segments are blockIdx.y and every gridDim.y after it (a call may have more than 65535 groups).
+__global__ void __launch_bounds__(kFirSumThreads)
+fir_sum_kernel(FirLaunch c, FirSpectra spectra, const Cf* filter_spectra) {
+  const unsigned long long n = spectra.n;
+  const unsigned long long b = static_cast<unsigned long long>(blockIdx.x) * kFirSumThreads + threadIdx.x;
+  if (b >= n) return;
+  for (unsigned long long s0 = c.first_segment + static_cast<unsigned long long>(blockIdx.y) * kFirSumSegments;
+       s0 < c.end_segment; s0 += static_cast<unsigned long long>(gridDim.y) * kFirSumSegments)
+    fir_sum_group(c, spectra, filter_spectra, b, s0);
 }
 
 // The inverse transforms of the call's sums (the forward transform of the conjugate; 1/N is in

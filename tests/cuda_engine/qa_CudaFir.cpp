@@ -74,6 +74,9 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=2000,numtaps=3000,fft_length=1024,decimate=3", SampleFormat::ci16, 1},      // K 6
       {"fir:complex_bandpass=-4000:1000,numtaps=700,fft_length=256,align=same", SampleFormat::cf32, 1},  // K 6
       {"fir:lowpass=2000,numtaps=5000,fft_length=512,decimate=300,align=same", SampleFormat::f32, 1},  // D > B
+      // The group delay (100000 samples) longer than the input: the first flush passes over
+      // segments without outputs.
+      {"fir:lowpass=500,numtaps=200001,align=same", SampleFormat::cf32, 1},  // K 25
   };
   return list;
 }

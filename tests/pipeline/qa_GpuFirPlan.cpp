@@ -191,6 +191,7 @@ struct Case {
   std::size_t decimation;
   FirAlign align;
   std::size_t fft_length = 0;
+  std::size_t items = 0;  // the input's length; 0: enough for several segments
 };
 
 FirSpec spec_of(const Case& c, std::mt19937& rng) {
@@ -273,13 +274,16 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {1000, true, true, -1500.0, 3, FirAlign::same, 256},
       {513, false, true, 700.0, 8, FirAlign::same, 512},
       {2000, false, false, std::nullopt, 300, FirAlign::same, 256},  // D > B, offset of 8 segments
+      // An input shorter than the alignment's offset: the first flush passes over the segments
+      // before the first output (which the ring's size allows for).
+      {5000, false, true, 300.0, 2, FirAlign::same, 256, 1000},
   };
   std::mt19937 rng(2026);
   std::normal_distribution<float> normal;
   for (const Case& c : cases) {
     const FirSpec spec = spec_of(c, rng);
     // Several segments at every FFT length (the hop is up to 3074 at N 4096).
-    const std::size_t items = std::max<std::size_t>(3000, 4 * plan_gpu_fir(spec).map.hop);
+    const std::size_t items = c.items != 0 ? c.items : std::max<std::size_t>(3000, 4 * plan_gpu_fir(spec).map.hop);
     std::vector<cf> input(items);
     for (cf& x : input) x = cf(normal(rng), c.complex_input ? normal(rng) : 0.0f);
     const std::vector<cf> expected = reference(spec, input);
