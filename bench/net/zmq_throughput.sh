@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ZeroMQ throughput: prism push -> prism pull (and pub -> sub, tagged) over tcp loopback and ipc,
-# cf32 samples from a raw file in the page cache into a SigMF file in /dev/shm, beside the same
+# cf32 samples from a raw file in the page cache into a SigMF file in /dev/shm (and, for push ->
+# pull, into /dev/null, as ZeroMQ alone keeps nothing), beside the same
 # copy without the network (prism run file -> file) and GNU Radio 3.10's own push_sink ->
 # pull_source and pub_sink -> sub_source (null source into null sink) from the same run.
 # ZeroMQ's own throughput for the same message size (bench/net/zmq_thr, libzmq's local_thr/
@@ -37,14 +38,19 @@ PY
 }
 
 # Runs the receiver ($2: input spec, with the options after $3) and the sender ($3: output spec);
-# prints the line.
+# prints the line. The receiver writes a SigMF file in /dev/shm, or with discard=1 its samples as
+# .npy to stdout into /dev/null (as ZeroMQ alone's receiver, which keeps nothing).
 case_line() {
   local name=$1 input=$2 output=$3
   shift 3
   rm -f "$work"/out.* "$work/s.json"
   case $input in *\?*) input="$input,timeout=30" ;; *) input="$input?timeout=30" ;; esac
-  "$prism" run "$input" "$@" -o "$work/out.sigmf-meta" --block-size "$block" -q \
-    --summary-json "$work/s.json" &
+  if [ "${discard:-0}" = 1 ]; then
+    "$prism" run "$input" "$@" -o - --block-size "$block" -q --summary-json "$work/s.json" > /dev/null &
+  else
+    "$prism" run "$input" "$@" -o "$work/out.sigmf-meta" --block-size "$block" -q \
+      --summary-json "$work/s.json" &
+  fi
   local receiver=$!
   sleep 0.5
   local start end
@@ -65,6 +71,9 @@ case_line "push -> pull, tcp loopback, tagged" "zmq:pull:tcp://127.0.0.1:$port" 
 case_line "push -> pull, ipc, tagged" "zmq:pull:ipc://$work/sock" "zmq:push:ipc://$work/sock"
 case_line "push -> pull, tcp loopback, raw" "zmq:pull:tcp://127.0.0.1:$port?tags=off" \
   "zmq:push:tcp://127.0.0.1:$port?tags=off" --format cf32 --rate 1e6
+discard=1 case_line "push -> pull, tcp, tagged, to /dev/null" "zmq:pull:tcp://127.0.0.1:$port" \
+  "zmq:push:tcp://127.0.0.1:$port"
+discard=1 case_line "push -> pull, ipc, tagged, to /dev/null" "zmq:pull:ipc://$work/sock" "zmq:push:ipc://$work/sock"
 # The PUB waits for its subscriber (subscribers=1): else it sends the file before the subscription
 # arrives and the subscriber gets nothing (ZeroMQ's slow joiner).
 case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" \
