@@ -107,6 +107,9 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 // libsndfile reads a list of unknown type from its type on, from the type too (in a real file
 // that walk meets the ASCII of an entry's name as a size, below 2^31, and jumps past the end).
 //
+// libsndfile parses a top-level INFO chunk as such a list too (its entries right after its size),
+// so INFO chunks are checked as LIST chunks are.
+//
 // The LIST chunks are found by walking the top-level chunks twice: as RIFF lays them out (each
 // padded to an even size), and as libsndfile steps over them, which differs for broken files:
 // it reads a `fact` chunk's 4-byte frame count whatever its size says (a `fact` of 0 bytes
@@ -126,15 +129,16 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   constexpr int kMostChunks = 100000;  // a bound on each walk, far above any real file's
   int chunks = 0;
 
-  // The problem with the LIST chunk at `offset` of `chunk_size` bytes, if any.
-  auto list_problem = [&](std::uint64_t offset, std::uint64_t chunk_size) -> std::optional<std::string> {
+  // The problem with the LIST (or INFO) chunk at `offset` of `chunk_size` bytes, if any.
+  auto list_problem = [&](std::uint64_t offset, std::uint64_t chunk_size,
+                          const std::string& id) -> std::optional<std::string> {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
     unsigned char entry[8];
     for (const std::uint64_t first : {offset + 12, offset + 8}) {
       for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
         const std::uint64_t entry_size = size_of(entry + 4);
         if (entry_size > kLargest)
-          return "malformed: an entry of its LIST chunk at byte " + std::to_string(at) + " claims " +
+          return "malformed: an entry of its " + id + " chunk at byte " + std::to_string(at) + " claims " +
                  std::to_string(entry_size) + " bytes";
         at += 8 + entry_size + (entry_size & 1);
       }
@@ -146,8 +150,8 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     unsigned char chunk[8];
     for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t chunk_size = size_of(chunk + 4);
-      if (is(chunk, "LIST"))
-        if (auto problem = list_problem(offset, chunk_size)) return problem;
+      if (is(chunk, "LIST") || is(chunk, "INFO"))
+        if (auto problem = list_problem(offset, chunk_size, is(chunk, "LIST") ? "LIST" : "INFO")) return problem;
       std::uint64_t content = chunk_size + (chunk_size & 1);
       if (as_libsndfile) {
         bool padded = false;

@@ -248,6 +248,35 @@ TEST(SndfileSource, WavWithAnEmptyFactChunkBeforeAHugeListEntryIsRefusedNotHung)
                   "memory.wav: malformed: an entry of its LIST chunk");
 }
 
+// libsndfile parses a top-level INFO chunk as a list of entries too: one whose entry claims
+// 0xfffffff7 bytes made it loop (the sound_file fuzz campaign found it, behind a LIST chunk whose
+// sizes a walk by the chunks' sizes follows). Such a file is refused.
+TEST(SndfileSource, WavWithAHugeEntryInATopLevelInfoChunkIsRefusedNotHung) {
+  ScratchDir dir;
+  const unsigned char wav[] = {
+      // RIFF, WAVE
+      0x52, 0x49, 0x46, 0x46, 0x98, 0x02, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
+      // "fmt!", 16 bytes
+      0x66, 0x6d, 0x74, 0x21, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+      0x40, 0x1f, 0x00, 0x00, 0xc0, 0x5d, 0x00, 0x00, 0x03, 0x00, 0x18, 0x00,
+      // LIST, 20 bytes
+      0x4c, 0x49, 0x53, 0x54, 0x14, 0x00, 0x00, 0x00, 0x49, 0x4e, 0x46, 0x45,
+      0x66, 0x6d, 0x63, 0x74, 0x04, 0x00, 0x00, 0x00, 0xf9, 0x01, 0x00, 0x00,
+      0x4c, 0x49, 0x53, 0x54,
+      // INFO, its entry "IN\xbf\xb2" of 0xfffffff7 bytes, and more
+      0x49, 0x4e, 0x46, 0x4f, 0x49, 0x26, 0x08, 0x4f, 0x49, 0x4e, 0xbf, 0xb2,
+      0xf7, 0xff, 0xff, 0xff, 0x9e, 0x74, 0x69, 0x74, 0x00, 0x00, 0x68, 0x04,
+      0x00,
+  };
+  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
+                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
+  test::write_file(dir.file("info.wav"), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("info.wav")); }),
+                  dir.file("info.wav") + ": malformed: an entry of its INFO chunk at byte 72");
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
+                  "memory.wav: malformed: an entry of its INFO chunk");
+}
+
 TEST(SndfileSource, EmptyFile) {
   ScratchDir dir;
   test::write_file(dir.file("empty.wav"), "");
