@@ -54,7 +54,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
     partitioned = m > kGpuFirMaxUnpartitionedAutoTaps;
     if (!partitioned) n = std::max(next_power_of_two(4 * m), kGpuFirMinAutoFftLength);
     else n = m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength;
-  } else if (!power_of_two(n) || n < kGpuFirMinFftLength || n > kGpuFirMaxFftLength) {
+  } else if (!gpu_fir_takes_fft_length(n)) {
     throw UsageError("fft_length=" + std::to_string(n) + ": the GPU filter takes a power of two from " +
                      std::to_string(kGpuFirMinFftLength) + " to " + std::to_string(kGpuFirMaxFftLength) +
                      " (or 0: chosen from the taps)");
@@ -69,8 +69,8 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
   const std::size_t d = spec.decimation;
-  if (fold_allowed && !partitioned && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
-      n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
+  if (fold_allowed && !partitioned && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax &&
+      n >= kGpuFirFoldLengthMin && n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;
   }

@@ -50,6 +50,12 @@ inline constexpr std::size_t kGpuFirMinFftLength = 256;
 // 1024 keeps a segment at a few milliseconds of audio for live use.
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
+// Whether the GPU filter takes an explicit fft_length of n: a power of two from
+// kGpuFirMinFftLength to kGpuFirMaxFftLength (plan_gpu_fir refuses others; auto keeps them on
+// the CPU).
+inline constexpr bool gpu_fir_takes_fft_length(std::size_t n) {
+  return n >= kGpuFirMinFftLength && n <= kGpuFirMaxFftLength && (n & (n - 1)) == 0;
+}
 // The automatic choice partitions filters beyond kGpuFirMaxUnpartitionedAutoTaps: at FFT length
 // kGpuFirShortPartitionsFftLength up to kGpuFirShortPartitionsMaxTaps taps, at the longest length
 // beyond (up to FirFilter's kMaxTaps). On the H200 (bench/RESULTS.md, "The FIR filter on the

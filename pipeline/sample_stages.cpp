@@ -261,13 +261,12 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
   if (requested == fft::BackendKind::automatic) {
-    // The GPU takes any tap count (partitioned beyond kGpuFirMaxUnpartitionedAutoTaps) and FFT lengths
-    // that are powers of two from kGpuFirMinFftLength to kGpuFirMaxFftLength; where the tap count
-    // waits for the input's rate (transition=, attenuation=) auto keeps the CPU.
+    // The GPU takes any tap count (partitioned beyond kGpuFirMaxUnpartitionedAutoTaps) and the FFT
+    // lengths gpu_fir_takes_fft_length names; where the tap count waits for the input's rate
+    // (transition=, attenuation=) auto keeps the CPU.
     const std::optional<std::size_t> taps =
         file_taps ? std::optional<std::size_t>(file_taps->size()) : design.numtaps;
-    const bool fits = taps && (fft_length == 0 || ((fft_length & (fft_length - 1)) == 0 &&
-                                                   fft_length >= kGpuFirMinFftLength && fft_length <= kGpuFirMaxFftLength));
+    const bool fits = taps && (fft_length == 0 || gpu_fir_takes_fft_length(fft_length));
     if (!fits) {
       requested = fft::BackendKind::cpu;
       made.note = environment.backend_named(fft::BackendKind::automatic) + ": " +
