@@ -25,15 +25,14 @@
 namespace prism::cuda {
 namespace {
 
-// The kernel of one team length (and fold): its function, CTA size, segments per CTA, shared
-// memory and launcher.
+// The kernel of one team length (and fold): its function, segments per CTA, shared memory and
+// launcher.
 using FirLauncher = void (*)(unsigned grid, cudaStream_t stream, const device::FirConstants& k,
                              const device::FirLaunch& c, const float* history, const fft::gpu::Cf* spectrum,
                              const fft::gpu::Cf* twiddles, const fft::gpu::Cf* inverse_twiddles,
                              const float2* phasors);
 struct FirKernel {
   const void* function = nullptr;
-  int threads = 0;
   int segments_per_cta = 0;
   int shared_bytes = 0;
   FirLauncher launch = nullptr;
@@ -43,7 +42,6 @@ template <int kN>
 FirKernel fir_kernel_of() {
   FirKernel f;
   f.function = reinterpret_cast<const void*>(&device::fir_kernel<kN>);
-  f.threads = device::fir_cta_threads<kN>();
   f.segments_per_cta = device::fir_teams<kN>();
   f.shared_bytes = device::fir_shared_bytes<kN>();
   f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
@@ -59,7 +57,6 @@ template <int kN, int kD>
 FirKernel fir_fold_kernel_of() {
   FirKernel f;
   f.function = reinterpret_cast<const void*>(&device::fir_fold_kernel<kN, kD>);
-  f.threads = device::fir_cta_threads<kN>();
   f.segments_per_cta = device::fir_teams<kN>() * kD;
   f.shared_bytes = device::fir_fold_shared_bytes<kN, kD>();
   f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
@@ -111,7 +108,6 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
 struct FirPartitionedKernels {
   const void* forward = nullptr;
   const void* inverse = nullptr;
-  int threads = 0;
   int segments_per_cta = 0;
   int shared_bytes = 0;
   void (*launch_forward)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
@@ -127,7 +123,6 @@ FirPartitionedKernels fir_partitioned_kernels_of() {
   FirPartitionedKernels f;
   f.forward = reinterpret_cast<const void*>(&device::fir_forward_kernel<kN>);
   f.inverse = reinterpret_cast<const void*>(&device::fir_inverse_kernel<kN>);
-  f.threads = device::fir_cta_threads<kN>();
   f.segments_per_cta = device::fir_teams<kN>();
   f.shared_bytes = device::fir_shared_bytes<kN>();
   f.launch_forward = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
