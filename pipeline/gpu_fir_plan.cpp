@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <stdexcept>
 
 #include "pipeline/errors.hpp"
 #include "fft/fftw_planner_locks.hpp"
@@ -43,25 +44,93 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
 
 }  // namespace
 
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation) {
+  std::vector<GpuFirChoice> choices;
+  if (taps > kGpuFirMaxUnpartitionedAutoTaps) return choices;
+  if (power_of_two(decimation) && decimation >= 2 && decimation <= kGpuFirFoldDecimationMax)
+    for (std::size_t n = kGpuFirFoldLengthMax; n >= kGpuFirFoldLengthMin && n >= 2 * taps; n /= 2)
+      if (n - taps + 1 >= decimation) choices.push_back({n, true});
+  const std::size_t shortest = std::max(next_power_of_two(4 * taps), kGpuFirMinAutoFftLength);
+  for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) choices.push_back({n, false});
+  return choices;
+}
+
+namespace {
+
+// The plan at length n (partitioned when the taps are longer than n, or beyond one spectrum's
+// auto choices), folded where fold_allowed and the length and decimation take it.
+GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed);
+
+}  // namespace
+
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   check_fir_spec(spec);
   const std::size_t m = spec.taps.size();
-  if (spec.max_taps > m)
-    throw UsageError("max_taps: the GPU filter keeps the taps it was made with (" + std::to_string(m) + ")");
   std::size_t n = spec.fft_length;
-  bool partitioned = false;
   if (n == 0) {
-    partitioned = m > kGpuFirMaxUnpartitionedAutoTaps;
-    if (!partitioned) n = std::max(next_power_of_two(4 * m), kGpuFirMinAutoFftLength);
-    else n = m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength;
-  } else if (!gpu_fir_takes_fft_length(n)) {
+    if (m > kGpuFirMaxUnpartitionedAutoTaps)
+      return plan_at(spec, m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength,
+                     true, false);
+    for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation))
+      if (fold_allowed || !choice.fold) return plan_at(spec, choice.fft_length, false, choice.fold);
+  }
+  if (!gpu_fir_takes_fft_length(n))
     throw UsageError("fft_length=" + std::to_string(n) + ": the GPU filter takes a power of two from " +
                      std::to_string(kGpuFirMinFftLength) + " to " + std::to_string(kGpuFirMaxFftLength) +
                      " (or 0: chosen from the taps)");
-  } else {
-    partitioned = m > n;
-  }
+  return plan_at(spec, n, m > n, fold_allowed);
+}
 
+GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
+  check_fir_spec(spec);
+  if (spec.fft_length != 0 || spec.taps.size() > kGpuFirMaxUnpartitionedAutoTaps)
+    throw std::invalid_argument("plan_gpu_fir: an automatic choice for a spec the choices do not serve");
+  return plan_at(spec, choice.fft_length, false, choice.fold);
+}
+
+std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold) {
+  std::vector<GpuFirPlan> folded, unfolded;
+  const std::vector<GpuFirChoice> choices =
+      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation) : std::vector<GpuFirChoice>{};
+  if (!choices.empty()) {
+    for (const GpuFirChoice& choice : choices) (choice.fold ? folded : unfolded).push_back(plan_gpu_fir(spec, choice));
+  } else {
+    GpuFirPlan plan = plan_gpu_fir(spec, true);
+    if (plan.fold > 1) {
+      folded.push_back(std::move(plan));
+      unfolded.push_back(plan_gpu_fir(spec, false));
+    } else {
+      unfolded.push_back(std::move(plan));
+    }
+  }
+  if (fold == GpuFirFold::always && !folded.empty()) return folded;
+  if (fold == GpuFirFold::never) return unfolded;
+  for (GpuFirPlan& plan : unfolded) folded.push_back(std::move(plan));
+  return folded;
+}
+
+std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std::vector<int>& segments_per_cta,
+                              std::size_t max_items, int multiprocessors) {
+  if (options.empty() || segments_per_cta.size() != options.size())
+    throw std::invalid_argument("pick_gpu_fir_plan: one CTA size per option");
+  std::size_t widest = 0, widest_ctas = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const std::size_t per_cta = static_cast<std::size_t>(std::max(segments_per_cta[i], 1));
+    const std::size_t segments = options[i].max_segments(max_items);
+    if (multiprocessors > 0 && segments >= per_cta * static_cast<std::size_t>(multiprocessors)) return i;
+    const std::size_t ctas = (segments + per_cta - 1) / per_cta;
+    if (ctas > widest_ctas || (ctas == widest_ctas && options[i].map.hop < options[widest].map.hop))
+      widest = i, widest_ctas = ctas;
+  }
+  return widest;
+}
+
+namespace {
+
+GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed) {
+  const std::size_t m = spec.taps.size();
+  if (spec.max_taps > m)
+    throw UsageError("max_taps: the GPU filter keeps the taps it was made with (" + std::to_string(m) + ")");
   GpuFirPlan plan;
   plan.map.n = n;
   plan.map.hop = partitioned ? n / 2 : n - m + 1;
@@ -120,6 +189,8 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   }
   return plan;
 }
+
+}  // namespace
 
 std::size_t GpuFirPlan::max_output(std::size_t n) const {
   const std::uint64_t segments = (static_cast<std::uint64_t>(n) + map.hop - 1) / map.hop;

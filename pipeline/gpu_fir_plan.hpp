@@ -45,10 +45,11 @@
 namespace prism {
 
 inline constexpr std::size_t kGpuFirMinFftLength = 256;
-// The shortest length the automatic choice takes: shorter transforms (teams of 16 to 32 threads)
-// ran at half the rate per item on the H200 (bench/RESULTS.md, "The FIR filter on the GPU"), and
-// 1024 keeps a segment at a few milliseconds of audio for live use.
+// The lengths the automatic choice takes for one spectrum. Shorter transforms (teams of 16 to 32
+// threads) ran at half the rate per item on the H200 (bench/RESULTS.md, "The FIR filter on the
+// GPU"); at 16384 the team FFT spills to a stack frame.
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
+inline constexpr std::size_t kGpuFirMaxAutoFftLength = 8192;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
 // Whether the GPU filter takes an explicit fft_length of n: a power of two from
 // kGpuFirMinFftLength to kGpuFirMaxFftLength (plan_gpu_fir refuses others; auto keeps them on
@@ -70,6 +71,24 @@ inline constexpr std::size_t kGpuFirShortPartitionsMaxTaps = 16384;
 inline constexpr std::size_t kGpuFirFoldLengthMin = 1024;
 inline constexpr std::size_t kGpuFirFoldLengthMax = 4096;
 inline constexpr std::size_t kGpuFirFoldDecimationMax = 8;
+
+// One automatic choice: a transform length and whether the decimation folds into it.
+struct GpuFirChoice {
+  std::size_t fft_length = 0;
+  bool fold = false;
+};
+
+// The automatic choices for M taps decimated by D where one spectrum serves (M up to
+// kGpuFirMaxUnpartitionedAutoTaps; longer filters have the one partitioned choice above), the
+// fastest first on a device that a call fills. On the H200 (bench/RESULTS.md, "The FFT length
+// of one spectrum") a segment's two transforms cost about the same per point from 2048 to 8192
+// (a quarter more at 1024), so the longest transform, whose hop loses the fewest points to the
+// overlap, ran fastest: 8192 gave 63 taps 1.4x the rate of 1024. Folding D = 2, 4 or 8 into
+// inverse transforms of N/D at N = 4096 ran 1.5 to 2.1x the unfolded 8192, so:
+//   - D of 2, 4 or 8: folded at N = 4096, 2048, 1024 while N >= 2M (a hop of at least half N);
+//   - then unfolded at N = 8192, 4096, ... down to the smallest power of two of at least 4M
+//     (and kGpuFirMinAutoFftLength).
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation);
 
 // Output k is full[t], t = c + k·D (c: 0 causal, (M−1)//2 same). Segment s holds full[s·B ..
 // s·B + B): the points N−B .. N−1 of its circular convolution, whose window is the input items
@@ -162,22 +181,32 @@ struct GpuFirPlan {
 
 // The plan for `spec` (checked as FirFilter checks it: check_fir_spec). N: spec.fft_length when
 // set (a power of two from 256 to 16384; the filter is partitioned when M > N), else up to
-// kGpuFirMaxUnpartitionedAutoTaps taps the smallest power of two of at least 4·M (at least 1024)
-// and one spectrum, beyond that partitioned (the lengths above). One spectrum: B = N − M + 1,
-// rounded down to a multiple of D when the decimation is folded (D of 2, 4 or 8 at N of 1024 to
-// 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B). UsageError naming
-// fft_length when the GPU cannot take it. max_taps is not supported (the taps are fixed). fold_allowed false:
-// every decimation keeps every D-th point of the inverse transform of N (the hop not rounded).
+// kGpuFirMaxUnpartitionedAutoTaps taps the first of gpu_fir_auto_choices (the first unfolded one
+// when fold_allowed is false) and one spectrum, beyond that partitioned (the lengths above). One
+// spectrum: B = N − M + 1, rounded down to a multiple of D when the decimation is folded (D of 2,
+// 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B).
+// UsageError naming fft_length when the GPU cannot take it. max_taps is not supported (the taps
+// are fixed). fold_allowed false: every decimation keeps every D-th point of the inverse
+// transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);
+// The plan of one of gpu_fir_auto_choices(M, D) for `spec` (whose fft_length is 0).
+GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice);
 
-// Whether a folded plan's kernel, whose CTAs each take `segments_per_cta` segments (D times the
-// unfolded kernel's, their forward transforms one after another), gets at least one CTA per
-// multiprocessor from a call of `segments` segments. Below that, the unfolded kernel spreads the
-// same segments over D times more CTAs and ends sooner: the fold saves work, not time, on a
-// device it does not fill. CudaFir folds where this holds for its largest chunk.
-inline bool gpu_fir_fold_fills_device(std::size_t segments, std::size_t segments_per_cta, int multiprocessors) {
-  return multiprocessors > 0 && segments >= segments_per_cta * static_cast<std::size_t>(multiprocessors);
-}
+// The plans CudaFir may run for `spec`, the fastest first on a device that a call fills: the
+// automatic choices (spec.fft_length 0, one spectrum), else the one length and, where it folds,
+// the same unfolded. `fold`: folded plans only where there are any (always), unfolded only
+// (never), or both (automatic).
+enum class GpuFirFold { automatic, always, never };
+std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold = GpuFirFold::automatic);
+
+// Which of `options` (best first) CudaFir runs, `segments_per_cta[i]` the segments a CTA of
+// option i's kernel takes: the first whose call of `max_items` items gives each of the device's
+// `multiprocessors` at least one full CTA, else the one whose call makes the most CTAs, the
+// shortest hop among equals. On a device no option fills, the call spread the widest ends the
+// soonest (short transforms, and no fold, whose CTA takes D segments' forward transforms one
+// after another), and a short hop holds the fewest items back from a live stream's output.
+std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std::vector<int>& segments_per_cta,
+                              std::size_t max_items, int multiprocessors);
 
 // What one process() or flush() call computes.
 struct FirCall {

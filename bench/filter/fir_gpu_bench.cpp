@@ -7,18 +7,20 @@
 //           the decimation's fold starts to pay; PRISM_GPU_FIR_FOLD=always|never pins it), cf32
 //           and f32, a low-pass of 63, 255, 1023, 2047, 4095, 8191, 16385 and 65535 taps
 //           (partitioned beyond 2048; --taps: a list of others; --fft-length N: the fir's fft_length, which
-//           partitions taps longer than N) designed as firwin, D = 1 and 8: median of 20 calls timed
-//           with events on the stage's stream. Each configuration is first checked: 2^20 fresh
-//           random items through the GPU stage into an output poisoned with NaN, against the
-//           CPU's fir on the same taps (relative L2 at most 2e-5 over the outputs both returned,
-//           every one written)
+//           partitions taps longer than N) designed as firwin, D = 1 and 8 (--decimations: others):
+//           median of 20 calls timed with events on the stage's stream. Each configuration is
+//           first checked: 2^20 fresh random items through the GPU stage, configured for the
+//           timed chunk (whose size picks the FFT length), into an output poisoned with NaN,
+//           against the CPU's fir on the same taps (relative L2 at most 2e-5 over the outputs
+//           both returned, every one written)
 //   stream  chunks of 2^22 items in pinned memory -> h2d -> fir -> d2h -> a sink, 3 chunks in
 //           flight, --seconds each, cf32 and ci16 in, against the pinned H2D + D2H limit
 //
 //   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] [--taps M,M...]
-//                 [--fft-length N]
+//                 [--decimations D,D...] [--fft-length N]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -72,14 +74,16 @@ StreamInfo stream_of(SampleFormat format) {
   return s;
 }
 
-// The GPU stage's outputs for `items` fresh random items against the CPU's; false on a mismatch.
-bool check(const std::string& spec, SampleFormat format, std::size_t items) {
+// The GPU stage's outputs for `items` fresh random items against the CPU's, the stage configured
+// for chunks of `chunk` items as the timing's (its plan follows the largest chunk); false on a
+// mismatch.
+bool check(const std::string& spec, SampleFormat format, std::size_t items, std::size_t chunk) {
   const StreamInfo stream = stream_of(format);
   const PortDescription in = PortDescription::of_samples(stream);
   std::vector<std::byte> input(items * stream.frame_bytes());
   fill_format(format, input.data(), items, 77);
   auto gpu = make(spec, prism::fft::BackendKind::cuda);
-  const PortDescription out = gpu->configure(in, items);
+  const PortDescription out = gpu->configure(in, std::max(items, chunk));
   auto gpu_in = pool(gpu->input_domain(), items, in.item_bytes());
   auto gpu_out = pool(gpu->input_domain(), gpu->max_output(items), out.item_bytes());
   prism::StopToken never;
@@ -218,6 +222,7 @@ int main(int argc, char** argv) {
   std::string only;
   std::vector<std::size_t> chunk_sizes = {std::size_t{1} << 26};
   std::vector<std::size_t> tap_counts = {63, 255, 1023, 2047, 4095, 8191, 16385, 65535};
+  std::vector<std::size_t> decimations = {1, 8};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
@@ -226,10 +231,11 @@ int main(int argc, char** argv) {
     else if (a == "--items" && i + 1 < argc && !(chunk_sizes = parse_list(argv[++i])).empty()) continue;
     else if (a == "--taps" && i + 1 < argc && !(tap_counts = parse_list(argv[++i])).empty()) continue;
     else if (a == "--fft-length" && i + 1 < argc) fft_length = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--decimations" && i + 1 < argc && !(decimations = parse_list(argv[++i])).empty()) continue;
     else {
       std::fprintf(stderr,
                    "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] "
-                   "[--taps M,M...] [--fft-length N]\n");
+                   "[--taps M,M...] [--decimations D,D...] [--fft-length N]\n");
       return 2;
     }
   }
@@ -250,9 +256,9 @@ int main(int argc, char** argv) {
       std::printf("kernel: process() on %zu items on the device, low-pass (firwin), median of 20:\n", chunk);
       for (SampleFormat format : {SampleFormat::cf32, SampleFormat::f32}) {
         for (std::size_t taps : tap_counts) {
-          for (std::size_t decimation : {1, 8}) {
+          for (std::size_t decimation : decimations) {
             const std::string spec = spec_for(taps, decimation);
-            if (!check(spec, format, std::size_t{1} << 20)) {
+            if (!check(spec, format, std::size_t{1} << 20, chunk)) {
               checks_passed = false;
               continue;
             }

@@ -152,10 +152,8 @@ FirPartitionedKernels fir_partitioned_kernels_for(std::size_t n) {
   }
 }
 
-// Where the fold kernels run: where a call fills the device (gpu_fir_fold_fills_device), or
-// pinned by PRISM_GPU_FIR_FOLD=always|never (the tests, to run both kernels at any chunk size).
-enum class GpuFirFold { automatic, always, never };
-
+// Where the fold kernels run: as pick_gpu_fir_plan chooses, or pinned by
+// PRISM_GPU_FIR_FOLD=always|never (the tests, to run both kernels at any chunk size).
 GpuFirFold fold_choice_from_environment() {
   const char* text = std::getenv("PRISM_GPU_FIR_FOLD");
   if (text == nullptr || *text == '\0' || std::strcmp(text, "auto") == 0) return GpuFirFold::automatic;
@@ -243,12 +241,12 @@ struct CudaFir::Impl {
     floats.channels = 1;
     const Design design = planner(floats);
     try {
-      plan = plan_gpu_fir(design.spec, fold_choice != GpuFirFold::never);
-      if (plan.fold > 1 && fold_choice == GpuFirFold::automatic &&
-          !gpu_fir_fold_fills_device(plan.max_segments(max_input_items),
-                                     static_cast<std::size_t>(fir_kernel_for(plan.map.n, plan.fold).segments_per_cta),
-                                     device_info.multiprocessors))
-        plan = plan_gpu_fir(design.spec, false);
+      std::vector<GpuFirPlan> options = gpu_fir_plan_options(design.spec, fold_choice);
+      std::vector<int> segments_per_cta;
+      for (const GpuFirPlan& option : options)
+        segments_per_cta.push_back(option.partitions > 1 ? fir_partitioned_kernels_for(option.map.n).segments_per_cta
+                                                         : fir_kernel_for(option.map.n, option.fold).segments_per_cta);
+      plan = std::move(options[pick_gpu_fir_plan(options, segments_per_cta, max_input_items, device_info.multiprocessors)]);
     } catch (const UsageError& e) {
       const std::string what = e.what();
       for (const char* field : {"taps", "fft_length", "max_taps"}) {

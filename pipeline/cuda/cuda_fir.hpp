@@ -7,10 +7,12 @@
 // chunk's segments read. The chunk arrives in its native format and is converted on load.
 // Plain C++ header: no CUDA types leak to its users.
 //
-// Decimation by 2, 4 or 8 folds into a shorter inverse FFT where a call of the largest chunk
-// fills the device with the fold kernel's CTAs (gpu_fir_fold_fills_device); elsewhere every D-th
-// point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never pins the choice (the
-// tests run both kernels at every chunk size).
+// Without an fft_length the FFT length follows the taps, the decimation and the largest chunk:
+// of the automatic choices (gpu_fir_auto_choices, the fastest first), the first whose call of
+// the largest chunk gives every multiprocessor a CTA, else the one spreading a call the widest
+// (pick_gpu_fir_plan). Decimation by 2, 4 or 8 folds into a shorter inverse FFT on such a
+// choice; elsewhere every D-th point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never
+// pins the fold (the tests run both kernels at every chunk size).
 //
 // Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
 // PRISM_CUDA_FAULT=alloc@N makes the N-th process() call (0-based) attempt an impossible

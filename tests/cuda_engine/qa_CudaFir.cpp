@@ -40,16 +40,16 @@ const std::vector<Case>& cases() {
   static const std::vector<Case> list = {
       {"fir:lowpass=5000,numtaps=63", SampleFormat::f32, 1},
       {"fir:lowpass=5000,numtaps=63,align=same", SampleFormat::cf32, 1},
-      {"fir:bandpass=1000:9000,numtaps=255,decimate=8", SampleFormat::cf32, 1},
+      {"fir:bandpass=1000:9000,numtaps=255,decimate=8,fft_length=1024", SampleFormat::cf32, 1},
       {"fir:highpass=2000,numtaps=255,decimate=3,align=same", SampleFormat::f32, 1},
       {"fir:lowpass=3000,numtaps=1023,shift=-7000.5", SampleFormat::cf32, 1},
-      {"fir:lowpass=3000,numtaps=1023,shift=2500,decimate=8,align=same", SampleFormat::f32, 1},
+      {"fir:lowpass=3000,numtaps=1023,shift=2500,decimate=8,align=same,fft_length=4096", SampleFormat::f32, 1},
       {"fir:complex_bandpass=-4000:1000,numtaps=511,decimate=5", SampleFormat::cf32, 1},
       {"fir:complex_bandpass=500:6000,numtaps=64", SampleFormat::f32, 1},
       {"fir:bandstop=4000:8000,numtaps=4095,decimate=64", SampleFormat::cf32, 1},
       {"fir:lowpass=400,numtaps=8191,align=same,fft_length=16384", SampleFormat::cf32, 1},  // one spectrum
       {"fir:lowpass=8000,numtaps=127,channel=1", SampleFormat::ci16, 2},
-      {"fir:lowpass=8000,numtaps=33,decimate=2,channel=2", SampleFormat::cu8, 3},
+      {"fir:lowpass=8000,numtaps=33,decimate=2,channel=2,fft_length=1024", SampleFormat::cu8, 3},
       {"fir:lowpass=8000,numtaps=3", SampleFormat::i8, 1},
       {"fir:lowpass=1000,numtaps=1,align=same", SampleFormat::cf32, 1},
       {"fir:lowpass=6000,numtaps=200,fft_length=1024,decimate=7", SampleFormat::ci8, 1},
@@ -58,13 +58,17 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=5000,numtaps=63,decimate=2", SampleFormat::cu16, 1},
       {"fir:lowpass=5000,numtaps=63", SampleFormat::u32, 1},
       // The folded decimation: with the cases above, each of its nine kernels (N 1024, 2048,
-      // 4096 and D 2, 4, 8), δ = c mod D of 0 and not.
-      {"fir:lowpass=5000,numtaps=400,decimate=4,align=same", SampleFormat::cf32, 1},      // N 2048
-      {"fir:lowpass=2000,numtaps=101,decimate=4,shift=1500", SampleFormat::f32, 1},       // N 1024
-      {"fir:lowpass=2000,numtaps=400,decimate=8", SampleFormat::cf32, 1},                  // N 2048
-      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::f32, 1},  // N 2048
-      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same", SampleFormat::f32, 1},      // N 4096
-      {"fir:lowpass=4000,numtaps=1000,decimate=4,shift=-1200", SampleFormat::cf32, 1},    // N 4096
+      // 4096 and D 2, 4, 8), δ = c mod D of 0 and not. The automatic length follows the chunk
+      // (pick_gpu_fir_plan), so the kernels' cases name theirs.
+      {"fir:lowpass=5000,numtaps=400,decimate=4,align=same,fft_length=2048", SampleFormat::cf32, 1},
+      {"fir:lowpass=2000,numtaps=101,decimate=4,shift=1500,fft_length=1024", SampleFormat::f32, 1},
+      {"fir:lowpass=2000,numtaps=400,decimate=8,fft_length=2048", SampleFormat::cf32, 1},
+      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::f32, 1},
+      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same,fft_length=4096", SampleFormat::f32, 1},
+      {"fir:lowpass=4000,numtaps=1000,decimate=4,shift=-1200,fft_length=4096", SampleFormat::cf32, 1},
+      // One spectrum at N 8192, the first automatic choice on a device a call fills.
+      {"fir:lowpass=5000,numtaps=63,fft_length=8192", SampleFormat::cf32, 1},
+      {"fir:lowpass=3000,numtaps=2000,decimate=8,align=same,fft_length=8192", SampleFormat::f32, 1},
       // Partitioned filters (with the 4095 taps above): beyond 2048 taps partitions of 2048 at
       // N 4096, beyond 16384 of 8192 at N 16384, and FFT lengths shorter than the taps
       // (partitions of N/2).
@@ -156,11 +160,11 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 }
 
 TEST(CudaFir, StageHarness) {
-  // Among them decimation by 8 (N 4096), 2 (N 1024) and 4 (N 2048), folded and not, and
-  // partitioned filters (N 16384 and 256).
+  // Among them decimation by 8 (N 4096 and 8192), 2 (N 1024) and 4 (N 2048), folded and not,
+  // and partitioned filters (N 16384 and 256).
   for (const char* fold : {"always", "never"})
   for (const std::size_t index : {std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19}, std::size_t{26},
-                                  std::size_t{29}}) {
+                                  std::size_t{28}, std::size_t{31}}) {
     const FoldPinned pinned(fold);
     const Case& c = cases()[index];
     SCOPED_TRACE(std::string(c.spec) + ", fold " + fold);
@@ -171,28 +175,49 @@ TEST(CudaFir, StageHarness) {
   }
 }
 
-TEST(CudaFir, ByDefaultTheDecimationFoldsWhereACallFillsTheDevice) {
+TEST(CudaFir, ByDefaultTheLengthAndTheFoldFollowTheLargestChunk) {
   StreamInfo stream;
   stream.format = SampleFormat::cf32;
   stream.sample_rate = 48000;
   const PortDescription in = PortDescription::of_samples(stream);
   auto gpu = make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda);
-  // 65536 items: 21 segments, a handful of the fold kernel's CTAs.
+  // 65536 items: no choice fills the device; unfolded at 4096 makes the most CTAs (22 segments
+  // in 11 CTAs; folded, 16 segments per CTA).
   gpu->configure(in, 65536);
   EXPECT_NE(gpu->describe().find("every 8th point of the inverse FFT"), std::string::npos) << gpu->describe();
   EXPECT_NE(gpu->describe().find("hop 3074"), std::string::npos) << gpu->describe();
-  // 2^26 items: 21 845 segments, many CTAs per multiprocessor.
+  // 2^26 items: 21 845 segments, many CTAs per multiprocessor: the first choice.
   gpu->configure(in, std::size_t{1} << 26);
+  EXPECT_NE(gpu->describe().find("FFT 4096 (hop 3072)"), std::string::npos) << gpu->describe();
   EXPECT_NE(gpu->describe().find("decimation 8 in frequency (inverse FFT 512)"), std::string::npos)
       << gpu->describe();
   {
     const FoldPinned pinned("never");
     auto unfolded = make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda);
     unfolded->configure(in, std::size_t{1} << 26);
+    EXPECT_NE(unfolded->describe().find("FFT 8192 (hop 7170)"), std::string::npos) << unfolded->describe();
     EXPECT_NE(unfolded->describe().find("every 8th point"), std::string::npos) << unfolded->describe();
   }
-  const FoldPinned pinned("sometimes");
-  EXPECT_THROW(make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda), UsageError);
+  {
+    const FoldPinned pinned("sometimes");
+    EXPECT_THROW(make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda), UsageError);
+  }
+  // Without decimation: the longest transform on a large chunk, matching the CPU there (the
+  // cases above name their lengths or run small chunks).
+  const std::size_t samples = 300000;
+  const auto input = test::random_samples(SampleFormat::cf32, 1, samples, 17);
+  auto cpu = make_fir("fir:lowpass=5000,numtaps=255,align=same", fft::BackendKind::cpu);
+  test::StageDriver cpu_driver(*cpu, in, samples);
+  const std::vector<float> reference = as_floats(cpu_driver.run(input, samples));
+  auto long_chunks = make_fir("fir:lowpass=5000,numtaps=255,align=same", fft::BackendKind::cuda);
+  test::StageDriver driver(*long_chunks, in, std::size_t{1} << 22);
+  EXPECT_NE(long_chunks->describe().find("FFT 8192 (hop 7938)"), std::string::npos) << long_chunks->describe();
+  const std::vector<float> out = as_floats(driver.run(input, samples));
+  ASSERT_EQ(out.size(), reference.size());
+  EXPECT_LE(relative_l2(out, reference), 2e-5);
+  // A small chunk: the shortest transform, whose hop holds the fewest items back.
+  long_chunks->configure(in, 4096);
+  EXPECT_NE(long_chunks->describe().find("FFT 1024 (hop 770)"), std::string::npos) << long_chunks->describe();
 }
 
 TEST(CudaFir, LongFiltersArePartitionedOnTheGpuAndBadLengthsAreUsageErrors) {

@@ -308,20 +308,25 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
 
 TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   std::mt19937 rng(1);
+  // One spectrum: the first automatic choice, the longest transform the auto choices take.
   FirSpec spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal}, rng);
-  EXPECT_EQ(plan_gpu_fir(spec).map.n, 1024u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
   spec = spec_of({1023, false, false, std::nullopt, 1, FirAlign::causal}, rng);
-  EXPECT_EQ(plan_gpu_fir(spec).map.n, 4096u);
-  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 4096u - 1022u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.hop, 8192u - 1022u);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   // Decimation by 2, 4 or 8 at N 1024 to 4096 folds, on a hop that D divides; others do not.
   spec = spec_of({1023, false, false, std::nullopt, 8, FirAlign::same}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 8u);
+  EXPECT_EQ(plan_gpu_fir(spec).map.n, 4096u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 3072u);
-  // Not allowed to fold (CudaFir, where a call would not fill the device): the whole hop.
+  // Not allowed to fold: the first unfolded choice, the whole hop.
   EXPECT_EQ(plan_gpu_fir(spec, false).fold, 1u);
-  EXPECT_EQ(plan_gpu_fir(spec, false).map.hop, 3074u);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.n, 8192u);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.hop, 7170u);
   EXPECT_EQ(plan_gpu_fir(spec, false).map.decimation, 8u);
+  spec = spec_of({1023, false, false, std::nullopt, 8, FirAlign::same, 4096}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.hop, 3074u);
   spec = spec_of({1023, false, false, std::nullopt, 16, FirAlign::same}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({63, false, false, std::nullopt, 6, FirAlign::same}, rng);
@@ -396,17 +401,79 @@ TEST(GpuFirPlan, TheMapNamesEachOutputOnceAcrossSegments) {
   }
 }
 
-TEST(GpuFirPlan, TheFoldRunsWhereACallGivesEveryMultiprocessorACta) {
-  // 1023 taps, D 8, N 4096: hop 3072; say 16 segments per CTA, on 132 multiprocessors.
+TEST(GpuFirPlan, TheAutomaticChoicesPutTheFoldFirstThenTheLongestTransforms) {
+  using Choices = std::vector<std::pair<std::size_t, bool>>;
+  const auto choices = [](std::size_t taps, std::size_t decimation) {
+    Choices list;
+    for (const GpuFirChoice& c : gpu_fir_auto_choices(taps, decimation)) list.emplace_back(c.fft_length, c.fold);
+    return list;
+  };
+  EXPECT_EQ(choices(63, 1), (Choices{{8192, false}, {4096, false}, {2048, false}, {1024, false}}));
+  EXPECT_EQ(choices(63, 8), (Choices{{4096, true}, {2048, true}, {1024, true}, {8192, false}, {4096, false},
+                                     {2048, false}, {1024, false}}));
+  // Folded while N >= 2M; unfolded down to the smallest power of two of at least 4M.
+  EXPECT_EQ(choices(1023, 8), (Choices{{4096, true}, {2048, true}, {8192, false}, {4096, false}}));
+  EXPECT_EQ(choices(1023, 3), (Choices{{8192, false}, {4096, false}}));
+  EXPECT_EQ(choices(2047, 4), (Choices{{4096, true}, {8192, false}}));
+  EXPECT_EQ(choices(2048, 2), (Choices{{4096, true}, {8192, false}}));
+  EXPECT_EQ(choices(2048, 16), (Choices{{8192, false}}));
+  // A hop shorter than D does not fold.
+  EXPECT_EQ(choices(1, 8), (Choices{{4096, true}, {2048, true}, {1024, true}, {8192, false}, {4096, false},
+                                    {2048, false}, {1024, false}}));
+  EXPECT_EQ(choices(kGpuFirMaxUnpartitionedAutoTaps + 1, 1), Choices{});  // partitioned: one choice
+}
+
+TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   std::mt19937 rng(3);
-  const GpuFirPlan plan = plan_gpu_fir(spec_of({1023, false, false, std::nullopt, 8, FirAlign::causal}, rng));
-  ASSERT_EQ(plan.fold, 8u);
-  EXPECT_FALSE(gpu_fir_fold_fills_device(plan.max_segments(65536), 16, 132));  // the default block
-  EXPECT_FALSE(gpu_fir_fold_fills_device(plan.max_segments(std::size_t{1} << 22), 16, 132));
-  EXPECT_TRUE(gpu_fir_fold_fills_device(plan.max_segments(std::size_t{1} << 26), 16, 132));
-  EXPECT_TRUE(gpu_fir_fold_fills_device(16 * 132, 16, 132));
-  EXPECT_FALSE(gpu_fir_fold_fills_device(16 * 132 - 1, 16, 132));
-  EXPECT_FALSE(gpu_fir_fold_fills_device(1u << 30, 16, 0));  // no multiprocessor count known
+  const FirSpec spec = spec_of({1023, false, false, std::nullopt, 8, FirAlign::causal}, rng);
+  const auto lengths = [](const std::vector<GpuFirPlan>& options) {
+    std::vector<std::pair<unsigned long long, unsigned long long>> list;
+    for (const GpuFirPlan& p : options) list.emplace_back(p.map.n, p.fold);
+    return list;
+  };
+  using List = std::vector<std::pair<unsigned long long, unsigned long long>>;
+  EXPECT_EQ(lengths(gpu_fir_plan_options(spec)), (List{{4096, 8}, {2048, 8}, {8192, 1}, {4096, 1}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::always)), (List{{4096, 8}, {2048, 8}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::never)), (List{{8192, 1}, {4096, 1}}));
+  // Each option is the plan of its choice.
+  const std::vector<GpuFirPlan> options = gpu_fir_plan_options(spec);
+  EXPECT_EQ(options[1].map.hop, 1024u);
+  EXPECT_EQ(options[3].map.hop, 3074u);
+  EXPECT_EQ(options[3].filter_spectrum.size(), 4096u);
+  // An explicit length: that length, folded and not.
+  FirSpec explicit_length = spec;
+  explicit_length.fft_length = 2048;
+  EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length)), (List{{2048, 8}, {2048, 1}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 8}}));
+  explicit_length.decimation = 3;
+  EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 1}}));
+  // Partitioned: one option.
+  const FirSpec partitioned = spec_of({3000, false, false, std::nullopt, 8, FirAlign::causal}, rng);
+  EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned)), (List{{4096, 1}}));
+}
+
+TEST(GpuFirPlan, ThePickIsTheFirstOptionThatFillsTheDeviceElseTheWidest) {
+  // 1023 taps, D 8: folded at 4096 (hop 3072) and 2048 (hop 1024), unfolded at 8192 (hop 7170)
+  // and 4096 (hop 3074); say CTAs of 16, 32, 1 and 2 segments, on 132 multiprocessors.
+  std::mt19937 rng(3);
+  const std::vector<GpuFirPlan> options =
+      gpu_fir_plan_options(spec_of({1023, false, false, std::nullopt, 8, FirAlign::causal}, rng));
+  ASSERT_EQ(options.size(), 4u);
+  const std::vector<int> per_cta = {16, 32, 1, 2};
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, std::size_t{1} << 26, 132), 0u);  // 21846 segments
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 16 * 132 * 3072, 132), 0u);
+  // One segment short at 4096: 2048 folded has 6333 segments (32 · 132 = 4224 fill it).
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 16 * 132 * 3072 - 3072, 132), 1u);
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 32 * 132 * 1024 - 1024, 132), 2u);  // 8192 fills
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, std::size_t{1} << 22, 132), 2u);
+  // None fills (the graph's default block): the most CTAs, 4096 unfolded (22 segments, 11 CTAs;
+  // 8192 has 10).
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 65536, 132), 3u);
+  // No multiprocessor count known: the most CTAs (4096 unfolded: 174649 against 149760).
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, std::size_t{1} << 30, 0), 3u);
+  // Equal CTAs: the shortest hop (one item: one segment, one CTA each; 2048 folded's hop 1024).
+  EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 1, 132), 1u);
+  EXPECT_THROW(pick_gpu_fir_plan(options, {16}, 65536, 132), std::invalid_argument);
 }
 
 }  // namespace
