@@ -44,18 +44,24 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
 
 }  // namespace
 
-std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation) {
-  std::vector<GpuFirChoice> choices;
-  if (taps > kGpuFirMaxUnpartitionedAutoTaps) return choices;
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation, bool packed) {
+  std::vector<GpuFirChoice> folded, unfolded;
+  if (taps > kGpuFirMaxUnpartitionedAutoTaps) return folded;
   if (power_of_two(decimation) && decimation >= 2 && decimation <= kGpuFirFoldDecimationMax)
     for (std::size_t n = kGpuFirFoldLengthMax; n >= kGpuFirFoldLengthMin && n >= 2 * taps; n /= 2)
-      if (n - taps + 1 >= decimation) choices.push_back({n, true});
+      if (n - taps + 1 >= decimation) folded.push_back({n, true});
   const std::size_t shortest = std::max(next_power_of_two(4 * taps), kGpuFirMinAutoFftLength);
-  for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) choices.push_back({n, false});
-  return choices;
+  for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) unfolded.push_back({n, false});
+  std::vector<GpuFirChoice>& first = packed && taps > kGpuFirPackedBeforeFoldTaps ? unfolded : folded;
+  std::vector<GpuFirChoice>& second = &first == &folded ? unfolded : folded;
+  first.insert(first.end(), second.begin(), second.end());
+  return first;
 }
 
 namespace {
+
+// Whether the unfolded one-spectrum plans of `spec` are packed (GpuFirPlan::packed).
+bool packable(const FirSpec& spec) { return !spec.complex_input && !spec.taps.is_complex && !spec.shift_hz; }
 
 // The plan at length n (partitioned when the taps are longer than n, or beyond one spectrum's
 // auto choices), folded where fold_allowed and the length and decimation take it.
@@ -71,7 +77,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
     if (m > kGpuFirMaxUnpartitionedAutoTaps)
       return plan_at(spec, m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength,
                      true, false);
-    for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation))
+    for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation, packable(spec)))
       if (fold_allowed || !choice.fold) return plan_at(spec, choice.fft_length, false, choice.fold);
   }
   if (!gpu_fir_takes_fft_length(n))
@@ -89,24 +95,22 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
 }
 
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold) {
-  std::vector<GpuFirPlan> folded, unfolded;
+  std::vector<GpuFirPlan> all;  // in the choices' order
   const std::vector<GpuFirChoice> choices =
-      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation) : std::vector<GpuFirChoice>{};
+      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation, packable(spec))
+                           : std::vector<GpuFirChoice>{};
   if (!choices.empty()) {
-    for (const GpuFirChoice& choice : choices) (choice.fold ? folded : unfolded).push_back(plan_gpu_fir(spec, choice));
+    for (const GpuFirChoice& choice : choices) all.push_back(plan_gpu_fir(spec, choice));
   } else {
-    GpuFirPlan plan = plan_gpu_fir(spec, true);
-    if (plan.fold > 1) {
-      folded.push_back(std::move(plan));
-      unfolded.push_back(plan_gpu_fir(spec, false));
-    } else {
-      unfolded.push_back(std::move(plan));
-    }
+    all.push_back(plan_gpu_fir(spec, true));
+    if (all.back().fold > 1) all.push_back(plan_gpu_fir(spec, false));
   }
-  if (fold == GpuFirFold::always && !folded.empty()) return folded;
-  if (fold == GpuFirFold::never) return unfolded;
-  for (GpuFirPlan& plan : unfolded) folded.push_back(std::move(plan));
-  return folded;
+  const bool any_folded = std::any_of(all.begin(), all.end(), [](const GpuFirPlan& p) { return p.fold > 1; });
+  if (fold == GpuFirFold::automatic || (fold == GpuFirFold::always && !any_folded)) return all;
+  std::vector<GpuFirPlan> pinned;
+  for (GpuFirPlan& plan : all)
+    if ((plan.fold > 1) == (fold == GpuFirFold::always)) pinned.push_back(std::move(plan));
+  return pinned;
 }
 
 std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std::vector<int>& segments_per_cta,
@@ -148,6 +152,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   plan.complex_taps = spec.taps.is_complex;
   plan.shifted = spec.shift_hz.has_value();
   plan.complex_output = plan.complex_input || plan.complex_taps || plan.shifted;
+  plan.packed = !partitioned && plan.fold == 1 && packable(spec);
   plan.taps = m;
   plan.first_index = spec.first_index;
   if (plan.shifted) {
@@ -193,13 +198,14 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
 }  // namespace
 
 std::size_t GpuFirPlan::max_output(std::size_t n) const {
-  const std::uint64_t segments = (static_cast<std::uint64_t>(n) + map.hop - 1) / map.hop;
+  const std::uint64_t segments = (static_cast<std::uint64_t>(n) + map.hop - 1) / map.hop + (packed ? 1 : 0);
   return static_cast<std::size_t>((segments * map.hop + map.decimation - 1) / map.decimation);
 }
 
 std::size_t GpuFirPlan::max_segments(std::size_t max_items) const {
-  // Fewer than B items may wait from earlier calls, so a call completes at most this many.
-  return static_cast<std::size_t>((max_items + map.hop - 1) / map.hop);
+  // Fewer than B items may wait from earlier calls (packed, 2B), so a call completes at most
+  // this many.
+  return static_cast<std::size_t>((max_items + map.hop - 1) / map.hop + (packed ? 1 : 0));
 }
 
 std::size_t GpuFirPlan::spectra_ring_segments(std::size_t max_items) const {
@@ -222,6 +228,7 @@ std::string GpuFirPlan::describe() const {
   else if (map.decimation > 1)
     text += ", decimation " + std::to_string(map.decimation) + " (every " + std::to_string(map.decimation) +
             "th point of the inverse FFT)";
+  if (packed) text += ", two real segments per transform";
   if (shifted) text += ", shifted (exact phase)";
   return text;
 }
@@ -249,6 +256,7 @@ FirCall GpuFirSchedule::process(std::size_t n) {
   const std::uint64_t call_end = items_in_ + n;
   call.valid_end = call_end;
   call.end_segment = std::max<std::uint64_t>(segments_done_, call_end / map_.hop);
+  if (paired_) call.end_segment -= call.end_segment % 2;  // done is even, so still at least done
   call.written = map_.first_output(call.end_segment) - map_.first_output(call.first_segment);
   call.segments_with_outputs = count_with_outputs(call.first_segment, call.end_segment, FirSegmentMap::kNone);
   const long long start = map_.window_start(call.end_segment);

@@ -17,8 +17,10 @@
 // taps, spectra H_k; segment s's spectrum is Y_s = Σ_k X_{s−k}·H_k, X_j the forward transform of
 // segment j's window (zero for j < 0), so three kernels run per call: the forward transforms
 // into a ring of spectra on the device, the sums of products, the inverse transforms. Real input
-// is transformed as complex (imaginary parts zero). Decimation by D = 2, 4 or 8 at N = 1024 to
-// 4096 (unpartitioned) is done in the frequency domain ("fold", as FirFilter's): B a multiple of
+// with real taps and no shift, one spectrum and no fold, takes two segments per transform
+// (`packed`); elsewhere real input is transformed as complex (imaginary parts zero). Decimation
+// by D = 2, 4 or 8 at N = 1024 to 4096 (unpartitioned) is done in the frequency domain ("fold",
+// as FirFilter's): B a multiple of
 // D, the spectrum rotated by δ = c mod D and folded onto L = N/D bins, whose inverse transform of
 // length L is the segment's points δ + D·r; each team then runs D forward transforms of N and D
 // inverse transforms of L side by side (fold kernels for D up to kGpuFirFoldDecimationMax at N
@@ -88,7 +90,12 @@ struct GpuFirChoice {
 //   - D of 2, 4 or 8: folded at N = 4096, 2048, 1024 while N >= 2M (a hop of at least half N);
 //   - then unfolded at N = 8192, 4096, ... down to the smallest power of two of at least 4M
 //     (and kGpuFirMinAutoFftLength).
-std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation);
+// `packed`: real input and taps without a shift, whose unfolded transforms take two segments
+// (GpuFirPlan::packed). Beyond kGpuFirPackedBeforeFoldTaps taps the unfolded choices come first
+// then: at 2047 taps and D = 8 two real segments per transform of 8192 ran 87.7 GS/s against the
+// fold's 82.1 at 4096, whose hop is a third as long (at 1023 taps the two were equal).
+inline constexpr std::size_t kGpuFirPackedBeforeFoldTaps = 1024;
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation, bool packed = false);
 
 // Output k is full[t], t = c + k·D (c: 0 causal, (M−1)//2 same). Segment s holds full[s·B ..
 // s·B + B): the points N−B .. N−1 of its circular convolution, whose window is the input items
@@ -148,6 +155,13 @@ struct GpuFirPlan {
   unsigned long long fold = 1;
   bool complex_input = false;
   bool complex_output = false;
+  // One spectrum, unfolded, real input and real taps without a shift: two segments per
+  // transform, the pairs (2p, 2p + 1) by their absolute index, 2p's window as the real parts and
+  // 2p + 1's as the imaginary parts; the inverse's real parts are 2p's outputs, its imaginary
+  // parts 2p + 1's. A segment is computed with the same partner whatever the cutting (so its
+  // outputs' bits do not depend on it): process() calls end on a pair's end (GpuFirSchedule), a
+  // flush's first pair may start one segment before its first.
+  bool packed = false;
   bool shifted = false;
   std::size_t taps = 0;
   bool complex_taps = false;
@@ -163,10 +177,15 @@ struct GpuFirPlan {
   std::optional<ExactPhase> phase;
   double step_cycles = 0;  // frac(f/fs): the phase step per item, in cycles
 
-  // The most outputs one call of n items can give (FirFilter::max_output's bound).
+  // The most outputs one call of n items can give (FirFilter::max_output's bound; packed, one
+  // segment more: a call may complete the segment the last one left for its pair).
   std::size_t max_output(std::size_t n) const;
   // The most segments one call of at most `max_items` items completes.
   std::size_t max_segments(std::size_t max_items) const;
+  // The input items the device keeps between calls: a window's N − B and the items of the
+  // segments not yet complete, fewer than B (packed: fewer than 2B, a segment waiting for its
+  // pair).
+  std::size_t history_items() const { return static_cast<std::size_t>(map.n + (packed ? map.hop : 0)); }
   // Partitioned: how many segments' spectra the device's ring holds. A call's sums read the
   // spectra of its segments and of the K − 1 before them; its forward transforms start where the
   // last call's ended, which in a flush may be segments without outputs before its first (the
@@ -225,7 +244,8 @@ struct FirCall {
 // input index, the history the next segments need, the outputs owed at the end.
 class GpuFirSchedule {
  public:
-  explicit GpuFirSchedule(const FirSegmentMap& map) : map_(map) {}
+  // paired: process() calls end on an even segment (GpuFirPlan::packed).
+  explicit GpuFirSchedule(const FirSegmentMap& map, bool paired = false) : map_(map), paired_(paired) {}
 
   // A call of n input items (after the items_in() before it).
   FirCall process(std::size_t n);
@@ -244,6 +264,7 @@ class GpuFirSchedule {
                                         unsigned long long limit) const;
 
   FirSegmentMap map_;
+  bool paired_ = false;
   std::uint64_t items_in_ = 0;
   std::uint64_t items_out_ = 0;
   std::uint64_t segments_done_ = 0;  // segments [0, segments_done_) computed

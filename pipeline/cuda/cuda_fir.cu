@@ -38,19 +38,34 @@ struct FirKernel {
   FirLauncher launch = nullptr;
 };
 
-template <int kN>
+template <int kN, bool kPacked>
 FirKernel fir_kernel_of() {
   FirKernel f;
-  f.function = reinterpret_cast<const void*>(&device::fir_kernel<kN>);
-  f.segments_per_cta = device::fir_teams<kN>();
+  f.function = reinterpret_cast<const void*>(&device::fir_kernel<kN, kPacked>);
+  f.segments_per_cta = device::fir_teams<kN>() * (kPacked ? 2 : 1);
   f.shared_bytes = device::fir_shared_bytes<kN>();
   f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
                 const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
                 const fft::gpu::Cf* inverse_twiddles, const float2* phasors) {
-    device::fir_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
-        k, c, history, spectrum, twiddles, inverse_twiddles, phasors);
+    device::fir_kernel<kN, kPacked>
+        <<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
+            k, c, history, spectrum, twiddles, inverse_twiddles, phasors);
   };
   return f;
+}
+
+template <bool kPacked>
+FirKernel fir_unfolded_kernel_for(std::size_t n) {
+  switch (n) {
+    case 256: return fir_kernel_of<256, kPacked>();
+    case 512: return fir_kernel_of<512, kPacked>();
+    case 1024: return fir_kernel_of<1024, kPacked>();
+    case 2048: return fir_kernel_of<2048, kPacked>();
+    case 4096: return fir_kernel_of<4096, kPacked>();
+    case 8192: return fir_kernel_of<8192, kPacked>();
+    case 16384: return fir_kernel_of<16384, kPacked>();
+    default: return FirKernel{};
+  }
 }
 
 template <int kN, int kD>
@@ -82,7 +97,7 @@ static_assert(prism::kGpuFirFoldDecimationMax == 8 && prism::kGpuFirFoldLengthMi
                   prism::kGpuFirFoldLengthMax == 4096,
               "fir_kernel_for compiles the fold kernels plan_gpu_fir may choose");
 
-FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
+FirKernel fir_kernel_for(std::size_t n, std::size_t fold, bool packed) {
   if (fold > 1) {
     switch (n) {
       case 1024: return fir_fold_kernel_for<1024>(fold);
@@ -91,16 +106,7 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold) {
       default: return FirKernel{};
     }
   }
-  switch (n) {
-    case 256: return fir_kernel_of<256>();
-    case 512: return fir_kernel_of<512>();
-    case 1024: return fir_kernel_of<1024>();
-    case 2048: return fir_kernel_of<2048>();
-    case 4096: return fir_kernel_of<4096>();
-    case 8192: return fir_kernel_of<8192>();
-    case 16384: return fir_kernel_of<16384>();
-    default: return FirKernel{};
-  }
+  return packed ? fir_unfolded_kernel_for<true>(n) : fir_unfolded_kernel_for<false>(n);
 }
 
 // A partitioned filter's forward and inverse kernels at one length (fir_sum_kernel is one for
@@ -245,7 +251,7 @@ struct CudaFir::Impl {
       std::vector<int> segments_per_cta;
       for (const GpuFirPlan& option : options)
         segments_per_cta.push_back(option.partitions > 1 ? fir_partitioned_kernels_for(option.map.n).segments_per_cta
-                                                         : fir_kernel_for(option.map.n, option.fold).segments_per_cta);
+                                                         : fir_kernel_for(option.map.n, option.fold, option.packed).segments_per_cta);
       plan = std::move(options[pick_gpu_fir_plan(options, segments_per_cta, max_input_items, device_info.multiprocessors)]);
     } catch (const UsageError& e) {
       const std::string what = e.what();
@@ -255,7 +261,7 @@ struct CudaFir::Impl {
       }
       throw;
     }
-    schedule.emplace(plan.map);
+    schedule.emplace(plan.map, plan.packed);
     max_items = max_input_items;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
 
@@ -265,10 +271,11 @@ struct CudaFir::Impl {
     k.complex_output = plan.complex_output ? 1 : 0;
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;
-    k.history_items = plan.map.n;
+    k.history_items = plan.history_items();
     // The segments of one call: a process() of up to max_items, or a flush() of up to
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
-    const std::size_t segments = plan.max_segments(max_input_items) + 2;
+    // Packed, the pairs around them: up to two segments more.
+    const std::size_t segments = plan.max_segments(max_input_items) + 2 + (plan.packed ? 2 : 0);
     int segments_per_cta = 0;
     if (plan.partitions > 1) {
       kernel = FirKernel{};
@@ -277,7 +284,7 @@ struct CudaFir::Impl {
       ring_segments = plan.spectra_ring_segments(max_input_items);
     } else {
       partitioned = FirPartitionedKernels{};
-      kernel = fir_kernel_for(plan.map.n, plan.fold);
+      kernel = fir_kernel_for(plan.map.n, plan.fold, plan.packed);
       segments_per_cta = kernel.segments_per_cta;
       ring_segments = 0;
     }
@@ -287,7 +294,7 @@ struct CudaFir::Impl {
     grid = static_cast<unsigned>((segments + segments_per_cta - 1) / segments_per_cta);
     const auto lock = gpu::lock_device_wide_calls();  // another run's graph capture would fail meanwhile
     try {
-      history = upload<float>(nullptr, 4 * plan.map.n, "fir history");
+      history = upload<float>(nullptr, 4 * plan.history_items(), "fir history");
       const std::vector<fft::gpu::Cf> table = fft::gpu::stage_twiddle_table(static_cast<int>(plan.map.n));
       twiddles = upload(table.data(), table.size(), "FFT stage twiddles");
       if (plan.fold > 1) {
@@ -340,7 +347,7 @@ struct CudaFir::Impl {
 
   void reset_state() {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    check_cuda(cudaMemsetAsync(history, 0, 4 * plan.map.n * sizeof(float), compute), "cudaMemsetAsync (fir history)",
+    check_cuda(cudaMemsetAsync(history, 0, 4 * plan.history_items() * sizeof(float), compute), "cudaMemsetAsync (fir history)",
                device);
     schedule->reset();
     history_parity = 0;
@@ -367,7 +374,9 @@ struct CudaFir::Impl {
     if (plan.partitions > 1) {
       run_partitioned(call, c);
     } else if (call.end_segment > call.first_segment && call.written > 0) {
-      const unsigned long long segments_needed = call.end_segment - call.first_segment;
+      // Packed: the pairs holding the call's segments, two segments each.
+      const unsigned long long segments_needed =
+          plan.packed ? 2 * ((call.end_segment + 1) / 2 - call.first_segment / 2) : call.end_segment - call.first_segment;
       const unsigned long long per_cta = static_cast<unsigned long long>(kernel.segments_per_cta);
       if (segments_needed > static_cast<unsigned long long>(grid) * per_cta)
         throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the grid");

@@ -102,6 +102,30 @@ __device__ __forceinline__ void fir_load_window(Fft& fft, const FirConstants& k,
   }
 }
 
+// Packed (real input and real taps): segment s's window (first item `start`) as the real parts
+// and segment s + 1's (from start + B) as the imaginary parts. With H the spectrum of real taps
+// the inverse transform's real and imaginary parts are the two segments' convolutions, so one
+// transform pair serves two segments. Both windows are the input's items (zeros from its end)
+// whether or not the call stores both segments, so that a segment's partner is the same in every
+// cutting; zeros for a team past the call's last segment (valid false).
+template <class Fft>
+__device__ __forceinline__ void fir_load_pair(Fft& fft, const FirConstants& k, const FirLaunch& c,
+                                              const float* history, long long start, bool valid, int lane) {
+  const int hop = static_cast<int>(k.map.hop);
+  const bool inside = valid && k.format == f32 && k.channels == 1 &&
+                      start >= static_cast<long long>(c.block_first) &&
+                      static_cast<unsigned long long>(start) + hop + Fft::kThreads * Fft::kOutputs <= c.valid_end;
+  if (inside) {
+    const float* reals = reinterpret_cast<const float*>(c.raw) + (static_cast<unsigned long long>(start) - c.block_first);
+    fft.load(lane, [&](int i) { return Cf{reals[i], reals[hop + i]}; });
+  } else {
+    fft.load(lane, [&](int i) {
+      return valid ? Cf{fir_item(k, c, history, start + i).re, fir_item(k, c, history, start + hop + i).re}
+                   : Cf{0.0f, 0.0f};
+    });
+  }
+}
+
 // conj(X·H) into the planes, for the inverse transform as the forward transform of the
 // conjugate (1/N is in H).
 template <class Fft>
@@ -156,7 +180,8 @@ __device__ __forceinline__ void fir_store(const FirConstants& k, const FirLaunch
 
 // Segment s's outputs from the thread's points of the inverse transform (as the forward
 // transform of the conjugate computed them): the ones FirSegmentMap::points names, every D-th.
-template <class Fft>
+// kSecond: the packed pair's second segment, the imaginary parts (the conjugate's negated).
+template <class Fft, bool kSecond = false>
 __device__ __forceinline__ void fir_store_segment(const FirConstants& k, const FirLaunch& c,
                                                   const float2* output_phasors, unsigned long long s,
                                                   const Cf (&x)[Fft::kOutputs], int lane) {
@@ -173,32 +198,41 @@ __device__ __forceinline__ void fir_store_segment(const FirConstants& k, const F
       if (r * decimation != rel) continue;
     }
     if (r >= static_cast<int>(points.count)) continue;
-    fir_store(k, c, output_phasors, anchor, points.first_output, r, x[slot]);
+    fir_store(k, c, output_phasors, anchor, points.first_output, r, kSecond ? Cf{-x[slot].im, 0.0f} : x[slot]);
   }
 }
 
-// Segments side by side, one team each; every team of a CTA runs its transforms (the stages
-// synchronise the CTA), the teams past the call's last segment on zeros, storing nothing.
-template <int kN>
+// Segments side by side, one team each (kPacked: one pair (2p, 2p + 1) per team, fir_load_pair,
+// from the pair holding the call's first segment); every team of a CTA runs its transforms (the
+// stages synchronise the CTA), the teams past the call's last segment on zeros, storing nothing.
+template <int kN, bool kPacked = false>
 __global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
 fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* filter_spectrum,
            const Cf* stage_twiddles, const Cf* /*inverse_twiddles: fold kernels only*/,
            const float2* output_phasors) {
   using Fft = TeamFft<kN>;
   constexpr int kTeams = fir_teams<kN>();
+  constexpr int kSegmentsPerTeam = kPacked ? 2 : 1;
   extern __shared__ float shared[];
-  const unsigned long long cta_first = c.first_segment + static_cast<unsigned long long>(blockIdx.x) * kTeams;
+  // Packed, the first pair may hold the segment before the call's first (a flush that starts
+  // inside a pair): it is computed with its partner, as in any cutting, and not stored.
+  const unsigned long long first_unit = c.first_segment / kSegmentsPerTeam;
+  const unsigned long long cta_first =
+      (first_unit + static_cast<unsigned long long>(blockIdx.x) * kTeams) * kSegmentsPerTeam;
   if (cta_first >= c.end_segment) return;  // the same for every thread of the CTA
   const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
-  const unsigned long long s = cta_first + team;
+  const unsigned long long s = cta_first + static_cast<unsigned long long>(team) * kSegmentsPerTeam;
   const bool valid = s < c.end_segment;
+  const bool store_first = valid && s >= c.first_segment;
+  const bool store_second = kPacked && s + 1 < c.end_segment;
   float* team_shared = shared + team * Fft::kSharedFloats;
   const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
   const float* history = history_pair + static_cast<unsigned long long>(c.history_parity) * 2 * k.history_items;
 
   Fft forward;
-  fir_load_window(forward, k, c, history, k.map.window_start(s), valid, lane);
+  if constexpr (kPacked) fir_load_pair(forward, k, c, history, k.map.window_start(s), valid, lane);
+  else fir_load_window(forward, k, c, history, k.map.window_start(s), valid, lane);
   Cf x[Fft::kOutputs];
   forward.run_into(planes, stage_twiddles, lane, x);
   __syncthreads();  // every thread has read the planes of the last stage
@@ -209,7 +243,8 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
   inverse.run_into(planes, stage_twiddles, lane, x);
   if (!valid) return;  // no synchronisation follows
 
-  fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
+  if (store_first) fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
+  if (store_second) fir_store_segment<Fft, true>(k, c, output_phasors, s + 1, x, lane);
 }
 
 // The fold kernel's shapes: a team of N runs D forward transforms, then D teams of L = N/D (the

@@ -50,7 +50,7 @@ class HostModel {
   // max_items: the largest chunk a process() call gets (CudaFir's configure()), which sizes the
   // grid of segments and caps a flush call's outputs as CudaFir does.
   HostModel(const FirSpec& spec, std::size_t max_items)
-      : plan_(plan_gpu_fir(spec)), schedule_(plan_.map), history_(plan_.map.n), max_items_(max_items) {}
+      : plan_(plan_gpu_fir(spec)), schedule_(plan_.map, plan_.packed), history_(plan_.history_items()), max_items_(max_items) {}
 
   const GpuFirPlan& plan() const { return plan_; }
 
@@ -62,7 +62,7 @@ class HostModel {
         << "the segments of a call fit the grid CudaFir sizes";
     run(call, chunk, out);
     if (call.block_items > 0) {  // the history kernel
-      std::vector<cf> next(plan_.map.n);
+      std::vector<cf> next(plan_.history_items());
       for (unsigned long long t = 0; t < call.block_first + call.block_items - call.keep_first; ++t)
         next[t] = item(call, chunk, static_cast<long long>(call.keep_first + t));
       history_ = next;
@@ -87,7 +87,7 @@ class HostModel {
     const auto q = static_cast<unsigned long long>(p);
     if (q < c.block_first) {
       EXPECT_GE(q, c.history_first);
-      EXPECT_LT(q - c.history_first, plan_.map.n) << "the history holds N items";
+      EXPECT_LT(q - c.history_first, plan_.history_items()) << "the history holds what the plan says";
       return history_[q - c.history_first];
     }
     return chunk[q - c.block_first];
@@ -114,9 +114,33 @@ class HostModel {
       spectra_end_ = c.end_segment;
       while (!spectra_.empty() && spectra_.begin()->first + ring < spectra_end_) spectra_.erase(spectra_.begin());
     }
+    std::vector<cd> pair_first, pair_second;  // packed: the pair (2p, 2p + 1)'s outputs
     for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
       std::vector<cd> x(m.n);
-      if (partitions == 1) {
+      bool transformed = false;  // the inverse transform done
+      if (plan_.packed) {
+        EXPECT_EQ(partitions, 1u);
+        EXPECT_EQ(plan_.fold, 1u);
+        EXPECT_FALSE(plan_.complex_output);
+        if (s == c.first_segment || s % 2 == 0) {
+          // As the kernel: the pair holding s, 2p's window as the real parts and 2p + 1's as the
+          // imaginary parts, both the input's items whichever the call stores.
+          const unsigned long long p = s - s % 2;
+          for (unsigned long long i = 0; i < m.n; ++i)
+            x[i] = cd(item(c, chunk, m.window_start(p) + i).real(), item(c, chunk, m.window_start(p + 1) + i).real());
+          fft(x);
+          for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+          fft(x);  // conj(y_2p + j·y_2p+1)
+          pair_first.assign(m.n, cd());
+          pair_second.assign(m.n, cd());
+          for (unsigned long long i = 0; i < m.n; ++i) {
+            pair_first[i] = cd(x[i].real(), 0.0);
+            pair_second[i] = cd(-x[i].imag(), 0.0);
+          }
+        }
+        x = s % 2 == 0 ? pair_first : pair_second;
+        transformed = true;
+      } else if (partitions == 1) {
         x = window_spectrum(s);
         for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
       } else {  // the sums of products, Y_s = Σ_k X_{s−k}·H_k (X_j = 0 for j < 0)
@@ -133,7 +157,7 @@ class HostModel {
         for (unsigned long long b = 0; b < m.n; ++b) z[b % z.size()] += x[b];
         x = z;
       }
-      fft(x);
+      if (!transformed) fft(x);
       cd anchor(1.0, 0.0);
       const FirSegmentMap::Points points = m.points(s);
       const unsigned long long first_output = points.first_output;
@@ -264,6 +288,9 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {3, false, false, std::nullopt, 300, FirAlign::causal},  // D > B: segments without outputs
       {129, false, true, 1e3, 5, FirAlign::causal, 512},
       {1, false, false, std::nullopt, 1, FirAlign::same},
+      // Packed (real input and taps, unfolded): with the three real cases above.
+      {255, false, false, std::nullopt, 3, FirAlign::same, 1024},
+      {200, false, false, std::nullopt, 8, FirAlign::causal, 8192, 17000},
       // Folded decimation (N 1024 to 4096, D 2, 4, 8), δ = c mod D of 0 and not.
       {101, false, true, 2500.0, 4, FirAlign::same},
       {400, true, false, std::nullopt, 2, FirAlign::same, 2048},
@@ -290,6 +317,9 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
     for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{250}, std::size_t{1000}, items}) {
       for (const std::size_t capacity : {std::size_t{1}, std::size_t{5}, std::size_t{100000}}) {
         if (chunk == 1 && capacity != 100000) continue;  // enough: keeps the test quick
+        // The model's history step costs N per call: one-item calls at the long lengths only
+        // repeat what the short ones check.
+        if (chunk == 1 && plan_gpu_fir(spec).map.n > 2048) continue;
         HostModel model(spec, chunk);
         std::vector<cf> out;
         for (std::size_t first = 0; first < items; first += chunk)
@@ -301,6 +331,7 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
                      std::to_string(chunk) + ", flush capacity " + std::to_string(capacity));
         ASSERT_EQ(out.size(), expected.size());
         EXPECT_LT(relative_l2(out, expected), 2e-6);
+
       }
     }
   }
@@ -311,6 +342,16 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   // One spectrum: the first automatic choice, the longest transform the auto choices take.
   FirSpec spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
+  // Real input and taps, unfolded: two segments per transform; not with a complex side, a fold
+  // or partitions.
+  EXPECT_TRUE(plan_gpu_fir(spec).packed);
+  EXPECT_NE(plan_gpu_fir(spec).describe().find("two real segments per transform"), std::string::npos);
+  EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, true, std::nullopt, 1, FirAlign::causal}, rng)).packed);
+  EXPECT_FALSE(plan_gpu_fir(spec_of({63, true, false, std::nullopt, 1, FirAlign::causal}, rng)).packed);
+  EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, 100.0, 1, FirAlign::causal}, rng)).packed);
+  EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng)).packed);
+  EXPECT_TRUE(plan_gpu_fir(spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng), false).packed);
+  EXPECT_FALSE(plan_gpu_fir(spec_of({300, false, false, std::nullopt, 1, FirAlign::causal, 256}, rng)).packed);
   spec = spec_of({1023, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 8192u - 1022u);
@@ -403,9 +444,9 @@ TEST(GpuFirPlan, TheMapNamesEachOutputOnceAcrossSegments) {
 
 TEST(GpuFirPlan, TheAutomaticChoicesPutTheFoldFirstThenTheLongestTransforms) {
   using Choices = std::vector<std::pair<std::size_t, bool>>;
-  const auto choices = [](std::size_t taps, std::size_t decimation) {
+  const auto choices = [](std::size_t taps, std::size_t decimation, bool packed = false) {
     Choices list;
-    for (const GpuFirChoice& c : gpu_fir_auto_choices(taps, decimation)) list.emplace_back(c.fft_length, c.fold);
+    for (const GpuFirChoice& c : gpu_fir_auto_choices(taps, decimation, packed)) list.emplace_back(c.fft_length, c.fold);
     return list;
   };
   EXPECT_EQ(choices(63, 1), (Choices{{8192, false}, {4096, false}, {2048, false}, {1024, false}}));
@@ -421,6 +462,18 @@ TEST(GpuFirPlan, TheAutomaticChoicesPutTheFoldFirstThenTheLongestTransforms) {
   EXPECT_EQ(choices(1, 8), (Choices{{4096, true}, {2048, true}, {1024, true}, {8192, false}, {4096, false},
                                     {2048, false}, {1024, false}}));
   EXPECT_EQ(choices(kGpuFirMaxUnpartitionedAutoTaps + 1, 1), Choices{});  // partitioned: one choice
+  // Real input and taps: beyond kGpuFirPackedBeforeFoldTaps, two segments per transform of the
+  // longest length before the fold.
+  EXPECT_EQ(choices(1023, 8, true), choices(1023, 8));
+  EXPECT_EQ(choices(kGpuFirPackedBeforeFoldTaps + 1, 2, true), (Choices{{8192, false}, {4096, true}}));
+  EXPECT_EQ(choices(2047, 8, true), (Choices{{8192, false}, {4096, true}}));
+  EXPECT_EQ(choices(2047, 1, true), (Choices{{8192, false}}));
+  std::mt19937 rng(5);
+  const GpuFirPlan real = plan_gpu_fir(spec_of({2047, false, false, std::nullopt, 8, FirAlign::causal}, rng));
+  EXPECT_EQ(real.map.n, 8192u);
+  EXPECT_TRUE(real.packed);
+  EXPECT_EQ(real.fold, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec_of({2047, false, true, std::nullopt, 8, FirAlign::causal}, rng)).fold, 8u);
 }
 
 TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
@@ -435,11 +488,17 @@ TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec)), (List{{4096, 8}, {2048, 8}, {8192, 1}, {4096, 1}}));
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::always)), (List{{4096, 8}, {2048, 8}}));
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::never)), (List{{8192, 1}, {4096, 1}}));
-  // Each option is the plan of its choice.
+  // Each option is the plan of its choice; real input and taps: the unfolded ones packed, whose
+  // calls may complete one segment more.
   const std::vector<GpuFirPlan> options = gpu_fir_plan_options(spec);
   EXPECT_EQ(options[1].map.hop, 1024u);
   EXPECT_EQ(options[3].map.hop, 3074u);
   EXPECT_EQ(options[3].filter_spectrum.size(), 4096u);
+  EXPECT_FALSE(options[1].packed);
+  EXPECT_TRUE(options[3].packed);
+  EXPECT_EQ(options[1].max_segments(65536), 64u);
+  EXPECT_EQ(options[3].max_segments(65536), 23u);
+  EXPECT_EQ(options[3].history_items(), 4096u + 3074u);
   // An explicit length: that length, folded and not.
   FirSpec explicit_length = spec;
   explicit_length.fft_length = 2048;
@@ -447,17 +506,25 @@ TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 8}}));
   explicit_length.decimation = 3;
   EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 1}}));
+  // The choices' order kept: real input and taps beyond kGpuFirPackedBeforeFoldTaps, the packed
+  // unfolded transform before the fold.
+  const FirSpec real_long = spec_of({2047, false, false, std::nullopt, 8, FirAlign::causal}, rng);
+  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long)), (List{{8192, 1}, {4096, 8}}));
+  EXPECT_TRUE(gpu_fir_plan_options(real_long)[0].packed);
+  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long, GpuFirFold::always)), (List{{4096, 8}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long, GpuFirFold::never)), (List{{8192, 1}}));
   // Partitioned: one option.
   const FirSpec partitioned = spec_of({3000, false, false, std::nullopt, 8, FirAlign::causal}, rng);
   EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned)), (List{{4096, 1}}));
 }
 
 TEST(GpuFirPlan, ThePickIsTheFirstOptionThatFillsTheDeviceElseTheWidest) {
-  // 1023 taps, D 8: folded at 4096 (hop 3072) and 2048 (hop 1024), unfolded at 8192 (hop 7170)
-  // and 4096 (hop 3074); say CTAs of 16, 32, 1 and 2 segments, on 132 multiprocessors.
+  // 1023 taps, D 8, complex input (not packed): folded at 4096 (hop 3072) and 2048 (hop 1024),
+  // unfolded at 8192 (hop 7170) and 4096 (hop 3074); say CTAs of 16, 32, 1 and 2 segments, on
+  // 132 multiprocessors.
   std::mt19937 rng(3);
   const std::vector<GpuFirPlan> options =
-      gpu_fir_plan_options(spec_of({1023, false, false, std::nullopt, 8, FirAlign::causal}, rng));
+      gpu_fir_plan_options(spec_of({1023, false, true, std::nullopt, 8, FirAlign::causal}, rng));
   ASSERT_EQ(options.size(), 4u);
   const std::vector<int> per_cta = {16, 32, 1, 2};
   EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, std::size_t{1} << 26, 132), 0u);  // 21846 segments
