@@ -24,6 +24,8 @@
 #include <thread>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/graph.hpp"
+#include "sinks/callback_sink.hpp"
 #include "source_test_support.hpp"
 #include "sources/open_source.hpp"
 #include "sources/soapysdr_source.hpp"
@@ -331,6 +333,36 @@ TEST(SoapySdrSource, InterruptEndsAWaitingRead) {
   });
   EXPECT_EQ(source.read(buffer.data(), 4096), 0u);
   stopper.join();
+}
+
+TEST(SoapySdrSource, AnSdrWhoseReadsOnlyTimeOutEndsTheRunAfterTheStallTimeoutKeepingWhatArrived) {
+  // The device goes quiet without an error: from sample 5000 on every read times out. The run
+  // fails after the stall timeout, naming the input, and the sink keeps what arrived.
+  SoapySdrSource source(options_for("stall_at=5000"));
+  std::uint64_t received = 0;
+  bool ended_failed = false;
+  CallbackSink::Functions functions;
+  functions.on_chunk = [&](const Chunk& chunk) { received += chunk.items; };
+  functions.on_end = [&](CallbackSink::End how) { ended_failed = how == CallbackSink::End::failed; };
+  Graph graph;
+  graph.connect(graph.add_source(source),
+                graph.add_sink(std::make_unique<CallbackSink>(PortKind::samples, functions)));
+  RunConfig config;
+  config.block_samples = 1000;
+  config.stall_timeout_s = 0.3;
+  StopToken stop;
+  const auto start = std::chrono::steady_clock::now();
+  const RunReport report = graph.run(config, stop);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(report.outcome, RunOutcome::failed);
+  EXPECT_CONTAINS(report.error, "sdr:driver=prism_test");
+  EXPECT_CONTAINS(report.error, "delivered nothing for 0.3 s (the stall timeout, stall_timeout_s)");
+  EXPECT_TRUE(report.outputs_kept_incomplete);
+  EXPECT_FALSE(ended_failed) << "the sink finishes, incomplete, keeping what arrived";
+  EXPECT_EQ(report.samples_read + report.samples_dropped, 5000u);
+  EXPECT_EQ(received, report.samples_read);
+  EXPECT_GE(seconds, 0.3);
+  EXPECT_LT(seconds, 10.0) << "the run ended on the stall timeout, not on some other wait";
 }
 
 TEST(SoapySdrSource, ABrokenStreamDeliversWhatArrivedThenFails) {
