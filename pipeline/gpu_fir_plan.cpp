@@ -117,13 +117,15 @@ std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std:
                               std::size_t max_items, int multiprocessors) {
   if (options.empty() || segments_per_cta.size() != options.size())
     throw std::invalid_argument("pick_gpu_fir_plan: one CTA size per option");
+  // The items a plan may hold back from the output: a hop, two when a segment waits for its pair.
+  const auto held_back = [](const GpuFirPlan& p) { return p.map.hop * (p.packed ? 2 : 1); };
   std::size_t widest = 0, widest_ctas = 0;
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::size_t per_cta = static_cast<std::size_t>(std::max(segments_per_cta[i], 1));
-    const std::size_t segments = options[i].max_segments(max_items);
+    const std::size_t segments = static_cast<std::size_t>((max_items + options[i].map.hop - 1) / options[i].map.hop);
     if (multiprocessors > 0 && segments >= per_cta * static_cast<std::size_t>(multiprocessors)) return i;
     const std::size_t ctas = (segments + per_cta - 1) / per_cta;
-    if (ctas > widest_ctas || (ctas == widest_ctas && options[i].map.hop < options[widest].map.hop))
+    if (ctas > widest_ctas || (ctas == widest_ctas && held_back(options[i]) < held_back(options[widest])))
       widest = i, widest_ctas = ctas;
   }
   return widest;

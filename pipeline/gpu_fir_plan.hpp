@@ -86,7 +86,7 @@ struct GpuFirChoice {
 // of one spectrum") a segment's two transforms cost about the same per point from 2048 to 8192
 // (a quarter more at 1024), so the longest transform, whose hop loses the fewest points to the
 // overlap, ran fastest: 8192 gave 63 taps 1.4x the rate of 1024. Folding D = 2, 4 or 8 into
-// inverse transforms of N/D at N = 4096 ran 1.5 to 2.1x the unfolded 8192, so:
+// inverse transforms of N/D at N = 4096 ran 1.5 to 2.1x the unfolded 8192 (complex input), so:
 //   - D of 2, 4 or 8: folded at N = 4096, 2048, 1024 while N >= 2M (a hop of at least half N);
 //   - then unfolded at N = 8192, 4096, ... down to the smallest power of two of at least 4M
 //     (and kGpuFirMinAutoFftLength).
@@ -219,11 +219,12 @@ enum class GpuFirFold { automatic, always, never };
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold = GpuFirFold::automatic);
 
 // Which of `options` (best first) CudaFir runs, `segments_per_cta[i]` the segments a CTA of
-// option i's kernel takes: the first whose call of `max_items` items gives each of the device's
-// `multiprocessors` at least one full CTA, else the one whose call makes the most CTAs, the
-// shortest hop among equals. On a device no option fills, the call spread the widest ends the
-// soonest (short transforms, and no fold, whose CTA takes D segments' forward transforms one
-// after another), and a short hop holds the fewest items back from a live stream's output.
+// option i's kernel takes: the first whose call of `max_items` items (ceil(max_items / B)
+// segments) gives each of the device's `multiprocessors` at least one full CTA, else the one
+// whose call makes the most CTAs, among equals the one that holds the fewest items back (B, 2B
+// when packed). On a device no option fills, the call spread the widest ends the soonest (short
+// transforms, and no fold, whose CTA takes D segments' forward transforms one after another),
+// and the fewest items held back keep a live stream's output closest to its input.
 std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std::vector<int>& segments_per_cta,
                               std::size_t max_items, int multiprocessors);
 

@@ -189,7 +189,7 @@ struct CudaFir::Impl {
   FirPartitionedKernels partitioned;  // partitioned
   std::size_t max_items = 0;
   unsigned grid = 0;
-  float* history = nullptr;  // two buffers of N complex items
+  float* history = nullptr;  // two buffers of plan.history_items() complex items
   fft::gpu::Cf* spectrum = nullptr;
   fft::gpu::Cf* twiddles = nullptr;
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D

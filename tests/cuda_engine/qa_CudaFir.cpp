@@ -182,8 +182,8 @@ TEST(CudaFir, ByDefaultTheLengthAndTheFoldFollowTheLargestChunk) {
   stream.sample_rate = 48000;
   const PortDescription in = PortDescription::of_samples(stream);
   auto gpu = make_fir("fir:lowpass=3000,numtaps=1023,decimate=8", fft::BackendKind::cuda);
-  // 65536 items: no choice fills the device; unfolded at 4096 makes the most CTAs (22 segments
-  // in 11 CTAs; folded, 16 segments per CTA).
+  // 65536 items: no choice fills the device; unfolded at 4096 makes the most CTAs (22 segments,
+  // a CTA each; 8192 unfolded 10; folded, 8 segments per CTA at 4096 and 16 at 2048).
   gpu->configure(in, 65536);
   EXPECT_NE(gpu->describe().find("every 8th point of the inverse FFT"), std::string::npos) << gpu->describe();
   EXPECT_NE(gpu->describe().find("hop 3074"), std::string::npos) << gpu->describe();

@@ -59,26 +59,37 @@ class HostModel {
     const FirCall call = schedule_.process(chunk.size());
     EXPECT_LE(call.written, plan_.max_output(chunk.size())) << "max_output bounds every call";
     EXPECT_LE(call.end_segment - call.first_segment, plan_.max_segments(chunk.size()))
-        << "the segments of a call fit the grid CudaFir sizes";
+        << "a call completes at most max_segments";
+    EXPECT_LE(launched_segments(call), grid_segments()) << "the segments of a call fit the grid CudaFir sizes";
     run(call, chunk, out);
     if (call.block_items > 0) {  // the history kernel
+      const unsigned long long keep = call.block_first + call.block_items - call.keep_first;
+      ASSERT_LE(keep, plan_.history_items()) << "the history kept fits the device's buffer";
       std::vector<cf> next(plan_.history_items());
-      for (unsigned long long t = 0; t < call.block_first + call.block_items - call.keep_first; ++t)
+      for (unsigned long long t = 0; t < keep; ++t)
         next[t] = item(call, chunk, static_cast<long long>(call.keep_first + t));
       history_ = next;
     }
   }
 
   // Flushes with calls of at most `capacity` outputs, each capped as CudaFir caps it (the
-  // outputs of max_items) and within the grid it sizes (max_segments(max_items) + 2).
+  // outputs of max_items) and within the grid it sizes.
   void flush(std::vector<cf>& out, std::size_t capacity) {
     for (;;) {
       const FirCall call = schedule_.flush(std::min(capacity, plan_.max_output(max_items_)));
       if (call.written == 0) return;
-      EXPECT_LE(call.end_segment - call.first_segment, plan_.max_segments(max_items_) + 2)
-          << "a flush call's segments fit the grid CudaFir sizes";
+      EXPECT_LE(launched_segments(call), grid_segments()) << "a flush call's segments fit the grid CudaFir sizes";
       run(call, {}, out);
     }
+  }
+
+  // As CudaFir: the segments a call launches (packed, the pairs holding them) and the segments
+  // its grid is sized for.
+  unsigned long long launched_segments(const FirCall& c) const {
+    return plan_.packed ? 2 * ((c.end_segment + 1) / 2 - c.first_segment / 2) : c.end_segment - c.first_segment;
+  }
+  unsigned long long grid_segments() const {
+    return plan_.max_segments(max_items_) + 2 + (plan_.packed ? 2 : 0);
   }
 
  private:
@@ -541,6 +552,14 @@ TEST(GpuFirPlan, ThePickIsTheFirstOptionThatFillsTheDeviceElseTheWidest) {
   // Equal CTAs: the shortest hop (one item: one segment, one CTA each; 2048 folded's hop 1024).
   EXPECT_EQ(pick_gpu_fir_plan(options, per_cta, 1, 132), 1u);
   EXPECT_THROW(pick_gpu_fir_plan(options, {16}, 65536, 132), std::invalid_argument);
+  // Real input and taps, packed: one CTA each for one item; the fewest items held back (1024's
+  // hop of 962, twice, against 8192's 8130 twice).
+  const std::vector<GpuFirPlan> real =
+      gpu_fir_plan_options(spec_of({63, false, false, std::nullopt, 1, FirAlign::causal}, rng));
+  ASSERT_EQ(real.size(), 4u);
+  ASSERT_TRUE(real[0].packed);
+  EXPECT_EQ(real[pick_gpu_fir_plan(real, {2, 2, 4, 8}, 1, 132)].map.n, 1024u);
+  EXPECT_EQ(real[pick_gpu_fir_plan(real, {2, 2, 4, 8}, std::size_t{1} << 26, 132)].map.n, 8192u);
 }
 
 }  // namespace
