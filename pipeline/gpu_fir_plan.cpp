@@ -19,6 +19,13 @@ namespace {
 
 bool power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
+// Whether decimation by d folds into one spectrum's transform of n with hop B: d of 2, 4 or 8 at
+// the fold kernels' lengths, and a hop of at least d.
+bool folds(std::size_t n, std::size_t hop, std::size_t d) {
+  return power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n >= kGpuFirFoldLengthMin &&
+         n <= kGpuFirFoldLengthMax && hop >= d;
+}
+
 std::size_t next_power_of_two(std::size_t n) {
   std::size_t p = 1;
   while (p < n) p <<= 1;
@@ -47,15 +54,15 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
 std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation, bool packed) {
   std::vector<GpuFirChoice> folded, unfolded;
   if (taps > kGpuFirMaxUnpartitionedAutoTaps) return folded;
-  if (power_of_two(decimation) && decimation >= 2 && decimation <= kGpuFirFoldDecimationMax)
-    for (std::size_t n = kGpuFirFoldLengthMax; n >= kGpuFirFoldLengthMin && n >= 2 * taps; n /= 2)
-      if (n - taps + 1 >= decimation) folded.push_back({n, true});
+  for (std::size_t n = kGpuFirFoldLengthMax; n >= 2 * taps && folds(n, n - taps + 1, decimation); n /= 2)
+    folded.push_back({n, true});
   const std::size_t shortest = std::max(next_power_of_two(4 * taps), kGpuFirMinAutoFftLength);
   for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) unfolded.push_back({n, false});
-  std::vector<GpuFirChoice>& first = packed && taps > kGpuFirPackedBeforeFoldTaps ? unfolded : folded;
-  std::vector<GpuFirChoice>& second = &first == &folded ? unfolded : folded;
-  first.insert(first.end(), second.begin(), second.end());
-  return first;
+  const bool unfolded_first = packed && taps > kGpuFirPackedBeforeFoldTaps;
+  std::vector<GpuFirChoice> choices = unfolded_first ? unfolded : folded;
+  const std::vector<GpuFirChoice>& rest = unfolded_first ? folded : unfolded;
+  choices.insert(choices.end(), rest.begin(), rest.end());
+  return choices;
 }
 
 namespace {
@@ -144,8 +151,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
   const std::size_t d = spec.decimation;
-  if (fold_allowed && !partitioned && power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax &&
-      n >= kGpuFirFoldLengthMin && n <= kGpuFirFoldLengthMax && plan.map.hop >= d) {
+  if (fold_allowed && !partitioned && folds(n, plan.map.hop, d)) {
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;
   }

@@ -151,7 +151,8 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t chunk_size = size_of(chunk + 4);
       if (is(chunk, "LIST") || is(chunk, "INFO"))
-        if (auto problem = list_problem(offset, chunk_size, is(chunk, "LIST") ? "LIST" : "INFO")) return problem;
+        if (auto problem = list_problem(offset, chunk_size, std::string(reinterpret_cast<const char*>(chunk), 4)))
+          return problem;
       std::uint64_t content = chunk_size + (chunk_size & 1);
       if (as_libsndfile) {
         bool padded = false;
