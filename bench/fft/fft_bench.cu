@@ -9,9 +9,15 @@
 // (5 N log2 N complex, 2.5 N log2 N real) and the ratio to cuFFT; --tune also times the
 // planner's candidates per length (fft_wisdom.hpp, planner_candidates; prism fft-tune measures
 // the same list and records the winners) and, for the short lengths, the direct DFT and the FFT.
+// The kinds dct2, dct3 and dct4 time the GPU DCT (fft/cuda/cuda_dct.hpp, norm backward) beside
+// cuFFT's run of the FFT inside it alone (r2c, c2r or c2c of the length the recipe asks for),
+// checked first against CpuDct in double precision (the diff column, against cuFFT for the
+// FFT kinds); bench/fft/dct_peers.py
+// times cupyx.scipy.fft.dct, a DCT on cuFFT, on the same lengths.
 //
-//   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...] [--kinds c2c,r2c,c2r]
-//     (--sizes: only these lengths; --kinds: only these transforms, e.g. under a profiler)
+//   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...] [--kinds c2c,r2c,c2r,dct2,dct3,dct4]
+//     (--sizes: only these lengths; --kinds: only these transforms, e.g. under a profiler;
+//      default c2c,r2c,c2r)
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -25,6 +31,8 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/cuda_dct.hpp"
+#include "fft/cuda/dct_steps.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_tune.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
@@ -98,6 +106,83 @@ double relative_difference(const float* a, const float* b, std::size_t count) {
   return r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
 }
 
+// The relative L2 error of the first `rows` rows of a device DCT output against CpuDct<double>
+// on the same input.
+double dct_error(const prism::fft::DctSpec& spec, const float* d_in, const float* d_out, std::size_t rows) {
+  std::vector<float> in(rows * spec.n);
+  std::vector<float> out(rows * spec.n);
+  CHECK_CUDA(cudaMemcpy(in.data(), d_in, in.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  prism::fft::DctSpec check = spec;
+  check.batch = rows;
+  std::vector<double> in_double(in.begin(), in.end());
+  std::vector<double> ref(in.size());
+  prism::fft::CpuDct<double>(check).execute(in_double.data(), ref.data(), rows);
+  double d2 = 0.0;
+  double r2 = 0.0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double d = out[i] - ref[i];
+    d2 += d * d;
+    r2 += ref[i] * ref[i];
+  }
+  return std::sqrt(d2 / r2);
+}
+
+// One DCT row of the table: ours beside cuFFT's run of the recipe's FFT alone.
+Row bench_dct(int type, std::size_t n, float* d_in, float* d_out, int runs,
+              unsigned long long& seed, cudaEvent_t start, cudaEvent_t stop) {
+  const std::size_t batch = std::max<std::size_t>(1, kHalfWorkingSet / (n * sizeof(float)));
+  const prism::fft::DctSpec spec{.n = n, .batch = batch, .type = static_cast<prism::fft::DctType>(type)};
+  prism::fft::gpu::fill_uniform_random(d_in, batch * n, seed++);
+  CHECK_CUDA(cudaGetLastError());
+  prism::fft::CudaDct dct(spec);
+  CHECK_CUDA(cudaMemset(d_out, 0xFF, batch * n * sizeof(float)));
+  dct.execute(d_in, d_out, nullptr);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  Row row;
+  row.kind = "dct" + std::to_string(type);
+  row.n = n;
+  row.batch = batch;
+  row.max_diff = dct_error(spec, d_in, d_out, std::min<std::size_t>(batch, std::max<std::size_t>(1, 65536 / n)));
+  row.ours_ms = median_ms([&] { dct.execute(d_in, d_out, nullptr); }, runs, start, stop);
+
+  // cuFFT's run of the inner FFT on scratch of its own (its rows are longer than the DCT's).
+  const prism::fft::gpu::DctRecipe recipe = prism::fft::gpu::make_dct_recipe(spec);
+  const std::size_t fft_in_bytes =
+      batch * recipe.fft_input_row * prism::fft::gpu::dct_fft_element_bytes(recipe.algorithm, true);
+  const std::size_t fft_out_bytes =
+      batch * recipe.fft_output_row * prism::fft::gpu::dct_fft_element_bytes(recipe.algorithm, false);
+  void* fft_in = nullptr;
+  void* fft_out = nullptr;
+  CHECK_CUDA(cudaMalloc(&fft_in, fft_in_bytes));
+  CHECK_CUDA(cudaMalloc(&fft_out, fft_out_bytes));
+  CHECK_CUDA(cudaMemset(fft_in, 0, fft_in_bytes));
+  const Transform t = recipe.fft.transform;
+  cufftHandle handle;
+  int fft_n = static_cast<int>(recipe.fft.n);
+  CHECK_CUFFT(cufftPlanMany(&handle, 1, &fft_n, nullptr, 1, 0, nullptr, 1, 0,
+                            t == Transform::r2c ? CUFFT_R2C : t == Transform::c2r ? CUFFT_C2R : CUFFT_C2C,
+                            static_cast<int>(batch)));
+  row.cufft_ms = median_ms(
+      [&] {
+        if (t == Transform::r2c)
+          CHECK_CUFFT(cufftExecR2C(handle, static_cast<float*>(fft_in), static_cast<cufftComplex*>(fft_out)));
+        else if (t == Transform::c2r)
+          CHECK_CUFFT(cufftExecC2R(handle, static_cast<cufftComplex*>(fft_in), static_cast<float*>(fft_out)));
+        else
+          CHECK_CUFFT(cufftExecC2C(handle, static_cast<cufftComplex*>(fft_in), static_cast<cufftComplex*>(fft_out),
+                                   CUFFT_FORWARD));
+      },
+      runs, start, stop);
+  CHECK_CUFFT(cufftDestroy(handle));
+  cudaFree(fft_in);
+  cudaFree(fft_out);
+  row.bytes = 2.0 * static_cast<double>(batch) * n * sizeof(float);
+  row.flops = 2.5 * n * std::log2(std::max<double>(2.0, static_cast<double>(n))) * batch;
+  row.algorithm = dct.describe();
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,20 +203,22 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--kinds") && i + 1 < argc) {
       kinds.clear();
       for (char* item = std::strtok(argv[++i], ","); item; item = std::strtok(nullptr, ",")) {
-        if (std::strcmp(item, "c2c") && std::strcmp(item, "r2c") && std::strcmp(item, "c2r")) {
-          std::fprintf(stderr, "fft_bench: --kinds takes c2c, r2c and c2r, not '%s'\n", item);
+        if (std::strcmp(item, "c2c") && std::strcmp(item, "r2c") && std::strcmp(item, "c2r") &&
+            std::strcmp(item, "dct2") && std::strcmp(item, "dct3") && std::strcmp(item, "dct4")) {
+          std::fprintf(stderr, "fft_bench: --kinds takes c2c, r2c, c2r, dct2, dct3 and dct4, not '%s'\n", item);
           return 2;
         }
         kinds.emplace_back(item);
       }
       if (kinds.empty()) {
-        std::fprintf(stderr, "fft_bench: --kinds names no transform (c2c, r2c, c2r)\n");
+        std::fprintf(stderr, "fft_bench: --kinds names no transform (c2c, r2c, c2r, dct2, dct3, dct4)\n");
         return 2;
       }
     }
     else {
       std::fprintf(stderr,
-                   "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...] [--kinds c2c,r2c,c2r]\n");
+                   "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...] "
+                   "[--kinds c2c,r2c,c2r,dct2,dct3,dct4]\n");
       return 2;
     }
   }
@@ -177,6 +264,18 @@ int main(int argc, char** argv) {
               "ours ms", "GB/s", "GFLOP/s", "cuFFT ms", "GB/s", "ratio", "diff", "our algorithm");
   for (const std::string& kind_name : kinds) {
     const char* kind = kind_name.c_str();
+    if (kind_name.rfind("dct", 0) == 0) {
+      for (std::size_t n : sizes) {
+        const Row row = bench_dct(kind_name[3] - '0', n, d_in, d_out, runs, seed, start, stop);
+        rows.push_back(row);
+        std::printf("%-4s %9zu %7zu | %9.3f %8.0f %8.0f | %9.3f %8.0f | %6.2f | %9.2e | %s (cuFFT: its FFT alone)\n",
+                    kind, n, row.batch, row.ours_ms, row.bytes / (row.ours_ms * 1e6),
+                    row.flops / (row.ours_ms * 1e6), row.cufft_ms, row.bytes / (row.cufft_ms * 1e6),
+                    row.cufft_ms / row.ours_ms, row.max_diff, row.algorithm.c_str());
+        std::fflush(stdout);
+      }
+      continue;
+    }
     const bool inverse = !std::strcmp(kind, "c2r");
     const bool real = inverse || !std::strcmp(kind, "r2c");
     for (std::size_t n : sizes) {

@@ -1,0 +1,148 @@
+// CudaDct (cuda_dct.hpp): the recipe's two element-wise steps as kernels around our FFT plan.
+// One thread per item of a row (dct_steps.hpp's pre_items / post_items) and row.
+#include "fft/cuda/cuda_dct.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/dct_steps.hpp"
+
+namespace prism::fft {
+namespace {
+
+using gpu::Cf;
+using gpu::DctStepArgs;
+
+constexpr int kThreads = 256;
+
+// Rows in the grid's y dimension (looping where a batch has more than it holds), items in x: no
+// division per thread, which cost as much as the memory traffic with rows flattened into x.
+__global__ void dct_pre_kernel(DctStepArgs args, const float* in, char* fft_in, long long items, long long rows,
+                               long long fft_row_bytes) {
+  const long long item = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= items) return;
+  for (long long row = blockIdx.y; row < rows; row += gridDim.y)
+    gpu::dct_pre_step(args, in + row * args.n, fft_in + row * fft_row_bytes, item);
+}
+
+__global__ void dct_post_kernel(DctStepArgs args, const char* fft_out, float* out, long long items, long long rows,
+                                long long fft_row_bytes) {
+  const long long item = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= items) return;
+  for (long long row = blockIdx.y; row < rows; row += gridDim.y)
+    gpu::dct_post_step(args, fft_out + row * fft_row_bytes, out + row * args.n, item);
+}
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA DCT: ") + what + ": " + cudaGetErrorString(status));
+}
+
+// Blocks of kThreads over a row's items, times the rows (at most CUDA's 65535 in y).
+dim3 grid_for(long long items, long long rows) {
+  return dim3(static_cast<unsigned>((items + kThreads - 1) / kThreads),
+              static_cast<unsigned>(std::min<long long>(rows, 65535)));
+}
+
+// dct_norm_name's words; that function lives in prism_fft, which links this library.
+const char* norm_name(DctNorm norm) {
+  switch (norm) {
+    case DctNorm::backward: return "backward";
+    case DctNorm::ortho: return "ortho";
+    case DctNorm::forward: return "forward";
+  }
+  return "?";
+}
+
+const char* type_name(DctType type) {
+  switch (type) {
+    case DctType::type2: return "DCT-II";
+    case DctType::type3: return "DCT-III";
+    case DctType::type4: return "DCT-IV";
+  }
+  return "DCT";
+}
+
+}  // namespace
+
+struct CudaDct::State {
+  gpu::DctRecipe recipe;
+  std::unique_ptr<Plan> fft;
+  Cf* twiddles = nullptr;  // pre then post
+  char* fft_in = nullptr;
+  char* fft_out = nullptr;
+  std::size_t buffer_bytes = 0;
+  DctStepArgs args;
+
+  ~State() {
+    cudaFree(twiddles);
+    cudaFree(fft_in);
+    cudaFree(fft_out);
+  }
+};
+
+CudaDct::CudaDct(const DctSpec& spec) : spec_(spec), state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.recipe = gpu::make_dct_recipe(spec);
+  const gpu::DctRecipe& r = s.recipe;
+  s.fft = make_cuda_backend()->plan(r.fft);
+
+  const std::size_t pre = r.pre_twiddles.size();
+  const std::size_t post = r.post_twiddles.size();
+  check(cudaMalloc(&s.twiddles, std::max<std::size_t>(1, pre + post) * sizeof(Cf)), "cudaMalloc twiddles");
+  if (pre > 0)
+    check(cudaMemcpy(s.twiddles, r.pre_twiddles.data(), pre * sizeof(Cf), cudaMemcpyHostToDevice), "upload");
+  if (post > 0)
+    check(cudaMemcpy(s.twiddles + pre, r.post_twiddles.data(), post * sizeof(Cf), cudaMemcpyHostToDevice),
+          "upload");
+  const std::size_t in_bytes = static_cast<std::size_t>(r.fft_input_row) *
+                               gpu::dct_fft_element_bytes(r.algorithm, true) * spec.batch;
+  const std::size_t out_bytes = static_cast<std::size_t>(r.fft_output_row) *
+                                gpu::dct_fft_element_bytes(r.algorithm, false) * spec.batch;
+  check(cudaMalloc(&s.fft_in, in_bytes), "cudaMalloc FFT input rows");
+  check(cudaMalloc(&s.fft_out, out_bytes), "cudaMalloc FFT output rows");
+  s.buffer_bytes = in_bytes + out_bytes + (pre + post) * sizeof(Cf);
+
+  s.args.algorithm = r.algorithm;
+  s.args.n = static_cast<long long>(spec.n);
+  s.args.pre = pre > 0 ? s.twiddles : nullptr;
+  s.args.post = post > 0 ? s.twiddles + pre : nullptr;
+  s.args.scale = r.scale;
+  s.args.first_scale = r.first_scale;
+}
+
+CudaDct::~CudaDct() = default;
+
+void CudaDct::execute(const float* in, float* out, std::size_t count, Stream stream) {
+  if (count > spec_.batch) count = spec_.batch;
+  if (count == 0) return;
+  State& s = *state_;
+  const gpu::DctRecipe& r = s.recipe;
+  auto* cuda_stream = static_cast<cudaStream_t>(stream);
+  const long long rows = static_cast<long long>(count);
+  const long long in_row_bytes =
+      r.fft_input_row * static_cast<long long>(gpu::dct_fft_element_bytes(r.algorithm, true));
+  const long long out_row_bytes =
+      r.fft_output_row * static_cast<long long>(gpu::dct_fft_element_bytes(r.algorithm, false));
+  dct_pre_kernel<<<grid_for(r.pre_items, rows), kThreads, 0, cuda_stream>>>(s.args, in, s.fft_in, r.pre_items,
+                                                                               rows, in_row_bytes);
+  check(cudaGetLastError(), "launch of the step before the FFT");
+  s.fft->execute(s.fft_in, s.fft_out, count, stream);
+  dct_post_kernel<<<grid_for(r.post_items, rows), kThreads, 0, cuda_stream>>>(s.args, s.fft_out, out,
+                                                                                 r.post_items, rows, out_row_bytes);
+  check(cudaGetLastError(), "launch of the step after the FFT");
+}
+
+std::size_t CudaDct::device_bytes() const { return state_->buffer_bytes + state_->fft->device_bytes(); }
+
+std::string CudaDct::describe() const {
+  return std::string(type_name(spec_.type)) + " n=" + std::to_string(spec_.n) + " norm=" +
+         norm_name(spec_.norm) + " (" + state_->recipe.description + ")";
+}
+
+}  // namespace prism::fft
