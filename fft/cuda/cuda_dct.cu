@@ -1,5 +1,6 @@
-// CudaDct (cuda_dct.hpp): the recipe's two element-wise steps as kernels around our FFT plan.
-// One thread per item of a row (dct_steps.hpp's pre_items / post_items) and row.
+// CudaDct (cuda_dct.hpp): the recipe's fused kernel where dct_fused.hpp has one, else its two
+// element-wise steps as kernels around our FFT plan, one thread per item of a row (dct_steps.hpp's
+// pre_items / post_items) and row.
 #include "fft/cuda/cuda_dct.hpp"
 
 #include <cuda_runtime.h>
@@ -10,7 +11,9 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/dct_fused.hpp"
 #include "fft/cuda/dct_steps.hpp"
+#include "fft/cuda/fft_plan.hpp"
 
 namespace prism::fft {
 namespace {
@@ -72,8 +75,11 @@ const char* type_name(DctType type) {
 
 struct CudaDct::State {
   gpu::DctRecipe recipe;
+  bool fused = false;      // one kernel (dct_fused.hpp); else the steps around `fft`
   std::unique_ptr<Plan> fft;
-  Cf* twiddles = nullptr;  // pre then post
+  Cf* twiddles = nullptr;  // pre, post, then the fused kernel's stage and real twiddles
+  Cf* stage_twiddles = nullptr;
+  Cf* real_twiddles = nullptr;
   char* fft_in = nullptr;
   char* fft_out = nullptr;
   std::size_t buffer_bytes = 0;
@@ -90,26 +96,43 @@ CudaDct::CudaDct(const DctSpec& spec) : spec_(spec), state_(std::make_unique<Sta
   State& s = *state_;
   s.recipe = gpu::make_dct_recipe(spec);
   const gpu::DctRecipe& r = s.recipe;
-  s.fft = make_cuda_backend()->plan(r.fft);
+  const long long n = static_cast<long long>(spec.n);
+  s.fused = gpu::dct_fused_takes(r.algorithm, n);
 
+  // Every table in one allocation: the steps' twiddles, then the fused kernel's.
+  std::vector<Cf> tables = r.pre_twiddles;
+  tables.insert(tables.end(), r.post_twiddles.begin(), r.post_twiddles.end());
   const std::size_t pre = r.pre_twiddles.size();
   const std::size_t post = r.post_twiddles.size();
-  check(cudaMalloc(&s.twiddles, std::max<std::size_t>(1, pre + post) * sizeof(Cf)), "cudaMalloc twiddles");
-  if (pre > 0)
-    check(cudaMemcpy(s.twiddles, r.pre_twiddles.data(), pre * sizeof(Cf), cudaMemcpyHostToDevice), "upload");
-  if (post > 0)
-    check(cudaMemcpy(s.twiddles + pre, r.post_twiddles.data(), post * sizeof(Cf), cudaMemcpyHostToDevice),
-          "upload");
-  const std::size_t in_bytes = static_cast<std::size_t>(r.fft_input_row) *
-                               gpu::dct_fft_element_bytes(r.algorithm, true) * spec.batch;
-  const std::size_t out_bytes = static_cast<std::size_t>(r.fft_output_row) *
-                                gpu::dct_fft_element_bytes(r.algorithm, false) * spec.batch;
-  check(cudaMalloc(&s.fft_in, in_bytes), "cudaMalloc FFT input rows");
-  check(cudaMalloc(&s.fft_out, out_bytes), "cudaMalloc FFT output rows");
-  s.buffer_bytes = in_bytes + out_bytes + (pre + post) * sizeof(Cf);
+  std::size_t real_offset = 0;
+  if (s.fused) {
+    const std::vector<Cf> stage = gpu::dct_fused_stage_twiddles(r.algorithm, n);
+    tables.insert(tables.end(), stage.begin(), stage.end());
+    real_offset = tables.size();
+    if (r.algorithm != gpu::DctAlgorithm::type4_half) {
+      const std::vector<Cf> real = gpu::unit_roots(n, n / 2 + 1);
+      tables.insert(tables.end(), real.begin(), real.end());
+    }
+  }
+  check(cudaMalloc(&s.twiddles, std::max<std::size_t>(1, tables.size()) * sizeof(Cf)), "cudaMalloc twiddles");
+  check(cudaMemcpy(s.twiddles, tables.data(), tables.size() * sizeof(Cf), cudaMemcpyHostToDevice), "upload");
+  s.buffer_bytes = tables.size() * sizeof(Cf);
+  if (s.fused) {
+    s.stage_twiddles = s.twiddles + pre + post;
+    s.real_twiddles = s.twiddles + real_offset;
+  } else {
+    s.fft = make_cuda_backend()->plan(r.fft);
+    const std::size_t in_bytes = static_cast<std::size_t>(r.fft_input_row) *
+                                 gpu::dct_fft_element_bytes(r.algorithm, true) * spec.batch;
+    const std::size_t out_bytes = static_cast<std::size_t>(r.fft_output_row) *
+                                  gpu::dct_fft_element_bytes(r.algorithm, false) * spec.batch;
+    check(cudaMalloc(&s.fft_in, in_bytes), "cudaMalloc FFT input rows");
+    check(cudaMalloc(&s.fft_out, out_bytes), "cudaMalloc FFT output rows");
+    s.buffer_bytes += in_bytes + out_bytes;
+  }
 
   s.args.algorithm = r.algorithm;
-  s.args.n = static_cast<long long>(spec.n);
+  s.args.n = n;
   s.args.pre = pre > 0 ? s.twiddles : nullptr;
   s.args.post = post > 0 ? s.twiddles + pre : nullptr;
   s.args.scale = r.scale;
@@ -125,6 +148,20 @@ void CudaDct::execute(const float* in, float* out, std::size_t count, Stream str
   const gpu::DctRecipe& r = s.recipe;
   auto* cuda_stream = static_cast<cudaStream_t>(stream);
   const long long rows = static_cast<long long>(count);
+  if (s.fused) {
+    int status = 0;
+    switch (r.algorithm) {
+      case gpu::DctAlgorithm::type2_real:
+        status = gpu::launch_dct_type2_fused(s.args, s.stage_twiddles, s.real_twiddles, in, out, rows, stream);
+        break;
+      case gpu::DctAlgorithm::type3_real:
+        status = gpu::launch_dct_type3_fused(s.args, s.stage_twiddles, s.real_twiddles, in, out, rows, stream);
+        break;
+      default: status = gpu::launch_dct_type4_fused(s.args, s.stage_twiddles, in, out, rows, stream); break;
+    }
+    check(static_cast<cudaError_t>(status), "launch of the fused kernel");
+    return;
+  }
   const long long in_row_bytes =
       r.fft_input_row * static_cast<long long>(gpu::dct_fft_element_bytes(r.algorithm, true));
   const long long out_row_bytes =
@@ -138,11 +175,13 @@ void CudaDct::execute(const float* in, float* out, std::size_t count, Stream str
   check(cudaGetLastError(), "launch of the step after the FFT");
 }
 
-std::size_t CudaDct::device_bytes() const { return state_->buffer_bytes + state_->fft->device_bytes(); }
+std::size_t CudaDct::device_bytes() const {
+  return state_->buffer_bytes + (state_->fft ? state_->fft->device_bytes() : 0);
+}
 
 std::string CudaDct::describe() const {
   return std::string(type_name(spec_.type)) + " n=" + std::to_string(spec_.n) + " norm=" +
-         norm_name(spec_.norm) + " (" + state_->recipe.description + ")";
+         norm_name(spec_.norm) + " (" + (state_->fused ? "one kernel: " : "") + state_->recipe.description + ")";
 }
 
 }  // namespace prism::fft

@@ -1,10 +1,11 @@
 // DCT types II, III and IV on the GPU, single precision, with scipy.fft.dct's definitions and
-// norms (dct.hpp; CpuDct is the CPU's): an element-wise step, one FFT of ours (the CUDA backend,
+// norms (dct.hpp; CpuDct is the CPU's): for types 2 and 4 of powers of two from 128 to 8192 one
+// kernel (dct_fused.hpp); otherwise an element-wise step, one FFT of ours (the CUDA backend,
 // cuFFT where ours does not reach) and a second element-wise step (dct_steps.hpp gives the
 // algorithms). Layout as CpuDct: `batch` contiguous rows of n floats in, n floats out, out of
-// place, device pointers. Plan once: the constructor allocates the FFT plan, its scratch and two
-// intermediate buffers; execute() enqueues three launches on the stream and neither allocates
-// nor synchronises.
+// place, device pointers. Plan once: the constructor uploads the twiddles and, without a fused
+// kernel, allocates the FFT plan and two intermediate buffers of `batch` rows; execute() enqueues
+// its launches on the stream and neither allocates nor synchronises.
 #pragma once
 
 #include <cstddef>
@@ -31,9 +32,9 @@ class CudaDct {
   void execute(const float* in, float* out, Stream stream = nullptr) {
     execute(in, out, spec_.batch, stream);
   }
-  // Device memory held: the FFT plan's, the intermediate rows and the twiddles.
+  // Device memory held: the twiddles, and the FFT plan's and the intermediate rows where used.
   std::size_t device_bytes() const;
-  // e.g. "DCT-II n=4096 (gather, r2c of n, twiddle)".
+  // e.g. "DCT-II n=4096 norm=ortho (one kernel: gather, r2c of n, twiddle)".
   std::string describe() const;
 
  private:

@@ -1,11 +1,13 @@
 // make_dct_recipe (dct_steps.hpp): the FFT and the twiddle tables of the GPU DCT, in double and
-// rounded to float once.
+// rounded to float once; the fused kernels' stage twiddles (dct_fused.hpp).
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 
+#include "fft/cuda/dct_fused.hpp"
 #include "fft/cuda/dct_steps.hpp"
+#include "fft/cuda/fft_pass.hpp"
 #include "fft/cuda/fft_plan.hpp"
 
 namespace prism::fft::gpu {
@@ -100,6 +102,13 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
       break;
   }
   return recipe;
+}
+
+std::vector<Cf> dct_fused_stage_twiddles(DctAlgorithm algorithm, long long n) {
+  const long long half = n / 2;
+  if (algorithm != DctAlgorithm::type3_real) return stage_twiddle_table(half);
+  const RadixList list = rows_radix_list(RowsKind::real_inverse, half, rows_team_elements(half));
+  return stage_twiddle_table(list.radix, list.count);
 }
 
 std::size_t dct_fft_element_bytes(DctAlgorithm algorithm, bool input) {

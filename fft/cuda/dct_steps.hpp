@@ -59,45 +59,69 @@ struct DctRecipe {
 // Throws std::invalid_argument for n or batch 0, or n beyond kMaxPlannedLength's reach.
 DctRecipe make_dct_recipe(const DctSpec& spec);
 
-// Type 2: the FFT's input v from the row x, element m < n.
-PRISM_HD void dct_type2_gather(const float* x, float* v, long long n, long long m) {
+// Type 2: the FFT's input v[m], m < n, from the row x.
+PRISM_HD float dct_type2_input(const float* x, long long n, long long m) {
   const long long half = (n + 1) / 2;
-  v[m] = m < half ? x[2 * m] : x[2 * (n - 1 - m) + 1];
+  return m < half ? x[2 * m] : x[2 * (n - 1 - m) + 1];
 }
 
-// Type 2: outputs k and n - k from the spectrum V, for k = 0..n/2.
-PRISM_HD void dct_type2_twiddle(const Cf* V, float* y, const DctStepArgs& a, long long k) {
-  const Cf z = cmul(V[k], a.post[k]);
+PRISM_HD void dct_type2_gather(const float* x, float* v, long long n, long long m) { v[m] = dct_type2_input(x, n, m); }
+
+// Type 2: outputs k and n - k from the spectrum's V[k], for k = 0..n/2.
+PRISM_HD void dct_type2_store(Cf Vk, float* y, const DctStepArgs& a, long long k) {
+  const Cf z = cmul(Vk, a.post[k]);
   y[k] = 2.0f * z.re * (k == 0 ? a.first_scale : a.scale);
   if (k > 0 && 2 * k < a.n) y[a.n - k] = -2.0f * z.im * a.scale;
 }
 
+PRISM_HD void dct_type2_twiddle(const Cf* V, float* y, const DctStepArgs& a, long long k) {
+  dct_type2_store(V[k], y, a, k);
+}
+
 // Type 3: the spectrum V[k] for k = 0..n/2 from the row x. `pre` holds conj(w^k) times the
 // norm's factor; the imaginary parts c2r ignores (k = 0, and k = n/2 for even n) are zeroed.
-PRISM_HD void dct_type3_twiddle(const float* x, Cf* V, const DctStepArgs& a, long long k) {
+PRISM_HD Cf dct_type3_spectrum(const float* x, const DctStepArgs& a, long long k) {
   const float re = k == 0 ? x[0] * a.first_scale : x[k];
   const float im = k == 0 ? 0.0f : -x[a.n - k];
   Cf value = cmul(Cf{re, im}, a.pre[k]);
   if (k == 0 || 2 * k == a.n) value.im = 0.0f;
-  V[k] = value;
+  return value;
 }
 
-// Type 3: output i from the FFT's output v.
+PRISM_HD void dct_type3_twiddle(const float* x, Cf* V, const DctStepArgs& a, long long k) {
+  V[k] = dct_type3_spectrum(x, a, k);
+}
+
+// Type 3: output i from the FFT's output v (y[2j] = v[j], y[2j+1] = v[n-1-j]).
 PRISM_HD void dct_type3_scatter(const float* v, float* y, long long n, long long i) {
   y[i] = (i & 1) == 0 ? v[i / 2] : v[n - 1 - (i - 1) / 2];
 }
 
-// Type 4, even n: the FFT's input z[j], j < n/2.
-PRISM_HD void dct_type4_half_pair(const float* x, Cf* z, const DctStepArgs& a, long long j) {
-  z[j] = cmul(Cf{x[2 * j], x[a.n - 1 - 2 * j]}, a.pre[j]);
+// Type 3: the FFT's output v[m] = vm to where it goes in y, the same map from the other side.
+PRISM_HD void dct_type3_place(float vm, float* y, long long n, long long m) {
+  const long long half = (n + 1) / 2;
+  y[m < half ? 2 * m : 2 * (n - 1 - m) + 1] = vm;
 }
 
-// Type 4, even n: outputs 2k and n - 1 - 2k from the FFT's output Z, k < n/2. `post` holds
+// Type 4, even n: the FFT's input z[j], j < n/2.
+PRISM_HD Cf dct_type4_half_input(const float* x, const DctStepArgs& a, long long j) {
+  return cmul(Cf{x[2 * j], x[a.n - 1 - 2 * j]}, a.pre[j]);
+}
+
+PRISM_HD void dct_type4_half_pair(const float* x, Cf* z, const DctStepArgs& a, long long j) {
+  z[j] = dct_type4_half_input(x, a, j);
+}
+
+// Type 4, even n: outputs 2k and n - 1 - 2k from the FFT's output Z[k], k < n/2. `post` holds
 // exp(-iπk/n) times 2 and the norm's factor.
-PRISM_HD void dct_type4_half_split(const Cf* Z, float* y, const DctStepArgs& a, long long k) {
-  const Cf value = cmul(Z[k], a.post[k]);
+PRISM_HD void dct_type4_half_store(Cf Zk, float* y, const DctStepArgs& a, long long k) {
+  const Cf value = cmul(Zk, a.post[k]);
   y[2 * k] = value.re;
   y[a.n - 1 - 2 * k] = -value.im;
+}
+
+PRISM_HD void dct_type4_half_split(const Cf* Z, float* y, const DctStepArgs& a, long long k) {
+  dct_type4_half_store(Z[k], y, a, k);
 }
 
 // Type 4, odd n: the FFT's input u[j], j < 2n.
