@@ -46,15 +46,6 @@ std::unique_ptr<Real, AlignedFree> aligned_row(std::size_t n) {
 
 }  // namespace
 
-std::string_view dct_norm_name(DctNorm norm) {
-  switch (norm) {
-    case DctNorm::backward: return "backward";
-    case DctNorm::ortho: return "ortho";
-    case DctNorm::forward: return "forward";
-  }
-  return "?";
-}
-
 DctNorm parse_dct_norm(std::string_view name) {
   for (DctNorm norm : {DctNorm::backward, DctNorm::ortho, DctNorm::forward})
     if (name == dct_norm_name(norm)) return norm;

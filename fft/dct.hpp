@@ -26,7 +26,14 @@ enum class DctType { type2 = 2, type3 = 3, type4 = 4 };
 enum class DctNorm { backward, ortho, forward };
 
 // "backward", "ortho", "forward", as scipy names them.
-std::string_view dct_norm_name(DctNorm norm);
+constexpr std::string_view dct_norm_name(DctNorm norm) {
+  switch (norm) {
+    case DctNorm::backward: return "backward";
+    case DctNorm::ortho: return "ortho";
+    case DctNorm::forward: return "forward";
+  }
+  return "?";
+}
 // Throws UsageError listing the choices when the name is unknown.
 DctNorm parse_dct_norm(std::string_view name);
 

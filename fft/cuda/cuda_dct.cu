@@ -52,16 +52,6 @@ dim3 grid_for(long long items, long long rows) {
               static_cast<unsigned>(std::min<long long>(rows, 65535)));
 }
 
-// dct_norm_name's words; that function lives in prism_fft, which links this library.
-const char* norm_name(DctNorm norm) {
-  switch (norm) {
-    case DctNorm::backward: return "backward";
-    case DctNorm::ortho: return "ortho";
-    case DctNorm::forward: return "forward";
-  }
-  return "?";
-}
-
 const char* type_name(DctType type) {
   switch (type) {
     case DctType::type2: return "DCT-II";
@@ -181,7 +171,8 @@ std::size_t CudaDct::device_bytes() const {
 
 std::string CudaDct::describe() const {
   return std::string(type_name(spec_.type)) + " n=" + std::to_string(spec_.n) + " norm=" +
-         norm_name(spec_.norm) + " (" + (state_->fused ? "one kernel: " : "") + state_->recipe.description + ")";
+         std::string(dct_norm_name(spec_.norm)) + " (" + (state_->fused ? "one kernel: " : "") +
+         state_->recipe.description + ")";
 }
 
 }  // namespace prism::fft
