@@ -1,7 +1,7 @@
 // GPU checks of CudaDct (fft/cuda/cuda_dct.hpp): every type and norm over lengths odd and even up
-// to 2^20 (the fused kernels' and the steps'), fresh random input in [-0.5, 0.5) per case, output poisoned with NaN, relative L2
-// error per row against CpuDct in double precision; a partial batch leaves the other rows alone;
-// the input is not modified. Exits with 77 (ctest SKIP) when no device is usable.
+// to 2^20 (the fused kernels' and the steps'), fresh random input in [-0.5, 0.5) per case, output
+// poisoned with NaN, relative L2 error per row against CpuDct in double precision; a partial batch
+// leaves the other rows alone; the input is not modified. Exits with 77 (ctest SKIP) when no device is usable.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
