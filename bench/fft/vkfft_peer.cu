@@ -1,7 +1,8 @@
 // vkfft_peer: VkFFT's DCT as a benchmark peer of fft_bench --kinds dct2,dct3,dct4, on the same
 // working set (rows of n float32 filling 512 MiB, batched 1-D, in place, as VkFFT runs by default):
 // CUDA events around VkFFTAppend, 3 warm-ups, median of 25, plan creation (VkFFT's run-time
-// compilation) outside the timed region; fresh random input in [-0.5, 0.5). Before timing, the
+// compilation) outside the timed region; fresh random input in [-0.5, 0.5) for the check (the
+// timed calls then transform the same buffer in place again and again). Before timing, the
 // first row is checked against a direct DCT in double precision (O(n²), for n up to 16384), up to
 // the one constant factor VkFFT's unnormalised DCT may differ by, which is printed.
 //

@@ -1,6 +1,6 @@
 // DCT types II, III and IV on the GPU, single precision, with scipy.fft.dct's definitions and
-// norms (dct.hpp; CpuDct is the CPU's): for types 2 and 4 of powers of two from 128 to 8192 one
-// kernel (dct_fused.hpp); otherwise an element-wise step, one FFT of ours (the CUDA backend,
+// norms (dct.hpp; CpuDct is the CPU's): for powers of two from 128 to 8192 one kernel per type
+// (dct_fused.hpp); otherwise an element-wise step, one FFT of ours (the CUDA backend,
 // cuFFT where ours does not reach) and a second element-wise step (dct_steps.hpp gives the
 // algorithms). Layout as CpuDct: `batch` contiguous rows of n floats in, n floats out, out of
 // place, device pointers. Plan once: the constructor uploads the twiddles and, without a fused
@@ -27,7 +27,8 @@ class CudaDct {
   CudaDct& operator=(const CudaDct&) = delete;
 
   const DctSpec& spec() const { return spec_; }
-  // Transforms the first `count` rows (count <= spec().batch) of `in` into `out`.
+  // Transforms the first `count` rows (count <= spec().batch) of `in` into `out`. One object runs
+  // one execute at a time: the three-launch path's intermediate rows are the object's.
   void execute(const float* in, float* out, std::size_t count, Stream stream = nullptr);
   void execute(const float* in, float* out, Stream stream = nullptr) {
     execute(in, out, spec_.batch, stream);

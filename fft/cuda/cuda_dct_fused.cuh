@@ -50,7 +50,7 @@ __device__ __forceinline__ void stage_rows_out(float* out, long long first_row, 
 // row, its outputs X[0..kN] twiddled to k and 2·kN - k in global memory. The row is read from
 // global memory through L1, but for the smallest teams from the row staged in shared memory:
 // measured on the H200, staging took 0.71 ms against 0.80 at n = 128 and 0.47-0.53 against
-// 0.39-0.42 at 256-8192.
+// 0.40-0.42 at 256-8192.
 template <int kN>
 __global__ void __launch_bounds__(dct_fused_teams<kN>() * TeamFft<kN>::kThreads)
     dct_type2_fused_kernel(DctStepArgs args, const Cf* stage_twiddles, const Cf* real_twiddles, const float* in,
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(dct_fused_teams<kN, true>() * TeamFft<kN, true
 // Type 4 of 2·kN: the complex transform of kN; its input pairs (x[2j], x[n-1-2j]) and its split
 // outputs y[2k], y[n-1-2k] straight from and to global memory, but up to n = 512 through the row
 // staged in shared memory: measured on the H200, staging took 0.59 and 0.52 ms against 0.98 and
-// 0.74 at n = 128 and 256, and 0.58-0.59 against 0.44-0.47 at 1024-8192 (512: staged only).
+// 0.72 at n = 128 and 256, and 0.58-0.59 against 0.43-0.47 at 1024-8192 (512: staged only).
 template <int kN>
 __global__ void __launch_bounds__(dct_fused_teams<kN>() * TeamFft<kN>::kThreads)
     dct_type4_fused_kernel(DctStepArgs args, const Cf* stage_twiddles, const float* in, float* out, long long rows) {

@@ -1,6 +1,6 @@
 // The GPU DCT's recipe (cuda_dct.hpp): which FFT of ours it runs, and the element-wise steps
 // before and after it. The steps are __host__ __device__ so that CI, without a GPU, runs them
-// around the host executor of the very FFT plan and checks the whole transform (qa_DctHost).
+// around the host executor of the planner's FFT plan and checks the whole transform (qa_DctHost).
 //
 // The algorithms (Makhoul, "A fast cosine transform in one and two dimensions", 1980), for scipy's
 // unnormalised definitions (dct.hpp), with w = exp(-iπ/(2n)):
@@ -59,11 +59,20 @@ struct DctRecipe {
 // Throws std::invalid_argument for n or batch 0, or n beyond kMaxPlannedLength's reach.
 DctRecipe make_dct_recipe(const DctSpec& spec);
 
-// Type 2: the FFT's input v[m], m < n, from the row x.
-PRISM_HD float dct_type2_input(const float* x, long long n, long long m) {
+// Makhoul's reordering: the FFT's v[m] is x[dct_reorder_source(n, m)] for type 2, and type 3's
+// v[m] goes to y[dct_reorder_source(n, m)]: the even indices ascending, then the odd descending.
+PRISM_HD long long dct_reorder_source(long long n, long long m) {
   const long long half = (n + 1) / 2;
-  return m < half ? x[2 * m] : x[2 * (n - 1 - m) + 1];
+  return m < half ? 2 * m : 2 * (n - 1 - m) + 1;
 }
+
+// Its inverse: the m whose source is i.
+PRISM_HD long long dct_reorder_position(long long n, long long i) {
+  return (i & 1) == 0 ? i / 2 : n - 1 - (i - 1) / 2;
+}
+
+// Type 2: the FFT's input v[m], m < n, from the row x.
+PRISM_HD float dct_type2_input(const float* x, long long n, long long m) { return x[dct_reorder_source(n, m)]; }
 
 PRISM_HD void dct_type2_gather(const float* x, float* v, long long n, long long m) { v[m] = dct_type2_input(x, n, m); }
 
@@ -94,14 +103,12 @@ PRISM_HD void dct_type3_twiddle(const float* x, Cf* V, const DctStepArgs& a, lon
 
 // Type 3: output i from the FFT's output v (y[2j] = v[j], y[2j+1] = v[n-1-j]).
 PRISM_HD void dct_type3_scatter(const float* v, float* y, long long n, long long i) {
-  y[i] = (i & 1) == 0 ? v[i / 2] : v[n - 1 - (i - 1) / 2];
+  y[i] = v[dct_reorder_position(n, i)];
 }
 
-// Type 3: the FFT's output v[m] = vm to where it goes in y, the same map from the other side.
-PRISM_HD void dct_type3_place(float vm, float* y, long long n, long long m) {
-  const long long half = (n + 1) / 2;
-  y[m < half ? 2 * m : 2 * (n - 1 - m) + 1] = vm;
-}
+// Type 3: the FFT's output v[m] = vm to where it goes in y (the fused kernel's epilogue, which
+// holds v by m).
+PRISM_HD void dct_type3_place(float vm, float* y, long long n, long long m) { y[dct_reorder_source(n, m)] = vm; }
 
 // Type 4, even n: the FFT's input z[j], j < n/2.
 PRISM_HD Cf dct_type4_half_input(const float* x, const DctStepArgs& a, long long j) {

@@ -1,7 +1,8 @@
 // GPU checks of CudaDct (fft/cuda/cuda_dct.hpp): every type and norm over lengths odd and even up
 // to 2^20 (the fused kernels' and the steps'), fresh random input in [-0.5, 0.5) per case, output
-// poisoned with NaN, relative L2 error per row against CpuDct in double precision; a partial batch
-// leaves the other rows alone; the input is not modified. Exits with 77 (ctest SKIP) when no device is usable.
+// poisoned with NaN, relative L2 error per row against CpuDct in double precision; rows past one
+// CTA and past the grid's y limit; a partial batch leaves the other rows alone; the input is not
+// modified. Exits with 77 (ctest SKIP) when no device is usable.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -69,7 +70,7 @@ TEST(CudaDct, EveryTypeAndNormAgainstDoublePrecision) {
   std::mt19937_64 rng(20261204);
   for (const DctType type : {DctType::type2, DctType::type3, DctType::type4}) {
     double worst = 0.0;
-    // 128 to 8192: the fused kernels of types 2 and 4 (dct_fused.hpp); the rest, the steps.
+    // Powers of two 128 to 8192: the fused kernels (dct_fused.hpp); the rest, the steps.
     for (const std::size_t n : {1, 2, 3, 5, 8, 13, 40, 64, 97, 128, 255, 256, 512, 1000, 1009, 1024, 2048, 4095,
                                 4096, 4097, 8192, 10007, 16384, 48000, 65536, 1 << 20}) {
       for (const DctNorm norm : {DctNorm::backward, DctNorm::ortho, DctNorm::forward}) {
@@ -85,6 +86,16 @@ TEST(CudaDct, PartialBatchLeavesTheOtherRowsAlone) {
   std::mt19937_64 rng(7);
   for (const DctType type : {DctType::type2, DctType::type3, DctType::type4})
     for (const std::size_t n : {12, 4096, 4097}) check_on_device({.n = n, .batch = 7, .type = type}, 3, rng);
+}
+
+// Rows past a fused kernel's first CTA (up to 64 teams of one row each, the last CTA partly idle)
+// and past the 65535 rows of the three-launch path's grid (its kernels loop over the rest).
+TEST(CudaDct, RowsBeyondOneBlockAndBeyondTheGrid) {
+  std::mt19937_64 rng(11);
+  for (const DctType type : {DctType::type2, DctType::type3, DctType::type4}) {
+    for (const std::size_t n : {128, 512, 1024}) check_on_device({.n = n, .batch = 203, .type = type}, 203, rng);
+    check_on_device({.n = 3, .batch = 70001, .type = type}, 70001, rng);
+  }
 }
 
 TEST(CudaDct, SaysWhatItRuns) {

@@ -1,6 +1,7 @@
 // CPU-only checks of the GPU DCT (fft/cuda/cuda_dct.hpp): its recipe's steps (dct_steps.hpp, the
-// code the kernels run) around the host executor of the very FFT plan it asks for, against
-// CpuDct in double precision, for every type and norm over lengths odd and even, short and long.
+// code the kernels run) around the host executor of the FFT plan the planner makes for it (the
+// device may run a tuned blocking of it from the wisdom file), against CpuDct in double
+// precision, for every type and norm over lengths odd and even, short and long.
 // Runs in CI without a GPU; qa_CudaDct runs the same comparison on the device.
 #include <gtest/gtest.h>
 
@@ -82,6 +83,29 @@ TEST(DctHost, PartialBatchLeavesTheOtherRowsAlone) {
     for (std::size_t row = 0; row < 2; ++row)
       EXPECT_LE(test::dct_row_error(output.data() + row * spec.n, ref.data() + row * spec.n, spec.n), kTolerance);
     for (std::size_t i = 2 * spec.n; i < output.size(); ++i) EXPECT_TRUE(std::isnan(output[i])) << i;
+  }
+}
+
+// The fused type 3 places v[m] where the three-launch path's scatter reads it from: the two maps
+// must be one bijection seen from both sides.
+TEST(DctHost, ReorderingIsABijectionAndPlaceInvertsScatter) {
+  for (long long n = 1; n <= 300; ++n) {
+    std::vector<int> hits(static_cast<std::size_t>(n), 0);
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (long long m = 0; m < n; ++m) {
+      const long long i = gpu::dct_reorder_source(n, m);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, n);
+      ++hits[static_cast<std::size_t>(i)];
+      EXPECT_EQ(gpu::dct_reorder_position(n, i), m) << "n=" << n;
+      v[static_cast<std::size_t>(m)] = static_cast<float>(m);
+    }
+    for (const int h : hits) ASSERT_EQ(h, 1) << "n=" << n;
+    std::vector<float> scattered(v.size());
+    std::vector<float> placed(v.size(), -1.0f);
+    for (long long i = 0; i < n; ++i) gpu::dct_type3_scatter(v.data(), scattered.data(), n, i);
+    for (long long m = 0; m < n; ++m) gpu::dct_type3_place(v[static_cast<std::size_t>(m)], placed.data(), n, m);
+    EXPECT_EQ(placed, scattered) << "n=" << n;
   }
 }
 
