@@ -121,12 +121,7 @@ CudaDct::CudaDct(const DctSpec& spec) : spec_(spec), state_(std::make_unique<Sta
     s.buffer_bytes += in_bytes + out_bytes;
   }
 
-  s.args.algorithm = r.algorithm;
-  s.args.n = n;
-  s.args.pre = pre > 0 ? s.twiddles : nullptr;
-  s.args.post = post > 0 ? s.twiddles + pre : nullptr;
-  s.args.scale = r.scale;
-  s.args.first_scale = r.first_scale;
+  s.args = gpu::dct_step_args(r, s.twiddles, s.twiddles + pre);
 }
 
 CudaDct::~CudaDct() = default;

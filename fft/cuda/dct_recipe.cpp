@@ -49,6 +49,7 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
   }
 
   DctRecipe recipe;
+  recipe.n = n;
   recipe.fft.batch = spec.batch;
   recipe.fft.in_place = false;
   switch (spec.type) {

@@ -44,6 +44,7 @@ struct DctStepArgs {
 
 struct DctRecipe {
   DctAlgorithm algorithm = DctAlgorithm::type2_real;
+  long long n = 0;                 // the DCT's length
   PlanSpec fft;                    // n, batch and transform of the FFT between the steps
   std::vector<Cf> pre_twiddles;    // DctStepArgs::pre
   std::vector<Cf> post_twiddles;   // DctStepArgs::post
@@ -58,6 +59,19 @@ struct DctRecipe {
 
 // Throws std::invalid_argument for n or batch 0, or n beyond kMaxPlannedLength's reach.
 DctRecipe make_dct_recipe(const DctSpec& spec);
+
+// The steps' arguments for a recipe whose twiddle tables are at `pre` and `post` (copies of
+// pre_twiddles and post_twiddles where the steps run; null for an empty table).
+inline DctStepArgs dct_step_args(const DctRecipe& recipe, const Cf* pre, const Cf* post) {
+  DctStepArgs args;
+  args.algorithm = recipe.algorithm;
+  args.n = recipe.n;
+  args.pre = recipe.pre_twiddles.empty() ? nullptr : pre;
+  args.post = recipe.post_twiddles.empty() ? nullptr : post;
+  args.scale = recipe.scale;
+  args.first_scale = recipe.first_scale;
+  return args;
+}
 
 // Makhoul's reordering: the FFT's v[m] is x[dct_reorder_source(n, m)] for type 2, and type 3's
 // v[m] goes to y[dct_reorder_source(n, m)]: the even indices ascending, then the odd descending.

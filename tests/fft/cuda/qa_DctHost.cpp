@@ -26,13 +26,8 @@ constexpr double kTolerance = 1e-6;  // float rounding of the FFT; a wrong step 
 // its output, batch rows.
 std::vector<float> run_on_host(const DctSpec& spec, const std::vector<float>& input, std::size_t count) {
   const gpu::DctRecipe recipe = gpu::make_dct_recipe(spec);
-  gpu::DctStepArgs args;
-  args.algorithm = recipe.algorithm;
-  args.n = static_cast<long long>(spec.n);
-  args.pre = recipe.pre_twiddles.data();
-  args.post = recipe.post_twiddles.data();
-  args.scale = recipe.scale;
-  args.first_scale = recipe.first_scale;
+  const gpu::DctStepArgs args =
+      gpu::dct_step_args(recipe, recipe.pre_twiddles.data(), recipe.post_twiddles.data());
   const std::size_t in_bytes = static_cast<std::size_t>(recipe.fft_input_row) *
                                gpu::dct_fft_element_bytes(recipe.algorithm, true);
   const std::size_t out_bytes = static_cast<std::size_t>(recipe.fft_output_row) *
