@@ -36,6 +36,7 @@
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_tune.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
+#include "tests/fft/cuda/dct_reference.hpp"
 
 namespace {
 
@@ -107,25 +108,14 @@ double relative_difference(const float* a, const float* b, std::size_t count) {
 }
 
 // The relative L2 error of the first `rows` rows of a device DCT output against CpuDct<double>
-// on the same input.
+// on the same input (the reference of the DCT's tests).
 double dct_error(const prism::fft::DctSpec& spec, const float* d_in, const float* d_out, std::size_t rows) {
   std::vector<float> in(rows * spec.n);
   std::vector<float> out(rows * spec.n);
   CHECK_CUDA(cudaMemcpy(in.data(), d_in, in.size() * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK_CUDA(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  prism::fft::DctSpec check = spec;
-  check.batch = rows;
-  std::vector<double> in_double(in.begin(), in.end());
-  std::vector<double> ref(in.size());
-  prism::fft::CpuDct<double>(check).execute(in_double.data(), ref.data(), rows);
-  double d2 = 0.0;
-  double r2 = 0.0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = out[i] - ref[i];
-    d2 += d * d;
-    r2 += ref[i] * ref[i];
-  }
-  return std::sqrt(d2 / r2);
+  const std::vector<double> ref = prism::fft::test::dct_reference(spec, in, rows);
+  return prism::fft::test::dct_row_error(out.data(), ref.data(), ref.size());
 }
 
 // One DCT row of the table: ours beside cuFFT's run of the recipe's FFT alone.
@@ -148,10 +138,8 @@ Row bench_dct(int type, std::size_t n, float* d_in, float* d_out, int runs,
 
   // cuFFT's run of the inner FFT on scratch of its own (its rows are longer than the DCT's).
   const prism::fft::gpu::DctRecipe recipe = prism::fft::gpu::make_dct_recipe(spec);
-  const std::size_t fft_in_bytes =
-      batch * recipe.fft_input_row * prism::fft::gpu::dct_fft_element_bytes(recipe.algorithm, true);
-  const std::size_t fft_out_bytes =
-      batch * recipe.fft_output_row * prism::fft::gpu::dct_fft_element_bytes(recipe.algorithm, false);
+  const std::size_t fft_in_bytes = batch * static_cast<std::size_t>(recipe.fft_input_row_bytes);
+  const std::size_t fft_out_bytes = batch * static_cast<std::size_t>(recipe.fft_output_row_bytes);
   void* fft_in = nullptr;
   void* fft_out = nullptr;
   CHECK_CUDA(cudaMalloc(&fft_in, fft_in_bytes));

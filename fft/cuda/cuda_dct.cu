@@ -112,10 +112,8 @@ CudaDct::CudaDct(const DctSpec& spec) : spec_(spec), state_(std::make_unique<Sta
     s.real_twiddles = s.twiddles + real_offset;
   } else {
     s.fft = make_cuda_backend()->plan(r.fft);
-    const std::size_t in_bytes = static_cast<std::size_t>(r.fft_input_row) *
-                                 gpu::dct_fft_element_bytes(r.algorithm, true) * spec.batch;
-    const std::size_t out_bytes = static_cast<std::size_t>(r.fft_output_row) *
-                                  gpu::dct_fft_element_bytes(r.algorithm, false) * spec.batch;
+    const std::size_t in_bytes = static_cast<std::size_t>(r.fft_input_row_bytes) * spec.batch;
+    const std::size_t out_bytes = static_cast<std::size_t>(r.fft_output_row_bytes) * spec.batch;
     check(cudaMalloc(&s.fft_in, in_bytes), "cudaMalloc FFT input rows");
     check(cudaMalloc(&s.fft_out, out_bytes), "cudaMalloc FFT output rows");
     s.buffer_bytes += in_bytes + out_bytes;
@@ -147,16 +145,13 @@ void CudaDct::execute(const float* in, float* out, std::size_t count, Stream str
     check(static_cast<cudaError_t>(status), "launch of the fused kernel");
     return;
   }
-  const long long in_row_bytes =
-      r.fft_input_row * static_cast<long long>(gpu::dct_fft_element_bytes(r.algorithm, true));
-  const long long out_row_bytes =
-      r.fft_output_row * static_cast<long long>(gpu::dct_fft_element_bytes(r.algorithm, false));
   dct_pre_kernel<<<grid_for(r.pre_items, rows), kThreads, 0, cuda_stream>>>(s.args, in, s.fft_in, r.pre_items,
-                                                                               rows, in_row_bytes);
+                                                                               rows, r.fft_input_row_bytes);
   check(cudaGetLastError(), "launch of the step before the FFT");
   s.fft->execute(s.fft_in, s.fft_out, count, stream);
   dct_post_kernel<<<grid_for(r.post_items, rows), kThreads, 0, cuda_stream>>>(s.args, s.fft_out, out,
-                                                                                 r.post_items, rows, out_row_bytes);
+                                                                                 r.post_items, rows,
+                                                                                 r.fft_output_row_bytes);
   check(cudaGetLastError(), "launch of the step after the FFT");
 }
 

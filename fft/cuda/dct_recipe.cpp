@@ -60,8 +60,8 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
       recipe.post_twiddles = phases(n / 2 + 1, 0.0, 1.0, 2.0 * nd, 1.0);
       recipe.scale = static_cast<float>(scale);
       recipe.first_scale = static_cast<float>(first);
-      recipe.fft_input_row = n;
-      recipe.fft_output_row = n / 2 + 1;
+      recipe.fft_input_row_bytes = n * static_cast<long long>(sizeof(float));
+      recipe.fft_output_row_bytes = (n / 2 + 1) * static_cast<long long>(sizeof(Cf));
       recipe.pre_items = n;
       recipe.post_items = n / 2 + 1;
       recipe.description = "gather, r2c of n, twiddle";
@@ -73,8 +73,8 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
       // conj(w^k) times the norm's factor; ortho weighs x[0] by sqrt(2) more than backward's 1:2.
       recipe.pre_twiddles = phases(n / 2 + 1, 0.0, -1.0, 2.0 * nd, scale);
       recipe.first_scale = spec.norm == DctNorm::ortho ? static_cast<float>(std::sqrt(2.0)) : 1.0f;
-      recipe.fft_input_row = n / 2 + 1;
-      recipe.fft_output_row = n;
+      recipe.fft_input_row_bytes = (n / 2 + 1) * static_cast<long long>(sizeof(Cf));
+      recipe.fft_output_row_bytes = n * static_cast<long long>(sizeof(float));
       recipe.pre_items = n / 2 + 1;
       recipe.post_items = n;
       recipe.description = "twiddle, c2r of n, scatter";
@@ -86,7 +86,7 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
         recipe.fft.transform = Transform::c2c_forward;
         recipe.pre_twiddles = phases(n / 2, 1.0, 4.0, 4.0 * nd, 1.0);
         recipe.post_twiddles = phases(n / 2, 0.0, 1.0, nd, 2.0 * scale);
-        recipe.fft_input_row = recipe.fft_output_row = n / 2;
+        recipe.fft_input_row_bytes = recipe.fft_output_row_bytes = n / 2 * static_cast<long long>(sizeof(Cf));
         recipe.pre_items = recipe.post_items = n / 2;
         recipe.description = "pair and twiddle, c2c of n/2, twiddle";
       } else {
@@ -95,7 +95,7 @@ DctRecipe make_dct_recipe(const DctSpec& spec) {
         recipe.fft.transform = Transform::c2c_forward;
         recipe.pre_twiddles = phases(n, 0.0, 1.0, 2.0 * nd, 1.0);
         recipe.post_twiddles = phases(n, 1.0, 2.0, 4.0 * nd, 2.0 * scale);
-        recipe.fft_input_row = recipe.fft_output_row = 2 * n;
+        recipe.fft_input_row_bytes = recipe.fft_output_row_bytes = 2 * n * static_cast<long long>(sizeof(Cf));
         recipe.pre_items = 2 * n;
         recipe.post_items = n;
         recipe.description = "twiddle and pad, c2c of 2n, twiddle";
@@ -110,12 +110,6 @@ std::vector<Cf> dct_fused_stage_twiddles(DctAlgorithm algorithm, long long n) {
   if (algorithm != DctAlgorithm::type3_real) return stage_twiddle_table(half);
   const RadixList list = rows_radix_list(RowsKind::real_inverse, half, rows_team_elements(half));
   return stage_twiddle_table(list.radix, list.count);
-}
-
-std::size_t dct_fft_element_bytes(DctAlgorithm algorithm, bool input) {
-  const bool real = (algorithm == DctAlgorithm::type2_real && input) ||
-                    (algorithm == DctAlgorithm::type3_real && !input);
-  return real ? sizeof(float) : sizeof(Cf);
 }
 
 }  // namespace prism::fft::gpu

@@ -50,8 +50,8 @@ struct DctRecipe {
   std::vector<Cf> post_twiddles;   // DctStepArgs::post
   float scale = 1;
   float first_scale = 1;
-  long long fft_input_row = 0;     // elements (floats for real, Cf for complex) per FFT row
-  long long fft_output_row = 0;
+  long long fft_input_row_bytes = 0;   // bytes of one row of the FFT's input and output
+  long long fft_output_row_bytes = 0;
   long long pre_items = 0;         // threads per row of each step
   long long post_items = 0;
   const char* description = "";   // e.g. "r2c of n between a gather and a twiddle"
@@ -88,17 +88,11 @@ PRISM_HD long long dct_reorder_position(long long n, long long i) {
 // Type 2: the FFT's input v[m], m < n, from the row x.
 PRISM_HD float dct_type2_input(const float* x, long long n, long long m) { return x[dct_reorder_source(n, m)]; }
 
-PRISM_HD void dct_type2_gather(const float* x, float* v, long long n, long long m) { v[m] = dct_type2_input(x, n, m); }
-
 // Type 2: outputs k and n - k from the spectrum's V[k], for k = 0..n/2.
 PRISM_HD void dct_type2_store(Cf Vk, float* y, const DctStepArgs& a, long long k) {
   const Cf z = cmul(Vk, a.post[k]);
   y[k] = 2.0f * z.re * (k == 0 ? a.first_scale : a.scale);
   if (k > 0 && 2 * k < a.n) y[a.n - k] = -2.0f * z.im * a.scale;
-}
-
-PRISM_HD void dct_type2_twiddle(const Cf* V, float* y, const DctStepArgs& a, long long k) {
-  dct_type2_store(V[k], y, a, k);
 }
 
 // Type 3: the spectrum V[k] for k = 0..n/2 from the row x. `pre` holds conj(w^k) times the
@@ -109,10 +103,6 @@ PRISM_HD Cf dct_type3_spectrum(const float* x, const DctStepArgs& a, long long k
   Cf value = cmul(Cf{re, im}, a.pre[k]);
   if (k == 0 || 2 * k == a.n) value.im = 0.0f;
   return value;
-}
-
-PRISM_HD void dct_type3_twiddle(const float* x, Cf* V, const DctStepArgs& a, long long k) {
-  V[k] = dct_type3_spectrum(x, a, k);
 }
 
 // Type 3: output i from the FFT's output v (y[2j] = v[j], y[2j+1] = v[n-1-j]).
@@ -129,20 +119,12 @@ PRISM_HD Cf dct_type4_half_input(const float* x, const DctStepArgs& a, long long
   return cmul(Cf{x[2 * j], x[a.n - 1 - 2 * j]}, a.pre[j]);
 }
 
-PRISM_HD void dct_type4_half_pair(const float* x, Cf* z, const DctStepArgs& a, long long j) {
-  z[j] = dct_type4_half_input(x, a, j);
-}
-
 // Type 4, even n: outputs 2k and n - 1 - 2k from the FFT's output Z[k], k < n/2. `post` holds
 // exp(-iπk/n) times 2 and the norm's factor.
 PRISM_HD void dct_type4_half_store(Cf Zk, float* y, const DctStepArgs& a, long long k) {
   const Cf value = cmul(Zk, a.post[k]);
   y[2 * k] = value.re;
   y[a.n - 1 - 2 * k] = -value.im;
-}
-
-PRISM_HD void dct_type4_half_split(const Cf* Z, float* y, const DctStepArgs& a, long long k) {
-  dct_type4_half_store(Z[k], y, a, k);
 }
 
 // Type 4, odd n: the FFT's input u[j], j < 2n.
@@ -160,9 +142,9 @@ PRISM_HD void dct_type4_padded_store(const Cf* U, float* y, const DctStepArgs& a
 // The step before the FFT for one item of one row: x is the DCT's input row, fft_in the FFT's.
 PRISM_HD void dct_pre_step(const DctStepArgs& a, const float* x, void* fft_in, long long item) {
   switch (a.algorithm) {
-    case DctAlgorithm::type2_real: dct_type2_gather(x, static_cast<float*>(fft_in), a.n, item); break;
-    case DctAlgorithm::type3_real: dct_type3_twiddle(x, static_cast<Cf*>(fft_in), a, item); break;
-    case DctAlgorithm::type4_half: dct_type4_half_pair(x, static_cast<Cf*>(fft_in), a, item); break;
+    case DctAlgorithm::type2_real: static_cast<float*>(fft_in)[item] = dct_type2_input(x, a.n, item); break;
+    case DctAlgorithm::type3_real: static_cast<Cf*>(fft_in)[item] = dct_type3_spectrum(x, a, item); break;
+    case DctAlgorithm::type4_half: static_cast<Cf*>(fft_in)[item] = dct_type4_half_input(x, a, item); break;
     case DctAlgorithm::type4_padded: dct_type4_padded_load(x, static_cast<Cf*>(fft_in), a, item); break;
   }
 }
@@ -170,14 +152,11 @@ PRISM_HD void dct_pre_step(const DctStepArgs& a, const float* x, void* fft_in, l
 // The step after the FFT for one item of one row: fft_out is the FFT's output row, y the DCT's.
 PRISM_HD void dct_post_step(const DctStepArgs& a, const void* fft_out, float* y, long long item) {
   switch (a.algorithm) {
-    case DctAlgorithm::type2_real: dct_type2_twiddle(static_cast<const Cf*>(fft_out), y, a, item); break;
+    case DctAlgorithm::type2_real: dct_type2_store(static_cast<const Cf*>(fft_out)[item], y, a, item); break;
     case DctAlgorithm::type3_real: dct_type3_scatter(static_cast<const float*>(fft_out), y, a.n, item); break;
-    case DctAlgorithm::type4_half: dct_type4_half_split(static_cast<const Cf*>(fft_out), y, a, item); break;
+    case DctAlgorithm::type4_half: dct_type4_half_store(static_cast<const Cf*>(fft_out)[item], y, a, item); break;
     case DctAlgorithm::type4_padded: dct_type4_padded_store(static_cast<const Cf*>(fft_out), y, a, item); break;
   }
 }
-
-// Bytes of one element of the FFT's input (true) or output (false) rows.
-std::size_t dct_fft_element_bytes(DctAlgorithm algorithm, bool input);
 
 }  // namespace prism::fft::gpu

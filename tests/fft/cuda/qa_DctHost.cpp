@@ -28,10 +28,8 @@ std::vector<float> run_on_host(const DctSpec& spec, const std::vector<float>& in
   const gpu::DctRecipe recipe = gpu::make_dct_recipe(spec);
   const gpu::DctStepArgs args =
       gpu::dct_step_args(recipe, recipe.pre_twiddles.data(), recipe.post_twiddles.data());
-  const std::size_t in_bytes = static_cast<std::size_t>(recipe.fft_input_row) *
-                               gpu::dct_fft_element_bytes(recipe.algorithm, true);
-  const std::size_t out_bytes = static_cast<std::size_t>(recipe.fft_output_row) *
-                                gpu::dct_fft_element_bytes(recipe.algorithm, false);
+  const auto in_bytes = static_cast<std::size_t>(recipe.fft_input_row_bytes);
+  const auto out_bytes = static_cast<std::size_t>(recipe.fft_output_row_bytes);
   // float storage keeps Cf's alignment; NaN-poisoned so that an item a step misses shows.
   std::vector<float> fft_in(in_bytes / sizeof(float) * spec.batch, std::numeric_limits<float>::quiet_NaN());
   std::vector<float> fft_out(out_bytes / sizeof(float) * spec.batch, std::numeric_limits<float>::quiet_NaN());
