@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/gpu_mel_rows.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism {
@@ -87,7 +88,7 @@ const std::vector<Setting>& spectrogram_settings() {
                      "psd (power), magnitude (|X|), complex (X, to .npy as complex64), angle (arg X, rad), phase "
                      "(angle unwrapped along frequency), mel (torchaudio's MelSpectrogram: mel bands of |X|**power) or "
                      "mfcc (torchaudio's MFCC: DCT-II ortho of the mel bands in dB); complex, angle and phase: no db, "
-                     "no average; these and mel, mfcc: CPU backend"),
+                     "no average, CPU backend"),
       flag_setting("db", "output in dB: 10*log10(power), 20*log10(magnitude), floored at -300 dB; mode mel: "
                          "(20/power)*log10, floored at 1e-10 (torchaudio's AmplitudeToDB without top_db)"),
       text_setting("average", "1", "K[:mean|max]", "K consecutive frames per output row, by mean or max (peak hold)"),
@@ -488,7 +489,10 @@ std::string to_string(AverageKind a) {
 
 std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const KeyNamer& name) {
   if (params.detrend == Detrend::linear) return name("detrend") + " linear";
-  if (params.keeps_phase() || params.is_mel()) return name("mode") + " " + to_string(params.mode);
+  if (params.keeps_phase()) return name("mode") + " " + to_string(params.mode);
+  if (params.mode == SpectrumMode::mfcc && params.n_mels > kGpuMfccMaxBands)
+    return name("mode") + " mfcc of more than " + std::to_string(kGpuMfccMaxBands) + " bands (" + name("n_mels") + " " +
+           std::to_string(params.n_mels) + ")";
   if (params.frequency_range) return name("frequency_range");
   if (params.double_precision) return name("precision") + " double";
   return "";

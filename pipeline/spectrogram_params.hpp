@@ -13,8 +13,8 @@
 //   mode       psd (|X|²), magnitude (|X|), complex (X, scaled as magnitude), angle (arg X),
 //              phase (arg X unwrapped along each row, in the rows' ascending-frequency order),
 //              mel (torchaudio's MelSpectrogram) or mfcc (torchaudio's MFCC); default psd.
-//              complex, angle and phase: no dB, no averaging; these and mel, mfcc: the CPU
-//              backend only
+//              complex, angle and phase: no dB, no averaging, the CPU backend only (and mfcc
+//              of more than kGpuMfccMaxBands bands)
 //   mel, mfcc  (real input) the mel filterbank (mel_filterbank.hpp: n_mels bands from f_min to
 //              f_max Hz, mel_scale htk or slaney, mel_norm none or slaney) applied to
 //              |X|^power of the unscaled DFT, as torchaudio's Spectrogram(normalized=False):

@@ -9,12 +9,15 @@
 //   kernel      the spectrogram stage's process() on device chunks (the fused kernel, the
 //               unfused paths with our FFT and cuFFT) against the chain window -> cuFFT R2C ->
 //               dB, N = 4096, 2^28 samples on the device
+//   mel         process() in modes psd, mel and mfcc on 2^26 samples at 16 kHz (torchaudio's
+//               speech front end: nperseg 400, hop 160, nfft 512, n_mels 80 and 128, n_mfcc 40);
+//               bench/stream/mel_peers.py times torchaudio on the same input size
 //   latency     a chunk leaving the source -> its rows at the sink in host memory, p50/p99,
 //               64 KiB, 1 MiB and 16 MiB chunks (cf32, N = 4096, one chunk at a time, the
 //               device idle between): the graph's threads, queues, copies and kernels together
 // Every throughput run checks its accounting (every edge of the graph balanced).
 //
-//   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|latency|throughput]
+//   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -172,12 +175,10 @@ double chain_ms(std::size_t n, std::size_t samples) {
 
 // The device time of the stage's process() on one chunk of `samples` already on the device:
 // median of 20 calls (after 2 warm-up calls), timed with events on the stage's stream.
-double engine_work_ms(TransformPath path, std::size_t n, std::size_t samples) {
+double engine_work_ms(TransformPath path, const SpectrogramParams& p, std::size_t samples, double rate = 1e6) {
   StreamInfo stream;
   stream.format = SampleFormat::f32;
-  stream.sample_rate = 1e6;
-  SpectrogramParams p = params_for(n, false, true);
-  p.detrend = prism::Detrend::none;  // the chain does not detrend either
+  stream.sample_rate = rate;
   CudaEngineOptions options;
   options.path = path;
   CudaSpectrogram stage(p, options);
@@ -201,6 +202,28 @@ double engine_work_ms(TransformPath path, std::size_t n, std::size_t samples) {
   const double ms = median_stream_ms(static_cast<cudaStream_t>(stage.stream()), [&] { stage.process(*input, *output); });
   std::printf("  (%s)\n", stage.describe().c_str());
   return ms;
+}
+
+// N = n, no overlap, dB, no detrend: the three-kernel chain's spectrogram.
+SpectrogramParams chain_params(std::size_t n) {
+  SpectrogramParams p = params_for(n, false, true);
+  p.detrend = prism::Detrend::none;  // the chain does not detrend either
+  return p;
+}
+
+// torchaudio's speech front end at 16 kHz: 25 ms frames (400 samples, hann) every 10 ms in a
+// 512-point FFT, no detrend; mode psd gives the plain spectrogram's time beside the mel modes'.
+SpectrogramParams speech_params(prism::SpectrumMode mode, std::size_t n_mels, std::size_t n_mfcc) {
+  SpectrogramParams p;
+  p.window = prism::parse_window("hann");
+  p.nperseg = 400;
+  p.noverlap = 240;
+  p.nfft = 512;
+  p.detrend = prism::Detrend::none;
+  p.mode = mode;
+  if (mode != prism::SpectrumMode::psd) p.n_mels = n_mels;
+  if (mode == prism::SpectrumMode::mfcc) p.n_mfcc = n_mfcc;
+  return p;
 }
 
 const char* path_name(TransformPath path) {
@@ -299,7 +322,8 @@ int main(int argc, char** argv) {
     else if (a == "--quick") quick = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|latency|throughput]\n");
+      std::fprintf(stderr,
+                   "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]\n");
       return 2;
     }
   }
@@ -320,15 +344,31 @@ int main(int argc, char** argv) {
     const std::size_t kernel_samples = std::size_t{1} << 28;
     const double chain = chain_ms(4096, kernel_samples);
     record("kernel", "three-kernel chain window -> cuFFT R2C -> dB", chain, "ms");
-    const double fused = engine_work_ms(TransformPath::fused, 4096, kernel_samples);
+    const double fused = engine_work_ms(TransformPath::fused, chain_params(4096), kernel_samples);
     record("kernel", "spectrogram stage, fused kernel (process() on a device chunk)", fused, "ms");
     record("kernel", "speed-up fused vs chain (target 4x)", chain / fused, "x");
-    const double prism_path = engine_work_ms(TransformPath::prism, 4096, kernel_samples);
+    const double prism_path = engine_work_ms(TransformPath::prism, chain_params(4096), kernel_samples);
     record("kernel", "spectrogram stage, framing -> our FFT -> detector", prism_path, "ms");
-    const double cufft_path = engine_work_ms(TransformPath::cufft, 4096, kernel_samples);
+    const double cufft_path = engine_work_ms(TransformPath::cufft, chain_params(4096), kernel_samples);
     record("kernel", "spectrogram stage, framing -> cuFFT -> detector", cufft_path, "ms");
     record("kernel", "bytes-bound floor (read 4 B + write 2 B per sample at D2D 4248 GB/s)",
            6.0 * kernel_samples / 4248e9 * 1e3, "ms");
+  }
+
+  if (wanted("mel")) {
+    std::printf("mel: 2^26 f32 samples at 16 kHz on the device, nperseg 400, hop 160, nfft 512, hann:\n");
+    const std::size_t mel_samples = std::size_t{1} << 26;
+    using prism::SpectrumMode;
+    record("mel", "psd (the spectrogram alone)",
+           engine_work_ms(TransformPath::fused, speech_params(SpectrumMode::psd, 0, 0), mel_samples, 16000), "ms");
+    for (std::size_t n_mels : {std::size_t{80}, std::size_t{128}}) {
+      const std::string bands = std::to_string(n_mels);
+      const SpectrogramParams mel = speech_params(SpectrumMode::mel, n_mels, 0);
+      const SpectrogramParams mfcc = speech_params(SpectrumMode::mfcc, n_mels, 40);
+      record("mel", "mel, n_mels " + bands, engine_work_ms(TransformPath::fused, mel, mel_samples, 16000), "ms");
+      record("mel", "mfcc, n_mels " + bands + ", n_mfcc 40",
+             engine_work_ms(TransformPath::fused, mfcc, mel_samples, 16000), "ms");
+    }
   }
 
   if (wanted("latency")) {

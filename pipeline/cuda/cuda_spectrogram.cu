@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
@@ -26,6 +27,7 @@
 #include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
 #include "pipeline/errors.hpp"
+#include "pipeline/gpu_mel_rows.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism::cuda {
@@ -189,6 +191,10 @@ DeviceInfo probe_device(int index) {
 // which the ring's length makes all but certain by then.
 constexpr std::size_t kDescriptorSlots = 8;
 
+// Threads of the mel kernel's CTA: they share out the bands of its rows, then the coefficients.
+constexpr int kMelThreads = 128;
+constexpr std::size_t kMelMaxCtas = std::size_t{1} << 20;  // beyond, each CTA takes several groups
+
 struct CudaSpectrogram::Impl {
   SpectrogramParams params;
   CudaEngineOptions options;
@@ -222,6 +228,15 @@ struct CudaSpectrogram::Impl {
   fft::gpu::Cf* real_twiddles = nullptr;
   FusedKernel fused;
   float* frames = nullptr;          // unfused paths: one batch of frames
+  float* detector_rows = nullptr;   // modes mel, mfcc: the detector's rows of one chunk
+  int* mel_band_first = nullptr;    // modes mel, mfcc: the tables of gpu_mel_rows.hpp
+  int* mel_band_start = nullptr;
+  double* mel_weights = nullptr;
+  double* mel_cepstrum = nullptr;
+  GpuMelRowArgs mel_args;           // pointing at them
+  int mel_rows_per_cta = 1;
+  std::size_t mel_shared_bytes = 0;
+  std::size_t max_rows = 0;         // rows one chunk can complete
   float2* spectrum = nullptr;       // unfused paths: their transforms
   void* fft_work = nullptr;
   std::size_t device_bytes = 0;
@@ -279,6 +294,7 @@ struct CudaSpectrogram::Impl {
     if (params.channel >= stream.channels)
       throw UsageError(name("channel") + " " + std::to_string(params.channel) + " is out of range: the input has " +
                        std::to_string(stream.channels) + " channel(s)");
+    check_mel_stream(stream, params, name);
     if (max_block_samples == 0) throw std::invalid_argument("the chunk size must be at least 1 sample");
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
 
@@ -292,6 +308,7 @@ struct CudaSpectrogram::Impl {
     layout = spectrogram_layout(stream, params);
 
     max_frames = (max_block_samples - 1) / hop + 1;
+    max_rows = spectrogram_max_rows_per_block(params, max_block_samples);
     // The fused kernel gives each averaging group to one team of threads, which runs the
     // group's frames one after another: with long averages a chunk holds too few groups to
     // fill the device, and the unfused path (every frame in parallel, then the averaging
@@ -336,8 +353,12 @@ struct CudaSpectrogram::Impl {
     k.columns = static_cast<int>(columns);
     k.average = static_cast<int>(params.average);
     k.average_max = params.average_kind == AverageKind::max ? 1 : 0;
-    k.magnitude = params.mode == SpectrumMode::magnitude ? 1 : 0;
-    k.decibels = params.decibels ? 1 : 0;
+    k.detector = params.mode == SpectrumMode::magnitude ? 1 : 0;
+    if (params.is_mel()) {  // CpuSpectrogram's detectors: power 2 and 1 exactly, others through pow
+      k.detector = params.power == 2.0 ? 0 : params.power == 1.0 ? 1 : 2;
+      k.half_power = static_cast<float>(params.power / 2.0);
+    }
+    k.decibels = params.decibels && !params.is_mel() ? 1 : 0;  // the mel bands take the dB
     k.detrend = params.detrend == Detrend::constant ? 1 : 0;
     const DecibelScale db = spectrogram_decibels(params);
     k.decibel_multiplier = db.multiplier;
@@ -377,6 +398,8 @@ struct CudaSpectrogram::Impl {
     column_scale = device_alloc<float>(columns, "column scales");
     check_cuda(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
                "cudaMemcpy (column scales)", device);
+
+    if (params.is_mel()) upload_mel_tables();
 
     if (path == TransformPath::fused) {
       const int team_length = static_cast<int>(complex_input ? params.nfft : params.nfft / 2);
@@ -439,6 +462,35 @@ struct CudaSpectrogram::Impl {
     check_cuda(cudaStreamSynchronize(compute), "cudaStreamSynchronize (set-up)", device);
   }
 
+  // Modes mel and mfcc: the filterbank and the cepstrum's matrix, and the detector's rows.
+  void upload_mel_tables() {
+    const GpuMelTables tables = make_gpu_mel_tables(stream, params);
+    auto upload = [&](auto& device_pointer, const auto& host, const char* what) {
+      using T = std::remove_cv_t<std::remove_reference_t<decltype(host[0])>>;
+      device_pointer = device_alloc<T>(host.size(), what);
+      check_cuda(cudaMemcpy(device_pointer, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+                 std::string("cudaMemcpy (") + what + ")", device);
+    };
+    upload(mel_band_first, tables.band_first, "mel bands' first bins");
+    upload(mel_band_start, tables.band_start, "mel bands' weight offsets");
+    upload(mel_weights, tables.weights, "mel filterbank");
+    if (!tables.cepstrum.empty()) upload(mel_cepstrum, tables.cepstrum, "cepstrum matrix");
+    mel_args = tables.args;
+    mel_args.band_first = mel_band_first;
+    mel_args.band_start = mel_band_start;
+    mel_args.weights = mel_weights;
+    mel_args.cepstrum = mel_cepstrum;
+    detector_rows = device_alloc<float>(std::max<std::size_t>(max_rows, 1) * columns, "detector rows (mel)");
+    // kGpuMelRowsPerCta rows per CTA where their bands' logarithms take at most 48 KiB of shared
+    // memory, one beyond (kGpuMfccMaxBands bands take 128 KiB).
+    const std::size_t row_bytes = mel_args.bands * sizeof(double);
+    mel_rows_per_cta = kGpuMelRowsPerCta * row_bytes <= (std::size_t{48} << 10) ? kGpuMelRowsPerCta : 1;
+    mel_shared_bytes = mel_args.coefficients > 0 ? mel_rows_per_cta * row_bytes : 0;
+    check_cuda(cudaFuncSetAttribute(device::mel_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(mel_shared_bytes)),
+               "cudaFuncSetAttribute (mel kernel shared memory)", device);
+  }
+
   // The per-chunk work for descriptor slot s, launched on the compute stream.
   void launch_block_work(std::size_t s) {
     const device::BlockDescriptor* d = descriptors_device + s;
@@ -474,6 +526,13 @@ struct CudaSpectrogram::Impl {
             k, d, spectrum, column_scale, carry, static_cast<unsigned>(c));
         check_cuda(cudaGetLastError(), "detect_kernel launch", device);
       }
+    }
+    if (params.is_mel() && max_rows > 0) {
+      const std::size_t groups = (max_rows + mel_rows_per_cta - 1) / mel_rows_per_cta;
+      const auto grid = static_cast<unsigned>(std::min<std::size_t>(groups, kMelMaxCtas));
+      device::mel_kernel<<<grid, kMelThreads, mel_shared_bytes, compute>>>(mel_args, d, params.average,
+                                                                           mel_rows_per_cta);
+      check_cuda(cudaGetLastError(), "mel_kernel launch", device);
     }
     const unsigned history_tiles = static_cast<unsigned>((params.nperseg + 255) / 256);
     device::history_kernel<<<history_tiles, 256, 0, compute>>>(k, d, history, history_int);
@@ -531,10 +590,15 @@ struct CudaSpectrogram::Impl {
     descriptor_copied.clear();
     for (void* p : {static_cast<void*>(descriptors_device), static_cast<void*>(history), static_cast<void*>(carry),
                     static_cast<void*>(window), static_cast<void*>(column_scale), static_cast<void*>(stage_twiddles),
-                    static_cast<void*>(real_twiddles), static_cast<void*>(frames), static_cast<void*>(spectrum), fft_work})
+                    static_cast<void*>(real_twiddles), static_cast<void*>(frames), static_cast<void*>(spectrum),
+                    fft_work, static_cast<void*>(detector_rows), static_cast<void*>(mel_band_first),
+                    static_cast<void*>(mel_band_start), static_cast<void*>(mel_weights),
+                    static_cast<void*>(mel_cepstrum)})
       if (p != nullptr) cudaFree(p);
     descriptors_device = nullptr;
-    history = carry = window = column_scale = frames = nullptr;
+    history = carry = window = column_scale = frames = detector_rows = nullptr;
+    mel_band_first = mel_band_start = nullptr;
+    mel_weights = mel_cepstrum = nullptr;
     spectrum = nullptr;
     stage_twiddles = real_twiddles = nullptr;
     fft_work = nullptr;
@@ -580,7 +644,8 @@ struct CudaSpectrogram::Impl {
 
     device::BlockDescriptor& d = descriptors_host[s];
     d.raw = reinterpret_cast<const unsigned char*>(input.data);
-    d.rows = output.as<float>();
+    d.rows = params.is_mel() ? detector_rows : output.as<float>();
+    d.band_rows = params.is_mel() ? output.as<float>() : nullptr;
     d.block_first = block_first;
     d.block_samples = input.items;
     d.first_frame = f0;

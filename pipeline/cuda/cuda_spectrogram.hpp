@@ -7,7 +7,9 @@
 // stage's stream) -> this stage, which only enqueues on its own stream, after the chunk's ready
 // event: the chunk's descriptor (pinned, copied ahead of the work) and the per-chunk work, one
 // CUDA graph per descriptor slot — convert + frame (history on the device) + detrend + window,
-// FFT, detect + average (carried across chunks) + scale + dB — into the output chunk -> d2h, or
+// FFT, detect + average (carried across chunks) + scale + dB — into the output chunk (modes mel
+// and mfcc: into rows of the stage's own, which the mel kernel of gpu_mel_rows.hpp takes to
+// bands, dB, logarithms and cepstra in the output chunk) -> d2h, or
 // another GPU stage (the viewer's display lines). Every varying quantity of a chunk (its data and
 // rows, its first sample, its frames, which history buffer is current) is in its descriptor, so
 // the captured graph is the same for every chunk, the last short one included. Nothing is

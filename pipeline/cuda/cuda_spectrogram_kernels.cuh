@@ -7,6 +7,7 @@
 //   3. cufft path: frame kernel (convert, detrend, window) and detect kernel
 //   4. fused path: one kernel, our team FFT with the framing and the detector as its hooks
 //   5. history kernel (both paths)
+//   6. mel kernel (modes mel and mfcc, after either path)
 //
 // Frame f covers samples [f·hop, f·hop + nperseg). A block completes frames [f0, f1); frames
 // are grouped by K for averaging, group g = frames [gK, gK+K). A group begun in an earlier
@@ -17,6 +18,7 @@
 #include <cstdint>
 
 #include "fft/cuda/fft_team.cuh"
+#include "pipeline/gpu_mel_rows.hpp"
 #include "pipeline/cuda/native_samples.cuh"
 
 namespace prism::cuda::device {
@@ -31,7 +33,8 @@ struct EngineConstants : NativeSamples {
   int columns = 0;
   int average = 1;
   int average_max = 0;  // 1: peak hold, 0: mean
-  int magnitude = 0;
+  int detector = 0;         // a bin's value: 0 |X|², 1 |X|, 2 (|X|²)^half_power (= |X|^power)
+  float half_power = 1.0f;
   int decibels = 0;
   int detrend = 1;
   float decibel_multiplier = 10.0f;
@@ -45,7 +48,8 @@ struct EngineConstants : NativeSamples {
 // CUDA graph serves every chunk of the pools.
 struct BlockDescriptor {
   const unsigned char* raw = nullptr;    // the chunk's samples, native format (device memory)
-  float* rows = nullptr;                 // where its rows go (device memory)
+  float* rows = nullptr;                 // where the detector's rows go (device memory)
+  float* band_rows = nullptr;            // modes mel, mfcc: the chunk's rows, made from `rows`
   unsigned long long block_first = 0;    // absolute index of the block's first sample
   unsigned long long block_samples = 0;
   unsigned long long first_frame = 0;    // f0
@@ -86,7 +90,7 @@ __device__ __forceinline__ double block_sum(double v, double* scratch32) {
 
 __device__ __forceinline__ float detect_value(const EngineConstants& k, float re, float im) {
   const float power = re * re + im * im;
-  return k.magnitude ? sqrtf(power) : power;
+  return k.detector == 0 ? power : k.detector == 1 ? sqrtf(power) : powf(power, k.half_power);
 }
 
 __device__ __forceinline__ float combine(const EngineConstants& k, float acc, float value) {
@@ -393,6 +397,46 @@ __global__ void history_kernel(EngineConstants k, const BlockDescriptor* descrip
     new_history[2 * t + 1] = v.y;
   } else {
     new_history[t] = v.x;
+  }
+}
+
+// ---- 6. mel kernel ----------------------------------------------------------------------------
+// Modes mel and mfcc: the detector (either path) writes |X|^power of every bin, averaged and
+// unscaled, into rows of their own; the mel kernel takes them to the chunk's rows with the
+// functions of gpu_mel_rows.hpp, a CTA finishing rows_per_cta rows at a time: its threads share
+// out the rows' bands, then (mfcc) each takes one coefficient of all the rows, from their bands'
+// logarithms in shared memory, reading each weight of the cepstrum once. A chunk completes rows
+// [f0/K, f1/K); the grid may be smaller than that, each CTA taking every gridDim.x-th group.
+
+__global__ void mel_kernel(GpuMelRowArgs a, const BlockDescriptor* descriptor, unsigned long long average,
+                           int rows_per_cta) {
+  extern __shared__ double log_bands[];  // mode mfcc: [bands][rows_per_cta], 1 or kGpuMelRowsPerCta
+  const BlockDescriptor d = *descriptor;
+  const unsigned long long rows = d.end_frame / average - d.first_frame / average;
+  const int width = a.row_width();
+  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * rows_per_cta;
+  // `first` is the same for every thread of the CTA, so the barriers below are reached by all.
+  for (unsigned long long first = static_cast<unsigned long long>(blockIdx.x) * rows_per_cta; first < rows;
+       first += step) {
+    const int count = static_cast<int>(min(static_cast<unsigned long long>(rows_per_cta), rows - first));
+    const int items = (a.coefficients > 0 ? rows_per_cta : count) * a.bands;
+    for (int item = threadIdx.x; item < items; item += blockDim.x) {  // item = r·bands + m
+      const int r = item / a.bands, m = item - r * a.bands;
+      const double v = r < count ? mel_band_value(a, d.rows + (first + r) * a.bins, m) : 0.0;
+      if (a.coefficients > 0) log_bands[m * rows_per_cta + r] = v;
+      else d.band_rows[(first + r) * width + m] = static_cast<float>(v);
+    }
+    if (a.coefficients == 0) continue;
+    __syncthreads();
+    for (int i = threadIdx.x; i < a.coefficients; i += blockDim.x) {
+      double sums[kGpuMelRowsPerCta];
+      if (rows_per_cta == kGpuMelRowsPerCta) cepstrum_values<kGpuMelRowsPerCta>(a, log_bands, count, i, sums);
+      else cepstrum_values<1>(a, log_bands, count, i, sums);
+#pragma unroll
+      for (int r = 0; r < kGpuMelRowsPerCta; ++r)
+        if (r < count) d.band_rows[(first + r) * width + i] = static_cast<float>(sums[r]);
+    }
+    __syncthreads();  // the next rows' bands overwrite log_bands
   }
 }
 

@@ -1,7 +1,8 @@
 // qa_CudaSpectrogram: the spectrogram stage on the GPU against the CPU reference (CpuSpectrogram,
 // which the CLI tests hold to scipy) — every sample format, real and complex input, several
 // channels, overlaps, zero padding, detrend, scaling, mode, dB and K-frame averaging, through the
-// three transform paths (the fused kernel's rows bit-identical for every chunk size); the graph's
+// three transform paths (the fused kernel's rows bit-identical for every chunk size), and the modes
+// mel and mfcc (bands, dB, logarithms, cepstra) the same way; the graph's
 // harness; a graph run with its transfers and 1, 2 and 4 chunks in flight (rows in order, every
 // edge balanced, not a bit changed); graphs run in eight threads at once (a batch's files), each
 // giving its rows; and an injected CUDA failure (a clear error, the sinks
@@ -23,6 +24,8 @@
 
 #include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/cuda/cuda_spectrogram.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/gpu_mel_rows.hpp"
 #include "pipeline/graph.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
@@ -235,6 +238,164 @@ TEST(CudaEngine, LongAveragesLeavingFewRowsPerChunkTakeTheUnfusedPath) {
   CudaSpectrogram unaveraged(params, options);
   unaveraged.configure(PortDescription::of_samples(stream_of(c)), 4096);
   EXPECT_EQ(unaveraged.path(), TransformPath::fused) << unaveraged.describe();
+}
+
+// ---- modes mel and mfcc ----------------------------------------------------------------------------
+
+struct MelCase {
+  SampleFormat format;
+  unsigned channels;
+  std::size_t nperseg, noverlap, nfft;
+  SpectrumMode mode;
+  std::size_t n_mels, n_mfcc;
+  MelScale scale;
+  MelNorm norm;
+  double power;
+  bool decibels, log_mels;
+  std::size_t average;
+  AverageKind average_kind;
+  double f_min, f_max;  // f_max 0: the default, fs/2
+  const char* window;
+};
+
+std::string name_of(const MelCase& c) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s x%u nperseg %zu noverlap %zu nfft %zu %s n_mels %zu n_mfcc %zu %s/%s power %g%s%s K=%zu%s",
+                std::string(format_name(c.format)).c_str(), c.channels, c.nperseg, c.noverlap, c.nfft,
+                c.mode == SpectrumMode::mel ? "mel" : "mfcc", c.n_mels, c.n_mfcc, to_string(c.scale).c_str(),
+                to_string(c.norm).c_str(), c.power, c.decibels ? " dB" : "", c.log_mels ? " log_mels" : "", c.average,
+                c.average_kind == AverageKind::max ? ":max" : "");
+  return text;
+}
+
+// Power-of-two nfft take the fused kernel, the others our FFT between the framing and the
+// detector; powers 2 and 1 and any other (through powf); empty bands (more bands than bins).
+const std::vector<MelCase>& mel_cases() {
+  static const std::vector<MelCase> list = {
+      {SampleFormat::f32, 1, 400, 240, 512, SpectrumMode::mel, 40, 0, MelScale::htk, MelNorm::none, 2.0, false, false, 1, AverageKind::mean, 0, 0, "hann"},
+      {SampleFormat::i16, 2, 1024, 512, 1024, SpectrumMode::mel, 128, 0, MelScale::slaney, MelNorm::slaney, 1.0, true, false, 3, AverageKind::mean, 20, 7600, "hamming"},
+      {SampleFormat::f32, 1, 256, 128, 256, SpectrumMode::mfcc, 64, 13, MelScale::htk, MelNorm::none, 2.0, false, false, 1, AverageKind::mean, 0, 0, "hann"},
+      {SampleFormat::u8, 1, 300, 100, 301, SpectrumMode::mfcc, 40, 20, MelScale::slaney, MelNorm::slaney, 0.5, false, true, 2, AverageKind::max, 50, 0, "tukey:0.25"},
+      {SampleFormat::f32, 1, 2048, 1536, 4096, SpectrumMode::mel, 80, 0, MelScale::htk, MelNorm::slaney, 3.0, true, false, 1, AverageKind::mean, 0, 6000, "blackman"},
+      {SampleFormat::f32, 1, 64, 32, 64, SpectrumMode::mel, 80, 0, MelScale::htk, MelNorm::none, 2.0, true, false, 1, AverageKind::mean, 0, 0, "hann"},
+      {SampleFormat::i16, 1, 600, 300, 600, SpectrumMode::mfcc, 128, 128, MelScale::htk, MelNorm::none, 2.0, false, false, 4, AverageKind::mean, 0, 0, "hann"},
+  };
+  return list;
+}
+
+SpectrogramParams params_of(const MelCase& c) {
+  SpectrogramParams p;
+  p.window = parse_window(c.window);
+  p.nperseg = c.nperseg;
+  p.noverlap = c.noverlap;
+  p.nfft = c.nfft;
+  p.mode = c.mode;
+  p.n_mels = c.n_mels;
+  if (c.mode == SpectrumMode::mfcc) p.n_mfcc = c.n_mfcc;
+  p.mel_scale = c.scale;
+  p.mel_norm = c.norm;
+  p.power = c.power;
+  p.decibels = c.decibels;
+  p.log_mels = c.log_mels;
+  p.average = c.average;
+  p.average_kind = c.average_kind;
+  p.f_min = c.f_min;
+  if (c.f_max > 0) p.f_max = c.f_max;
+  p.channel = c.channels - 1;
+  return p;
+}
+
+StreamInfo stream_of(const MelCase& c) {
+  StreamInfo s;
+  s.format = c.format;
+  s.channels = c.channels;
+  s.sample_rate = 16000.0;
+  return s;
+}
+
+class CudaMelTest : public ::testing::TestWithParam<TransformPath> {};
+
+TEST_P(CudaMelTest, MelAndMfccRowsMatchTheCpuForEveryChunkSize) {
+  for (const MelCase& c : mel_cases()) {
+    const std::string label = name_of(c);
+    const SpectrogramParams params = params_of(c);
+    const StreamInfo stream = stream_of(c);
+    const std::size_t samples = 6 * c.nperseg + 3001;
+    const auto input = make_input(c.format, c.channels, samples, 99);
+    CpuSpectrogram cpu(params, 1);
+    const std::vector<float> reference = run_chunks(cpu, stream, input, samples);
+    std::vector<float> first;
+    for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples, std::size_t{c.nperseg + 1}}) {
+      CudaEngineOptions options;
+      options.path = GetParam();
+      options.force_fused = true;
+      CudaSpectrogram gpu(params, options);
+      const std::vector<float> rows = run_chunks(gpu, stream, input, chunk);
+      const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
+      ASSERT_EQ(gpu.layout().columns, c.mode == SpectrumMode::mel ? c.n_mels : c.n_mfcc) << where;
+      ASSERT_EQ(rows.size(), reference.size()) << where;
+      ASSERT_FALSE(reference.empty()) << where;
+      if (c.decibels) EXPECT_LE(max_abs_difference(rows, reference), 2e-3) << where;
+      else EXPECT_LE(relative_l2(rows, reference), c.mode == SpectrumMode::mfcc ? 1e-5 : 2e-6) << where;
+      EXPECT_EQ(gpu.counters().items_out, cpu.counters().items_out) << where;
+      if (first.empty()) {
+        first = rows;
+      } else if (gpu.path() == TransformPath::fused) {
+        EXPECT_EQ(rows, first) << where << " (against the first chunk size)";
+      }
+    }
+  }
+}
+
+TEST_P(CudaMelTest, StageHarness) {
+  for (std::size_t index : {std::size_t{1}, std::size_t{3}}) {
+    const MelCase& c = mel_cases()[index];
+    SCOPED_TRACE(name_of(c));
+    CudaEngineOptions options;
+    options.path = GetParam();
+    options.force_fused = true;
+    test::StageCheck check;
+    // Bit for bit where the fused kernel runs (our FFT pairs the rows of odd lengths, nfft 301 here).
+    const bool fused = GetParam() == TransformPath::fused && cuda::fused_path_supports(params_of(c), false);
+    check.tolerance = fused ? 0.0 : 1e-5;
+    test::check_stage([&] { return std::make_unique<CudaSpectrogram>(params_of(c), options); },
+                      test::samples_input(stream_of(c), make_input(c.format, c.channels, 4 * c.nperseg + 777, 5)),
+                      check);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, CudaMelTest,
+                         ::testing::Values(TransformPath::cufft, TransformPath::prism, TransformPath::fused),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case TransformPath::cufft: return std::string("cufft");
+                             case TransformPath::prism: return std::string("prism");
+                             case TransformPath::fused: break;
+                           }
+                           return std::string("fused");
+                         });
+
+TEST(CudaMel, ComplexInputAndTooManyCepstralBandsAreRefusedByName) {
+  SpectrogramParams params = params_of(mel_cases()[0]);
+  StreamInfo stream = stream_of(mel_cases()[0]);
+  stream.format = SampleFormat::cf32;
+  CudaSpectrogram gpu(params, CudaEngineOptions{});
+  try {
+    gpu.configure(PortDescription::of_samples(stream), 4096);
+    ADD_FAILURE() << "complex input was taken in mode mel";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs real input"), std::string::npos) << e.what();
+  }
+  params.mode = SpectrumMode::mfcc;
+  params.n_mels = kGpuMfccMaxBands + 1;
+  params.n_mfcc = 13;
+  try {
+    CudaSpectrogram refused(params, CudaEngineOptions{});
+    ADD_FAILURE() << "mfcc of " << params.n_mels << " bands was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("n_mels"), std::string::npos) << e.what();
+  }
 }
 
 // ---- through a graph: transfers inserted, chunks in flight ---------------------------------------
