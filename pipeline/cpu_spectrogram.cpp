@@ -507,9 +507,7 @@ struct Engine final : CpuSpectrogramEngine {
       if (params.decibels) decibels_in_place(row, params.n_mels, decibel_multiplier, decibel_floor);
       return;
     }
-    // torchaudio's MFCC: ln(mel + 1e-6) with log_mels, else AmplitudeToDB("power") without top_db.
-    for (std::size_t m = 0; m < params.n_mels; ++m)
-      mel[m] = params.log_mels ? std::log(mel[m] + 1e-6) : 10.0 * std::log10(std::max(mel[m], 1e-10));
+    for (std::size_t m = 0; m < params.n_mels; ++m) mel[m] = mfcc_log_band(mel[m], params.log_mels);
     cepstrum_dct->execute(mel, s.cepstrum.data());
     for (std::size_t i = 0; i < params.n_mfcc; ++i) row[i] = static_cast<Real>(s.cepstrum[i]);
   }

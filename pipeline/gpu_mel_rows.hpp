@@ -9,15 +9,16 @@
 //                    weight read once for all of them; each row summed as if alone).
 //
 // As CpuSpectrogram does, the bands, their logarithm and the cepstrum are computed in double.
-// The cepstrum is a product with the n_mfcc × n_mels rows of the orthonormal DCT-II
-// (torchaudio's create_dct, transposed): a row keeps only n_mfcc of the n_mels coefficients, and
-// the product lets a CTA finish a row from its bands in shared memory, without another launch.
+// The cepstrum is a product with the first n_mfcc rows of the orthonormal DCT-II matrix: a row
+// keeps only n_mfcc of the n_mels coefficients, and the product lets a CTA finish its rows from
+// their bands in shared memory, without another launch.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
+#include "mel_filterbank.hpp"
 #include "spectrogram_params.hpp"
 #include "stream_info.hpp"
 
@@ -29,9 +30,6 @@
 
 namespace prism {
 
-// Bands whose logarithms a CTA keeps in shared memory for the cepstrum (8 bytes each): the GPU
-// computes mode mfcc up to this n_mels (CPU beyond).
-inline constexpr std::size_t kGpuMfccMaxBands = 16384;
 // Rows a CTA of the mel kernel finishes together, at most.
 inline constexpr int kGpuMelRowsPerCta = 8;
 
@@ -47,8 +45,9 @@ struct GpuMelRowArgs {
   const int* band_first = nullptr;  // [bands]: the bin of band m's first weight
   const int* band_start = nullptr;  // [bands + 1]: band m's weights are weights[start[m] .. start[m+1])
   const double* weights = nullptr;
-  // [bands × coefficients]: entry [m·coefficients + i] is band m's weight in coefficient i, so
-  // that threads computing neighbouring coefficients read neighbouring entries.
+  // [bands × coefficients]: entry [m·coefficients + i] is band m's weight in coefficient i
+  // (torchaudio's create_dct layout), so that threads computing neighbouring coefficients read
+  // neighbouring entries.
   const double* cepstrum = nullptr;
   // The width of a finished row: coefficients in mode mfcc, bands in mode mel.
   PRISM_MEL_HD int row_width() const { return coefficients > 0 ? coefficients : bands; }
@@ -71,7 +70,7 @@ GpuMelTables make_gpu_mel_tables(const StreamInfo& stream, const SpectrogramPara
 std::vector<double> mfcc_dct_matrix(std::size_t n_mfcc, std::size_t n_mels);
 
 // Band `band` of the row whose detector values (|X|^power per bin, averaged) start at `power`:
-// mode mel: the row's value (in dB with db); mode mfcc: its logarithm, for cepstrum_value.
+// mode mel: the row's value (in dB with db); mode mfcc: its logarithm, for cepstrum_values.
 PRISM_MEL_HD double mel_band_value(const GpuMelRowArgs& a, const float* power, int band) {
   const int start = a.band_start[band];
   const int count = a.band_start[band + 1] - start;
@@ -79,7 +78,7 @@ PRISM_MEL_HD double mel_band_value(const GpuMelRowArgs& a, const float* power, i
   const double* w = a.weights + start;
   double sum = 0.0;
   for (int i = 0; i < count; ++i) sum += w[i] * static_cast<double>(p[i]);
-  if (a.coefficients > 0) return a.log_mels ? std::log(sum + 1e-6) : 10.0 * std::log10(sum < 1e-10 ? 1e-10 : sum);
+  if (a.coefficients > 0) return mfcc_log_band(sum, a.log_mels != 0);
   if (a.decibels && std::isfinite(sum))
     sum = a.decibel_multiplier * std::log10(sum < a.decibel_floor ? a.decibel_floor : sum);
   return sum;

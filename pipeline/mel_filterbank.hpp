@@ -13,6 +13,7 @@
 // band has unit area.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -48,5 +49,14 @@ MelFilterbank make_mel_filterbank(std::size_t n_fft, double sample_rate, std::si
 
 std::string to_string(MelScale);
 std::string to_string(MelNorm);
+
+// Mode mfcc's logarithm of a band, torchaudio's: ln(band + 1e-6) with log_mels, else
+// AmplitudeToDB("power") without top_db, 10·log10(max(band, 1e-10)). For the CPU and the GPU.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline double mfcc_log_band(double band, bool log_mels) {
+  return log_mels ? std::log(band + 1e-6) : 10.0 * std::log10(band < 1e-10 ? 1e-10 : band);
+}
 
 }  // namespace prism

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/errors.hpp"
-#include "pipeline/gpu_mel_rows.hpp"
 #include "pipeline/window.hpp"
 
 namespace prism {
@@ -101,7 +100,8 @@ const std::vector<Setting>& spectrogram_settings() {
       choice_setting("precision", "single", {"single", "double"},
                      "single (float32 rows, FFTW single precision) or double (float64 rows, the samples, the FFT "
                      "and the rows in double precision; CPU backend only)"),
-      integer_setting("n_mels", "128", 1, 65536, "N", "mode mel, mfcc: mel bands (filters) per row"),
+      integer_setting("n_mels", "128", 1, 65536, "N",
+                      "mode mel, mfcc: mel bands (filters) per row (mfcc on a GPU: at most 8192)"),
       number_setting("f_min", "0", 0, 1e12, "HZ", "mode mel, mfcc: the lowest band's lower edge"),
       number_setting("f_max", "", 0, 1e12, "HZ",
                      "mode mel, mfcc: the highest band's upper edge, at most fs/2; default the sample rate halved "

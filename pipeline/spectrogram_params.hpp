@@ -13,8 +13,8 @@
 //   mode       psd (|X|²), magnitude (|X|), complex (X, scaled as magnitude), angle (arg X),
 //              phase (arg X unwrapped along each row, in the rows' ascending-frequency order),
 //              mel (torchaudio's MelSpectrogram) or mfcc (torchaudio's MFCC); default psd.
-//              complex, angle and phase: no dB, no averaging, the CPU backend only (and mfcc
-//              of more than kGpuMfccMaxBands bands)
+//              complex, angle and phase: no dB, no averaging, the CPU backend only; mfcc of
+//              more than kGpuMfccMaxBands bands: the CPU backend only
 //   mel, mfcc  (real input) the mel filterbank (mel_filterbank.hpp: n_mels bands from f_min to
 //              f_max Hz, mel_scale htk or slaney, mel_norm none or slaney) applied to
 //              |X|^power of the unscaled DFT, as torchaudio's Spectrogram(normalized=False):
@@ -115,6 +115,10 @@ const std::vector<Setting>& spectrogram_settings();
 // The parameters those settings give (unset ones take their defaults: noverlap nperseg/8, nfft
 // nperseg); throws UsageError naming the setting as `values` was written.
 SpectrogramParams spectrogram_params_from(const SettingValues& values);
+
+// Mode mfcc on a GPU keeps a row's band logarithms in shared memory, 8 bytes each: up to this
+// many bands (64 KiB, which every GPU since Volta gives a block), CPU beyond.
+inline constexpr std::size_t kGpuMfccMaxBands = 8192;
 
 // The first setting of `params` that only the CPU backend computes ("detrend linear", "mode
 // complex", "frequency_range", named through `name`), or ""; the GPU backends refuse such

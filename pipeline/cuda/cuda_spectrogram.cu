@@ -73,6 +73,8 @@ void check_cufft(cufftResult status, std::string_view call, int device) {
 }  // namespace
 
 bool fused_path_supports(const SpectrogramParams& p, bool complex_input) {
+  // |X|^power for a power other than 1 and 2 (modes mel, mfcc) is the unfused detector's only.
+  if (p.is_mel() && p.power != 1.0 && p.power != 2.0) return false;
   const std::size_t n = p.resolved().nfft;
   return n >= kFusedMinNfft && n <= (complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) &&
          (n & (n - 1)) == 0;
@@ -482,13 +484,18 @@ struct CudaSpectrogram::Impl {
     mel_args.cepstrum = mel_cepstrum;
     detector_rows = device_alloc<float>(std::max<std::size_t>(max_rows, 1) * columns, "detector rows (mel)");
     // kGpuMelRowsPerCta rows per CTA where their bands' logarithms take at most 48 KiB of shared
-    // memory, one beyond (kGpuMfccMaxBands bands take 128 KiB).
+    // memory, one beyond (kGpuMfccMaxBands bands take 64 KiB).
     const std::size_t row_bytes = mel_args.bands * sizeof(double);
     mel_rows_per_cta = kGpuMelRowsPerCta * row_bytes <= (std::size_t{48} << 10) ? kGpuMelRowsPerCta : 1;
     mel_shared_bytes = mel_args.coefficients > 0 ? mel_rows_per_cta * row_bytes : 0;
-    check_cuda(cudaFuncSetAttribute(device::mel_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(mel_shared_bytes)),
-               "cudaFuncSetAttribute (mel kernel shared memory)", device);
+    // The limit belongs to the function, for every stage of the process: only ever raised (under
+    // the device-wide lock that configure() holds), so that a stage never lowers another's.
+    cudaFuncAttributes attributes{};
+    check_cuda(cudaFuncGetAttributes(&attributes, device::mel_kernel), "cudaFuncGetAttributes (mel kernel)", device);
+    if (static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) < mel_shared_bytes)
+      check_cuda(cudaFuncSetAttribute(device::mel_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(mel_shared_bytes)),
+                 "cudaFuncSetAttribute (mel kernel shared memory)", device);
   }
 
   // The per-chunk work for descriptor slot s, launched on the compute stream.

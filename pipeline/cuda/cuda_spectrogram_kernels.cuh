@@ -34,13 +34,13 @@ struct EngineConstants : NativeSamples {
   int average = 1;
   int average_max = 0;  // 1: peak hold, 0: mean
   int detector = 0;         // a bin's value: 0 |X|², 1 |X|, 2 (|X|²)^half_power (= |X|^power)
-  float half_power = 1.0f;
   int decibels = 0;
   int detrend = 1;
   float decibel_multiplier = 10.0f;
   float decibel_floor = 1e-30f;
   unsigned chunk_frames = 1;      // frames per FFT batch (cufft path)
   int spectrum_stride = 0;        // complex values per frame in the spectrum buffer
+  float half_power = 1.0f;        // detector 2 (unfused path only)
 };
 
 // What varies per chunk; written by the host into pinned memory and copied before the chunk's
@@ -49,7 +49,6 @@ struct EngineConstants : NativeSamples {
 struct BlockDescriptor {
   const unsigned char* raw = nullptr;    // the chunk's samples, native format (device memory)
   float* rows = nullptr;                 // where the detector's rows go (device memory)
-  float* band_rows = nullptr;            // modes mel, mfcc: the chunk's rows, made from `rows`
   unsigned long long block_first = 0;    // absolute index of the block's first sample
   unsigned long long block_samples = 0;
   unsigned long long first_frame = 0;    // f0
@@ -58,6 +57,7 @@ struct BlockDescriptor {
   unsigned long long next_history_first = 0;  // f1·hop: where the next history starts
   int history_parity = 0;  // current history: buffer [parity]; the next goes to [1-parity]
   int carry_parity = 0;    // running group value to read: carry [parity] (per chunk, see below)
+  float* band_rows = nullptr;  // modes mel, mfcc: the chunk's rows, made from `rows`
 };
 
 // ---- 2. fetching one sample -------------------------------------------------------------------
@@ -88,9 +88,13 @@ __device__ __forceinline__ double block_sum(double v, double* scratch32) {
   return total;
 }
 
+// kGeneralPower: whether detector 2 can occur. The fused kernels leave it out (fused_path_supports):
+// they are capped at 80 registers, and powf, inlined or called, made every mode of them spill.
+template <bool kGeneralPower>
 __device__ __forceinline__ float detect_value(const EngineConstants& k, float re, float im) {
   const float power = re * re + im * im;
-  return k.detector == 0 ? power : k.detector == 1 ? sqrtf(power) : powf(power, k.half_power);
+  if (kGeneralPower && k.detector == 2) return powf(power, k.half_power);
+  return k.detector ? sqrtf(power) : power;  // as a truth value: == 1 made the complex kernels spill
 }
 
 __device__ __forceinline__ float combine(const EngineConstants& k, float acc, float value) {
@@ -178,7 +182,7 @@ __global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descript
   const int bin = column_bin(k, col);
   for (unsigned long long f = first; f < end; ++f) {
     const float2 x = spectrum[(f - c0) * k.spectrum_stride + bin];
-    const float v = detect_value(k, x.x, x.y);
+    const float v = detect_value<true>(k, x.x, x.y);
     acc = f == group_first ? v : combine(k, acc, v);
   }
   if (end == group_first + K)
@@ -350,7 +354,7 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
       for (int slot = 0; slot < kSlots; ++slot) {
         const int col = column_of(slot);
         if (col >= 0)
-          rows[row * k.columns + col] = final_value(k, detect_value(k, X[slot].re, X[slot].im), column_scale[col]);
+          rows[row * k.columns + col] = final_value(k, detect_value<false>(k, X[slot].re, X[slot].im), column_scale[col]);
       }
     } else if (valid) {
       const bool first_of_group = f == group_first;
@@ -358,7 +362,7 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
       for (int slot = 0; slot < kSlots; ++slot) {
         const int col = column_of(slot);
         if (col < 0) continue;
-        const float v = detect_value(k, X[slot].re, X[slot].im);
+        const float v = detect_value<false>(k, X[slot].re, X[slot].im);
         acc[col] = first_of_group ? v : combine(k, acc[col], v);
       }
     }

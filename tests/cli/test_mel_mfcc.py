@@ -178,12 +178,16 @@ class MelMfccVsReference(TempDirTestCase):
                  (["--mode", "mel", "--f-min", "5000", "--f-max", "4000"], ["--f-min", "--f-max"]),
                  (["--mode", "mel", "--power", "0"], ["--power", "positive"]),
                  (["--mode", "mel", "--frequency-range", "0:100"], ["--frequency-range", "--f-min"]),
-                 (["--mode", "mfcc", "--n-mels", "16385", "--backend", "cufft"],
-                  ["--backend cufft", "--mode mfcc of more than 16384 bands", "--n-mels 16385", "--backend cpu"]),
+                 (["--mode", "mfcc", "--n-mels", "8193", "--backend", "cufft"],
+                  ["--backend cufft", "--mode mfcc of more than 8192 bands", "--n-mels 8193", "--backend cpu"]),
                  (["--mode", "mel", "-o", "PNG"], [".png", "--mode mel", ".npy"])]
         for args, words in cases:
             if BACKEND and "--backend" in args:
-                continue  # run_prism adds PRISM_TEST_BACKEND's
+                if BACKEND == "cpu":
+                    continue  # the CPU computes it
+                at = args.index("--backend")  # run_prism adds PRISM_TEST_BACKEND's
+                args = args[:at] + args[at + 2:]
+                words = [w.replace("cufft", BACKEND) for w in words]
             with self.subTest(args=args):
                 out = ["-o", self.path("a.npy")] if "-o" not in args else []
                 args = [self.path("a.png") if a == "PNG" else a for a in args]

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -158,42 +159,63 @@ void expect_close(const std::vector<float>& gpu, const std::vector<float>& cpu, 
     EXPECT_LE(relative_l2(gpu, cpu), 2e-6) << label;
 }
 
+using RowsCheck = std::function<void(const std::vector<float>& got, const std::vector<float>& want,
+                                      const std::string& where)>;
+
+// `params` on the GPU path `path` over `input` cut into chunks of four sizes, against
+// CpuSpectrogram on the whole input (`expect_close`), with the path taken and the counters.
+void check_against_the_cpu(TransformPath path, const SpectrogramParams& params, const StreamInfo& stream,
+                           const std::vector<std::byte>& input, const std::string& label,
+                           const RowsCheck& expect_close) {
+  const std::size_t samples = input.size() / stream.frame_bytes();
+  CpuSpectrogram cpu(params, 1);
+  const std::vector<float> reference = run_chunks(cpu, stream, input, samples);
+  ASSERT_FALSE(reference.empty()) << label;
+  std::vector<float> first;
+  for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples, params.nperseg + 1}) {
+    CudaEngineOptions options;
+    options.path = path;
+    options.force_fused = true;  // the fused kernel's averaging too, with few rows per chunk
+    CudaSpectrogram gpu(params, options);
+    const std::vector<float> rows = run_chunks(gpu, stream, input, chunk);
+    const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
+    expect_close(rows, reference, where);
+    if (path != TransformPath::cufft) {
+      const bool fused = cuda::fused_path_supports(params, is_complex(stream.format));
+      EXPECT_EQ(gpu.path(), fused && path == TransformPath::fused ? TransformPath::fused : TransformPath::prism)
+          << where;
+    }
+    const StageCounters a = gpu.counters(), b = cpu.counters();
+    EXPECT_EQ(a.items_in, b.items_in) << where;
+    EXPECT_EQ(a.items_out, b.items_out) << where;
+    EXPECT_EQ(extra(a, "tail samples"), extra(b, "tail samples")) << where;
+    // The fused kernel computes each row on its own: bit for bit the same whatever the chunk
+    // size. Our FFT library pairs neighbouring real rows for odd lengths (two real rows per
+    // complex transform), so there a row's rounding depends on its neighbour in the batch.
+    if (first.empty()) first = rows;
+    else if (gpu.path() == TransformPath::fused) EXPECT_EQ(rows, first) << where << " (against the first chunk size)";
+    else expect_close(rows, first, where + " (against the first chunk size)");
+  }
+}
+
+std::string path_test_name(const ::testing::TestParamInfo<TransformPath>& info) {
+  switch (info.param) {
+    case TransformPath::cufft: return "cufft";
+    case TransformPath::prism: return "prism";
+    case TransformPath::fused: break;
+  }
+  return "fused";
+}
+
 class CudaSpectrogramTest : public ::testing::TestWithParam<TransformPath> {};
 
 TEST_P(CudaSpectrogramTest, MatchesTheCpuForEveryCaseAndChunkSize) {
   for (const Case& c : cases()) {
-    const std::string label = name_of(c);
-    const SpectrogramParams params = params_of(c);
-    const StreamInfo stream = stream_of(c);
-    const std::size_t samples = 5 * c.nperseg + 3001;
-    const auto input = make_input(c.format, c.channels, samples, 1234);
-    CpuSpectrogram cpu(params, 1);
-    const std::vector<float> reference = run_chunks(cpu, stream, input, samples);
-    std::vector<float> first;
-    for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples, std::size_t{c.nperseg + 1}}) {
-      CudaEngineOptions options;
-      options.path = GetParam();
-      options.force_fused = true;  // the fused kernel's averaging too, with few rows per chunk
-      CudaSpectrogram gpu(params, options);
-      const std::vector<float> rows = run_chunks(gpu, stream, input, chunk);
-      const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
-      expect_close(rows, reference, c.decibels, where);
-      if (GetParam() != TransformPath::cufft) {
-        const bool fused = cuda::fused_path_supports(params, is_complex(c.format));
-        EXPECT_EQ(gpu.path(), fused && GetParam() == TransformPath::fused ? TransformPath::fused : TransformPath::prism)
-            << where;
-      }
-      const StageCounters a = gpu.counters(), b = cpu.counters();
-      EXPECT_EQ(a.items_in, b.items_in) << where;
-      EXPECT_EQ(a.items_out, b.items_out) << where;
-      EXPECT_EQ(extra(a, "tail samples"), extra(b, "tail samples")) << where;
-      // The fused kernel computes each row on its own: bit for bit the same whatever the chunk
-      // size. Our FFT library pairs neighbouring real rows for odd lengths (two real rows per
-      // complex transform), so there a row's rounding depends on its neighbour in the batch.
-      if (first.empty()) first = rows;
-      else if (gpu.path() == TransformPath::fused) EXPECT_EQ(rows, first) << where << " (against the first chunk size)";
-      else expect_close(rows, first, c.decibels, where + " (against the first chunk size)");
-    }
+    const auto input = make_input(c.format, c.channels, 5 * c.nperseg + 3001, 1234);
+    check_against_the_cpu(GetParam(), params_of(c), stream_of(c), input, name_of(c),
+                          [&](const std::vector<float>& got, const std::vector<float>& want, const std::string& where) {
+                            expect_close(got, want, c.decibels, where);
+                          });
   }
 }
 
@@ -215,14 +237,7 @@ TEST_P(CudaSpectrogramTest, StageHarness) {
 
 INSTANTIATE_TEST_SUITE_P(Paths, CudaSpectrogramTest,
                          ::testing::Values(TransformPath::cufft, TransformPath::prism, TransformPath::fused),
-                         [](const auto& info) {
-                           switch (info.param) {
-                             case TransformPath::cufft: return std::string("cufft");
-                             case TransformPath::prism: return std::string("prism");
-                             case TransformPath::fused: break;
-                           }
-                           return std::string("fused");
-                         });
+                         path_test_name);
 
 TEST(CudaEngine, LongAveragesLeavingFewRowsPerChunkTakeTheUnfusedPath) {
   const Case& c = cases()[1];  // cf32, nfft 256
@@ -269,8 +284,9 @@ std::string name_of(const MelCase& c) {
   return text;
 }
 
-// Power-of-two nfft take the fused kernel, the others our FFT between the framing and the
-// detector; powers 2 and 1 and any other (through powf); empty bands (more bands than bins).
+// Power-of-two nfft take the fused kernel, the others (and powers other than 1 and 2) our FFT
+// between the framing and the detector; empty bands (more bands than bins); the mel kernel's
+// eight rows per block and its one row per block for many bands.
 const std::vector<MelCase>& mel_cases() {
   static const std::vector<MelCase> list = {
       {SampleFormat::f32, 1, 400, 240, 512, SpectrumMode::mel, 40, 0, MelScale::htk, MelNorm::none, 2.0, false, false, 1, AverageKind::mean, 0, 0, "hann"},
@@ -280,6 +296,10 @@ const std::vector<MelCase>& mel_cases() {
       {SampleFormat::f32, 1, 2048, 1536, 4096, SpectrumMode::mel, 80, 0, MelScale::htk, MelNorm::slaney, 3.0, true, false, 1, AverageKind::mean, 0, 6000, "blackman"},
       {SampleFormat::f32, 1, 64, 32, 64, SpectrumMode::mel, 80, 0, MelScale::htk, MelNorm::none, 2.0, true, false, 1, AverageKind::mean, 0, 0, "hann"},
       {SampleFormat::i16, 1, 600, 300, 600, SpectrumMode::mfcc, 128, 128, MelScale::htk, MelNorm::none, 2.0, false, false, 4, AverageKind::mean, 0, 0, "hann"},
+      // One row per block (1024 bands), more coefficients than the block's 128 threads.
+      {SampleFormat::f32, 1, 2048, 1024, 2048, SpectrumMode::mfcc, 1024, 200, MelScale::htk, MelNorm::none, 2.0, false, false, 1, AverageKind::mean, 0, 0, "hann"},
+      // kGpuMfccMaxBands bands: 64 KiB of shared memory, most bands empty.
+      {SampleFormat::f32, 1, 512, 256, 512, SpectrumMode::mfcc, 8192, 13, MelScale::slaney, MelNorm::slaney, 1.0, false, true, 1, AverageKind::mean, 0, 0, "hann"},
   };
   return list;
 }
@@ -318,33 +338,15 @@ class CudaMelTest : public ::testing::TestWithParam<TransformPath> {};
 
 TEST_P(CudaMelTest, MelAndMfccRowsMatchTheCpuForEveryChunkSize) {
   for (const MelCase& c : mel_cases()) {
-    const std::string label = name_of(c);
-    const SpectrogramParams params = params_of(c);
-    const StreamInfo stream = stream_of(c);
-    const std::size_t samples = 6 * c.nperseg + 3001;
-    const auto input = make_input(c.format, c.channels, samples, 99);
-    CpuSpectrogram cpu(params, 1);
-    const std::vector<float> reference = run_chunks(cpu, stream, input, samples);
-    std::vector<float> first;
-    for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples, std::size_t{c.nperseg + 1}}) {
-      CudaEngineOptions options;
-      options.path = GetParam();
-      options.force_fused = true;
-      CudaSpectrogram gpu(params, options);
-      const std::vector<float> rows = run_chunks(gpu, stream, input, chunk);
-      const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
-      ASSERT_EQ(gpu.layout().columns, c.mode == SpectrumMode::mel ? c.n_mels : c.n_mfcc) << where;
-      ASSERT_EQ(rows.size(), reference.size()) << where;
-      ASSERT_FALSE(reference.empty()) << where;
-      if (c.decibels) EXPECT_LE(max_abs_difference(rows, reference), 2e-3) << where;
-      else EXPECT_LE(relative_l2(rows, reference), c.mode == SpectrumMode::mfcc ? 1e-5 : 2e-6) << where;
-      EXPECT_EQ(gpu.counters().items_out, cpu.counters().items_out) << where;
-      if (first.empty()) {
-        first = rows;
-      } else if (gpu.path() == TransformPath::fused) {
-        EXPECT_EQ(rows, first) << where << " (against the first chunk size)";
-      }
-    }
+    const auto input = make_input(c.format, c.channels, 6 * c.nperseg + 3001, 99);
+    const std::size_t width = c.mode == SpectrumMode::mel ? c.n_mels : c.n_mfcc;
+    check_against_the_cpu(GetParam(), params_of(c), stream_of(c), input, name_of(c),
+                          [&](const std::vector<float>& got, const std::vector<float>& want, const std::string& where) {
+                            ASSERT_EQ(got.size(), want.size()) << where;
+                            ASSERT_EQ(got.size() % width, 0u) << where << ": rows of " << width << " values";
+                            if (c.decibels) EXPECT_LE(max_abs_difference(got, want), 2e-3) << where;
+                            else EXPECT_LE(relative_l2(got, want), c.mode == SpectrumMode::mfcc ? 1e-5 : 2e-6) << where;
+                          });
   }
 }
 
@@ -367,14 +369,7 @@ TEST_P(CudaMelTest, StageHarness) {
 
 INSTANTIATE_TEST_SUITE_P(Paths, CudaMelTest,
                          ::testing::Values(TransformPath::cufft, TransformPath::prism, TransformPath::fused),
-                         [](const auto& info) {
-                           switch (info.param) {
-                             case TransformPath::cufft: return std::string("cufft");
-                             case TransformPath::prism: return std::string("prism");
-                             case TransformPath::fused: break;
-                           }
-                           return std::string("fused");
-                         });
+                         path_test_name);
 
 TEST(CudaMel, ComplexInputAndTooManyCepstralBandsAreRefusedByName) {
   SpectrogramParams params = params_of(mel_cases()[0]);
