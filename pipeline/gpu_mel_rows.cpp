@@ -18,7 +18,7 @@ std::vector<double> mfcc_dct_matrix(std::size_t n_mfcc, std::size_t n_mels) {
     // ortho: √(2/N) for every coefficient but the first, √(1/N) for it.
     const double scale = i == 0 ? std::sqrt(1.0 / n) : std::sqrt(2.0 / n);
     for (std::size_t m = 0; m < n_mels; ++m)
-      matrix[i * n_mels + m] = scale * std::cos(kPi / n * (static_cast<double>(m) + 0.5) * static_cast<double>(i));
+      matrix[m * n_mfcc + i] = scale * std::cos(kPi / n * (static_cast<double>(m) + 0.5) * static_cast<double>(i));
   }
   return matrix;
 }
@@ -44,10 +44,7 @@ GpuMelTables make_gpu_mel_tables(const StreamInfo& stream, const SpectrogramPara
   if (params.mode == SpectrumMode::mfcc) {
     a.coefficients = static_cast<int>(params.n_mfcc);
     a.log_mels = params.log_mels ? 1 : 0;
-    const std::vector<double> matrix = mfcc_dct_matrix(params.n_mfcc, params.n_mels);
-    t.cepstrum.resize(matrix.size());  // transposed, as GpuMelRowArgs::cepstrum
-    for (std::size_t i = 0; i < params.n_mfcc; ++i)
-      for (std::size_t m = 0; m < params.n_mels; ++m) t.cepstrum[m * params.n_mfcc + i] = matrix[i * params.n_mels + m];
+    t.cepstrum = mfcc_dct_matrix(params.n_mfcc, params.n_mels);
   } else {
     a.decibels = params.decibels ? 1 : 0;
     const DecibelScale db = spectrogram_decibels(params);

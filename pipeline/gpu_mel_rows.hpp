@@ -65,8 +65,9 @@ struct GpuMelTables {
 // For the resolved `params` in mode mel or mfcc (std::invalid_argument otherwise) on `stream`.
 GpuMelTables make_gpu_mel_tables(const StreamInfo& stream, const SpectrogramParams& params);
 
-// torchaudio.functional.create_dct(n_mfcc, n_mels, "ortho") transposed: entry [i·n_mels + m] is
-// band m's weight in coefficient i (the first n_mfcc rows of the orthonormal DCT-II of n_mels).
+// torchaudio.functional.create_dct(n_mfcc, n_mels, "ortho"), laid out as GpuMelRowArgs::cepstrum:
+// entry [m·n_mfcc + i] is band m's weight in coefficient i (the first n_mfcc rows of the
+// orthonormal DCT-II of n_mels, transposed).
 std::vector<double> mfcc_dct_matrix(std::size_t n_mfcc, std::size_t n_mels);
 
 // Band `band` of the row whose detector values (|X|^power per bin, averaged) start at `power`:

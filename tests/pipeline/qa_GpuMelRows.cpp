@@ -58,7 +58,7 @@ TEST(GpuMelRows, TheCepstrumMatrixIsTheOrthonormalDctTruncated) {
       ASSERT_EQ(matrix.size(), n_mfcc * n_mels);
       for (std::size_t i = 0; i < n_mfcc; ++i) {
         double sum = 0.0;
-        for (std::size_t m = 0; m < n_mels; ++m) sum += matrix[i * n_mels + m] * x[m];
+        for (std::size_t m = 0; m < n_mels; ++m) sum += matrix[m * n_mfcc + i] * x[m];
         EXPECT_NEAR(sum, y[i], 1e-12 * (1 + std::abs(y[i]))) << "n_mels " << n_mels << ", coefficient " << i;
       }
     }
