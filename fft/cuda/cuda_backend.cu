@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/device_upload.hpp"
 #include "fft/cuda/fft_pass_kernel.cuh"
 #include "fft/cuda/fft_pass_kernels.hpp"
 #include "fft/cuda/fft_plan.hpp"
@@ -577,7 +578,7 @@ class CudaFftPlan final : public Plan {
         std::memcpy(staged.data() + start, table.data(), table.size() * sizeof(int));
         if (staged.size() % 2 != 0) staged.push_back(Cf{0.0f, 0.0f});
       }
-      check(cudaMemcpy(table_memory_, staged.data(), staged.size() * sizeof(Cf), cudaMemcpyHostToDevice),
+      check(upload_to_device(table_memory_, staged.data(), staged.size() * sizeof(Cf)),
             "cudaMemcpy");
       // One allocation for the scratch and the pairs' spectra behind it.
       const std::size_t scratch_elements =

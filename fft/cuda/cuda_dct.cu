@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/device_upload.hpp"
 #include "fft/cuda/dct_fused.hpp"
 #include "fft/cuda/dct_steps.hpp"
 #include "fft/cuda/fft_plan.hpp"
@@ -105,7 +106,7 @@ CudaDct::CudaDct(const DctSpec& spec) : spec_(spec), state_(std::make_unique<Sta
     }
   }
   check(cudaMalloc(&s.twiddles, std::max<std::size_t>(1, tables.size()) * sizeof(Cf)), "cudaMalloc twiddles");
-  check(cudaMemcpy(s.twiddles, tables.data(), tables.size() * sizeof(Cf), cudaMemcpyHostToDevice), "upload");
+  check(gpu::upload_to_device(s.twiddles, tables.data(), tables.size() * sizeof(Cf)), "upload");
   s.buffer_bytes = tables.size() * sizeof(Cf);
   if (s.fused) {
     s.stage_twiddles = s.twiddles + pre + post;
