@@ -112,8 +112,8 @@ int run_fft_tune(const FftTuneOptions& o) {
   }
   const gpu::DeviceId device = gpu::cuda_device_id(o.device);
   std::printf("tuning on %s, wisdom %s\n", gpu::describe(device).c_str(), path.c_str());
-  std::printf("%9s  %-11s %8s  %10s  %10s  %8s  %s\n", "length", "transform", "batch", "default ms",
-              "best ms", "speed-up", "winner");
+  std::printf("%9s  %-11s %8s  %10s  %10s  %8s  %10s  %8s  %s\n", "length", "transform", "batch",
+              "default ms", "best ms", "speed-up", "candidates", "tuning s", "winner");
   std::fflush(stdout);
 
   const std::vector<Transform> transforms = transforms_for(o.transform);
@@ -151,8 +151,9 @@ int run_fft_tune(const FftTuneOptions& o) {
 
       const bool is_default = gpu::same_options(entry.best, gpu::PlannerOptions{});
       improved += is_default ? 0 : 1;
-      std::printf("%9zu  %-11s %8zu  %10.4f  %10.4f  %7.2fx  %s\n", n, name.c_str(), spec.batch,
-                  entry.default_ms, entry.best_ms, entry.default_ms / entry.best_ms,
+      std::printf("%9zu  %-11s %8zu  %10.4f  %10.4f  %7.2fx  %10zu  %8.1f  %s\n", n, name.c_str(),
+                  spec.batch, entry.default_ms, entry.best_ms, entry.default_ms / entry.best_ms,
+                  entry.candidates.size(), entry.tune_seconds,
                   is_default ? "default" : gpu::describe(entry.best).c_str());
       std::fflush(stdout);
       for (const gpu::CandidateTime& c : entry.candidates) {
@@ -197,13 +198,17 @@ Runner add_fft_tune_command(CLI::App& app) {
       "rows kernel for rows of 500, 1000, 2000 and 4000; for lengths that take Bluestein's "
       "algorithm (a prime factor above 127, or no split into two passes), the six convolution "
       "lengths the planner estimates cheapest, and Rader's algorithm for the primes that can "
-      "take it. Not tuned, because the planner "
+      "take it; and for lengths in two passes (four-step), the radix order across the passes: "
+      "every split n1 x n2 of the complex length (the half length of a real one) whose sides "
+      "both have compiled kernels. Not tuned, because the planner "
       "takes them for accuracy: the direct DFT of short lengths, the prime stages (radices 37 to "
       "127) and c2r of the full length.");
   cmd->footer(
       "Each candidate's output is first compared with the default plan's (a wrong one cannot "
       "win); then it is timed with CUDA events, median of --runs executions on fresh random "
-      "data, plan creation excluded. A candidate must beat the default by 1% to replace it.\n"
+      "data, plan creation excluded. A candidate must beat the default by 1% to replace it. "
+      "Each line gives the candidates measured and the seconds the length took (plans "
+      "included), recorded in the entry as \"tune_seconds\".\n"
       "The wisdom is keyed by GPU (name and compute capability), transform, length and batch "
       "class (the points per execute, in powers of 4; planning takes the nearest class tuned). "
       "It is written after each length (merged with what the file holds, atomically), so an "
@@ -217,6 +222,7 @@ Runner add_fft_tune_command(CLI::App& app) {
       "  prism fft-tune                                  powers of two 256..65536, all transforms\n"
       "  prism fft-tune --sizes 1000,1920,4096 --transform r2c\n"
       "  prism fft-tune --sizes 4097,65537 --transform c2c  (Bluestein lengths)\n"
+      "  prism fft-tune --sizes 48000,1048576 --transform c2c  (four-step splits)\n"
       "  prism fft-tune --sizes 1048576 --batch-bytes 512M --wisdom ./wisdom.json\n"
       "Exit codes: 0 done, 1 no CUDA device, a CUDA failure or a wisdom file that cannot be read "
       "or written, 2 usage error.");

@@ -937,6 +937,7 @@ class Builder {
     int m = 0;
     int n1 = 0;
     int n2 = 0;
+    bool chosen = false;  // n1 x n2 from PlannerOptions::four_step_columns, kept as it is
   };
   Algorithm complex_algorithm(long long n, const Endpoint& in, const Endpoint& out, Shape& shape,
                               HalfLength half = HalfLength::none) const {
@@ -944,6 +945,12 @@ class Builder {
     if (fits_single_pass(n)) return Algorithm::single_pass;
     if (cluster_fits(n, in, out, shape.c, shape.m)) return Algorithm::cluster;
     if (four_step_split(n, shape.n1, shape.n2)) {
+      if (can_take_four_step_columns(n, options_.four_step_columns)) {
+        shape.n1 = options_.four_step_columns;
+        shape.n2 = static_cast<int>(n / options_.four_step_columns);
+        shape.chosen = true;
+        return Algorithm::four_step;
+      }
       prefer_transposed_rows(n, out, shape.n1, shape.n2);
       prefer_short_columns(n, half, shape.n1, shape.n2);
       return Algorithm::four_step;
@@ -1000,7 +1007,9 @@ class Builder {
     // kernels: more rows to a block, longer runs stored. On the H200 r2c 2^22 took 0.97 ms
     // instead of 1.05 (bench/RESULTS.md "Four-step kernel: r2c's real rows on the shorter side";
     // 2^24, 1.37 ms instead of 1.66 then, now takes the rows pass below).
-    if (rows && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) std::swap(shape.n1, shape.n2);
+    if (rows && !shape.chosen && shape.n2 == 2 * shape.n1 && has_four_step_kernel(shape.n2)) {
+      std::swap(shape.n1, shape.n2);
+    }
     // r2c's real rows of 2048 (a square split, the half length 2^22) take 1024 instead
     // (FourStepShape::tall4, 4096 x 1024): runs of eight rows stored instead of four (a run of
     // 32 bytes and its mirror's, which straddles two sectors). On the H200 r2c 2^23 took 1.165 ms
@@ -1009,13 +1018,13 @@ class Builder {
     // 0.621 and r2c 2^21 (1024 x 1024) from 0.833 to 0.868 (bench/RESULTS.md "Four-step kernel:
     // r2c's real rows on the shorter side").
     constexpr int kTall4RealRows = 512;
-    if (rows && shape.n1 == shape.n2 &&
+    if (rows && !shape.chosen && shape.n1 == shape.n2 &&
         (four_step_teams(FourStepKind::rows_real, shape.n2) < 16 || shape.n2 == kTall4RealRows) &&
         has_four_step_kernel(2 * shape.n1) && has_four_step_kernel(shape.n2 / 2)) {
       shape.n1 *= 2;
       shape.n2 /= 2;
     }
-    decimal_real_split(h, rows, shape.n1, shape.n2);
+    if (!shape.chosen) decimal_real_split(h, rows, shape.n1, shape.n2);
     const int n = rows ? shape.n2 : shape.n1;
     if (!(has_four_step_kernel(n) || has_decimal_four_step_kernel(n)) || (!rows && !has_real_columns_pass(n))) {
       return false;
@@ -1141,6 +1150,23 @@ class Builder {
 };
 
 }  // namespace
+
+bool can_take_four_step_columns(long long n, long long n1) {
+  int default_n1 = 0;
+  int default_n2 = 0;
+  if (fits_single_pass(n) || !four_step_split(n, default_n1, default_n2)) return false;
+  return n1 > 0 && n % n1 == 0 && fits_single_pass(n1) && fits_single_pass(n / n1);
+}
+
+std::vector<int> four_step_column_candidates(long long n) {
+  std::vector<int> columns;
+  for (int length : kCompiledLengths) {
+    if (n % length == 0 && has_compiled_kernel(n / length) && can_take_four_step_columns(n, length)) {
+      columns.push_back(length);
+    }
+  }
+  return columns;
+}
 
 std::vector<Cf> stage_twiddle_table(const int* radices, int count) {
   std::vector<Cf> table(static_cast<std::size_t>(std::max(1, stage_twiddle_offset(radices, count))),
@@ -1496,6 +1522,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
   if (options.rader < -1 || options.rader > 1) {
     throw std::invalid_argument("planner option rader " + std::to_string(options.rader) +
                                 ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
+  }
+  if (options.four_step_columns < 0) {
+    throw std::invalid_argument("planner option four_step_columns " + std::to_string(options.four_step_columns) +
+                                ": 0 (the planner's rule) or the column pass's length");
   }
   PlanLayout layout;
   layout.spec = spec;

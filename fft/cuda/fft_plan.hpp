@@ -129,7 +129,24 @@ struct PlannerOptions {
   // 0 where the planner's rule says (rader_rule) and bluestein_length is 0, 1 wherever it can,
   // -1 never. A candidate of the tuning mode, which measures speed.
   int rader = 0;
+  // The four-step split of the transform's complex length n (the half length of an even r2c or
+  // c2r): the column pass's length n1, the row pass's n / n1, in place of the planner's rule
+  // (four_step_split and its preferences) and of the real transforms' own reshaping of it
+  // (four_step_real); 0: the rule. Taken where n has a four-step and n1 is a split of it
+  // (can_take_four_step_columns); elsewhere ignored, as bluestein_length is outside Bluestein.
+  // The radix order across passes, which the tuning mode searches over the splits whose sides both
+  // have compiled kernels (four_step_column_candidates); the order of the stages inside a compiled
+  // pass is fixed when it is compiled.
+  int four_step_columns = 0;
 };
+
+// Whether the four-step split n1 x (n / n1) can be planned for a complex length n: n has a
+// four-step (too long for one pass, with a split into single-pass lengths) and n1 and n / n1 are
+// both single-pass lengths.
+bool can_take_four_step_columns(long long n, long long n1);
+// The column lengths the tuning mode measures for a complex length n: every n1 of a split whose
+// sides both have compiled kernels, shortest first; empty where n has no four-step.
+std::vector<int> four_step_column_candidates(long long n);
 
 // Whether `elements` is a value of PlannerOptions::rows_elements_per_thread, and the values.
 inline constexpr bool known_rows_elements_per_thread(long long elements) {

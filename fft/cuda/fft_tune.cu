@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -208,6 +209,7 @@ WisdomEntry tune(const PlanSpec& requested, int device, const TuneSettings& sett
                                 " is beyond our planner (cuFFT computes it): nothing to tune");
   }
   const int runs = std::max(kMinRuns, settings.runs);
+  const auto tuning_began = std::chrono::steady_clock::now();
   const std::vector<PlannerOptions> candidates = planner_candidates(spec);
 
   CurrentDeviceScope device_scope(device);
@@ -313,6 +315,8 @@ WisdomEntry tune(const PlanSpec& requested, int device, const TuneSettings& sett
   entry.best = winner.options;
   entry.best_ms = winner.median_ms;
   entry.default_ms = by_default.median_ms;
+  entry.tune_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_began).count();
   return entry;
 }
 

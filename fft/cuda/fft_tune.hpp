@@ -28,7 +28,7 @@ DeviceId cuda_device_id(int device);
 // candidate is rejected and cannot win), then CUDA events around each execute on a stream of its
 // own, 3 warm-up runs and the median of settings.runs; plan creation is outside the timed region.
 // A candidate replaces the default only when it is at least 1% faster (within the noise the
-// default is kept). Returns the entry; recording it is the caller's (Wisdom::record,
+// default is kept). The entry's tune_seconds is the wall time of all of it. Returns the entry; recording it is the caller's (Wisdom::record,
 // update_wisdom_file). Allocates input, output and reference buffers of the spec's batch.
 // Throws std::invalid_argument for a spec the planner does not cover (n > kMaxPlannedLength:
 // cuFFT computes those) and std::runtime_error when CUDA fails or the default plan fails.

@@ -38,7 +38,7 @@ using json = nlohmann::json;
 // A field added to PlannerOptions must be written and read in the wisdom file
 // (options_to_json / options_from_json), compared in same_options and varied in
 // planner_candidates (or, as direct_dft, say there why not); this fails to compile until then.
-static_assert(sizeof(PlannerOptions) == 10 * sizeof(int),
+static_assert(sizeof(PlannerOptions) == 11 * sizeof(int),
               "PlannerOptions changed: update fft_wisdom.cpp (file format, comparison, candidates)");
 
 namespace {
@@ -104,7 +104,7 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b) {
          a.bluestein_length == b.bluestein_length &&
          a.rows_elements_per_thread == b.rows_elements_per_thread && a.direct_dft == b.direct_dft &&
          a.prime_stages == b.prime_stages && a.full_length_c2r == b.full_length_c2r &&
-         a.rader == b.rader;
+         a.rader == b.rader && a.four_step_columns == b.four_step_columns;
 }
 
 std::string describe(const PlannerOptions& options) {
@@ -122,7 +122,10 @@ std::string describe(const PlannerOptions& options) {
          (options.prime_stages == 0 ? ", no prime stages" : "") +
          (options.full_length_c2r == 0 ? std::string()
           : options.full_length_c2r > 0 ? ", full-length c2r" : ", no full-length c2r") +
-         (options.rader == 0 ? std::string() : options.rader > 0 ? ", rader" : ", no rader");
+         (options.rader == 0 ? std::string() : options.rader > 0 ? ", rader" : ", no rader") +
+         (options.four_step_columns == 0
+              ? std::string()
+              : ", four-step columns " + std::to_string(options.four_step_columns));
 }
 
 // ---- 2. candidates -----------------------------------------------------------------------
@@ -207,6 +210,16 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
       variations.push_back(o);
     }
   }
+  // The radix order across the passes: every four-step split whose sides have compiled kernels
+  // (of the complex length, the half length of an even real transform), at the default blocking.
+  const bool real_halves = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+  const long long complex_length =
+      real_halves && spec.n % 2 == 0 ? static_cast<long long>(spec.n / 2) : static_cast<long long>(spec.n);
+  for (int columns : four_step_column_candidates(complex_length)) {
+    PlannerOptions o;
+    o.four_step_columns = columns;
+    variations.push_back(o);
+  }
   std::vector<PlannerOptions> candidates;
   std::vector<std::string> signatures;
   for (const PlannerOptions& options : variations) {
@@ -251,6 +264,7 @@ json options_to_json(const PlannerOptions& o) {
   if (o.prime_stages != 1) j["prime_stages"] = o.prime_stages;
   if (o.full_length_c2r != 0) j["full_length_c2r"] = o.full_length_c2r;
   if (o.rader != 0) j["rader"] = o.rader;
+  if (o.four_step_columns != 0) j["four_step_columns"] = o.four_step_columns;
   return j;
 }
 
@@ -354,6 +368,14 @@ PlannerOptions options_from_json(const json& j, const std::string& where) {
   }
   rule_option("full_length_c2r", o.full_length_c2r);
   rule_option("rader", o.rader);
+  if (j.contains("four_step_columns")) {
+    const json& value = j["four_step_columns"];
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxSinglePass) {
+      throw FormatError(where + ": \"four_step_columns\" must be 0 (the planner's rule) or a column length " +
+                        "up to " + std::to_string(kMaxSinglePass) + ", not " + value.dump());
+    }
+    o.four_step_columns = value.get<int>();
+  }
   return o;
 }
 
@@ -411,6 +433,12 @@ WisdomEntry entry_from_json(const json& j, const std::string& where) {
   }
   e.tuned_at = text_field(j, "tuned_at", where, false);
   e.prism_version = text_field(j, "prism_version", where, false);
+  if (const auto seconds = j.find("tune_seconds"); seconds != j.end()) {
+    if (!seconds->is_number() || !(seconds->get<double>() >= 0.0)) {
+      throw FormatError(where + ": \"tune_seconds\" must be a number of seconds, not " + seconds->dump());
+    }
+    e.tune_seconds = seconds->get<double>();
+  }
   return e;
 }
 
@@ -422,9 +450,9 @@ json entry_to_json(const WisdomEntry& e) {
     if (!t.rejected.empty()) c["rejected"] = t.rejected;
     candidates.push_back(std::move(c));
   }
-  return json{{"device", e.key.device.name},
+  json entry{{"device", e.key.device.name},
               {"compute_capability",
-               std::to_string(e.key.device.major) + "." + std::to_string(e.key.device.minor)},
+                    std::to_string(e.key.device.major) + "." + std::to_string(e.key.device.minor)},
               {"transform", std::string(transform_name(e.key.transform))},
               {"n", e.key.n},
               {"batch_class", e.key.batch_class},
@@ -435,6 +463,8 @@ json entry_to_json(const WisdomEntry& e) {
               {"candidates", std::move(candidates)},
               {"tuned_at", e.tuned_at},
               {"prism_version", e.prism_version}};
+  if (e.tune_seconds > 0.0) entry["tune_seconds"] = e.tune_seconds;
+  return entry;
 }
 
 // nlohmann's what() starts with "[json.exception.parse_error.101] ": keep the sentence.

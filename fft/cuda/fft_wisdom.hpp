@@ -54,7 +54,8 @@ bool same_options(const PlannerOptions& a, const PlannerOptions& b);
 std::string describe(const PlannerOptions& options);
 
 // Candidates the tuning mode measures for spec: the default options first, then every variation
-// of the elements per block, of cluster passes and, in Bluestein plans, of the convolution
+// of the elements per block, of cluster passes, of the four-step split (the radix order across
+// passes, four_step_column_candidates) and, in Bluestein plans, of the convolution
 // length (the next cheapest estimates) that changes the plan (a variation planning the same
 // launches as an earlier candidate is left out). Builds one plan layout per variation on the host (tables
 // included: ~0.3 s each at n = 2^24). Throws std::invalid_argument where make_plan_layout does.
@@ -75,6 +76,9 @@ struct WisdomEntry {
   std::vector<CandidateTime> candidates;  // in measurement order, the default first
   std::string tuned_at;                   // UTC, ISO 8601
   std::string prism_version;              // of the kernels measured
+  // Wall time of the whole measurement of this entry (plans of every candidate included); 0 in
+  // files written before it was recorded.
+  double tune_seconds = 0.0;
 };
 
 // A wisdom file that cannot be read or written; what() is "PATH: reason".

@@ -698,6 +698,34 @@ TEST_F(FftCuda, RowsThenTranspose) {
   }
 }
 
+// The tuning mode's four-step splits (PlannerOptions::four_step_columns): every split with
+// compiled sides of these lengths, in each kind, one row and several, in and out of place, within
+// 1.1x cuFFT's error or 3e-7 (the tuning mode would reject a wrong one; here it fails).
+TEST_F(FftCuda, FourStepSplits) {
+  std::mt19937_64 rng(14);
+  int index = 0;
+  for (const std::size_t n : {std::size_t{1} << 16, std::size_t{48000}, std::size_t{98304}}) {
+    for (const Transform t : kAllTransforms) {
+      const bool real = t == Transform::r2c || t == Transform::c2r;
+      for (const int columns : gpu::four_step_column_candidates(real ? static_cast<long long>(n / 2)
+                                                                      : static_cast<long long>(n))) {
+        gpu::PlannerOptions options;
+        options.four_step_columns = columns;
+        OptionsBackend split(options);
+        ++index;
+        const PlanSpec spec{n, index % 3 == 0 ? 1u : 5u, t, index % 2 == 0};
+        const std::string algorithm = gpu::make_plan_layout(spec, options).algorithm;
+        const Errors e = measure(spec, rng, split, *cufft_, stream_);
+        EXPECT_LE(e.ours, std::max(3e-7, 1.1 * e.cufft))
+            << test::transform_name(t) << " n=" << n << " batch=" << spec.batch
+            << (spec.in_place ? " in place " : " ") << algorithm << ": cuFFT " << e.cufft;
+        EXPECT_LE(e.ours_worst_row, kCorrectness) << test::transform_name(t) << " n=" << n << " " << algorithm;
+      }
+    }
+  }
+  EXPECT_GE(index, 60);
+}
+
 // Rows of 500, 1000, 2000 and 4000 on the rows kernel's decimal teams (10 elements per thread,
 // the planner's rule) and on the plain rows kernel (the option's 16): c2c of these lengths both
 // ways and the real transforms of twice them, 67 rows (the last block of two, four or eight rows

@@ -2199,6 +2199,31 @@ TEST_P(FftPlanHostSweep, LargerLengths) {
               test::transform_name(transform), worst);
 }
 
+// The tuning mode's four-step splits (PlannerOptions::four_step_columns): every split with compiled
+// sides of these lengths computes the transform, in and out of place, one row and a pair.
+TEST_P(FftPlanHostSweep, FourStepSplits) {
+  const Transform transform = GetParam();
+  std::mt19937_64 rng(20261204 + static_cast<int>(transform));
+  const bool real = transform == Transform::r2c || transform == Transform::c2r;
+  int planned = 0;
+  for (std::size_t n : {std::size_t{1} << 16, std::size_t{48000}, std::size_t{98304}}) {
+    const long long complex_length = real ? static_cast<long long>(n / 2) : static_cast<long long>(n);
+    for (int columns : gpu::four_step_column_candidates(complex_length)) {
+      gpu::PlannerOptions options;
+      options.four_step_columns = columns;
+      const std::size_t batch = columns % 3 == 0 ? 2 : 1;
+      const PlanSpec spec{n, batch, transform, columns % 5 == 0};
+      std::string algorithm;
+      const double err = host_error(spec, rng, &algorithm, options);
+      const std::string split = "four-step " + std::to_string(columns) + "x" + std::to_string(complex_length / columns);
+      EXPECT_NE(algorithm.find(split), std::string::npos) << algorithm << ", asked for " << split;
+      ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n << " " << algorithm;
+      ++planned;
+    }
+  }
+  EXPECT_GE(planned, 20);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTransforms, FftPlanHostSweep, ::testing::ValuesIn(kAllTransforms),
                          [](const auto& info) { return std::string(test::transform_name(info.param)); });
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -217,11 +218,23 @@ TEST_F(WisdomFile, RoundTripKeepsEveryField) {
   rader.rader = 1;
   const WisdomEntry rader_entry = entry_of(kH200, PlanSpec{7681, 2048, Transform::c2c_forward}, rader);
   wisdom.record(rader_entry);
+  PlannerOptions short_columns;  // the tuning mode's four-step split
+  short_columns.four_step_columns = 256;
+  WisdomEntry split_entry = entry_of(kH200, PlanSpec{1 << 20, 64, Transform::c2c_forward}, short_columns);
+  split_entry.tune_seconds = 12.75;
+  wisdom.record(split_entry);
   const std::string file = path("sub/dir/fft-wisdom.json");  // directories are created
   wisdom.save(file);
 
   const Wisdom loaded = Wisdom::load(file);
-  ASSERT_EQ(loaded.entries().size(), 9u);
+  ASSERT_EQ(loaded.entries().size(), 10u);
+  const WisdomEntry* split = loaded.find(split_entry.key);
+  ASSERT_NE(split, nullptr);
+  EXPECT_EQ(split->best.four_step_columns, 256);
+  EXPECT_NE(describe(split->best).find(", four-step columns 256"), std::string::npos) << describe(split->best);
+  EXPECT_DOUBLE_EQ(split->tune_seconds, 12.75);
+  EXPECT_EQ(loaded.find(decimal.key)->best.four_step_columns, 0);  // absent: the planner's rule
+  EXPECT_EQ(loaded.find(decimal.key)->tune_seconds, 0.0);          // absent: not recorded
   ASSERT_NE(loaded.find(rader_entry.key), nullptr);
   EXPECT_EQ(loaded.find(rader_entry.key)->best.rader, 1);
   EXPECT_NE(describe(loaded.find(rader_entry.key)->best).find(", rader"), std::string::npos);
@@ -443,6 +456,11 @@ TEST_F(WisdomFile, CorruptFileErrorNamesThePathAndTheReason) {
       {"bad-rader.json",
        replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"rader\": 5"),
        "\"rader\" must be 0 (the planner's rule), 1 (wherever it can) or -1 (never), not 5"},
+      {"bad-four-step-columns.json",
+       replaced("\"rows_elements_per_thread\": 0", "\"rows_elements_per_thread\": 0, \"four_step_columns\": 32768"),
+       "\"four_step_columns\" must be 0 (the planner's rule) or a column length up to 16384, not 32768"},
+      {"bad-tune-seconds.json", replaced("\"tuned_at\"", "\"tune_seconds\": \"slow\", \"tuned_at\""),
+       "\"tune_seconds\" must be a number of seconds, not \"slow\""},
       {"no-best.json", replaced("\"best\"", "\"worst\""), "\"best\" is missing"},
   };
   for (const auto& c : cases) {
@@ -638,6 +656,29 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   }
   for (const PlannerOptions& options : planner_candidates(PlanSpec{1 << 18, 2, Transform::c2c_forward}))
     EXPECT_EQ(options.bluestein_length, 0);
+  // The four-step splits: every split of the complex length with compiled sides that plans
+  // differently from the default, each planned as asked; none for a single pass.
+  for (const PlanSpec& spec : {PlanSpec{1 << 20, 4, Transform::c2c_forward}, PlanSpec{48000, 64, Transform::c2c_inverse},
+                               PlanSpec{1 << 18, 4, Transform::r2c}, PlanSpec{96000, 16, Transform::c2r}}) {
+    SCOPED_TRACE(spec.n);
+    const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+    const long long complex_length = real ? static_cast<long long>(spec.n / 2) : static_cast<long long>(spec.n);
+    std::set<int> splits;
+    for (const PlannerOptions& options : planner_candidates(spec)) {
+      if (options.four_step_columns == 0) continue;
+      EXPECT_TRUE(splits.insert(options.four_step_columns).second);
+      const std::string split = "four-step " + std::to_string(options.four_step_columns) + "x" +
+                                std::to_string(complex_length / options.four_step_columns);
+      EXPECT_NE(make_plan_layout(spec, options).algorithm.find(split), std::string::npos)
+          << make_plan_layout(spec, options).algorithm << " for " << split;
+    }
+    const std::vector<int> possible = four_step_column_candidates(complex_length);
+    EXPECT_GE(splits.size() + 1, possible.size());  // the default's split is listed once, as the default
+    EXPECT_GE(splits.size(), 4u);
+    for (int columns : splits) EXPECT_NE(std::find(possible.begin(), possible.end(), columns), possible.end());
+  }
+  for (const PlannerOptions& options : planner_candidates(PlanSpec{16384, 4, Transform::c2c_forward}))
+    EXPECT_EQ(options.four_step_columns, 0);
   // Rows with wide teams (8192; real transforms of twice that): both widths, the other width than
   // the planner's rule as a candidate of its own; other lengths have no such candidate.
   for (const PlanSpec& spec : {PlanSpec{8192, 64, Transform::c2c_forward}, PlanSpec{8192, 8, Transform::c2c_inverse},
