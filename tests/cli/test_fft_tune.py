@@ -76,7 +76,8 @@ class FftTuneWithoutGpu(TempDirTestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         for word in ("--sizes", "--transform", "--batch-bytes", "--wisdom", "PRISM_FFT_WISDOM",
                      "fft-wisdom.json", "median", "Examples", "Exit codes",
-                     "prime factor above 127", "500, 1000, 2000 and 4000", "Rader"):
+                     "prime factor above 127", "500, 1000, 2000 and 4000", "Rader",
+                     "radix order across the passes", "tune_seconds"):
             self.assertIn(word, proc.stdout)
         self.assertIn("fft-tune", run_prism("--help").stdout)
 
