@@ -1,5 +1,5 @@
-// Host-to-device copies of tables (twiddles, windows, filter taps) that kernels on any stream read
-// as soon as the copy returns. cudaMemcpy from pageable memory returns once the data is staged for
+// Host-to-device copies of the FFT's and the DCT's tables, which the plans' kernels read on
+// whatever stream the caller executes them on, as soon as plan creation returns. cudaMemcpy from pageable memory returns once the data is staged for
 // DMA, before it has landed in device memory (CUDA Runtime API, "API synchronization behavior"),
 // and kernels on non-blocking streams are not ordered after the default stream's copy: without
 // the wait below such a kernel can read a table that is still arriving.

@@ -1151,7 +1151,14 @@ class Builder {
 
 }  // namespace
 
+long long planner_complex_length(const PlanSpec& spec) {
+  const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+  const auto n = static_cast<long long>(spec.n);
+  return real && n % 2 == 0 ? n / 2 : n;
+}
+
 bool can_take_four_step_columns(long long n, long long n1) {
+  if (n1 <= 0) return false;
   int default_n1 = 0;
   int default_n2 = 0;
   if (fits_single_pass(n) || !four_step_split(n, default_n1, default_n2)) return false;
@@ -1523,9 +1530,10 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
     throw std::invalid_argument("planner option rader " + std::to_string(options.rader) +
                                 ": 0 (the planner's rule), 1 (wherever it can) or -1 (never)");
   }
-  if (options.four_step_columns < 0) {
+  if (options.four_step_columns < 0 || options.four_step_columns > kMaxSinglePass) {
     throw std::invalid_argument("planner option four_step_columns " + std::to_string(options.four_step_columns) +
-                                ": 0 (the planner's rule) or the column pass's length");
+                                ": 0 (the planner's rule) or the column pass's length, up to " +
+                                std::to_string(kMaxSinglePass));
   }
   PlanLayout layout;
   layout.spec = spec;

@@ -132,14 +132,18 @@ struct PlannerOptions {
   // The four-step split of the transform's complex length n (the half length of an even r2c or
   // c2r): the column pass's length n1, the row pass's n / n1, in place of the planner's rule
   // (four_step_split and its preferences) and of the real transforms' own reshaping of it
-  // (four_step_real); 0: the rule. Taken where n has a four-step and n1 is a split of it
-  // (can_take_four_step_columns); elsewhere ignored, as bluestein_length is outside Bluestein.
+  // (four_step_real); 0: the rule. Taken where n has a four-step (and no cluster pass of
+  // cluster_block_length takes it) and n1 is a split of it (can_take_four_step_columns); elsewhere
+  // ignored, as bluestein_length is outside Bluestein. At most kMaxSinglePass.
   // The radix order across passes, which the tuning mode searches over the splits whose sides both
   // have compiled kernels (four_step_column_candidates); the order of the stages inside a compiled
   // pass is fixed when it is compiled.
   int four_step_columns = 0;
 };
 
+// The complex length the planner transforms for spec: n, or n / 2 for an even r2c or c2r (the half
+// length), the length PlannerOptions::four_step_columns splits.
+long long planner_complex_length(const PlanSpec& spec);
 // Whether the four-step split n1 x (n / n1) can be planned for a complex length n: n has a
 // four-step (too long for one pass, with a split into single-pass lengths) and n1 and n / n1 are
 // both single-pass lengths.

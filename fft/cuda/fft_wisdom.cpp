@@ -212,10 +212,7 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
   }
   // The radix order across the passes: every four-step split whose sides have compiled kernels
   // (of the complex length, the half length of an even real transform), at the default blocking.
-  const bool real_halves = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
-  const long long complex_length =
-      real_halves && spec.n % 2 == 0 ? static_cast<long long>(spec.n / 2) : static_cast<long long>(spec.n);
-  for (int columns : four_step_column_candidates(complex_length)) {
+  for (int columns : four_step_column_candidates(planner_complex_length(spec))) {
     PlannerOptions o;
     o.four_step_columns = columns;
     variations.push_back(o);
@@ -243,7 +240,9 @@ std::vector<PlannerOptions> planner_candidates(const PlanSpec& spec) {
 //    "best": {"single_elements_per_block": 8192, ...}, "best_ms": 0.051, "default_ms": 0.057,
 //    "candidates": [{"options": {...}, "median_ms": 0.057},
 //                   {"options": {...}, "rejected": "output differs from the default plan's ..."}],
-//    "tuned_at": "2025-01-31T12:00:00Z", "prism_version": "0.1.0"}]}
+//    "tuned_at": "2025-01-31T12:00:00Z", "prism_version": "0.1.0", "tune_seconds": 1.5}]}
+// Options at their defaults are left out: "four_step_columns", "direct_dft", "prime_stages",
+// "full_length_c2r", "rader".
 
 namespace {
 
@@ -741,6 +740,18 @@ PlannerOptions lookup_planner_options(const DeviceId& device, const PlanSpec& sp
       cached.warned_unusable = true;
     }
     options.bluestein_length = 0;
+  }
+  // Likewise a four-step split that is no split of this length's complex length.
+  if (options.four_step_columns != 0 &&
+      !can_take_four_step_columns(planner_complex_length(spec), options.four_step_columns)) {
+    if (!cached.warned_unusable) {
+      std::fprintf(stderr,
+                   "prism: warning: FFT wisdom %s: \"four_step_columns\" %d for n = %zu is no four-step "
+                   "split of its complex length %lld; planning with the planner's rule\n",
+                   path.c_str(), options.four_step_columns, spec.n, planner_complex_length(spec));
+      cached.warned_unusable = true;
+    }
+    options.four_step_columns = 0;
   }
   return options;
 }

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "fft/cuda/device_upload.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_team.cuh"
 #include "pipeline/cuda/cuda_check.hpp"
@@ -231,7 +230,7 @@ struct CudaFir::Impl {
     check_cuda(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ")", device);
     device_bytes += bytes;
     if (data != nullptr && count > 0)
-      check_cuda(fft::gpu::upload_to_device(p, data, count * sizeof(T)), std::string("cudaMemcpy (") + what + ")",
+      check_cuda(cudaMemcpy(p, data, count * sizeof(T), cudaMemcpyHostToDevice), std::string("cudaMemcpy (") + what + ")",
                  device);
     return static_cast<T*>(p);
   }

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
-#include "fft/cuda/device_upload.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
@@ -395,11 +394,11 @@ struct CudaSpectrogram::Impl {
     std::vector<float> window_host(std::max(params.nperseg, params.nfft) + 1, 0.0f);
     std::copy(w.begin(), w.end(), window_host.begin());
     window = device_alloc<float>(window_host.size(), "window");
-    check_cuda(fft::gpu::upload_to_device(window, window_host.data(), window_host.size() * sizeof(float)),
+    check_cuda(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
                "cudaMemcpy (window)", device);
     const std::vector<float> scale_host = spectrogram_column_scales(stream, params, w);
     column_scale = device_alloc<float>(columns, "column scales");
-    check_cuda(fft::gpu::upload_to_device(column_scale, scale_host.data(), columns * sizeof(float)),
+    check_cuda(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
                "cudaMemcpy (column scales)", device);
 
     if (params.is_mel()) upload_mel_tables();
@@ -410,14 +409,14 @@ struct CudaSpectrogram::Impl {
       if (fused.function == nullptr) throw std::logic_error("no fused kernel for nfft " + std::to_string(params.nfft));
       const std::vector<fft::gpu::Cf> stage_table = fft::gpu::stage_twiddle_table(team_length);
       stage_twiddles = device_alloc<fft::gpu::Cf>(stage_table.size(), "FFT stage twiddles");
-      check_cuda(fft::gpu::upload_to_device(stage_twiddles, stage_table.data(),
-                                                 stage_table.size() * sizeof(fft::gpu::Cf)),
+      check_cuda(cudaMemcpy(stage_twiddles, stage_table.data(), stage_table.size() * sizeof(fft::gpu::Cf),
+                            cudaMemcpyHostToDevice),
                  "cudaMemcpy (FFT stage twiddles)", device);
       if (!complex_input) {
         const std::vector<fft::gpu::Cf> real_table = fft::gpu::unit_roots(2ll * team_length, team_length + 1);
         real_twiddles = device_alloc<fft::gpu::Cf>(real_table.size(), "real-FFT twiddles");
-        check_cuda(fft::gpu::upload_to_device(real_twiddles, real_table.data(),
-                                                   real_table.size() * sizeof(fft::gpu::Cf)),
+        check_cuda(cudaMemcpy(real_twiddles, real_table.data(), real_table.size() * sizeof(fft::gpu::Cf),
+                              cudaMemcpyHostToDevice),
                    "cudaMemcpy (real-FFT twiddles)", device);
       }
       check_cuda(cudaFuncSetAttribute(fused.function, cudaFuncAttributeMaxDynamicSharedMemorySize, fused.shared_bytes),
@@ -471,7 +470,7 @@ struct CudaSpectrogram::Impl {
     auto upload = [&](auto& device_pointer, const auto& host, const char* what) {
       using T = std::remove_cv_t<std::remove_reference_t<decltype(host[0])>>;
       device_pointer = device_alloc<T>(host.size(), what);
-      check_cuda(fft::gpu::upload_to_device(device_pointer, host.data(), host.size() * sizeof(T)),
+      check_cuda(cudaMemcpy(device_pointer, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
                  std::string("cudaMemcpy (") + what + ")", device);
     };
     upload(mel_band_first, tables.band_first, "mel bands' first bins");

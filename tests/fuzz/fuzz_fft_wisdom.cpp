@@ -28,10 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     __builtin_trap();  // what we write must read back
   }
   // Plans cost time and memory with the length: the small ones are enough to reach every
-  // option's use.
+  // option's use but the four-step split's, which needs lengths above one pass (up to 2^17).
   std::size_t planned = 0;
   for (const gpu::WisdomEntry& entry : wisdom.entries()) {
-    if (entry.key.n > 4096 || ++planned > 4) continue;
+    const std::size_t longest = entry.best.four_step_columns != 0 ? std::size_t{1} << 17 : 4096;
+    if (entry.key.n > longest || ++planned > 4) continue;
     prism::fft::PlanSpec spec;
     spec.n = entry.key.n;
     spec.batch = 1;
@@ -43,6 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (options.bluestein_length != 0 &&
         !gpu::bluestein_length_problem(static_cast<long long>(spec.n), options.bluestein_length).empty())
       options.bluestein_length = 0;
+    // And a four-step split that is no split of the length.
+    if (!gpu::can_take_four_step_columns(gpu::planner_complex_length(spec), options.four_step_columns))
+      options.four_step_columns = 0;
     try {
       (void)gpu::make_plan_layout(spec, options);
     } catch (const std::invalid_argument&) {

@@ -257,6 +257,8 @@ def fft_wisdom():
     write(folder, "bluestein", document([entry("c2c_forward", 4097, 12, dict(options, bluestein_length=8192))]))
     write(folder, "rule-options", document([entry("c2c_forward", 127, 6, dict(options, direct_dft=1, prime_stages=0,
                                                                              full_length_c2r=-1, rader=1))]))
+    write(folder, "four-step-split", document([entry("r2c", 65536, 14, dict(options, four_step_columns=64),
+                                                    tune_seconds=1.9)]))
     write(folder, "empty", document([]))
     write(folder, "newer-version", document([]).replace('"version": 1', '"version": 2'))
     write(folder, "bad-capability", document([entry("r2c", 64, 3, compute_capability="nine")]))

@@ -706,9 +706,7 @@ TEST_F(FftCuda, FourStepSplits) {
   int index = 0;
   for (const std::size_t n : {std::size_t{1} << 16, std::size_t{48000}, std::size_t{98304}}) {
     for (const Transform t : kAllTransforms) {
-      const bool real = t == Transform::r2c || t == Transform::c2r;
-      for (const int columns : gpu::four_step_column_candidates(real ? static_cast<long long>(n / 2)
-                                                                      : static_cast<long long>(n))) {
+      for (const int columns : gpu::four_step_column_candidates(gpu::planner_complex_length(PlanSpec{n, 1, t}))) {
         gpu::PlannerOptions options;
         options.four_step_columns = columns;
         OptionsBackend split(options);

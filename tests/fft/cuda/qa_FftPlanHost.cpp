@@ -2200,28 +2200,32 @@ TEST_P(FftPlanHostSweep, LargerLengths) {
 }
 
 // The tuning mode's four-step splits (PlannerOptions::four_step_columns): every split with compiled
-// sides of these lengths computes the transform, in and out of place, one row and a pair.
+// sides of these lengths computes the transform, alternately in and out of place, one row or three
+// (an odd real length: rows in pairs). The lengths reach the rows-then-transpose step (2^19 with
+// columns of 32 and 64), r2c's post-processing in the transpose (2^21 with 64 and 128) and odd
+// real transforms (511875 = 125 x 4095).
 TEST_P(FftPlanHostSweep, FourStepSplits) {
   const Transform transform = GetParam();
   std::mt19937_64 rng(20261204 + static_cast<int>(transform));
-  const bool real = transform == Transform::r2c || transform == Transform::c2r;
   int planned = 0;
-  for (std::size_t n : {std::size_t{1} << 16, std::size_t{48000}, std::size_t{98304}}) {
-    const long long complex_length = real ? static_cast<long long>(n / 2) : static_cast<long long>(n);
+  for (std::size_t n : {std::size_t{1} << 16, std::size_t{48000}, std::size_t{98304}, std::size_t{1} << 19,
+                        std::size_t{511875}, std::size_t{1} << 21}) {
+    const long long complex_length = gpu::planner_complex_length(PlanSpec{n, 1, transform});
     for (int columns : gpu::four_step_column_candidates(complex_length)) {
+      if (n == std::size_t{1} << 21 && columns != 64 && columns != 128) continue;  // host time
       gpu::PlannerOptions options;
       options.four_step_columns = columns;
-      const std::size_t batch = columns % 3 == 0 ? 2 : 1;
-      const PlanSpec spec{n, batch, transform, columns % 5 == 0};
+      ++planned;
+      const PlanSpec spec{n, planned % 3 == 0 ? 3u : 1u, transform, planned % 2 == 0};
       std::string algorithm;
       const double err = host_error(spec, rng, &algorithm, options);
       const std::string split = "four-step " + std::to_string(columns) + "x" + std::to_string(complex_length / columns);
       EXPECT_NE(algorithm.find(split), std::string::npos) << algorithm << ", asked for " << split;
-      ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n << " " << algorithm;
-      ++planned;
+      ASSERT_LE(err, kHostTolerance) << test::transform_name(transform) << " n=" << n << " batch=" << spec.batch
+                                     << (spec.in_place ? " in place " : " ") << algorithm;
     }
   }
-  EXPECT_GE(planned, 20);
+  EXPECT_GE(planned, 30);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransforms, FftPlanHostSweep, ::testing::ValuesIn(kAllTransforms),

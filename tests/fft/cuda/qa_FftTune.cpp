@@ -131,6 +131,28 @@ TEST_F(TuneOnDevice, ClusterCandidatesAgreeWithTheFourStep) {
   EXPECT_EQ(measured, 2);
 }
 
+// The four-step splits on the tuning mode's own non-blocking stream, right after each plan is
+// made (where a table still arriving would show): every split candidate agrees with the default
+// plan at a batch of many blocks (r2c 65536: the splits an upload race once rejected), and the
+// entry records its tuning time.
+TEST_F(TuneOnDevice, FourStepSplitsAgreeWithTheDefault) {
+  TuneSettings settings;
+  settings.runs = 20;
+  for (const PlanSpec& spec : {PlanSpec{1 << 16, 2048, Transform::r2c}, PlanSpec{48000, 2048, Transform::r2c},
+                               PlanSpec{327680, 64, Transform::c2c_forward}}) {
+    const WisdomEntry entry = tune(spec, 0, settings);
+    int splits = 0;
+    for (const CandidateTime& c : entry.candidates) {
+      if (c.options.four_step_columns == 0) continue;
+      ++splits;
+      EXPECT_TRUE(c.rejected.empty()) << spec.n << ", " << describe(c.options) << ": " << c.rejected;
+    }
+    EXPECT_GE(splits, 8) << spec.n;
+    EXPECT_GT(entry.tune_seconds, 0.0);
+    std::printf("  %zu: %d splits, tuned in %.1f s\n", spec.n, splits, entry.tune_seconds);
+  }
+}
+
 }  // namespace
 }  // namespace prism::fft::gpu
 

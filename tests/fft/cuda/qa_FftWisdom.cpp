@@ -545,6 +545,36 @@ TEST_F(WisdomFile, UnusableBluesteinLengthWarnsOnceAndPlansWithTheEstimate) {
   EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
 }
 
+// A four-step split that is no split of the length (an edited file): the planner's rule, with one
+// warning; a split that fits is followed.
+TEST_F(WisdomFile, UnusableFourStepSplitWarnsOnceAndPlansWithTheRule) {
+  const std::string file = path("fft-wisdom.json");
+  const PlanSpec spec = PlanSpec{1 << 18, 16, Transform::r2c};  // complex length 2^17
+  PlannerOptions fits;
+  fits.four_step_columns = 64;
+  Wisdom wisdom;
+  wisdom.record(entry_of(kH200, spec, fits));
+  wisdom.save(file);
+  expect_same_options(lookup_planner_options(kH200, spec, file), fits);
+  EXPECT_NE(make_plan_layout(spec, lookup_planner_options(kH200, spec, file)).algorithm.find("four-step 64x2048"),
+            std::string::npos);
+
+  PlannerOptions no_split;
+  no_split.four_step_columns = 96;  // does not divide 2^17
+  wisdom.record(entry_of(kH200, spec, no_split));
+  wisdom.save(file);
+  const std::string warnings = warnings_of_two_default_lookups(spec, file);
+  EXPECT_NE(warnings.find("\"four_step_columns\" 96 for n = 262144 is no four-step split of its complex "
+                          "length 131072"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find(file), warnings.rfind(file)) << "warned more than once: " << warnings;
+  // At plan time, beyond any pass length.
+  PlannerOptions too_long;
+  too_long.four_step_columns = 32768;
+  EXPECT_THROW(make_plan_layout(spec, too_long), std::invalid_argument);
+}
+
 // Saving must fail with a WisdomError naming the file, and leave what was there alone.
 void expect_save_error(const Wisdom& wisdom, const std::string& file, const std::string& reason) {
   for (bool through_update : {false, true}) {
@@ -661,8 +691,7 @@ TEST(WisdomCandidates, DefaultFirstThenDistinctPlans) {
   for (const PlanSpec& spec : {PlanSpec{1 << 20, 4, Transform::c2c_forward}, PlanSpec{48000, 64, Transform::c2c_inverse},
                                PlanSpec{1 << 18, 4, Transform::r2c}, PlanSpec{96000, 16, Transform::c2r}}) {
     SCOPED_TRACE(spec.n);
-    const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
-    const long long complex_length = real ? static_cast<long long>(spec.n / 2) : static_cast<long long>(spec.n);
+    const long long complex_length = planner_complex_length(spec);
     std::set<int> splits;
     for (const PlannerOptions& options : planner_candidates(spec)) {
       if (options.four_step_columns == 0) continue;
