@@ -1162,7 +1162,7 @@ bool can_take_four_step_columns(long long n, long long n1) {
   int default_n1 = 0;
   int default_n2 = 0;
   if (fits_single_pass(n) || !four_step_split(n, default_n1, default_n2)) return false;
-  return n1 > 0 && n % n1 == 0 && fits_single_pass(n1) && fits_single_pass(n / n1);
+  return n % n1 == 0 && fits_single_pass(n1) && fits_single_pass(n / n1);
 }
 
 std::vector<int> four_step_column_candidates(long long n) {

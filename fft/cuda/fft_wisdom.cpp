@@ -451,7 +451,7 @@ json entry_to_json(const WisdomEntry& e) {
   }
   json entry{{"device", e.key.device.name},
               {"compute_capability",
-                    std::to_string(e.key.device.major) + "." + std::to_string(e.key.device.minor)},
+                   std::to_string(e.key.device.major) + "." + std::to_string(e.key.device.minor)},
               {"transform", std::string(transform_name(e.key.transform))},
               {"n", e.key.n},
               {"batch_class", e.key.batch_class},
