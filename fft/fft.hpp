@@ -11,8 +11,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace prism::fft {
 
@@ -64,6 +67,77 @@ class Plan {
   PlanSpec spec_;
 };
 
+// Multi-dimensional transforms: `batch` arrays of shape[0] × … × shape[k-1] elements (k = 1, 2
+// or 3), row-major (the last dimension contiguous), each transformed along every dimension; array
+// b starts at element b·(elements of one array). r2c takes real arrays of the shape to complex
+// arrays of shape[0] × … × (shape[k-1]/2+1) (FFTW's, cuFFT's and numpy.fft.rfftn's layout); c2r
+// the reverse. Unnormalised as the 1-D transforms. Out of place only, and the input is kept.
+struct NdPlanSpec {
+  std::vector<std::size_t> shape;  // lengths, outermost first; each >= 1
+  std::size_t batch = 1;           // arrays per execute, >= 1
+  Transform transform = Transform::c2c_forward;
+};
+
+// Inline, as the planner of fft/cuda (a library below this interface's) uses them too.
+// Elements (reals or complex pairs, as for the 1-D rows) of one array's input and output.
+inline std::size_t nd_array_elements(const NdPlanSpec& spec, bool half_last) {
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < spec.shape.size(); ++i)
+    count *= half_last && i + 1 == spec.shape.size() ? spec.shape[i] / 2 + 1 : spec.shape[i];
+  return count;
+}
+inline std::size_t nd_input_elements(const NdPlanSpec& spec) {
+  return nd_array_elements(spec, spec.transform == Transform::c2r);
+}
+inline std::size_t nd_output_elements(const NdPlanSpec& spec) {
+  return nd_array_elements(spec, spec.transform == Transform::r2c);
+}
+// "256x256x64".
+inline std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string text;
+  for (std::size_t length : shape) {
+    if (!text.empty()) text += 'x';
+    text += std::to_string(length);
+  }
+  return text;
+}
+// Throws std::invalid_argument naming what is wrong: a rank other than 1 to 3, a length or batch
+// of 0, or an array of more than `max_elements` elements.
+inline void check_nd_spec(const NdPlanSpec& spec, std::size_t max_elements) {
+  if (spec.shape.empty() || spec.shape.size() > 3)
+    throw std::invalid_argument("a multi-dimensional FFT takes 1 to 3 dimensions, not " +
+                                std::to_string(spec.shape.size()));
+  if (spec.batch < 1) throw std::invalid_argument("FFT batch must be at least 1");
+  std::size_t elements = 1;
+  for (std::size_t length : spec.shape) {
+    if (length < 1) throw std::invalid_argument("FFT shape " + shape_text(spec.shape) + " has a length of 0");
+    if (length > max_elements / elements)
+      throw std::invalid_argument("FFT shape " + shape_text(spec.shape) + " has more than " +
+                                  std::to_string(max_elements) + " elements per array");
+    elements *= length;
+  }
+}
+
+// A plan holds work areas of its own (the GPU's scratch arrays, the CPU c2r's copy of its input),
+// so one plan runs one execute at a time: on the GPU, executes on one stream or otherwise
+// ordered; on the CPU, not from two threads at once.
+class NdPlan {
+ public:
+  virtual ~NdPlan() = default;
+  const NdPlanSpec& spec() const { return spec_; }
+  // Transforms the first `count` arrays of the batch (count <= spec().batch; buffers are sized
+  // for the whole batch, and a backend may compute all of them). Never allocates.
+  virtual void execute(const void* in, void* out, std::size_t count, Stream stream = nullptr) = 0;
+  void execute(const void* in, void* out, Stream stream = nullptr) { execute(in, out, spec_.batch, stream); }
+  virtual std::size_t device_bytes() const { return 0; }
+
+ protected:
+  explicit NdPlan(NdPlanSpec spec) : spec_(std::move(spec)) {}
+
+ private:
+  NdPlanSpec spec_;
+};
+
 enum class BackendKind { cpu, cuda, cufft, automatic };
 
 // The real type of a backend's data: float (every backend) or double (the CPU's FFTW double
@@ -84,6 +158,8 @@ class Backend {
   virtual bool device_memory() const = 0;
   // Makes a plan; throws std::invalid_argument for a spec the backend cannot do.
   virtual std::unique_ptr<Plan> plan(const PlanSpec& spec) = 0;
+  // A multi-dimensional plan; throws std::invalid_argument for a spec the backend cannot do.
+  virtual std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) = 0;
   // e.g. "FFTW 3.3.10 (single precision)".
   virtual std::string describe() const = 0;
 };

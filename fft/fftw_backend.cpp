@@ -1,5 +1,6 @@
 // The CPU backends of the FFT interface (fft.hpp): FFTW in single precision (fftwf) and in double
-// precision (fftw), one implementation written for both (fftw_traits.hpp).
+// precision (fftw), one implementation written for both (fftw_traits.hpp); the 1-D plans, then
+// the multi-dimensional ones (FftwNdPlan, FFTW's own rank-k plans).
 //
 // Each plan holds FFTW plans for ONE transform, and execute() runs them once per row through
 // FFTW's new-array interface (fftwf_execute_dft and friends). That is what makes execute()
@@ -277,6 +278,103 @@ class FftwPlan final : public Plan {
   FftwPlanPair<Real> plans_;
 };
 
+// A multi-dimensional transform, one array per FFTW execute (new-array interface, so `count`
+// can be anything up to the batch), each plan made aligned and unaligned as the 1-D plans. FFTW
+// cannot keep the input of a multi-dimensional c2r (FFTW_PRESERVE_INPUT is refused there), so
+// that case copies each array into a work array of the plan and transforms the copy.
+template <typename Real>
+class FftwNdPlan final : public NdPlan {
+  using Api = FftwApi<Real>;
+  using Complex = typename Api::Complex;
+
+ public:
+  explicit FftwNdPlan(const NdPlanSpec& spec)
+      : NdPlan(spec),
+        in_reals_(nd_input_elements(spec) * (spec.transform == Transform::r2c ? 1 : 2)),
+        out_reals_(nd_output_elements(spec) * (spec.transform == Transform::c2r ? 1 : 2)) {
+    for (std::size_t length : spec.shape) lengths_.push_back(static_cast<int>(length));
+    ScratchArray<Real> in = aligned_reals<Real>(in_reals_);
+    ScratchArray<Real> out = aligned_reals<Real>(out_reals_);
+    Real* in_ptr = in.get();
+    if (spec.transform == Transform::c2r) {
+      work_ = aligned_reals<Real>(in_reals_);
+      in_ptr = work_.get();
+    }
+    std::lock_guard<std::mutex> lock(Api::planner_mutex());
+    plans_.aligned = make_fftw_plan(in_ptr, out.get(), 0);
+    plans_.unaligned = make_fftw_plan(in_ptr, out.get(), FFTW_UNALIGNED);
+    if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
+      destroy_locked();
+      throw std::invalid_argument("FFTW could not plan a transform of shape " + shape_text(spec.shape));
+    }
+    plans_.in_alignment = Api::alignment_of(in_ptr);
+    plans_.out_alignment = Api::alignment_of(out.get());
+  }
+
+  ~FftwNdPlan() override {
+    std::lock_guard<std::mutex> lock(Api::planner_mutex());
+    destroy_locked();
+  }
+
+  FftwNdPlan(const FftwNdPlan&) = delete;
+  FftwNdPlan& operator=(const FftwNdPlan&) = delete;
+
+  void execute(const void* in, void* out, std::size_t count, Stream) override {
+    if (count > spec().batch) count = spec().batch;
+    if (in == static_cast<const void*>(out))
+      throw std::invalid_argument("a multi-dimensional FFT plan runs out of place only");
+    // Out of place, FFTW's c2c and r2c leave the input alone, and c2r reads a copy.
+    auto* in_reals = const_cast<Real*>(static_cast<const Real*>(in));
+    auto* out_reals = static_cast<Real*>(out);
+    for (std::size_t array = 0; array < count; ++array) {
+      Real* source = in_reals + array * in_reals_;
+      Real* target = out_reals + array * out_reals_;
+      switch (spec().transform) {
+        case Transform::c2c_forward:
+        case Transform::c2c_inverse:
+          Api::execute_dft(plans_.for_arrays(source, target), reinterpret_cast<Complex*>(source),
+                           reinterpret_cast<Complex*>(target));
+          break;
+        case Transform::r2c:
+          Api::execute_dft_r2c(plans_.for_arrays(source, target), source, reinterpret_cast<Complex*>(target));
+          break;
+        case Transform::c2r:
+          std::copy(source, source + in_reals_, work_.get());
+          Api::execute_dft_c2r(plans_.for_arrays(work_.get(), target), reinterpret_cast<Complex*>(work_.get()),
+                               target);
+          break;
+      }
+    }
+  }
+
+ private:
+  typename Api::Plan make_fftw_plan(Real* in, Real* out, unsigned extra_flags) const {
+    const unsigned flags = FFTW_ESTIMATE | extra_flags;
+    const int rank = static_cast<int>(lengths_.size());
+    auto* cin = reinterpret_cast<Complex*>(in);
+    auto* cout = reinterpret_cast<Complex*>(out);
+    switch (spec().transform) {
+      case Transform::c2c_forward: return Api::dft_nd(rank, lengths_.data(), cin, cout, FFTW_FORWARD, flags);
+      case Transform::c2c_inverse: return Api::dft_nd(rank, lengths_.data(), cin, cout, FFTW_BACKWARD, flags);
+      case Transform::r2c: return Api::dft_r2c_nd(rank, lengths_.data(), in, cout, flags);
+      case Transform::c2r: return Api::dft_c2r_nd(rank, lengths_.data(), cin, out, flags | FFTW_DESTROY_INPUT);
+    }
+    return nullptr;
+  }
+
+  void destroy_locked() {
+    if (plans_.aligned != nullptr) Api::destroy(plans_.aligned);
+    if (plans_.unaligned != nullptr) Api::destroy(plans_.unaligned);
+    plans_.aligned = plans_.unaligned = nullptr;
+  }
+
+  std::size_t in_reals_;   // reals of one input array
+  std::size_t out_reals_;  // reals of one output array
+  std::vector<int> lengths_;
+  ScratchArray<Real> work_;  // c2r: the copy of one input array that FFTW may overwrite
+  FftwPlanPair<Real> plans_;
+};
+
 class FftwBackend final : public Backend {
  public:
   explicit FftwBackend(Precision precision) : precision_(precision) {}
@@ -293,6 +391,13 @@ class FftwBackend final : public Backend {
                                   " is too large for FFTW's interface");
     if (precision_ == Precision::float64) return std::make_unique<FftwPlan<double>>(spec);
     return std::make_unique<FftwPlan<float>>(spec);
+  }
+
+  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override {
+    // FFTW takes each length as an int and indexes an array with int strides.
+    check_nd_spec(spec, static_cast<std::size_t>(INT32_MAX / 2));
+    if (precision_ == Precision::float64) return std::make_unique<FftwNdPlan<double>>(spec);
+    return std::make_unique<FftwNdPlan<float>>(spec);
   }
 
   std::string describe() const override {

@@ -24,6 +24,15 @@ struct FftwApi<float> {
   }
   static Plan dft_r2c(int n, float* in, Complex* out, unsigned flags) { return fftwf_plan_dft_r2c_1d(n, in, out, flags); }
   static Plan dft_c2r(int n, Complex* in, float* out, unsigned flags) { return fftwf_plan_dft_c2r_1d(n, in, out, flags); }
+  static Plan dft_nd(int rank, const int* n, Complex* in, Complex* out, int sign, unsigned flags) {
+    return fftwf_plan_dft(rank, n, in, out, sign, flags);
+  }
+  static Plan dft_r2c_nd(int rank, const int* n, float* in, Complex* out, unsigned flags) {
+    return fftwf_plan_dft_r2c(rank, n, in, out, flags);
+  }
+  static Plan dft_c2r_nd(int rank, const int* n, Complex* in, float* out, unsigned flags) {
+    return fftwf_plan_dft_c2r(rank, n, in, out, flags);
+  }
   static Plan r2r(int n, float* in, float* out, fftw_r2r_kind kind, unsigned flags) {
     return fftwf_plan_r2r_1d(n, in, out, kind, flags);
   }
@@ -45,6 +54,15 @@ struct FftwApi<double> {
   }
   static Plan dft_r2c(int n, double* in, Complex* out, unsigned flags) { return fftw_plan_dft_r2c_1d(n, in, out, flags); }
   static Plan dft_c2r(int n, Complex* in, double* out, unsigned flags) { return fftw_plan_dft_c2r_1d(n, in, out, flags); }
+  static Plan dft_nd(int rank, const int* n, Complex* in, Complex* out, int sign, unsigned flags) {
+    return fftw_plan_dft(rank, n, in, out, sign, flags);
+  }
+  static Plan dft_r2c_nd(int rank, const int* n, double* in, Complex* out, unsigned flags) {
+    return fftw_plan_dft_r2c(rank, n, in, out, flags);
+  }
+  static Plan dft_c2r_nd(int rank, const int* n, Complex* in, double* out, unsigned flags) {
+    return fftw_plan_dft_c2r(rank, n, in, out, flags);
+  }
   static Plan r2r(int n, double* in, double* out, fftw_r2r_kind kind, unsigned flags) {
     return fftw_plan_r2r_1d(n, in, out, kind, flags);
   }

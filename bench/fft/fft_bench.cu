@@ -14,10 +14,16 @@
 // checked first against CpuDct in double precision (the diff column, against cuFFT for the
 // FFT kinds); bench/fft/dct_peers.py
 // times cupyx.scipy.fft.dct, a DCT on cuFFT, on the same lengths.
+// --shapes times multi-dimensional transforms instead (c2c, r2c, c2r of arrays such as 1024x1024
+// or 256x256x256, as many arrays as fill the working set, at least one): our backend's chain of
+// row steps and transposes (fft/cuda/fft_nd_layout.hpp) beside cuFFT's rank-2/3 plan, the c2r
+// input the r2c of random reals, ours checked against cuFFT first; GFLOP/s count 5 N log2 N
+// (2.5 for real) with N the elements of an array.
 //
 //   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...] [--kinds c2c,r2c,c2r,dct2,dct3,dct4]
+//             [--shapes AxB,AxBxC,... | --shapes default]
 //     (--sizes: only these lengths; --kinds: only these transforms, e.g. under a profiler;
-//      default c2c,r2c,c2r)
+//      default c2c,r2c,c2r; --shapes default: 256^2 ... 8192^2 and 64^3 ... 512^3)
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -86,6 +92,7 @@ double median_ms(Fn&& fn, int runs, cudaEvent_t start, cudaEvent_t stop) {
 
 struct Row {
   std::string kind;
+  std::string shape;  // multi-dimensional rows: "1024x1024" (n is then the elements of an array)
   std::size_t n;
   std::size_t batch;
   double ours_ms;
@@ -171,6 +178,73 @@ Row bench_dct(int type, std::size_t n, float* d_in, float* d_out, int runs,
   return row;
 }
 
+// "AxB" or "AxBxC" into lengths; empty where the text is not one.
+std::vector<std::size_t> parse_shape(const std::string& text) {
+  std::vector<std::size_t> shape;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('x', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    char* tail = nullptr;
+    const unsigned long long value = std::strtoull(item.c_str(), &tail, 10);
+    if (item.empty() || *tail != '\0' || value == 0) return {};
+    shape.push_back(static_cast<std::size_t>(value));
+    start = end + 1;
+  }
+  return shape.size() >= 2 && shape.size() <= 3 ? shape : std::vector<std::size_t>{};
+}
+
+// One multi-dimensional row of the table: our backend's plan beside cuFFT's, on the same buffers.
+Row bench_nd(const std::string& kind, const std::vector<std::size_t>& shape, float* d_in, float* d_out,
+             std::size_t buffer_bytes, int runs, unsigned long long& seed, cudaEvent_t start, cudaEvent_t stop,
+             prism::fft::Backend& ours_backend, prism::fft::Backend& cufft_backend) {
+  using prism::fft::NdPlanSpec;
+  const Transform t = kind == "c2r" ? Transform::c2r : kind == "r2c" ? Transform::r2c : Transform::c2c_forward;
+  NdPlanSpec spec{shape, 1, t};
+  const std::size_t in_bytes = prism::fft::nd_input_elements(spec) * (t == Transform::r2c ? 4 : 8);
+  const std::size_t out_bytes = prism::fft::nd_output_elements(spec) * (t == Transform::c2r ? 4 : 8);
+  Row row;
+  row.kind = kind;
+  row.shape = prism::fft::shape_text(shape);
+  row.n = prism::fft::nd_array_elements(spec, false);
+  spec.batch = std::max<std::size_t>(1, kHalfWorkingSet / in_bytes);
+  spec.batch = std::min(spec.batch, buffer_bytes / std::max(in_bytes, out_bytes));
+  row.batch = spec.batch;
+  if (spec.batch == 0) {
+    row.batch = 0;
+    return row;
+  }
+  auto cufft = cufft_backend.plan_nd(spec);
+  auto fill_input = [&] {
+    if (t == Transform::c2r) {  // the spectra of random real arrays, through cuFFT's r2c
+      prism::fft::gpu::fill_uniform_random(d_out, spec.batch * out_bytes / sizeof(float), seed++);
+      CHECK_CUDA(cudaGetLastError());
+      cufft_backend.plan_nd(NdPlanSpec{shape, spec.batch, Transform::r2c})->execute(d_out, d_in, nullptr);
+    } else {
+      prism::fft::gpu::fill_uniform_random(d_in, spec.batch * in_bytes / sizeof(float), seed++);
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+  };
+  fill_input();
+  auto ours = ours_backend.plan_nd(spec);
+  // Same result as cuFFT on the first arrays (a broken chain must not look fast).
+  const std::size_t check_floats = std::min(spec.batch * out_bytes, std::size_t{64} << 20) / sizeof(float);
+  std::vector<float> host_ours(check_floats), host_cufft(check_floats);
+  CHECK_CUDA(cudaMemset(d_out, 0xFF, spec.batch * out_bytes));
+  ours->execute(d_in, d_out, nullptr);
+  CHECK_CUDA(cudaMemcpy(host_ours.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
+  cufft->execute(d_in, d_out, nullptr);
+  CHECK_CUDA(cudaMemcpy(host_cufft.data(), d_out, check_floats * sizeof(float), cudaMemcpyDeviceToHost));
+  row.max_diff = relative_difference(host_ours.data(), host_cufft.data(), check_floats);
+  row.ours_ms = median_ms([&] { ours->execute(d_in, d_out, nullptr); }, runs, start, stop);
+  row.cufft_ms = median_ms([&] { cufft->execute(d_in, d_out, nullptr); }, runs, start, stop);
+  row.bytes = static_cast<double>(spec.batch) * static_cast<double>(in_bytes + out_bytes);
+  row.flops = (t == Transform::c2c_forward ? 5.0 : 2.5) * static_cast<double>(row.n) *
+              std::log2(static_cast<double>(row.n)) * static_cast<double>(spec.batch);
+  row.algorithm = prism::fft::gpu::describe_cuda_nd_plan(spec);
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,6 +253,7 @@ int main(int argc, char** argv) {
   int runs = 25;
   std::vector<std::size_t> only_sizes;
   std::vector<std::string> kinds{"c2c", "r2c", "c2r"};
+  std::vector<std::vector<std::size_t>> shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
@@ -203,10 +278,30 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    else if (!std::strcmp(argv[i], "--shapes") && i + 1 < argc) {
+      const std::string list = argv[++i];
+      if (list == "default") {
+        for (std::size_t side = 256; side <= 8192; side *= 2) shapes.push_back({side, side});
+        for (std::size_t side = 64; side <= 512; side *= 2) shapes.push_back({side, side, side});
+        continue;
+      }
+      std::size_t begin = 0;
+      while (begin <= list.size()) {
+        const std::size_t end = std::min(list.find(',', begin), list.size());
+        const std::vector<std::size_t> shape = parse_shape(list.substr(begin, end - begin));
+        if (shape.empty()) {
+          std::fprintf(stderr, "fft_bench: --shapes takes AxB or AxBxC lengths (e.g. 1024x1024,256x256x256), not '%s'\n",
+                       list.substr(begin, end - begin).c_str());
+          return 2;
+        }
+        shapes.push_back(shape);
+        begin = end + 1;
+      }
+    }
     else {
       std::fprintf(stderr,
                    "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...] "
-                   "[--kinds c2c,r2c,c2r,dct2,dct3,dct4]\n");
+                   "[--kinds c2c,r2c,c2r,dct2,dct3,dct4] [--shapes AxB,AxBxC,...|default]\n");
       return 2;
     }
   }
@@ -219,7 +314,13 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MB; cuFFT %d; runs %d (median)\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, cufft_version, runs);
 
-  const std::size_t buffer_bytes = kHalfWorkingSet + (std::size_t{16} << 20);
+  // The working set, or the largest array of --shapes where that is more (512^3 c2c: 1 GiB).
+  std::size_t buffer_bytes = kHalfWorkingSet + (std::size_t{16} << 20);
+  for (const auto& shape : shapes) {
+    const prism::fft::NdPlanSpec spec{shape, 1, Transform::r2c};
+    buffer_bytes = std::max({buffer_bytes, prism::fft::nd_array_elements(spec, false) * 8,
+                             prism::fft::nd_output_elements(spec) * 8});
+  }
   float* d_in = nullptr;
   float* d_out = nullptr;
   CHECK_CUDA(cudaMalloc(&d_in, buffer_bytes));
@@ -250,6 +351,27 @@ int main(int argc, char** argv) {
 
   std::printf("%-4s %9s %7s | %9s %8s %8s | %9s %8s | %6s | %9s | %s\n", "kind", "n", "batch",
               "ours ms", "GB/s", "GFLOP/s", "cuFFT ms", "GB/s", "ratio", "diff", "our algorithm");
+  if (!shapes.empty()) {
+    auto cufft_backend = prism::fft::make_cufft_backend();
+    for (const std::string& kind : kinds) {
+      if (kind != "c2c" && kind != "r2c" && kind != "c2r") continue;
+      for (const auto& shape : shapes) {
+        const Row row = bench_nd(kind, shape, d_in, d_out, buffer_bytes, runs, seed, start, stop, *ours_backend,
+                                 *cufft_backend);
+        if (row.batch == 0) {
+          std::fprintf(stderr, "fft_bench: %s %s does not fit the buffers, skipped\n", kind.c_str(), row.shape.c_str());
+          continue;
+        }
+        rows.push_back(row);
+        std::printf("%-4s %13s %3zu | %9.3f %8.0f %8.0f | %9.3f %8.0f | %6.2f | %9.2e | %s\n", kind.c_str(),
+                    row.shape.c_str(), row.batch, row.ours_ms, row.bytes / (row.ours_ms * 1e6),
+                    row.flops / (row.ours_ms * 1e6), row.cufft_ms, row.bytes / (row.cufft_ms * 1e6),
+                    row.cufft_ms / row.ours_ms, row.max_diff, row.algorithm.c_str());
+        std::fflush(stdout);
+      }
+    }
+    kinds.clear();  // --shapes times the multi-dimensional transforms only
+  }
   for (const std::string& kind_name : kinds) {
     const char* kind = kind_name.c_str();
     if (kind_name.rfind("dct", 0) == 0) {
@@ -385,7 +507,8 @@ int main(int argc, char** argv) {
     if (FILE* f = std::fopen(csv_path.c_str(), "w")) {
       std::fprintf(f, "kind,n,batch,ours_ms,ours_gbs,ours_gflops,cufft_ms,cufft_gbs,ratio,copy_gbs,diff_vs_cufft,algorithm\n");
       for (const Row& r : rows) {
-        std::fprintf(f, "%s,%zu,%zu,%.5f,%.1f,%.1f,%.5f,%.1f,%.3f,%.1f,%.3e,\"%s\"\n", r.kind.c_str(), r.n,
+        const std::string n = r.shape.empty() ? std::to_string(r.n) : r.shape;
+        std::fprintf(f, "%s,%s,%zu,%.5f,%.1f,%.1f,%.5f,%.1f,%.3f,%.1f,%.3e,\"%s\"\n", r.kind.c_str(), n.c_str(),
                      r.batch, r.ours_ms, r.bytes / (r.ours_ms * 1e6), r.flops / (r.ours_ms * 1e6),
                      r.cufft_ms, r.bytes / (r.cufft_ms * 1e6), r.cufft_ms / r.ours_ms, copy_gbs,
                      r.max_diff, r.algorithm.c_str());

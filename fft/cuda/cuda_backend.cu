@@ -749,6 +749,7 @@ class CudaBackend final : public Backend {
     }
     return std::make_unique<CudaFftPlan>(spec, std::move(layout));
   }
+  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override { return make_cuda_nd_plan(spec, *this); }
   std::string describe() const override {
     int device = 0;
     cudaDeviceProp prop{};

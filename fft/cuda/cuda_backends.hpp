@@ -27,6 +27,10 @@ struct PlannerOptions;
 std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions& options);
 // Human-readable description of the algorithm our planner picks for spec.
 std::string describe_cuda_plan(const PlanSpec& spec);
+// A multi-dimensional plan of our backend (the chain of fft_nd_layout.hpp), its row steps planned
+// by `rows_backend`, which must outlive it; and the chain in words.
+std::unique_ptr<NdPlan> make_cuda_nd_plan(const NdPlanSpec& spec, Backend& rows_backend);
+std::string describe_cuda_nd_plan(const NdPlanSpec& spec);
 }  // namespace gpu
 
 }  // namespace prism::fft

@@ -1,12 +1,14 @@
-// The cuFFT backend: a thin wrapper of cufftPlanMany / cufftExec* behind the FFT interface,
-// for comparison with our kernels and as their fallback. Out-of-place c2r in cuFFT overwrites
-// its input, which the interface promises to keep, so that case runs from a copy made on the
-// same stream into a buffer allocated with the plan.
+// The cuFFT backend: a thin wrapper of cufftPlanMany / cufftExec* behind the FFT interface
+// (1-D and multi-dimensional), for comparison with our kernels and as their fallback.
+// Out-of-place c2r in cuFFT overwrites its input, which the interface promises to keep, so that
+// case runs from a copy made on the same stream into a buffer allocated with the plan.
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/fft_plan.hpp"
@@ -27,51 +29,65 @@ void check_cuda(cudaError_t status, const char* what) {
   }
 }
 
-class CufftPlan final : public Plan {
+// One cuFFT plan (cufftPlanMany, contiguous rows or arrays) with its execution, behind both the
+// 1-D and the multi-dimensional plans. c2r out of place runs from a copy of the input.
+class CufftTransform {
  public:
-  explicit CufftPlan(const PlanSpec& spec) : Plan(spec) {
-    if (spec.n == 0 || spec.batch == 0) throw std::invalid_argument("cuFFT: empty transform");
-    if (spec.n > (1ull << 30)) throw std::invalid_argument("cuFFT: length too large");
-    int n = static_cast<int>(spec.n);
-    int in_row = static_cast<int>(gpu::input_row_length(spec));
-    int out_row = static_cast<int>(gpu::output_row_length(spec));
+  // `lengths`: the transform's lengths, outermost first; `input_elements`: complex pairs or reals
+  // of one transform's input as it is laid out (padded real rows in place).
+  CufftTransform(std::vector<int> lengths, Transform transform, std::size_t batch, std::size_t input_elements,
+                 std::size_t output_elements, bool in_place)
+      : transform_(transform) {
+    int in_dist = static_cast<int>(input_elements);
+    int out_dist = static_cast<int>(output_elements);
+    // With embeddings, the strides are those of the arrays as they lie (in-place real rows are
+    // padded); the multi-dimensional arrays are contiguous, cuFFT's basic layout (no embeddings).
+    std::vector<int> in_embed = lengths, out_embed = lengths;
+    if (lengths.size() == 1) {
+      in_embed[0] = in_dist;
+      out_embed[0] = out_dist;
+    }
     cufftType type = CUFFT_C2C;
-    switch (spec.transform) {
+    switch (transform) {
       case Transform::c2c_forward:
       case Transform::c2c_inverse: type = CUFFT_C2C; break;
       case Transform::r2c: type = CUFFT_R2C; break;
       case Transform::c2r: type = CUFFT_C2R; break;
     }
-    check_cufft(cufftPlanMany(&plan_, 1, &n, &in_row, 1, in_row, &out_row, 1, out_row, type,
-                              static_cast<int>(spec.batch)),
+    const bool embedded = lengths.size() == 1;
+    check_cufft(cufftPlanMany(&plan_, static_cast<int>(lengths.size()), lengths.data(), embedded ? in_embed.data() : nullptr,
+                              1, in_dist, embedded ? out_embed.data() : nullptr, 1, out_dist, type,
+                              static_cast<int>(batch)),
                 "cufftPlanMany");
     std::size_t work = 0;
     if (cufftGetSize(plan_, &work) == CUFFT_SUCCESS) device_bytes_ = work;
-    if (spec.transform == Transform::c2r && !spec.in_place) {
-      const std::size_t bytes = gpu::input_row_length(spec) * spec.batch * 2 * sizeof(float);
-      const cudaError_t status = cudaMalloc(&input_copy_, bytes);
-      device_bytes_ += bytes;
+    if (transform == Transform::c2r && !in_place) {
+      input_copy_bytes_ = input_elements * batch * 2 * sizeof(float);
+      const cudaError_t status = cudaMalloc(&input_copy_, input_copy_bytes_);
+      device_bytes_ += input_copy_bytes_;
       if (status != cudaSuccess) {
         cufftDestroy(plan_);
         check_cuda(status, "cudaMalloc");
       }
     }
   }
-  std::size_t device_bytes() const override { return device_bytes_; }
-  ~CufftPlan() override {
+  ~CufftTransform() {
     cufftDestroy(plan_);
     if (input_copy_) cudaFree(input_copy_);
   }
+  CufftTransform(const CufftTransform&) = delete;
+  CufftTransform& operator=(const CufftTransform&) = delete;
 
-  void execute(const void* in, void* out, std::size_t, Stream stream) override {
-    auto s = static_cast<cudaStream_t>(stream);
-    check_cufft(cufftSetStream(plan_, s), "cufftSetStream");
+  std::size_t device_bytes() const { return device_bytes_; }
+
+  void execute(const void* in, void* out, cudaStream_t stream) {
+    check_cufft(cufftSetStream(plan_, stream), "cufftSetStream");
     void* source = const_cast<void*>(in);
-    switch (spec().transform) {
+    switch (transform_) {
       case Transform::c2c_forward:
       case Transform::c2c_inverse:
         check_cufft(cufftExecC2C(plan_, static_cast<cufftComplex*>(source), static_cast<cufftComplex*>(out),
-                                 spec().transform == Transform::c2c_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+                                 transform_ == Transform::c2c_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
                     "cufftExecC2C");
         break;
       case Transform::r2c:
@@ -80,8 +96,8 @@ class CufftPlan final : public Plan {
         break;
       case Transform::c2r:
         if (input_copy_) {
-          const std::size_t bytes = gpu::input_row_length(spec()) * spec().batch * 2 * sizeof(float);
-          check_cuda(cudaMemcpyAsync(input_copy_, in, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+          check_cuda(cudaMemcpyAsync(input_copy_, in, input_copy_bytes_, cudaMemcpyDeviceToDevice, stream),
+                     "cudaMemcpyAsync");
           source = input_copy_;
         }
         check_cufft(cufftExecC2R(plan_, static_cast<cufftComplex*>(source), static_cast<cufftReal*>(out)),
@@ -91,9 +107,50 @@ class CufftPlan final : public Plan {
   }
 
  private:
+  Transform transform_;
   cufftHandle plan_ = 0;
   void* input_copy_ = nullptr;
+  std::size_t input_copy_bytes_ = 0;
   std::size_t device_bytes_ = 0;
+};
+
+class CufftPlan final : public Plan {
+ public:
+  explicit CufftPlan(const PlanSpec& spec) : Plan(spec), transform_(make_transform(spec)) {}
+  std::size_t device_bytes() const override { return transform_.device_bytes(); }
+  void execute(const void* in, void* out, std::size_t, Stream stream) override {
+    transform_.execute(in, out, static_cast<cudaStream_t>(stream));
+  }
+
+ private:
+  static CufftTransform make_transform(const PlanSpec& spec) {
+    if (spec.n == 0 || spec.batch == 0) throw std::invalid_argument("cuFFT: empty transform");
+    if (spec.n > (1ull << 30)) throw std::invalid_argument("cuFFT: length too large");
+    return CufftTransform({static_cast<int>(spec.n)}, spec.transform, spec.batch,
+                          static_cast<std::size_t>(gpu::input_row_length(spec)),
+                          static_cast<std::size_t>(gpu::output_row_length(spec)), spec.in_place);
+  }
+  CufftTransform transform_;
+};
+
+class CufftNdPlan final : public NdPlan {
+ public:
+  explicit CufftNdPlan(const NdPlanSpec& spec) : NdPlan(spec), transform_(make_transform(spec)) {}
+  std::size_t device_bytes() const override { return transform_.device_bytes(); }
+  void execute(const void* in, void* out, std::size_t, Stream stream) override {
+    if (in == static_cast<const void*>(out))
+      throw std::invalid_argument("a multi-dimensional FFT plan runs out of place only");
+    transform_.execute(in, out, static_cast<cudaStream_t>(stream));
+  }
+
+ private:
+  static CufftTransform make_transform(const NdPlanSpec& spec) {
+    // cufftPlanMany takes int lengths and distances between arrays.
+    check_nd_spec(spec, static_cast<std::size_t>(INT32_MAX / 2));
+    return CufftTransform(std::vector<int>(spec.shape.begin(), spec.shape.end()), spec.transform, spec.batch,
+                          nd_input_elements(spec), nd_output_elements(spec), false);
+  }
+  CufftTransform transform_;
 };
 
 class CufftBackend final : public Backend {
@@ -101,6 +158,7 @@ class CufftBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::cufft; }
   bool device_memory() const override { return true; }
   std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return std::make_unique<CufftPlan>(spec); }
+  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override { return std::make_unique<CufftNdPlan>(spec); }
   std::string describe() const override {
     int version = 0;
     cufftGetVersion(&version);

@@ -1,0 +1,150 @@
+// The chain of row transforms and transposes of a multi-dimensional transform on our CUDA
+// backend, and its host execution (fft_nd_layout.hpp).
+#include "fft/cuda/fft_nd_layout.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "fft/cuda/fft_host_executor.hpp"
+#include "fft/cuda/fft_plan.hpp"
+#include "fft/cuda/fft_wisdom.hpp"
+
+namespace prism::fft::gpu {
+namespace {
+
+long long product(const std::vector<long long>& lengths) {
+  long long p = 1;
+  for (long long length : lengths) p *= length;
+  return p;
+}
+
+// The last axis to the front: after a transpose of (rest) × L to L × (rest).
+void rotate_last_to_front(std::vector<long long>& lengths) {
+  std::rotate(lengths.begin(), lengths.end() - 1, lengths.end());
+}
+
+NdStep rows_step(long long n, Transform transform, long long rows_per_array, std::size_t batch) {
+  NdStep step;
+  step.kind = NdStep::Kind::rows;
+  step.rows.n = static_cast<std::size_t>(n);
+  step.rows.batch = static_cast<std::size_t>(rows_per_array) * batch;
+  step.rows.transform = transform;
+  step.rows_per_array = rows_per_array;
+  return step;
+}
+
+// The transpose that takes the last axis of `lengths` to the front, if it moves anything.
+void add_rotation(std::vector<NdStep>& steps, std::vector<long long>& lengths) {
+  const long long columns = lengths.back();
+  const long long rows = product(lengths) / columns;
+  if (rows > 1 && columns > 1) {
+    NdStep step;
+    step.kind = NdStep::Kind::transpose;
+    step.rows_per_array = rows;
+    step.columns = columns;
+    steps.push_back(step);
+  }
+  rotate_last_to_front(lengths);
+}
+
+std::string describe_step(const NdStep& step) {
+  if (step.kind == NdStep::Kind::transpose)
+    return "transpose " + std::to_string(step.rows_per_array) + "x" + std::to_string(step.columns);
+  return "rows " + std::to_string(step.rows.n) + " " + std::string(transform_name(step.rows.transform));
+}
+
+}  // namespace
+
+NdLayout make_nd_layout(const NdPlanSpec& spec) {
+  check_nd_spec(spec, kMaxNdElements);
+  NdLayout layout;
+  layout.spec = spec;
+  std::vector<long long> lengths(spec.shape.begin(), spec.shape.end());
+  const long long last = lengths.back();
+  const long long half = last / 2 + 1;
+  const Transform direction =
+      spec.transform == Transform::c2c_inverse || spec.transform == Transform::c2r ? Transform::c2c_inverse
+                                                                                   : Transform::c2c_forward;
+  std::vector<NdStep>& steps = layout.steps;
+  if (spec.transform == Transform::c2r) {
+    lengths.back() = half;
+    for (std::size_t axis = 0; axis + 1 < spec.shape.size(); ++axis) {
+      add_rotation(steps, lengths);
+      steps.push_back(rows_step(lengths.back(), direction, product(lengths) / lengths.back(), spec.batch));
+    }
+    add_rotation(steps, lengths);
+    steps.push_back(rows_step(last, Transform::c2r, product(lengths) / half, spec.batch));
+  } else {
+    for (std::size_t axis = 0; axis < spec.shape.size(); ++axis) {
+      const bool real_rows = axis == 0 && spec.transform == Transform::r2c;
+      const long long n = lengths.back();
+      steps.push_back(rows_step(n, real_rows ? Transform::r2c : direction, product(lengths) / n, spec.batch));
+      if (real_rows) lengths.back() = half;
+      add_rotation(steps, lengths);
+    }
+  }
+
+  // Buffers: step j reads what step j-1 wrote (the input for the first) and writes elsewhere;
+  // the last writes the output. c2c and r2c: the output and scratch0 alternate, counted back from
+  // the end. c2r: scratch0 and scratch1 alternate, and only the last step writes the (real) output.
+  const std::size_t count = steps.size();
+  NdBuffer previous = NdBuffer::input;
+  for (std::size_t j = 0; j < count; ++j) {
+    NdBuffer to = NdBuffer::output;
+    if (j + 1 < count) {
+      if (spec.transform == Transform::c2r) {
+        to = j % 2 == 0 ? NdBuffer::scratch0 : NdBuffer::scratch1;
+      } else {
+        to = (count - 1 - j) % 2 == 0 ? NdBuffer::output : NdBuffer::scratch0;
+      }
+    }
+    steps[j].from = previous;
+    steps[j].to = to;
+    previous = to;
+    if (to == NdBuffer::scratch0) layout.scratch_arrays = std::max(layout.scratch_arrays, 1);
+    if (to == NdBuffer::scratch1) layout.scratch_arrays = 2;
+  }
+  // Every intermediate is complex: the full array for c2c, the half-spectrum array for r2c and c2r.
+  const long long complex_elements = static_cast<long long>(
+      spec.transform == Transform::c2r ? nd_input_elements(spec) : nd_output_elements(spec));
+  if (layout.scratch_arrays > 0)
+    layout.scratch_elements = complex_elements * static_cast<long long>(spec.batch);
+
+  for (const NdStep& step : steps) layout.algorithm += (layout.algorithm.empty() ? "" : ", ") + describe_step(step);
+  return layout;
+}
+
+void transpose_on_host(const Cf* in, Cf* out, long long arrays, long long rows, long long columns) {
+  const long long matrix = rows * columns;
+  for (long long t = 0; t < arrays; ++t)
+    for (long long r = 0; r < rows; ++r)
+      for (long long k = 0; k < columns; ++k) out[t * matrix + k * rows + r] = in[t * matrix + r * columns + k];
+}
+
+void execute_nd_on_host(const NdLayout& layout, const void* in, void* out, std::size_t count) {
+  count = std::min(count, layout.spec.batch);
+  std::vector<Cf> scratch0(static_cast<std::size_t>(layout.scratch_arrays >= 1 ? layout.scratch_elements : 0));
+  std::vector<Cf> scratch1(static_cast<std::size_t>(layout.scratch_arrays >= 2 ? layout.scratch_elements : 0));
+  auto buffer = [&](NdBuffer which) -> void* {
+    switch (which) {
+      case NdBuffer::input: return const_cast<void*>(in);
+      case NdBuffer::output: return out;
+      case NdBuffer::scratch0: return scratch0.data();
+      case NdBuffer::scratch1: return scratch1.data();
+    }
+    return nullptr;
+  };
+  const long long arrays = static_cast<long long>(count);
+  for (const NdStep& step : layout.steps) {
+    if (step.kind == NdStep::Kind::transpose) {
+      transpose_on_host(static_cast<const Cf*>(buffer(step.from)), static_cast<Cf*>(buffer(step.to)), arrays,
+                        step.rows_per_array, step.columns);
+    } else {
+      const PlanLayout rows = make_plan_layout(step.rows);
+      execute_on_host(rows, buffer(step.from), buffer(step.to), static_cast<std::size_t>(step.rows_per_array * arrays));
+    }
+  }
+}
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,67 @@
+// How our CUDA backend runs a multi-dimensional transform (fft.hpp's NdPlanSpec): as a chain of
+// batched 1-D row transforms of our planner and transposes. Host-only C++, so that the chain the
+// GPU runs is the one the host executor checks in CI.
+//
+// The chain turns the array's axes round: a row step transforms every row along the last
+// (contiguous) axis, and a transpose moves that axis to the front, viewing each array as an
+// M × L matrix (L the last length, M the rest) and writing it L × M. After one row step and one
+// transpose per axis, every axis has been the contiguous one once and the axes are back in their
+// order. For r2c the first row step is the r2c (the last axis becomes L/2+1) and the rest are
+// forward c2c; c2r runs the other way round: transposes first, inverse c2c rows along the outer
+// axes, and the c2r rows last, along the original last axis. A transpose with M = 1 or L = 1 moves
+// nothing and is left out.
+//
+// Buffers: the input is only read; each step writes to a buffer other than the one it reads.
+// c2c and r2c alternate between one scratch array and the output, ending in the output; c2r
+// needs two scratch arrays, as its complex intermediates do not fit its real output.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/fft_complex.hpp"
+#include "fft/fft.hpp"
+
+namespace prism::fft::gpu {
+
+enum class NdBuffer { input, output, scratch0, scratch1 };
+
+struct NdStep {
+  enum class Kind { rows, transpose };
+  Kind kind = Kind::rows;
+  NdBuffer from = NdBuffer::input;
+  NdBuffer to = NdBuffer::output;
+  // rows: 1-D transforms of this spec's length and kind; the plan's batch is rows_per_array
+  // times the arrays of the batch (spec.batch is that for the whole batch).
+  PlanSpec rows;
+  // rows: transforms per array; transpose: each array is a rows_per_array × columns complex
+  // matrix, row-major, written columns × rows_per_array.
+  long long rows_per_array = 0;
+  long long columns = 0;
+};
+
+struct NdLayout {
+  NdPlanSpec spec;
+  std::vector<NdStep> steps;
+  int scratch_arrays = 0;          // 0, 1 (scratch0) or 2 (scratch0 and scratch1)
+  long long scratch_elements = 0;  // complex elements of each scratch array, whole batch
+  std::string algorithm;           // e.g. "rows 256 r2c, transpose 256x129, rows 256 c2c, transpose 129x256"
+};
+
+// Largest array (elements) our backend plans: the 1-D steps' batches and the transposes' offsets
+// stay far inside long long, and the grid's strides inside what the kernels step over.
+inline constexpr std::size_t kMaxNdElements = std::size_t{1} << 31;
+
+// Throws std::invalid_argument as check_nd_spec, with kMaxNdElements.
+NdLayout make_nd_layout(const NdPlanSpec& spec);
+
+// Transposes `arrays` row-major rows × columns complex matrices (array t at t·rows·columns) into
+// columns × rows matrices. The host side of the device's transpose kernel.
+void transpose_on_host(const Cf* in, Cf* out, long long arrays, long long rows, long long columns);
+
+// Runs the layout's steps for the first `count` arrays on the host: the row steps through the
+// host executor of our planner's 1-D plans, the transposes through transpose_on_host.
+void execute_nd_on_host(const NdLayout& layout, const void* in, void* out, std::size_t count);
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,154 @@
+// CPU-only checks of our CUDA backend's multi-dimensional transforms: the chain of row steps and
+// transposes (fft/cuda/fft_nd_layout.hpp, the very list the device runs) executed on the host,
+// its row steps through the host executor of the planner's 1-D plans, against a direct DFT along
+// each axis in double (tests/fft/nd_reference.hpp); and the chain's shape: which buffers each step
+// reads and writes, and the steps themselves. Runs in CI without a GPU; qa_FftCuda runs the same
+// transforms on the device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/fft_nd_layout.hpp"
+#include "tests/fft/nd_reference.hpp"
+
+namespace prism::fft {
+namespace {
+
+constexpr double kTolerance = 2e-6;  // float rounding of the row transforms; a wrong step is far above
+
+struct NdParam {
+  std::vector<std::size_t> shape;
+  Transform transform;
+};
+
+void PrintTo(const NdParam& param, std::ostream* os) {
+  *os << shape_text(param.shape) << " transform " << static_cast<int>(param.transform);
+}
+
+std::string param_name(const ::testing::TestParamInfo<NdParam>& info) {
+  static const char* names[] = {"c2c_forward", "c2c_inverse", "r2c", "c2r"};
+  return shape_text(info.param.shape) + "_" + names[static_cast<int>(info.param.transform)];
+}
+
+// Row lengths that take different 1-D algorithms: single passes (64, 256), the direct DFT (3, 5,
+// 7), Bluestein and Rader (17, 31, 4097), four-step (1000 r2c's half, 4096), unit lengths.
+std::vector<NdParam> nd_params() {
+  using T = Transform;
+  return {{{64, 64, 64}, T::c2c_forward}, {{1, 128}, T::c2c_forward},  {{128, 1}, T::c2c_forward},
+          {{31, 48}, T::c2c_forward},     {{3, 5, 7}, T::c2c_forward},  {{96, 80}, T::c2c_inverse},
+          {{2, 3, 1000}, T::c2c_inverse}, {{4097}, T::c2c_inverse},     {{256, 256}, T::r2c},
+          {{17, 1000}, T::r2c},           {{5, 9, 11}, T::r2c},         {{2, 2, 4096}, T::r2c},
+          {{1, 1, 9}, T::r2c},            {{256, 256}, T::c2r},         {{17, 1000}, T::c2r},
+          {{5, 9, 11}, T::c2r},           {{12, 1}, T::c2r},            {{1, 1, 9}, T::c2r},
+          {{7, 6}, T::c2r},               {{4, 3, 16}, T::c2r}};
+}
+
+class FftNdHost : public ::testing::TestWithParam<NdParam> {};
+
+TEST_P(FftNdHost, ChainMatchesDirectDft) {
+  const NdParam& param = GetParam();
+  const NdPlanSpec spec{param.shape, 3, param.transform};
+  std::mt19937_64 rng(0x4e44 + test::nd_elements(param.shape));
+  const test::NdCase c = test::make_nd_case(spec, rng);
+  const std::vector<float> input(c.input.begin(), c.input.end());
+  const std::size_t out_reals = c.expected.size() / spec.batch;
+  const gpu::NdLayout layout = gpu::make_nd_layout(spec);
+  for (std::size_t count : {std::size_t{3}, std::size_t{2}}) {
+    std::vector<float> output(c.expected.size(), std::numeric_limits<float>::quiet_NaN());
+    gpu::execute_nd_on_host(layout, input.data(), output.data(), count);
+    for (std::size_t b = 0; b < count; ++b) {
+      EXPECT_LE(test::relative_error(output.data() + b * out_reals, c.expected.data() + b * out_reals, out_reals),
+                kTolerance)
+          << layout.algorithm << ", array " << b;
+    }
+    for (std::size_t i = count * out_reals; i < output.size(); ++i)
+      ASSERT_TRUE(std::isnan(output[i])) << "past the arrays asked for: " << i;
+  }
+  EXPECT_EQ(input, std::vector<float>(c.input.begin(), c.input.end())) << "input modified";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, FftNdHost, ::testing::ValuesIn(nd_params()), param_name);
+
+// Each step reads what the one before wrote (the first the input), never writes what it reads
+// nor the input, and the last writes the output; c2r writes its real output only at the end.
+TEST(FftNdLayout, BuffersFollowTheChain) {
+  for (const NdParam& param : nd_params()) {
+    const gpu::NdLayout layout = gpu::make_nd_layout({param.shape, 2, param.transform});
+    ASSERT_FALSE(layout.steps.empty());
+    gpu::NdBuffer previous = gpu::NdBuffer::input;
+    for (std::size_t j = 0; j < layout.steps.size(); ++j) {
+      const gpu::NdStep& step = layout.steps[j];
+      const bool last = j + 1 == layout.steps.size();
+      EXPECT_EQ(step.from, previous) << layout.algorithm << " step " << j;
+      EXPECT_NE(step.to, step.from) << layout.algorithm << " step " << j;
+      EXPECT_NE(step.to, gpu::NdBuffer::input) << layout.algorithm << " step " << j;
+      if (last) {
+        EXPECT_EQ(step.to, gpu::NdBuffer::output) << layout.algorithm;
+      } else if (param.transform == Transform::c2r) {
+        EXPECT_NE(step.to, gpu::NdBuffer::output) << layout.algorithm;
+      }
+      if (step.to == gpu::NdBuffer::scratch1) {
+        EXPECT_EQ(layout.scratch_arrays, 2) << layout.algorithm;
+      }
+      if (step.to == gpu::NdBuffer::scratch0) {
+        EXPECT_GE(layout.scratch_arrays, 1) << layout.algorithm;
+      }
+      previous = step.to;
+    }
+  }
+}
+
+TEST(FftNdLayout, StepsOfEachKind) {
+  gpu::NdLayout layout = gpu::make_nd_layout({{4, 6}, 5, Transform::r2c});
+  EXPECT_EQ(layout.algorithm, "rows 6 r2c, transpose 4x4, rows 4 c2c_forward, transpose 4x4");
+  EXPECT_EQ(layout.steps[0].rows.batch, 20u);  // 4 rows of each of 5 arrays
+  EXPECT_EQ(layout.scratch_arrays, 1);
+  EXPECT_EQ(layout.scratch_elements, 5 * 4 * 4);
+
+  layout = gpu::make_nd_layout({{8, 3, 10}, 1, Transform::c2r});
+  EXPECT_EQ(layout.algorithm,
+            "transpose 24x6, rows 3 c2c_inverse, transpose 48x3, rows 8 c2c_inverse, transpose 18x8, rows 10 c2r");
+  EXPECT_EQ(layout.scratch_arrays, 2);
+  EXPECT_EQ(layout.scratch_elements, 8 * 3 * 6);
+
+  layout = gpu::make_nd_layout({{2, 3, 4}, 1, Transform::c2c_forward});
+  EXPECT_EQ(layout.algorithm,
+            "rows 4 c2c_forward, transpose 6x4, rows 3 c2c_forward, transpose 8x3, rows 2 c2c_forward, transpose 12x2");
+
+  // One dimension, or unit lengths: nothing to transpose, the rows go straight to the output.
+  layout = gpu::make_nd_layout({{4096}, 2, Transform::c2c_inverse});
+  EXPECT_EQ(layout.algorithm, "rows 4096 c2c_inverse");
+  EXPECT_EQ(layout.steps[0].from, gpu::NdBuffer::input);
+  EXPECT_EQ(layout.steps[0].to, gpu::NdBuffer::output);
+  EXPECT_EQ(layout.scratch_arrays, 0);
+  layout = gpu::make_nd_layout({{1, 128}, 1, Transform::c2c_forward});
+  EXPECT_EQ(layout.algorithm, "rows 128 c2c_forward, rows 1 c2c_forward");
+}
+
+TEST(FftNdLayout, RefusesBadSpecs) {
+  EXPECT_THROW(gpu::make_nd_layout({{}, 1, Transform::r2c}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_nd_layout({{2, 2, 2, 2}, 1, Transform::r2c}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_nd_layout({{64, 0}, 1, Transform::r2c}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_nd_layout({{64, 64}, 0, Transform::r2c}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_nd_layout({{1u << 16, 1u << 16}, 1, Transform::c2c_forward}), std::invalid_argument);
+}
+
+TEST(FftNdLayout, TransposeOnHost) {
+  // Two 2 x 3 matrices.
+  std::vector<gpu::Cf> in, out(12);
+  for (int i = 0; i < 12; ++i) in.push_back({static_cast<float>(i), static_cast<float>(-i)});
+  gpu::transpose_on_host(in.data(), out.data(), 2, 2, 3);
+  const float expected[] = {0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11};
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(out[i].re, expected[i]) << i;
+    EXPECT_EQ(out[i].im, -expected[i]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace prism::fft
