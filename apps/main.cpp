@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include <malloc.h>
 #include <poll.h>
 #include <unistd.h>
+
+#include <cstdlib>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
 
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
@@ -36,6 +39,23 @@ int finish_stdout(int code) {
   return code == prism::app::kExitOk ? prism::app::kExitFailure : code;
 }
 
+// Buffers of up to 32 MiB come from the heap, and up to 64 MiB of freed memory stays at a heap's
+// top for the next ones. With glibc's defaults each large buffer was mapped afresh, its pages
+// zeroed by the kernel on first touch, or a freed one given back at once: ZeroMQ allocates a
+// buffer per received message (512 KiB at the default block size) in its I/O thread and the
+// receiver frees it in another, and a prism receiving over loopback spent a fifth of its time
+// faulting those pages in (bench/RESULTS.md, "ZeroMQ streams"). Only the command line does this:
+// a program embedding prism keeps its own allocator settings. Malloc tunables the user set in
+// GLIBC_TUNABLES are left as they are.
+void keep_large_buffers_in_the_heap() {
+#if defined(__GLIBC__)
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
 int run_command(int argc, char** argv);
 
 }  // namespace
@@ -44,6 +64,7 @@ int main(int argc, char** argv) {
   // A write to a pipe whose reader has gone fails with EPIPE instead of killing the process, so
   // every command, whatever it writes to stdout, ends as finish_stdout() says.
   std::signal(SIGPIPE, SIG_IGN);
+  keep_large_buffers_in_the_heap();
   return finish_stdout(run_command(argc, argv));
 }
 

@@ -6,7 +6,8 @@
 # pull_source and pub_sink -> sub_source (null source into null sink) from the same run.
 # ZeroMQ's own throughput for the same message size (bench/net/zmq_thr, libzmq's local_thr/
 # remote_thr measurement with prism's socket arrangement) and GNU Radio's file_source ->
-# push_sink into prism's pull input come from the same run.
+# push_sink into prism's pull input come from the same run; ZeroMQ alone also with the heap
+# settings prism's command line makes (glibc's malloc thresholds, apps/main.cpp).
 # Prints one line per case: MB/s of samples, samples received, samples dropped.
 #   bench/net/zmq_throughput.sh PATH_TO_PRISM [MiB of input, default 256] [block size, default 65536]
 # (zmq_thr is taken from the same build: PATH_TO_PRISM/../../bench/zmq_thr.)
@@ -82,17 +83,26 @@ case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" \
 # as the prism cases are (sender's start to receiver's end) and from the first message to the last.
 zmq_line() {
   local name=$1 pattern=$2 address=$3 messages=$((samples / block)) start end
-  "$zmq_thr" receive "$pattern" "$address" $((block * 8)) $messages > "$work/thr.txt" &
+  GLIBC_TUNABLES=${tunables:-} "$zmq_thr" receive "$pattern" "$address" $((block * 8)) $messages > "$work/thr.txt" &
   local receiver=$!
   sleep 0.5
   start=$(date +%s.%N)
-  "$zmq_thr" send "$([ "$pattern" = pull ] && echo push || echo pub)" "$address" $((block * 8)) $messages
+  GLIBC_TUNABLES=${tunables:-} "$zmq_thr" send "$([ "$pattern" = pull ] && echo push || echo pub)" "$address" \
+    $((block * 8)) $messages
   wait "$receiver"
   end=$(date +%s.%N)
-  /usr/bin/python3 -c "import sys; print(f\"{'$name':34s} {$messages * $block * 8 / ($end - $start) / 1e6:8.1f} MB/s  ($(cat "$work/thr.txt"))\")"
+  /usr/bin/python3 -c 'import sys; name, size, start, end, thr = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+print(f"{name:34s} {size / (end - start) / 1e6:8.1f} MB/s  ({thr})")' "$name" $((messages * block * 8)) "$start" "$end" \
+    "$(cat "$work/thr.txt")"
 }
 zmq_line "ZeroMQ alone push -> pull, tcp" pull "tcp://127.0.0.1:$port"
 zmq_line "ZeroMQ alone push -> pull, ipc" pull "ipc://$work/thr"
+# Again with the heap settings of prism's command line (apps/main.cpp) through glibc's tunables:
+# ZeroMQ's message buffers then come from the heap instead of freshly mapped pages.
+tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
+  zmq_line "ZeroMQ alone, heap as prism's, tcp" pull "tcp://127.0.0.1:$port"
+tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
+  zmq_line "ZeroMQ alone, heap as prism's, ipc" pull "ipc://$work/thr"
 
 # GNU Radio's file_source -> push_sink into prism's pull input (raw items: GNU Radio's tags are
 # off by default); the clock starts when GNU Radio's flowgraph starts, its Python start-up aside.
