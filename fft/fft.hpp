@@ -101,6 +101,17 @@ inline std::string shape_text(const std::vector<std::size_t>& shape) {
   }
   return text;
 }
+// The lengths a GPU plan transforms along: unit lengths change nothing but the count of axes,
+// so c2c drops them (keeping one where every length is 1) and r2c and c2r drop all but the last,
+// their real axis.
+inline std::vector<std::size_t> nd_effective_shape(const NdPlanSpec& spec) {
+  const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < spec.shape.size(); ++i)
+    if (spec.shape[i] != 1 || (real && i + 1 == spec.shape.size())) lengths.push_back(spec.shape[i]);
+  if (lengths.empty()) lengths.push_back(1);
+  return lengths;
+}
 // Throws std::invalid_argument naming what is wrong: a rank other than 1 to 3, a length or batch
 // of 0, or an array of more than `max_elements` elements.
 inline void check_nd_spec(const NdPlanSpec& spec, std::size_t max_elements) {
@@ -125,8 +136,9 @@ class NdPlan {
  public:
   virtual ~NdPlan() = default;
   const NdPlanSpec& spec() const { return spec_; }
-  // Transforms the first `count` arrays of the batch (count <= spec().batch; buffers are sized
-  // for the whole batch, and a backend may compute all of them). Never allocates.
+  // Transforms the first `count` arrays of the batch (count <= spec().batch). Buffers are sized
+  // for the whole batch, and the output arrays past `count` may be written too (a backend may
+  // compute all of them, from whatever the input holds there). Never allocates.
   virtual void execute(const void* in, void* out, std::size_t count, Stream stream = nullptr) = 0;
   void execute(const void* in, void* out, Stream stream = nullptr) { execute(in, out, spec_.batch, stream); }
   virtual std::size_t device_bytes() const { return 0; }

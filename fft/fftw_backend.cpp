@@ -3,9 +3,9 @@
 // the multi-dimensional ones (FftwNdPlan, FFTW's own rank-k plans).
 //
 // Each plan holds FFTW plans for ONE transform, and execute() runs them once per row through
-// FFTW's new-array interface (fftwf_execute_dft and friends). That is what makes execute()
-// thread-safe on disjoint buffers and allocation-free, and lets `count` be anything up to the
-// batch.
+// FFTW's new-array interface (fftwf_execute_dft and friends). That is what makes the 1-D plans'
+// execute() thread-safe on disjoint buffers and allocation-free, and lets `count` be anything up
+// to the batch. (The multi-dimensional c2r shares a work array, so NdPlan runs one at a time.)
 //
 // Real transforms of even length n = 2m are computed as one complex FFT of length m plus a
 // pass that splits (r2c) or joins (c2r) the even and odd halves — the classic "two real

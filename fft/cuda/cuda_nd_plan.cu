@@ -58,9 +58,22 @@ unsigned grid_extent(long long tiles, long long limit) { return static_cast<unsi
 class CudaNdPlan final : public NdPlan {
  public:
   CudaNdPlan(const NdPlanSpec& spec, Backend& rows_backend) : NdPlan(spec), layout_(make_nd_layout(spec)) {
+    // Row steps of the same length, kind and batch (every axis of a cube) share one plan: they
+    // run one after the other on the stream, so its tables and scratch serve them all.
     for (const NdStep& step : layout_.steps) {
-      rows_plans_.push_back(step.kind == NdStep::Kind::rows ? rows_backend.plan(step.rows) : nullptr);
-      if (rows_plans_.back()) device_bytes_ += rows_plans_.back()->device_bytes();
+      Plan* plan = nullptr;
+      if (step.kind == NdStep::Kind::rows) {
+        for (const auto& owned : owned_plans_) {
+          const PlanSpec& s = owned->spec();
+          if (s.n == step.rows.n && s.batch == step.rows.batch && s.transform == step.rows.transform) plan = owned.get();
+        }
+        if (plan == nullptr) {
+          owned_plans_.push_back(rows_backend.plan(step.rows));
+          plan = owned_plans_.back().get();
+          device_bytes_ += plan->device_bytes();
+        }
+      }
+      rows_plans_.push_back(plan);
     }
     if (layout_.scratch_arrays > 0) {
       const std::size_t bytes = static_cast<std::size_t>(layout_.scratch_elements) * sizeof(Cf);
@@ -88,6 +101,7 @@ class CudaNdPlan final : public NdPlan {
       const void* from = buffer(step.from, in, out);
       void* to = const_cast<void*>(buffer(step.to, in, out));
       if (step.kind == NdStep::Kind::rows) {
+        // A row plan falling back to cuFFT transforms its whole batch (arrays past `count` too).
         rows_plans_[i]->execute(from, to, static_cast<std::size_t>(step.rows_per_array * arrays), stream);
         continue;
       }
@@ -113,7 +127,8 @@ class CudaNdPlan final : public NdPlan {
   }
 
   NdLayout layout_;
-  std::vector<std::unique_ptr<Plan>> rows_plans_;  // per step; null for transposes
+  std::vector<std::unique_ptr<Plan>> owned_plans_;  // one per distinct row step
+  std::vector<Plan*> rows_plans_;                    // per step; null for transposes
   Cf* scratch_ = nullptr;                          // scratch0, then scratch1
   std::size_t device_bytes_ = 0;
 };

@@ -147,7 +147,11 @@ class CufftNdPlan final : public NdPlan {
   static CufftTransform make_transform(const NdPlanSpec& spec) {
     // cufftPlanMany takes int lengths and distances between arrays.
     check_nd_spec(spec, static_cast<std::size_t>(INT32_MAX / 2));
-    return CufftTransform(std::vector<int>(spec.shape.begin(), spec.shape.end()), spec.transform, spec.batch,
+    if (spec.batch > static_cast<std::size_t>(INT32_MAX))
+      throw std::invalid_argument("cuFFT: a batch of " + std::to_string(spec.batch) + " arrays is above its int");
+    // The unit lengths dropped, as for our backend: the layout is the same without them.
+    const std::vector<std::size_t> shape = nd_effective_shape(spec);
+    return CufftTransform(std::vector<int>(shape.begin(), shape.end()), spec.transform, spec.batch,
                           nd_input_elements(spec), nd_output_elements(spec), false);
   }
   CufftTransform transform_;

@@ -60,7 +60,8 @@ NdLayout make_nd_layout(const NdPlanSpec& spec) {
   check_nd_spec(spec, kMaxNdElements);
   NdLayout layout;
   layout.spec = spec;
-  std::vector<long long> lengths(spec.shape.begin(), spec.shape.end());
+  const std::vector<std::size_t> shape = nd_effective_shape(spec);
+  std::vector<long long> lengths(shape.begin(), shape.end());
   const long long last = lengths.back();
   const long long half = last / 2 + 1;
   const Transform direction =
@@ -69,14 +70,14 @@ NdLayout make_nd_layout(const NdPlanSpec& spec) {
   std::vector<NdStep>& steps = layout.steps;
   if (spec.transform == Transform::c2r) {
     lengths.back() = half;
-    for (std::size_t axis = 0; axis + 1 < spec.shape.size(); ++axis) {
+    for (std::size_t axis = 0; axis + 1 < shape.size(); ++axis) {
       add_rotation(steps, lengths);
       steps.push_back(rows_step(lengths.back(), direction, product(lengths) / lengths.back(), spec.batch));
     }
     add_rotation(steps, lengths);
     steps.push_back(rows_step(last, Transform::c2r, product(lengths) / half, spec.batch));
   } else {
-    for (std::size_t axis = 0; axis < spec.shape.size(); ++axis) {
+    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
       const bool real_rows = axis == 0 && spec.transform == Transform::r2c;
       const long long n = lengths.back();
       steps.push_back(rows_step(n, real_rows ? Transform::r2c : direction, product(lengths) / n, spec.batch));

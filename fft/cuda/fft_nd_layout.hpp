@@ -6,7 +6,7 @@
 // (contiguous) axis, and a transpose moves that axis to the front, viewing each array as an
 // M × L matrix (L the last length, M the rest) and writing it L × M. After one row step and one
 // transpose per axis, every axis has been the contiguous one once and the axes are back in their
-// order. For r2c the first row step is the r2c (the last axis becomes L/2+1) and the rest are
+// order. Unit lengths are dropped first (nd_effective_shape). For r2c the first row step is the r2c (the last axis becomes L/2+1) and the rest are
 // forward c2c; c2r runs the other way round: transposes first, inverse c2c rows along the outer
 // axes, and the c2r rows last, along the original last axis. A transpose with M = 1 or L = 1 moves
 // nothing and is left out.

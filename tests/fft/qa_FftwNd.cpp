@@ -1,5 +1,5 @@
 // Tests of the CPU backend's multi-dimensional transforms (FftwNdPlan in fft/fftw_backend.cpp) and
-// of the spec helpers (fft/fft_common.cpp): every transform kind in single and double precision
+// of the spec helpers (inline in fft/fft.hpp): every transform kind in single and double precision
 // against a direct DFT along each axis (tests/fft/nd_reference.hpp), in 1, 2 and 3 dimensions with
 // odd, even, prime and unit lengths; partial batches, inputs kept, unaligned arrays, bad specs.
 #include <gtest/gtest.h>
@@ -119,6 +119,7 @@ TEST(FftwNdPlan, RefusesBadSpecsAndInPlace) {
   EXPECT_THROW(backend->plan_nd({{1u << 20, 1u << 20}, 1, Transform::c2c_forward}), std::invalid_argument);
   try {
     backend->plan_nd({{2, 3, 4, 5}, 1, Transform::c2c_forward});
+    ADD_FAILURE() << "a 4-D shape was planned";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("1 to 3 dimensions, not 4"), std::string::npos) << e.what();
   }
@@ -136,6 +137,12 @@ TEST(FftCommon, NdElementsAndShapeText) {
   EXPECT_EQ(shape_text({256, 256, 64}), "256x256x64");
   EXPECT_NO_THROW(check_nd_spec({{1024, 1024}, 1, Transform::c2c_forward}, std::size_t{1} << 20));
   EXPECT_THROW(check_nd_spec({{1025, 1024}, 1, Transform::c2c_forward}, std::size_t{1} << 20), std::invalid_argument);
+  using Shape = std::vector<std::size_t>;
+  EXPECT_EQ(nd_effective_shape({{1, 128}, 1, Transform::c2c_forward}), Shape({128}));
+  EXPECT_EQ(nd_effective_shape({{9, 1, 11}, 1, Transform::c2c_inverse}), Shape({9, 11}));
+  EXPECT_EQ(nd_effective_shape({{1, 1}, 1, Transform::c2c_forward}), Shape({1}));
+  EXPECT_EQ(nd_effective_shape({{12, 1}, 1, Transform::c2r}), Shape({12, 1}));
+  EXPECT_EQ(nd_effective_shape({{1, 1, 9}, 1, Transform::r2c}), Shape({9}));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // CPU-only checks of our CUDA backend's multi-dimensional transforms: the chain of row steps and
 // transposes (fft/cuda/fft_nd_layout.hpp, the very list the device runs) executed on the host,
-// its row steps through the host executor of the planner's 1-D plans, against a direct DFT along
-// each axis in double (tests/fft/nd_reference.hpp); and the chain's shape: which buffers each step
-// reads and writes, and the steps themselves. Runs in CI without a GPU; qa_FftCuda runs the same
-// transforms on the device.
+// its row steps through the host executor of the planner's 1-D plans, against FFTW's rank-k
+// transforms in double (tests/fft/cuda/nd_fftw_reference.hpp); and the chain's shape: which
+// buffers each step reads and writes, and the steps themselves. Runs in CI without a GPU;
+// qa_FftCuda runs the same transforms on the device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fft/cuda/fft_nd_layout.hpp"
+#include "tests/fft/cuda/nd_fftw_reference.hpp"
 #include "tests/fft/nd_reference.hpp"
 
 namespace prism::fft {
@@ -35,41 +36,45 @@ std::string param_name(const ::testing::TestParamInfo<NdParam>& info) {
   return shape_text(info.param.shape) + "_" + names[static_cast<int>(info.param.transform)];
 }
 
-// Row lengths that take different 1-D algorithms: single passes (64, 256), the direct DFT (3, 5,
-// 7), Bluestein and Rader (17, 31, 4097), four-step (1000 r2c's half, 4096), unit lengths.
+// Row lengths that take each of the planner's 1-D algorithms: single Stockham passes (48, 64, 96,
+// 256, 1000 and 4096 real via their half lengths), the direct DFT (3, 5, 7, 9, 11, 17, 31), one-pass
+// Bluestein (4097; 257 real, two rows per transform, an odd count of rows with 3 arrays of 3),
+// three-pass Bluestein (100003), Rader (12289), four-step (131072); and unit lengths.
 std::vector<NdParam> nd_params() {
   using T = Transform;
-  return {{{64, 64, 64}, T::c2c_forward}, {{1, 128}, T::c2c_forward},  {{128, 1}, T::c2c_forward},
-          {{31, 48}, T::c2c_forward},     {{3, 5, 7}, T::c2c_forward},  {{96, 80}, T::c2c_inverse},
-          {{2, 3, 1000}, T::c2c_inverse}, {{4097}, T::c2c_inverse},     {{256, 256}, T::r2c},
-          {{17, 1000}, T::r2c},           {{5, 9, 11}, T::r2c},         {{2, 2, 4096}, T::r2c},
-          {{1, 1, 9}, T::r2c},            {{256, 256}, T::c2r},         {{17, 1000}, T::c2r},
-          {{5, 9, 11}, T::c2r},           {{12, 1}, T::c2r},            {{1, 1, 9}, T::c2r},
-          {{7, 6}, T::c2r},               {{4, 3, 16}, T::c2r}};
+  return {{{64, 64, 64}, T::c2c_forward}, {{1, 128}, T::c2c_forward},    {{128, 1}, T::c2c_forward},
+          {{31, 48}, T::c2c_forward},     {{3, 5, 7}, T::c2c_forward},    {{96, 80}, T::c2c_inverse},
+          {{2, 3, 1000}, T::c2c_inverse}, {{4097}, T::c2c_inverse},       {{2, 12289}, T::c2c_forward},
+          {{2, 131072}, T::c2c_inverse},  {{2, 100003}, T::c2c_forward},  {{256, 256}, T::r2c},
+          {{17, 1000}, T::r2c},           {{5, 9, 11}, T::r2c},           {{2, 2, 4096}, T::r2c},
+          {{1, 1, 9}, T::r2c},            {{3, 257}, T::r2c},             {{256, 256}, T::c2r},
+          {{17, 1000}, T::c2r},           {{5, 9, 11}, T::c2r},           {{12, 1}, T::c2r},
+          {{1, 1, 9}, T::c2r},            {{7, 6}, T::c2r},               {{4, 3, 16}, T::c2r},
+          {{3, 257}, T::c2r}};
 }
 
 class FftNdHost : public ::testing::TestWithParam<NdParam> {};
 
-TEST_P(FftNdHost, ChainMatchesDirectDft) {
+TEST_P(FftNdHost, ChainMatchesFftw) {
   const NdParam& param = GetParam();
   const NdPlanSpec spec{param.shape, 3, param.transform};
-  std::mt19937_64 rng(0x4e44 + test::nd_elements(param.shape));
-  const test::NdCase c = test::make_nd_case(spec, rng);
-  const std::vector<float> input(c.input.begin(), c.input.end());
-  const std::size_t out_reals = c.expected.size() / spec.batch;
+  std::mt19937_64 rng(0x4e44 + nd_array_elements(spec, false));
+  const test::NdReference r = test::nd_fftw_reference(spec, rng);
+  const std::size_t out_reals = r.expected.size() / spec.batch;
+  const std::vector<float> input = r.input;
   const gpu::NdLayout layout = gpu::make_nd_layout(spec);
   for (std::size_t count : {std::size_t{3}, std::size_t{2}}) {
-    std::vector<float> output(c.expected.size(), std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> output(r.expected.size(), std::numeric_limits<float>::quiet_NaN());
     gpu::execute_nd_on_host(layout, input.data(), output.data(), count);
     for (std::size_t b = 0; b < count; ++b) {
-      EXPECT_LE(test::relative_error(output.data() + b * out_reals, c.expected.data() + b * out_reals, out_reals),
+      EXPECT_LE(test::relative_error(output.data() + b * out_reals, r.expected.data() + b * out_reals, out_reals),
                 kTolerance)
           << layout.algorithm << ", array " << b;
     }
     for (std::size_t i = count * out_reals; i < output.size(); ++i)
       ASSERT_TRUE(std::isnan(output[i])) << "past the arrays asked for: " << i;
   }
-  EXPECT_EQ(input, std::vector<float>(c.input.begin(), c.input.end())) << "input modified";
+  EXPECT_EQ(input, r.input) << "input modified";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FftNdHost, ::testing::ValuesIn(nd_params()), param_name);
@@ -120,14 +125,20 @@ TEST(FftNdLayout, StepsOfEachKind) {
   EXPECT_EQ(layout.algorithm,
             "rows 4 c2c_forward, transpose 6x4, rows 3 c2c_forward, transpose 8x3, rows 2 c2c_forward, transpose 12x2");
 
-  // One dimension, or unit lengths: nothing to transpose, the rows go straight to the output.
+  // One dimension, or unit lengths (dropped): nothing to transpose, the rows go straight to the
+  // output.
   layout = gpu::make_nd_layout({{4096}, 2, Transform::c2c_inverse});
   EXPECT_EQ(layout.algorithm, "rows 4096 c2c_inverse");
   EXPECT_EQ(layout.steps[0].from, gpu::NdBuffer::input);
   EXPECT_EQ(layout.steps[0].to, gpu::NdBuffer::output);
   EXPECT_EQ(layout.scratch_arrays, 0);
   layout = gpu::make_nd_layout({{1, 128}, 1, Transform::c2c_forward});
-  EXPECT_EQ(layout.algorithm, "rows 128 c2c_forward, rows 1 c2c_forward");
+  EXPECT_EQ(layout.algorithm, "rows 128 c2c_forward");
+  layout = gpu::make_nd_layout({{9, 1, 11}, 1, Transform::c2c_forward});
+  EXPECT_EQ(layout.algorithm, "rows 11 c2c_forward, transpose 9x11, rows 9 c2c_forward, transpose 11x9");
+  // r2c and c2r keep a unit last length: it is their real axis.
+  layout = gpu::make_nd_layout({{12, 1}, 1, Transform::c2r});
+  EXPECT_EQ(layout.algorithm, "rows 12 c2c_inverse, rows 1 c2r");
 }
 
 TEST(FftNdLayout, RefusesBadSpecs) {
