@@ -84,6 +84,12 @@ struct FftwPlanPair {
                ? aligned
                : unaligned;
   }
+  // Under the precision's planner lock.
+  void destroy_locked() {
+    if (aligned != nullptr) FftwApi<Real>::destroy(aligned);
+    if (unaligned != nullptr) FftwApi<Real>::destroy(unaligned);
+    aligned = unaligned = nullptr;
+  }
 };
 
 // Splits the length-m complex FFT Z of z[j] = x[2j] + i·x[2j+1] into the spectrum X[0..m] of
@@ -184,7 +190,7 @@ class FftwPlan final : public Plan {
     plans_.aligned = make_fftw_plan(in_ptr, out_ptr, 0);
     plans_.unaligned = make_fftw_plan(in_ptr, out_ptr, FFTW_UNALIGNED);
     if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
-      destroy_locked();
+      plans_.destroy_locked();
       throw std::invalid_argument("FFTW could not plan a transform of length " +
                                   std::to_string(spec.n));
     }
@@ -194,7 +200,7 @@ class FftwPlan final : public Plan {
 
   ~FftwPlan() override {
     std::lock_guard<std::mutex> lock(Api::planner_mutex());
-    destroy_locked();
+    plans_.destroy_locked();
   }
 
   FftwPlan(const FftwPlan&) = delete;
@@ -265,12 +271,6 @@ class FftwPlan final : public Plan {
     return nullptr;
   }
 
-  void destroy_locked() {
-    if (plans_.aligned != nullptr) Api::destroy(plans_.aligned);
-    if (plans_.unaligned != nullptr) Api::destroy(plans_.unaligned);
-    plans_.aligned = plans_.unaligned = nullptr;
-  }
-
   std::size_t in_row_reals_;
   std::size_t out_row_reals_;
   bool half_length_;             // an even-length real transform, through a complex FFT of n/2
@@ -304,7 +304,7 @@ class FftwNdPlan final : public NdPlan {
     plans_.aligned = make_fftw_plan(in_ptr, out.get(), 0);
     plans_.unaligned = make_fftw_plan(in_ptr, out.get(), FFTW_UNALIGNED);
     if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
-      destroy_locked();
+      plans_.destroy_locked();
       throw std::invalid_argument("FFTW could not plan a transform of shape " + shape_text(spec.shape));
     }
     plans_.in_alignment = Api::alignment_of(in_ptr);
@@ -313,7 +313,7 @@ class FftwNdPlan final : public NdPlan {
 
   ~FftwNdPlan() override {
     std::lock_guard<std::mutex> lock(Api::planner_mutex());
-    destroy_locked();
+    plans_.destroy_locked();
   }
 
   FftwNdPlan(const FftwNdPlan&) = delete;
@@ -360,12 +360,6 @@ class FftwNdPlan final : public NdPlan {
       case Transform::c2r: return Api::dft_c2r_nd(rank, lengths_.data(), cin, out, flags | FFTW_DESTROY_INPUT);
     }
     return nullptr;
-  }
-
-  void destroy_locked() {
-    if (plans_.aligned != nullptr) Api::destroy(plans_.aligned);
-    if (plans_.unaligned != nullptr) Api::destroy(plans_.unaligned);
-    plans_.aligned = plans_.unaligned = nullptr;
   }
 
   std::size_t in_reals_;   // reals of one input array

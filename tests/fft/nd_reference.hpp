@@ -7,7 +7,9 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <ostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fft/fft.hpp"
@@ -16,6 +18,24 @@ namespace prism::fft::test {
 
 template <typename Real>
 using NdComplex = std::vector<std::complex<Real>>;
+
+// A parameter of the shape sweeps: shape and transform, printed and named as "4x6_r2c".
+struct NdParam {
+  std::vector<std::size_t> shape;
+  Transform transform;
+};
+inline const char* nd_transform_name(Transform t) {
+  static const char* names[] = {"c2c_forward", "c2c_inverse", "r2c", "c2r"};
+  return names[static_cast<int>(t)];
+}
+inline void PrintTo(const NdParam& param, std::ostream* os) {
+  *os << shape_text(param.shape) << " " << nd_transform_name(param.transform);
+}
+// For INSTANTIATE_TEST_SUITE_P (any TestParamInfo<NdParam>).
+template <typename Info>
+std::string nd_param_name(const Info& info) {
+  return shape_text(info.param.shape) + "_" + nd_transform_name(info.param.transform);
+}
 
 // Transforms one array of the shape along `axis` in place, by a direct DFT of each line (the
 // twiddle index reduced modulo the length in integers, as the 1-D tests' reference).

@@ -17,19 +17,7 @@
 namespace prism::fft {
 namespace {
 
-struct NdParam {
-  std::vector<std::size_t> shape;
-  Transform transform;
-};
-
-void PrintTo(const NdParam& param, std::ostream* os) {
-  *os << shape_text(param.shape) << " transform " << static_cast<int>(param.transform);
-}
-
-std::string param_name(const ::testing::TestParamInfo<NdParam>& info) {
-  static const char* names[] = {"c2c_forward", "c2c_inverse", "r2c", "c2r"};
-  return shape_text(info.param.shape) + "_" + names[static_cast<int>(info.param.transform)];
-}
+using test::NdParam;
 
 std::vector<NdParam> nd_params() {
   const std::vector<std::vector<std::size_t>> shapes = {{12}, {4, 6}, {5, 7}, {8, 9}, {1, 16}, {16, 1}, {17, 10},
@@ -81,7 +69,7 @@ TEST_P(FftwNd, DoublePrecisionMatchesDirectDft) {
   check_nd<double>(*backend, GetParam(), 1, 1e-14);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, FftwNd, ::testing::ValuesIn(nd_params()), param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, FftwNd, ::testing::ValuesIn(nd_params()), test::nd_param_name<::testing::TestParamInfo<NdParam>>);
 
 TEST(FftwNdPlan, UnalignedArraysAreCorrect) {
   auto backend = make_cpu_backend();

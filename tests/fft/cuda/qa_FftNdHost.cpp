@@ -22,19 +22,7 @@ namespace {
 
 constexpr double kTolerance = 2e-6;  // float rounding of the row transforms; a wrong step is far above
 
-struct NdParam {
-  std::vector<std::size_t> shape;
-  Transform transform;
-};
-
-void PrintTo(const NdParam& param, std::ostream* os) {
-  *os << shape_text(param.shape) << " transform " << static_cast<int>(param.transform);
-}
-
-std::string param_name(const ::testing::TestParamInfo<NdParam>& info) {
-  static const char* names[] = {"c2c_forward", "c2c_inverse", "r2c", "c2r"};
-  return shape_text(info.param.shape) + "_" + names[static_cast<int>(info.param.transform)];
-}
+using test::NdParam;
 
 // Row lengths that take each of the planner's 1-D algorithms: single Stockham passes (48, 64, 96,
 // 256, 1000 and 4096 real via their half lengths), the direct DFT (3, 5, 7, 9, 11, 17, 31), one-pass
@@ -77,7 +65,7 @@ TEST_P(FftNdHost, ChainMatchesFftw) {
   EXPECT_EQ(input, r.input) << "input modified";
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, FftNdHost, ::testing::ValuesIn(nd_params()), param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, FftNdHost, ::testing::ValuesIn(nd_params()), test::nd_param_name<::testing::TestParamInfo<NdParam>>);
 
 // Each step reads what the one before wrote (the first the input), never writes what it reads
 // nor the input, and the last writes the output; c2r writes its real output only at the end.
