@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <malloc.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -19,6 +18,10 @@
 #include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
 #include "prism/version.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace {
 
@@ -39,18 +42,20 @@ int finish_stdout(int code) {
   return code == prism::app::kExitOk ? prism::app::kExitFailure : code;
 }
 
-// Buffers of up to 32 MiB come from the heap, and up to 64 MiB of freed memory stays at a heap's
-// top for the next ones. With glibc's defaults each large buffer was mapped afresh, its pages
+// Buffers of up to 32 MiB come from the heap, and up to 64 MiB of freed memory stays at the top of
+// each malloc arena for the next ones. With glibc's defaults each large buffer was mapped afresh, its pages
 // zeroed by the kernel on first touch, or a freed one given back at once: ZeroMQ allocates a
 // buffer per received message (512 KiB at the default block size) in its I/O thread and the
 // receiver frees it in another, and a prism receiving over loopback spent a fifth of its time
 // faulting those pages in (bench/RESULTS.md, "ZeroMQ streams"). Only the command line does this:
-// a program embedding prism keeps its own allocator settings. Malloc tunables the user set in
-// GLIBC_TUNABLES are left as they are.
+// a program embedding prism keeps its own allocator settings. A threshold the user set in
+// GLIBC_TUNABLES is left as it is (mallopt of one threshold turns off glibc's adjustment of both).
 void keep_large_buffers_in_the_heap() {
 #if defined(__GLIBC__)
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
+  if (tunables != nullptr && (std::strstr(tunables, "glibc.malloc.mmap_threshold") != nullptr ||
+                              std::strstr(tunables, "glibc.malloc.trim_threshold") != nullptr))
+    return;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif

@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
           continue;
         }
         rows.push_back(row);
-        std::printf("%-4s %13s %3zu | %9.3f %8.0f %8.0f | %9.3f %8.0f | %6.2f | %9.2e | %s\n", kind.c_str(),
+        std::printf("%-4s %11s %5zu | %9.3f %8.0f %8.0f | %9.3f %8.0f | %6.2f | %9.2e | %s\n", kind.c_str(),
                     row.shape.c_str(), row.batch, row.ours_ms, row.bytes / (row.ours_ms * 1e6),
                     row.flops / (row.ours_ms * 1e6), row.cufft_ms, row.bytes / (row.cufft_ms * 1e6),
                     row.cufft_ms / row.ours_ms, row.max_diff, row.algorithm.c_str());

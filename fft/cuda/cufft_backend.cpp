@@ -137,7 +137,8 @@ class CufftNdPlan final : public NdPlan {
  public:
   explicit CufftNdPlan(const NdPlanSpec& spec) : NdPlan(spec), transform_(make_transform(spec)) {}
   std::size_t device_bytes() const override { return transform_.device_bytes(); }
-  void execute(const void* in, void* out, std::size_t, Stream stream) override {
+  void execute(const void* in, void* out, std::size_t count, Stream stream) override {
+    if (count == 0) return;
     if (in == static_cast<const void*>(out))
       throw std::invalid_argument("a multi-dimensional FFT plan runs out of place only");
     transform_.execute(in, out, static_cast<cudaStream_t>(stream));

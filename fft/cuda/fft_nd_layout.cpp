@@ -58,6 +58,9 @@ std::string describe_step(const NdStep& step) {
 
 NdLayout make_nd_layout(const NdPlanSpec& spec) {
   check_nd_spec(spec, kMaxNdElements);
+  for (std::size_t length : spec.shape)
+    if (length > (std::size_t{1} << 30))
+      throw std::invalid_argument("FFT shape " + shape_text(spec.shape) + " has a length above 2^30");
   NdLayout layout;
   layout.spec = spec;
   const std::vector<std::size_t> shape = nd_effective_shape(spec);

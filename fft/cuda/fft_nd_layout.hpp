@@ -6,10 +6,10 @@
 // (contiguous) axis, and a transpose moves that axis to the front, viewing each array as an
 // M × L matrix (L the last length, M the rest) and writing it L × M. After one row step and one
 // transpose per axis, every axis has been the contiguous one once and the axes are back in their
-// order. Unit lengths are dropped first (nd_effective_shape). For r2c the first row step is the r2c (the last axis becomes L/2+1) and the rest are
-// forward c2c; c2r runs the other way round: transposes first, inverse c2c rows along the outer
-// axes, and the c2r rows last, along the original last axis. A transpose with M = 1 or L = 1 moves
-// nothing and is left out.
+// order. Unit lengths are dropped first (nd_effective_shape). For r2c the first row step is the
+// r2c (the last axis becomes L/2+1) and the rest are forward c2c; c2r runs the other way round:
+// transposes first, inverse c2c rows along the outer axes, and the c2r rows last, along the
+// original last axis. A transpose with M = 1 or L = 1 moves nothing and is left out.
 //
 // Buffers: the input is only read; each step writes to a buffer other than the one it reads.
 // c2c and r2c alternate between one scratch array and the output, ending in the output; c2r
@@ -53,7 +53,8 @@ struct NdLayout {
 // stay far inside long long, and the grid's strides inside what the kernels step over.
 inline constexpr std::size_t kMaxNdElements = std::size_t{1} << 31;
 
-// Throws std::invalid_argument as check_nd_spec, with kMaxNdElements.
+// Throws std::invalid_argument as check_nd_spec, with kMaxNdElements, and for a length above
+// 2^30 (beyond what any 1-D plan, ours or cuFFT's, takes), naming the shape.
 NdLayout make_nd_layout(const NdPlanSpec& spec);
 
 // Transposes `arrays` row-major rows × columns complex matrices (array t at t·rows·columns) into

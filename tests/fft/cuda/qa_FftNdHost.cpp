@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fft/cuda/fft_nd_layout.hpp"
+#include "fft/cuda/fft_plan.hpp"
 #include "tests/fft/cuda/nd_fftw_reference.hpp"
 #include "tests/fft/nd_reference.hpp"
 
@@ -68,7 +69,8 @@ TEST_P(FftNdHost, ChainMatchesFftw) {
 INSTANTIATE_TEST_SUITE_P(Shapes, FftNdHost, ::testing::ValuesIn(nd_params()), test::nd_param_name<::testing::TestParamInfo<NdParam>>);
 
 // Each step reads what the one before wrote (the first the input), never writes what it reads
-// nor the input, and the last writes the output; c2r writes its real output only at the end.
+// nor the input, and the last writes the output; c2r writes its real output only at the end;
+// the scratch arrays hold what is written into them.
 TEST(FftNdLayout, BuffersFollowTheChain) {
   for (const NdParam& param : nd_params()) {
     const gpu::NdLayout layout = gpu::make_nd_layout({param.shape, 2, param.transform});
@@ -85,11 +87,13 @@ TEST(FftNdLayout, BuffersFollowTheChain) {
       } else if (param.transform == Transform::c2r) {
         EXPECT_NE(step.to, gpu::NdBuffer::output) << layout.algorithm;
       }
-      if (step.to == gpu::NdBuffer::scratch1) {
-        EXPECT_EQ(layout.scratch_arrays, 2) << layout.algorithm;
-      }
-      if (step.to == gpu::NdBuffer::scratch0) {
-        EXPECT_GE(layout.scratch_arrays, 1) << layout.algorithm;
+      // A scratch array holds all a step writes into it (complex elements, the whole batch).
+      if (step.to == gpu::NdBuffer::scratch0 || step.to == gpu::NdBuffer::scratch1) {
+        EXPECT_GE(layout.scratch_arrays, step.to == gpu::NdBuffer::scratch1 ? 2 : 1) << layout.algorithm;
+        const long long written = step.kind == gpu::NdStep::Kind::transpose
+                                      ? step.rows_per_array * step.columns * static_cast<long long>(layout.spec.batch)
+                                      : gpu::output_row_length(step.rows) * static_cast<long long>(step.rows.batch);
+        EXPECT_LE(written, layout.scratch_elements) << layout.algorithm << " step " << j;
       }
       previous = step.to;
     }
@@ -135,6 +139,8 @@ TEST(FftNdLayout, RefusesBadSpecs) {
   EXPECT_THROW(gpu::make_nd_layout({{64, 0}, 1, Transform::r2c}), std::invalid_argument);
   EXPECT_THROW(gpu::make_nd_layout({{64, 64}, 0, Transform::r2c}), std::invalid_argument);
   EXPECT_THROW(gpu::make_nd_layout({{1u << 16, 1u << 16}, 1, Transform::c2c_forward}), std::invalid_argument);
+  // 2^31 elements are within the array limit, but no 1-D plan takes a row of 2^31.
+  EXPECT_THROW(gpu::make_nd_layout({{std::size_t{1} << 31}, 1, Transform::c2c_forward}), std::invalid_argument);
 }
 
 TEST(FftNdLayout, TransposeOnHost) {
