@@ -84,6 +84,20 @@ struct FftwPlanPair {
                ? aligned
                : unaligned;
   }
+  // Under the precision's planner lock: both plans from make_plan(extra FFTW flags) on the arrays
+  // `in` and `out`, with their alignments; false (nothing kept) where FFTW cannot plan it.
+  template <class MakePlan>
+  bool make_locked(MakePlan&& make_plan, Real* in, Real* out) {
+    aligned = make_plan(0u);
+    unaligned = make_plan(unsigned{FFTW_UNALIGNED});
+    if (aligned == nullptr || unaligned == nullptr) {
+      destroy_locked();
+      return false;
+    }
+    in_alignment = FftwApi<Real>::alignment_of(in);
+    out_alignment = FftwApi<Real>::alignment_of(out);
+    return true;
+  }
   // Under the precision's planner lock.
   void destroy_locked() {
     if (aligned != nullptr) FftwApi<Real>::destroy(aligned);
@@ -187,15 +201,8 @@ class FftwPlan final : public Plan {
     if (half_length_ && spec.transform == Transform::c2r) in_ptr = out_ptr;
 
     std::lock_guard<std::mutex> lock(Api::planner_mutex());
-    plans_.aligned = make_fftw_plan(in_ptr, out_ptr, 0);
-    plans_.unaligned = make_fftw_plan(in_ptr, out_ptr, FFTW_UNALIGNED);
-    if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
-      plans_.destroy_locked();
-      throw std::invalid_argument("FFTW could not plan a transform of length " +
-                                  std::to_string(spec.n));
-    }
-    plans_.in_alignment = Api::alignment_of(in_ptr);
-    plans_.out_alignment = Api::alignment_of(out_ptr);
+    if (!plans_.make_locked([&](unsigned flags) { return make_fftw_plan(in_ptr, out_ptr, flags); }, in_ptr, out_ptr))
+      throw std::invalid_argument("FFTW could not plan a transform of length " + std::to_string(spec.n));
   }
 
   ~FftwPlan() override {
@@ -301,14 +308,9 @@ class FftwNdPlan final : public NdPlan {
       in_ptr = work_.get();
     }
     std::lock_guard<std::mutex> lock(Api::planner_mutex());
-    plans_.aligned = make_fftw_plan(in_ptr, out.get(), 0);
-    plans_.unaligned = make_fftw_plan(in_ptr, out.get(), FFTW_UNALIGNED);
-    if (plans_.aligned == nullptr || plans_.unaligned == nullptr) {
-      plans_.destroy_locked();
+    if (!plans_.make_locked([&](unsigned flags) { return make_fftw_plan(in_ptr, out.get(), flags); }, in_ptr,
+                            out.get()))
       throw std::invalid_argument("FFTW could not plan a transform of shape " + shape_text(spec.shape));
-    }
-    plans_.in_alignment = Api::alignment_of(in_ptr);
-    plans_.out_alignment = Api::alignment_of(out.get());
   }
 
   ~FftwNdPlan() override {

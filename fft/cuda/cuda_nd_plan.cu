@@ -30,9 +30,9 @@ constexpr int kTile = 32;
 constexpr int kTileRows = 8;  // threads along y; each takes every 8th row of the tile
 
 __global__ void __launch_bounds__(kTile * kTileRows)
-    nd_transpose_kernel(const Cf* src, Cf* dst, long long arrays, long long rows, long long columns) {
+    nd_transpose_kernel(const TransposeDesc d, const Cf* src, Cf* dst, long long arrays) {
   __shared__ Cf tile[kTile][kTile + 1];
-  const long long matrix = rows * columns;
+  const long long rows = d.rows, columns = d.columns;
   const int x = static_cast<int>(threadIdx.x);
   for (long long t = blockIdx.z; t < arrays; t += gridDim.z) {
     for (long long r0 = static_cast<long long>(blockIdx.y) * kTile; r0 < rows; r0 += static_cast<long long>(gridDim.y) * kTile) {
@@ -40,12 +40,12 @@ __global__ void __launch_bounds__(kTile * kTileRows)
            k0 += static_cast<long long>(gridDim.x) * kTile) {
         for (int i = static_cast<int>(threadIdx.y); i < kTile; i += kTileRows) {
           const long long r = r0 + i, k = k0 + x;
-          if (r < rows && k < columns) tile[i][x] = src[t * matrix + r * columns + k];
+          if (r < rows && k < columns) tile[i][x] = src[transpose_in_offset(d, t, r, k)];
         }
         __syncthreads();
         for (int i = static_cast<int>(threadIdx.y); i < kTile; i += kTileRows) {
           const long long r = r0 + x, k = k0 + i;
-          if (r < rows && k < columns) dst[t * matrix + k * rows + r] = tile[x][i];
+          if (r < rows && k < columns) dst[transpose_out_offset(d, t, r, k)] = tile[x][i];
         }
         __syncthreads();
       }
@@ -65,7 +65,10 @@ class CudaNdPlan final : public NdPlan {
       if (step.kind == NdStep::Kind::rows) {
         for (const auto& owned : owned_plans_) {
           const PlanSpec& s = owned->spec();
-          if (s.n == step.rows.n && s.batch == step.rows.batch && s.transform == step.rows.transform) plan = owned.get();
+          if (s.n == step.rows.n && s.batch == step.rows.batch && s.transform == step.rows.transform) {
+            plan = owned.get();
+            break;
+          }
         }
         if (plan == nullptr) {
           owned_plans_.push_back(rows_backend.plan(step.rows));
@@ -108,8 +111,8 @@ class CudaNdPlan final : public NdPlan {
       const dim3 grid(grid_extent((step.columns + kTile - 1) / kTile, 1ll << 30),
                       grid_extent((step.rows_per_array + kTile - 1) / kTile, 65535),
                       grid_extent(arrays, 65535));
-      nd_transpose_kernel<<<grid, dim3(kTile, kTileRows), 0, s>>>(static_cast<const Cf*>(from), static_cast<Cf*>(to),
-                                                                  arrays, step.rows_per_array, step.columns);
+      nd_transpose_kernel<<<grid, dim3(kTile, kTileRows), 0, s>>>(
+          nd_transpose_desc(step.rows_per_array, step.columns), static_cast<const Cf*>(from), static_cast<Cf*>(to), arrays);
       check(cudaGetLastError(), "transpose launch");
     }
   }

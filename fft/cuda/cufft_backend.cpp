@@ -40,13 +40,9 @@ class CufftTransform {
       : transform_(transform) {
     int in_dist = static_cast<int>(input_elements);
     int out_dist = static_cast<int>(output_elements);
-    // With embeddings, the strides are those of the arrays as they lie (in-place real rows are
-    // padded); the multi-dimensional arrays are contiguous, cuFFT's basic layout (no embeddings).
-    std::vector<int> in_embed = lengths, out_embed = lengths;
-    if (lengths.size() == 1) {
-      in_embed[0] = in_dist;
-      out_embed[0] = out_dist;
-    }
+    // Rows are embedded in rows of their distance (in-place real rows are padded); the
+    // multi-dimensional arrays are contiguous, cuFFT's basic layout (no embeddings).
+    const bool embedded = lengths.size() == 1;
     cufftType type = CUFFT_C2C;
     switch (transform) {
       case Transform::c2c_forward:
@@ -54,9 +50,8 @@ class CufftTransform {
       case Transform::r2c: type = CUFFT_R2C; break;
       case Transform::c2r: type = CUFFT_C2R; break;
     }
-    const bool embedded = lengths.size() == 1;
-    check_cufft(cufftPlanMany(&plan_, static_cast<int>(lengths.size()), lengths.data(), embedded ? in_embed.data() : nullptr,
-                              1, in_dist, embedded ? out_embed.data() : nullptr, 1, out_dist, type,
+    check_cufft(cufftPlanMany(&plan_, static_cast<int>(lengths.size()), lengths.data(), embedded ? &in_dist : nullptr,
+                              1, in_dist, embedded ? &out_dist : nullptr, 1, out_dist, type,
                               static_cast<int>(batch)),
                 "cufftPlanMany");
     std::size_t work = 0;

@@ -120,10 +120,10 @@ NdLayout make_nd_layout(const NdPlanSpec& spec) {
 }
 
 void transpose_on_host(const Cf* in, Cf* out, long long arrays, long long rows, long long columns) {
-  const long long matrix = rows * columns;
+  const TransposeDesc d = nd_transpose_desc(rows, columns);
   for (long long t = 0; t < arrays; ++t)
     for (long long r = 0; r < rows; ++r)
-      for (long long k = 0; k < columns; ++k) out[t * matrix + k * rows + r] = in[t * matrix + r * columns + k];
+      for (long long k = 0; k < columns; ++k) out[transpose_out_offset(d, t, r, k)] = in[transpose_in_offset(d, t, r, k)];
 }
 
 void execute_nd_on_host(const NdLayout& layout, const void* in, void* out, std::size_t count) {

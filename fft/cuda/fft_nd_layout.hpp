@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fft/cuda/fft_complex.hpp"
+#include "fft/cuda/fft_pass.hpp"
 #include "fft/fft.hpp"
 
 namespace prism::fft::gpu {
@@ -56,6 +57,17 @@ inline constexpr std::size_t kMaxNdElements = std::size_t{1} << 31;
 // Throws std::invalid_argument as check_nd_spec, with kMaxNdElements, and for a length above
 // 2^30 (beyond what any 1-D plan, ours or cuFFT's, takes), naming the shape.
 NdLayout make_nd_layout(const NdPlanSpec& spec);
+
+// The element map of a transpose of contiguous rows × columns complex matrices into columns × rows
+// ones (transpose_in_offset and transpose_out_offset of the four-step's transpose), shared by
+// the device's kernel and the host.
+inline TransposeDesc nd_transpose_desc(long long rows, long long columns) {
+  TransposeDesc d;
+  d.rows = rows;
+  d.columns = columns;
+  d.in_dist = d.out_dist = rows * columns;
+  return d;
+}
 
 // Transposes `arrays` row-major rows × columns complex matrices (array t at t·rows·columns) into
 // columns × rows matrices. The host side of the device's transpose kernel.

@@ -30,6 +30,7 @@
 #include "fft/cuda/fft_plan.hpp"
 #include "tests/fft/cuda/fft_reference.hpp"
 #include "tests/fft/cuda/nd_fftw_reference.hpp"
+#include "tests/fft/nd_reference.hpp"
 #include "tests/fft/cuda/gpu_test_main.hpp"
 
 namespace prism::fft {
@@ -844,19 +845,10 @@ std::pair<double, double> nd_errors(NdPlan& plan, const test::NdReference& r, st
     }
   }
   double worst = 0.0;
-  long double error = 0, norm = 0;
-  for (std::size_t array = 0; array < count; ++array) {
-    long double e = 0, n = 0;
-    for (std::size_t i = array * per_array; i < (array + 1) * per_array; ++i) {
-      const long double d = static_cast<long double>(out[i]) - r.expected[i];
-      e += d * d;
-      n += static_cast<long double>(r.expected[i]) * r.expected[i];
-    }
-    worst = std::max(worst, static_cast<double>(std::sqrt(e / n)));
-    error += e;
-    norm += n;
-  }
-  return {worst, static_cast<double>(std::sqrt(error / norm))};
+  for (std::size_t array = 0; array < count; ++array)
+    worst = std::max(worst, test::relative_error(out.data() + array * per_array, r.expected.data() + array * per_array,
+                                                 per_array));
+  return {worst, test::relative_error(out.data(), r.expected.data(), count * per_array)};
 }
 
 // Multi-dimensional transforms (fft_nd_layout.hpp's chain on the device, cuFFT's rank-k plans)
