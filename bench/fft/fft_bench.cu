@@ -15,8 +15,8 @@
 // FFT kinds); bench/fft/dct_peers.py
 // times cupyx.scipy.fft.dct, a DCT on cuFFT, on the same lengths.
 // --shapes times multi-dimensional transforms instead (c2c, r2c, c2r of arrays such as 1024x1024
-// or 256x256x256, as many arrays as fill the working set, at least one): our backend's chain of
-// row steps and transposes (fft/cuda/fft_nd_layout.hpp) beside cuFFT's rank-2/3 plan, the c2r
+// or 256x256x256, as many arrays as fill the working set, at least one): our backend's row steps
+// and columns passes (fft/cuda/fft_nd_layout.hpp) beside cuFFT's rank-2/3 plan, the c2r
 // input the r2c of random reals, ours checked against cuFFT first; GFLOP/s count 5 N log2 N
 // (2.5 for real) with N the elements of an array.
 //
@@ -244,7 +244,7 @@ Row bench_nd(const std::string& kind, const std::vector<std::size_t>& shape, flo
   };
   fill_input();
   auto ours = ours_backend.plan_nd(spec);
-  // Same result as cuFFT on the first arrays (a broken chain must not look fast).
+  // Same result as cuFFT on the first arrays (broken steps must not look fast).
   const std::size_t check_floats = std::min(spec.batch * out_bytes, std::size_t{64} << 20) / sizeof(float);
   std::vector<float> host_ours(check_floats), host_cufft(check_floats);
   CHECK_CUDA(cudaMemset(d_out, 0xFF, spec.batch * out_bytes));

@@ -770,6 +770,14 @@ std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions&
   return std::make_unique<CudaFftPlan>(spec, make_plan_layout(spec, for_current_device(options)));
 }
 
+std::unique_ptr<Plan> make_cuda_columns_plan(const ColumnsSpec& spec) {
+  PlanLayout layout = make_columns_layout(spec);
+  const PlanSpec plan_spec = layout.spec;
+  return std::make_unique<CudaFftPlan>(plan_spec, std::move(layout));
+}
+
+long long device_shared_bytes_limit() { return device_shared_limit(); }
+
 std::string describe_cuda_plan(const PlanSpec& spec) {
   return make_plan_layout(spec, for_current_device(planner_options_for(spec))).algorithm;
 }

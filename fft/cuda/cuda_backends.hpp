@@ -27,8 +27,13 @@ struct PlannerOptions;
 std::unique_ptr<Plan> make_cuda_plan(const PlanSpec& spec, const PlannerOptions& options);
 // Human-readable description of the algorithm our planner picks for spec.
 std::string describe_cuda_plan(const PlanSpec& spec);
-// A multi-dimensional plan of our backend (the chain of fft_nd_layout.hpp), its row steps planned
-// by `rows_backend`, which must outlive it; and the chain in words.
+// A columns pass (fft_plan.hpp's ColumnsSpec) as a plan: execute's count is the groups.
+struct ColumnsSpec;
+std::unique_ptr<Plan> make_cuda_columns_plan(const ColumnsSpec& spec);
+// The shared memory per block this device lets our kernels take (at most the planner's limit).
+long long device_shared_bytes_limit();
+// A multi-dimensional plan of our backend (the steps of fft_nd_layout.hpp), its row steps planned
+// by `rows_backend`, which must outlive it; and the steps in words.
 std::unique_ptr<NdPlan> make_cuda_nd_plan(const NdPlanSpec& spec, Backend& rows_backend);
 std::string describe_cuda_nd_plan(const NdPlanSpec& spec);
 }  // namespace gpu

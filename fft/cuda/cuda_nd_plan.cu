@@ -1,6 +1,7 @@
-// Multi-dimensional transforms on our CUDA backend: the chain of fft_nd_layout.hpp, its row steps
-// planned by the backend as any 1-D plan (our kernels, or cuFFT where ours do not reach) and its
-// transposes run by a tiled transpose kernel of any size.
+// Multi-dimensional transforms on our CUDA backend: the steps of fft_nd_layout.hpp, its row steps
+// planned by the backend as any 1-D plan (our kernels, or cuFFT where ours do not reach), its
+// columns steps one pass of our kernels each, and its transposes run by a tiled transpose kernel
+// of any size.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,24 +58,28 @@ unsigned grid_extent(long long tiles, long long limit) { return static_cast<unsi
 
 class CudaNdPlan final : public NdPlan {
  public:
-  CudaNdPlan(const NdPlanSpec& spec, Backend& rows_backend) : NdPlan(spec), layout_(make_nd_layout(spec)) {
-    // Row steps of the same length, kind and batch (every axis of a cube) share one plan: they
-    // run one after the other on the stream, so its tables and scratch serve them all.
-    for (const NdStep& step : layout_.steps) {
+  CudaNdPlan(const NdPlanSpec& spec, Backend& rows_backend)
+      : NdPlan(spec), layout_(make_nd_layout(spec, device_shared_bytes_limit())) {
+    // Row steps of the same length, kind and batch (every axis of a cube in the transposes'
+    // chain) share one plan: they run one after the other on the stream, so its tables and
+    // scratch serve them all.
+    for (std::size_t i = 0; i < layout_.steps.size(); ++i) {
+      const NdStep& step = layout_.steps[i];
       Plan* plan = nullptr;
-      if (step.kind == NdStep::Kind::rows) {
-        for (const auto& owned : owned_plans_) {
-          const PlanSpec& s = owned->spec();
-          if (s.n == step.rows.n && s.batch == step.rows.batch && s.transform == step.rows.transform) {
-            plan = owned.get();
-            break;
-          }
+      for (std::size_t j = 0; j < i && step.kind == NdStep::Kind::rows; ++j) {
+        const NdStep& earlier = layout_.steps[j];
+        if (earlier.kind == NdStep::Kind::rows && earlier.rows.n == step.rows.n &&
+            earlier.rows.batch == step.rows.batch && earlier.rows.transform == step.rows.transform) {
+          plan = rows_plans_[j];
+          break;
         }
-        if (plan == nullptr) {
-          owned_plans_.push_back(rows_backend.plan(step.rows));
-          plan = owned_plans_.back().get();
-          device_bytes_ += plan->device_bytes();
-        }
+      }
+      if (plan == nullptr && step.kind != NdStep::Kind::transpose) {
+        owned_plans_.push_back(step.kind == NdStep::Kind::columns
+                                   ? make_cuda_columns_plan(columns_spec(step, static_cast<long long>(spec.batch)))
+                                   : rows_backend.plan(step.rows));
+        plan = owned_plans_.back().get();
+        device_bytes_ += plan->device_bytes();
       }
       rows_plans_.push_back(plan);
     }
@@ -103,8 +108,9 @@ class CudaNdPlan final : public NdPlan {
       const NdStep& step = layout_.steps[i];
       const void* from = buffer(step.from, in, out);
       void* to = const_cast<void*>(buffer(step.to, in, out));
-      if (step.kind == NdStep::Kind::rows) {
-        // A row plan falling back to cuFFT transforms its whole batch (arrays past `count` too).
+      if (step.kind != NdStep::Kind::transpose) {
+        // Rows or groups of columns of the arrays asked for. A row plan falling back to cuFFT
+        // transforms its whole batch (arrays past `count` too).
         rows_plans_[i]->execute(from, to, static_cast<std::size_t>(step.rows_per_array * arrays), stream);
         continue;
       }
@@ -130,7 +136,7 @@ class CudaNdPlan final : public NdPlan {
   }
 
   NdLayout layout_;
-  std::vector<std::unique_ptr<Plan>> owned_plans_;  // one per distinct row step
+  std::vector<std::unique_ptr<Plan>> owned_plans_;  // one per distinct row step, one per columns step
   std::vector<Plan*> rows_plans_;                    // per step; null for transposes
   Cf* scratch_ = nullptr;                          // scratch0, then scratch1
   std::size_t device_bytes_ = 0;
@@ -142,6 +148,8 @@ std::unique_ptr<NdPlan> make_cuda_nd_plan(const NdPlanSpec& spec, Backend& rows_
   return std::make_unique<CudaNdPlan>(spec, rows_backend);
 }
 
-std::string describe_cuda_nd_plan(const NdPlanSpec& spec) { return make_nd_layout(spec).algorithm; }
+std::string describe_cuda_nd_plan(const NdPlanSpec& spec) {
+  return make_nd_layout(spec, device_shared_bytes_limit()).algorithm;
+}
 
 }  // namespace prism::fft::gpu

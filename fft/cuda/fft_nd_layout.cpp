@@ -1,8 +1,11 @@
-// The chain of row transforms and transposes of a multi-dimensional transform on our CUDA
-// backend, and its host execution (fft_nd_layout.hpp).
+// The steps of a multi-dimensional transform on our CUDA backend (row, columns and transpose
+// steps), and their host execution (fft_nd_layout.hpp).
 #include "fft/cuda/fft_nd_layout.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -14,9 +17,12 @@ namespace prism::fft::gpu {
 namespace {
 
 long long product(const std::vector<long long>& lengths) {
-  long long p = 1;
-  for (long long length : lengths) p *= length;
-  return p;
+  return std::accumulate(lengths.begin(), lengths.end(), 1LL, std::multiplies<>());
+}
+// The product of lengths[from] .. lengths[to - 1].
+long long product(const std::vector<long long>& lengths, std::size_t from, std::size_t to) {
+  return std::accumulate(lengths.begin() + static_cast<std::ptrdiff_t>(from),
+                         lengths.begin() + static_cast<std::ptrdiff_t>(to), 1LL, std::multiplies<>());
 }
 
 // The last axis to the front: after a transpose of (rest) × L to L × (rest).
@@ -48,15 +54,40 @@ void add_rotation(std::vector<NdStep>& steps, std::vector<long long>& lengths) {
   rotate_last_to_front(lengths);
 }
 
+// A columns step along axis `axis` of `lengths` (the last as stored: L/2+1 for r2c and c2r).
+NdStep columns_step(const std::vector<long long>& lengths, std::size_t axis, Transform direction, std::size_t batch) {
+  NdStep step;
+  step.kind = NdStep::Kind::columns;
+  step.rows.n = static_cast<std::size_t>(lengths[axis]);
+  step.rows.transform = direction;
+  step.rows_per_array = product(lengths, 0, axis);
+  step.columns = product(lengths, axis + 1, lengths.size());
+  step.rows.batch = static_cast<std::size_t>(step.rows_per_array) * batch;
+  return step;
+}
+
+// Whether every axis but the last takes a columns pass.
+bool columns_fit(const std::vector<long long>& lengths, long long max_shared_bytes) {
+  for (std::size_t axis = 0; axis + 1 < lengths.size(); ++axis) {
+    if (!columns_pass_fits(lengths[axis], product(lengths, axis + 1, lengths.size()), max_shared_bytes)) return false;
+  }
+  return true;
+}
+
 std::string describe_step(const NdStep& step) {
   if (step.kind == NdStep::Kind::transpose)
     return "transpose " + std::to_string(step.rows_per_array) + "x" + std::to_string(step.columns);
-  return "rows " + std::to_string(step.rows.n) + " " + std::string(transform_name(step.rows.transform));
+  std::string text = step.kind == NdStep::Kind::columns ? "columns " : "rows ";
+  text += std::to_string(step.rows.n);
+  text += ' ';
+  text += transform_name(step.rows.transform);
+  if (step.kind == NdStep::Kind::columns) text += " x " + std::to_string(step.columns);
+  return text;
 }
 
 }  // namespace
 
-NdLayout make_nd_layout(const NdPlanSpec& spec) {
+NdLayout make_nd_layout(const NdPlanSpec& spec, long long max_shared_bytes) {
   check_nd_spec(spec, kMaxNdElements);
   for (std::size_t length : spec.shape)
     if (length > (std::size_t{1} << 30))
@@ -71,7 +102,19 @@ NdLayout make_nd_layout(const NdPlanSpec& spec) {
       spec.transform == Transform::c2c_inverse || spec.transform == Transform::c2r ? Transform::c2c_inverse
                                                                                    : Transform::c2c_forward;
   std::vector<NdStep>& steps = layout.steps;
-  if (spec.transform == Transform::c2r) {
+  const bool real = spec.transform == Transform::r2c || spec.transform == Transform::c2r;
+  std::vector<long long> stored = lengths;  // the last axis as the complex arrays hold it
+  if (real) stored.back() = half;
+  const long long outer_rows = product(lengths) / last;
+  if (columns_fit(stored, max_shared_bytes)) {
+    // Rows along the last axis, then (c2r: first) a columns step along each other axis.
+    if (spec.transform != Transform::c2r)
+      steps.push_back(rows_step(last, real ? Transform::r2c : direction, outer_rows, spec.batch));
+    for (std::size_t axis = 0; axis + 1 < stored.size(); ++axis)
+      steps.push_back(columns_step(stored, spec.transform == Transform::c2r ? axis : stored.size() - 2 - axis,
+                                   direction, spec.batch));
+    if (spec.transform == Transform::c2r) steps.push_back(rows_step(last, Transform::c2r, outer_rows, spec.batch));
+  } else if (spec.transform == Transform::c2r) {
     lengths.back() = half;
     for (std::size_t axis = 0; axis + 1 < shape.size(); ++axis) {
       add_rotation(steps, lengths);
@@ -144,6 +187,9 @@ void execute_nd_on_host(const NdLayout& layout, const void* in, void* out, std::
     if (step.kind == NdStep::Kind::transpose) {
       transpose_on_host(static_cast<const Cf*>(buffer(step.from)), static_cast<Cf*>(buffer(step.to)), arrays,
                         step.rows_per_array, step.columns);
+    } else if (step.kind == NdStep::Kind::columns) {
+      const ColumnsSpec columns = columns_spec(step, arrays);
+      execute_on_host(make_columns_layout(columns), buffer(step.from), buffer(step.to), columns.batch);
     } else {
       const PlanLayout rows = make_plan_layout(step.rows);
       execute_on_host(rows, buffer(step.from), buffer(step.to), static_cast<std::size_t>(step.rows_per_array * arrays));

@@ -545,6 +545,33 @@ class Builder {
     algorithm_ = "four-step " + std::to_string(n1) + "x" + std::to_string(n2);
   }
 
+  // The pass of make_columns_layout: the four-step's column pass with plain stores, inverse
+  // transforms as conj(FFT(conj x)).
+  void columns_pass(const ColumnsSpec& spec) {
+    const long long n = spec.n;
+    Step step;
+    set_stages(step, static_cast<int>(n));
+    PassDesc& p = step.pass;
+    p.smem_elems = p.n;
+    p.inner_is_batch = false;
+    p.inner_count = spec.columns;
+    const IoLayout strided{n * spec.columns, 1, spec.columns};
+    p.load_kind = LoadKind::complex_row;
+    p.in = strided;
+    p.load_n = p.n;
+    p.load_conj_raw = spec.inverse;
+    p.store_kind = StoreKind::complex_row;
+    p.out = strided;
+    p.store_n = p.n;
+    p.n_keep = kNoLimit;
+    p.store_conj_final = spec.inverse;
+    configure_block(p, side_by_side_elements(options_.column_elements_per_block, p.n), spec.columns);
+    step.src = BufferRef::input;
+    step.dst = BufferRef::output;
+    layout_.steps.push_back(step);
+    algorithm_ = "columns " + std::to_string(n) + " x " + std::to_string(spec.columns);
+  }
+
   // One cluster pass of n = c * m over contiguous rows (see ClusterPassDesc).
   Step& cluster_pass(long long n, int c, int m, BufferRef src, long long in_dist, BufferRef dst,
                      long long out_dist) {
@@ -1711,6 +1738,36 @@ PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options)
   }
   layout.algorithm = builder.summary();
   return layout;
+}
+
+PlanLayout make_columns_layout(const ColumnsSpec& spec, const PlannerOptions& options) {
+  const std::string what = "columns pass of length " + std::to_string(spec.n) + " over " +
+                           std::to_string(spec.columns) + " columns";
+  if (spec.n < 1 || spec.columns < 1 || spec.batch == 0)
+    throw std::invalid_argument(what + ": lengths, columns and batch must be at least 1");
+  if (!is_smooth(spec.n) || !fits_single_pass(spec.n))
+    throw std::invalid_argument(what + ": the length does not take one pass");
+  PlanLayout layout;
+  layout.spec = PlanSpec{static_cast<std::size_t>(spec.n), spec.batch,
+                         spec.inverse ? Transform::c2c_inverse : Transform::c2c_forward, false};
+  layout.in_row = layout.out_row = spec.n * spec.columns;
+  Builder builder(layout, options);
+  builder.columns_pass(spec);
+  const PassDesc& p = layout.steps.front().pass;
+  if (p.per_block < std::min(kMinColumnsPerBlock, spec.columns))
+    throw std::invalid_argument(what + ": a block holds " + std::to_string(p.per_block) + " columns, fewer than " +
+                                std::to_string(kMinColumnsPerBlock));
+  layout.algorithm = builder.summary();
+  return layout;
+}
+
+bool columns_pass_fits(long long n, long long columns, long long max_shared_bytes) {
+  if (n < 1 || columns < 1 || !is_smooth(n) || !fits_single_pass(n)) return false;
+  try {
+    return max_launch_shared_bytes(make_columns_layout(ColumnsSpec{n, columns, 1, false})) <= max_shared_bytes;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
 }  // namespace prism::fft::gpu

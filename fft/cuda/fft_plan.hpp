@@ -240,6 +240,28 @@ long long output_row_length(const PlanSpec& spec);
 // options.rows_elements_per_thread not one of kRowsElementsPerThreadChoices.
 PlanLayout make_plan_layout(const PlanSpec& spec, const PlannerOptions& options = {});
 
+// Transforms along a strided axis of a multi-dimensional array (fft_nd_layout.hpp): `columns`
+// c2c transforms of length n side by side, element i of column c at c + i * columns, in `batch`
+// groups n * columns apart. They take one pass whose blocks each hold neighbouring columns, so
+// that every row of a group is read and written in runs (the four-step's column pass without its
+// twiddles), where a transpose and a pass over contiguous rows would move the array twice more.
+struct ColumnsSpec {
+  long long n = 1;
+  long long columns = 1;
+  std::size_t batch = 1;
+  bool inverse = false;
+};
+// Columns per block below which a columns pass reads rows in runs shorter than a 32-byte sector:
+// where a block holds fewer (long columns, little shared memory), the transposes serve better.
+inline constexpr long long kMinColumnsPerBlock = 4;
+// Whether one pass takes such columns: n smooth and one transform of it in one block, blocks of
+// at least kMinColumnsPerBlock columns (all of them where there are fewer) within
+// max_shared_bytes.
+bool columns_pass_fits(long long n, long long columns, long long max_shared_bytes);
+// The one-pass layout; its spec is {n, batch, c2c}. Throws std::invalid_argument where
+// columns_pass_fits says no at the planner's shared-memory limit.
+PlanLayout make_columns_layout(const ColumnsSpec& spec, const PlannerOptions& options = {});
+
 // Largest supported length (four-step of two single passes, or Bluestein on top of it).
 inline constexpr long long kMaxPlannedLength = 1ll << 27;
 

@@ -868,7 +868,8 @@ TEST_F(FftCuda, MultiDimensional) {
   const std::vector<std::vector<std::size_t>> shapes = {{256, 256},    {1024, 1024}, {4096, 4096},  {100, 1000},
                                                         {1, 4096},     {64, 64, 64}, {128, 128, 128}, {256, 256, 256},
                                                         {17, 31, 48},  {3, 5, 4097}, {9, 1, 11},    {2, 12289},
-                                                        {3, 257},      {2, 131072},  {12, 1}};
+                                                        {3, 257},      {2, 131072},  {12, 1},       {1000, 999},
+                                                        {8192, 512},   {16384, 64}};
   for (const auto& shape : shapes) {
     for (Transform t : kAllTransforms) {
       const NdPlanSpec spec{shape, 3, t};

@@ -1,9 +1,10 @@
-// CPU-only checks of our CUDA backend's multi-dimensional transforms: the chain of row steps and
-// transposes (fft/cuda/fft_nd_layout.hpp, the very list the device runs) executed on the host,
-// its row steps through the host executor of the planner's 1-D plans, against FFTW's rank-k
-// transforms in double (tests/fft/cuda/nd_fftw_reference.hpp); and the chain's shape: which
-// buffers each step reads and writes, and the steps themselves. Runs in CI without a GPU;
-// qa_FftCuda runs the same transforms on the device.
+// CPU-only checks of our CUDA backend's multi-dimensional transforms: the steps of
+// fft/cuda/fft_nd_layout.hpp (the very list the device runs: row steps, columns passes, and the
+// transposes' chain where an axis takes no columns pass) executed on the host, through the host
+// executor of the planner's layouts, against FFTW's rank-k transforms in double
+// (tests/fft/cuda/nd_fftw_reference.hpp); and the steps' shape: which buffers each step reads
+// and writes, and the steps themselves. Runs in CI without a GPU; qa_FftCuda runs the same
+// transforms on the device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,18 +29,22 @@ using test::NdParam;
 // Row lengths that take each of the planner's 1-D algorithms: single Stockham passes (48, 64, 96,
 // 256, 1000 and 4096 real via their half lengths), the direct DFT (3, 5, 7, 9, 11, 17, 31), one-pass
 // Bluestein (4097; 257 real, two rows per transform, an odd count of rows with 3 arrays of 3),
-// three-pass Bluestein (100003), Rader (12289), four-step (131072); and unit lengths.
+// three-pass Bluestein (100003), Rader (12289), four-step (131072); and unit lengths. Column
+// lengths that take a columns pass (2 to 4096, with fewer columns than a block holds: 4096 x 8,
+// 12 x 1) and lengths that take the transposes' chain instead: Bluestein (257, 4097, and 17, a
+// prime above the radices), and 16384 (one column per block).
 std::vector<NdParam> nd_params() {
   using T = Transform;
   return {{{64, 64, 64}, T::c2c_forward}, {{1, 128}, T::c2c_forward},    {{128, 1}, T::c2c_forward},
           {{31, 48}, T::c2c_forward},     {{3, 5, 7}, T::c2c_forward},    {{96, 80}, T::c2c_inverse},
           {{2, 3, 1000}, T::c2c_inverse}, {{4097}, T::c2c_inverse},       {{2, 12289}, T::c2c_forward},
-          {{2, 131072}, T::c2c_inverse},  {{2, 100003}, T::c2c_forward},  {{256, 256}, T::r2c},
+          {{2, 131072}, T::c2c_inverse},  {{2, 100003}, T::c2c_forward},  {{257, 6}, T::c2c_forward},
+          {{4096, 8}, T::c2c_inverse},    {{16384, 2}, T::c2c_forward},   {{256, 256}, T::r2c},
           {{17, 1000}, T::r2c},           {{5, 9, 11}, T::r2c},           {{2, 2, 4096}, T::r2c},
-          {{1, 1, 9}, T::r2c},            {{3, 257}, T::r2c},             {{256, 256}, T::c2r},
-          {{17, 1000}, T::c2r},           {{5, 9, 11}, T::c2r},           {{12, 1}, T::c2r},
-          {{1, 1, 9}, T::c2r},            {{7, 6}, T::c2r},               {{4, 3, 16}, T::c2r},
-          {{3, 257}, T::c2r}};
+          {{1, 1, 9}, T::r2c},            {{3, 257}, T::r2c},             {{3, 257, 8}, T::r2c},
+          {{256, 256}, T::c2r},           {{17, 1000}, T::c2r},           {{5, 9, 11}, T::c2r},
+          {{12, 1}, T::c2r},              {{1, 1, 9}, T::c2r},            {{7, 6}, T::c2r},
+          {{4, 3, 16}, T::c2r},           {{3, 257}, T::c2r},             {{4097, 4}, T::c2r}};
 }
 
 class FftNdHost : public ::testing::TestWithParam<NdParam> {};
@@ -90,9 +95,11 @@ TEST(FftNdLayout, BuffersFollowTheChain) {
       // A scratch array holds all a step writes into it (complex elements, the whole batch).
       if (step.to == gpu::NdBuffer::scratch0 || step.to == gpu::NdBuffer::scratch1) {
         EXPECT_GE(layout.scratch_arrays, step.to == gpu::NdBuffer::scratch1 ? 2 : 1) << layout.algorithm;
-        const long long written = step.kind == gpu::NdStep::Kind::transpose
-                                      ? step.rows_per_array * step.columns * static_cast<long long>(layout.spec.batch)
-                                      : gpu::output_row_length(step.rows) * static_cast<long long>(step.rows.batch);
+        long long written = gpu::output_row_length(step.rows) * static_cast<long long>(step.rows.batch);
+        if (step.kind == gpu::NdStep::Kind::transpose)
+          written = step.rows_per_array * step.columns * static_cast<long long>(layout.spec.batch);
+        if (step.kind == gpu::NdStep::Kind::columns)
+          written = static_cast<long long>(step.rows.n) * step.columns * static_cast<long long>(step.rows.batch);
         EXPECT_LE(written, layout.scratch_elements) << layout.algorithm << " step " << j;
       }
       previous = step.to;
@@ -102,23 +109,35 @@ TEST(FftNdLayout, BuffersFollowTheChain) {
 
 TEST(FftNdLayout, StepsOfEachKind) {
   gpu::NdLayout layout = gpu::make_nd_layout({{4, 6}, 5, Transform::r2c});
-  EXPECT_EQ(layout.algorithm, "rows 6 r2c, transpose 4x4, rows 4 c2c_forward, transpose 4x4");
+  EXPECT_EQ(layout.algorithm, "rows 6 r2c, columns 4 c2c_forward x 4");
   EXPECT_EQ(layout.steps[0].rows.batch, 20u);  // 4 rows of each of 5 arrays
+  EXPECT_EQ(layout.steps[1].rows.batch, 5u);   // one group of 4 columns in each array
   EXPECT_EQ(layout.scratch_arrays, 1);
   EXPECT_EQ(layout.scratch_elements, 5 * 4 * 4);
 
+  // c2r: the columns first, the real rows last.
   layout = gpu::make_nd_layout({{8, 3, 10}, 1, Transform::c2r});
-  EXPECT_EQ(layout.algorithm,
-            "transpose 24x6, rows 3 c2c_inverse, transpose 48x3, rows 8 c2c_inverse, transpose 18x8, rows 10 c2r");
+  EXPECT_EQ(layout.algorithm, "columns 8 c2c_inverse x 18, columns 3 c2c_inverse x 6, rows 10 c2r");
+  EXPECT_EQ(layout.steps[1].rows.batch, 8u);  // the middle axis: a group per index of the first
   EXPECT_EQ(layout.scratch_arrays, 2);
   EXPECT_EQ(layout.scratch_elements, 8 * 3 * 6);
 
   layout = gpu::make_nd_layout({{2, 3, 4}, 1, Transform::c2c_forward});
-  EXPECT_EQ(layout.algorithm,
-            "rows 4 c2c_forward, transpose 6x4, rows 3 c2c_forward, transpose 8x3, rows 2 c2c_forward, transpose 12x2");
+  EXPECT_EQ(layout.algorithm, "rows 4 c2c_forward, columns 3 c2c_forward x 4, columns 2 c2c_forward x 12");
 
-  // One dimension, or unit lengths (dropped): nothing to transpose, the rows go straight to the
-  // output.
+  // An axis without a columns pass (257: Bluestein) takes the transposes' chain for the whole
+  // array; so do all axes where the device's shared memory holds no block of columns.
+  layout = gpu::make_nd_layout({{257, 6}, 1, Transform::c2c_forward});
+  EXPECT_EQ(layout.algorithm, "rows 6 c2c_forward, transpose 257x6, rows 257 c2c_forward, transpose 6x257");
+  layout = gpu::make_nd_layout({{3, 257, 8}, 1, Transform::c2r});
+  EXPECT_EQ(layout.algorithm,
+            "transpose 771x5, rows 257 c2c_inverse, transpose 15x257, rows 3 c2c_inverse, transpose 1285x3, rows 8 c2r");
+  layout = gpu::make_nd_layout({{64, 64}, 1, Transform::c2c_forward}, 1024);
+  EXPECT_EQ(layout.algorithm, "rows 64 c2c_forward, transpose 64x64, rows 64 c2c_forward, transpose 64x64");
+  layout = gpu::make_nd_layout({{64, 64}, 1, Transform::c2c_forward});
+  EXPECT_EQ(layout.algorithm, "rows 64 c2c_forward, columns 64 c2c_forward x 64");
+
+  // One dimension, or unit lengths (dropped): the rows go straight to the output.
   layout = gpu::make_nd_layout({{4096}, 2, Transform::c2c_inverse});
   EXPECT_EQ(layout.algorithm, "rows 4096 c2c_inverse");
   EXPECT_EQ(layout.steps[0].from, gpu::NdBuffer::input);
@@ -127,10 +146,38 @@ TEST(FftNdLayout, StepsOfEachKind) {
   layout = gpu::make_nd_layout({{1, 128}, 1, Transform::c2c_forward});
   EXPECT_EQ(layout.algorithm, "rows 128 c2c_forward");
   layout = gpu::make_nd_layout({{9, 1, 11}, 1, Transform::c2c_forward});
-  EXPECT_EQ(layout.algorithm, "rows 11 c2c_forward, transpose 9x11, rows 9 c2c_forward, transpose 11x9");
+  EXPECT_EQ(layout.algorithm, "rows 11 c2c_forward, columns 9 c2c_forward x 11");
   // r2c and c2r keep a unit last length: it is their real axis.
   layout = gpu::make_nd_layout({{12, 1}, 1, Transform::c2r});
-  EXPECT_EQ(layout.algorithm, "rows 12 c2c_inverse, rows 1 c2r");
+  EXPECT_EQ(layout.algorithm, "columns 12 c2c_inverse x 1, rows 1 c2r");
+}
+
+// Which columns one pass takes, and its blocks: at least kMinColumnsPerBlock neighbouring columns
+// (every column where there are fewer), side by side in memory.
+TEST(FftNdLayout, ColumnsPass) {
+  EXPECT_TRUE(gpu::columns_pass_fits(4096, 4096, gpu::kMaxSharedBytesPerBlock));
+  EXPECT_TRUE(gpu::columns_pass_fits(4096, 3, gpu::kMaxSharedBytesPerBlock));
+  EXPECT_FALSE(gpu::columns_pass_fits(16384, 4096, gpu::kMaxSharedBytesPerBlock));  // one column per block
+  EXPECT_FALSE(gpu::columns_pass_fits(4096, 4096, 64 * 1024));                      // two columns in 64 KB
+  EXPECT_FALSE(gpu::columns_pass_fits(257, 64, gpu::kMaxSharedBytesPerBlock));      // Bluestein
+  EXPECT_FALSE(gpu::columns_pass_fits(32768, 64, gpu::kMaxSharedBytesPerBlock));    // beyond one block
+  for (const long long n : {2LL, 12LL, 64LL, 1000LL, 4096LL}) {
+    const gpu::PlanLayout layout = gpu::make_columns_layout({n, 100, 3, true});
+    ASSERT_EQ(layout.steps.size(), 1u) << n;
+    const gpu::PassDesc& p = layout.steps[0].pass;
+    EXPECT_GE(p.per_block, gpu::kMinColumnsPerBlock) << n;
+    EXPECT_FALSE(p.inner_is_batch) << n;
+    EXPECT_EQ(p.inner_count, 100) << n;
+    EXPECT_EQ(p.in.elem_stride, 100) << n;
+    EXPECT_EQ(p.in.inner_dist, 1) << n;
+    EXPECT_EQ(p.in.outer_dist, n * 100) << n;
+    EXPECT_EQ(p.out.elem_stride, 100) << n;
+    EXPECT_TRUE(p.load_conj_raw && p.store_conj_final) << n;  // the inverse as conj(FFT(conj x))
+    EXPECT_EQ(layout.spec.batch, 3u) << n;
+  }
+  EXPECT_THROW(gpu::make_columns_layout({16384, 4096, 1, false}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_columns_layout({257, 4, 1, false}), std::invalid_argument);
+  EXPECT_THROW(gpu::make_columns_layout({64, 0, 1, false}), std::invalid_argument);
 }
 
 TEST(FftNdLayout, RefusesBadSpecs) {
