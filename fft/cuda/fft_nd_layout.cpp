@@ -171,6 +171,7 @@ void transpose_on_host(const Cf* in, Cf* out, long long arrays, long long rows, 
 
 void execute_nd_on_host(const NdLayout& layout, const void* in, void* out, std::size_t count) {
   count = std::min(count, layout.spec.batch);
+  if (count == 0) return;
   std::vector<Cf> scratch0(static_cast<std::size_t>(layout.scratch_arrays >= 1 ? layout.scratch_elements : 0));
   std::vector<Cf> scratch1(static_cast<std::size_t>(layout.scratch_arrays >= 2 ? layout.scratch_elements : 0));
   auto buffer = [&](NdBuffer which) -> void* {

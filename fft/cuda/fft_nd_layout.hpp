@@ -1,6 +1,6 @@
 // How our CUDA backend runs a multi-dimensional transform (fft.hpp's NdPlanSpec): as batched 1-D
 // transforms along each axis. Host-only C++, so that the steps the GPU runs are the ones the host
-// executor checks in CI.
+// executor checks in CI (transform by transform: the blocks' work split is the device's to check).
 //
 // The last (contiguous) axis takes a row step: a 1-D plan of the planner over every row. Every
 // other axis takes, where it can, a columns step (fft_plan.hpp's ColumnsSpec): one pass over the
@@ -9,10 +9,10 @@
 // r2c (the last axis becomes L/2+1) and the columns steps follow; c2r runs the columns steps
 // first and the c2r rows last.
 //
-// Where an axis does not take a columns pass (a length beyond one block, Bluestein or Rader, or
-// too long for a block to hold a sector's worth of columns: columns_pass_fits), the transform
-// turns the array's axes round instead: a row step transforms every row along the last axis,
-// and a transpose moves that axis to the front, viewing each array as an M × L matrix (L the last
+// Where any axis does not take a columns pass (a length beyond one block, with a prime factor
+// from 17 up, or too long for a block to hold a sector's worth of columns: columns_pass_fits), the
+// whole transform turns the array's axes round instead: a row step transforms every row along
+// the last axis, and a transpose moves that axis to the front, viewing each array as an M × L matrix (L the last
 // length, M the rest) and writing it L × M. After one row step and one transpose per axis, every
 // axis has been the contiguous one once and the axes are back in their order. For c2r the
 // transposes come first: inverse c2c rows along the outer axes, and the c2r rows last, along the

@@ -894,8 +894,10 @@ TEST_F(FftCuda, MultiDimensional) {
     }
   }
   // A 4096 x 1 c2c (the unit axis dropped) and, past the transpose grid's limits, 70000 arrays
-  // of 2 x 2 and a 4194304 x 2 (the grid steps over arrays and tiles).
+  // of 17 x 2 and a 4194304 x 2, both through the transposes' chain (the grid steps over arrays
+  // and tiles); 70000 arrays of 2 x 2 through a columns pass.
   for (const NdPlanSpec& spec : {NdPlanSpec{{4096, 1}, 3, Transform::c2c_forward},
+                                 NdPlanSpec{{17, 2}, 70000, Transform::c2c_inverse},
                                  NdPlanSpec{{2, 2}, 70000, Transform::c2c_inverse},
                                  NdPlanSpec{{4194304, 2}, 1, Transform::c2c_forward}}) {
     const test::NdReference r = test::nd_fftw_reference(spec, rng);

@@ -30,9 +30,10 @@ using test::NdParam;
 // 256, 1000 and 4096 real via their half lengths), the direct DFT (3, 5, 7, 9, 11, 17, 31), one-pass
 // Bluestein (4097; 257 real, two rows per transform, an odd count of rows with 3 arrays of 3),
 // three-pass Bluestein (100003), Rader (12289), four-step (131072); and unit lengths. Column
-// lengths that take a columns pass (2 to 4096, with fewer columns than a block holds: 4096 x 8,
-// 12 x 1) and lengths that take the transposes' chain instead: Bluestein (257, 4097, and 17, a
-// prime above the radices), and 16384 (one column per block).
+// lengths that take a columns pass (2 to 4096; blocks holding part of their group's columns:
+// 4096 x 8, two blocks of 4, and 40 x 999, blocks of 204 and a last one of 183) and lengths that take the
+// transposes' chain instead, forward, inverse and c2r, in 2-D and 3-D: Bluestein (257, 4097), 17
+// (a prime above the radices) and 16384 (one column per block).
 std::vector<NdParam> nd_params() {
   using T = Transform;
   return {{{64, 64, 64}, T::c2c_forward}, {{1, 128}, T::c2c_forward},    {{128, 1}, T::c2c_forward},
@@ -44,7 +45,8 @@ std::vector<NdParam> nd_params() {
           {{1, 1, 9}, T::r2c},            {{3, 257}, T::r2c},             {{3, 257, 8}, T::r2c},
           {{256, 256}, T::c2r},           {{17, 1000}, T::c2r},           {{5, 9, 11}, T::c2r},
           {{12, 1}, T::c2r},              {{1, 1, 9}, T::c2r},            {{7, 6}, T::c2r},
-          {{4, 3, 16}, T::c2r},           {{3, 257}, T::c2r},             {{4097, 4}, T::c2r}};
+          {{4, 3, 16}, T::c2r},           {{3, 257}, T::c2r},             {{4097, 4}, T::c2r},
+          {{17, 3, 5}, T::c2c_inverse},   {{5, 17, 6}, T::c2r},           {{40, 999}, T::c2c_forward}};
 }
 
 class FftNdHost : public ::testing::TestWithParam<NdParam> {};
@@ -57,7 +59,7 @@ TEST_P(FftNdHost, ChainMatchesFftw) {
   const std::size_t out_reals = r.expected.size() / spec.batch;
   const std::vector<float> input = r.input;
   const gpu::NdLayout layout = gpu::make_nd_layout(spec);
-  for (std::size_t count : {std::size_t{3}, std::size_t{2}}) {
+  for (std::size_t count : {std::size_t{3}, std::size_t{2}, std::size_t{0}}) {
     std::vector<float> output(r.expected.size(), std::numeric_limits<float>::quiet_NaN());
     gpu::execute_nd_on_host(layout, input.data(), output.data(), count);
     for (std::size_t b = 0; b < count; ++b) {
@@ -158,7 +160,7 @@ TEST(FftNdLayout, ColumnsPass) {
   EXPECT_TRUE(gpu::columns_pass_fits(4096, 4096, gpu::kMaxSharedBytesPerBlock));
   EXPECT_TRUE(gpu::columns_pass_fits(4096, 3, gpu::kMaxSharedBytesPerBlock));
   EXPECT_FALSE(gpu::columns_pass_fits(16384, 4096, gpu::kMaxSharedBytesPerBlock));  // one column per block
-  EXPECT_FALSE(gpu::columns_pass_fits(4096, 4096, 64 * 1024));                      // two columns in 64 KB
+  EXPECT_FALSE(gpu::columns_pass_fits(4096, 4096, 64 * 1024));                      // 4 columns need 131 KB
   EXPECT_FALSE(gpu::columns_pass_fits(257, 64, gpu::kMaxSharedBytesPerBlock));      // Bluestein
   EXPECT_FALSE(gpu::columns_pass_fits(32768, 64, gpu::kMaxSharedBytesPerBlock));    // beyond one block
   for (const long long n : {2LL, 12LL, 64LL, 1000LL, 4096LL}) {
