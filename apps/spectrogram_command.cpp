@@ -56,12 +56,14 @@ std::optional<std::uint64_t> samples_to_take(const StreamInfo& info, const RunCo
 }
 
 // The graph of one input into its outputs; `note` gets what the user should know about it.
+// alone: the process's only input, so that --backend auto weighs the GPU's start-up against its
+// length (a batch pays the start-up once for all its files).
 PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& input,
                                 const std::vector<std::string>& outputs, const RunOptions& run,
-                                const Message& note, const Message& warn) {
+                                const Message& note, const Message& warn, bool alone) {
   SettingValues settings = o.settings->values();
   SpectrogramParams params = spectrogram_params_from(settings);
-  const StageEnvironment environment = stage_environment(run);
+  StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image, o.array);
 
   std::unique_ptr<Source> source = open_run_input(input, o.raw, run, warn);
@@ -76,6 +78,7 @@ PreparedRun prepare_spectrogram(const SpectrogramOptions& o, const std::string& 
     settings = o.settings->values({{"nperseg", std::to_string(*taken)}});
     params = spectrogram_params_from(settings);
   }
+  if (alone && !info.live) environment.expected_samples = taken;
   sinks.input_label = source->describe();
   // NpySink::check_input's refusals, in the command's names.
   if (sinks.npy_dtype != NpyDtype::float32 && params.mode == SpectrumMode::complex)
@@ -124,7 +127,7 @@ int run_spectrogram(const SpectrogramOptions& o) {
   const std::vector<std::string> inputs = o.inputs.empty() ? std::vector<std::string>{"gen"} : o.inputs;
   const PrepareRun prepare = [&o](const std::string& input, const std::vector<std::string>& outs,
                                   const RunOptions& run, const Message& note, const Message& warn) {
-    return prepare_spectrogram(o, input, outs, run, note, warn);
+    return prepare_spectrogram(o, input, outs, run, note, warn, false);
   };
   const bool to_stdout = check_stdout_outputs(outputs, o.array);
   if (is_batch(inputs, outputs)) {
@@ -135,12 +138,13 @@ int run_spectrogram(const SpectrogramOptions& o) {
   check_distinct_outputs(outputs, o.array.sidecar);
   RunOptions run = o.run;
   run.summary_to_stderr = to_stdout;
-  PreparedRun single = prepare(
-      inputs.front(), outputs, run,
+  PreparedRun single = prepare_spectrogram(
+      o, inputs.front(), outputs, run,
       [&o](const std::string& note) {
         if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
       },
-      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
+      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); },
+      true);
   return run_and_report(*single.graph, single.config, run);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "pipeline/cpu_spectrogram.hpp"
 #include "pipeline/errors.hpp"
@@ -38,6 +39,11 @@ void require_backend(const StageEnvironment& environment) {
   }
 }
 
+bool cpu_finishes_first(std::uint64_t samples, unsigned threads) {
+  const std::uint64_t workers = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  return samples < kSpectrogramSamplesPerThreadBeforeGpu * workers;
+}
+
 MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvironment& environment,
                                  const KeyNamer& name) {
   const SpectrogramParams params = given.resolved();
@@ -46,6 +52,14 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
   // automatic on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
+  if (requested == fft::BackendKind::automatic && environment.expected_samples &&
+      cpu_finishes_first(*environment.expected_samples, environment.cpu_threads)) {
+    made.note = environment.backend_named(fft::BackendKind::automatic) + ": " +
+                std::to_string(*environment.expected_samples) +
+                " samples are done sooner on the CPU than a GPU run starts up; using the CPU backend (" +
+                environment.backend_named(fft::BackendKind::cuda) + " takes the GPU)";
+    requested = fft::BackendKind::cpu;
+  }
   // Settings the GPU kernels do not compute: refused when a GPU backend was asked for by name,
   // computed on the CPU (with a note) when the backend is automatic.
   if (const std::string setting = spectrogram_cpu_only_setting(params, name);

@@ -9,9 +9,11 @@
 // refused (on a machine without one, automatic is the CPU without a note).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,10 @@ struct StageEnvironment {
   fft::BackendKind backend = fft::BackendKind::automatic;
   int device = 0;            // CUDA device for the GPU backends
   unsigned cpu_threads = 0;  // CPU stages: worker threads (0: all cores)
+  // The samples the stage will take, where the command knows them before it starts and the
+  // process has no CUDA context yet (one file): automatic then weighs the GPU's start-up against
+  // them (cpu_finishes_first).
+  std::optional<std::uint64_t> expected_samples;
   // How messages name these fields: by the field's name ("backend") when null; the command line
   // names its options (--backend), the Python module its arguments. A plain function, as
   // SourceOptions::field_namer.
@@ -39,6 +45,17 @@ struct StageEnvironment {
     return name("backend") + " " + std::string(fft::backend_name(kind));
   }
 };
+
+// What automatic weighs for the spectrogram of a known length: a GPU run first creates a CUDA
+// context, 0.35-0.37 s on the H200's machine before any of prism's work (bench/RESULTS.md "GPU
+// start-up"), a cost prism cannot cut but can avoid. Below 2^27 samples per CPU worker thread the
+// CPU backend finished first there (default settings, into .npy): on one thread 64 Mi samples
+// took 0.24 s against the GPU's 0.47, 128 Mi 0.62 against 0.54; on two the CPU was ahead to 512
+// Mi, on four to 1 Gi and beyond (bench/RESULTS.md "GPU start-up: where the CPU finishes first").
+inline constexpr std::uint64_t kSpectrogramSamplesPerThreadBeforeGpu = std::uint64_t{1} << 27;
+// Whether the CPU backend on `threads` workers (0: all cores) is expected to finish a spectrogram
+// of `samples` before a GPU run of it would.
+bool cpu_finishes_first(std::uint64_t samples, unsigned threads);
 
 struct MadeStage {
   std::unique_ptr<Stage> stage;
