@@ -3,6 +3,7 @@
 #include "pipeline/stage_registry.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -40,8 +41,17 @@ void require_backend(const StageEnvironment& environment) {
 }
 
 bool cpu_finishes_first(std::uint64_t samples, unsigned threads) {
-  const std::uint64_t workers = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t workers = std::min(threads != 0 ? threads : cores, kSpectrogramCpuWorkersThatCount);
   return samples < kSpectrogramSamplesPerThreadBeforeGpu * workers;
+}
+
+bool gpu_listed_by_driver() {
+  // The NVIDIA kernel driver lists each GPU it drives as a folder here; asking CUDA instead would
+  // initialise its driver, the start-up that choosing the CPU is meant to save.
+  std::error_code error;
+  const std::filesystem::directory_iterator gpus("/proc/driver/nvidia/gpus", error);
+  return !error && gpus != std::filesystem::directory_iterator();
 }
 
 MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvironment& environment,
@@ -49,27 +59,30 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
   const SpectrogramParams params = given.resolved();
   MadeStage made;
   fft::BackendKind requested = environment.backend;
-  // automatic on a machine without a GPU is the CPU, without a note: nothing was asked of a GPU.
-  if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
-    requested = fft::BackendKind::cpu;
-  if (requested == fft::BackendKind::automatic && environment.expected_samples &&
-      cpu_finishes_first(*environment.expected_samples, environment.cpu_threads)) {
-    made.note = environment.backend_named(fft::BackendKind::automatic) + ": " +
-                std::to_string(*environment.expected_samples) +
-                " samples are done sooner on the CPU than a GPU run starts up; using the CPU backend (" +
-                environment.backend_named(fft::BackendKind::cuda) + " takes the GPU)";
-    requested = fft::BackendKind::cpu;
-  }
   // Settings the GPU kernels do not compute: refused when a GPU backend was asked for by name,
-  // computed on the CPU (with a note) when the backend is automatic.
-  if (const std::string setting = spectrogram_cpu_only_setting(params, name);
-      !setting.empty() && requested != fft::BackendKind::cpu) {
-    if (requested != fft::BackendKind::automatic)
-      throw UsageError(environment.backend_named(requested) + ": the GPU backends do not compute " + setting + "; use " +
-                       environment.backend_named(fft::BackendKind::cpu));
-    made.note = environment.backend_named(fft::BackendKind::automatic) + ": " + setting +
-                " is computed on the CPU backend only";
-    requested = fft::BackendKind::cpu;
+  // computed on the CPU when the backend is automatic.
+  const std::string cpu_only_setting = spectrogram_cpu_only_setting(params, name);
+  if (!cpu_only_setting.empty() && requested != fft::BackendKind::cpu && requested != fft::BackendKind::automatic)
+    throw UsageError(environment.backend_named(requested) + ": the GPU backends do not compute " + cpu_only_setting +
+                     "; use " + environment.backend_named(fft::BackendKind::cpu));
+  if (requested == fft::BackendKind::automatic) {
+    // Where automatic takes the CPU whatever the device, it does not ask CUDA about one; the note
+    // says why only where a GPU was there to pass over (on a machine without one, nothing was
+    // asked of a GPU).
+    std::string reason;
+    if (!cpu_only_setting.empty())
+      reason = cpu_only_setting + " is computed on the CPU backend only";
+    else if (environment.expected_samples &&
+             cpu_finishes_first(*environment.expected_samples, environment.cpu_threads))
+      reason = "a run of " + std::to_string(*environment.expected_samples) +
+               " samples is expected to finish sooner on the CPU than on the GPU with its start-up; using the CPU "
+               "backend (" + environment.backend_named(fft::BackendKind::cuda) + " takes the GPU)";
+    if (!reason.empty()) {
+      if (gpu_listed_by_driver()) made.note = environment.backend_named(fft::BackendKind::automatic) + ": " + reason;
+      requested = fft::BackendKind::cpu;
+    } else if (!fft::backend_availability(fft::BackendKind::cufft).available) {
+      requested = fft::BackendKind::cpu;
+    }
   }
   if (requested != fft::BackendKind::cpu) {
 #if PRISM_HAVE_CUDA

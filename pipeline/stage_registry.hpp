@@ -47,15 +47,22 @@ struct StageEnvironment {
 };
 
 // What automatic weighs for the spectrogram of a known length: a GPU run first creates a CUDA
-// context, 0.35-0.37 s on the H200's machine before any of prism's work (bench/RESULTS.md "GPU
-// start-up"), a cost prism cannot cut but can avoid. Below 2^27 samples per CPU worker thread the
-// CPU backend finished first there (default settings, into .npy): on one thread 64 Mi samples
-// took 0.24 s against the GPU's 0.47, 128 Mi 0.62 against 0.54; on two the CPU was ahead to 512
-// Mi, on four to 1 Gi and beyond (bench/RESULTS.md "GPU start-up: where the CPU finishes first").
+// context, about 0.30-0.32 s on the H200's machine before any of prism's work (a python3 process
+// that only creates one took 0.35-0.37 s, 0.05 of them python's own; bench/RESULTS.md "GPU
+// start-up"), a cost prism cannot cut but can avoid. In whole runs there (default settings, float32
+// into .npy) one CPU thread finished 64 Mi samples first (0.24 s against 0.47), two were ahead to
+// 512 Mi, four still at 1 Gi (bench/RESULTS.md "GPU start-up: where the CPU finishes first"), so
+// automatic takes the CPU below 2^27 samples per worker thread, a bound on the safe side of those.
 inline constexpr std::uint64_t kSpectrogramSamplesPerThreadBeforeGpu = std::uint64_t{1} << 27;
+// The CPU's speed stopped growing at about four threads there (writing the rows bounds it), so
+// threads beyond these do not raise the bound.
+inline constexpr unsigned kSpectrogramCpuWorkersThatCount = 4;
 // Whether the CPU backend on `threads` workers (0: all cores) is expected to finish a spectrogram
 // of `samples` before a GPU run of it would.
 bool cpu_finishes_first(std::uint64_t samples, unsigned threads);
+// Whether the NVIDIA driver lists a GPU on this machine, asked without initialising CUDA: where
+// automatic takes the CPU anyway, whether a note should say so.
+bool gpu_listed_by_driver();
 
 struct MadeStage {
   std::unique_ptr<Stage> stage;
