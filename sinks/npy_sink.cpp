@@ -15,6 +15,7 @@
 
 #include "pipeline/errors.hpp"
 #include "pipeline/iso8601.hpp"
+#include "sinks/row_encoding.hpp"
 
 namespace prism {
 namespace {
@@ -110,32 +111,6 @@ void add_stream_labels(nlohmann::json& out, const StreamInfo& in,
                            {"comment", a.comment}});
   }
   out["annotations"] = annotations;
-}
-
-// IEEE 754 binary16 bits of a float, rounded to nearest, ties to even (as numpy's astype):
-// subnormals kept, overflow to infinity, NaN stays NaN.
-std::uint16_t half_bits(float value) {
-  const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
-  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-  const std::uint32_t magnitude = x & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u)  // infinity, NaN (quiet, with the top of its payload)
-    return sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u | ((magnitude >> 13) & 0x3ffu) : 0u);
-  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;  // 65520 and above round to infinity
-  auto round_shift = [](std::uint32_t bits, unsigned shift) {
-    const std::uint32_t kept = bits >> shift;
-    const std::uint32_t rest = bits & ((1u << shift) - 1u);
-    const std::uint32_t half = 1u << (shift - 1u);
-    return kept + ((rest > half || (rest == half && (kept & 1u))) ? 1u : 0u);
-  };
-  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or zero)
-    if (magnitude <= 0x33000000u) return sign;  // at most 2^-25: rounds to zero
-    const std::uint32_t exponent = magnitude >> 23;
-    const std::uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
-    return static_cast<std::uint16_t>(sign | round_shift(mantissa, 126u - exponent));
-  }
-  // A normal half: rebias the exponent (127 -> 15) and round away 13 bits of mantissa; a carry
-  // into the exponent is the right result.
-  return static_cast<std::uint16_t>(sign | round_shift(magnitude - 0x38000000u, 13));
 }
 
 std::string dtype_descr(NpyDtype dtype) {
@@ -293,22 +268,15 @@ void NpySink::write(const Chunk& chunk) {
 }
 
 void NpySink::write_converted(const float* values, std::size_t count) {
-  converted_.resize(count * dtype_bytes(dtype_));
+  const std::size_t bytes = count * dtype_bytes(dtype_);
+  converted_.resize((bytes + 1) / 2);
   if (dtype_ == NpyDtype::float16) {
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint16_t bits = half_bits(values[i]);
-      std::memcpy(converted_.data() + 2 * i, &bits, 2);
-    }
+    encode_halves(values, count, converted_.data());
   } else {
-    const double inverse_step = 1.0 / scale_step_;
     const double zero_db = full_scale_db_.value_or(0.0) + scale_offset_;  // the rows' dB of level 0
-    for (std::size_t i = 0; i < count; ++i) {
-      // NaN compares false both ways and lands on 0, as the floor of the range.
-      const double level = (static_cast<double>(values[i]) - zero_db) * inverse_step;
-      converted_[i] = level >= 255.0 ? 255 : level > 0.0 ? static_cast<unsigned char>(std::lround(level)) : 0;
-    }
+    encode_levels(values, count, zero_db, scale_step_, reinterpret_cast<std::uint8_t*>(converted_.data()));
   }
-  data_file_.write(converted_.data(), converted_.size());
+  data_file_.write(converted_.data(), bytes);
 }
 
 void NpySink::write_sidecar(bool complete) {

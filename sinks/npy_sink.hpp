@@ -92,7 +92,7 @@ class NpySink final : public Sink {
   std::optional<double> full_scale_db_;
   PartialFile data_file_;
   std::unique_ptr<PartialFile> sidecar_file_;  // null: no sidecar
-  std::vector<unsigned char> converted_;  // rows in a smaller dtype, before they are written
+  std::vector<std::uint16_t> converted_;  // rows in a smaller dtype (halves, or bytes two to an element)
   PortDescription input_;
   std::string descr_;                   // numpy's type of the items' values
   std::vector<std::size_t> trailing_;   // the array's shape after its first axis
