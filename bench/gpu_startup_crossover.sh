@@ -1,9 +1,9 @@
 #!/bin/bash
 # Where the GPU's start-up stops mattering (docs/gpu.md, `--backend auto`; outside CI): wall time
 # of whole `prism spectrogram` processes on float32 inputs of several lengths (default settings,
-# into .npy), on the CPU backend at several thread counts, on the GPU (`--backend cuda`) and with
-# `--backend auto` (which takes the CPU below its bound), in the same run; and, from python3, the
-# CUDA driver's initialisation (cudaGetDeviceCount) and a whole CUDA context (cudaFree(0)) alone. The best of REPEATS runs of each; inputs and outputs
+# into .npy), on the CPU backend at several thread counts, on the GPU (`--backend cuda`) and
+# with `--backend auto` (the CPU below its bound), in the same run; and, from python3, the CUDA
+# driver's initialisation (cudaGetDeviceCount) and a whole CUDA context (cudaFree(0)) alone. The best of REPEATS runs of each; inputs and outputs
 # live under a temporary folder in /dev/shm where there is one (memory, not the disk), deleted
 # after. The inputs are written by PRISM_PYTHON (default python3) with numpy (normal noise).
 #
@@ -19,6 +19,9 @@ lengths=${2:-"4 16 64 256"}
 threads=${3:-"1 2 4 16"}
 repeats=${4:-3}
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS must be a whole number of 1 or more, not '$repeats'" >&2; exit 2; }
+for t in $threads; do
+  [[ "$t" =~ ^[1-9][0-9]*$ ]] || { echo "THREADS: '$t' is not a whole number of 1 or more" >&2; exit 2; }
+done
 # The largest input and its rows (about as many bytes) must fit where they are written.
 largest=0
 for m in $lengths; do
@@ -59,7 +62,7 @@ echo "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,nohead
 if nvidia-smi -L >/dev/null 2>&1; then
   cuda_call() { "$python" -c "import ctypes, sys; sys.exit(ctypes.CDLL('libcudart.so').$1)"; }
   echo "python3 alone: $(best_of "$python" -c "pass") s;" \
-       "with the driver's initialisation (cudaGetDeviceCount): $(best_of cuda_call "cudaGetDeviceCount(ctypes.byref(ctypes.c_int())))") s;" \
+       "with the driver's initialisation (cudaGetDeviceCount): $(best_of cuda_call "cudaGetDeviceCount(ctypes.byref(ctypes.c_int()))") s;" \
        "with a whole CUDA context (cudaFree(0)): $(best_of cuda_call "cudaFree(0)") s"
 fi
 header="| Mi samples | MiB |"

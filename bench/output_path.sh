@@ -1,5 +1,5 @@
 #!/bin/bash
-# The output path's ceiling (docs/performance.md; outside CI): how fast `prism spectrogram` writes
+# The output path's ceiling (docs/formats.md, --output-dtype; outside CI): how fast `prism spectrogram` writes
 # rows to a folder beside how fast the machine writes the same number of bytes there, in the same
 # run. The input is float32 noise in /dev/shm (memory: reading it costs nothing); the outputs go
 # to DIR (default: a temporary folder under /tmp, the machine's disk). Cases, best of REPEATS:
@@ -29,14 +29,15 @@ else
   out=$(mktemp -d /tmp/prism-output-path.XXXXXX)
 fi
 input=$(mktemp /dev/shm/prism-output-path-input.XXXXXX)
-trap 'rm -rf "$out" "$input"' EXIT
+shm_rows="$input.npy"  # the case of rows written to /dev/shm (and its sidecar)
+trap 'rm -rf "$out" "$input" "$shm_rows" "$input.json"' EXIT
 needed_kib=$((gib * 1024 * 1024 * 21 / 10))  # the rows (1.01x) and one copy beside them
 if (($(df -Pk "$out" | awk 'NR == 2 { print $4 }') <= needed_kib)); then
   echo "$out has less than the $((needed_kib / 1024)) MiB free that $gib GiB of rows need" >&2
   exit 1
 fi
-if (($(df -Pk /dev/shm | awk 'NR == 2 { print $4 }') <= gib * 1024 * 1024)); then
-  echo "/dev/shm has less than the $gib GiB free that the input needs" >&2
+if (($(df -Pk /dev/shm | awk 'NR == 2 { print $4 }') <= gib * 1024 * 1024 * 21 / 10)); then
+  echo "/dev/shm has less than the $((gib * 21 / 10)) GiB free that the input and its rows need" >&2
   exit 1
 fi
 
@@ -62,7 +63,11 @@ best_of() {
 "$python" -c "import numpy as np, sys; np.random.default_rng(1).standard_normal($gib << 28, dtype=np.float32).tofile(sys.argv[1])" "$input"
 spectrogram=("$prism" spectrogram "$input" --format f32 --rate 1e6 --nperseg 256 --noverlap 128)
 # The rows' bytes, from a run that keeps its output.
-"${spectrogram[@]}" --backend cpu -o "$out/o.npy" >/dev/null 2>&1
+if ! "${spectrogram[@]}" --backend cpu -o "$out/o.npy" >/dev/null 2>"$out/stderr"; then
+  echo "prism failed on the input:" >&2
+  cat "$out/stderr" >&2
+  exit 1
+fi
 row_bytes=$(stat -c %s "$out/o.npy")
 rm -f "$out"/o.*
 half_bytes=$((row_bytes / 2))
@@ -91,6 +96,6 @@ for backend in $backends; do
   row "prism spectrogram --backend $backend, --db --output-dtype uint8" "$((row_bytes / 4))" \
     "$(best_of "${spectrogram[@]}" --backend "$backend" --db --output-dtype uint8 --db-range=-150:-30 -o "$out/o.npy")"
   row "prism spectrogram --backend $backend, float32 rows to /dev/shm" "$row_bytes" \
-    "$(best_of "${spectrogram[@]}" --backend "$backend" -o "/dev/shm/$(basename "$input").npy")"
-  rm -f /dev/shm/"$(basename "$input")".*
+    "$(best_of "${spectrogram[@]}" --backend "$backend" -o "$shm_rows")"
+  rm -f "$shm_rows" "$input.json"
 done

@@ -3,6 +3,8 @@
 #include "pipeline/stage_registry.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -46,12 +48,29 @@ bool cpu_finishes_first(std::uint64_t samples, unsigned threads) {
   return samples < kSpectrogramSamplesPerThreadBeforeGpu * workers;
 }
 
-bool gpu_listed_by_driver() {
-  // The NVIDIA kernel driver lists each GPU it drives as a folder here; asking CUDA instead would
-  // initialise its driver, the start-up that choosing the CPU is meant to save.
+bool gpu_seen_without_cuda() {
+#if !PRISM_HAVE_CUDA
+  return false;  // nothing here could use one
+#else
+  // CUDA_VISIBLE_DEVICES empty or starting with a negative index hides every device.
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr) {
+    const std::string_view list(visible);
+    if (list.find_first_not_of(" ") == std::string_view::npos || list[list.find_first_not_of(" ")] == '-')
+      return false;
+  }
+  // What the NVIDIA kernel driver shows of its GPUs: a folder per GPU under /proc, a device node
+  // per GPU (/dev/nvidiaN, what a container is given), or WSL2's GPU node (/dev/dxg).
   std::error_code error;
-  const std::filesystem::directory_iterator gpus("/proc/driver/nvidia/gpus", error);
-  return !error && gpus != std::filesystem::directory_iterator();
+  const std::filesystem::directory_iterator listed("/proc/driver/nvidia/gpus", error);
+  if (!error && listed != std::filesystem::directory_iterator()) return true;
+  if (std::filesystem::exists("/dev/dxg", error)) return true;
+  for (std::filesystem::directory_iterator node("/dev", error), end; !error && node != end; node.increment(error)) {
+    const std::string name = node->path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 && std::isdigit(static_cast<unsigned char>(name[6])))
+      return true;
+  }
+  return false;
+#endif
 }
 
 MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvironment& environment,
@@ -78,7 +97,7 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
                " samples is expected to finish sooner on the CPU than on the GPU with its start-up; using the CPU "
                "backend (" + environment.backend_named(fft::BackendKind::cuda) + " takes the GPU)";
     if (!reason.empty()) {
-      if (gpu_listed_by_driver()) made.note = environment.backend_named(fft::BackendKind::automatic) + ": " + reason;
+      if (gpu_seen_without_cuda()) made.note = environment.backend_named(fft::BackendKind::automatic) + ": " + reason;
       requested = fft::BackendKind::cpu;
     } else if (!fft::backend_availability(fft::BackendKind::cufft).available) {
       requested = fft::BackendKind::cpu;

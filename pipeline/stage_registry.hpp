@@ -60,9 +60,11 @@ inline constexpr unsigned kSpectrogramCpuWorkersThatCount = 4;
 // Whether the CPU backend on `threads` workers (0: all cores) is expected to finish a spectrogram
 // of `samples` before a GPU run of it would.
 bool cpu_finishes_first(std::uint64_t samples, unsigned threads);
-// Whether the NVIDIA driver lists a GPU on this machine, asked without initialising CUDA: where
-// automatic takes the CPU anyway, whether a note should say so.
-bool gpu_listed_by_driver();
+// Whether this build could use a GPU the NVIDIA driver shows on this machine (and
+// CUDA_VISIBLE_DEVICES does not hide), found without initialising CUDA, the start-up that taking
+// the CPU saves: where automatic takes the CPU anyway, whether a note should say so. A GPU that
+// CUDA would still refuse (a driver too old for the runtime) gets the note too.
+bool gpu_seen_without_cuda();
 
 struct MadeStage {
   std::unique_ptr<Stage> stage;

@@ -2,9 +2,7 @@
 #include "sinks/npy_sink.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>

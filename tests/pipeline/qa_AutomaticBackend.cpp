@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -42,13 +43,30 @@ TEST(AutomaticBackend, ShortInputsTakeTheCpu) {
   const MadeStage made = make_spectrogram_stage(SpectrogramParams{}, environment);
   ASSERT_TRUE(made.stage);
   EXPECT_EQ(made.stage->describe().rfind("cpu", 0), 0u) << made.stage->describe();
-  if (gpu_listed_by_driver()) {
+  if (gpu_seen_without_cuda()) {
     EXPECT_NE(made.note.find("a run of 48000 samples is expected to finish sooner on the CPU"), std::string::npos)
         << made.note;
     EXPECT_NE(made.note.find("backend cuda takes the GPU"), std::string::npos) << made.note;
   } else {
     EXPECT_EQ(made.note, "");
   }
+}
+
+// The note's condition: a GPU shown by the driver and not hidden; never in a build without CUDA.
+TEST(AutomaticBackend, HiddenOrUnusableGpusGetNoNote) {
+  const char* given = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved = given ? given : "";
+  for (const char* hidden : {"", "-1", " -1,0"}) {
+    setenv("CUDA_VISIBLE_DEVICES", hidden, 1);
+    EXPECT_FALSE(gpu_seen_without_cuda()) << "CUDA_VISIBLE_DEVICES='" << hidden << "'";
+  }
+  if (given)
+    setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
+  else
+    unsetenv("CUDA_VISIBLE_DEVICES");
+#if !PRISM_HAVE_CUDA
+  EXPECT_FALSE(gpu_seen_without_cuda());
+#endif
 }
 
 // A long input, or one of unknown length, keeps automatic's choice: the GPU where there is one.
@@ -81,11 +99,21 @@ TEST(AutomaticBackend, CpuOnlySettingIsTheReasonGiven) {
   const MadeStage made = make_spectrogram_stage(params, environment);
   ASSERT_TRUE(made.stage);
   EXPECT_EQ(made.stage->describe().rfind("cpu", 0), 0u) << made.stage->describe();
-  if (gpu_listed_by_driver()) {
+  if (gpu_seen_without_cuda()) {
     EXPECT_NE(made.note.find("detrend linear is computed on the CPU backend only"), std::string::npos) << made.note;
     EXPECT_EQ(made.note.find("takes the GPU"), std::string::npos) << made.note;
   } else {
     EXPECT_EQ(made.note, "");
+  }
+  // A long input, or one of unknown length, stays on the CPU too: the GPU would not compute it.
+  for (const bool known : {true, false}) {
+    if (known)
+      environment.expected_samples = std::uint64_t{1} << 40;
+    else
+      environment.expected_samples.reset();
+    const MadeStage long_run = make_spectrogram_stage(params, environment);
+    EXPECT_EQ(long_run.stage->describe().rfind("cpu", 0), 0u) << long_run.stage->describe();
+    EXPECT_EQ(long_run.note, made.note);
   }
   // Asked for by name, a GPU backend refuses the setting, whatever the length.
   environment.backend = fft::BackendKind::cuda;
