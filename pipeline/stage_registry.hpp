@@ -52,7 +52,8 @@ struct StageEnvironment {
 // start-up"), a cost prism cannot cut but can avoid. In whole runs there (default settings, float32
 // into .npy) one CPU thread finished 64 Mi samples first (0.24 s against 0.47), two were ahead to
 // 512 Mi, four still at 1 Gi (bench/RESULTS.md "GPU start-up: where the CPU finishes first"), so
-// automatic takes the CPU below 2^27 samples per worker thread, a bound on the safe side of those.
+// automatic takes the CPU below 2^27 samples per worker thread: near one thread's crossover, below
+// those of two and four.
 inline constexpr std::uint64_t kSpectrogramSamplesPerThreadBeforeGpu = std::uint64_t{1} << 27;
 // The CPU's speed stopped growing at about four threads there (writing the rows bounds it), so
 // threads beyond these do not raise the bound.
