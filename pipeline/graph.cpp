@@ -25,6 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long a thread with a core of its own looks for its next message before it sleeps.
+constexpr std::chrono::microseconds kSpinBeforeSleeping{200};
+
 // Items per chunk of the source: the block size in samples; a source of rows (computed
 // elsewhere) gets as many rows as hold the floats of that many samples, so that a chunk of wide
 // rows does not hold block-size rows.
@@ -539,14 +542,42 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
   auto send = [&](Node n, const ChunkRef& chunk, bool end, bool complete) {
     for (Node c : nodes[n].consumers) inbox[c]->enqueue(Message{chunk, end, complete});
   };
+  // Stages run on threads of their own, except that consecutive GPU stages (transfers included)
+  // where each feeds only the next share one: they only enqueue work, so one thread keeps ahead
+  // of the device for all of them, and a chunk crosses h2d -> GPU stages -> d2h without waiting
+  // for another thread to wake up.
+  std::vector<std::vector<Node>> segments;
+  std::vector<std::optional<std::size_t>> segment_of(nodes.size());
+  for (Node n : order) {
+    const NodeSlot& node = nodes[n];
+    if (node.stage == nullptr) continue;
+    const NodeSlot& producer = nodes[*node.input];
+    const auto joined = segment_of[*node.input];
+    if (node.on_gpu() && producer.on_gpu() && producer.consumers.size() == 1 && joined &&
+        segments[*joined].back() == *node.input) {
+      segments[*joined].push_back(n);
+      segment_of[n] = joined;
+    } else {
+      segment_of[n] = segments.size();
+      segments.push_back({n});
+    }
+  }
+
   // Takes the next message of `n`'s input; false when a stop came first (only while `stoppable`).
-  // A thread that finds its queue empty keeps looking for a while before it sleeps: a chunk that
-  // follows within that time is taken without the wake-up of a sleeping thread (tens of
-  // microseconds, at times far more), which would otherwise add to every chunk's latency.
+  // Where every thread of the graph has a core of its own and one is left over (for the
+  // libraries' threads: ZeroMQ's I/O, the stages' workers), a thread that finds its queue empty
+  // keeps looking for a while before it sleeps: a chunk that follows within that time is taken
+  // without the wake-up of a sleeping thread (tens of microseconds, at times far more), which
+  // would otherwise add to every chunk's latency. With fewer cores the looking would take the
+  // core from the thread that makes the next chunk, so it sleeps at once.
+  const std::size_t graph_threads = 1 + sinks.size() + segments.size();
+  const bool spin_before_sleeping = std::thread::hardware_concurrency() > graph_threads + 1;
   auto receive = [&](Node n, Message& message, bool stoppable) {
-    const Clock::time_point spin_until = Clock::now() + std::chrono::microseconds(200);
-    while (Clock::now() < spin_until)
-      if (inbox[n]->try_dequeue(message)) return true;
+    if (spin_before_sleeping) {
+      const Clock::time_point spin_until = Clock::now() + kSpinBeforeSleeping;
+      while (Clock::now() < spin_until)
+        if (inbox[n]->try_dequeue(message)) return true;
+    }
     while (!inbox[n]->wait_dequeue_timed(message, kStopPollInterval))
       if (stoppable && stop.stop_requested()) return false;
     return true;
@@ -640,27 +671,6 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
           message.chunk.reset();
         }
       });
-    }
-  }
-
-  // Stages run on threads of their own, except that consecutive GPU stages (transfers included)
-  // where each feeds only the next share one: they only enqueue work, so one thread keeps ahead
-  // of the device for all of them, and a chunk crosses h2d -> GPU stages -> d2h without waiting
-  // for another thread to wake up.
-  std::vector<std::vector<Node>> segments;
-  std::vector<std::optional<std::size_t>> segment_of(nodes.size());
-  for (Node n : order) {
-    const NodeSlot& node = nodes[n];
-    if (node.stage == nullptr) continue;
-    const NodeSlot& producer = nodes[*node.input];
-    const auto joined = segment_of[*node.input];
-    if (node.on_gpu() && producer.on_gpu() && producer.consumers.size() == 1 && joined &&
-        segments[*joined].back() == *node.input) {
-      segments[*joined].push_back(n);
-      segment_of[n] = joined;
-    } else {
-      segment_of[n] = segments.size();
-      segments.push_back({n});
     }
   }
 
