@@ -41,22 +41,8 @@ work=$(mktemp -d "$base/prism-crossover.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 python=${PRISM_PYTHON:-python3}
 
-# Best wall time (s) of `repeats` runs of a command.
-best_of() {
-  local best="" t0 t1 t
-  for ((r = 0; r < repeats; ++r)); do
-    t0=$(date +%s.%N)
-    if ! "$@" >/dev/null 2>"$work/stderr"; then
-      echo "failed"
-      sed 's/^/  /' "$work/stderr" >&2
-      return 0
-    fi
-    t1=$(date +%s.%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-    if [[ -z "$best" ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
-  done
-  printf "%.3f" "$best"
-}
+source "$(dirname "$(realpath "$0")")/best_of.sh"
+best_of_stderr=$work/stderr
 
 echo "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 if nvidia-smi -L >/dev/null 2>&1; then

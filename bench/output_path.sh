@@ -41,24 +41,11 @@ if (($(df -Pk /dev/shm | awk 'NR == 2 { print $4 }') <= gib * 1024 * 1024 * 21 /
   exit 1
 fi
 
-# Best wall time (s) of `repeats` runs of a command; the outputs removed after each.
-best_of() {
-  local best="" t0 t1 t
-  for ((r = 0; r < repeats; ++r)); do
-    sync
-    t0=$(date +%s.%N)
-    if ! "$@" >/dev/null 2>"$out/stderr"; then
-      echo "failed"
-      sed 's/^/  /' "$out/stderr" >&2
-      return 0
-    fi
-    t1=$(date +%s.%N)
-    rm -f "$out"/o.* "$out"/copy "$out"/zeros
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-    if [[ -z "$best" ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
-  done
-  echo "$best"
-}
+# Each timed run starts with the page cache written back and ends with its outputs removed.
+source "$(dirname "$(realpath "$0")")/best_of.sh"
+best_of_stderr=$out/stderr
+best_of_before() { sync; }
+best_of_after() { rm -f "$out"/o.* "$out"/copy "$out"/zeros; }
 
 "$python" -c "import numpy as np, sys; np.random.default_rng(1).standard_normal($gib << 28, dtype=np.float32).tofile(sys.argv[1])" "$input"
 spectrogram=("$prism" spectrogram "$input" --format f32 --rate 1e6 --nperseg 256 --noverlap 128)
