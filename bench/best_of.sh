@@ -4,7 +4,8 @@
 #
 # Runs the command `repeats` times (the caller's variable), its output discarded and its errors
 # kept in $best_of_stderr; calls the caller's best_of_before before each run and best_of_after
-# after each, where it defines them (outside the timing). Prints the shortest time, or "failed"
+# after each, where it defines them (outside the timing). Prints the shortest time (in the
+# printf format $best_of_format where set), or "failed"
 # (the command's errors shown indented on stderr) when a run fails.
 best_of() {
   local best="" t0 t1 t r
@@ -21,5 +22,5 @@ best_of() {
     t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
     if [[ -z "$best" ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
   done
-  printf "%.3f\n" "$best"
+  printf "${best_of_format:-%s}\n" "$best"
 }

@@ -43,6 +43,7 @@ python=${PRISM_PYTHON:-python3}
 
 source "$(dirname "$(realpath "$0")")/best_of.sh"
 best_of_stderr=$work/stderr
+best_of_format=%.3f
 
 echo "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 if nvidia-smi -L >/dev/null 2>&1; then

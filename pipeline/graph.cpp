@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <sched.h>
+
 #include <concurrentqueue/blockingconcurrentqueue.h>
 
 #include "pipeline/errors.hpp"
@@ -27,6 +29,17 @@ using Clock = std::chrono::steady_clock;
 
 // How long a thread with a core of its own looks for its next message before it sleeps.
 constexpr std::chrono::microseconds kSpinBeforeSleeping{200};
+
+// The cores this process may run on: its affinity mask (taskset, a container's cpuset), which
+// std::thread::hardware_concurrency ignores.
+unsigned usable_cores() {
+#ifdef __linux__
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) return static_cast<unsigned>(CPU_COUNT(&allowed));
+#endif
+  return std::thread::hardware_concurrency();
+}
 
 // Items per chunk of the source: the block size in samples; a source of rows (computed
 // elsewhere) gets as many rows as hold the floats of that many samples, so that a chunk of wide
@@ -565,13 +578,13 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
 
   // Takes the next message of `n`'s input; false when a stop came first (only while `stoppable`).
   // Where every thread of the graph has a core of its own and one is left over (for the
-  // libraries' threads: ZeroMQ's I/O, the stages' workers), a thread that finds its queue empty
+  // libraries' threads, such as ZeroMQ's I/O; the CPU stages' own workers are not counted), a thread that finds its queue empty
   // keeps looking for a while before it sleeps: a chunk that follows within that time is taken
   // without the wake-up of a sleeping thread (tens of microseconds, at times far more), which
   // would otherwise add to every chunk's latency. With fewer cores the looking would take the
   // core from the thread that makes the next chunk, so it sleeps at once.
   const std::size_t graph_threads = 1 + sinks.size() + segments.size();
-  const bool spin_before_sleeping = std::thread::hardware_concurrency() > graph_threads + 1;
+  const bool spin_before_sleeping = usable_cores() > graph_threads;
   auto receive = [&](Node n, Message& message, bool stoppable) {
     if (spin_before_sleeping) {
       const Clock::time_point spin_until = Clock::now() + kSpinBeforeSleeping;
