@@ -578,11 +578,12 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
 
   // Takes the next message of `n`'s input; false when a stop came first (only while `stoppable`).
   // Where every thread of the graph has a core of its own and one is left over (for the
-  // libraries' threads, such as ZeroMQ's I/O; the CPU stages' own workers are not counted), a thread that finds its queue empty
-  // keeps looking for a while before it sleeps: a chunk that follows within that time is taken
-  // without the wake-up of a sleeping thread (tens of microseconds, at times far more), which
-  // would otherwise add to every chunk's latency. With fewer cores the looking would take the
-  // core from the thread that makes the next chunk, so it sleeps at once.
+  // libraries' threads, such as ZeroMQ's I/O; the CPU stages' own workers are not counted), a
+  // thread that finds its queue empty keeps looking for a while before it sleeps: a chunk that
+  // follows within that time is taken without the wake-up of a sleeping thread (tens of
+  // microseconds, at times far more), which would otherwise add to every chunk's latency. With
+  // fewer cores the looking would take the core from the thread that makes the next chunk, so it
+  // sleeps at once.
   const std::size_t graph_threads = 1 + sinks.size() + segments.size();
   const bool spin_before_sleeping = usable_cores() > graph_threads;
   auto receive = [&](Node n, Message& message, bool stoppable) {
