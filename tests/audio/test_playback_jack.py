@@ -119,7 +119,7 @@ def play_and_listen(prism, tmp):
                 out, err = play.communicate(timeout=30)
                 raise AssertionError(f"prism generate -o audio: made no JACK output port: {out} {err}")
             for p in view_inputs:
-                assert jack.connect(outputs[0], p), f"jack_connect {outputs[0]} {p} failed"
+                assert jack.connect(outputs[0], p), f"connecting {outputs[0]} to {p} failed"
             print(f"playing through {outputs[0]}, connected to {', '.join(view_inputs)} after "
                   f"{time.time() - started:.2f} s")
 
