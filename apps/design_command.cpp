@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apps/commands.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/taps_file.hpp"
@@ -30,13 +31,6 @@ struct DesignOptions {
   std::string output, plot;
 };
 
-// Shortest text that reads back as the same double: what the scipy lines print, so that
-// pasting them gives the very taps.
-std::string exact(double value) {
-  std::array<char, 64> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
 
 std::string lowercase(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -76,26 +70,28 @@ std::string option_for(const std::string& field, const std::string& band_option)
   return "--" + field;
 }
 
-// The scipy lines that make the same taps.
+// The scipy lines that make the same taps: numbers in their shortest text that reads back as the
+// same double, so that pasting the lines gives the very taps.
 std::string scipy_equivalent(const FilterDesign& d) {
   const FilterDesignSpec& s = d.spec;
-  const std::string fs = exact(s.sample_rate);
+  const std::string fs = shortest_decimal(s.sample_rate);
   const std::size_t numtaps = d.taps.size();
   std::string length_line;
   if (!s.numtaps) {
     const KaiserOrder order = kaiserord(*s.attenuation, *s.transition / (s.sample_rate / 2));
-    length_line = "numtaps, beta = kaiserord(" + exact(*s.attenuation) + ", " + exact(*s.transition) + " / (0.5 * " +
-                  fs + "))  # " + std::to_string(order.numtaps) + ", " + exact(order.beta);
+    length_line = "numtaps, beta = kaiserord(" + shortest_decimal(*s.attenuation) + ", " +
+                  shortest_decimal(*s.transition) + " / (0.5 * " + fs + "))  # " + std::to_string(order.numtaps) +
+                  ", " + shortest_decimal(order.beta);
     length_line += "\n";
     if (order.numtaps != numtaps) length_line += "numtaps |= 1  # odd, to pass fs/2\n";
   }
   const std::string n = s.numtaps ? std::to_string(numtaps) : "numtaps";
-  const std::string window = s.numtaps && s.transition ? "width=" + exact(*s.transition)
+  const std::string window = s.numtaps && s.transition ? "width=" + shortest_decimal(*s.transition)
                              : s.numtaps                ? "window=" + d.window.scipy_argument()
                                                         : "window=('kaiser', beta)";
   if (s.band == BandKind::complex_bandpass) {
     // Negative edges in parentheses, for the reader.
-    auto edge = [](double f) { return f < 0 ? "(" + exact(f) + ")" : exact(f); };
+    auto edge = [](double f) { return f < 0 ? "(" + shortest_decimal(f) + ")" : shortest_decimal(f); };
     const std::string low = edge(s.edges[0]), high = edge(s.edges[1]);
     return length_line + "h = firwin(" + n + ", (" + high + " - " + low + ") / 2, " + window + ", fs=" + fs +
            ") * np.exp(2j * np.pi * ((" + low + " + " + high + ") / 2 / " + fs + ") * (np.arange(" + n +
@@ -103,10 +99,10 @@ std::string scipy_equivalent(const FilterDesign& d) {
   }
   std::string cutoff;
   if (s.edges.size() == 1) {
-    cutoff = exact(s.edges[0]);
+    cutoff = shortest_decimal(s.edges[0]);
   } else {
     cutoff = "[";
-    for (std::size_t i = 0; i < s.edges.size(); ++i) cutoff += (i ? ", " : "") + exact(s.edges[i]);
+    for (std::size_t i = 0; i < s.edges.size(); ++i) cutoff += (i ? ", " : "") + shortest_decimal(s.edges[i]);
     cutoff += "]";
   }
   return length_line + "h = firwin(" + n + ", " + cutoff + ", " + window + ", pass_zero='" +
@@ -267,7 +263,8 @@ int run_design(const DesignOptions& o) {
   std::printf("%s\n", title_of(design).c_str());
   std::printf("  numtaps            %zu\n", design.taps.size());
   std::printf("  window             %s\n", design.window.to_string().c_str());
-  if (design.window.kind == WindowKind::kaiser) std::printf("  beta               %s\n", exact(design.window.parameters.at(0)).c_str());
+  if (design.window.kind == WindowKind::kaiser)
+    std::printf("  beta               %s\n", shortest_decimal(design.window.parameters.at(0)).c_str());
   std::printf("  transition         %s (%s)\n", hz(design.transition).c_str(),
               design.transition_from_window ? "the window's main lobe" : "--transition");
   std::printf("  passband           %s\n", bands_text(design.passbands).c_str());
@@ -281,7 +278,7 @@ int run_design(const DesignOptions& o) {
     std::printf("  stopband atten.    %.2f dB\n", figures.stopband_attenuation_db);
   else
     std::printf("  stopband atten.    n/a (no stopband outside the transitions)\n");
-  std::printf("  group delay        %s samples (%s)\n", exact(design.group_delay).c_str(),
+  std::printf("  group delay        %s samples (%s)\n", shortest_decimal(design.group_delay).c_str(),
               seconds_text(design.group_delay / s.sample_rate).c_str());
   std::printf("scipy.signal equivalent:\n");
   std::size_t start = 0;

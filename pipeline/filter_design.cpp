@@ -15,8 +15,6 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -25,18 +23,12 @@
 #include <utility>
 
 #include "fft/fftw_planner_locks.hpp"
+#include "pipeline/decimal_text.hpp"
 
 namespace prism {
 namespace {
 
 // ---- 1. helpers ----------------------------------------------------------------------------
-
-// Shortest text that reads back as the same double ("24000", "0.25", "1e-05").
-std::string number_text(double value) {
-  std::array<char, 64> buffer{};
-  auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
 
 [[noreturn]] void fail(const std::string& field, const std::string& reason) {
   throw FilterDesignError(field, reason);
@@ -213,16 +205,16 @@ double kaiser_atten(std::size_t numtaps, double width) {
 
 KaiserOrder kaiserord(double ripple_db, double width) {
   if (!std::isfinite(ripple_db))
-    fail("ripple", "must be a finite number of dB; got " + number_text(ripple_db));
+    fail("ripple", "must be a finite number of dB; got " + shortest_decimal(ripple_db));
   const double a = std::abs(ripple_db);
   if (a < 8)
-    fail("ripple", "must be at least 8 dB, where Kaiser's formula holds; got " + number_text(a));
+    fail("ripple", "must be at least 8 dB, where Kaiser's formula holds; got " + shortest_decimal(a));
   if (!std::isfinite(width) || width <= 0)
-    fail("width", "must be a positive fraction of the Nyquist frequency; got " + number_text(width));
+    fail("width", "must be a positive fraction of the Nyquist frequency; got " + shortest_decimal(width));
   const double numtaps = std::ceil((a - 7.95) / 2.285 / (std::numbers::pi * width) + 1);
   if (!(numtaps <= static_cast<double>(kMaxDesignTaps)))
-    fail("width", "is too narrow for " + number_text(a) + " dB: Kaiser's formula asks for " +
-                      number_text(numtaps) + " taps, more than the " +
+    fail("width", "is too narrow for " + shortest_decimal(a) + " dB: Kaiser's formula asks for " +
+                      shortest_decimal(numtaps) + " taps, more than the " +
                       std::to_string(kMaxDesignTaps) + " a design may have");
   return {static_cast<std::size_t>(numtaps), kaiser_beta(a)};
 }
@@ -230,7 +222,7 @@ KaiserOrder kaiserord(double ripple_db, double width) {
 std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutoff_hz,
                            const FirwinOptions& options) {
   const double fs = options.fs;
-  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + number_text(fs));
+  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + shortest_decimal(fs));
   if (numtaps < 1 || numtaps > kMaxDesignTaps)
     fail("numtaps", "must be 1.." + std::to_string(kMaxDesignTaps) + "; got " + std::to_string(numtaps));
   const double nyq = 0.5 * fs;
@@ -238,19 +230,19 @@ std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutof
   std::vector<double> cutoff(cutoff_hz.size());
   for (std::size_t i = 0; i < cutoff_hz.size(); ++i) {
     if (!std::isfinite(cutoff_hz[i]) || cutoff_hz[i] <= 0 || cutoff_hz[i] >= nyq)
-      fail("cutoff", "each frequency must be greater than 0 and less than fs/2 = " + number_text(nyq) +
-                         "; got " + number_text(cutoff_hz[i]));
+      fail("cutoff", "each frequency must be greater than 0 and less than fs/2 = " + shortest_decimal(nyq) +
+                         "; got " + shortest_decimal(cutoff_hz[i]));
     cutoff[i] = cutoff_hz[i] / nyq;
     if (i > 0 && cutoff[i] <= cutoff[i - 1])
-      fail("cutoff", "the frequencies must be strictly increasing; got " + number_text(cutoff_hz[i - 1]) +
-                         " then " + number_text(cutoff_hz[i]));
+      fail("cutoff", "the frequencies must be strictly increasing; got " + shortest_decimal(cutoff_hz[i - 1]) +
+                         " then " + shortest_decimal(cutoff_hz[i]));
   }
 
   WindowSpec window = options.window;
   if (options.width) {
     const double width = *options.width;
     if (!std::isfinite(width) || width <= 0)
-      fail("width", "must be a positive transition width; got " + number_text(width));
+      fail("width", "must be a positive transition width; got " + shortest_decimal(width));
     window = {WindowKind::kaiser, kaiser_beta(kaiser_atten(numtaps, width / nyq))};
   }
 
@@ -307,7 +299,7 @@ std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutof
     const double s = numpy_pairwise_sum(weighted.data(), numtaps);
     if (s == 0.0 || !std::isfinite(s))
       fail("numtaps", "is too small for these bands: the response at the scaling frequency is " +
-                          number_text(s) + "; give more taps");
+                          shortest_decimal(s) + "; give more taps");
     for (double& v : h) v /= s;
   }
   return h;
@@ -316,19 +308,19 @@ std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutof
 std::vector<std::complex<double>> complex_bandpass(std::size_t numtaps, double f_low, double f_high,
                                                    double fs, const WindowSpec& window,
                                                    std::optional<double> width, bool scale) {
-  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + number_text(fs));
+  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + shortest_decimal(fs));
   const double nyq = 0.5 * fs;
   if (!std::isfinite(f_low) || f_low < -nyq || f_low > nyq)
-    fail("f_low", "must be within [-fs/2, fs/2] = [" + number_text(-nyq) + ", " + number_text(nyq) +
-                      "]; got " + number_text(f_low));
+    fail("f_low", "must be within [-fs/2, fs/2] = [" + shortest_decimal(-nyq) + ", " + shortest_decimal(nyq) +
+                      "]; got " + shortest_decimal(f_low));
   if (!std::isfinite(f_high) || f_high < -nyq || f_high > nyq)
-    fail("f_high", "must be within [-fs/2, fs/2] = [" + number_text(-nyq) + ", " + number_text(nyq) +
-                       "]; got " + number_text(f_high));
+    fail("f_high", "must be within [-fs/2, fs/2] = [" + shortest_decimal(-nyq) + ", " + shortest_decimal(nyq) +
+                       "]; got " + shortest_decimal(f_high));
   if (!(f_low < f_high))
-    fail("f_high", "must be above f_low; got " + number_text(f_low) + " then " + number_text(f_high));
+    fail("f_high", "must be above f_low; got " + shortest_decimal(f_low) + " then " + shortest_decimal(f_high));
   const double half_bandwidth = (f_high - f_low) / 2;
   if (half_bandwidth >= nyq)
-    fail("f_high", "the band [" + number_text(f_low) + ", " + number_text(f_high) +
+    fail("f_high", "the band [" + shortest_decimal(f_low) + ", " + shortest_decimal(f_high) +
                        "] covers every frequency: f_high - f_low must be less than fs");
 
   FirwinOptions prototype_options;
@@ -351,7 +343,7 @@ std::vector<std::complex<double>> complex_bandpass(std::size_t numtaps, double f
 
 FrequencyResponse freqz(const FilterTaps& taps, std::size_t points, bool whole, double fs) {
   if (points < 1) throw FilterDesignError("points", "must be at least 1");
-  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + number_text(fs));
+  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + shortest_decimal(fs));
   const std::size_t length = whole ? points : 2 * points;
   FrequencyResponse response;
   if (taps.is_complex || whole) {
@@ -484,7 +476,7 @@ ResponseFigures measure_response(const FilterTaps& taps, double fs,
                                  const std::vector<FrequencyBand>& passbands,
                                  const std::vector<FrequencyBand>& stopbands) {
   if (taps.empty()) throw FilterDesignError("taps", "there are none");
-  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + number_text(fs));
+  if (!std::isfinite(fs) || fs <= 0) fail("fs", "must be a positive sample rate; got " + shortest_decimal(fs));
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const ResponseSearch search(taps, fs);
   ResponseFigures figures;
@@ -562,21 +554,21 @@ void validate_edges(const FilterDesignSpec& spec) {
   const std::size_t count = spec.edges.size();
   const std::string kind(band_kind_name(spec.band));
   for (double edge : spec.edges)
-    if (!std::isfinite(edge)) fail("edges", "must be finite numbers of Hz; got " + number_text(edge));
+    if (!std::isfinite(edge)) fail("edges", "must be finite numbers of Hz; got " + shortest_decimal(edge));
   if (spec.band == BandKind::complex_bandpass) {
     if (count != 2)
       fail("edges", "a complex-bandpass takes two edges, f_low < f_high; got " + std::to_string(count));
     const double low = spec.edges[0], high = spec.edges[1];
     for (double edge : spec.edges)
       if (edge < -nyq || edge > nyq)
-        fail("edges", "each edge must be within [-" + number_text(nyq) + ", " + number_text(nyq) +
-                          "] Hz (± half the sample rate); got " + number_text(edge));
+        fail("edges", "each edge must be within [-" + shortest_decimal(nyq) + ", " + shortest_decimal(nyq) +
+                          "] Hz (± half the sample rate); got " + shortest_decimal(edge));
     if (!(low < high))
-      fail("edges", "the lower edge must be below the upper; got " + number_text(low) + " then " +
-                        number_text(high));
+      fail("edges", "the lower edge must be below the upper; got " + shortest_decimal(low) + " then " +
+                        shortest_decimal(high));
     if (high - low >= spec.sample_rate)
-      fail("edges", "the band must be narrower than the sample rate (" + number_text(spec.sample_rate) +
-                        " Hz); got " + number_text(low) + " to " + number_text(high));
+      fail("edges", "the band must be narrower than the sample rate (" + shortest_decimal(spec.sample_rate) +
+                        " Hz); got " + shortest_decimal(low) + " to " + shortest_decimal(high));
     return;
   }
   const bool one = spec.band == BandKind::lowpass || spec.band == BandKind::highpass;
@@ -587,11 +579,11 @@ void validate_edges(const FilterDesignSpec& spec) {
                       std::to_string(count));
   for (std::size_t i = 0; i < count; ++i) {
     if (spec.edges[i] <= 0 || spec.edges[i] >= nyq)
-      fail("edges", "each frequency must be between 0 and " + number_text(nyq) +
-                        " Hz (half the sample rate), exclusive; got " + number_text(spec.edges[i]));
+      fail("edges", "each frequency must be between 0 and " + shortest_decimal(nyq) +
+                        " Hz (half the sample rate), exclusive; got " + shortest_decimal(spec.edges[i]));
     if (i > 0 && spec.edges[i] <= spec.edges[i - 1])
-      fail("edges", "the frequencies must increase; got " + number_text(spec.edges[i - 1]) + " then " +
-                        number_text(spec.edges[i]));
+      fail("edges", "the frequencies must increase; got " + shortest_decimal(spec.edges[i - 1]) + " then " +
+                        shortest_decimal(spec.edges[i]));
   }
 }
 
@@ -638,18 +630,18 @@ void design_bands(FilterDesign& design, double half) {
 
 void validate(const FilterDesignSpec& spec) {
   if (!std::isfinite(spec.sample_rate) || spec.sample_rate <= 0)
-    fail("sample_rate", "must be a positive number of Hz; got " + number_text(spec.sample_rate));
+    fail("sample_rate", "must be a positive number of Hz; got " + shortest_decimal(spec.sample_rate));
   validate_edges(spec);
   const double nyq = spec.sample_rate / 2;
   if (spec.transition && (!std::isfinite(*spec.transition) || *spec.transition <= 0 ||
                           *spec.transition >= nyq))
-    fail("transition", "must be between 0 and " + number_text(nyq) +
-                           " Hz (half the sample rate), exclusive; got " + number_text(*spec.transition));
+    fail("transition", "must be between 0 and " + shortest_decimal(nyq) +
+                           " Hz (half the sample rate), exclusive; got " + shortest_decimal(*spec.transition));
   if (spec.attenuation && (!std::isfinite(*spec.attenuation) || *spec.attenuation < kMinAttenuation ||
                            *spec.attenuation > kMaxAttenuation))
-    fail("attenuation", "must be " + number_text(kMinAttenuation) + " to " + number_text(kMaxAttenuation) +
+    fail("attenuation", "must be " + shortest_decimal(kMinAttenuation) + " to " + shortest_decimal(kMaxAttenuation) +
                             " dB (Kaiser's formula holds from 8 dB; doubles end near 300); got " +
-                            number_text(*spec.attenuation));
+                            shortest_decimal(*spec.attenuation));
   if (spec.numtaps) {
     if (spec.attenuation)
       fail("attenuation", spec.transition
@@ -675,10 +667,10 @@ void validate(const FilterDesignSpec& spec) {
     const double largest = static_cast<double>(kMaxDesignTaps - (passes_nyquist(spec) ? 1 : 0));
     if (!(numtaps <= largest)) {
       const double narrowest = (a - 7.95) / 2.285 / std::numbers::pi / (largest - 1) * nyq;
-      fail("transition", "is too narrow for " + number_text(a) + " dB: Kaiser's formula asks for " +
-                             number_text(numtaps) + " taps, more than the " + std::to_string(kMaxDesignTaps) +
+      fail("transition", "is too narrow for " + shortest_decimal(a) + " dB: Kaiser's formula asks for " +
+                             shortest_decimal(numtaps) + " taps, more than the " + std::to_string(kMaxDesignTaps) +
                              " a design may have; give at least " +
-                             number_text(std::ceil(narrowest * 1.0001 * 1e6) / 1e6) + " Hz");
+                             shortest_decimal(std::ceil(narrowest * 1.0001 * 1e6) / 1e6) + " Hz");
     }
   }
   if (spec.window && spec.transition)

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism {
@@ -66,13 +67,6 @@ std::optional<double> parse_real(std::string_view text) {
   if (error == std::errc::result_out_of_range) return std::strtod(std::string(text).c_str(), nullptr);
   if (error != std::errc()) return std::nullopt;
   return value;
-}
-
-// Shortest text that reads back as the same double.
-std::string number_text(double value) {
-  std::array<char, 64> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
 }
 
 template <typename T>
@@ -574,11 +568,11 @@ std::string encode_taps(const FilterTaps& taps, TapsFormat format, std::string_v
       }
       for (std::size_t i = 0; i < taps.size(); ++i) {
         if (!taps.is_complex) {
-          out += number_text(taps.real[i]);
+          out += shortest_decimal(taps.real[i]);
         } else {
           const double imag = taps.complex[i].imag();
-          out += '(' + number_text(taps.complex[i].real()) + (std::signbit(imag) ? "" : "+") +
-                 number_text(imag) + "j)";
+          out += '(' + shortest_decimal(taps.complex[i].real()) + (std::signbit(imag) ? "" : "+") +
+                 shortest_decimal(imag) + "j)";
         }
         out += '\n';
       }

@@ -28,6 +28,7 @@
 #include <numbers>
 #include <string>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "fft/fftw_planner_locks.hpp"
 
@@ -120,20 +121,6 @@ std::string lowercase_trimmed(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-// Shortest text that reads back as the same double ("0.25", "8.6").
-std::string shortest_decimal(double value) {
-  std::array<char, 64> buffer{};
-  auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
-
-// Python's repr of a float ("8.6", "30.0", "1e-05").
-std::string python_float(double value) {
-  std::string text = shortest_decimal(value);
-  if (text.find_first_of(".en") == std::string::npos) text += ".0";
-  return text;
 }
 
 [[noreturn]] void window_error(const std::string& what) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/iso8601.hpp"
 #include "sinks/row_encoding.hpp"
@@ -352,9 +353,16 @@ void NpySink::write_sidecar(bool complete) {
 
   const std::uint64_t first = first_row_.value_or(0);
   std::string chunk;
+  // One time per row, a long recording's millions: each is appended as text directly, since a
+  // JSON value of its own per row is several times slower and this runs after the last row.
   for (std::uint64_t i = 0; i < rows_written_; ++i) {
     if (i) chunk += ", ";
-    chunk += compact(layout.row_time(first + i));
+    const double time = layout.row_time(first + i);
+    if (std::isfinite(time)) {
+      append_python_float(chunk, time);
+    } else {
+      chunk += "null";  // as nlohmann::json writes a number JSON cannot hold
+    }
     if (chunk.size() > 60000) {
       sidecar_file_->write(chunk.data(), chunk.size());
       chunk.clear();
