@@ -20,5 +20,7 @@ bool halves_in_hardware();
 // dB values as uint8 levels: level = (value - zero_db) / step rounded half away from zero,
 // clamped to 0..255; NaN gives 0, the floor of the range.
 void encode_levels(const float* values, std::size_t count, double zero_db, double step, std::uint8_t* levels);
+// Whether encode_levels takes eight values at a time (AVX2) on this machine.
+bool levels_in_avx2();
 
 }  // namespace prism

@@ -91,6 +91,8 @@ std::uint8_t reference_level(float value, double zero_db, double step) {
 }
 
 TEST(RowEncoding, LevelsRoundHalfAwayFromZeroAndClamp) {
+  RecordProperty("levels_in_avx2", levels_in_avx2() ? "yes" : "no");
+  if (!levels_in_avx2()) std::printf("note: this processor has no AVX2; encode_levels runs its SSE2 or scalar loop\n");
   for (const auto& [zero_db, step] : {std::pair{-120.0, 0.5}, std::pair{-90.0, 80.0 / 255.0}, std::pair{0.0, 1.0}}) {
     std::vector<float> values;
     // At, just below and just above every half step of the range, and past both ends.
@@ -111,9 +113,9 @@ TEST(RowEncoding, LevelsRoundHalfAwayFromZeroAndClamp) {
     for (std::size_t i = 0; i < values.size(); ++i)
       ASSERT_EQ(int{levels[i]}, int{reference_level(values[i], zero_db, step)})
           << "value " << values[i] << ", zero " << zero_db << " dB, step " << step;
-    // Every tail of the four-at-a-time loop, from unaligned starts.
-    for (std::size_t start = 0; start < 4; ++start)
-      for (std::size_t length = 0; length <= 11; ++length) {
+    // Every tail of the eight- and four-at-a-time loops, from unaligned starts.
+    for (std::size_t start = 0; start < 8; ++start)
+      for (std::size_t length = 0; length <= 27; ++length) {
         std::vector<std::uint8_t> part(length + 1, 0x5a);
         encode_levels(values.data() + start, length, zero_db, step, part.data());
         for (std::size_t i = 0; i < length; ++i)
