@@ -2,7 +2,6 @@
 // kaiserord, or a complex band-pass), prints its figures and the scipy calls that make the same
 // taps, writes the taps (.npy, text or JSON) and, with --plot, its response as a PNG.
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -30,7 +29,6 @@ struct DesignOptions {
   std::optional<std::string> rate, numtaps, transition, attenuation, window;
   std::string output, plot;
 };
-
 
 std::string lowercase(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -177,7 +177,7 @@ class JackServer:
         # A server that was killed (faults.jack_killed) leaves its shared-memory segments behind;
         # they are this server's alone (its private name), and the next test's server should not
         # meet them.
-        name = self.env.get("JACK_DEFAULT_SERVER")
+        name = self.env["JACK_DEFAULT_SERVER"]
         for leftover in glob.glob(f"/dev/shm/jack_{name}_*") + glob.glob(f"/dev/shm/jack_sem.*_{name}_*"):
             try:
                 os.unlink(leftover)
@@ -237,4 +237,3 @@ class JackServer:
     def connect(self, source, destination):
         """Whether `source` feeds `destination` now."""
         return self._ask(op="connect", source=source, destination=destination)["connected"]
-
