@@ -12,9 +12,14 @@
 //   mel         process() in modes psd, mel and mfcc on 2^26 samples at 16 kHz (torchaudio's
 //               speech front end: nperseg 400, hop 160, nfft 512, n_mels 80 and 128, n_mfcc 40);
 //               bench/stream/mel_peers.py times torchaudio on the same input size
-//   latency     a chunk leaving the source -> its rows at the sink in host memory, p50/p99,
-//               64 KiB, 1 MiB and 16 MiB chunks (cf32, N = 4096, one chunk at a time, the
-//               device idle between): the graph's threads, queues, copies and kernels together
+//   latency     a chunk leaving the source -> its rows at the sink in host memory, p50, p99,
+//               p99.9 and the slowest, 64 KiB, 1 MiB and 16 MiB chunks (cf32, N = 4096, one
+//               chunk at a time, the device idle between): the graph's threads, queues, copies
+//               and kernels together. About 1.5 s of chunks per figure (20000 of 64 KiB or
+//               1 MiB, 2000 of 16 MiB): over 1000 chunks (75 ms at 1 MiB) one pause of the
+//               host of a millisecond would decide the p99 alone. The chunks over twice the
+//               median are counted, with the episodes they fall in (late chunks less than
+//               2 ms apart are one episode), to tell a pause of the host from a slow path
 // Every throughput run checks its accounting (every edge of the graph balanced).
 //
 //   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]
@@ -303,10 +308,27 @@ void latency(std::size_t chunk_bytes, TransformPath path, int count) {
   prism::StopToken stop;
   const RunReport report = graph.run(config, stop);
   if (report.outcome != prism::RunOutcome::completed) std::printf("  run failed: %s\n", report.error.c_str());
-  if (us.size() > 10) us.erase(us.begin(), us.begin() + 10);  // warm-up
+  if (us.size() > 10) {  // warm-up
+    us.erase(us.begin(), us.begin() + 10);
+    source.handed_at.erase(source.handed_at.begin(), source.handed_at.begin() + 10);
+  }
   const std::string name = std::to_string(chunk_bytes >> 10) + " KiB chunk, " + path_name(path) + ", through the graph";
-  record("latency", name + " p50", percentile(us, 0.5), "us");
+  const double median = percentile(us, 0.5);
+  record("latency", name + " p50", median, "us");
   record("latency", name + " p99", percentile(us, 0.99), "us");
+  record("latency", name + " p99.9", percentile(us, 0.999), "us");
+  record("latency", name + " slowest", us.empty() ? 0.0 : *std::max_element(us.begin(), us.end()), "us");
+  // Late chunks and the episodes they fall in.
+  std::size_t late = 0, episodes = 0;
+  Clock::time_point last_late{};
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    if (us[i] <= 2 * median) continue;
+    ++late;
+    if (late == 1 || source.handed_at[i] - last_late > std::chrono::milliseconds(2)) ++episodes;
+    last_late = source.handed_at[i];
+  }
+  record("latency", name + " chunks over 2x p50 (of " + std::to_string(us.size()) + ")", static_cast<double>(late), "");
+  record("latency", name + " episodes of late chunks", static_cast<double>(episodes), "");
 }
 
 }  // namespace
@@ -374,8 +396,9 @@ int main(int argc, char** argv) {
   if (wanted("latency")) {
     std::printf("latency (cf32, N = 4096, 50%% overlap, one chunk at a time):\n");
     for (std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20}) {
-      latency(bytes, TransformPath::cufft, quick ? 200 : 1000);
-      latency(bytes, TransformPath::fused, quick ? 200 : 1000);
+      const int count = (bytes > (std::size_t{1} << 20) ? 2000 : 20000) / (quick ? 10 : 1);
+      latency(bytes, TransformPath::cufft, count);
+      latency(bytes, TransformPath::fused, count);
     }
   }
 
