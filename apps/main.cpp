@@ -17,6 +17,7 @@
 #include "apps/commands.hpp"
 #include "apps/option_checks.hpp"
 #include "pipeline/errors.hpp"
+#include "sources/driver_call.hpp"
 #include "prism/version.hpp"
 
 #if defined(__GLIBC__)
@@ -70,7 +71,14 @@ int main(int argc, char** argv) {
   // every command, whatever it writes to stdout, ends as finish_stdout() says.
   std::signal(SIGPIPE, SIG_IGN);
   keep_large_buffers_in_the_heap();
-  return finish_stdout(run_command(argc, argv));
+  const int code = finish_stdout(run_command(argc, argv));
+  // A call left stuck in a device driver (sources/driver_call.hpp) would hold the exit up or
+  // crash it: the static destructors unload the driver's module under it or wait for it.
+  if (prism::driver_calls_abandoned() > 0) {
+    std::fflush(stderr);
+    std::_Exit(code);
+  }
+  return code;
 }
 
 namespace {

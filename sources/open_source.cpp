@@ -191,6 +191,11 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   sdr.field_namer = options.field_namer;
   sdr.channel = options.sdr_channel;
   sdr.stream_args = options.sdr_stream_args;
+  // The stall timeout, when given, bounds the driver's calls too; the default stall timeout of a
+  // live input is too short for a device that loads its firmware when opened.
+  if (options.opening.stall_timeout_s) sdr.deadline.seconds = *options.opening.stall_timeout_s;
+  if (options.opening.stall_timeout_is_an_option) sdr.deadline.option = options.name("stall_timeout_s");
+  sdr.deadline.stop = options.opening.stop;
   return std::make_unique<SoapySdrSource>(sdr);
 #else
   (void)options;

@@ -41,6 +41,9 @@ struct OpeningWait {
   // without a timeout of its own (zmq's timeout=), for ever otherwise.
   std::optional<double> stall_timeout_s;
   const StopToken* stop = nullptr;  // when it is requested, opening throws Interrupted
+  // Whether the caller takes a stall timeout (a run does, `prism info` does not): a message about
+  // a wait that ran out then names it (SourceOptions::name("stall_timeout_s")).
+  bool stall_timeout_is_an_option = false;
 };
 
 // A recording cut short (raw samples, a SigMF data file or stdin that end in the middle of a

@@ -14,6 +14,7 @@
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"
+#include "sources/driver_call.hpp"
 #include "sources/quiet_stderr.hpp"
 
 namespace prism {
@@ -45,7 +46,10 @@ std::string device_list_text(AudioDirection direction) {
 }  // namespace
 
 PortAudioSession::PortAudioSession() {
-  const PaError err = with_quiet_stderr([] { return Pa_Initialize(); });
+  // PortAudio lists the devices of every host API as it starts, JACK's among them (a client
+  // opened and closed: see driver_call.hpp).
+  const PaError err = call_driver("audio", "starting PortAudio (listing the audio devices)", DriverDeadline{},
+                                  [] { return Pa_Initialize(); });
   if (err != paNoError) throw InputError("audio", std::string("PortAudio cannot start: ") + Pa_GetErrorText(err));
 }
 

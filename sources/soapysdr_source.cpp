@@ -18,7 +18,6 @@
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"
-#include "sources/quiet_stderr.hpp"
 
 namespace prism {
 
@@ -127,9 +126,10 @@ std::string sdr_modules_text(const std::vector<SdrModule>& modules) {
   return text;
 }
 
-std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args) {
+std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args, const DriverDeadline& deadline) {
   quiet_soapy_log();
-  const SoapySDR::KwargsList found = with_quiet_stderr([&] { return SoapySDR::Device::enumerate(args); });
+  const SoapySDR::KwargsList found = call_driver(spec_of(args), "listing the devices", deadline,
+                                                 [args] { return SoapySDR::Device::enumerate(args); });
   std::vector<SdrDeviceEntry> devices;
   for (const SoapySDR::Kwargs& kwargs : found) {
     SdrDeviceEntry entry;
@@ -151,6 +151,7 @@ struct SoapySdrSource::Impl {
   SoapySDR::Device* device = nullptr;
   SoapySDR::Stream* stream = nullptr;
   std::string where;  // spec_of(args), for errors
+  DriverDeadline deadline;
   std::string description;
   double sample_rate = 0;
   std::size_t frame_bytes = 0;
@@ -221,7 +222,12 @@ struct SoapySdrSource::Impl {
       device->closeStream(stream);
       stream = nullptr;
     }
-    SoapySDR::Device::unmake(device);
+    // A driver that hangs while it closes (a JACK client of the audio module) must not hold the
+    // end of the run: the device is left to it.
+    try {
+      call_driver(where, "closing the device", deadline, [device = device] { SoapySDR::Device::unmake(device); });
+    } catch (const std::exception&) {
+    }
     device = nullptr;
   }
 };
@@ -229,14 +235,19 @@ struct SoapySdrSource::Impl {
 SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.where = spec_of(options.device_args);
-  const std::vector<SdrDeviceEntry> found = list_sdr_devices(options.device_args);
+  s.deadline = options.deadline;
+  const std::vector<SdrDeviceEntry> found = list_sdr_devices(options.device_args, s.deadline);
   if (found.empty())
-    throw InputError(s.where, options.device_args.empty()
-                                  ? found_text({})
-                                  : "no SDR matches '" + options.device_args + "': " + found_text(list_sdr_devices()));
+    throw InputError(s.where, options.device_args.empty() ? found_text({})
+                                                          : "no SDR matches '" + options.device_args +
+                                                                "': " + found_text(list_sdr_devices("", s.deadline)));
   const SoapySDR::Kwargs args = SoapySDR::KwargsFromString(found.front().args);
   try {
-    s.device = with_quiet_stderr([&] { return SoapySDR::Device::make(args); });
+    s.device = call_driver(s.where, "opening the device", s.deadline, [args] { return SoapySDR::Device::make(args); });
+  } catch (const DriverCallAbandoned&) {
+    throw;
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     throw InputError(s.where, "cannot open sdr:" + found.front().args + ": " + e.what());
   }
@@ -302,10 +313,17 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     info_.live = true;
     s.frame_bytes = info_.frame_bytes();
     try {
-      s.stream = with_quiet_stderr([&] {
-        return device.setupStream(SOAPY_SDR_RX, soapy_name(format), {ch},
-                                  SoapySDR::KwargsFromString(options.stream_args));
-      });
+      s.stream = call_driver(s.where, "setting up its stream", s.deadline,
+                             [device = s.device, format = std::string(soapy_name(format)), ch,
+                              stream_args = SoapySDR::KwargsFromString(options.stream_args)] {
+                               return device->setupStream(SOAPY_SDR_RX, format, {ch}, stream_args);
+                             });
+    } catch (const DriverCallAbandoned&) {
+      s.device = nullptr;  // in the stuck call's hands
+      throw;
+    } catch (const Interrupted&) {
+      s.device = nullptr;
+      throw;
     } catch (const std::exception& e) {
       throw InputError(s.where, std::string("cannot set up its ") + soapy_name(format) + " stream: " + e.what());
     }

@@ -36,6 +36,7 @@
 
 #include "pipeline/source.hpp"
 #include "pipeline/stream_info.hpp"
+#include "sources/driver_call.hpp"
 
 namespace prism {
 
@@ -45,8 +46,8 @@ struct SdrDeviceEntry {
 };
 
 // Every device SoapySDR finds for `args` ("" = every module's devices). Drivers' probing noise
-// on stderr is suppressed.
-std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args = "");
+// on stderr is suppressed. The modules' enumeration runs within `deadline` (driver_call.hpp).
+std::vector<SdrDeviceEntry> list_sdr_devices(const std::string& args = "", const DriverDeadline& deadline = {});
 
 // The SoapySDR driver modules found on this machine, once by file name (a module installed in
 // two search paths is loaded once), with why a module did not load.
@@ -69,6 +70,9 @@ struct SdrInputOptions {
   std::size_t channel = 0;                 // RX channel of the device
   std::string stream_args;                 // KEY=VALUE,... for the driver's setupStream
   double ring_seconds = 2.0;               // how long read() may fall behind before drops
+  // Each call into the driver while the device is listed, opened and set up, and when it is
+  // closed (driver_call.hpp).
+  DriverDeadline deadline;
   // How messages name the settings, by SourceOptions' field names (sample_rate, gain, ...):
   // SourceOptions::field_namer.
   std::string (*field_namer)(std::string_view field) = nullptr;

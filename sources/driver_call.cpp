@@ -1,0 +1,89 @@
+// call_driver_erased: the deadline's thread and wait (see driver_call.hpp).
+#include "sources/driver_call.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "pipeline/chunk.hpp"
+#include "sources/quiet_stderr.hpp"
+
+namespace prism {
+
+namespace {
+
+std::atomic<unsigned> abandoned_calls{0};
+
+// What the waiting caller and the driver's thread share; the thread keeps it alive after an
+// abandoned caller is gone.
+struct CallState {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::exception_ptr error;
+};
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+}  // namespace
+
+unsigned driver_calls_abandoned() { return abandoned_calls.load(std::memory_order_acquire); }
+
+void call_driver_erased(const std::string& where, const std::string& what, const DriverDeadline& deadline,
+                        std::function<void()> call) {
+  if (!(deadline.seconds > 0) || deadline.seconds >= 1e9) {
+    with_quiet_stderr(call);
+    return;
+  }
+  auto state = std::make_shared<CallState>();
+  enum class Ending { finished, deadline, stop };
+  // stderr is quiet while the caller waits, and back as it was when it stops waiting, whether the
+  // call finished or not.
+  const Ending ending = with_quiet_stderr([&] {
+    std::thread([state, call = std::move(call)]() mutable {
+      std::exception_ptr error;
+      try {
+        call();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        const std::lock_guard lock(state->mutex);
+        state->error = error;
+        state->done = true;
+      }
+      state->finished.notify_all();
+    }).detach();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline.seconds));
+    std::unique_lock lock(state->mutex);
+    while (!state->done) {
+      if (deadline.stop != nullptr && deadline.stop->stop_requested()) return Ending::stop;
+      const Clock::time_point now = Clock::now();
+      if (now >= until) return Ending::deadline;
+      state->finished.wait_until(lock, std::min(until, now + kStopPollInterval));
+    }
+    return Ending::finished;
+  });
+  if (ending == Ending::finished) {
+    if (state->error) std::rethrow_exception(state->error);
+    return;
+  }
+  abandoned_calls.fetch_add(1, std::memory_order_acq_rel);
+  if (ending == Ending::stop) throw Interrupted(where + ": interrupted while " + what);
+  throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + seconds_text(deadline.seconds) +
+                                       " s" + (deadline.option.empty() ? "" : " (" + deadline.option + ")") +
+                                       "; it may be hung (the device, its server or its driver); the call is "
+                                       "left behind");
+}
+
+}  // namespace prism
