@@ -83,7 +83,13 @@ void print_audio_devices() {
 void print_sdr_devices() {
   std::printf("SDRs (use as sdr:ARGS):\n");
 #if PRISM_HAVE_SOAPYSDR
-  const std::vector<SdrDeviceEntry> devices = list_sdr_devices();
+  std::vector<SdrDeviceEntry> devices;
+  try {
+    devices = list_sdr_devices();
+  } catch (const InputError& e) {  // a driver that hung while listing (sources/driver_call.hpp)
+    std::printf("  none (%s)\n", e.reason().c_str());
+    return;
+  }
   if (devices.empty())
     std::printf("  none found (%s)\n", sdr_modules_text(sdr_modules()).c_str());
   for (const SdrDeviceEntry& d : devices) std::printf("  sdr:%s\n", d.args.c_str());

@@ -54,6 +54,13 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
       ->group(group);
   cmd.add_option("--sdr-stream-args", o.sdr_stream_args, "KEY=VALUE,... passed to the driver's stream")
       ->group(group);
+  finite_number_in(cmd.add_option("--open-timeout", o.open_timeout,
+                                  "Seconds each call into the SDR's driver may take while the device is listed, "
+                                  "opened, set up and closed; past it the run fails naming the call, as a driver "
+                                  "that hangs would hold it for ever (0: wait for ever)"),
+                   0.0, 365.0 * 86400.0)
+      ->capture_default_str()
+      ->group(group);
 }
 
 std::string option_name_of_field(std::string_view field) {
@@ -61,6 +68,7 @@ std::string option_name_of_field(std::string_view field) {
   if (field == "center_frequency") return "--center-frequency";
   if (field == "cpu_threads") return "--threads";
   if (field == "stall_timeout_s") return "--stall-timeout";
+  if (field == "sdr_open_timeout_s") return "--open-timeout";
   std::string option = "--" + std::string(field);
   std::replace(option.begin(), option.end(), '_', '-');
   return option;
@@ -82,6 +90,7 @@ SourceOptions to_source_options(const InputOptions& o) {
   options.antenna = o.antenna;
   options.sdr_channel = o.sdr_channel;
   options.sdr_stream_args = o.sdr_stream_args;
+  options.sdr_open_timeout_s = o.open_timeout;
   options.truncation.strict = o.strict;
   options.field_namer = option_name_of_field;
   options.truncation.warn = [](const std::string& text) {

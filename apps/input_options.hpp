@@ -23,6 +23,7 @@ struct InputOptions {
   std::string antenna;
   std::size_t sdr_channel = 0;
   std::string sdr_stream_args;
+  double open_timeout = kDefaultDriverTimeout_s;  // s, each call into the SDR's driver while it opens
   bool strict = false;  // refuse recordings cut short instead of reading their whole samples
   std::string start;    // --start: seconds ("2.5") or samples ("48000s"); empty: the beginning
 };
@@ -34,7 +35,8 @@ void add_input_options(CLI::App& cmd, InputOptions& options, const std::string& 
 // Registers --start (where open_input begins reading) in the option group `group`.
 void add_start_option(CLI::App& cmd, InputOptions& options, const std::string& group);
 
-// Registers --gain, --antenna, --sdr-channel and --sdr-stream-args in the group "SDR input".
+// Registers --gain, --antenna, --sdr-channel, --sdr-stream-args and --open-timeout in the group
+// "SDR input".
 void add_sdr_options(CLI::App& cmd, InputOptions& options);
 
 // The footer lines that explain the sdr: input and its options.

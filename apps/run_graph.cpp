@@ -59,9 +59,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->group(group);
   finite_number_in(cmd.add_option("--stall-timeout", o.stall_timeout,
                                   "Seconds the input may deliver nothing before the run fails, keeping what was "
-                                  "captured (0: wait for ever); also how long an SDR's driver may take to list, open, "
-                                  "set up or close the device (30 s when not given) [default: 10 for live inputs "
-                                  "(zmq:...?timeout=S: S instead), none for files and pipes]"),
+                                  "captured (0: wait for ever) [default: 10 for live inputs (zmq:...?timeout=S: S instead), none for files and pipes]"),
                    0.0, kMaxSeconds)
       ->group(group);
   cmd.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
@@ -235,7 +233,6 @@ std::unique_ptr<Source> open_run_input(const std::string& input, const InputOpti
   StopToken stop;
   InterruptGuard guard(stop);
   options.opening.stall_timeout_s = run.stall_timeout;
-  options.opening.stall_timeout_is_an_option = true;
   options.opening.stop = &stop;
   return open_input(input, options, raw.start);
 }

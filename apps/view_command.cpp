@@ -184,7 +184,6 @@ int run_view(const ViewOptions& o) {
     // for its first message takes --stall-timeout.
     SourceOptions options = to_source_options(o.in);
     options.opening.stall_timeout_s = o.stall_timeout;
-    options.opening.stall_timeout_is_an_option = true;
     return open_input(input, options, o.in.start);
   };
   // Opened here, so that a bad input is reported before a window appears; the viewer's first
@@ -237,8 +236,7 @@ Runner add_view_command(CLI::App& app) {
   finite_number_in(cmd->add_option("--stall-timeout", o->stall_timeout,
                                    "Seconds a live input (audio device, SDR, stream) may deliver nothing before the "
                                    "viewer shows an error and stops it (0: wait for ever); files and the generator "
-                                   "are paced by the viewer; also how long an SDR's driver may take to list, open, set "
-                                   "up or close the device (30 s when not given) [default: 10; zmq:...?timeout=S: S]"),
+                                   "are paced by the viewer [default: 10; zmq:...?timeout=S: S]"),
                    0.0, 365.0 * 86400.0)
       ->group("Input");
   whole_number_in(cmd->add_option("--fft-size", o->fft_size, "FFT size [default: 4096]"), 256, 1 << 20);

@@ -92,6 +92,11 @@ class SourceWrapper : public Source {
 // enough that a hung device does not hold a capture for long.
 inline constexpr double kDefaultLiveStallTimeout_s = 10.0;
 
+// How long a call into a device's driver may take while the device is listed, opened, set up or
+// closed, when nothing says otherwise (sources/driver_call.hpp): some devices load firmware or
+// an FPGA image when opened, which takes seconds.
+inline constexpr double kDefaultDriverTimeout_s = 30.0;
+
 // The stall timeout of a run of `source` when none is set: kDefaultLiveStallTimeout_s for a
 // live input without a timeout of its own (Source::has_own_timeout), 0 (none) otherwise.
 inline double default_stall_timeout_s(const Source& source) {

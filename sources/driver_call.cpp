@@ -43,12 +43,16 @@ void call_driver_erased(const std::string& where, const std::string& what, const
     with_quiet_stderr(call);
     return;
   }
+  // A stop that came first must not start a call that would be left behind at once (an open
+  // device with nobody to close it).
+  if (deadline.stop != nullptr && deadline.stop->stop_requested()) throw Interrupted(where + ": interrupted before " + what);
   auto state = std::make_shared<CallState>();
+  std::thread caller;
   enum class Ending { finished, deadline, stop };
   // stderr is quiet while the caller waits, and back as it was when it stops waiting, whether the
   // call finished or not.
   const Ending ending = with_quiet_stderr([&] {
-    std::thread([state, call = std::move(call)]() mutable {
+    caller = std::thread([state, call = std::move(call)]() mutable {
       std::exception_ptr error;
       try {
         call();
@@ -61,7 +65,7 @@ void call_driver_erased(const std::string& where, const std::string& what, const
         state->done = true;
       }
       state->finished.notify_all();
-    }).detach();
+    });
     using Clock = std::chrono::steady_clock;
     const Clock::time_point until =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline.seconds));
@@ -75,9 +79,11 @@ void call_driver_erased(const std::string& where, const std::string& what, const
     return Ending::finished;
   });
   if (ending == Ending::finished) {
+    caller.join();  // what the call captured is gone with it
     if (state->error) std::rethrow_exception(state->error);
     return;
   }
+  caller.detach();
   abandoned_calls.fetch_add(1, std::memory_order_acq_rel);
   if (ending == Ending::stop) throw Interrupted(where + ": interrupted while " + what);
   throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + seconds_text(deadline.seconds) +

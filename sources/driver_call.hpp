@@ -21,17 +21,14 @@
 #include <utility>
 
 #include "pipeline/errors.hpp"
+#include "pipeline/source.hpp"
 #include "pipeline/stop_token.hpp"
 
 namespace prism {
 
-// How long a device may take to open when nothing says otherwise: some load firmware or an FPGA
-// image when opened, which takes seconds.
-inline constexpr double kDefaultDriverDeadline_s = 30.0;
-
 struct DriverDeadline {
-  double seconds = kDefaultDriverDeadline_s;  // 0, or 1e9 and more: no deadline (the caller's thread calls)
-  std::string option;                         // how the user sets it ("--stall-timeout"), for the message
+  double seconds = kDefaultDriverTimeout_s;  // 0, or 1e9 and more: no deadline (the caller's thread calls)
+  std::string option;                        // how the user sets it ("--open-timeout"), for the message
   const StopToken* stop = nullptr;            // when requested, the wait ends with Interrupted
 };
 

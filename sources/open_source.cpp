@@ -191,10 +191,8 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   sdr.field_namer = options.field_namer;
   sdr.channel = options.sdr_channel;
   sdr.stream_args = options.sdr_stream_args;
-  // The stall timeout, when given, bounds the driver's calls too; the default stall timeout of a
-  // live input is too short for a device that loads its firmware when opened.
-  if (options.opening.stall_timeout_s) sdr.deadline.seconds = *options.opening.stall_timeout_s;
-  if (options.opening.stall_timeout_is_an_option) sdr.deadline.option = options.name("stall_timeout_s");
+  sdr.deadline.seconds = options.sdr_open_timeout_s;
+  sdr.deadline.option = options.name("sdr_open_timeout_s");
   sdr.deadline.stop = options.opening.stop;
   return std::make_unique<SoapySdrSource>(sdr);
 #else
@@ -305,8 +303,9 @@ std::unique_ptr<Source> open_source(const std::string& input, const SourceOption
   if (!std::isfinite(options.center_frequency))
     throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
   if (options.has_sdr_settings() && kind.open != open_sdr_device)
-    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") +
-                     " and " + options.name("sdr_stream_args") + " are for SDR input (sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
+    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") + ", " +
+                     options.name("sdr_stream_args") + " and " + options.name("sdr_open_timeout_s") +
+                     " are for SDR input (sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
   if (kind.check_path_first) (void)open_input_file(input);
   return kind.open(input, options);
 }

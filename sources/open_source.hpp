@@ -41,9 +41,6 @@ struct OpeningWait {
   // without a timeout of its own (zmq's timeout=), for ever otherwise.
   std::optional<double> stall_timeout_s;
   const StopToken* stop = nullptr;  // when it is requested, opening throws Interrupted
-  // Whether the caller takes a stall timeout (a run does, `prism info` does not): a message about
-  // a wait that ran out then names it (SourceOptions::name("stall_timeout_s")).
-  bool stall_timeout_is_an_option = false;
 };
 
 // A recording cut short (raw samples, a SigMF data file or stdin that end in the middle of a
@@ -74,6 +71,9 @@ struct SourceOptions {
   std::string antenna;                // "": the device's default
   std::size_t sdr_channel = 0;        // RX channel
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
+  // Seconds each call into the SDR's driver may take while the device is listed, opened, set up
+  // and closed (sources/driver_call.hpp); 0: for ever.
+  double sdr_open_timeout_s = kDefaultDriverTimeout_s;
   TruncationPolicy truncation;        // files and stdin cut short
   OpeningWait opening;                // inputs that wait while opened (zmq:)
   // How messages name these fields: by the field's name (sample_rate, ...) when null; the
@@ -84,7 +84,8 @@ struct SourceOptions {
     return field_namer ? field_namer(field) : std::string(field);
   }
   bool has_sdr_settings() const {
-    return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty();
+    return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty() ||
+           sdr_open_timeout_s != kDefaultDriverTimeout_s;
   }
 };
 

@@ -54,7 +54,12 @@ PortAudioSession::PortAudioSession() {
 }
 
 PortAudioSession::~PortAudioSession() {
-  if (!abandoned_) Pa_Terminate();
+  if (abandoned_) return;
+  // Pa_Terminate closes the JACK host API's client: the close that can deadlock in libjack.
+  try {
+    call_driver("audio", "stopping PortAudio", DriverDeadline{}, [] { Pa_Terminate(); });
+  } catch (const std::exception&) {
+  }
 }
 
 std::vector<AudioDeviceEntry> list_audio_devices() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -217,17 +218,22 @@ struct SoapySdrSource::Impl {
       capture.join();
     }
     if (device == nullptr) return;
-    if (stream != nullptr) {
-      if (started) device->deactivateStream(stream);
-      device->closeStream(stream);
-      stream = nullptr;
-    }
-    // A driver that hangs while it closes (a JACK client of the audio module) must not hold the
-    // end of the run: the device is left to it.
+    // One call for the whole close: a driver that hangs in it (the audio module stops and closes
+    // a JACK client) must not hold the end of the run. The device is then left to it, said on
+    // stderr, as a driver's own errors while closing are not (the run is over).
     try {
-      call_driver(where, "closing the device", deadline, [device = device] { SoapySDR::Device::unmake(device); });
+      call_driver(where, "closing the device", deadline, [device = device, stream = stream, started = started] {
+        if (stream != nullptr) {
+          if (started) device->deactivateStream(stream);
+          device->closeStream(stream);
+        }
+        SoapySDR::Device::unmake(device);
+      });
+    } catch (const DriverCallAbandoned& e) {
+      std::fprintf(stderr, "prism: warning: %s\n", e.what());
     } catch (const std::exception&) {
     }
+    stream = nullptr;
     device = nullptr;
   }
 };
@@ -340,6 +346,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
          << ", " << format_name(format) << " @ " << number_text(s.sample_rate) << " Hz, tuned to "
          << number_text(info_.center_frequency) << " Hz" << gain_text;
     s.description = text.str();
+    s.deadline.stop = nullptr;  // the opener's, which may be gone by the time the device starts or closes
   } catch (...) {
     s.close();
     throw;
@@ -351,7 +358,15 @@ SoapySdrSource::~SoapySdrSource() { impl_->close(); }
 std::size_t SoapySdrSource::read(std::byte* dst, std::size_t max_samples) {
   Impl& s = *impl_;
   if (!s.started) {
-    const int err = s.device->activateStream(s.stream);
+    int err = 0;
+    try {
+      err = call_driver(s.where, "starting its stream", s.deadline,
+                        [device = s.device, stream = s.stream] { return device->activateStream(stream); });
+    } catch (const DriverCallAbandoned&) {
+      s.device = nullptr;  // in the stuck call's hands
+      s.stream = nullptr;
+      throw;
+    }
     if (err != 0)
       throw InputError(s.where, std::string("cannot start its stream: ") + SoapySDR::errToStr(err));
     s.started = true;

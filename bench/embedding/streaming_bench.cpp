@@ -36,9 +36,11 @@ int main() {
     prism::StreamInfo info;
     info.sample_rate = 48000;
     std::vector<float> rows;
+    prism::StageEnvironment cpu;
+    cpu.backend = prism::fft::BackendKind::cpu;
     const double spectrogram_us = median_us(
         [&] {
-          prism::Spectrogram spectrogram(params, info, {.backend = prism::fft::BackendKind::cpu});
+          prism::Spectrogram spectrogram(params, info, cpu);
           rows.clear();
           spectrogram.feed(x.data(), n, rows);
           spectrogram.flush(rows);

@@ -2,11 +2,17 @@
 // sources/driver_call.hpp): driver=prism_hang, a device that streams zeros as CF32 at 1 MS/s and
 // hangs where its argument hang= says: find (while SoapySDR lists devices), make (while the
 // device opens), stream (in setupStream) or close (in the device's destructor, which unmake
-// calls). A hung call sleeps until the process ends, as a deadlocked driver would. prism loads
-// it through SOAPY_SDR_PLUGIN_PATH.
+// calls). A hung call first creates the file hang_file= names (when given: the test knows then
+// that the call hangs), then loops until the process ends, as a deadlocked driver would. The
+// module's static state waits at exit for the calls that hang, as a driver's would whose
+// destructor joins its threads: a process that runs its static destructors after leaving a call
+// behind never ends (prism ends with _Exit then). prism loads the module through
+// SOAPY_SDR_PLUGIN_PATH.
+#include <atomic>
 #include <chrono>
 #include <complex>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,15 +31,25 @@ std::string argument(const SoapySDR::Kwargs& args, const std::string& key) {
   return it == args.end() ? std::string() : it->second;
 }
 
-[[noreturn]] void hang() {
-  while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+struct HangingCalls {
+  std::atomic<int> count{0};
+  ~HangingCalls() {
+    while (count.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+} hanging_calls;
+
+[[noreturn]] void hang(const SoapySDR::Kwargs& args) {
+  hanging_calls.count.fetch_add(1);
+  const std::string marker = argument(args, "hang_file");
+  if (!marker.empty()) std::fclose(std::fopen(marker.c_str(), "w"));
+  while (true) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 class HangingDevice final : public SoapySDR::Device {
  public:
-  explicit HangingDevice(const SoapySDR::Kwargs& args) : hang_(argument(args, "hang")) {}
+  explicit HangingDevice(const SoapySDR::Kwargs& args) : args_(args), hang_(argument(args, "hang")) {}
   ~HangingDevice() override {
-    if (hang_ == "close") hang();
+    if (hang_ == "close") hang(args_);
   }
 
   std::string getDriverKey() const override { return "prism_hang"; }
@@ -46,7 +62,7 @@ class HangingDevice final : public SoapySDR::Device {
   std::vector<std::string> getStreamFormats(int, std::size_t) const override { return {SOAPY_SDR_CF32}; }
   SoapySDR::Stream* setupStream(int, const std::string&, const std::vector<std::size_t>&,
                                 const SoapySDR::Kwargs&) override {
-    if (hang_ == "stream") hang();
+    if (hang_ == "stream") hang(args_);
     return reinterpret_cast<SoapySDR::Stream*>(this);
   }
   void closeStream(SoapySDR::Stream*) override {}
@@ -69,20 +85,21 @@ class HangingDevice final : public SoapySDR::Device {
   double getFrequency(int, std::size_t) const override { return frequency_; }
 
  private:
+  SoapySDR::Kwargs args_;
   std::string hang_;
   double frequency_ = 100e6;
 };
 
 SoapySDR::KwargsList find_devices(const SoapySDR::Kwargs& args) {
   if (argument(args, "driver") != "prism_hang") return {};
-  if (argument(args, "hang") == "find") hang();
+  if (argument(args, "hang") == "find") hang(args);
   SoapySDR::Kwargs found = args;
   found["label"] = "prism hanging test device";
   return {found};
 }
 
 SoapySDR::Device* make_device(const SoapySDR::Kwargs& args) {
-  if (argument(args, "hang") == "make") hang();
+  if (argument(args, "hang") == "make") hang(args);
   return new HangingDevice(args);
 }
 
