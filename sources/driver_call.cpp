@@ -39,45 +39,54 @@ unsigned driver_calls_abandoned() { return abandoned_calls.load(std::memory_orde
 
 void call_driver_erased(const std::string& where, const std::string& what, const DriverDeadline& deadline,
                         std::function<void()> call) {
-  if (!(deadline.seconds > 0) || deadline.seconds >= 1e9) {
+  const bool timed = deadline.seconds > 0 && deadline.seconds < 1e9;
+  // Without a deadline the caller calls, unless a stop must still be able to end the wait.
+  if (!timed && deadline.stop == nullptr) {
     with_quiet_stderr(call);
     return;
   }
-  // A stop that came first must not start a call that would be left behind at once (an open
-  // device with nobody to close it).
+  // A stop that came first starts no call: one left behind at once could open a device that
+  // nobody closes.
   if (deadline.stop != nullptr && deadline.stop->stop_requested()) throw Interrupted(where + ": interrupted before " + what);
   auto state = std::make_shared<CallState>();
   std::thread caller;
   enum class Ending { finished, deadline, stop };
   // stderr is quiet while the caller waits, and back as it was when it stops waiting, whether the
   // call finished or not.
-  const Ending ending = with_quiet_stderr([&] {
-    caller = std::thread([state, call = std::move(call)]() mutable {
-      std::exception_ptr error;
-      try {
-        call();
-      } catch (...) {
-        error = std::current_exception();
+  Ending ending = Ending::finished;
+  try {
+    ending = with_quiet_stderr([&] {
+      caller = std::thread([state, call = std::move(call)]() mutable {
+        std::exception_ptr error;
+        try {
+          call();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        {
+          const std::lock_guard lock(state->mutex);
+          state->error = error;
+          state->done = true;
+        }
+        state->finished.notify_all();
+      });
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point until =
+          timed ? Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline.seconds))
+                : Clock::time_point::max();
+      std::unique_lock lock(state->mutex);
+      while (!state->done) {
+        if (deadline.stop != nullptr && deadline.stop->stop_requested()) return Ending::stop;
+        const Clock::time_point now = Clock::now();
+        if (now >= until) return Ending::deadline;
+        state->finished.wait_until(lock, until - now < kStopPollInterval ? until : now + kStopPollInterval);
       }
-      {
-        const std::lock_guard lock(state->mutex);
-        state->error = error;
-        state->done = true;
-      }
-      state->finished.notify_all();
+      return Ending::finished;
     });
-    using Clock = std::chrono::steady_clock;
-    const Clock::time_point until =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline.seconds));
-    std::unique_lock lock(state->mutex);
-    while (!state->done) {
-      if (deadline.stop != nullptr && deadline.stop->stop_requested()) return Ending::stop;
-      const Clock::time_point now = Clock::now();
-      if (now >= until) return Ending::deadline;
-      state->finished.wait_until(lock, std::min(until, now + kStopPollInterval));
-    }
-    return Ending::finished;
-  });
+  } catch (...) {
+    if (caller.joinable()) caller.detach();  // a failed wait: the call goes on by itself
+    throw;
+  }
   if (ending == Ending::finished) {
     caller.join();  // what the call captured is gone with it
     if (state->error) std::rethrow_exception(state->error);
@@ -85,7 +94,7 @@ void call_driver_erased(const std::string& where, const std::string& what, const
   }
   caller.detach();
   abandoned_calls.fetch_add(1, std::memory_order_acq_rel);
-  if (ending == Ending::stop) throw Interrupted(where + ": interrupted while " + what);
+  if (ending == Ending::stop) throw DriverCallInterrupted(where + ": interrupted while " + what);
   throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + seconds_text(deadline.seconds) +
                                        " s" + (deadline.option.empty() ? "" : " (" + deadline.option + ")") +
                                        "; it may be hung (the device, its server or its driver); the call is "

@@ -27,14 +27,22 @@
 namespace prism {
 
 struct DriverDeadline {
-  double seconds = kDefaultDriverTimeout_s;  // 0, or 1e9 and more: no deadline (the caller's thread calls)
+  double seconds = kDefaultDriverTimeout_s;  // 0, or 1e9 and more: no deadline
   std::string option;                        // how the user sets it ("--open-timeout"), for the message
   const StopToken* stop = nullptr;            // when requested, the wait ends with Interrupted
 };
 
+// A call left behind at its deadline.
 class DriverCallAbandoned : public InputError {
  public:
   using InputError::InputError;
+};
+
+// A call left behind when the stop came (Ctrl-C); a stop that came before the call is a plain
+// Interrupted, and nothing was called.
+class DriverCallInterrupted : public Interrupted {
+ public:
+  using Interrupted::Interrupted;
 };
 
 // Calls left running in a driver by this process so far.
@@ -42,8 +50,10 @@ unsigned driver_calls_abandoned();
 
 // Runs `call` with the process's stderr quiet (the drivers' probing noise, as with_quiet_stderr),
 // within `deadline`. `where` names the device for the message ("sdr:driver=audio"), `what` the
-// call ("opening it", "listing the SDRs"). Throws what the call throws, DriverCallAbandoned when
-// the deadline passes first, Interrupted when the stop comes first.
+// call ("opening the device", "listing the devices"). Throws what the call throws,
+// DriverCallAbandoned when the deadline passes first, DriverCallInterrupted when the stop comes
+// first, Interrupted (nothing called) when the stop was there before. Without a deadline or a
+// stop the caller's thread calls.
 void call_driver_erased(const std::string& where, const std::string& what, const DriverDeadline& deadline,
                         std::function<void()> call);
 

@@ -221,8 +221,10 @@ struct SoapySdrSource::Impl {
     // One call for the whole close: a driver that hangs in it (the audio module stops and closes
     // a JACK client) must not hold the end of the run. The device is then left to it, said on
     // stderr, as a driver's own errors while closing are not (the run is over).
+    DriverDeadline closing = deadline;
+    closing.stop = nullptr;  // a close is not interrupted (the constructor's failure closes too)
     try {
-      call_driver(where, "closing the device", deadline, [device = device, stream = stream, started = started] {
+      call_driver(where, "closing the device", closing, [device = device, stream = stream, started = started] {
         if (stream != nullptr) {
           if (started) device->deactivateStream(stream);
           device->closeStream(stream);
@@ -327,9 +329,11 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     } catch (const DriverCallAbandoned&) {
       s.device = nullptr;  // in the stuck call's hands
       throw;
-    } catch (const Interrupted&) {
+    } catch (const DriverCallInterrupted&) {
       s.device = nullptr;
       throw;
+    } catch (const Interrupted&) {
+      throw;  // before the call: the device is closed as after any failure
     } catch (const std::exception& e) {
       throw InputError(s.where, std::string("cannot set up its ") + soapy_name(format) + " stream: " + e.what());
     }

@@ -1,8 +1,8 @@
 // A SoapySDR driver module for the test of the deadlines on driver calls (test_driver_hang.py,
 // sources/driver_call.hpp): driver=prism_hang, a device that streams zeros as CF32 at 1 MS/s and
 // hangs where its argument hang= says: find (while SoapySDR lists devices), make (while the
-// device opens), stream (in setupStream) or close (in the device's destructor, which unmake
-// calls). A hung call first creates the file hang_file= names (when given: the test knows then
+// device opens), stream (in setupStream), start (in activateStream, at the run's first read) or
+// close (in the device's destructor, which unmake calls). A hung call first creates the file hang_file= names (when given: the test knows then
 // that the call hangs), then loops until the process ends, as a deadlocked driver would. The
 // module's static state waits at exit for the calls that hang, as a driver's would whose
 // destructor joins its threads: a process that runs its static destructors after leaving a call
@@ -67,7 +67,10 @@ class HangingDevice final : public SoapySDR::Device {
   }
   void closeStream(SoapySDR::Stream*) override {}
   std::size_t getStreamMTU(SoapySDR::Stream*) const override { return kMtu; }
-  int activateStream(SoapySDR::Stream*, int, long long, std::size_t) override { return 0; }
+  int activateStream(SoapySDR::Stream*, int, long long, std::size_t) override {
+    if (hang_ == "start") hang(args_);
+    return 0;
+  }
   int deactivateStream(SoapySDR::Stream*, int, long long) override { return 0; }
   int readStream(SoapySDR::Stream*, void* const* buffs, std::size_t elems, int& flags, long long&, long) override {
     const std::size_t n = std::min(elems, kMtu);

@@ -47,6 +47,19 @@ class DriverHang(TempDirTestCase):
     def test_setting_up_the_stream(self):
         self.failing_open("stream", "setting up its stream")
 
+    def test_starting_the_stream(self):
+        # At the run's first read: the run fails as a live input that fails (exit 1), naming the
+        # call, before the stall timeout would have.
+        started = time.monotonic()
+        proc = run_prism("spectrogram", "sdr:driver=prism_hang,hang=start", "--open-timeout", DEADLINE,
+                         "--stall-timeout", "60", "-o", self.path("rows.npy"), timeout=60)
+        took = time.monotonic() - started
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(f"sdr:driver=prism_hang,hang=start: the driver did not finish starting its stream within "
+                      f"{DEADLINE} s (--open-timeout)", proc.stderr)
+        self.assertGreaterEqual(took, DEADLINE, proc.stderr)
+        self.assertLess(took, DEADLINE + 20, proc.stderr)
+
     def test_closing_the_device_does_not_hold_the_run(self):
         out = self.path("rows.npy")
         summary = self.path("summary.json")
@@ -71,11 +84,19 @@ class DriverHang(TempDirTestCase):
         self.assertEqual(rows.shape[0], (spectrogram["items_in"] - 256) // 128 + 1)
 
     def test_ctrl_c_ends_the_wait(self):
-        # The default deadline (30 s) would end it too; Ctrl-C does at once.
+        # The default deadline (30 s) would end it too, and 0 never; Ctrl-C does at once.
+        for timeout in ("30", "0"):
+            with self.subTest(open_timeout=timeout):
+                self.ctrl_c_during_open(timeout)
+
+    def ctrl_c_during_open(self, timeout):
         out = self.path("rows.npy")
         marker = self.path("hanging")
+        if os.path.exists(marker):
+            os.remove(marker)
         proc = subprocess.Popen([prism_test_util.PRISM, "spectrogram", f"sdr:driver=prism_hang,hang=make,hang_file={marker}",
-                                 "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 "--open-timeout", timeout, "-o", out],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 20
         while not os.path.exists(marker) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -105,21 +105,51 @@ TEST(DriverCall, ACallPastItsDeadlineIsLeftBehindWithAnErrorNamingIt) {
   EXPECT_TRUE(finished->load());
 }
 
-TEST(DriverCall, AStopEndsTheWait) {
-  auto gate = std::make_shared<Gate>();
+TEST(DriverCall, AStopEndsTheWaitWithOrWithoutADeadline) {
+  for (double seconds : {60.0, 0.0}) {
+    auto gate = std::make_shared<Gate>();
+    StopToken stop;
+    DriverDeadline deadline;
+    deadline.seconds = seconds;
+    deadline.stop = &stop;
+    std::thread stopper([&stop] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      stop.request_stop();
+    });
+    const unsigned abandoned_before = driver_calls_abandoned();
+    const Clock::time_point start = Clock::now();
+    EXPECT_THROW(call_driver("sdr:x", "opening the device", deadline, [gate] { gate->wait(); }), DriverCallInterrupted);
+    EXPECT_LT(seconds_since(start), 5.0);
+    EXPECT_EQ(driver_calls_abandoned(), abandoned_before + 1);
+    stopper.join();
+    gate->release();
+  }
+}
+
+TEST(DriverCall, AStopThatCameFirstCallsNothing) {
   StopToken stop;
+  stop.request_stop();
   DriverDeadline deadline;
-  deadline.seconds = 60;
   deadline.stop = &stop;
-  std::thread stopper([&stop] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stop.request_stop();
-  });
-  const Clock::time_point start = Clock::now();
-  EXPECT_THROW(call_driver("sdr:x", "opening the device", deadline, [gate] { gate->wait(); }), Interrupted);
-  EXPECT_LT(seconds_since(start), 5.0);
-  stopper.join();
-  gate->release();
+  bool called = false;
+  try {
+    call_driver("sdr:x", "opening the device", deadline, [&called] { called = true; });
+    FAIL() << "no error";
+  } catch (const DriverCallInterrupted&) {
+    FAIL() << "a call was started and left";
+  } catch (const Interrupted& e) {
+    EXPECT_NE(std::string(e.what()).find("interrupted before opening the device"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(called);
+}
+
+TEST(DriverCall, AFinishedCallHasLetGoOfWhatItCaptured) {
+  auto captured = std::make_shared<int>(7);
+  DriverDeadline deadline;
+  deadline.seconds = 5;
+  EXPECT_EQ(call_driver("sdr:x", "opening the device", deadline, [captured] { return *captured; }), 7);
+  // The call's thread was joined: its copy of `captured` is gone.
+  EXPECT_EQ(captured.use_count(), 1);
 }
 
 }  // namespace
