@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   keep_large_buffers_in_the_heap();
   const int code = finish_stdout(run_command(argc, argv));
-  // A call left stuck in a device driver (sources/driver_call.hpp) would hold the exit up or
-  // crash it: the static destructors unload the driver's module under it or wait for it.
+  // A call left stuck in a device driver (sources/driver_call.hpp) could hold the exit up or
+  // crash it: static destructors may wait for it or destroy what it uses.
   if (prism::driver_calls_abandoned() > 0) {
     std::fflush(stderr);
     std::_Exit(code);

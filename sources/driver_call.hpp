@@ -1,16 +1,16 @@
 // call_driver: a call into a device driver with a deadline. SoapySDR's enumerate, make,
-// setupStream and unmake and PortAudio's initialisation run the driver's own code, which can
-// hang: Debian 12's libjack (1.9.21) deadlocks when a client closes as a notification arrives
-// (jack2 issue 395), and SoapySDR's audio module and PortAudio's JACK host API open and close
-// such clients. The run's stall timeout only watches reads, which come after.
+// setupStream, activateStream and close and PortAudio's start and stop run the driver's own code,
+// which can hang: Debian 12's libjack (1.9.21) deadlocks when a client closes as a notification
+// arrives (jack2 issue 395), and SoapySDR's audio module and PortAudio's JACK host API open and
+// close such clients. The run's stall timeout only watches reads.
 //
-// A call with a deadline runs on a thread of its own while the caller waits. When the deadline
-// passes first (or a stop is requested), the caller gets DriverCallAbandoned, an InputError that
-// names the device, the call and the option that sets the deadline, and the thread is left where
-// it is: nothing can end a call inside a library. What the call would have returned is never
-// used (a device it opens late stays open). A process that left a call behind should end
-// without running static destructors, which unload the driver's module under the stuck thread
-// or wait for it: driver_calls_abandoned() says so, and prism's main then ends with _Exit.
+// The call runs on a thread of its own while the caller waits. When the deadline passes first,
+// the caller gets DriverCallAbandoned, an InputError that names the device, the call and the
+// option that sets the deadline; when a stop comes first, DriverCallInterrupted. Either way the
+// thread is left where it is: nothing can end a call inside a library. What the call would have
+// returned is never used (a device it opens late stays open). A process that left a call behind
+// should end without running static destructors, which may wait for the stuck call or destroy
+// what it uses: driver_calls_abandoned() says so, and prism's main then ends with _Exit.
 #pragma once
 
 #include <functional>
@@ -29,7 +29,7 @@ namespace prism {
 struct DriverDeadline {
   double seconds = kDefaultDriverTimeout_s;  // 0, or 1e9 and more: no deadline
   std::string option;                        // how the user sets it ("--open-timeout"), for the message
-  const StopToken* stop = nullptr;            // when requested, the wait ends with Interrupted
+  const StopToken* stop = nullptr;            // when requested, the wait ends (Interrupted)
 };
 
 // A call left behind at its deadline.
