@@ -1,15 +1,16 @@
 // call_driver_erased: the deadline's thread and wait (see driver_call.hpp).
 #include "sources/driver_call.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
 
 #include "pipeline/chunk.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "sources/quiet_stderr.hpp"
 
 namespace prism {
@@ -26,12 +27,6 @@ struct CallState {
   bool done = false;
   std::exception_ptr error;
 };
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
 
 }  // namespace
 
@@ -79,7 +74,7 @@ void call_driver_erased(const std::string& where, const std::string& what, const
         if (deadline.stop != nullptr && deadline.stop->stop_requested()) return Ending::stop;
         const Clock::time_point now = Clock::now();
         if (now >= until) return Ending::deadline;
-        state->finished.wait_until(lock, until - now < kStopPollInterval ? until : now + kStopPollInterval);
+        state->finished.wait_until(lock, std::min(until, now + kStopPollInterval));
       }
       return Ending::finished;
     });
@@ -95,7 +90,7 @@ void call_driver_erased(const std::string& where, const std::string& what, const
   caller.detach();
   abandoned_calls.fetch_add(1, std::memory_order_acq_rel);
   if (ending == Ending::stop) throw DriverCallInterrupted(where + ": interrupted while " + what);
-  throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + seconds_text(deadline.seconds) +
+  throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + shortest_decimal(deadline.seconds) +
                                        " s" + (deadline.option.empty() ? "" : " (" + deadline.option + ")") +
                                        "; it may be hung (the device, its server or its driver); the call is "
                                        "left behind");

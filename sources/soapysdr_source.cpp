@@ -152,7 +152,7 @@ struct SoapySdrSource::Impl {
   SoapySDR::Device* device = nullptr;
   SoapySDR::Stream* stream = nullptr;
   std::string where;  // spec_of(args), for errors
-  DriverDeadline deadline;
+  DriverDeadline deadline;  // for starting and closing: without the opener's stop, which may be gone by then
   std::string description;
   double sample_rate = 0;
   std::size_t frame_bytes = 0;
@@ -221,10 +221,8 @@ struct SoapySdrSource::Impl {
     // One call for the whole close: a driver that hangs in it (the audio module stops and closes
     // a JACK client) must not hold the end of the run. The device is then left to it, said on
     // stderr, as a driver's own errors while closing are not (the run is over).
-    DriverDeadline closing = deadline;
-    closing.stop = nullptr;  // a close is not interrupted (the constructor's failure closes too)
     try {
-      call_driver(where, "closing the device", closing, [device = device, stream = stream, started = started] {
+      call_driver(where, "closing the device", deadline, [device = device, stream = stream, started = started] {
         if (stream != nullptr) {
           if (started) device->deactivateStream(stream);
           device->closeStream(stream);
@@ -243,15 +241,17 @@ struct SoapySdrSource::Impl {
 SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.where = spec_of(options.device_args);
-  s.deadline = options.deadline;
-  const std::vector<SdrDeviceEntry> found = list_sdr_devices(options.device_args, s.deadline);
+  const DriverDeadline& opening = options.deadline;
+  s.deadline = opening;
+  s.deadline.stop = nullptr;
+  const std::vector<SdrDeviceEntry> found = list_sdr_devices(options.device_args, opening);
   if (found.empty())
     throw InputError(s.where, options.device_args.empty() ? found_text({})
                                                           : "no SDR matches '" + options.device_args +
-                                                                "': " + found_text(list_sdr_devices("", s.deadline)));
+                                                                "': " + found_text(list_sdr_devices("", opening)));
   const SoapySDR::Kwargs args = SoapySDR::KwargsFromString(found.front().args);
   try {
-    s.device = call_driver(s.where, "opening the device", s.deadline, [args] { return SoapySDR::Device::make(args); });
+    s.device = call_driver(s.where, "opening the device", opening, [args] { return SoapySDR::Device::make(args); });
   } catch (const DriverCallAbandoned&) {
     throw;
   } catch (const Interrupted&) {
@@ -321,7 +321,7 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
     info_.live = true;
     s.frame_bytes = info_.frame_bytes();
     try {
-      s.stream = call_driver(s.where, "setting up its stream", s.deadline,
+      s.stream = call_driver(s.where, "setting up its stream", opening,
                              [device = s.device, format = std::string(soapy_name(format)), ch,
                               stream_args = SoapySDR::KwargsFromString(options.stream_args)] {
                                return device->setupStream(SOAPY_SDR_RX, format, {ch}, stream_args);
@@ -350,7 +350,6 @@ SoapySdrSource::SoapySdrSource(const SdrInputOptions& options) : impl_(std::make
          << ", " << format_name(format) << " @ " << number_text(s.sample_rate) << " Hz, tuned to "
          << number_text(info_.center_frequency) << " Hz" << gain_text;
     s.description = text.str();
-    s.deadline.stop = nullptr;  // the opener's, which may be gone by the time the device starts or closes
   } catch (...) {
     s.close();
     throw;

@@ -25,17 +25,22 @@ DEADLINE = 4
 
 
 class DriverHang(TempDirTestCase):
-    def failing_open(self, hang, call):
-        out = self.path("rows.npy")
+    def run_hanging(self, hang, call, code, *args):
+        """Runs prism on the device that hangs in `hang`; checks the exit code, the message naming
+        `call` and --open-timeout, and that the run waited out the deadline, no more."""
         started = time.monotonic()
-        proc = run_prism("spectrogram", f"sdr:driver=prism_hang,hang={hang}", "--open-timeout", DEADLINE,
-                         "--duration", "1", "-o", out, timeout=60)
+        proc = run_prism("spectrogram", f"sdr:driver=prism_hang,hang={hang}", "--open-timeout", DEADLINE, *args,
+                         timeout=60)
         took = time.monotonic() - started
-        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertEqual(proc.returncode, code, proc.stderr)
         self.assertIn(f"sdr:driver=prism_hang,hang={hang}: the driver did not finish {call} within {DEADLINE} s "
                       "(--open-timeout)", proc.stderr)
         self.assertGreaterEqual(took, DEADLINE, proc.stderr)
         self.assertLess(took, DEADLINE + 20, proc.stderr)
+        return proc
+
+    def failing_open(self, hang, call):
+        self.run_hanging(hang, call, 1, "--duration", "1", "-o", self.path("rows.npy"))
         self.assertEqual(sorted(os.listdir(self.tmp)), [], "an output was left behind")
 
     def test_listing_the_devices(self):
@@ -50,30 +55,15 @@ class DriverHang(TempDirTestCase):
     def test_starting_the_stream(self):
         # At the run's first read: the run fails as a live input that fails (exit 1), naming the
         # call, before the stall timeout would have.
-        started = time.monotonic()
-        proc = run_prism("spectrogram", "sdr:driver=prism_hang,hang=start", "--open-timeout", DEADLINE,
-                         "--stall-timeout", "60", "-o", self.path("rows.npy"), timeout=60)
-        took = time.monotonic() - started
-        self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(f"sdr:driver=prism_hang,hang=start: the driver did not finish starting its stream within "
-                      f"{DEADLINE} s (--open-timeout)", proc.stderr)
-        self.assertGreaterEqual(took, DEADLINE, proc.stderr)
-        self.assertLess(took, DEADLINE + 20, proc.stderr)
+        self.run_hanging("start", "starting its stream", 1, "--stall-timeout", "60", "-o", self.path("rows.npy"))
 
     def test_closing_the_device_does_not_hold_the_run(self):
+        # The close is waited for up to the deadline, then left, with a warning.
         out = self.path("rows.npy")
         summary = self.path("summary.json")
-        started = time.monotonic()
-        proc = run_prism("spectrogram", "sdr:driver=prism_hang,hang=close", "--open-timeout", DEADLINE,
-                         "--duration", "0.5", "--nperseg", "256", "--noverlap", "128", "-o", out,
-                         "--summary-json", summary, timeout=60)
-        took = time.monotonic() - started
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertIn(f"warning: sdr:driver=prism_hang,hang=close: the driver did not finish closing the device "
-                      f"within {DEADLINE} s (--open-timeout)", proc.stderr)
-        # The close was waited for up to the deadline, then left.
-        self.assertGreaterEqual(took, DEADLINE, proc.stderr)
-        self.assertLess(took, DEADLINE + 20, proc.stderr)
+        proc = self.run_hanging("close", "closing the device", 0, "--duration", "0.5", "--nperseg", "256",
+                                "--noverlap", "128", "-o", out, "--summary-json", summary)
+        self.assertIn("warning: sdr:driver=prism_hang,hang=close:", proc.stderr)
         rows, meta = load_npy_with_sidecar(out)
         self.assertTrue(meta["complete"], meta)
         # Half a second at 1 MS/s, less what a loaded machine dropped (counted).
