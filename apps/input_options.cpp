@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/option_checks.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
 #include "pipeline/settings.hpp"
@@ -59,7 +60,7 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
                                   "opened, set up and closed; past it the run fails naming the call, as a driver "
                                   "that hangs would hold it for ever (0: wait for ever)"),
                    0.0, 365.0 * 86400.0)
-      ->capture_default_str()
+      ->default_str(shortest_decimal(kDefaultDriverTimeout_s))
       ->group(group);
 }
 

@@ -23,7 +23,7 @@ struct InputOptions {
   std::string antenna;
   std::size_t sdr_channel = 0;
   std::string sdr_stream_args;
-  double open_timeout = kDefaultDriverTimeout_s;  // s, each call into the SDR's driver while it opens
+  std::optional<double> open_timeout;  // s, each call into the SDR's driver while it opens
   bool strict = false;  // refuse recordings cut short instead of reading their whole samples
   std::string start;    // --start: seconds ("2.5") or samples ("48000s"); empty: the beginning
 };

@@ -191,7 +191,7 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   sdr.field_namer = options.field_namer;
   sdr.channel = options.sdr_channel;
   sdr.stream_args = options.sdr_stream_args;
-  sdr.deadline.seconds = options.sdr_open_timeout_s;
+  sdr.deadline.seconds = options.sdr_open_timeout_s.value_or(kDefaultDriverTimeout_s);
   sdr.deadline.option = options.name("sdr_open_timeout_s");
   sdr.deadline.stop = options.opening.stop;
   return std::make_unique<SoapySdrSource>(sdr);

@@ -72,8 +72,9 @@ struct SourceOptions {
   std::size_t sdr_channel = 0;        // RX channel
   std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
   // Seconds each call into the SDR's driver may take while the device is listed, opened, set up
-  // and closed (sources/driver_call.hpp); 0: for ever.
-  double sdr_open_timeout_s = kDefaultDriverTimeout_s;
+  // and closed (sources/driver_call.hpp); 0: for ever; unset: kDefaultDriverTimeout_s. Set, even
+  // to the default's value, it is an SDR setting that other inputs refuse.
+  std::optional<double> sdr_open_timeout_s;
   TruncationPolicy truncation;        // files and stdin cut short
   OpeningWait opening;                // inputs that wait while opened (zmq:)
   // How messages name these fields: by the field's name (sample_rate, ...) when null; the
@@ -85,7 +86,7 @@ struct SourceOptions {
   }
   bool has_sdr_settings() const {
     return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty() ||
-           sdr_open_timeout_s != kDefaultDriverTimeout_s;
+           sdr_open_timeout_s.has_value();
   }
 };
 
