@@ -3,13 +3,18 @@
 // packages), with the sockets arranged as prism's are (the sender binds, the receiver connects,
 // both with prism's default high-water mark) so that the two figures differ only by prism's work.
 //
-//   zmq_thr send    push|pub ADDRESS MESSAGE_BYTES COUNT
+//   zmq_thr send    push|pub ADDRESS MESSAGE_BYTES COUNT [FILE]
 //   zmq_thr receive pull|sub ADDRESS MESSAGE_BYTES COUNT
 //
 // The receiver prints MB/s from its first message to its last (local_thr's figure); a PUB sender
-// waits a second for its subscriber to join, so that no message goes to nobody.
+// waits a second for its subscriber to join, so that no message goes to nobody. With FILE the
+// sender reads each message from it first (read(2) into the buffer zmq_send copies from), as a
+// prism that sends a recording must: the least a program can do to send a file's bytes.
+#include <fcntl.h>
+#include <unistd.h>
 #include <zmq.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,11 +40,23 @@ int socket_type(const std::string& pattern) {
   std::exit(2);
 }
 
+// Reads up to `bytes` from `fd`, as many as it holds.
+std::size_t read_fully(int fd, char* data, std::size_t bytes) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = read(fd, data + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: zmq_thr send|receive PATTERN ADDRESS MESSAGE_BYTES COUNT\n");
+  if (argc != 6 && !(argc == 7 && std::string(argv[1]) == "send")) {
+    std::fprintf(stderr, "usage: zmq_thr send|receive PATTERN ADDRESS MESSAGE_BYTES COUNT [FILE (send)]\n");
     return 2;
   }
   const std::string role = argv[1];
@@ -51,6 +68,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "zmq_thr: give send or receive, a message size and a count above 0\n");
     return 2;
   }
+  int input = -1;
+  if (argc == 7 && (input = open(argv[6], O_RDONLY)) < 0) {
+    std::fprintf(stderr, "zmq_thr: cannot open %s: %s\n", argv[6], std::strerror(errno));
+    return 1;
+  }
   void* context = zmq_ctx_new();
   void* socket = zmq_socket(context, type);
   if (!socket) fail("zmq_socket");
@@ -60,8 +82,13 @@ int main(int argc, char** argv) {
   if (role == "send") {
     if (zmq_bind(socket, address) != 0) fail("zmq_bind");
     if (type == ZMQ_PUB) zmq_sleep(1);
-    for (long i = 0; i < count; ++i)
+    for (long i = 0; i < count; ++i) {
+      if (input >= 0 && read_fully(input, message.data(), bytes) != bytes) {
+        std::fprintf(stderr, "zmq_thr: %s holds fewer than %ld messages of %zu bytes\n", argv[6], count, bytes);
+        return 1;
+      }
       if (zmq_send(socket, message.data(), bytes, 0) < 0) fail("zmq_send");
+    }
   } else {
     if (type == ZMQ_SUB && zmq_setsockopt(socket, ZMQ_SUBSCRIBE, "", 0) != 0) fail("subscribe");
     if (zmq_connect(socket, address) != 0) fail("zmq_connect");

@@ -7,7 +7,8 @@
 # ZeroMQ's own throughput for the same message size (bench/net/zmq_thr, libzmq's local_thr/
 # remote_thr measurement with prism's socket arrangement) and GNU Radio's file_source ->
 # push_sink into prism's pull input come from the same run; ZeroMQ alone also with the heap
-# settings prism's command line makes (glibc's malloc thresholds, apps/main.cpp).
+# settings prism's command line makes (glibc's malloc thresholds, apps/main.cpp), and with those
+# and its sender reading the input file as prism's does.
 # Prints one line per case: MB/s of samples, samples received, samples dropped.
 #   bench/net/zmq_throughput.sh PATH_TO_PRISM [MiB of input, default 256] [block size, default 65536]
 # (zmq_thr is taken from the same build: PATH_TO_PRISM/../../bench/zmq_thr.)
@@ -79,8 +80,12 @@ discard=1 case_line "push -> pull, ipc, tagged, to /dev/null" "zmq:pull:ipc://$w
 # arrives and the subscriber gets nothing (ZeroMQ's slow joiner).
 case_line "pub -> sub, tcp loopback, tagged" "zmq:sub:tcp://127.0.0.1:$port" \
   "zmq:pub:tcp://127.0.0.1:$port?subscribers=1,timeout=30"
+discard=1 case_line "pub -> sub, tcp, tagged, to /dev/null" "zmq:sub:tcp://127.0.0.1:$port" \
+  "zmq:pub:tcp://127.0.0.1:$port?subscribers=1,timeout=30"
 # ZeroMQ alone: the same number of messages of the same size (prism's tag header aside), timed
 # as the prism cases are (sender's start to receiver's end) and from the first message to the last.
+# PUSH -> PULL only: a PUB alone drops what its subscriber's queue cannot hold (prism's PUB with
+# subscribers=N waits instead), so zmq_thr's subscriber would wait for ever for the messages lost.
 zmq_line() {
   local name=$1 pattern=$2 address=$3 messages=$((samples / block)) start end
   GLIBC_TUNABLES=${tunables:-} "$zmq_thr" receive "$pattern" "$address" $((block * 8)) $messages > "$work/thr.txt" &
@@ -88,7 +93,7 @@ zmq_line() {
   sleep 0.5
   start=$(date +%s.%N)
   GLIBC_TUNABLES=${tunables:-} "$zmq_thr" send "$([ "$pattern" = pull ] && echo push || echo pub)" "$address" \
-    $((block * 8)) $messages
+    $((block * 8)) $messages ${send_file:-}
   wait "$receiver"
   end=$(date +%s.%N)
   /usr/bin/python3 -c 'import sys; name, size, start, end, thr = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
@@ -103,6 +108,10 @@ tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=671088
   zmq_line "ZeroMQ alone, heap as prism's, tcp" pull "tcp://127.0.0.1:$port"
 tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
   zmq_line "ZeroMQ alone, heap as prism's, ipc" pull "ipc://$work/thr"
+# And the sender reading each message from the input file first, as prism's sender must: the
+# least a program does to send the file's bytes (the reads are a copy from the page cache).
+tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 send_file=$work/in.cf32 \
+  zmq_line "ZeroMQ alone, heap, file read, tcp" pull "tcp://127.0.0.1:$port"
 
 # GNU Radio's file_source -> push_sink into prism's pull input (raw items: GNU Radio's tags are
 # off by default); the clock starts when GNU Radio's flowgraph starts, its Python start-up aside.
