@@ -12,6 +12,7 @@
 #include "apps/input_options.hpp"
 #include "apps/run_graph.hpp"
 #include "fft/fft.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/open_source.hpp"

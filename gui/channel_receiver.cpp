@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/exact_phase.hpp"
 #include "pipeline/filter_design.hpp"
@@ -28,12 +29,6 @@ std::string hz_text(double hz) {
   if (std::abs(hz) >= 1e6) std::snprintf(text, sizeof text, "%.6g MHz", hz / 1e6);
   else if (std::abs(hz) >= 1e3) std::snprintf(text, sizeof text, "%.6g kHz", hz / 1e3);
   else std::snprintf(text, sizeof text, "%.6g Hz", hz);
-  return text;
-}
-
-std::string number_text(double value) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.10g", value);
   return text;
 }
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "gui/channel_receiver.hpp"
 #include "sinks/colormap.hpp"
@@ -21,16 +22,6 @@
 namespace prism::view {
 
 using json = nlohmann::json;
-
-namespace {
-
-std::string shortest_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-}  // namespace
 
 void ViewSettings::validate(const KeyNamer& name) const {
   if (fft_size < kMinFftSize || fft_size > kMaxFftSize)
@@ -41,7 +32,7 @@ void ViewSettings::validate(const KeyNamer& name) const {
     throw UsageError(name("window") + ": " + e.what());
   }
   if (!(overlap >= 0.0 && overlap <= 0.95))
-    throw UsageError(name("overlap") + " " + shortest_text(overlap) + " is out of range [0, 0.95]");
+    throw UsageError(name("overlap") + " " + number_text(overlap) + " is out of range [0, 0.95]");
   if (!(averaging_s >= 0.0 && averaging_s <= 3600.0))
     throw UsageError(name("averaging_s") + " must be in [0, 3600] seconds");
   if (!(hold_decay_db_per_s >= 0.0 && std::isfinite(hold_decay_db_per_s)))

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <string_view>
 
 namespace prism {
@@ -19,6 +20,11 @@ std::string_view append_shortest(std::string& text, double value) {
 }
 
 }  // namespace
+
+std::string number_text(double value) {
+  if (std::abs(value) < 1e15 && value == std::trunc(value)) return std::to_string(static_cast<long long>(value));
+  return shortest_decimal(value);
+}
 
 std::string shortest_decimal(double value) {
   std::string text;

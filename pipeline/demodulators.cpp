@@ -13,6 +13,7 @@
 #include <numbers>
 #include <string>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/fixed_order_dot.hpp"
@@ -21,16 +22,6 @@ namespace prism {
 namespace {
 
 // ---- 1. validation -------------------------------------------------------------------------
-
-// The shortest of %.15g .. %.17g that reads back as the same value.
-std::string number_text(double value) {
-  char buffer[32];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
 
 [[noreturn]] void out_of_range(const char* field, double value, const std::string& reason) {
   throw UsageError(std::string(field) + "=" + number_text(value) + " is out of range: " + reason);

@@ -7,20 +7,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism {
 namespace {
-
-// The shortest of %.15g .. %.17g that reads back as the same value.
-std::string number_text(double value) {
-  char buffer[32];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
 
 const MixerSpec& validated(const MixerSpec& spec) {
   if (!std::isfinite(spec.sample_rate) || !(spec.sample_rate > 0))

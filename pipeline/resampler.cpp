@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/exact_phase.hpp"
 #include "pipeline/filter_design.hpp"
@@ -22,16 +23,6 @@ namespace prism {
 namespace {
 
 using u128 = unsigned __int128;
-
-// The shortest of %.15g .. %.17g that reads back as the same value ("48000", "2400000.5").
-std::string number_text(double value) {
-  char buffer[32];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
 
 // The terms reduced by their gcd, each checked against kMaxResampleTerm.
 ResampleRatio reduced_terms(std::uint64_t up, std::uint64_t down) {

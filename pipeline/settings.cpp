@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism {
@@ -18,18 +19,6 @@ std::string trim(std::string_view text) {
   while (a < b && (text[a] == ' ' || text[a] == '\t')) ++a;
   while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
   return std::string(text.substr(a, b - a));
-}
-
-std::string number_text(double value) {
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::ostringstream out;
-    out << static_cast<long long>(value);
-    return out.str();
-  }
-  std::ostringstream out;
-  out << value;
-  return out.str();
 }
 
 }  // namespace

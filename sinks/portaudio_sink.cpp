@@ -9,6 +9,7 @@
 
 #include <portaudio.h>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/portaudio_source.hpp"

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <thread>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 

@@ -193,15 +193,6 @@ void swap_byte_order(std::byte* data, std::size_t count, std::size_t width) {
   for (std::size_t i = 0; i < count; ++i) std::reverse(data + i * width, data + (i + 1) * width);
 }
 
-std::string number_text(double value) {
-  // Whole numbers in full ("2400000", not "2.4e+06"): rates and frequencies read better so.
-  if (std::abs(value) < 1e15 && value == std::trunc(value))
-    return std::to_string(static_cast<long long>(value));
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
 std::string not_whole_samples_reason(std::uint64_t bytes, std::size_t frame_bytes,
                                      unsigned channels, std::string_view format_name) {
   std::string reason = std::to_string(bytes) + " bytes is not a whole number of samples (" +

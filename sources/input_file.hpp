@@ -114,10 +114,6 @@ bool ends_with_ignoring_case(std::string_view text, std::string_view suffix);
 // big-endian samples into the little-endian ones blocks carry.
 void swap_byte_order(std::byte* data, std::size_t count, std::size_t width);
 
-// Text that reads back as `value`: whole numbers in full ("2400000"), others as short as
-// possible ("0.1", "1e-09"). For messages and spec strings.
-std::string number_text(double value);
-
 // "1001 bytes is not a whole number of samples (...)": the message for inputs whose length
 // does not divide into frames, with every number a user needs to find the cause.
 std::string not_whole_samples_reason(std::uint64_t bytes, std::size_t frame_bytes,

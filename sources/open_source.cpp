@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/format.hpp"
 #include "sources/generator.hpp"

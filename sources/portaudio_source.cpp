@@ -11,6 +11,7 @@
 
 #include <portaudio.h>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 
 namespace prism {

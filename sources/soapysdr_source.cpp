@@ -16,6 +16,7 @@
 #include <SoapySDR/Modules.hpp>
 #include <SoapySDR/Types.hpp>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"

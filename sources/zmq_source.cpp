@@ -14,6 +14,7 @@
 #include "net/gr_wire.hpp"
 #include "net/stream_tags.hpp"
 #include "net/zmq_endpoint.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/iso8601.hpp"
 #include "sources/input_file.hpp"
