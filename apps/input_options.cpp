@@ -51,7 +51,7 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--antenna", o.antenna, "RX antenna by name [default: the device's]")->group(group);
   whole_number_in(cmd.add_option("--sdr-channel", o.sdr_channel, "RX channel of the device (0-based)"), 0,
                   kMaxDeviceIndex)
-      ->capture_default_str()
+      ->default_str("0")
       ->group(group);
   cmd.add_option("--sdr-stream-args", o.sdr_stream_args, "KEY=VALUE,... passed to the driver's stream")
       ->group(group);

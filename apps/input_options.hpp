@@ -20,9 +20,9 @@ struct InputOptions {
   double center_frequency = 0.0;    // Hz
   // SDR input
   std::optional<double> gain;       // dB
-  std::string antenna;
-  std::size_t sdr_channel = 0;
-  std::string sdr_stream_args;
+  std::optional<std::string> antenna;
+  std::optional<std::size_t> sdr_channel;
+  std::optional<std::string> sdr_stream_args;
   std::optional<double> open_timeout;  // s, each call into the SDR's driver while it opens
   bool strict = false;  // refuse recordings cut short instead of reading their whole samples
   std::string start;    // --start: seconds ("2.5") or samples ("48000s"); empty: the beginning

@@ -14,7 +14,6 @@
 #include "fft/fft.hpp"
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
-#include "sources/input_file.hpp"
 #include "sources/open_source.hpp"
 
 #if PRISM_HAVE_VIEWER
@@ -167,7 +166,12 @@ int run_view(const ViewOptions& o) {
   }
 
   viewer.live_stall_timeout_s = o.stall_timeout;
-  (void)to_source_options(o.in);  // a bad --format is a usage error before anything opens
+  // A bad --format is a usage error before anything opens; so are SDR settings for an audio
+  // device, opened below without open_source (which refuses them for the other inputs).
+  [[maybe_unused]] const SourceOptions checked = to_source_options(o.in);
+#if PRISM_HAVE_PORTAUDIO
+  if (is_audio_input(o.input)) refuse_sdr_settings(o.input, checked);
+#endif
   const std::string input = o.input;
   view::ViewEngine::SourceFactory open = [input, o]() -> std::unique_ptr<Source> {
 #if PRISM_HAVE_PORTAUDIO

@@ -188,10 +188,10 @@ std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOp
   sdr.sample_rate = options.sample_rate.value_or(0.0);
   if (options.center_frequency != 0) sdr.center_frequency = options.center_frequency;
   sdr.gain = options.gain;
-  sdr.antenna = options.antenna;
+  sdr.antenna = options.antenna.value_or("");
   sdr.field_namer = options.field_namer;
-  sdr.channel = options.sdr_channel;
-  sdr.stream_args = options.sdr_stream_args;
+  sdr.channel = options.sdr_channel.value_or(0);
+  sdr.stream_args = options.sdr_stream_args.value_or("");
   sdr.deadline.seconds = options.sdr_open_timeout_s.value_or(kDefaultDriverTimeout_s);
   sdr.deadline.option = options.name("sdr_open_timeout_s");
   sdr.deadline.stop = options.opening.stop;
@@ -298,15 +298,19 @@ bool is_recording_path(const std::string& path) {
          raw_format_from_extension(path).has_value();
 }
 
+void refuse_sdr_settings(const std::string& input, const SourceOptions& options) {
+  if (options.has_sdr_settings())
+    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") + ", " +
+                     options.name("sdr_stream_args") + " and " + options.name("sdr_open_timeout_s") +
+                     " are for SDR input (sdr:...), not for " + input + " (" + source_kind_name(input) + ")");
+}
+
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);
   if (!std::isfinite(options.center_frequency))
     throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
-  if (options.has_sdr_settings() && kind.open != open_sdr_device)
-    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") + ", " +
-                     options.name("sdr_stream_args") + " and " + options.name("sdr_open_timeout_s") +
-                     " are for SDR input (sdr:...), not for " + input + " (" + std::string(kind.name) + ")");
+  if (kind.open != open_sdr_device) refuse_sdr_settings(input, options);
   if (kind.check_path_first) (void)open_input_file(input);
   return kind.open(input, options);
 }

@@ -66,14 +66,14 @@ struct SourceOptions {
   unsigned channels = 1;              // interleaved channels of raw input, >= 1
   double center_frequency = 0;        // Hz; an SDR is tuned to it (0: left as it is)
 
-  // SDR input only (sdr:...; see sources/soapysdr_source.hpp); other inputs reject them.
-  std::optional<double> gain;         // dB; unset: automatic gain where the device has it
-  std::string antenna;                // "": the device's default
-  std::size_t sdr_channel = 0;        // RX channel
-  std::string sdr_stream_args;        // KEY=VALUE,... for the driver's stream
+  // SDR input only (sdr:...; see sources/soapysdr_source.hpp); other inputs reject any that is
+  // set, even to its default's value.
+  std::optional<double> gain;                  // dB; unset: automatic gain where the device has it
+  std::optional<std::string> antenna;          // unset or "": the device's default
+  std::optional<std::size_t> sdr_channel;      // RX channel; unset: 0
+  std::optional<std::string> sdr_stream_args;  // KEY=VALUE,... for the driver's stream
   // Seconds each call into the SDR's driver may take while the device is listed, opened, set up
-  // and closed (sources/driver_call.hpp); 0: for ever; unset: kDefaultDriverTimeout_s. Set, even
-  // to the default's value, it is an SDR setting that other inputs refuse.
+  // and closed (sources/driver_call.hpp); 0: for ever; unset: kDefaultDriverTimeout_s.
   std::optional<double> sdr_open_timeout_s;
   TruncationPolicy truncation;        // files and stdin cut short
   OpeningWait opening;                // inputs that wait while opened (zmq:)
@@ -85,14 +85,18 @@ struct SourceOptions {
     return field_namer ? field_namer(field) : std::string(field);
   }
   bool has_sdr_settings() const {
-    return gain || !antenna.empty() || sdr_channel != 0 || !sdr_stream_args.empty() ||
-           sdr_open_timeout_s.has_value();
+    return gain || antenna || sdr_channel || sdr_stream_args || sdr_open_timeout_s;
   }
 };
 
 // Opens `input`. Throws InputError (path and reason) for inputs that cannot be used and
 // UsageError for options that are missing or contradict the input.
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options);
+
+// Throws UsageError naming the SDR settings and `input` when any is set: for inputs other than
+// an SDR, which would ignore them (open_source calls it; so do callers that open an input
+// themselves).
+void refuse_sdr_settings(const std::string& input, const SourceOptions& options);
 
 // describe_input and describe_stream, the JSON of `prism info`: sources/input_description.hpp.
 

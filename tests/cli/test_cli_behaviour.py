@@ -162,9 +162,12 @@ class UsageErrors(TempDirTestCase):
         self.expect_usage_error("--channel", "spectrogram", "--channel", "3")
         self.expect_usage_error("--duration", "spectrogram", "--duration", "0")
         self.expect_usage_error("--duration", "spectrogram", "--duration", "-1")
-        # SDR settings on an input that is no SDR would do nothing: refused, naming the input.
+        # SDR settings on an input that is no SDR would do nothing: refused, naming the input,
+        # also when given at their defaults' values.
         for option, value in (("--gain", "20"), ("--antenna", "RX2"), ("--sdr-channel", "1"),
-                              ("--sdr-stream-args", "bufflen=1024")):
+                              ("--sdr-stream-args", "bufflen=1024"), ("--open-timeout", "5"),
+                              ("--sdr-channel", "0"), ("--antenna", ""), ("--sdr-stream-args", ""),
+                              ("--open-timeout", "30")):
             proc = run_prism("spectrogram", "gen", option, value, "-o", self.path("g.npy"))
             self.assertEqual(proc.returncode, 2, proc.stderr)
             self.assertIn("--gain", proc.stderr)
@@ -187,6 +190,16 @@ class UsageErrors(TempDirTestCase):
             self.assertEqual(proc.returncode, 2, f"{args}: {proc.stderr}")
             self.assertIn(option, proc.stderr)
             self.assertNotIn(key, proc.stderr.replace(option, ""))
+
+    def test_view_refuses_sdr_settings_for_an_audio_device(self):
+        # The viewer opens audio: itself; SDR settings, which it would ignore, are refused before
+        # any device or window opens.
+        if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
+            self.skipTest("no viewer in this build")
+        for option, value in (("--gain", "10"), ("--open-timeout", "30")):
+            proc = run_prism("view", "audio:", "--no-config", "--frames", "1", option, value)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("are for SDR input (sdr:...), not for audio: (audio device)", proc.stderr)
 
     def test_view_opens_inputs_as_the_processing_commands(self):
         # An empty input is refused, and --strict refuses a recording cut short, before a window

@@ -101,15 +101,6 @@ class DriverHang(TempDirTestCase):
         self.assertIn("interrupted while opening the device", err)
         self.assertEqual(sorted(os.listdir(self.tmp)), ["hanging"])
 
-    def test_the_timeout_is_for_sdr_input_only(self):
-        # The default's own value too: given, it is a setting the input cannot use.
-        for timeout in ("5", "30"):
-            with self.subTest(open_timeout=timeout):
-                proc = run_prism("spectrogram", "gen:duration=0.1", "--open-timeout", timeout,
-                                 "-o", self.path("rows.npy"))
-                self.assertEqual(proc.returncode, 2, proc.stderr)
-                self.assertIn("--open-timeout are for SDR input", proc.stderr)
-
 
 if __name__ == "__main__":
     prism_test_util.main()
