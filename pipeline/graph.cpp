@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <deque>
 #include <exception>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/transfer_stage.hpp"
 
@@ -785,10 +785,8 @@ RunReport Graph::Impl::run(const RunConfig& config, StopToken& stop) {
     if (!stall_watched || began == 0 ||
         Clock::now() - Clock::time_point(Clock::duration(began)) < stall_timeout)
       continue;
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%g", config.stall_timeout_s);
     if (error.set("input " + source.describe(),
-                  std::string("delivered nothing for ") + seconds +
+                  "delivered nothing for " + number_text(config.stall_timeout_s) +
                       " s (the stall timeout, " + config.name("stall_timeout_s") + "): the device or the program "
                       "feeding it stopped without an error"))
       live_input_failed_first = true;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "pipeline/demodulators.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/filter_design.hpp"
 #include "pipeline/fir_filter.hpp"
@@ -113,11 +114,7 @@ std::unique_ptr<FloatEngine> adapt(std::unique_ptr<Engine> engine, std::string d
   return std::make_unique<Adapter<Engine>>(std::move(engine), std::move(description));
 }
 
-std::string hz_text(double hz) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%g Hz", hz);
-  return text;
-}
+std::string hz_text(double hz) { return number_text(hz) + " Hz"; }
 
 // An engine's or a design's error ("field: reason") told with the setting's name as the user
 // wrote it, where the field is one of the stage's settings.

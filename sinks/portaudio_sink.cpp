@@ -11,7 +11,6 @@
 
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
-#include "sources/input_file.hpp"
 #include "sources/portaudio_source.hpp"
 
 namespace prism {

@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include "net/gr_wire.hpp"
 #include "net/stream_tags.hpp"
 #include "net/zmq_endpoint.hpp"
+#include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/settings.hpp"
 #include "pipeline/stop_token.hpp"
@@ -105,11 +105,7 @@ struct ZmqSink::Impl {
     fail();
   }
 
-  std::string timeout_text() const {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", endpoint.timeout_s.value_or(0.0));
-    return text;
-  }
+  std::string timeout_text() const { return number_text(endpoint.timeout_s.value_or(0.0)); }
 
   [[noreturn]] void fail() { throw InputError(endpoint.spec, "sending failed: " + net::zmq_error_text()); }
 

@@ -15,7 +15,6 @@
 
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
-#include "sources/input_file.hpp"
 
 namespace prism {
 

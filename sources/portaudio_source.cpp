@@ -13,7 +13,6 @@
 
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
-#include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"
 #include "sources/driver_call.hpp"
 #include "sources/quiet_stderr.hpp"

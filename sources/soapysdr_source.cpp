@@ -18,7 +18,6 @@
 
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
-#include "sources/input_file.hpp"
 #include "sources/live_ring.hpp"
 
 namespace prism {

@@ -17,7 +17,6 @@
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/iso8601.hpp"
-#include "sources/input_file.hpp"
 
 namespace prism {
 

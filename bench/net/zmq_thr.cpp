@@ -8,9 +8,10 @@
 //
 // The receiver prints MB/s from its first message to its last (local_thr's figure); a PUB sender
 // waits a second for its subscriber to join, so that no message goes to nobody. With FILE the
-// sender reads each message from it first (read(2) into the buffer zmq_send copies from), as a
-// prism that sends a recording must: the least a program can do to send a file's bytes.
+// sender read(2)s each message from it into its buffer before zmq_send copies it from there, one
+// after the other on one thread: a plain program that sends a recording's bytes, as prism does.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -40,8 +41,9 @@ int socket_type(const std::string& pattern) {
   std::exit(2);
 }
 
-// Reads up to `bytes` from `fd`, as many as it holds.
+// Reads up to `bytes` from `fd`, as many as it holds; errno is 0 unless a read failed.
 std::size_t read_fully(int fd, char* data, std::size_t bytes) {
+  errno = 0;
   std::size_t done = 0;
   while (done < bytes) {
     const ssize_t n = read(fd, data + done, bytes - done);
@@ -69,9 +71,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   int input = -1;
-  if (argc == 7 && (input = open(argv[6], O_RDONLY)) < 0) {
-    std::fprintf(stderr, "zmq_thr: cannot open %s: %s\n", argv[6], std::strerror(errno));
-    return 1;
+  if (argc == 7) {
+    struct stat status {};
+    if ((input = open(argv[6], O_RDONLY)) < 0 || fstat(input, &status) != 0) {
+      std::fprintf(stderr, "zmq_thr: cannot read %s: %s\n", argv[6], std::strerror(errno));
+      return 1;
+    }
+    // Checked before binding: a sender that stopped short would leave its receiver waiting.
+    if (static_cast<unsigned long long>(status.st_size) < static_cast<unsigned long long>(count) * bytes) {
+      std::fprintf(stderr, "zmq_thr: %s holds fewer than %ld messages of %zu bytes\n", argv[6], count, bytes);
+      return 1;
+    }
   }
   void* context = zmq_ctx_new();
   void* socket = zmq_socket(context, type);
@@ -84,7 +94,7 @@ int main(int argc, char** argv) {
     if (type == ZMQ_PUB) zmq_sleep(1);
     for (long i = 0; i < count; ++i) {
       if (input >= 0 && read_fully(input, message.data(), bytes) != bytes) {
-        std::fprintf(stderr, "zmq_thr: %s holds fewer than %ld messages of %zu bytes\n", argv[6], count, bytes);
+        std::fprintf(stderr, "zmq_thr: reading %s: %s\n", argv[6], errno != 0 ? std::strerror(errno) : "it ended early");
         return 1;
       }
       if (zmq_send(socket, message.data(), bytes, 0) < 0) fail("zmq_send");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ZeroMQ throughput: prism push -> prism pull (and pub -> sub, tagged) over tcp loopback and ipc,
 # cf32 samples from a raw file in the page cache into a SigMF file in /dev/shm (and, for push ->
-# pull, into /dev/null, as ZeroMQ alone keeps nothing), beside the same
+# pull and pub -> sub over tcp and push -> pull over ipc, into /dev/null, as ZeroMQ alone keeps
+# nothing), beside the same
 # copy without the network (prism run file -> file) and GNU Radio 3.10's own push_sink ->
 # pull_source and pub_sink -> sub_source (null source into null sink) from the same run.
 # ZeroMQ's own throughput for the same message size (bench/net/zmq_thr, libzmq's local_thr/
@@ -19,7 +20,8 @@ mib=${2:-256}
 block=${3:-65536}
 here=$(dirname "$(readlink -f "$0")")
 work=$(mktemp -d /dev/shm/prism-zmq-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# A receiver still waiting when the script stops (a sender that failed) goes too.
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 samples=$((mib * 1024 * 1024 / 8))
 head -c $((samples * 8)) /dev/urandom > "$work/in.cf32"
 cat "$work/in.cf32" > /dev/null
@@ -31,10 +33,10 @@ report_line() {
 import json, os, sys
 name, path, start, end, samples = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 if not os.path.exists(path):  # a receiver that got no message writes nothing
-    print(f"{name:34s} {'-':>8s}       received          0  (the receiver got no message)")
+    print(f"{name:40s} {'-':>8s}       received          0  (the receiver got no message)")
     sys.exit(0)
 s = json.load(open(path))
-print(f"{name:34s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
+print(f"{name:40s} {samples * 8 / (end - start) / 1e6:8.1f} MB/s  received {s['samples_read']:>10d}"
       f"  dropped {s['samples_dropped']:>8d}")
 PY
 }
@@ -67,7 +69,7 @@ echo "input: $mib MiB of cf32 ($samples samples), block size $block, $(nproc) co
 start=$(date +%s.%N)
 "$prism" run "$work/in.cf32" --format cf32 --rate 1e6 --block-size "$block" -o "$work/copy.sigmf-meta" -q
 end=$(date +%s.%N)
-/usr/bin/python3 -c "import sys; print(f\"{'file -> file (no network)':34s} {$samples * 8 / ($end - $start) / 1e6:8.1f} MB/s\")"
+/usr/bin/python3 -c "import sys; print(f\"{'file -> file (no network)':40s} {$samples * 8 / ($end - $start) / 1e6:8.1f} MB/s\")"
 rm -f "$work"/copy.*
 case_line "push -> pull, tcp loopback, tagged" "zmq:pull:tcp://127.0.0.1:$port" "zmq:push:tcp://127.0.0.1:$port"
 case_line "push -> pull, ipc, tagged" "zmq:pull:ipc://$work/sock" "zmq:push:ipc://$work/sock"
@@ -97,7 +99,7 @@ zmq_line() {
   wait "$receiver"
   end=$(date +%s.%N)
   /usr/bin/python3 -c 'import sys; name, size, start, end, thr = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-print(f"{name:34s} {size / (end - start) / 1e6:8.1f} MB/s  ({thr})")' "$name" $((messages * block * 8)) "$start" "$end" \
+print(f"{name:40s} {size / (end - start) / 1e6:8.1f} MB/s  ({thr})")' "$name" $((messages * block * 8)) "$start" "$end" \
     "$(cat "$work/thr.txt")"
 }
 zmq_line "ZeroMQ alone push -> pull, tcp" pull "tcp://127.0.0.1:$port"
@@ -130,6 +132,6 @@ start=$(awk '/^start/ {print $2}' "$work/gr.txt")
 report_line "GNU Radio push -> prism pull, tcp" "$start" "$end"
 
 for pattern in push pub; do
-  printf '%-34s ' "GNU Radio $pattern -> $( [ $pattern = push ] && echo pull || echo sub ), tcp"
+  printf '%-40s ' "GNU Radio $pattern -> $( [ $pattern = push ] && echo pull || echo sub ), tcp"
   /usr/bin/python3 "$here/../../tests/net/gr_peer.py" rate $pattern "tcp://127.0.0.1:$port" 3 | tail -1
 done
