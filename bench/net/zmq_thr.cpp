@@ -47,7 +47,10 @@ std::size_t read_fully(int fd, char* data, std::size_t bytes) {
   std::size_t done = 0;
   while (done < bytes) {
     const ssize_t n = read(fd, data + done, bytes - done);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR) {
+      errno = 0;
+      continue;
+    }
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
@@ -77,8 +80,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "zmq_thr: cannot read %s: %s\n", argv[6], std::strerror(errno));
       return 1;
     }
-    // Checked before binding: a sender that stopped short would leave its receiver waiting.
-    if (static_cast<unsigned long long>(status.st_size) < static_cast<unsigned long long>(count) * bytes) {
+    // Checked before binding (a regular file's length): a sender that stopped short would leave
+    // its receiver waiting.
+    const auto length = static_cast<unsigned long long>(status.st_size);
+    if (S_ISREG(status.st_mode) && length / static_cast<unsigned long long>(count) < bytes) {
       std::fprintf(stderr, "zmq_thr: %s holds fewer than %ld messages of %zu bytes\n", argv[6], count, bytes);
       return 1;
     }

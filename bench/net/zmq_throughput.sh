@@ -21,7 +21,7 @@ block=${3:-65536}
 here=$(dirname "$(readlink -f "$0")")
 work=$(mktemp -d /dev/shm/prism-zmq-bench.XXXXXX)
 # A receiver still waiting when the script stops (a sender that failed) goes too.
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 samples=$((mib * 1024 * 1024 / 8))
 head -c $((samples * 8)) /dev/urandom > "$work/in.cf32"
 cat "$work/in.cf32" > /dev/null
