@@ -60,7 +60,7 @@ void add_sdr_options(CLI::App& cmd, InputOptions& o) {
                                   "opened, set up and closed; past it the run fails naming the call, as a driver "
                                   "that hangs would hold it for ever (0: wait for ever)"),
                    0.0, 365.0 * 86400.0)
-      ->default_str(shortest_decimal(kDefaultDriverTimeout_s))
+      ->default_str(number_text(kDefaultDriverTimeout_s))
       ->group(group);
 }
 

@@ -90,7 +90,7 @@ void call_driver_erased(const std::string& where, const std::string& what, const
   caller.detach();
   abandoned_calls.fetch_add(1, std::memory_order_acq_rel);
   if (ending == Ending::stop) throw DriverCallInterrupted(where + ": interrupted while " + what);
-  throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + shortest_decimal(deadline.seconds) +
+  throw DriverCallAbandoned(where, "the driver did not finish " + what + " within " + number_text(deadline.seconds) +
                                        " s" + (deadline.option.empty() ? "" : " (" + deadline.option + ")") +
                                        "; it may be hung (the device, its server or its driver); the call is "
                                        "left behind");

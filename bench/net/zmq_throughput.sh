@@ -106,14 +106,12 @@ zmq_line "ZeroMQ alone push -> pull, tcp" pull "tcp://127.0.0.1:$port"
 zmq_line "ZeroMQ alone push -> pull, ipc" pull "ipc://$work/thr"
 # Again with the heap settings of prism's command line (apps/main.cpp) through glibc's tunables:
 # ZeroMQ's message buffers then come from the heap instead of freshly mapped pages.
-tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
-  zmq_line "ZeroMQ alone, heap as prism's, tcp" pull "tcp://127.0.0.1:$port"
-tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 \
-  zmq_line "ZeroMQ alone, heap as prism's, ipc" pull "ipc://$work/thr"
-# And the sender reading each message from the input file first, as prism's sender must: the
-# least a program does to send the file's bytes (the reads are a copy from the page cache).
-tunables=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864 send_file=$work/in.cf32 \
-  zmq_line "ZeroMQ alone, heap, file read, tcp" pull "tcp://127.0.0.1:$port"
+prism_heap=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864
+tunables=$prism_heap zmq_line "ZeroMQ alone, heap as prism's, tcp" pull "tcp://127.0.0.1:$port"
+tunables=$prism_heap zmq_line "ZeroMQ alone, heap as prism's, ipc" pull "ipc://$work/thr"
+# And the sender reading each message from the input file first (read(2), then zmq_send, on one
+# thread), as prism's sender reads its input: the same job.
+tunables=$prism_heap send_file=$work/in.cf32 zmq_line "ZeroMQ alone, heap, file read, tcp" pull "tcp://127.0.0.1:$port"
 
 # GNU Radio's file_source -> push_sink into prism's pull input (raw items: GNU Radio's tags are
 # off by default); the clock starts when GNU Radio's flowgraph starts, its Python start-up aside.
