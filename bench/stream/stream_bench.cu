@@ -2,8 +2,8 @@
 // measured in the same run (bench/RESULTS.md records them):
 //   limits      pinned H2D and D2H copy bandwidth (cudaMemcpyAsync, 256 MiB, median of 20)
 //   throughput  a graph source -> h2d -> spectrogram (GPU) -> d2h -> a sink of rows in pinned
-//               host memory, cf32 and ci16, N = 1024..65536, overlap 0 and 50%, 3 chunks in
-//               flight, --seconds of streaming each (10 by default), against the H2D limit. The
+//               host memory, cf32 and ci16 (or --format's alone), N = 1024..65536, overlap 0
+//               and 50%, 3 chunks in flight (or --in-flight's), --seconds of streaming each (10 by default), against the H2D limit. The
 //               source hands over chunks of the graph's pinned pool that hold random samples
 //               (written the first time each chunk comes by), as a file source reads into them.
 //   kernel      the spectrogram stage's process() on device chunks (the fused kernel, the
@@ -23,6 +23,7 @@
 // Every throughput run checks its accounting (every edge of the graph balanced).
 //
 //   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]
+//                [--in-flight K] [--format cf32|ci16]
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -82,7 +83,7 @@ struct ThroughputResult {
 
 // Streams `seconds` of chunks of 2^22 samples through source -> spectrogram -> sink (the graph
 // adds h2d and d2h) with 3 chunks in flight.
-ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds,
+ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds, std::size_t in_flight,
                                 TransformPath path) {
   StreamInfo stream;
   stream.format = format;
@@ -102,7 +103,7 @@ ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_ov
   RunConfig config;
   config.block_samples = chunk_samples;
   config.block_count = 4;
-  config.in_flight = 3;
+  config.in_flight = in_flight;
   prism::StopToken stop;
   const RunReport report = graph.run(config, stop);
   const double elapsed = std::chrono::duration<double>(Clock::now() - source.start()).count();
@@ -337,15 +338,21 @@ int main(int argc, char** argv) {
   double seconds = 10.0;  // of streaming per configuration (the issue asks for >= 10 s)
   bool quick = false;
   std::string only;  // one section (the copy limits are measured for throughput only)
+  std::size_t in_flight = 3;  // chunks per device edge in the throughput section
+  std::vector<SampleFormat> formats{SampleFormat::cf32, SampleFormat::ci16};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) csv = std::fopen(argv[++i], "w");
     else if (a == "--quick") quick = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--in-flight" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1) in_flight = std::atoi(argv[++i]);
+    else if (a == "--format" && i + 1 < argc && (std::string(argv[i + 1]) == "cf32" || std::string(argv[i + 1]) == "ci16"))
+      formats = {std::string(argv[++i]) == "cf32" ? SampleFormat::cf32 : SampleFormat::ci16};
     else {
       std::fprintf(stderr,
-                   "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]\n");
+                   "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]\n"
+                 "                    [--in-flight K (throughput: chunks per device edge, default 3)] [--format cf32|ci16]\n");
       return 2;
     }
   }
@@ -407,14 +414,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("throughput (graph: chunks of 2^22 samples in pinned memory -> h2d -> spectrogram -> d2h -> rows "
-              "in pinned memory, %.1f s each, 3 chunks in flight; limit: pinned H2D):\n", seconds);
+              "in pinned memory, %.1f s each, %zu chunks in flight; limit: pinned H2D):\n", seconds, in_flight);
   const std::vector<std::size_t> sizes = quick ? std::vector<std::size_t>{1024, 65536}
                                                : std::vector<std::size_t>{1024, 4096, 16384, 65536};
-  for (SampleFormat format : {SampleFormat::cf32, SampleFormat::ci16}) {
+  for (SampleFormat format : formats) {
     for (std::size_t n : sizes) {
       for (bool half : {false, true}) {
         for (TransformPath path : {TransformPath::cufft, TransformPath::fused}) {
-          const ThroughputResult r = stream_through(format, n, half, seconds, path);
+          const ThroughputResult r = stream_through(format, n, half, seconds, in_flight, path);
           const std::string name = std::string(prism::format_name(format)) + " N=" + std::to_string(n) +
                                    (half ? " overlap 50% " : " overlap 0 ") + path_name(path) +
                                    (r.balanced ? "" : " ACCOUNTING MISMATCH");
