@@ -166,23 +166,13 @@ int run_view(const ViewOptions& o) {
   }
 
   viewer.live_stall_timeout_s = o.stall_timeout;
-  // A bad --format is a usage error before anything opens; so are SDR settings for an audio
-  // device, opened below without open_source (which refuses them for the other inputs).
-  [[maybe_unused]] const SourceOptions checked = to_source_options(o.in);
-#if PRISM_HAVE_PORTAUDIO
-  if (is_audio_input(o.input)) refuse_sdr_settings(o.input, checked);
-#endif
   const std::string input = o.input;
   view::ViewEngine::SourceFactory open = [input, o]() -> std::unique_ptr<Source> {
-#if PRISM_HAVE_PORTAUDIO
-    if (is_audio_input(input)) {
-      PortAudioInputOptions audio;
-      audio.device = input.size() > 6 ? input.substr(6) : std::string();
-      audio.sample_rate = o.in.rate.value_or(0.0);
-      audio.channels = o.channels_given ? o.in.channels : 0;
-      audio.block_frames = o.audio_block;
-      return std::make_unique<PortAudioSource>(audio);
-    }
+#if PRISM_HAVE_PORTAUDIO  // (without it open_input says why audio: cannot open)
+    // An audio device with the viewer's own settings (--audio-block, and up to 2 channels
+    // unless --channels is given), and the checks of every input.
+    if (is_audio_input(input))
+      return open_audio_input(input, to_source_options(o.in), o.channels_given ? o.in.channels : 0, o.audio_block);
 #endif
     // As the processing commands open it: an input without samples is refused, a recording
     // cut short is read to its last whole sample (or refused with --strict); a stream's wait

@@ -152,28 +152,47 @@ bool is_audio_device_input(const std::string& input) {
   return input == "audio" || input.rfind("audio:", 0) == 0;
 }
 
-std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
+bool is_sdr_device_input(const std::string& input) { return input == "sdr" || input.rfind("sdr:", 0) == 0; }
+
+// The checks every input's options get before its kind opens it.
+void check_options_for(const std::string& input, const SourceOptions& options) {
+  if (!std::isfinite(options.center_frequency))
+    throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
+  if (!is_sdr_device_input(input)) refuse_sdr_settings(input, options);
+}
+
+std::unique_ptr<Source> open_checked_audio_device(const std::string& input, const SourceOptions& options,
+                                                  unsigned channels, unsigned block_frames) {
 #if PRISM_HAVE_PORTAUDIO
   if (options.format && (*options.format != SampleFormat::f32 || options.big_endian))
     throw UsageError(options.name("format") + " " + std::string(format_name(*options.format)) +
                      (options.big_endian ? "_be" : "") + " contradicts " + input +
                      " (an audio device delivers f32 in the machine's byte order)");
-  return open_audio_source(input, options.sample_rate.value_or(0.0), options.channels == 1 ? 0 : options.channels,
-                           options.name("sample_rate"));
+  PortAudioInputOptions audio;
+  audio.device = input.size() > 6 ? input.substr(6) : std::string();
+  audio.sample_rate = options.sample_rate.value_or(0.0);
+  audio.channels = channels;
+  audio.block_frames = block_frames;
+  audio.center_frequency = options.center_frequency;
+  audio.rate_name = options.name("sample_rate");
+  return std::make_unique<PortAudioSource>(audio);
 #else
-  (void)options;
+  (void)options, (void)channels, (void)block_frames;
   throw InputError(input, "is an audio device, but this prism was built without PortAudio "
                           "(install portaudio19-dev and rebuild)");
 #endif
+}
+
+std::unique_ptr<Source> open_audio_device(const std::string& input, const SourceOptions& options) {
+  return open_checked_audio_device(input, options, options.channels == 1 ? 0 : options.channels, 0);
 }
 
 json describe_audio_device(const Source& source) {
   return {{"container", "audio device"}, {"device", source.describe()}, {"file_size", nullptr}};
 }
 
-// sdr: inputs (sources/soapysdr_source.hpp); without SoapySDR they say why they fail.
-bool is_sdr_device_input(const std::string& input) { return input == "sdr" || input.rfind("sdr:", 0) == 0; }
-
+// sdr: inputs (sources/soapysdr_source.hpp; is_sdr_device_input above); without SoapySDR they
+// say why they fail.
 std::unique_ptr<Source> open_sdr_device(const std::string& input, const SourceOptions& options) {
 #if PRISM_HAVE_SOAPYSDR
   if (options.channels != 1)
@@ -308,11 +327,15 @@ void refuse_sdr_settings(const std::string& input, const SourceOptions& options)
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {
   if (input.empty()) throw UsageError("the input is empty: give a file, - for stdin, or gen");
   const SourceKind& kind = kind_for(input);
-  if (!std::isfinite(options.center_frequency))
-    throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
-  if (kind.open != open_sdr_device) refuse_sdr_settings(input, options);
+  check_options_for(input, options);
   if (kind.check_path_first) (void)open_input_file(input);
   return kind.open(input, options);
+}
+
+std::unique_ptr<Source> open_audio_input(const std::string& input, const SourceOptions& options, unsigned channels,
+                                         unsigned block_frames) {
+  check_options_for(input, options);
+  return open_checked_audio_device(input, options, channels, block_frames);
 }
 
 json describe_input(const std::string& input, const SourceOptions& options) {

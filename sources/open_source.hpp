@@ -98,6 +98,12 @@ std::unique_ptr<Source> open_source(const std::string& input, const SourceOption
 // themselves).
 void refuse_sdr_settings(const std::string& input, const SourceOptions& options);
 
+// Opens an audio device input (audio:, audio:NAME, audio:INDEX) as open_source does, with what
+// only the viewer sets: `channels` 0 captures up to 2 (open_source asks for --channels unless it
+// is 1), `block_frames` 0 leaves the frames per callback to PortAudio.
+std::unique_ptr<Source> open_audio_input(const std::string& input, const SourceOptions& options, unsigned channels,
+                                         unsigned block_frames);
+
 // describe_input and describe_stream, the JSON of `prism info`: sources/input_description.hpp.
 
 // The name of the source kind open_source would pick for `input` ("generator", "audio device",

@@ -210,6 +210,7 @@ PortAudioSource::PortAudioSource(const PortAudioInputOptions& options) : impl_(s
   info_.sample_rate = rate;
   info_.channels = channels;
   info_.live = true;
+  info_.center_frequency = options.center_frequency;
   impl_->description = "audio:[" + std::to_string(device) + "] " + dev->name + " (" +
                        (api ? api->name : "?") + "), " + std::to_string(channels) + " ch @ " +
                        number_text(rate) + " Hz";
@@ -262,15 +263,5 @@ std::uint64_t PortAudioSource::samples_captured() const {
 }
 
 std::string PortAudioSource::describe() const { return impl_->description; }
-
-std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels,
-                                          const std::string& rate_name) {
-  PortAudioInputOptions options;
-  options.rate_name = rate_name;
-  options.device = input.size() > 6 ? input.substr(6) : std::string();
-  options.sample_rate = sample_rate;
-  options.channels = channels;
-  return std::make_unique<PortAudioSource>(options);
-}
 
 }  // namespace prism

@@ -79,6 +79,7 @@ struct PortAudioInputOptions {
   double sample_rate = 0;      // Hz; 0 = the device's default rate
   unsigned channels = 0;       // 0 = min(2, the device's input channels)
   unsigned block_frames = 0;   // frames per callback; 0 = PortAudio's choice
+  double center_frequency = 0; // Hz the samples are labelled with (an SDR's IQ through a sound card)
   double ring_seconds = 2.0;   // ring size: how long read() may fall behind before overflow
   std::string rate_name = "sample_rate";  // the rate as messages name it (--rate on the command line)
 };
@@ -114,10 +115,5 @@ class PortAudioSource final : public Source {
   std::unique_ptr<Impl> impl_;
   StreamInfo info_;
 };
-
-// The registry's entry points (sources/open_source.cpp): opens `audio:...` with the rate and
-// channels of `sample_rate`/`channels` when given; messages name the rate `rate_name`.
-std::unique_ptr<Source> open_audio_source(const std::string& input, double sample_rate, unsigned channels,
-                                          const std::string& rate_name = "sample_rate");
 
 }  // namespace prism

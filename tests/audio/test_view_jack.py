@@ -2,9 +2,10 @@
 
 Starts a JACK server with its dummy driver (jackd2), jack_metro playing a 1500 Hz tone (beeps of
 90 ms every 100 ms), and `prism view audio:` under Xvfb; connects the tone's port to prism's
-input ports once they appear, and checks that the spectrum's peak sits at 1500 Hz and that
-samples arrived without overruns. Exits 77 (ctest SKIP) with the reason when jackd, jack_metro
-or Xvfb cannot run here; never passes without having seen the tone.
+input ports once they appear, and checks that the spectrum's peak sits at 1500 Hz above the
+centre frequency the input is labelled with (--center-frequency, as for an SDR's IQ through a
+sound card) and that samples arrived without overruns. Exits 77 (ctest SKIP) with the reason
+when jackd, jack_metro or Xvfb cannot run here; never passes without having seen the tone.
 
 Usage: test_view_jack.py PRISM
 """
@@ -20,6 +21,7 @@ from jack_test_support import JackServer, require_tools, skip, stop  # noqa: E40
 from view_test_support import Xvfb, load_json  # noqa: E402
 
 TONE_HZ = 1500.0
+CENTRE_HZ = 100000.0
 
 
 def main(prism):
@@ -39,8 +41,8 @@ def main(prism):
                 view_env = jack.client_env(xvfb.env(tmp.name))
                 report = os.path.join(tmp.name, "report.json")
                 view = subprocess.Popen([prism, "view", "audio:", "--no-config", "--frames", "200", "--averaging", "0.3",
-                                         "--report", report], env=view_env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+                                         "--center-frequency", str(int(CENTRE_HZ)), "--report", report],
+                                        env=view_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 # prism opens the default device's two input channels, whose ports appear one
                 # after the other; the tone goes to both (stopping at the first left the other
                 # channel silent when the machine was busy). What counts is the server's own
@@ -68,9 +70,10 @@ def main(prism):
                 assert r["status"]["samples_received"] > 48000, "less than a second of audio arrived"
                 assert r["status"]["overrun_samples"] == 0, "the input overran"
                 peak = r["spectrum_peak"]
-                assert abs(peak["hz"] - TONE_HZ) <= 2 * peak["bin_hz"], f"peak at {peak['hz']} Hz, not {TONE_HZ}"
+                expected = CENTRE_HZ + TONE_HZ
+                assert abs(peak["hz"] - expected) <= 2 * peak["bin_hz"], f"peak at {peak['hz']} Hz, not {expected}"
                 assert peak["db"] > -60, f"the tone is too weak ({peak['db']} dB): did it arrive?"
-                print("OK: the spectrum's peak is at the tone's frequency")
+                print("OK: the spectrum's peak is at the tone's frequency above the centre frequency")
         finally:
             stop(view)
             stop(metro)
