@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -130,6 +131,21 @@ int run_command(int argc, char** argv) {
       for (const auto& entry : runners) names += (names.empty() ? "" : ", ") + entry.first;
       std::fprintf(stderr, "prism: unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
                    prism::printable(argv[1]).c_str(), names.c_str());
+      return kExitUsage;
+    }
+  }
+
+  // CLI11 2.1 reads "--name=" (nothing after the '=') as "--name" and takes the next argument
+  // as its value, so that "--nperseg= -o x.png" would set nperseg from "-o". Refused instead.
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 3 && arg.starts_with("--") && arg.find('=') == arg.size() - 1) {
+      const std::string name = prism::printable(std::string(arg.substr(0, arg.size() - 1)));
+      std::fprintf(stderr,
+                   "prism: %s= has no value after the '=': write %s=VALUE, or %s '' for an empty one\n"
+                   "Run with --help for more information.\n",
+                   name.c_str(), name.c_str(), name.c_str());
       return kExitUsage;
     }
   }

@@ -162,6 +162,13 @@ class UsageErrors(TempDirTestCase):
         self.expect_usage_error("--channel", "spectrogram", "--channel", "3")
         self.expect_usage_error("--duration", "spectrogram", "--duration", "0")
         self.expect_usage_error("--duration", "spectrogram", "--duration", "-1")
+        # "--name=" with nothing after the '=' is refused, not read as "--name" taking the next
+        # argument (which would make "-o" the FFT length and the output a second input).
+        out = self.path("nothing.png")
+        proc = run_prism("spectrogram", "gen", "--nperseg=", "-o", out)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--nperseg= has no value after the '=': write --nperseg=VALUE", proc.stderr)
+        self.assertFalse(os.path.exists(out))
         # SDR settings on an input that is no SDR would do nothing: refused, naming the input,
         # also when given at their defaults' values.
         for option, value in (("--gain", "20"), ("--antenna", "RX2"), ("--sdr-channel", "1"),
@@ -191,15 +198,25 @@ class UsageErrors(TempDirTestCase):
             self.assertIn(option, proc.stderr)
             self.assertNotIn(key, proc.stderr.replace(option, ""))
 
-    def test_view_refuses_sdr_settings_for_an_audio_device(self):
-        # The viewer opens audio: itself; SDR settings, which it would ignore, are refused before
-        # any device or window opens.
+    def test_view_checks_an_audio_devices_options(self):
+        # The viewer opens audio: with its own settings but the checks of every input: SDR
+        # settings, a format other than f32 and a centre frequency that is not a number are
+        # refused before any device or window opens.
         if "not in this build" in run_prism("view", "--frames", "1", "--size", "1x1").stderr:
             self.skipTest("no viewer in this build")
         for option, value in (("--gain", "10"), ("--open-timeout", "30")):
             proc = run_prism("view", "audio:", "--no-config", "--frames", "1", option, value)
             self.assertEqual(proc.returncode, 2, proc.stderr)
             self.assertIn("are for SDR input (sdr:...), not for audio: (audio device)", proc.stderr)
+        proc = run_prism("view", "audio:", "--no-config", "--frames", "1", "--format", "ci16")
+        if "built without PortAudio" not in proc.stderr:
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--format ci16 contradicts audio: (an audio device delivers f32", proc.stderr)
+        for command in (("view", "audio:", "--no-config", "--frames", "1"),
+                        ("spectrogram", "audio:", "-o", self.path("a.npy"))):
+            proc = run_prism(*command, "--center-frequency", "nan")
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--center-frequency must be a finite number of Hz", proc.stderr)
 
     def test_view_opens_inputs_as_the_processing_commands(self):
         # An empty input is refused, and --strict refuses a recording cut short, before a window
