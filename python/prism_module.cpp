@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <future>
@@ -331,7 +332,50 @@ Result run_interruptible(std::function<Result()> work, prism::StopToken& stop) {
   return result.get();
 }
 
-prism::SourceOptions source_options(std::optional<std::string> format, std::optional<double> rate, unsigned channels) {
+// The input's keyword arguments beyond format, rate and channels (prism.open and prism.run pass
+// those that are not None): the centre frequency and the SDR settings, as the command line's
+// --center-frequency, --gain, --antenna, --sdr-channel, --sdr-stream-args and --open-timeout.
+template <typename T>
+T setting_as(const std::string& key, const py::handle& value, const char* what) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw prism::UsageError(key + " must be " + what + ", not " + std::string(py::repr(value)));
+  }
+}
+
+double finite_setting(const std::string& key, const py::handle& value, bool at_least_zero) {
+  const double v = setting_as<double>(key, value, "a number");
+  if (!std::isfinite(v) || (at_least_zero && v < 0))
+    throw prism::UsageError(key + " must be a finite number" + (at_least_zero ? " of 0 or more" : ""));
+  return v;
+}
+
+void apply_input_settings(prism::SourceOptions& options, const py::dict& settings) {
+  for (const auto& [key_object, value] : settings) {
+    const std::string key = py::str(key_object);
+    if (key == "center_frequency") {
+      options.center_frequency = finite_setting(key, value, false);
+    } else if (key == "gain") {
+      options.gain = finite_setting(key, value, false);
+    } else if (key == "antenna") {
+      options.antenna = setting_as<std::string>(key, value, "a string");
+    } else if (key == "sdr_channel") {
+      const long long channel = setting_as<long long>(key, value, "a whole number");
+      if (channel < 0) throw prism::UsageError("sdr_channel must be 0 or more");
+      options.sdr_channel = static_cast<std::size_t>(channel);
+    } else if (key == "sdr_stream_args") {
+      options.sdr_stream_args = setting_as<std::string>(key, value, "a string");
+    } else if (key == "sdr_open_timeout") {
+      options.sdr_open_timeout_s = finite_setting(key, value, true);
+    } else {
+      throw prism::UsageError("'" + key + "' is not an input setting");
+    }
+  }
+}
+
+prism::SourceOptions source_options(std::optional<std::string> format, std::optional<double> rate, unsigned channels,
+                                    const py::dict& settings) {
   prism::SourceOptions options;
   if (format) {
     const auto stored = prism::parse_stored_format(*format);
@@ -341,9 +385,12 @@ prism::SourceOptions source_options(std::optional<std::string> format, std::opti
   }
   options.sample_rate = rate;
   options.channels = channels;
-  // Messages name this module's arguments (rate=, not --rate).
+  apply_input_settings(options, settings);
+  // Messages name this module's arguments (rate=, sdr_open_timeout=), not the fields.
   options.field_namer = [](std::string_view key) {
-    return key == "sample_rate" ? std::string("rate") : std::string(key);
+    if (key == "sample_rate") return std::string("rate");
+    if (key == "sdr_open_timeout_s") return std::string("sdr_open_timeout");
+    return std::string(key);
   };
   // As the command line reads a recording cut short: up to its last whole sample, with a
   // warning on stderr (the read runs on a thread of its own, away from the interpreter).
@@ -367,13 +414,13 @@ py::dict stream_dict(const prism::StreamInfo& info) {
 // Returns (summary JSON text, collected bytes, description of the collected items).
 py::tuple run(const std::string& input, const std::vector<std::string>& stages, const std::vector<std::string>& outputs,
               bool collect, std::optional<std::string> format, std::optional<double> rate, unsigned channels,
-              std::optional<std::uint64_t> max_samples, const std::string& backend) {
+              const py::dict& settings, std::optional<std::uint64_t> max_samples, const std::string& backend) {
   // Refused before the input is opened, not when the second output cannot be renamed into place.
   if (const std::optional<prism::OutputClash> clash = prism::find_output_clash(outputs))
     throw prism::UsageError("outputs: '" + clash->first + "' and '" + clash->second + "' both write " +
                             clash->file + "; give each output its own name");
   prism::Graph graph;
-  prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels)));
+  prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels, settings)));
   prism::PortKind kind = prism::PortKind::samples;
   for (const std::string& spec : stages) {
     prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment_of(backend));
@@ -421,8 +468,8 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
 
 // prism.open: the description of an input and all its samples (native format, as bytes).
 py::tuple open_input(const std::string& input, std::optional<std::string> format, std::optional<double> rate,
-                     unsigned channels, std::optional<std::uint64_t> max_samples) {
-  std::unique_ptr<prism::Source> source = prism::open_source(input, source_options(format, rate, channels));
+                     unsigned channels, const py::dict& settings, std::optional<std::uint64_t> max_samples) {
+  std::unique_ptr<prism::Source> source = prism::open_source(input, source_options(format, rate, channels, settings));
   const prism::StreamInfo info = source->info();
   if (info.live && !max_samples) throw prism::UsageError("max_samples: a live input needs it (it never ends)");
   const std::size_t frame = info.frame_bytes();

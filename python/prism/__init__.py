@@ -400,24 +400,37 @@ def _samples_array(data, info):
     return array if info["channels"] == 1 else array.reshape(-1, info["channels"])
 
 
-def open(input, *, format=None, rate=None, channels=1, max_samples=None):  # noqa: A001
-    """Reads any input prism reads (a SigMF recording, a sound file, raw samples with format and
-    rate, the generator 'gen:...', an SDR with max_samples): returns (info, samples), info a dict
-    (format, sample_rate, channels, center_frequency, start_time, length), samples a numpy array
-    in the input's own format (one column per channel)."""
+def _input_settings(center_frequency, gain, antenna, sdr_channel, sdr_stream_args, sdr_open_timeout):
+    names = ("center_frequency", "gain", "antenna", "sdr_channel", "sdr_stream_args", "sdr_open_timeout")
+    values = (center_frequency, gain, antenna, sdr_channel, sdr_stream_args, sdr_open_timeout)
+    return {name: value for name, value in zip(names, values) if value is not None}
+
+
+_INPUT_SETTINGS_DOC = """
+    Input settings, as the command line's: center_frequency (Hz: labels any input, tunes an SDR);
+    for an SDR ('sdr:driver=...') only, where any other input refuses them: gain (dB; default:
+    automatic where the device has it), antenna, sdr_channel, sdr_stream_args ('KEY=VALUE,...'),
+    sdr_open_timeout (seconds each driver call may take while the device opens; 0: for ever)."""
+
+
+def open(input, *, format=None, rate=None, channels=1, max_samples=None, center_frequency=None,  # noqa: A001
+         gain=None, antenna=None, sdr_channel=None, sdr_stream_args=None, sdr_open_timeout=None):
     info, data = _prism.open(str(input), format, None if rate is None else float(rate), int(channels),
+                             _input_settings(center_frequency, gain, antenna, sdr_channel, sdr_stream_args,
+                                             sdr_open_timeout),
                              max_samples)
     return info, _samples_array(data, info)
 
 
+open.__doc__ = """Reads any input prism reads (a SigMF recording, a sound file, raw samples with format and
+    rate, the generator 'gen:...', an SDR with max_samples): returns (info, samples), info a dict
+    (format, sample_rate, channels, center_frequency, start_time, length), samples a numpy array
+    in the input's own format (one column per channel).""" + _INPUT_SETTINGS_DOC
+
+
 def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, channels=1,
-        max_samples=None, backend="auto"):
-    """Runs input -> stages -> outputs as `prism run` does: run('gen:duration=1',
-    ['fir:lowpass=1e3,numtaps=101'], ['out.npy']). stages: specs as a chain writes them;
-    outputs: paths (.npy, .png, .sigmf-meta, .wav, audio:). collect (default: when there are no
-    outputs) also returns the last node's items: rows as a (rows, columns) float32 array, samples
-    as an array. Returns the run's summary (a dict, as --summary-json writes it), or
-    (summary, items) when collecting. Ctrl-C stops the run (KeyboardInterrupt)."""
+        max_samples=None, backend="auto", center_frequency=None, gain=None, antenna=None, sdr_channel=None,
+        sdr_stream_args=None, sdr_open_timeout=None):
     if isinstance(stages, str):
         stages = [stages]
     if isinstance(outputs, str):
@@ -426,6 +439,8 @@ def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, c
         collect = not outputs
     summary, data, description = _prism.run(str(input), list(stages), [str(o) for o in outputs], bool(collect),
                                             format, None if rate is None else float(rate), int(channels),
+                                            _input_settings(center_frequency, gain, antenna, sdr_channel,
+                                                            sdr_stream_args, sdr_open_timeout),
                                             max_samples, backend)
     summary = json.loads(summary)
     if not collect:
@@ -437,3 +452,11 @@ def run(input, stages=(), outputs=(), *, collect=None, format=None, rate=None, c
     else:
         items = _samples_array(data, description)
     return summary, items
+
+
+run.__doc__ = """Runs input -> stages -> outputs as `prism run` does: run('gen:duration=1',
+    ['fir:lowpass=1e3,numtaps=101'], ['out.npy']). stages: specs as a chain writes them;
+    outputs: paths (.npy, .png, .sigmf-meta, .wav, audio:). collect (default: when there are no
+    outputs) also returns the last node's items: rows as a (rows, columns) float32 array, samples
+    as an array. Returns the run's summary (a dict, as --summary-json writes it), or
+    (summary, items) when collecting. Ctrl-C stops the run (KeyboardInterrupt).""" + _INPUT_SETTINGS_DOC

@@ -6,6 +6,7 @@ Run by ctest under pytest with Debian's python3 and PYTHONPATH=<build>/python
 (tests/python/CMakeLists.txt);
 PRISM_BINARY names the command line for the comparison with it."""
 
+import json
 import os
 import signal
 import subprocess
@@ -355,6 +356,47 @@ class Graphs(unittest.TestCase):
         info, samples = prism.open("gen:rate=1000,duration=2")
         self.assertEqual(len(samples), 2000)
         self.assertEqual(info["length"], 2000)
+
+    def test_input_settings_as_the_command_line(self):
+        # The centre frequency labels any input; the SDR settings are refused for other inputs,
+        # even at a default's value, and bad values name the argument.
+        info, _ = prism.open("gen:duration=0.001", center_frequency=100e6)
+        self.assertEqual(info["center_frequency"], 100e6)
+        with tempfile.TemporaryDirectory() as tmp:
+            meta = os.path.join(tmp, "g.sigmf-meta")
+            prism.run("gen:duration=0.01", [], [meta], center_frequency=-2.5e3)
+            with open(meta) as f:
+                self.assertEqual(json.load(f)["captures"][0]["core:frequency"], -2.5e3)
+        for kwargs, text in (({"gain": 0}, "are for SDR input (sdr:...), not for gen (generator)"),
+                             ({"antenna": ""}, "are for SDR input"),
+                             ({"sdr_open_timeout": 10}, "sdr_open_timeout"),
+                             ({"center_frequency": float("nan")}, "center_frequency must be a finite number"),
+                             ({"sdr_open_timeout": -1}, "sdr_open_timeout must be a finite number of 0 or more"),
+                             ({"gain": "loud"}, "gain must be a number, not 'loud'"),
+                             ({"sdr_channel": -1}, "sdr_channel must be 0 or more")):
+            with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
+                with self.assertRaises(ValueError) as caught:
+                    prism.open("gen", max_samples=10, **kwargs)
+                self.assertIn(text, str(caught.exception))
+                self.assertNotIn("--", str(caught.exception))
+
+    def test_sdr_settings_reach_the_device(self):
+        # tests/faults' SoapySDR module: one RX channel, tunes 1 MHz to 1 GHz, no antennas and
+        # no gain listed, streams zeros at 1 MS/s.
+        if not os.environ.get("SOAPY_SDR_PLUGIN_PATH"):
+            self.skipTest("no SoapySDR test module in this build")
+        sdr = "sdr:driver=prism_hang"
+        info, samples = prism.open(sdr, max_samples=1000, center_frequency=433.92e6, sdr_open_timeout=30)
+        self.assertEqual(info["center_frequency"], 433.92e6)
+        self.assertEqual(len(samples), 1000)
+        for kwargs, text in (({"sdr_channel": 1}, "sdr_channel 1: "),
+                             ({"antenna": "RX2"}, "antenna 'RX2' is not one of"),
+                             ({"gain": 20}, "gain 20 is outside"),
+                             ({"center_frequency": 2e9}, "center_frequency 2000000000 is outside")):
+            with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
+                with self.assertRaises(ValueError) as caught:
+                    prism.open(sdr, max_samples=10, **kwargs)
+                self.assertIn(text, str(caught.exception))
 
 
 class Interpreter(unittest.TestCase):
