@@ -136,16 +136,22 @@ int run_command(int argc, char** argv) {
   }
 
   // CLI11 2.1 reads "--name=" (nothing after the '=') as "--name" and takes the next argument
-  // as its value, so that "--nperseg= -o x.png" would set nperseg from "-o". Refused instead.
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--") break;
-    if (arg.size() > 3 && arg.starts_with("--") && arg.find('=') == arg.size() - 1) {
-      const std::string name = prism::printable(std::string(arg.substr(0, arg.size() - 1)));
+  // as its value, so that "--nperseg= -o x.png" would set nperseg from "-o". Refused instead, for
+  // the command's options that take a value (anything else is CLI11's to judge).
+  if (argc > 1 && argv[1][0] != '-') {
+    const CLI::App* command = app.get_subcommand(argv[1]);
+    for (int i = 2; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      if (arg == "--") break;
+      if (!(arg.size() > 3 && arg.starts_with("--") && arg.find('=') == arg.size() - 1)) continue;
+      const std::string name(arg.substr(0, arg.size() - 1));
+      const CLI::Option* option = command->get_option_no_throw(name);
+      if (option == nullptr || option->get_expected_min() == 0) continue;  // not an option, or a flag
+      const std::string shown = prism::printable(name);
       std::fprintf(stderr,
-                   "prism: %s= has no value after the '=': write %s=VALUE, or %s '' for an empty one\n"
+                   "prism: %s= has no value after the '=': write %s=VALUE, or %s '' where an empty value is meant\n"
                    "Run with --help for more information.\n",
-                   name.c_str(), name.c_str(), name.c_str());
+                   shown.c_str(), shown.c_str(), shown.c_str());
       return kExitUsage;
     }
   }

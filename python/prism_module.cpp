@@ -337,11 +337,14 @@ Result run_interruptible(std::function<Result()> work, prism::StopToken& stop) {
 // --center-frequency, --gain, --antenna, --sdr-channel, --sdr-stream-args and --open-timeout.
 template <typename T>
 T setting_as(const std::string& key, const py::handle& value, const char* what) {
-  try {
-    return value.cast<T>();
-  } catch (const py::cast_error&) {
-    throw prism::UsageError(key + " must be " + what + ", not " + std::string(py::repr(value)));
+  // pybind11 would take True as 1 (gain=True as 1 dB, sdr_open_timeout=False as "for ever").
+  if (!py::isinstance<py::bool_>(value)) {
+    try {
+      return value.cast<T>();
+    } catch (const py::cast_error&) {
+    }
   }
+  throw py::type_error(key + " must be " + what + ", not " + std::string(py::repr(value)));
 }
 
 double finite_setting(const std::string& key, const py::handle& value, bool at_least_zero) {
@@ -399,6 +402,14 @@ prism::SourceOptions source_options(std::optional<std::string> format, std::opti
   return options;
 }
 
+// Opens the input away from the interpreter, as the run itself: a device that takes its time
+// (an SDR's driver, a stream's first message) leaves Python running, and Ctrl-C ends the wait.
+std::unique_ptr<prism::Source> open_interruptible(const std::string& input, prism::SourceOptions options,
+                                                  prism::StopToken& stop) {
+  options.opening.stop = &stop;
+  return run_interruptible<std::unique_ptr<prism::Source>>([&] { return prism::open_source(input, options); }, stop);
+}
+
 py::dict stream_dict(const prism::StreamInfo& info) {
   py::dict d;
   d["format"] = std::string(prism::format_name(info.format));
@@ -419,8 +430,10 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
   if (const std::optional<prism::OutputClash> clash = prism::find_output_clash(outputs))
     throw prism::UsageError("outputs: '" + clash->first + "' and '" + clash->second + "' both write " +
                             clash->file + "; give each output its own name");
+  prism::StopToken stop;
   prism::Graph graph;
-  prism::Graph::Node last = graph.add_source(prism::open_source(input, source_options(format, rate, channels, settings)));
+  prism::Graph::Node last =
+      graph.add_source(open_interruptible(input, source_options(format, rate, channels, settings), stop));
   prism::PortKind kind = prism::PortKind::samples;
   for (const std::string& spec : stages) {
     prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment_of(backend));
@@ -445,7 +458,6 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
   if (outputs.empty() && !collect) throw prism::UsageError("outputs: give at least one output, or collect");
   prism::RunConfig config;
   config.max_samples = max_samples;
-  prism::StopToken stop;
   const prism::RunReport report =
       run_interruptible<prism::RunReport>([&] { return graph.run(config, stop); }, stop);
   if (report.outcome == prism::RunOutcome::failed) throw std::runtime_error(report.error);
@@ -469,14 +481,15 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
 // prism.open: the description of an input and all its samples (native format, as bytes).
 py::tuple open_input(const std::string& input, std::optional<std::string> format, std::optional<double> rate,
                      unsigned channels, const py::dict& settings, std::optional<std::uint64_t> max_samples) {
-  std::unique_ptr<prism::Source> source = prism::open_source(input, source_options(format, rate, channels, settings));
+  prism::StopToken stop;
+  std::unique_ptr<prism::Source> source =
+      open_interruptible(input, source_options(format, rate, channels, settings), stop);
   const prism::StreamInfo info = source->info();
   if (info.live && !max_samples) throw prism::UsageError("max_samples: a live input needs it (it never ends)");
   const std::size_t frame = info.frame_bytes();
   std::vector<std::byte> data;
   std::vector<std::byte> block(65536 * frame);
   std::uint64_t total = 0;
-  prism::StopToken stop;
   run_interruptible<int>(
       [&] {
         while (!stop.stop_requested() && (!max_samples || total < *max_samples)) {

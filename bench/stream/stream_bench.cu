@@ -3,8 +3,8 @@
 //   limits      pinned H2D and D2H copy bandwidth (cudaMemcpyAsync, 256 MiB, median of 20)
 //   throughput  a graph source -> h2d -> spectrogram (GPU) -> d2h -> a sink of rows in pinned
 //               host memory, cf32 and ci16 (or --format's alone), N = 1024..65536, overlap 0
-//               and 50%, 3 chunks in flight (or --in-flight's), --seconds of streaming each (10 by default), against the H2D limit. The
-//               source hands over chunks of the graph's pinned pool that hold random samples
+//               and 50%, 3 chunks in flight (or --in-flight's), --seconds of streaming each (10
+//               by default), against the H2D limit. The source hands over chunks of the graph's pinned pool that hold random samples
 //               (written the first time each chunk comes by), as a file source reads into them.
 //   kernel      the spectrogram stage's process() on device chunks (the fused kernel, the
 //               unfused paths with our FFT and cuFFT) against the chain window -> cuFFT R2C ->
@@ -82,9 +82,9 @@ struct ThroughputResult {
 };
 
 // Streams `seconds` of chunks of 2^22 samples through source -> spectrogram -> sink (the graph
-// adds h2d and d2h) with 3 chunks in flight.
-ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds, std::size_t in_flight,
-                                TransformPath path) {
+// adds h2d and d2h) with `in_flight` chunks per device edge.
+ThroughputResult stream_through(SampleFormat format, std::size_t n, bool half_overlap, double seconds,
+                                std::size_t in_flight, TransformPath path) {
   StreamInfo stream;
   stream.format = format;
   stream.sample_rate = 1e6;
@@ -346,13 +346,16 @@ int main(int argc, char** argv) {
     else if (a == "--csv" && i + 1 < argc) csv = std::fopen(argv[++i], "w");
     else if (a == "--quick") quick = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
-    else if (a == "--in-flight" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1) in_flight = std::atoi(argv[++i]);
+    else if (a == "--in-flight" && i + 1 < argc && std::strspn(argv[i + 1], "0123456789") == std::strlen(argv[i + 1]) &&
+             std::atoi(argv[i + 1]) >= 1)
+      in_flight = std::atoi(argv[++i]);
     else if (a == "--format" && i + 1 < argc && (std::string(argv[i + 1]) == "cf32" || std::string(argv[i + 1]) == "ci16"))
       formats = {std::string(argv[++i]) == "cf32" ? SampleFormat::cf32 : SampleFormat::ci16};
     else {
       std::fprintf(stderr,
                    "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]\n"
-                 "                    [--in-flight K (throughput: chunks per device edge, default 3)] [--format cf32|ci16]\n");
+                   "                    [--in-flight K] [--format cf32|ci16]   (K: the throughput section's chunks\n"
+                   "                    per device edge, default 3; --format: its input format alone)\n");
       return 2;
     }
   }
@@ -415,6 +418,7 @@ int main(int argc, char** argv) {
   }
   std::printf("throughput (graph: chunks of 2^22 samples in pinned memory -> h2d -> spectrogram -> d2h -> rows "
               "in pinned memory, %.1f s each, %zu chunks in flight; limit: pinned H2D):\n", seconds, in_flight);
+  record("throughput", "chunks in flight", static_cast<double>(in_flight), "");
   const std::vector<std::size_t> sizes = quick ? std::vector<std::size_t>{1024, 65536}
                                                : std::vector<std::size_t>{1024, 4096, 16384, 65536};
   for (SampleFormat format : formats) {

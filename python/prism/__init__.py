@@ -407,7 +407,8 @@ def _input_settings(center_frequency, gain, antenna, sdr_channel, sdr_stream_arg
 
 
 _INPUT_SETTINGS_DOC = """
-    Input settings, as the command line's: center_frequency (Hz: labels any input, tunes an SDR);
+    Input settings, as the command line's: center_frequency (Hz: labels any input, tunes an SDR;
+    0 leaves the input's own);
     for an SDR ('sdr:driver=...') only, where any other input refuses them: gain (dB; default:
     automatic where the device has it), antenna, sdr_channel, sdr_stream_args ('KEY=VALUE,...'),
     sdr_open_timeout (seconds each driver call may take while the device opens; 0: for ever)."""

@@ -169,6 +169,9 @@ class UsageErrors(TempDirTestCase):
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("--nperseg= has no value after the '=': write --nperseg=VALUE", proc.stderr)
         self.assertFalse(os.path.exists(out))
+        proc = run_prism("spectrogram", "gen", "--npersge=", "-o", out)  # not an option: the usual hint
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("did you mean --nperseg?", proc.stderr)
         # SDR settings on an input that is no SDR would do nothing: refused, naming the input,
         # also when given at their defaults' values.
         for option, value in (("--gain", "20"), ("--antenna", "RX2"), ("--sdr-channel", "1"),

@@ -25,6 +25,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 from test_spectrogram_vs_scipy import CASES  # noqa: E402  (the CLI tests' combinations)
 
 
+def skip_without_sdr_test_module(test):
+    # tests/faults' SoapySDR module (driver=prism_hang), where the build made it.
+    folder = os.environ.get("SOAPY_SDR_PLUGIN_PATH", "")
+    if not folder or not os.path.isdir(folder) or not any("prism_hang" in f for f in os.listdir(folder)):
+        test.skipTest("no SoapySDR test module in this build")
+
+
 def rel_l2(a, b):
     a = np.asarray(a, dtype=np.complex128)
     b = np.asarray(b, dtype=np.complex128)
@@ -372,19 +379,26 @@ class Graphs(unittest.TestCase):
                              ({"sdr_open_timeout": 10}, "sdr_open_timeout"),
                              ({"center_frequency": float("nan")}, "center_frequency must be a finite number"),
                              ({"sdr_open_timeout": -1}, "sdr_open_timeout must be a finite number of 0 or more"),
-                             ({"gain": "loud"}, "gain must be a number, not 'loud'"),
                              ({"sdr_channel": -1}, "sdr_channel must be 0 or more")):
             with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
                 with self.assertRaises(ValueError) as caught:
                     prism.open("gen", max_samples=10, **kwargs)
                 self.assertIn(text, str(caught.exception))
                 self.assertNotIn("--", str(caught.exception))
+        # A value of the wrong type, a bool included (False would be a timeout of 0: for ever).
+        for kwargs, text in (({"gain": "loud"}, "gain must be a number, not 'loud'"),
+                             ({"sdr_open_timeout": False}, "sdr_open_timeout must be a number, not False"),
+                             ({"sdr_channel": 1.5}, "sdr_channel must be a whole number, not 1.5"),
+                             ({"antenna": 3}, "antenna must be a string, not 3")):
+            with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
+                with self.assertRaises(TypeError) as caught:
+                    prism.open("gen", max_samples=10, **kwargs)
+                self.assertIn(text, str(caught.exception))
 
     def test_sdr_settings_reach_the_device(self):
         # tests/faults' SoapySDR module: one RX channel, tunes 1 MHz to 1 GHz, no antennas and
         # no gain listed, streams zeros at 1 MS/s.
-        if not os.environ.get("SOAPY_SDR_PLUGIN_PATH"):
-            self.skipTest("no SoapySDR test module in this build")
+        skip_without_sdr_test_module(self)
         sdr = "sdr:driver=prism_hang"
         info, samples = prism.open(sdr, max_samples=1000, center_frequency=433.92e6, sdr_open_timeout=30)
         self.assertEqual(info["center_frequency"], 433.92e6)
@@ -397,6 +411,37 @@ class Graphs(unittest.TestCase):
                 with self.assertRaises(ValueError) as caught:
                     prism.open(sdr, max_samples=10, **kwargs)
                 self.assertIn(text, str(caught.exception))
+
+    def test_ctrl_c_ends_a_device_that_hangs_while_it_opens(self):
+        # The module's device hangs in make (hang=make) and the deadline is off: the open runs
+        # away from the interpreter, so Ctrl-C still reaches it. In a child process, which ends
+        # with os._exit: the hung call stays behind, and the module's static state would wait
+        # for it at exit.
+        skip_without_sdr_test_module(self)
+        with tempfile.TemporaryDirectory() as tmp:
+            hanging = os.path.join(tmp, "hanging")
+            script = ("import os, prism\n"
+                      "try:\n"
+                      f"    prism.open('sdr:driver=prism_hang,hang=make,hang_file={hanging}', max_samples=10,\n"
+                      "               sdr_open_timeout=0)\n"
+                      "    print('opened', flush=True)\n"
+                      "except KeyboardInterrupt:\n"
+                      "    print('interrupted', flush=True)\n"
+                      "os._exit(0)\n")
+            child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+            try:
+                deadline = time.monotonic() + 30
+                while not os.path.exists(hanging) and child.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertTrue(os.path.exists(hanging), "the driver's make was never called")
+                child.send_signal(signal.SIGINT)
+                out, err = child.communicate(timeout=20)
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
+            self.assertEqual(out.strip(), "interrupted", err)
 
 
 class Interpreter(unittest.TestCase):
