@@ -105,14 +105,20 @@ void shrink_segment_to_input(StageSpec& spec, std::optional<std::uint64_t> sampl
 }
 
 // Adds the stages of `specs` after `from`; returns the last node. `input_samples`: what the
-// first of them gets when `from` is the input and its length is known.
+// first of them gets when `from` is the input and its length is known. `weigh_start_up`: the
+// first stage's --backend auto weighs the GPU's start-up against input_samples (one input, not
+// live), as prism spectrogram's does, so that the two give the same rows.
 Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::string>& specs, std::size_t count,
                        const StageEnvironment& environment, const Message& note, const Message& warn,
-                       std::optional<std::uint64_t> input_samples = std::nullopt) {
+                       std::optional<std::uint64_t> input_samples = std::nullopt, bool weigh_start_up = false) {
   for (std::size_t i = 0; i < count; ++i) {
     StageSpec spec = parse_stage_spec(specs[i]);
-    if (i == 0) shrink_segment_to_input(spec, input_samples, warn);
-    MadeStage made = make_stage(spec, environment);
+    StageEnvironment stage_environment = environment;
+    if (i == 0) {
+      shrink_segment_to_input(spec, input_samples, warn);
+      if (weigh_start_up) stage_environment.expected_samples = input_samples;
+    }
+    MadeStage made = make_stage(spec, stage_environment);
     if (!made.note.empty()) note(made.note);
     const Graph::Node node = graph.add_stage(std::move(made.stage));
     graph.connect(from, node);
@@ -122,10 +128,10 @@ Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::st
 }
 
 // The graph of `input` through the chain's stages into `output_paths` (one per -o, each -o's own
-// stages taken from it).
+// stages taken from it). alone: the process's only input (as prepare_spectrogram's).
 PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::string>& stages, const std::string& input,
                           const std::vector<std::string>& output_paths, const RunOptions& run, const Message& note,
-                          const Message& warn) {
+                          const Message& warn, bool alone) {
   const StageEnvironment environment = stage_environment(run);
   SinkOptions sinks = sink_options(o.image, o.array);
   PreparedRun prepared{std::make_unique<Graph>(), {}};
@@ -134,13 +140,14 @@ PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::str
   sinks.input_label = source->describe();
   check_image_options_suit(sinks, input, source->info());
   const double rate = source->info().sample_rate;
+  const bool weigh_start_up = alone && !source->info().live;
   std::optional<std::uint64_t> input_samples = source->info().length;
   if (const std::optional<std::uint64_t> limit = run_config(run, 1, rate).max_samples)
     input_samples = input_samples ? std::min(*input_samples, *limit) : limit;
   const Graph::Node in = graph.add_source(std::move(source));
   const Message warn_about_input = [&](const std::string& text) { warn(input + ": " + text); };
   const Graph::Node trunk =
-      add_stages(graph, in, stages, stages.size(), environment, note, warn_about_input, input_samples);
+      add_stages(graph, in, stages, stages.size(), environment, note, warn_about_input, input_samples, weigh_start_up);
   for (std::size_t i = 0; i < o.outputs.size(); ++i) {
     const std::string& output = o.outputs[i];
     const std::vector<std::string> branch = split_chain({output}, "-o");
@@ -153,7 +160,7 @@ PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::str
         throw UsageError("-o '" + printable(output) + "': '" + printable(branch[j]) +
                          "' is an output; an output (a file or audio:) must come last");
     const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, note, warn_about_input,
-                                       stages.empty() ? input_samples : std::nullopt);
+                                       stages.empty() ? input_samples : std::nullopt, stages.empty() && weigh_start_up);
     graph.connect(end, graph.add_sink(open_sink(path, sinks)));
   }
   prepared.config = run_config(run, std::size_t{1} << 16, rate);
@@ -169,7 +176,7 @@ int run_chain(const RunCommandOptions& o) {
   for (const std::string& output : o.outputs) output_paths.push_back(split_chain({output}, "-o").back());
   const PrepareRun prepare = [&o, &chain](const std::string& input, const std::vector<std::string>& paths,
                                           const RunOptions& run, const Message& note, const Message& warn) {
-    return prepare_chain(o, chain.stages, input, paths, run, note, warn);
+    return prepare_chain(o, chain.stages, input, paths, run, note, warn, false);
   };
   const bool to_stdout = check_stdout_outputs(output_paths, o.array);
   if (is_batch(chain.inputs, output_paths)) {
@@ -180,12 +187,13 @@ int run_chain(const RunCommandOptions& o) {
   check_distinct_outputs(output_paths, o.array.sidecar);
   RunOptions run = o.run;
   run.summary_to_stderr = to_stdout;
-  PreparedRun single = prepare(
-      chain.inputs.front(), output_paths, run,
+  PreparedRun single = prepare_chain(
+      o, chain.stages, chain.inputs.front(), output_paths, run,
       [&o](const std::string& note) {
         if (!o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", note.c_str());
       },
-      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); });
+      [](const std::string& warning) { std::fprintf(stderr, "prism: warning: %s\n", printable(warning).c_str()); },
+      true);
   return run_and_report(*single.graph, single.config, run);
 }
 
