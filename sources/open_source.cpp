@@ -154,11 +154,15 @@ bool is_audio_device_input(const std::string& input) {
 
 bool is_sdr_device_input(const std::string& input) { return input == "sdr" || input.rfind("sdr:", 0) == 0; }
 
-// The checks every input's options get before its kind opens it.
+// The checks every input's options get before its kind opens it: a centre frequency that is a
+// number, and no SDR settings for an input other than an SDR, which would ignore them.
 void check_options_for(const std::string& input, const SourceOptions& options) {
   if (!std::isfinite(options.center_frequency))
     throw UsageError(options.name("center_frequency") + " must be a finite number of Hz");
-  if (!is_sdr_device_input(input)) refuse_sdr_settings(input, options);
+  if (!is_sdr_device_input(input) && options.has_sdr_settings())
+    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") + ", " +
+                     options.name("sdr_stream_args") + " and " + options.name("sdr_open_timeout_s") +
+                     " are for SDR input (sdr:...), not for " + input + " (" + source_kind_name(input) + ")");
 }
 
 std::unique_ptr<Source> open_checked_audio_device(const std::string& input, const SourceOptions& options,
@@ -315,13 +319,6 @@ bool is_recording_path(const std::string& path) {
   const std::string ext = lower_extension(path);
   return is_sound_file_path(path) || ext == ".sigmf-meta" || ext == ".sigmf" ||
          raw_format_from_extension(path).has_value();
-}
-
-void refuse_sdr_settings(const std::string& input, const SourceOptions& options) {
-  if (options.has_sdr_settings())
-    throw UsageError(options.name("gain") + ", " + options.name("antenna") + ", " + options.name("sdr_channel") + ", " +
-                     options.name("sdr_stream_args") + " and " + options.name("sdr_open_timeout_s") +
-                     " are for SDR input (sdr:...), not for " + input + " (" + source_kind_name(input) + ")");
 }
 
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options) {

@@ -93,11 +93,6 @@ struct SourceOptions {
 // UsageError for options that are missing or contradict the input.
 std::unique_ptr<Source> open_source(const std::string& input, const SourceOptions& options);
 
-// Throws UsageError naming the SDR settings and `input` when any is set: for inputs other than
-// an SDR, which would ignore them (open_source calls it; so do callers that open an input
-// themselves).
-void refuse_sdr_settings(const std::string& input, const SourceOptions& options);
-
 // Opens an audio device input (audio:, audio:NAME, audio:INDEX) as open_source does, with what
 // only the viewer sets: `channels` 0 captures up to 2 (open_source asks for --channels unless it
 // is 1), `block_frames` 0 leaves the frames per callback to PortAudio.
