@@ -113,12 +113,12 @@ Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::st
                        std::optional<std::uint64_t> input_samples = std::nullopt, bool weigh_start_up = false) {
   for (std::size_t i = 0; i < count; ++i) {
     StageSpec spec = parse_stage_spec(specs[i]);
-    StageEnvironment stage_environment = environment;
+    StageEnvironment this_stage = environment;
     if (i == 0) {
       shrink_segment_to_input(spec, input_samples, warn);
-      if (weigh_start_up) stage_environment.expected_samples = input_samples;
+      if (weigh_start_up) this_stage.expected_samples = input_samples;
     }
-    MadeStage made = make_stage(spec, stage_environment);
+    MadeStage made = make_stage(spec, this_stage);
     if (!made.note.empty()) note(made.note);
     const Graph::Node node = graph.add_stage(std::move(made.stage));
     graph.connect(from, node);

@@ -357,8 +357,8 @@ double finite_setting(const std::string& key, const py::handle& value, bool at_l
 void apply_input_settings(prism::SourceOptions& options, const py::dict& settings) {
   for (const auto& [key_object, value] : settings) {
     const std::string key = py::str(key_object);
-    if (key == "center_frequency") {
-      options.center_frequency = finite_setting(key, value, false);
+    if (key == "center_frequency") {  // finite: open_source's check
+      options.center_frequency = setting_as<double>(key, value, "a number");
     } else if (key == "gain") {
       options.gain = finite_setting(key, value, false);
     } else if (key == "antenna") {

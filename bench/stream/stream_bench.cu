@@ -4,8 +4,9 @@
 //   throughput  a graph source -> h2d -> spectrogram (GPU) -> d2h -> a sink of rows in pinned
 //               host memory, cf32 and ci16 (or --format's alone), N = 1024..65536, overlap 0
 //               and 50%, 3 chunks in flight (or --in-flight's), --seconds of streaming each (10
-//               by default), against the H2D limit. The source hands over chunks of the graph's pinned pool that hold random samples
-//               (written the first time each chunk comes by), as a file source reads into them.
+//               by default), against the H2D limit. The source hands over chunks of the graph's
+//               pinned pool that hold random samples (written the first time each chunk comes
+//               by), as a file source reads into them.
 //   kernel      the spectrogram stage's process() on device chunks (the fused kernel, the
 //               unfused paths with our FFT and cuFFT) against the chain window -> cuFFT R2C ->
 //               dB, N = 4096, 2^28 samples on the device
