@@ -51,23 +51,19 @@ std::vector<std::complex<double>> forward_dft(std::vector<std::complex<double>> 
 
 }  // namespace
 
-std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation, bool packed) {
-  std::vector<GpuFirChoice> folded, unfolded;
-  if (taps > kGpuFirMaxUnpartitionedAutoTaps) return folded;
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation) {
+  std::vector<GpuFirChoice> choices;
+  if (taps > kGpuFirMaxUnpartitionedAutoTaps) return choices;
   for (std::size_t n = kGpuFirFoldLengthMax; n >= 2 * taps && folds(n, n - taps + 1, decimation); n /= 2)
-    folded.push_back({n, true});
+    choices.push_back({n, true});
   const std::size_t shortest = std::max(next_power_of_two(4 * taps), kGpuFirMinAutoFftLength);
-  for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) unfolded.push_back({n, false});
-  const bool unfolded_first = packed && taps > kGpuFirPackedBeforeFoldTaps;
-  std::vector<GpuFirChoice> choices = unfolded_first ? unfolded : folded;
-  const std::vector<GpuFirChoice>& rest = unfolded_first ? folded : unfolded;
-  choices.insert(choices.end(), rest.begin(), rest.end());
+  for (std::size_t n = kGpuFirMaxAutoFftLength; n >= shortest; n /= 2) choices.push_back({n, false});
   return choices;
 }
 
 namespace {
 
-// Whether the unfolded one-spectrum plans of `spec` are packed (GpuFirPlan::packed).
+// Whether the one-spectrum plans of `spec` are packed (GpuFirPlan::packed).
 bool packable(const FirSpec& spec) { return !spec.complex_input && !spec.taps.is_complex && !spec.shift_hz; }
 
 // The plan at length n (partitioned when the taps are longer than n, or beyond one spectrum's
@@ -84,7 +80,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
     if (m > kGpuFirMaxUnpartitionedAutoTaps)
       return plan_at(spec, m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength,
                      true, false);
-    for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation, packable(spec)))
+    for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation))
       if (fold_allowed || !choice.fold) return plan_at(spec, choice.fft_length, false, choice.fold);
   }
   if (!gpu_fir_takes_fft_length(n))
@@ -104,7 +100,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold) {
   std::vector<GpuFirPlan> all;  // in the choices' order
   const std::vector<GpuFirChoice> choices =
-      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation, packable(spec))
+      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation)
                            : std::vector<GpuFirChoice>{};
   if (!choices.empty()) {
     for (const GpuFirChoice& choice : choices) all.push_back(plan_gpu_fir(spec, choice));
@@ -160,7 +156,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   plan.complex_taps = spec.taps.is_complex;
   plan.shifted = spec.shift_hz.has_value();
   plan.complex_output = plan.complex_input || plan.complex_taps || plan.shifted;
-  plan.packed = !partitioned && plan.fold == 1 && packable(spec);
+  plan.packed = !partitioned && packable(spec);
   plan.taps = m;
   plan.first_index = spec.first_index;
   if (plan.shifted) {

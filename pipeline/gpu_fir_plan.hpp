@@ -23,7 +23,8 @@
 // as FirFilter's): B a multiple of
 // D, the spectrum rotated by δ = c mod D and folded onto L = N/D bins, whose inverse transform of
 // length L is the segment's points δ + D·r; each team then runs D forward transforms of N and D
-// inverse transforms of L side by side (fold kernels for D up to kGpuFirFoldDecimationMax at N
+// inverse transforms of L side by side, packed: D transforms of two segments each (fold kernels
+// for D up to kGpuFirFoldDecimationMax at N
 // from kGpuFirFoldLengthMin to kGpuFirFoldLengthMax). Any other decimation keeps every D-th point
 // of the inverse transform of N.
 #pragma once
@@ -90,12 +91,9 @@ struct GpuFirChoice {
 //   - D of 2, 4 or 8: folded at N = 4096, 2048, 1024 while N >= 2M (a hop of at least half N);
 //   - then unfolded at N = 8192, 4096, ... down to the smallest power of two of at least 4M
 //     (and kGpuFirMinAutoFftLength).
-// `packed`: real input and taps without a shift, whose unfolded transforms take two segments
-// (GpuFirPlan::packed). Beyond kGpuFirPackedBeforeFoldTaps taps the unfolded choices come first
-// then: at 2047 taps and D = 8 two real segments per transform of 8192 ran 87.7 GS/s against the
-// fold's 82.1 at 4096, whose hop is a third as long (at 1023 taps the two were equal).
-inline constexpr std::size_t kGpuFirPackedBeforeFoldTaps = 1024;
-std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation, bool packed = false);
+// Real input and taps without a shift take two segments per transform, folded or not
+// (GpuFirPlan::packed), which leaves the order as it is.
+std::vector<GpuFirChoice> gpu_fir_auto_choices(std::size_t taps, std::size_t decimation);
 
 // Output k is full[t], t = c + k·D (c: 0 causal, (M−1)//2 same). Segment s holds full[s·B ..
 // s·B + B): the points N−B .. N−1 of its circular convolution, whose window is the input items
@@ -155,7 +153,7 @@ struct GpuFirPlan {
   unsigned long long fold = 1;
   bool complex_input = false;
   bool complex_output = false;
-  // One spectrum, unfolded, real input and real taps without a shift: two segments per
+  // One spectrum (folded or not), real input and real taps without a shift: two segments per
   // transform, the pairs (2p, 2p + 1) by their absolute index, 2p's window as the real parts and
   // 2p + 1's as the imaginary parts; the inverse's real parts are 2p's outputs, its imaginary
   // parts 2p + 1's. A segment is computed with the same partner whatever the cutting (so its

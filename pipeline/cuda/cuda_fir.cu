@@ -68,28 +68,28 @@ FirKernel fir_unfolded_kernel_for(std::size_t n) {
   }
 }
 
-template <int kN, int kD>
+template <int kN, int kD, bool kPacked>
 FirKernel fir_fold_kernel_of() {
   FirKernel f;
-  f.function = reinterpret_cast<const void*>(&device::fir_fold_kernel<kN, kD>);
-  f.segments_per_cta = device::fir_teams<kN>() * kD;
+  f.function = reinterpret_cast<const void*>(&device::fir_fold_kernel<kN, kD, kPacked>);
+  f.segments_per_cta = device::fir_teams<kN>() * kD * (kPacked ? 2 : 1);
   f.shared_bytes = device::fir_fold_shared_bytes<kN, kD>();
   f.launch = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
                 const float* history, const fft::gpu::Cf* spectrum, const fft::gpu::Cf* twiddles,
                 const fft::gpu::Cf* inverse_twiddles, const float2* phasors) {
-    device::fir_fold_kernel<kN, kD>
+    device::fir_fold_kernel<kN, kD, kPacked>
         <<<grid, device::fir_cta_threads<kN>(), device::fir_fold_shared_bytes<kN, kD>(), stream>>>(
             k, c, history, spectrum, twiddles, inverse_twiddles, phasors);
   };
   return f;
 }
 
-template <int kN>
+template <int kN, bool kPacked>
 FirKernel fir_fold_kernel_for(std::size_t fold) {
   switch (fold) {
-    case 2: return fir_fold_kernel_of<kN, 2>();
-    case 4: return fir_fold_kernel_of<kN, 4>();
-    case 8: return fir_fold_kernel_of<kN, 8>();
+    case 2: return fir_fold_kernel_of<kN, 2, kPacked>();
+    case 4: return fir_fold_kernel_of<kN, 4, kPacked>();
+    case 8: return fir_fold_kernel_of<kN, 8, kPacked>();
     default: return FirKernel{};
   }
 }
@@ -97,15 +97,18 @@ static_assert(prism::kGpuFirFoldDecimationMax == 8 && prism::kGpuFirFoldLengthMi
                   prism::kGpuFirFoldLengthMax == 4096,
               "fir_kernel_for compiles the fold kernels plan_gpu_fir may choose");
 
-FirKernel fir_kernel_for(std::size_t n, std::size_t fold, bool packed) {
-  if (fold > 1) {
-    switch (n) {
-      case 1024: return fir_fold_kernel_for<1024>(fold);
-      case 2048: return fir_fold_kernel_for<2048>(fold);
-      case 4096: return fir_fold_kernel_for<4096>(fold);
-      default: return FirKernel{};
-    }
+template <bool kPacked>
+FirKernel fir_folded_kernel_for(std::size_t n, std::size_t fold) {
+  switch (n) {
+    case 1024: return fir_fold_kernel_for<1024, kPacked>(fold);
+    case 2048: return fir_fold_kernel_for<2048, kPacked>(fold);
+    case 4096: return fir_fold_kernel_for<4096, kPacked>(fold);
+    default: return FirKernel{};
   }
+}
+
+FirKernel fir_kernel_for(std::size_t n, std::size_t fold, bool packed) {
+  if (fold > 1) return packed ? fir_folded_kernel_for<true>(n, fold) : fir_folded_kernel_for<false>(n, fold);
   return packed ? fir_unfolded_kernel_for<true>(n) : fir_unfolded_kernel_for<false>(n);
 }
 

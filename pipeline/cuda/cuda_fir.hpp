@@ -13,7 +13,7 @@
 // (pick_gpu_fir_plan). Decimation by 2, 4 or 8 folds into a shorter inverse FFT on such a
 // choice; elsewhere every D-th point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never
 // pins the fold (the tests run both kernels at every chunk size). Real input with real taps and
-// no shift takes two segments per transform where the kernel is unfolded (GpuFirPlan::packed).
+// no shift takes two segments per transform, folded or not (GpuFirPlan::packed).
 //
 // Errors: every CUDA call is checked (CudaError naming the call, the error and the device);
 // PRISM_CUDA_FAULT=alloc@N makes the N-th process() call (0-based) attempt an impossible

@@ -3,12 +3,13 @@
 // with the filter's spectrum → the inverse transform (the forward transform of the conjugate,
 // through the same team's shared memory) → the outputs FirSegmentMap::points names, counter-rotated
 // by the shift → store — and the kernel that keeps the history for the next call. Where the plan
-// folds the decimation (GpuFirPlan::fold = D), fir_fold_kernel: each team runs D segments' forward
-// transforms of N one after the other, folds each product onto N/D bins in shared memory, then
-// splits into D teams of N/D that run the D inverse transforms side by side. A partitioned filter
-// (GpuFirPlan::partitions = K > 1) runs three kernels: fir_forward_kernel (each segment's window
-// transformed into a ring of spectra), fir_sum_kernel (Y_s = Σ_k X_{s−k}·H_k, bin by bin) and
-// fir_inverse_kernel (the inverse transform and the same epilogue).
+// folds the decimation (GpuFirPlan::fold = D), fir_fold_kernel: each team runs D forward
+// transforms of N one after the other (of D segments, or packed of D pairs), folds each product
+// onto N/D bins in shared memory, then splits into D teams of N/D that run the D inverse
+// transforms side by side. A partitioned filter (GpuFirPlan::partitions = K > 1) runs three
+// kernels: fir_forward_kernel (each segment's window transformed into a ring of spectra),
+// fir_sum_kernel (Y_s = Σ_k X_{s−k}·H_k, bin by bin) and fir_inverse_kernel (the inverse
+// transform and the same epilogue).
 #pragma once
 
 #include "fft/cuda/fft_team.cuh"
@@ -247,6 +248,23 @@ fir_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* fil
   if (store_second) fir_store_segment<Fft, true>(k, c, output_phasors, s + 1, x, lane);
 }
 
+// Segment s's outputs from the thread's rows of a folded inverse transform (row r is point
+// δ + D·r; the conjugate, as fir_store_segment's). kSecond: the packed pair's second segment.
+template <class Inverse, bool kSecond = false>
+__device__ __forceinline__ void fir_store_folded(const FirConstants& k, const FirLaunch& c,
+                                                 const float2* output_phasors, unsigned long long s,
+                                                 const Cf (&y)[Inverse::kOutputs], int sub_lane) {
+  const FirSegmentMap::Points points = k.map.points(s);
+  const float2 anchor = fir_anchor(k, c, points.first_output);
+  const int first_row = static_cast<int>(k.map.folded_row(points.first_point));
+#pragma unroll
+  for (int slot = 0; slot < Inverse::kOutputs; ++slot) {
+    const int r = Inverse::output_index(sub_lane, slot) - first_row;
+    if (r < 0 || r >= static_cast<int>(points.count)) continue;
+    fir_store(k, c, output_phasors, anchor, points.first_output, r, kSecond ? Cf{-y[slot].im, 0.0f} : y[slot]);
+  }
+}
+
 // The fold kernel's shapes: a team of N runs D forward transforms, then D teams of L = N/D (the
 // same elements per thread, so the threads split evenly) run the inverses. Shared memory per
 // team: the planes of N (the D teams of L reuse them), then the D folded spectra (N complex).
@@ -265,11 +283,16 @@ __host__ __device__ constexpr int fir_fold_shared_bytes() {
   return fir_teams<kN>() * FirFold<kN, kD>::kTeamFloats * static_cast<int>(sizeof(float));
 }
 
-// Decimation by kD in the frequency domain: segments group_first + j (j < kD) per team. Each
-// product conj(X·H) (H rotated by δ on the host) is folded, Z[i] = Σ_q Y[i + q·L], into the
-// team's folded spectra; then team j of L transforms Z_j, whose row r is the point δ + D·r of
-// segment j's circular convolution (the conjugate, as in fir_kernel).
-template <int kN, int kD>
+// Decimation by kD in the frequency domain: kD transforms per team, transform j of segment
+// group_first + j (kPacked: of the pair group_first + 2j, group_first + 2j + 1, fir_load_pair; the
+// groups start on a pair, the first may hold the segment before the call's first, computed with
+// its partner and not stored). Each product conj(X·H) (H rotated by δ on the host) is folded,
+// Z[i] = Σ_q Y[i + q·L], into the team's folded spectra; then team j of L transforms Z_j, whose
+// row r is the point δ + D·r of transform j's circular convolution (the conjugate, as in
+// fir_kernel). Packed, the real parts are the pair's first segment's, the imaginary parts its
+// second's: H rotated is still the spectrum of real taps (moved by δ), and the fold keeps every
+// D-th point of each part.
+template <int kN, int kD, bool kPacked = false>
 __global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
 fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf* filter_spectrum,
                 const Cf* stage_twiddles, const Cf* inverse_twiddles, const float2* output_phasors) {
@@ -278,13 +301,16 @@ fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf
   using Inverse = typename Fold::Inverse;
   constexpr int kTeams = fir_teams<kN>();
   constexpr int kL = Fold::kL;
+  constexpr int kSegmentsPerTransform = kPacked ? 2 : 1;
   extern __shared__ float shared[];
+  const unsigned long long first_unit = c.first_segment / kSegmentsPerTransform;
   const unsigned long long cta_first =
-      c.first_segment + static_cast<unsigned long long>(blockIdx.x) * kTeams * kD;
+      (first_unit + static_cast<unsigned long long>(blockIdx.x) * kTeams * kD) * kSegmentsPerTransform;
   if (cta_first >= c.end_segment) return;  // the same for every thread of the CTA
   const int team = static_cast<int>(threadIdx.x) / Fft::kThreads;
   const int lane = static_cast<int>(threadIdx.x) - team * Fft::kThreads;
-  const unsigned long long group_first = cta_first + static_cast<unsigned long long>(team) * kD;
+  const unsigned long long group_first =
+      cta_first + static_cast<unsigned long long>(team) * kD * kSegmentsPerTransform;
   float* team_shared = shared + team * Fold::kTeamFloats;
   const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
   Cf* folded = reinterpret_cast<Cf*>(team_shared + Fft::kSharedFloats);
@@ -292,9 +318,10 @@ fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf
 
 #pragma unroll 1
   for (int j = 0; j < kD; ++j) {
-    const unsigned long long s = group_first + j;
+    const unsigned long long s = group_first + static_cast<unsigned long long>(j) * kSegmentsPerTransform;
     Fft forward;
-    fir_load_window(forward, k, c, history, k.map.window_start(s), s < c.end_segment, lane);
+    if constexpr (kPacked) fir_load_pair(forward, k, c, history, k.map.window_start(s), s < c.end_segment, lane);
+    else fir_load_window(forward, k, c, history, k.map.window_start(s), s < c.end_segment, lane);
     Cf x[Fft::kOutputs];
     forward.run_into(planes, stage_twiddles, lane, x);  // its first barrier ends the last fold's reads
     __syncthreads();  // every thread has read the planes of the last stage
@@ -321,17 +348,12 @@ fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf
   inverse.load(sub_lane, [&](int i) { return folded[sub * kL + i]; });
   Cf y[Inverse::kOutputs];
   inverse.run_into(Inverse::planes(team_shared, sub), inverse_twiddles, sub_lane, y);
-  const unsigned long long s = group_first + sub;
+  const unsigned long long s = group_first + static_cast<unsigned long long>(sub) * kSegmentsPerTransform;
   if (s >= c.end_segment) return;  // no synchronisation follows
 
-  const FirSegmentMap::Points points = k.map.points(s);
-  const float2 anchor = fir_anchor(k, c, points.first_output);
-  const int first_row = static_cast<int>(k.map.folded_row(points.first_point));
-#pragma unroll
-  for (int slot = 0; slot < Inverse::kOutputs; ++slot) {
-    const int r = Inverse::output_index(sub_lane, slot) - first_row;
-    if (r < 0 || r >= static_cast<int>(points.count)) continue;
-    fir_store(k, c, output_phasors, anchor, points.first_output, r, y[slot]);
+  if (s >= c.first_segment) fir_store_folded<Inverse>(k, c, output_phasors, s, y, sub_lane);
+  if constexpr (kPacked) {
+    if (s + 1 < c.end_segment) fir_store_folded<Inverse, true>(k, c, output_phasors, s + 1, y, sub_lane);
   }
 }
 

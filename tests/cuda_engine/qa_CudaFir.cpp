@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/cuda/cuda_fir.hpp"
@@ -81,6 +82,18 @@ const std::vector<Case>& cases() {
       // The group delay (100000 samples) longer than the input: the first flush passes over
       // segments without outputs.
       {"fir:lowpass=500,numtaps=200001,align=same", SampleFormat::cf32, 1},  // K 25
+      // Real input and taps in the fold kernels, two segments per transform: with 22 and 23 (N
+      // 2048 and 4096 at D 2) each of the nine packed kernels, δ of 0 and not. The last two are
+      // 22 and 23 on complex input, for the unpacked kernels at those lengths.
+      {"fir:lowpass=6000,numtaps=63,decimate=2,align=same,fft_length=1024", SampleFormat::f32, 1},
+      {"fir:highpass=3000,numtaps=201,decimate=4,fft_length=1024", SampleFormat::i16, 1},
+      {"fir:lowpass=2000,numtaps=255,decimate=8,align=same,fft_length=1024", SampleFormat::f32, 1},
+      {"fir:lowpass=4000,numtaps=500,decimate=4,align=same,fft_length=2048,channel=1", SampleFormat::f32, 2},
+      {"fir:lowpass=2000,numtaps=700,decimate=8,fft_length=2048", SampleFormat::f32, 1},
+      {"fir:lowpass=3000,numtaps=1500,decimate=4,align=same,fft_length=4096", SampleFormat::u8, 1},
+      {"fir:lowpass=2000,numtaps=2047,decimate=8,fft_length=4096", SampleFormat::f32, 1},
+      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::cf32, 1},
+      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same,fft_length=4096", SampleFormat::cf32, 1},
   };
   return list;
 }
@@ -161,11 +174,12 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 
 TEST(CudaFir, StageHarness) {
   // Among them decimation by 8 (N 4096 and 8192), 2 (N 1024) and 4 (N 2048), folded and not,
-  // two real segments per transform (0 and 26: a segment's partner the same in every cutting),
-  // and partitioned filters (N 16384 and 256).
+  // two real segments per transform (0, 26, 35 and 39 folded: a segment's partner the same in
+  // every cutting), and partitioned filters (N 16384 and 256).
   for (const char* fold : {"always", "never"})
   for (const std::size_t index : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19},
-                                  std::size_t{26}, std::size_t{28}, std::size_t{31}}) {
+                                  std::size_t{26}, std::size_t{28}, std::size_t{31}, std::size_t{35},
+                                  std::size_t{39}}) {
     const FoldPinned pinned(fold);
     const Case& c = cases()[index];
     SCOPED_TRACE(std::string(c.spec) + ", fold " + fold);
@@ -284,32 +298,39 @@ ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input
 }
 
 TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
-  const FoldPinned pinned("always");  // the fold kernel in the chain (compute-sanitizer runs this test)
-  StreamInfo stream;
-  stream.format = SampleFormat::ci16;
-  stream.sample_rate = 1e6;
-  const auto input = test::random_samples(SampleFormat::ci16, 1, 300000, 3);
-  const std::string fir = "fir:lowpass=50000,numtaps=255,shift=-100000,decimate=4";
-  const std::string spectrogram = "spectrogram:nperseg=256,window=hann";
-  StageEnvironment gpu_environment;
-  gpu_environment.backend = fft::BackendKind::cuda;
-  StageEnvironment cpu_environment;
-  cpu_environment.backend = fft::BackendKind::cpu;
-  ChainRun gpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), gpu_environment).stage,
-                      make_stage(parse_stage_spec(spectrogram), gpu_environment).stage);
-  ChainRun cpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), cpu_environment).stage,
-                      make_stage(parse_stage_spec(spectrogram), cpu_environment).stage);
-  ASSERT_EQ(gpu.report.outcome, RunOutcome::completed) << gpu.report.error;
-  EXPECT_EQ(gpu.report.accounting_mismatch(), "");
-  int h2d = 0, d2h = 0;
-  for (const NodeReport& node : gpu.report.nodes) {
-    h2d += node.name == "h2d";
-    d2h += node.name == "d2h";
+  const FoldPinned pinned("always");  // the fold kernels in the chain (compute-sanitizer runs this test)
+  // Complex input shifted, then real input and taps (two segments per transform).
+  const std::pair<SampleFormat, std::string> chains[] = {
+      {SampleFormat::ci16, "fir:lowpass=50000,numtaps=255,shift=-100000,decimate=4"},
+      {SampleFormat::i16, "fir:lowpass=50000,numtaps=255,decimate=4"},
+  };
+  for (const auto& [format, fir] : chains) {
+    SCOPED_TRACE(fir);
+    StreamInfo stream;
+    stream.format = format;
+    stream.sample_rate = 1e6;
+    const auto input = test::random_samples(format, 1, 300000, 3);
+    const std::string spectrogram = "spectrogram:nperseg=256,window=hann";
+    StageEnvironment gpu_environment;
+    gpu_environment.backend = fft::BackendKind::cuda;
+    StageEnvironment cpu_environment;
+    cpu_environment.backend = fft::BackendKind::cpu;
+    ChainRun gpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), gpu_environment).stage,
+                             make_stage(parse_stage_spec(spectrogram), gpu_environment).stage);
+    ChainRun cpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), cpu_environment).stage,
+                             make_stage(parse_stage_spec(spectrogram), cpu_environment).stage);
+    ASSERT_EQ(gpu.report.outcome, RunOutcome::completed) << gpu.report.error;
+    EXPECT_EQ(gpu.report.accounting_mismatch(), "");
+    int h2d = 0, d2h = 0;
+    for (const NodeReport& node : gpu.report.nodes) {
+      h2d += node.name == "h2d";
+      d2h += node.name == "d2h";
+    }
+    EXPECT_EQ(h2d, 1) << "one copy to the device, before the fir";
+    EXPECT_EQ(d2h, 1) << "one copy back, after the spectrogram";
+    ASSERT_EQ(gpu.items.size(), cpu.items.size());
+    EXPECT_LE(relative_l2(gpu.items, cpu.items), 1e-4);
   }
-  EXPECT_EQ(h2d, 1) << "one copy to the device, before the fir";
-  EXPECT_EQ(d2h, 1) << "one copy back, after the spectrogram";
-  ASSERT_EQ(gpu.items.size(), cpu.items.size());
-  EXPECT_LE(relative_l2(gpu.items, cpu.items), 1e-4);
 }
 
 TEST(CudaFir, InjectedFailureEndsTheRunWithAClearMessage) {

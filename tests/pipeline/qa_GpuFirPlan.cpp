@@ -44,6 +44,13 @@ void fft(std::vector<cd>& x) {
   }
 }
 
+// A spectrum of N bins folded onto N/D: z[i] = Σ_q x[i + q·N/D] (the fold kernel's).
+std::vector<cd> folded(const std::vector<cd>& x, unsigned long long d) {
+  std::vector<cd> z(x.size() / d);
+  for (std::size_t b = 0; b < x.size(); ++b) z[b % z.size()] += x[b];
+  return z;
+}
+
 // The kernel's arithmetic on the host, in double precision where the kernel uses float.
 class HostModel {
  public:
@@ -131,20 +138,21 @@ class HostModel {
       bool transformed = false;  // the inverse transform done
       if (plan_.packed) {
         EXPECT_EQ(partitions, 1u);
-        EXPECT_EQ(plan_.fold, 1u);
         EXPECT_FALSE(plan_.complex_output);
         if (s == c.first_segment || s % 2 == 0) {
           // As the kernel: the pair holding s, 2p's window as the real parts and 2p + 1's as the
-          // imaginary parts, both the input's items whichever the call stores.
+          // imaginary parts, both the input's items whichever the call stores; folded, the
+          // product folded onto N/D bins before the inverse.
           const unsigned long long p = s - s % 2;
           for (unsigned long long i = 0; i < m.n; ++i)
             x[i] = cd(item(c, chunk, m.window_start(p) + i).real(), item(c, chunk, m.window_start(p + 1) + i).real());
           fft(x);
           for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * cd(plan_.filter_spectrum[b]));
+          if (plan_.fold > 1) x = folded(x, plan_.fold);
           fft(x);  // conj(y_2p + j·y_2p+1)
-          pair_first.assign(m.n, cd());
-          pair_second.assign(m.n, cd());
-          for (unsigned long long i = 0; i < m.n; ++i) {
+          pair_first.assign(x.size(), cd());
+          pair_second.assign(x.size(), cd());
+          for (std::size_t i = 0; i < x.size(); ++i) {
             pair_first[i] = cd(x[i].real(), 0.0);
             pair_second[i] = cd(-x[i].imag(), 0.0);
           }
@@ -163,12 +171,10 @@ class HostModel {
         for (cd& v : x) v = std::conj(v);
       }
       const unsigned long long fold = plan_.fold;
-      if (fold > 1) {  // the spectrum folded onto N/D bins
-        std::vector<cd> z(m.n / fold);
-        for (unsigned long long b = 0; b < m.n; ++b) z[b % z.size()] += x[b];
-        x = z;
+      if (!transformed) {
+        if (fold > 1) x = folded(x, fold);
+        fft(x);
       }
-      if (!transformed) fft(x);
       cd anchor(1.0, 0.0);
       const FirSegmentMap::Points points = m.points(s);
       const unsigned long long first_output = points.first_output;
@@ -299,9 +305,13 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {3, false, false, std::nullopt, 300, FirAlign::causal},  // D > B: segments without outputs
       {129, false, true, 1e3, 5, FirAlign::causal, 512},
       {1, false, false, std::nullopt, 1, FirAlign::same},
-      // Packed (real input and taps, unfolded): with the three real cases above.
+      // Packed (real input and taps): with the three real cases above; unfolded, then folded
+      // with δ = c mod D of 7, 0 and 1.
       {255, false, false, std::nullopt, 3, FirAlign::same, 1024},
       {200, false, false, std::nullopt, 8, FirAlign::causal, 8192, 17000},
+      {1023, false, false, std::nullopt, 8, FirAlign::same},
+      {200, false, false, std::nullopt, 4, FirAlign::causal, 2048},
+      {63, false, false, std::nullopt, 2, FirAlign::same, 1024},
       // Folded decimation (N 1024 to 4096, D 2, 4, 8), δ = c mod D of 0 and not.
       {101, false, true, 2500.0, 4, FirAlign::same},
       {400, true, false, std::nullopt, 2, FirAlign::same, 2048},
@@ -353,14 +363,19 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   // One spectrum: the first automatic choice, the longest transform the auto choices take.
   FirSpec spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, 8192u);
-  // Real input and taps, unfolded: two segments per transform; not with a complex side, a fold
-  // or partitions.
+  // Real input and taps: two segments per transform, folded or not; not with a complex side or
+  // partitions.
   EXPECT_TRUE(plan_gpu_fir(spec).packed);
   EXPECT_NE(plan_gpu_fir(spec).describe().find("two real segments per transform"), std::string::npos);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, true, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, true, false, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, 100.0, 1, FirAlign::causal}, rng)).packed);
-  EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng)).packed);
+  const GpuFirPlan real_folded = plan_gpu_fir(spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng));
+  EXPECT_TRUE(real_folded.packed);
+  EXPECT_EQ(real_folded.fold, 8u);
+  EXPECT_EQ(real_folded.describe(),
+            "FFT 4096 (hop 4032), 63 real taps, decimation 8 in frequency (inverse FFT 512), two real segments per "
+            "transform");
   EXPECT_TRUE(plan_gpu_fir(spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng), false).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({300, false, false, std::nullopt, 1, FirAlign::causal, 256}, rng)).packed);
   spec = spec_of({1023, false, false, std::nullopt, 1, FirAlign::causal}, rng);
@@ -455,9 +470,9 @@ TEST(GpuFirPlan, TheMapNamesEachOutputOnceAcrossSegments) {
 
 TEST(GpuFirPlan, TheAutomaticChoicesPutTheFoldFirstThenTheLongestTransforms) {
   using Choices = std::vector<std::pair<std::size_t, bool>>;
-  const auto choices = [](std::size_t taps, std::size_t decimation, bool packed = false) {
+  const auto choices = [](std::size_t taps, std::size_t decimation) {
     Choices list;
-    for (const GpuFirChoice& c : gpu_fir_auto_choices(taps, decimation, packed)) list.emplace_back(c.fft_length, c.fold);
+    for (const GpuFirChoice& c : gpu_fir_auto_choices(taps, decimation)) list.emplace_back(c.fft_length, c.fold);
     return list;
   };
   EXPECT_EQ(choices(63, 1), (Choices{{8192, false}, {4096, false}, {2048, false}, {1024, false}}));
@@ -473,17 +488,13 @@ TEST(GpuFirPlan, TheAutomaticChoicesPutTheFoldFirstThenTheLongestTransforms) {
   EXPECT_EQ(choices(1, 8), (Choices{{4096, true}, {2048, true}, {1024, true}, {8192, false}, {4096, false},
                                     {2048, false}, {1024, false}}));
   EXPECT_EQ(choices(kGpuFirMaxUnpartitionedAutoTaps + 1, 1), Choices{});  // partitioned: one choice
-  // Real input and taps: beyond kGpuFirPackedBeforeFoldTaps, two segments per transform of the
-  // longest length before the fold.
-  EXPECT_EQ(choices(1023, 8, true), choices(1023, 8));
-  EXPECT_EQ(choices(kGpuFirPackedBeforeFoldTaps + 1, 2, true), (Choices{{8192, false}, {4096, true}}));
-  EXPECT_EQ(choices(2047, 8, true), (Choices{{8192, false}, {4096, true}}));
-  EXPECT_EQ(choices(2047, 1, true), (Choices{{8192, false}}));
+  // Real input and taps take the same choices, each packed (two segments per transform).
   std::mt19937 rng(5);
   const GpuFirPlan real = plan_gpu_fir(spec_of({2047, false, false, std::nullopt, 8, FirAlign::causal}, rng));
-  EXPECT_EQ(real.map.n, 8192u);
+  EXPECT_EQ(real.map.n, 4096u);
+  EXPECT_EQ(real.map.hop, 2048u);
   EXPECT_TRUE(real.packed);
-  EXPECT_EQ(real.fold, 1u);
+  EXPECT_EQ(real.fold, 8u);
   EXPECT_EQ(plan_gpu_fir(spec_of({2047, false, true, std::nullopt, 8, FirAlign::causal}, rng)).fold, 8u);
 }
 
@@ -499,15 +510,15 @@ TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec)), (List{{4096, 8}, {2048, 8}, {8192, 1}, {4096, 1}}));
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::always)), (List{{4096, 8}, {2048, 8}}));
   EXPECT_EQ(lengths(gpu_fir_plan_options(spec, GpuFirFold::never)), (List{{8192, 1}, {4096, 1}}));
-  // Each option is the plan of its choice; real input and taps: the unfolded ones packed, whose
+  // Each option is the plan of its choice; real input and taps: packed, folded or not, whose
   // calls may complete one segment more.
   const std::vector<GpuFirPlan> options = gpu_fir_plan_options(spec);
   EXPECT_EQ(options[1].map.hop, 1024u);
   EXPECT_EQ(options[3].map.hop, 3074u);
   EXPECT_EQ(options[3].filter_spectrum.size(), 4096u);
-  EXPECT_FALSE(options[1].packed);
+  EXPECT_TRUE(options[1].packed);
   EXPECT_TRUE(options[3].packed);
-  EXPECT_EQ(options[1].max_segments(65536), 64u);
+  EXPECT_EQ(options[1].max_segments(65536), 65u);
   EXPECT_EQ(options[3].max_segments(65536), 23u);
   EXPECT_EQ(options[3].history_items(), 4096u + 3074u);
   // An explicit length: that length, folded and not.
@@ -517,13 +528,11 @@ TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 8}}));
   explicit_length.decimation = 3;
   EXPECT_EQ(lengths(gpu_fir_plan_options(explicit_length, GpuFirFold::always)), (List{{2048, 1}}));
-  // The choices' order kept: real input and taps beyond kGpuFirPackedBeforeFoldTaps, the packed
-  // unfolded transform before the fold.
+  // The pinned fold on real input and taps: packed either way.
   const FirSpec real_long = spec_of({2047, false, false, std::nullopt, 8, FirAlign::causal}, rng);
-  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long)), (List{{8192, 1}, {4096, 8}}));
-  EXPECT_TRUE(gpu_fir_plan_options(real_long)[0].packed);
-  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long, GpuFirFold::always)), (List{{4096, 8}}));
-  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long, GpuFirFold::never)), (List{{8192, 1}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(real_long)), (List{{4096, 8}, {8192, 1}}));
+  EXPECT_TRUE(gpu_fir_plan_options(real_long, GpuFirFold::always)[0].packed);
+  EXPECT_TRUE(gpu_fir_plan_options(real_long, GpuFirFold::never)[0].packed);
   // Partitioned: one option.
   const FirSpec partitioned = spec_of({3000, false, false, std::nullopt, 8, FirAlign::causal}, rng);
   EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned)), (List{{4096, 1}}));
