@@ -26,6 +26,12 @@ bool folds(std::size_t n, std::size_t hop, std::size_t d) {
          n <= kGpuFirFoldLengthMax && hop >= d;
 }
 
+// Whether decimation by d folds into a partitioned filter's inverse transforms at length n: d of
+// 2, 4 or 8 (the hop n/2 is a multiple of it) and n/d a length of the team FFT.
+bool folds_partitioned(std::size_t n, std::size_t d) {
+  return power_of_two(d) && d >= 2 && d <= kGpuFirFoldDecimationMax && n / d >= kGpuFirMinFftLength;
+}
+
 std::size_t next_power_of_two(std::size_t n) {
   std::size_t p = 1;
   while (p < n) p <<= 1;
@@ -79,7 +85,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   if (n == 0) {
     if (m > kGpuFirMaxUnpartitionedAutoTaps)
       return plan_at(spec, m <= kGpuFirShortPartitionsMaxTaps ? kGpuFirShortPartitionsFftLength : kGpuFirMaxFftLength,
-                     true, false);
+                     true, fold_allowed);
     for (const GpuFirChoice& choice : gpu_fir_auto_choices(m, spec.decimation))
       if (fold_allowed || !choice.fold) return plan_at(spec, choice.fft_length, false, choice.fold);
   }
@@ -147,7 +153,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   plan.map.decimation = spec.decimation;
   plan.map.offset = spec.align == FirAlign::same ? (m - 1) / 2 : 0;
   const std::size_t d = spec.decimation;
-  if (fold_allowed && !partitioned && folds(n, plan.map.hop, d)) {
+  if (fold_allowed && (partitioned ? folds_partitioned(n, d) : folds(n, plan.map.hop, d))) {
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;
   }

@@ -17,16 +17,16 @@
 // taps, spectra H_k; segment s's spectrum is Y_s = Σ_k X_{s−k}·H_k, X_j the forward transform of
 // segment j's window (zero for j < 0), so three kernels run per call: the forward transforms
 // into a ring of spectra on the device, the sums of products, the inverse transforms. Real input
-// with real taps and no shift, one spectrum and no fold, takes two segments per transform
+// with real taps and no shift, one spectrum (folded or not), takes two segments per transform
 // (`packed`); elsewhere real input is transformed as complex (imaginary parts zero). Decimation
-// by D = 2, 4 or 8 at N = 1024 to 4096 (unpartitioned) is done in the frequency domain ("fold",
-// as FirFilter's): B a multiple of
-// D, the spectrum rotated by δ = c mod D and folded onto L = N/D bins, whose inverse transform of
-// length L is the segment's points δ + D·r; each team then runs D forward transforms of N and D
-// inverse transforms of L side by side, packed: D transforms of two segments each (fold kernels
-// for D up to kGpuFirFoldDecimationMax at N
-// from kGpuFirFoldLengthMin to kGpuFirFoldLengthMax). Any other decimation keeps every D-th point
-// of the inverse transform of N.
+// by D = 2, 4 or 8 is done in the frequency domain where the GPU has the lengths ("fold", as
+// FirFilter's): B a multiple of D, the spectrum rotated by δ = c mod D and folded onto L = N/D
+// bins, whose inverse transform of length L is the segment's points δ + D·r. One spectrum at N
+// from kGpuFirFoldLengthMin to kGpuFirFoldLengthMax: each team runs D forward transforms of N
+// (packed: of two segments each) and D inverse transforms of L side by side (fold kernels for D
+// up to kGpuFirFoldDecimationMax). Partitioned, L at least kGpuFirMinFftLength: the sums of
+// products are folded as they are summed, and the inverse kernel transforms L bins. Any other
+// decimation keeps every D-th point of the inverse transform of N.
 #pragma once
 
 #include <complex>
@@ -201,7 +201,8 @@ struct GpuFirPlan {
 // kGpuFirMaxUnpartitionedAutoTaps taps the first of gpu_fir_auto_choices (the first unfolded one
 // when fold_allowed is false) and one spectrum, beyond that partitioned (the lengths above). One
 // spectrum: B = N − M + 1, rounded down to a multiple of D when the decimation is folded (D of 2,
-// 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B).
+// 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B),
+// folded for D of 2, 4 or 8 where N/D is at least kGpuFirMinFftLength.
 // UsageError naming fft_length when the GPU cannot take it. max_taps is not supported (the taps
 // are fixed). fold_allowed false: every decimation keeps every D-th point of the inverse
 // transform of N (the hop not rounded).
@@ -210,8 +211,8 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice);
 
 // The plans CudaFir may run for `spec`, the fastest first on a device that a call fills: the
-// automatic choices (spec.fft_length 0, one spectrum), else the one length and, where it folds,
-// the same unfolded. `fold`: folded plans only where there are any (always), unfolded only
+// automatic choices (spec.fft_length 0, one spectrum), else the one length (or partitioned plan)
+// and, where it folds, the same unfolded. `fold`: folded plans only where there are any (always), unfolded only
 // (never), or both (automatic).
 enum class GpuFirFold { automatic, always, never };
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold = GpuFirFold::automatic);

@@ -112,13 +112,15 @@ FirKernel fir_kernel_for(std::size_t n, std::size_t fold, bool packed) {
   return packed ? fir_unfolded_kernel_for<true>(n) : fir_unfolded_kernel_for<false>(n);
 }
 
-// A partitioned filter's forward and inverse kernels at one length (fir_sum_kernel is one for
-// all).
+// A partitioned filter's forward kernel at its length N and inverse kernel at N or, folded, N/D
+// (fir_sum_kernel is one for all).
 struct FirPartitionedKernels {
   const void* forward = nullptr;
   const void* inverse = nullptr;
-  int segments_per_cta = 0;
+  int segments_per_cta = 0;  // the forward kernel's
   int shared_bytes = 0;
+  int inverse_segments_per_cta = 0;
+  int inverse_shared_bytes = 0;
   void (*launch_forward)(unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
                          const float* history, const fft::gpu::Cf* twiddles, const device::FirSpectra& spectra,
                          unsigned long long forward_first, unsigned long long forward_end) = nullptr;
@@ -128,10 +130,8 @@ struct FirPartitionedKernels {
 };
 
 template <int kN>
-FirPartitionedKernels fir_partitioned_kernels_of() {
-  FirPartitionedKernels f;
+void set_forward_kernel(FirPartitionedKernels& f) {
   f.forward = reinterpret_cast<const void*>(&device::fir_forward_kernel<kN>);
-  f.inverse = reinterpret_cast<const void*>(&device::fir_inverse_kernel<kN>);
   f.segments_per_cta = device::fir_teams<kN>();
   f.shared_bytes = device::fir_shared_bytes<kN>();
   f.launch_forward = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
@@ -140,25 +140,56 @@ FirPartitionedKernels fir_partitioned_kernels_of() {
     device::fir_forward_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
         k, c, history, twiddles, spectra, forward_first, forward_end);
   };
-  f.launch_inverse = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
-                        const device::FirSpectra& spectra, const fft::gpu::Cf* twiddles, const float2* phasors) {
-    device::fir_inverse_kernel<kN><<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(
-        k, c, spectra, twiddles, phasors);
-  };
-  return f;
 }
 
-FirPartitionedKernels fir_partitioned_kernels_for(std::size_t n) {
+template <int kN, bool kFolded>
+void set_inverse_kernel(FirPartitionedKernels& f) {
+  f.inverse = reinterpret_cast<const void*>(&device::fir_inverse_kernel<kN, kFolded>);
+  f.inverse_segments_per_cta = device::fir_teams<kN>();
+  f.inverse_shared_bytes = device::fir_shared_bytes<kN>();
+  f.launch_inverse = [](unsigned grid, cudaStream_t stream, const device::FirConstants& k, const device::FirLaunch& c,
+                        const device::FirSpectra& spectra, const fft::gpu::Cf* twiddles, const float2* phasors) {
+    device::fir_inverse_kernel<kN, kFolded>
+        <<<grid, device::fir_cta_threads<kN>(), device::fir_shared_bytes<kN>(), stream>>>(k, c, spectra, twiddles,
+                                                                                          phasors);
+  };
+}
+
+template <bool kFolded>
+bool set_inverse_kernel_for(FirPartitionedKernels& f, std::size_t length) {
+  switch (length) {
+    case 256: set_inverse_kernel<256, kFolded>(f); return true;
+    case 512: set_inverse_kernel<512, kFolded>(f); return true;
+    case 1024: set_inverse_kernel<1024, kFolded>(f); return true;
+    case 2048: set_inverse_kernel<2048, kFolded>(f); return true;
+    case 4096: set_inverse_kernel<4096, kFolded>(f); return true;
+    case 8192: set_inverse_kernel<8192, kFolded>(f); return true;
+    case 16384:
+      if constexpr (!kFolded) {
+        set_inverse_kernel<16384, false>(f);
+        return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+// The kernels of a partitioned plan of length n, folded by `fold` (1: not), or none (both
+// segments_per_cta 0) where n or n/fold is not compiled.
+FirPartitionedKernels fir_partitioned_kernels_for(std::size_t n, std::size_t fold) {
+  FirPartitionedKernels f;
   switch (n) {
-    case 256: return fir_partitioned_kernels_of<256>();
-    case 512: return fir_partitioned_kernels_of<512>();
-    case 1024: return fir_partitioned_kernels_of<1024>();
-    case 2048: return fir_partitioned_kernels_of<2048>();
-    case 4096: return fir_partitioned_kernels_of<4096>();
-    case 8192: return fir_partitioned_kernels_of<8192>();
-    case 16384: return fir_partitioned_kernels_of<16384>();
+    case 256: set_forward_kernel<256>(f); break;
+    case 512: set_forward_kernel<512>(f); break;
+    case 1024: set_forward_kernel<1024>(f); break;
+    case 2048: set_forward_kernel<2048>(f); break;
+    case 4096: set_forward_kernel<4096>(f); break;
+    case 8192: set_forward_kernel<8192>(f); break;
+    case 16384: set_forward_kernel<16384>(f); break;
     default: return FirPartitionedKernels{};
   }
+  const bool found = fold > 1 ? set_inverse_kernel_for<true>(f, n / fold) : set_inverse_kernel_for<false>(f, n);
+  return found ? f : FirPartitionedKernels{};
 }
 
 // Where the fold kernels run: as pick_gpu_fir_plan chooses, or pinned by
@@ -253,8 +284,9 @@ struct CudaFir::Impl {
       std::vector<GpuFirPlan> options = gpu_fir_plan_options(design.spec, fold_choice);
       std::vector<int> segments_per_cta;
       for (const GpuFirPlan& option : options)
-        segments_per_cta.push_back(option.partitions > 1 ? fir_partitioned_kernels_for(option.map.n).segments_per_cta
-                                                         : fir_kernel_for(option.map.n, option.fold, option.packed).segments_per_cta);
+        segments_per_cta.push_back(option.partitions > 1
+                                       ? fir_partitioned_kernels_for(option.map.n, option.fold).segments_per_cta
+                                       : fir_kernel_for(option.map.n, option.fold, option.packed).segments_per_cta);
       plan = std::move(options[pick_gpu_fir_plan(options, segments_per_cta, max_input_items, device_info.multiprocessors)]);
     } catch (const UsageError& e) {
       const std::string what = e.what();
@@ -282,7 +314,7 @@ struct CudaFir::Impl {
     int segments_per_cta = 0;
     if (plan.partitions > 1) {
       kernel = FirKernel{};
-      partitioned = fir_partitioned_kernels_for(plan.map.n);
+      partitioned = fir_partitioned_kernels_for(plan.map.n, plan.fold);
       segments_per_cta = partitioned.segments_per_cta;
       ring_segments = plan.spectra_ring_segments(max_input_items);
     } else {
@@ -311,11 +343,14 @@ struct CudaFir::Impl {
                        "shift phasors");
       if (plan.partitions > 1) {
         ring = upload<fft::gpu::Cf>(nullptr, ring_segments * plan.map.n, "fir spectra ring");
-        sums = upload<fft::gpu::Cf>(nullptr, segments * plan.map.n, "fir sums of products");
+        sums = upload<fft::gpu::Cf>(nullptr, segments * (plan.map.n / plan.fold), "fir sums of products");
         sums_segments = segments;
-        for (const void* function : {partitioned.forward, partitioned.inverse})
-          check_cuda(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, partitioned.shared_bytes),
-                     "cudaFuncSetAttribute (fir kernel shared memory)", device);
+        check_cuda(cudaFuncSetAttribute(partitioned.forward, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        partitioned.shared_bytes),
+                   "cudaFuncSetAttribute (fir kernel shared memory)", device);
+        check_cuda(cudaFuncSetAttribute(partitioned.inverse, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        partitioned.inverse_shared_bytes),
+                   "cudaFuncSetAttribute (fir kernel shared memory)", device);
       } else {
         check_cuda(
             cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel.shared_bytes),
@@ -407,9 +442,12 @@ struct CudaFir::Impl {
     spectra.ring = ring;
     spectra.ring_segments = ring_segments;
     spectra.n = plan.map.n;
+    spectra.bins = plan.map.n / plan.fold;
     spectra.sums = sums;
     spectra.partitions = static_cast<int>(plan.partitions);
+    spectra.fold = static_cast<int>(plan.fold);
     const unsigned long long per_cta = static_cast<unsigned long long>(partitioned.segments_per_cta);
+    const unsigned long long inverse_per_cta = static_cast<unsigned long long>(partitioned.inverse_segments_per_cta);
     if (call.end_segment > spectra_end) {
       if (call.end_segment - std::min<unsigned long long>(call.first_segment, spectra_end) + plan.partitions - 1 >
           ring_segments)
@@ -426,12 +464,12 @@ struct CudaFir::Impl {
       throw std::logic_error("fir: a call of " + std::to_string(segments_needed) + " segments exceeds the sums buffer");
     // Groups beyond gridDim.y's limit are looped over inside the kernel.
     const unsigned long long groups = (segments_needed + device::kFirSumSegments - 1) / device::kFirSumSegments;
-    const dim3 sum_grid(static_cast<unsigned>((plan.map.n + device::kFirSumThreads - 1) / device::kFirSumThreads),
+    const dim3 sum_grid(static_cast<unsigned>((spectra.bins + device::kFirSumThreads - 1) / device::kFirSumThreads),
                         static_cast<unsigned>(std::min<unsigned long long>(groups, 65535)));
     device::fir_sum_kernel<<<sum_grid, device::kFirSumThreads, 0, compute>>>(c, spectra, spectrum);
     check_cuda(cudaGetLastError(), "fir_sum_kernel launch", device);
-    partitioned.launch_inverse(static_cast<unsigned>((segments_needed + per_cta - 1) / per_cta), compute, k, c, spectra,
-                               twiddles, phasors);
+    partitioned.launch_inverse(static_cast<unsigned>((segments_needed + inverse_per_cta - 1) / inverse_per_cta), compute,
+                               k, c, spectra, plan.fold > 1 ? inverse_twiddles : twiddles, phasors);
     check_cuda(cudaGetLastError(), "fir_inverse_kernel launch", device);
   }
 

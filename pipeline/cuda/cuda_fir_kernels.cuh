@@ -8,8 +8,8 @@
 // onto N/D bins in shared memory, then splits into D teams of N/D that run the D inverse
 // transforms side by side. A partitioned filter (GpuFirPlan::partitions = K > 1) runs three
 // kernels: fir_forward_kernel (each segment's window transformed into a ring of spectra),
-// fir_sum_kernel (Y_s = Σ_k X_{s−k}·H_k, bin by bin) and fir_inverse_kernel (the inverse
-// transform and the same epilogue).
+// fir_sum_kernel (Y_s = Σ_k X_{s−k}·H_k, bin by bin, folded onto N/D bins where the plan folds)
+// and fir_inverse_kernel (the inverse transform, of N or N/D, and the same epilogue).
 #pragma once
 
 #include "fft/cuda/fft_team.cuh"
@@ -364,9 +364,11 @@ fir_fold_kernel(FirConstants k, FirLaunch c, const float* history_pair, const Cf
 struct FirSpectra {
   Cf* ring = nullptr;
   unsigned long long ring_segments = 0;
-  unsigned long long n = 0;  // N
-  Cf* sums = nullptr;        // Y of the call's segments, segment first_segment + i at i·N
+  unsigned long long n = 0;     // N
+  unsigned long long bins = 0;  // L = N/fold, the bins of a segment's sum
+  Cf* sums = nullptr;           // Y of the call's segments (folded onto L bins), first_segment + i at i·L
   int partitions = 1;
+  int fold = 1;
   __device__ __forceinline__ Cf* spectrum(unsigned long long j) const { return ring + (j % ring_segments) * n; }
 };
 
@@ -402,55 +404,63 @@ fir_forward_kernel(FirConstants k, FirLaunch c, const float* history_pair, const
 constexpr int kFirSumSegments = 8;
 constexpr int kFirSumThreads = 256;
 
-// One group of fir_sum_kernel: bin b of segments s0 .. s0 + kFirSumSegments − 1.
+// One group of fir_sum_kernel: bin b of the sums of segments s0 .. s0 + kFirSumSegments − 1,
+// folded: Z_s[b] = Σ_q Y_s[b + q·L] (L = N/fold; Y_s itself when fold is 1).
 __device__ __forceinline__ void fir_sum_group(const FirLaunch& c, const FirSpectra& spectra, const Cf* filter_spectra,
                                               unsigned long long b, unsigned long long s0) {
   const unsigned long long n = spectra.n;
-  Cf x[kFirSumSegments], y[kFirSumSegments];
+  Cf z[kFirSumSegments];
 #pragma unroll
-  for (int i = 0; i < kFirSumSegments; ++i) {
-    const unsigned long long s = s0 + i;
-    x[i] = s < c.end_segment ? spectra.spectrum(s)[b] : Cf{0.0f, 0.0f};
-    y[i] = Cf{0.0f, 0.0f};
-  }
+  for (int i = 0; i < kFirSumSegments; ++i) z[i] = Cf{0.0f, 0.0f};
 #pragma unroll 1
-  for (int p = 0; p < spectra.partitions; ++p) {
-    const Cf h = filter_spectra[static_cast<unsigned long long>(p) * n + b];
+  for (int q = 0; q < spectra.fold; ++q) {
+    const unsigned long long bin = b + static_cast<unsigned long long>(q) * spectra.bins;
+    Cf x[kFirSumSegments];
 #pragma unroll
     for (int i = 0; i < kFirSumSegments; ++i) {
-      y[i].re += x[i].re * h.re - x[i].im * h.im;
-      y[i].im += x[i].re * h.im + x[i].im * h.re;
+      const unsigned long long s = s0 + i;
+      x[i] = s < c.end_segment ? spectra.spectrum(s)[bin] : Cf{0.0f, 0.0f};
     }
-    // The window moves back one segment: X_{s0−p−1} enters at i = 0 (zero before segment 0).
+#pragma unroll 1
+    for (int p = 0; p < spectra.partitions; ++p) {
+      const Cf h = filter_spectra[static_cast<unsigned long long>(p) * n + bin];
 #pragma unroll
-    for (int i = kFirSumSegments - 1; i > 0; --i) x[i] = x[i - 1];
-    if (p + 1 < spectra.partitions)
-      x[0] = s0 >= static_cast<unsigned long long>(p) + 1 ? spectra.spectrum(s0 - p - 1)[b] : Cf{0.0f, 0.0f};
+      for (int i = 0; i < kFirSumSegments; ++i) {
+        z[i].re += x[i].re * h.re - x[i].im * h.im;
+        z[i].im += x[i].re * h.im + x[i].im * h.re;
+      }
+      // The window moves back one segment: X_{s0−p−1} enters at i = 0 (zero before segment 0).
+#pragma unroll
+      for (int i = kFirSumSegments - 1; i > 0; --i) x[i] = x[i - 1];
+      if (p + 1 < spectra.partitions)
+        x[0] = s0 >= static_cast<unsigned long long>(p) + 1 ? spectra.spectrum(s0 - p - 1)[bin] : Cf{0.0f, 0.0f};
+    }
   }
 #pragma unroll
   for (int i = 0; i < kFirSumSegments; ++i) {
     const unsigned long long s = s0 + i;
-    if (s < c.end_segment) spectra.sums[(s - c.first_segment) * n + b] = y[i];
+    if (s < c.end_segment) spectra.sums[(s - c.first_segment) * spectra.bins + b] = z[i];
   }
 }
 
-// Y_s[b] = Σ_k X_{s−k}[b]·H_k[b] for the call's segments [first_segment, end_segment): a thread
-// takes bin b of kFirSumSegments consecutive segments s0 + i, and walks k with the spectra
-// X_{s0+i−k} in registers, each read once (the window moves by one segment per k). The groups of
-// segments are blockIdx.y and every gridDim.y after it (a call may have more than 65535 groups).
+// Z_s[b] = Σ_q Σ_k X_{s−k}[b + q·L]·H_k[b + q·L] for the call's segments [first_segment,
+// end_segment) and the L bins of their folded sums: a thread takes bin b of kFirSumSegments
+// consecutive segments s0 + i, and walks k with the spectra X_{s0+i−k} in registers, each read
+// once (the window moves by one segment per k). The groups of segments are blockIdx.y and every
+// gridDim.y after it (a call may have more than 65535 groups).
 __global__ void __launch_bounds__(kFirSumThreads)
 fir_sum_kernel(FirLaunch c, FirSpectra spectra, const Cf* filter_spectra) {
-  const unsigned long long n = spectra.n;
   const unsigned long long b = static_cast<unsigned long long>(blockIdx.x) * kFirSumThreads + threadIdx.x;
-  if (b >= n) return;
+  if (b >= spectra.bins) return;
   for (unsigned long long s0 = c.first_segment + static_cast<unsigned long long>(blockIdx.y) * kFirSumSegments;
        s0 < c.end_segment; s0 += static_cast<unsigned long long>(gridDim.y) * kFirSumSegments)
     fir_sum_group(c, spectra, filter_spectra, b, s0);
 }
 
 // The inverse transforms of the call's sums (the forward transform of the conjugate; 1/N is in
-// H) and the segments' outputs, as fir_kernel's.
-template <int kN>
+// H) and the segments' outputs, as fir_kernel's; kFolded: the sums folded onto kN = N/D bins,
+// whose rows are the points δ + D·r (as fir_fold_kernel's).
+template <int kN, bool kFolded = false>
 __global__ void __launch_bounds__(fir_cta_threads<kN>(), fir_min_ctas<kN>())
 fir_inverse_kernel(FirConstants k, FirLaunch c, FirSpectra spectra, const Cf* stage_twiddles,
                    const float2* output_phasors) {
@@ -476,7 +486,8 @@ fir_inverse_kernel(FirConstants k, FirLaunch c, FirSpectra spectra, const Cf* st
   Cf x[Fft::kOutputs];
   inverse.run_into(planes, stage_twiddles, lane, x);
   if (!valid) return;  // no synchronisation follows
-  fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
+  if constexpr (kFolded) fir_store_folded<Fft>(k, c, output_phasors, s, x, lane);
+  else fir_store_segment<Fft>(k, c, output_phasors, s, x, lane);
 }
 
 // The items the next call's segments read before its chunk, [keep_first, block_end), into the

@@ -94,6 +94,14 @@ const std::vector<Case>& cases() {
       {"fir:lowpass=2000,numtaps=2047,decimate=8,fft_length=4096", SampleFormat::f32, 1},
       {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::cf32, 1},
       {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same,fft_length=4096", SampleFormat::cf32, 1},
+      // Partitioned and folded (the sums folded onto N/D bins; with 28 above, N 16384 and D 8):
+      // each inverse length from 256 to 8192, δ of 0 and not.
+      {"fir:lowpass=100,numtaps=9001,decimate=4", SampleFormat::cf32, 1},                         // 1024
+      {"fir:lowpass=2000,numtaps=3000,fft_length=1024,decimate=2,align=same", SampleFormat::ci16, 1},  // 512
+      {"fir:lowpass=2000,numtaps=1500,fft_length=512,decimate=2", SampleFormat::f32, 1},            // 256
+      {"fir:lowpass=1000,numtaps=65535,decimate=8,align=same", SampleFormat::f32, 1},               // 2048
+      {"fir:lowpass=1000,numtaps=20000,decimate=2", SampleFormat::cf32, 1},                         // 8192
+      {"fir:lowpass=1000,numtaps=20000,decimate=4,fft_length=8192,align=same", SampleFormat::f32, 1},  // 2048
   };
   return list;
 }
@@ -175,11 +183,11 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
 TEST(CudaFir, StageHarness) {
   // Among them decimation by 8 (N 4096 and 8192), 2 (N 1024) and 4 (N 2048), folded and not,
   // two real segments per transform (0, 26, 35 and 39 folded: a segment's partner the same in
-  // every cutting), and partitioned filters (N 16384 and 256).
+  // every cutting), and partitioned filters (N 16384 and 256; 28 and 43 folded).
   for (const char* fold : {"always", "never"})
   for (const std::size_t index : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{11}, std::size_t{19},
                                   std::size_t{26}, std::size_t{28}, std::size_t{31}, std::size_t{35},
-                                  std::size_t{39}}) {
+                                  std::size_t{39}, std::size_t{43}}) {
     const FoldPinned pinned(fold);
     const Case& c = cases()[index];
     SCOPED_TRACE(std::string(c.spec) + ", fold " + fold);

@@ -322,6 +322,10 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       {1000, true, true, -1500.0, 3, FirAlign::same, 256},
       {513, false, true, 700.0, 8, FirAlign::same, 512},
       {2000, false, false, std::nullopt, 300, FirAlign::same, 256},  // D > B, offset of 8 segments
+      // Partitioned and folded (the sums folded onto N/D bins), δ of 0 and not.
+      {1500, true, false, 250.0, 4, FirAlign::same, 1024},
+      {2100, false, true, std::nullopt, 8, FirAlign::same},
+      {700, false, false, std::nullopt, 2, FirAlign::causal, 512},
       // An input shorter than the alignment's offset: the first flush passes over the segments
       // before the first output (which the ring's size allows for).
       {5000, false, true, 300.0, 2, FirAlign::same, 256, 1000},
@@ -403,12 +407,17 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 8192u - kGpuFirMaxUnpartitionedAutoTaps + 1);
   // Longer filters are partitioned: into partitions of 2048 (N 4096) up to 16384 taps, of 8192
-  // (N 16384) beyond; no fold then.
+  // (N 16384) beyond; decimation by 2, 4 or 8 folded into inverse transforms of N/D.
   spec = spec_of({kGpuFirMaxUnpartitionedAutoTaps + 1, false, false, std::nullopt, 8, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirShortPartitionsFftLength);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, kGpuFirShortPartitionsFftLength / 2);
   EXPECT_EQ(plan_gpu_fir(spec).partitions, 2u);
-  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 8u);
+  EXPECT_FALSE(plan_gpu_fir(spec).packed);
+  EXPECT_EQ(plan_gpu_fir(spec).describe(),
+            "FFT 4096 (hop 2048), 2049 real taps in 2 partitions of 2048, decimation 8 in frequency (inverse FFT 512)");
+  EXPECT_EQ(plan_gpu_fir(spec, false).fold, 1u);
+  EXPECT_EQ(plan_gpu_fir(spec, false).map.hop, kGpuFirShortPartitionsFftLength / 2);
   EXPECT_EQ(plan_gpu_fir(spec).filter_spectrum.size(), 2 * kGpuFirShortPartitionsFftLength);
   spec = spec_of({kGpuFirShortPartitionsMaxTaps, false, false, std::nullopt, 1, FirAlign::causal}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).map.n, kGpuFirShortPartitionsFftLength);
@@ -423,13 +432,18 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   spec = spec_of({8191, false, false, std::nullopt, 1, FirAlign::causal, 16384}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 16384u - 8191u + 1);
-  // An explicit length shorter than the taps partitions them too (no fold then).
+  // An explicit length shorter than the taps partitions them too, folded where N/D is a length
+  // of the team FFT.
   spec = spec_of({300, false, false, std::nullopt, 4, FirAlign::causal, 1024}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).partitions, 1u);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 4u);
   spec = spec_of({3000, false, false, std::nullopt, 4, FirAlign::causal, 1024}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).partitions, 6u);
   EXPECT_EQ(plan_gpu_fir(spec).map.hop, 512u);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 4u);
+  spec = spec_of({3000, false, false, std::nullopt, 8, FirAlign::causal, 1024}, rng);
+  EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);  // 128 bins: shorter than the team FFT's shortest
+  spec = spec_of({3000, false, false, std::nullopt, 3, FirAlign::causal, 1024}, rng);
   EXPECT_EQ(plan_gpu_fir(spec).fold, 1u);
   spec = spec_of({63, false, false, std::nullopt, 1, FirAlign::causal, 1000}, rng);
   EXPECT_THROW(plan_gpu_fir(spec), UsageError);  // not a power of two
@@ -533,9 +547,12 @@ TEST(GpuFirPlan, TheOptionsFollowTheChoicesAndThePinnedFold) {
   EXPECT_EQ(lengths(gpu_fir_plan_options(real_long)), (List{{4096, 8}, {8192, 1}}));
   EXPECT_TRUE(gpu_fir_plan_options(real_long, GpuFirFold::always)[0].packed);
   EXPECT_TRUE(gpu_fir_plan_options(real_long, GpuFirFold::never)[0].packed);
-  // Partitioned: one option.
+  // Partitioned: the one length, folded and not.
   const FirSpec partitioned = spec_of({3000, false, false, std::nullopt, 8, FirAlign::causal}, rng);
-  EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned)), (List{{4096, 1}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned)), (List{{4096, 8}, {4096, 1}}));
+  EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned, GpuFirFold::never)), (List{{4096, 1}}));
+  const FirSpec partitioned_d3 = spec_of({3000, false, false, std::nullopt, 3, FirAlign::causal}, rng);
+  EXPECT_EQ(lengths(gpu_fir_plan_options(partitioned_d3)), (List{{4096, 1}}));
 }
 
 TEST(GpuFirPlan, ThePickIsTheFirstOptionThatFillsTheDeviceElseTheWidest) {
