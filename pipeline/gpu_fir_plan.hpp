@@ -69,8 +69,9 @@ inline constexpr bool gpu_fir_takes_fft_length(std::size_t n) {
 inline constexpr std::size_t kGpuFirMaxUnpartitionedAutoTaps = 2048;
 inline constexpr std::size_t kGpuFirShortPartitionsFftLength = 4096;
 inline constexpr std::size_t kGpuFirShortPartitionsMaxTaps = 16384;
-// Where the GPU folds the decimation: the lengths whose fold kernel's shared memory (the team's
-// planes and its D folded spectra, N complex) still lets three CTAs share a multiprocessor.
+// Where one spectrum folds the decimation: the lengths whose fold kernel's shared memory (the
+// team's planes and its D folded spectra, N complex) still lets three CTAs share a
+// multiprocessor. (A partitioned filter folds where N/D is at least kGpuFirMinFftLength.)
 inline constexpr std::size_t kGpuFirFoldLengthMin = 1024;
 inline constexpr std::size_t kGpuFirFoldLengthMax = 4096;
 inline constexpr std::size_t kGpuFirFoldDecimationMax = 8;
@@ -167,7 +168,8 @@ struct GpuFirPlan {
   // K: 1, or the partitions of B = N/2 taps each (partition k: taps k·B .. k·B + B − 1).
   std::size_t partitions = 1;
   // K·N bins, partition k's at [k·N, k·N + N): the FFT of its taps (rotated by exp(+j2π·m·f/fs),
-  // m the tap's index in the whole filter, when shifted), divided by N.
+  // m the tap's index in the whole filter, when shifted), divided by N; folded, every partition's
+  // spectrum rotated by exp(+2πi·b·δ/N).
   std::vector<std::complex<float>> filter_spectrum;
   // Shifted: exp(−j2π·r·D·f/fs) for r < ceil(B/D), the phasors of a segment's outputs relative
   // to its first (as FirFilter's table).
@@ -191,8 +193,8 @@ struct GpuFirPlan {
   std::size_t spectra_ring_segments(std::size_t max_items) const;
   // frac((n0 + c + first_output(s)·D)·f/fs): the phase of segment s's first output, exactly.
   double anchor_cycles(std::uint64_t s) const;
-  // "FFT 4096 (hop 3072), 1023 real taps, decimation 8 in frequency (inverse FFT 512)"; past
-  // the fold kernels' lengths "..., decimation 8 (every 8th point of the inverse FFT)".
+  // "FFT 4096 (hop 3072), 1023 real taps, decimation 8 in frequency (inverse FFT 512)"; where
+  // the decimation does not fold "..., decimation 8 (every 8th point of the inverse FFT)".
   std::string describe() const;
 };
 
@@ -212,8 +214,8 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice);
 
 // The plans CudaFir may run for `spec`, the fastest first on a device that a call fills: the
 // automatic choices (spec.fft_length 0, one spectrum), else the one length (or partitioned plan)
-// and, where it folds, the same unfolded. `fold`: folded plans only where there are any (always), unfolded only
-// (never), or both (automatic).
+// and, where it folds, the same unfolded. `fold`: folded plans only where there are any
+// (always), unfolded only (never), or both (automatic).
 enum class GpuFirFold { automatic, always, never };
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold = GpuFirFold::automatic);
 
@@ -222,7 +224,8 @@ std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fol
 // segments) gives each of the device's `multiprocessors` at least one full CTA, else the one
 // whose call makes the most CTAs, among equals the one that holds the fewest items back (B, 2B
 // when packed). On a device no option fills, the call spread the widest ends the soonest (short
-// transforms, and no fold, whose CTA takes D segments' forward transforms one after another),
+// transforms, and no fold, whose CTA takes D transforms, of D segments or D pairs, one after
+// another),
 // and the fewest items held back keep a live stream's output closest to its input.
 std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std::vector<int>& segments_per_cta,
                               std::size_t max_items, int multiprocessors);

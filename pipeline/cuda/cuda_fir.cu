@@ -96,6 +96,8 @@ FirKernel fir_fold_kernel_for(std::size_t fold) {
 static_assert(prism::kGpuFirFoldDecimationMax == 8 && prism::kGpuFirFoldLengthMin == 1024 &&
                   prism::kGpuFirFoldLengthMax == 4096,
               "fir_kernel_for compiles the fold kernels plan_gpu_fir may choose");
+static_assert(prism::kGpuFirMinFftLength >= 256 && prism::kGpuFirMaxFftLength / 2 <= 8192,
+              "set_inverse_kernel_for compiles the folded inverse lengths plan_gpu_fir may choose");
 
 template <bool kPacked>
 FirKernel fir_folded_kernel_for(std::size_t n, std::size_t fold) {
@@ -229,7 +231,7 @@ struct CudaFir::Impl {
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
   fft::gpu::Cf* ring = nullptr;  // partitioned: the segments' spectra
-  fft::gpu::Cf* sums = nullptr;  // partitioned: a call's Y_s
+  fft::gpu::Cf* sums = nullptr;  // partitioned: a call's Y_s (folded onto N/D bins)
   std::size_t ring_segments = 0;
   std::size_t sums_segments = 0;       // partitioned: the segments `sums` holds
   unsigned long long spectra_end = 0;  // partitioned: segments [0, spectra_end) are in the ring
@@ -468,8 +470,9 @@ struct CudaFir::Impl {
                         static_cast<unsigned>(std::min<unsigned long long>(groups, 65535)));
     device::fir_sum_kernel<<<sum_grid, device::kFirSumThreads, 0, compute>>>(c, spectra, spectrum);
     check_cuda(cudaGetLastError(), "fir_sum_kernel launch", device);
-    partitioned.launch_inverse(static_cast<unsigned>((segments_needed + inverse_per_cta - 1) / inverse_per_cta), compute,
-                               k, c, spectra, plan.fold > 1 ? inverse_twiddles : twiddles, phasors);
+    const unsigned inverse_grid = static_cast<unsigned>((segments_needed + inverse_per_cta - 1) / inverse_per_cta);
+    partitioned.launch_inverse(inverse_grid, compute, k, c, spectra, plan.fold > 1 ? inverse_twiddles : twiddles,
+                               phasors);
     check_cuda(cudaGetLastError(), "fir_inverse_kernel launch", device);
   }
 

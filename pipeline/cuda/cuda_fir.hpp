@@ -10,8 +10,8 @@
 // Without an fft_length the FFT length follows the taps, the decimation and the largest chunk:
 // of the automatic choices (gpu_fir_auto_choices, the fastest first), the first whose call of
 // the largest chunk gives every multiprocessor a CTA, else the one spreading a call the widest
-// (pick_gpu_fir_plan). Decimation by 2, 4 or 8 folds into a shorter inverse FFT on such a
-// choice; elsewhere every D-th point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never
+// (pick_gpu_fir_plan). Decimation by 2, 4 or 8 folds into a shorter inverse FFT where the plan
+// has the lengths (gpu_fir_plan.hpp); elsewhere every D-th point of the whole inverse is kept. PRISM_GPU_FIR_FOLD=always|never
 // pins the fold (the tests run both kernels at every chunk size). Real input with real taps and
 // no shift takes two segments per transform, folded or not (GpuFirPlan::packed).
 //

@@ -35,6 +35,9 @@ struct Case {
   const char* spec;  // the fir's settings
   SampleFormat format;
   unsigned channels;
+  // Where set: what the GPU stage's description says with the fold pinned on, so that a case
+  // meant for a fold kernel fails if the plan stops choosing it.
+  const char* folded = nullptr;
 };
 
 const std::vector<Case>& cases() {
@@ -85,23 +88,38 @@ const std::vector<Case>& cases() {
       // Real input and taps in the fold kernels, two segments per transform: with 22 and 23 (N
       // 2048 and 4096 at D 2) each of the nine packed kernels, δ of 0 and not. The last two are
       // 22 and 23 on complex input, for the unpacked kernels at those lengths.
-      {"fir:lowpass=6000,numtaps=63,decimate=2,align=same,fft_length=1024", SampleFormat::f32, 1},
-      {"fir:highpass=3000,numtaps=201,decimate=4,fft_length=1024", SampleFormat::i16, 1},
-      {"fir:lowpass=2000,numtaps=255,decimate=8,align=same,fft_length=1024", SampleFormat::f32, 1},
-      {"fir:lowpass=4000,numtaps=500,decimate=4,align=same,fft_length=2048,channel=1", SampleFormat::f32, 2},
-      {"fir:lowpass=2000,numtaps=700,decimate=8,fft_length=2048", SampleFormat::f32, 1},
-      {"fir:lowpass=3000,numtaps=1500,decimate=4,align=same,fft_length=4096", SampleFormat::u8, 1},
-      {"fir:lowpass=2000,numtaps=2047,decimate=8,fft_length=4096", SampleFormat::f32, 1},
-      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::cf32, 1},
-      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same,fft_length=4096", SampleFormat::cf32, 1},
+      {"fir:lowpass=6000,numtaps=63,decimate=2,align=same,fft_length=1024", SampleFormat::f32, 1,
+       "decimation 2 in frequency (inverse FFT 512), two real segments per transform"},
+      {"fir:highpass=3000,numtaps=201,decimate=4,fft_length=1024", SampleFormat::i16, 1,
+       "decimation 4 in frequency (inverse FFT 256), two real segments per transform"},
+      {"fir:lowpass=2000,numtaps=255,decimate=8,align=same,fft_length=1024", SampleFormat::f32, 1,
+       "decimation 8 in frequency (inverse FFT 128), two real segments per transform"},
+      {"fir:lowpass=4000,numtaps=500,decimate=4,align=same,fft_length=2048,channel=1", SampleFormat::f32, 2,
+       "decimation 4 in frequency (inverse FFT 512), two real segments per transform"},
+      {"fir:lowpass=2000,numtaps=700,decimate=8,fft_length=2048", SampleFormat::f32, 1,
+       "decimation 8 in frequency (inverse FFT 256), two real segments per transform"},
+      {"fir:lowpass=3000,numtaps=1500,decimate=4,align=same,fft_length=4096", SampleFormat::u8, 1,
+       "decimation 4 in frequency (inverse FFT 1024), two real segments per transform"},
+      {"fir:lowpass=2000,numtaps=2047,decimate=8,fft_length=4096", SampleFormat::f32, 1,
+       "decimation 8 in frequency (inverse FFT 512), two real segments per transform"},
+      {"fir:lowpass=5000,numtaps=300,fft_length=2048,decimate=2", SampleFormat::cf32, 1,
+       "decimation 2 in frequency (inverse FFT 1024)"},
+      {"fir:lowpass=9000,numtaps=1023,decimate=2,align=same,fft_length=4096", SampleFormat::cf32, 1,
+       "decimation 2 in frequency (inverse FFT 2048)"},
       // Partitioned and folded (the sums folded onto N/D bins; with 28 above, N 16384 and D 8):
       // each inverse length from 256 to 8192, δ of 0 and not.
-      {"fir:lowpass=100,numtaps=9001,decimate=4", SampleFormat::cf32, 1},                         // 1024
-      {"fir:lowpass=2000,numtaps=3000,fft_length=1024,decimate=2,align=same", SampleFormat::ci16, 1},  // 512
-      {"fir:lowpass=2000,numtaps=1500,fft_length=512,decimate=2", SampleFormat::f32, 1},            // 256
-      {"fir:lowpass=1000,numtaps=65535,decimate=8,align=same", SampleFormat::f32, 1},               // 2048
-      {"fir:lowpass=1000,numtaps=20000,decimate=2", SampleFormat::cf32, 1},                         // 8192
-      {"fir:lowpass=1000,numtaps=20000,decimate=4,fft_length=8192,align=same", SampleFormat::f32, 1},  // 2048
+      {"fir:lowpass=100,numtaps=9001,decimate=4", SampleFormat::cf32, 1,
+       "partitions of 2048, decimation 4 in frequency (inverse FFT 1024)"},
+      {"fir:lowpass=2000,numtaps=3000,fft_length=1024,decimate=2,align=same", SampleFormat::ci16, 1,
+       "partitions of 512, decimation 2 in frequency (inverse FFT 512)"},
+      {"fir:lowpass=2000,numtaps=1500,fft_length=512,decimate=2", SampleFormat::f32, 1,
+       "partitions of 256, decimation 2 in frequency (inverse FFT 256)"},
+      {"fir:lowpass=1000,numtaps=65535,decimate=8,align=same", SampleFormat::f32, 1,
+       "partitions of 8192, decimation 8 in frequency (inverse FFT 2048)"},
+      {"fir:lowpass=1000,numtaps=20000,decimate=2", SampleFormat::cf32, 1,
+       "partitions of 8192, decimation 2 in frequency (inverse FFT 8192)"},
+      {"fir:lowpass=1000,numtaps=20000,decimate=2,fft_length=8192,align=same", SampleFormat::f32, 1,
+       "partitions of 4096, decimation 2 in frequency (inverse FFT 4096)"},
   };
   return list;
 }
@@ -169,6 +187,8 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
       const std::vector<float> out = as_floats(driver.run(input, chunk));
       const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ", fold " + fold + ": " +
                                 gpu->describe();
+      if (c.folded != nullptr && std::string(fold) == "always")
+        EXPECT_NE(gpu->describe().find(c.folded), std::string::npos) << where;
       EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
       EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
       EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
@@ -307,10 +327,12 @@ ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input
 
 TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
   const FoldPinned pinned("always");  // the fold kernels in the chain (compute-sanitizer runs this test)
-  // Complex input shifted, then real input and taps (two segments per transform).
+  // Complex input shifted, real input and taps (two segments per transform), and a partitioned
+  // filter (its sums folded).
   const std::pair<SampleFormat, std::string> chains[] = {
       {SampleFormat::ci16, "fir:lowpass=50000,numtaps=255,shift=-100000,decimate=4"},
       {SampleFormat::i16, "fir:lowpass=50000,numtaps=255,decimate=4"},
+      {SampleFormat::ci16, "fir:lowpass=50000,numtaps=1500,fft_length=512,decimate=2"},  // partitioned
   };
   for (const auto& [format, fir] : chains) {
     SCOPED_TRACE(fir);
