@@ -104,25 +104,34 @@ void shrink_segment_to_input(StageSpec& spec, std::optional<std::uint64_t> sampl
   spec.settings["nperseg"] = std::to_string(*samples);
 }
 
+// The last node of a chain, and whether its output is in GPU memory.
+struct ChainEnd {
+  Graph::Node node;
+  bool on_gpu = false;
+};
+
 // Adds the stages of `specs` after `from`; returns the last node. `input_samples`: what the
 // first of them gets when `from` is the input and its length is known. `weigh_start_up`: the
 // first stage's --backend auto weighs the GPU's start-up against input_samples (one input, not
-// live), as prism spectrogram's does, so that the two give the same rows.
-Graph::Node add_stages(Graph& graph, Graph::Node from, const std::vector<std::string>& specs, std::size_t count,
-                       const StageEnvironment& environment, const Message& note, const Message& warn,
-                       std::optional<std::uint64_t> input_samples = std::nullopt, bool weigh_start_up = false) {
+// live), as prism spectrogram's does, so that the two give the same rows. Each stage learns
+// whether the one before it leaves its output on the GPU (StageEnvironment::input_on_gpu).
+ChainEnd add_stages(Graph& graph, ChainEnd from, const std::vector<std::string>& specs, std::size_t count,
+                    const StageEnvironment& environment, const Message& note, const Message& warn,
+                    std::optional<std::uint64_t> input_samples = std::nullopt, bool weigh_start_up = false) {
   for (std::size_t i = 0; i < count; ++i) {
     StageSpec spec = parse_stage_spec(specs[i]);
     StageEnvironment this_stage = environment;
+    this_stage.input_on_gpu = from.on_gpu;
     if (i == 0) {
       shrink_segment_to_input(spec, input_samples, warn);
       if (weigh_start_up) this_stage.expected_samples = input_samples;
     }
     MadeStage made = make_stage(spec, this_stage);
     if (!made.note.empty()) note(made.note);
+    const bool on_gpu = made.stage->output_domain().on_device();
     const Graph::Node node = graph.add_stage(std::move(made.stage));
-    graph.connect(from, node);
-    from = node;
+    graph.connect(from.node, node);
+    from = {node, on_gpu};
   }
   return from;
 }
@@ -146,8 +155,8 @@ PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::str
     input_samples = input_samples ? std::min(*input_samples, *limit) : limit;
   const Graph::Node in = graph.add_source(std::move(source));
   const Message warn_about_input = [&](const std::string& text) { warn(input + ": " + text); };
-  const Graph::Node trunk =
-      add_stages(graph, in, stages, stages.size(), environment, note, warn_about_input, input_samples, weigh_start_up);
+  const ChainEnd trunk = add_stages(graph, ChainEnd{in}, stages, stages.size(), environment, note, warn_about_input,
+                                    input_samples, weigh_start_up);
   for (std::size_t i = 0; i < o.outputs.size(); ++i) {
     const std::string& output = o.outputs[i];
     const std::vector<std::string> branch = split_chain({output}, "-o");
@@ -159,9 +168,9 @@ PreparedRun prepare_chain(const RunCommandOptions& o, const std::vector<std::str
       if (!names_a_stage(branch[j]) && names_an_output(branch[j]) && branch[j].find('.') != std::string::npos)
         throw UsageError("-o '" + printable(output) + "': '" + printable(branch[j]) +
                          "' is an output; an output (a file or audio:) must come last");
-    const Graph::Node end = add_stages(graph, trunk, branch, branch.size() - 1, environment, note, warn_about_input,
-                                       stages.empty() ? input_samples : std::nullopt, stages.empty() && weigh_start_up);
-    graph.connect(end, graph.add_sink(open_sink(path, sinks)));
+    const ChainEnd end = add_stages(graph, trunk, branch, branch.size() - 1, environment, note, warn_about_input,
+                                    stages.empty() ? input_samples : std::nullopt, stages.empty() && weigh_start_up);
+    graph.connect(end.node, graph.add_sink(open_sink(path, sinks)));
   }
   prepared.config = run_config(run, std::size_t{1} << 16, rate);
   return prepared;

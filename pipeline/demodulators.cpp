@@ -11,6 +11,7 @@
 #include <numbers>
 #include <string>
 
+#include "pipeline/channel_math.hpp"
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/filter_design.hpp"
@@ -212,13 +213,12 @@ std::size_t Demodulator::process(const float* in, std::size_t n, float* out) {
 
 void Demodulator::process_am(const float* in, std::size_t n, float* out) {
   for (std::size_t i = 0; i < n; ++i) {
-    const double re = in[2 * i], im = in[2 * i + 1];
-    const double envelope = std::sqrt(re * re + im * im);
+    const double envelope = channel::envelope(in[2 * i], in[2 * i + 1]);
     if (!one_pole_enabled_) {
       out[i] = static_cast<float>(envelope);
       continue;
     }
-    const double y = b0_ * envelope + b1_ * previous_in_ + a_ * previous_out_;
+    const double y = channel::one_pole_input(b0_, b1_, envelope, previous_in_) + a_ * previous_out_;
     previous_in_ = envelope;
     previous_out_ = y;
     out[i] = static_cast<float>(y);
@@ -228,17 +228,14 @@ void Demodulator::process_am(const float* in, std::size_t n, float* out) {
 void Demodulator::process_fm(const float* in, std::size_t n, float* out) {
   for (std::size_t i = 0; i < n; ++i) {
     const float re = in[2 * i], im = in[2 * i + 1];
-    // x[n]·conj(x[n−1])
-    const double pr = double(re) * previous_re_ + double(im) * previous_im_;
-    const double pi = double(im) * previous_re_ - double(re) * previous_im_;
+    const double d = channel::discriminator(re, im, previous_re_, previous_im_, discriminator_scale_);
     previous_re_ = re;
     previous_im_ = im;
-    const double d = std::atan2(pi, pr) * discriminator_scale_;
     if (!one_pole_enabled_) {
       out[i] = static_cast<float>(d);
       continue;
     }
-    const double y = b0_ * d + b1_ * previous_in_ + a_ * previous_out_;
+    const double y = channel::one_pole_input(b0_, b1_, d, previous_in_) + a_ * previous_out_;
     previous_in_ = d;
     previous_out_ = y;
     out[i] = static_cast<float>(y);

@@ -16,7 +16,8 @@
 //      by cos(ωt) gives y ≈ A·m·cos(ωt) (the filter's gain at ω aside).
 // fm   Quadrature discriminator scaled by the deviation Δ, then optional de-emphasis:
 //        d[n] = arg(x[n]·conj(x[n−1])) · fs/(2π·Δ),  x[−1] = 0 (so d[0] = 0),
-//      arg in (−π, π] (atan2 in double precision): an instantaneous frequency of ±Δ gives ±1.
+//      arg in (−π, π] (atan2 in double precision), arg 0 = 0 (a zero sample has no phase, so
+//      the product's signed zeros give no ±π): an instantaneous frequency of ±Δ gives ±1.
 //      De-emphasis with time constant τ, the bilinear transform of 1/(1 + sτ) with its corner
 //      fc = 1/(2πτ) prewarped (GNU Radio's fm_deemph):
 //        w = tan(π·fc/fs) = tan(1/(2·fs·τ)), b = w/(1 + w), a = (1 − w)/(1 + w),
@@ -105,6 +106,18 @@ class Demodulator {
   std::size_t delay() const;
   // usb, lsb: the complex band-pass h (else empty).
   const std::vector<std::complex<double>>& sideband_taps() const { return sideband_taps_; }
+  // What the GPU's form of the stage computes with (gpu_channel_plan.hpp): am's high-pass or
+  // fm's de-emphasis, y[n] = b0·u[n] + b1·u[n−1] + a·y[n−1] (not enabled: y = u); fm's
+  // fs/(2π·Δ); usb's and lsb's float weights, (Re h, −Im h) of h[M−1−r] for r < M.
+  struct OnePole {
+    bool enabled = false;
+    double b0 = 0.0, b1 = 0.0, a = 0.0;
+  };
+  OnePole one_pole() const { return {one_pole_enabled_, b0_, b1_, a_}; }
+  double discriminator_scale() const { return discriminator_scale_; }
+  const std::vector<float>& sideband_weights() const { return sideband_weights_; }
+  // cw: the beat-frequency oscillator (a shift by −bfo_hz); else null.
+  const Mixer* oscillator() const { return oscillator_.get(); }
 
   // One output per input item.
   std::size_t max_output(std::size_t n) const { return n; }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "pipeline/channel_math.hpp"
 #include "pipeline/decimal_text.hpp"
 #include "pipeline/errors.hpp"
 
@@ -61,24 +62,12 @@ std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
     const double ar = anchor_re_, ai = anchor_im_;
     const double* t = table_.data() + 2 * r0;
     float* y = out + 2 * done;
-    if (complex_input_) {
-      const float* x = in + 2 * done;
-      for (std::size_t i = 0; i < take; ++i) {
-        const double pr = ar * t[2 * i] - ai * t[2 * i + 1];
-        const double pi = ar * t[2 * i + 1] + ai * t[2 * i];
-        const double xr = x[2 * i], xi = x[2 * i + 1];
-        y[2 * i] = static_cast<float>(xr * pr - xi * pi);
-        y[2 * i + 1] = static_cast<float>(xr * pi + xi * pr);
-      }
-    } else {
-      const float* x = in + done;
-      for (std::size_t i = 0; i < take; ++i) {
-        const double pr = ar * t[2 * i] - ai * t[2 * i + 1];
-        const double pi = ar * t[2 * i + 1] + ai * t[2 * i];
-        const double xr = x[i];
-        y[2 * i] = static_cast<float>(xr * pr);
-        y[2 * i + 1] = static_cast<float>(xr * pi);
-      }
+    for (std::size_t i = 0; i < take; ++i) {
+      const channel::Phasor p = channel::phasor_product(ar, ai, t[2 * i], t[2 * i + 1]);
+      const channel::Phasor v = complex_input_ ? channel::mix_complex(in[2 * (done + i)], in[2 * (done + i) + 1], p)
+                                               : channel::mix_real(in[done + i], p);
+      y[2 * i] = static_cast<float>(v.re);
+      y[2 * i + 1] = static_cast<float>(v.im);
     }
     done += take;
     next_index_ += take;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "channel_math.hpp"
 #include "exact_phase.hpp"
 #include "stream_counters.hpp"
 
@@ -59,8 +60,13 @@ class Mixer {
 
   StreamCounters counters() const;
 
+  // What the GPU's form computes with (gpu_channel_plan.hpp): the exact phase, whose phasor at
+  // each block start is a(m), and t(r) as (re, im) pairs, r < channel::kPhasorBlockItems.
+  const ExactPhase& phase() const { return phase_; }
+  const std::vector<double>& phasor_table() const { return table_; }
+
  private:
-  static constexpr std::size_t kTableLength = 1024;
+  static constexpr std::size_t kTableLength = channel::kPhasorBlockItems;
   void set_anchor(std::uint64_t block_start);
 
   double frequency_ = 0.0;

@@ -17,7 +17,9 @@
 #include "pipeline/mixer.hpp"
 #include "pipeline/resampler.hpp"
 #include "pipeline/taps_file.hpp"
+#include "pipeline/gpu_channel_plan.hpp"
 #if PRISM_HAVE_CUDA
+#include "pipeline/cuda/cuda_channel.hpp"
 #include "pipeline/cuda/cuda_fir.hpp"
 #endif
 
@@ -309,40 +311,86 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   return made;
 }
 
+// ---- the channel stages' backends ------------------------------------------------------------------
+
+// A channel stage's engine for an input, what it outputs and how the CPU's form describes itself.
+template <typename Engine>
+struct ChannelEngine {
+  std::unique_ptr<Engine> engine;
+  StreamInfo output;
+  std::string text;
+};
+
+// shift, resample, gain and the demodulators: on the GPU (CudaChannel, planned from the same engine) when
+// cuda or cufft asks for it by name, or automatic finds the input there already; else on the CPU.
+template <typename Engine>
+MadeStage channel_stage(const std::string& name, const SettingValues& values, const StageEnvironment& environment,
+                        std::function<ChannelEngine<Engine>(const StreamInfo&)> make,
+                        std::function<GpuChannelPlan(const Engine&)> gpu_plan) {
+  MadeStage made;
+#if PRISM_HAVE_CUDA
+  const fft::BackendKind requested = environment.backend;
+  const bool on_gpu = requested == fft::BackendKind::automatic
+                          ? environment.input_on_gpu && fft::backend_availability(fft::BackendKind::cufft).available
+                          : requested != fft::BackendKind::cpu;
+  if (on_gpu) {
+    auto planner = [make, gpu_plan](const StreamInfo& input) {
+      ChannelEngine<Engine> m = make(input);
+      return cuda::CudaChannel::Design{gpu_plan(*m.engine), m.output};
+    };
+    const auto make_gpu = [&] {
+      return std::make_unique<cuda::CudaChannel>(name, channel_of(values), planner, environment.device, values.namer());
+    };
+    if (made_on_gpu(made, requested, environment, make_gpu)) return made;
+  }
+#else
+  (void)gpu_plan;
+  require_backend(environment);  // automatic gives the CPU; cuda/cufft throw the reason
+#endif
+  auto planner = [make](const StreamInfo& input) {
+    ChannelEngine<Engine> m = make(input);
+    EnginePlan plan;
+    plan.output = m.output;
+    plan.engine = adapt(std::move(m.engine), "cpu: " + m.text);
+    return plan;
+  };
+  made.stage = std::make_unique<SampleEngineStage>(name, channel_of(values), planner, values.namer());
+  return made;
+}
+
 // ---- shift -------------------------------------------------------------------------------------
 
-MadeStage make_shift(const SettingValues& values, const StageEnvironment&) {
+MadeStage make_shift(const SettingValues& values, const StageEnvironment& environment) {
   if (!values.given("frequency")) throw UsageError(values.name("frequency") + ": give the shift in Hz (shift:-250e3)");
   const double frequency = values.number("frequency");
-  auto planner = [=](const StreamInfo& input) {
+  std::function<ChannelEngine<Mixer>(const StreamInfo&)> make = [=](const StreamInfo& input) {
     try {
       MixerSpec spec;
       spec.frequency_hz = frequency;
       spec.sample_rate = input.sample_rate;
       spec.complex_input = is_complex(input.format);
-      EnginePlan plan;
-      plan.output = input;
-      plan.output.format = SampleFormat::cf32;
-      plan.output.shift_frequencies(frequency);
-      plan.engine = adapt(std::make_unique<Mixer>(spec), "cpu: shift by " + hz_text(-frequency) + " (exact phase)");
-      return plan;
+      ChannelEngine<Mixer> m{std::make_unique<Mixer>(spec), input, "shift by " + hz_text(-frequency) + " (exact phase)"};
+      m.output.format = SampleFormat::cf32;
+      m.output.shift_frequencies(frequency);
+      return m;
     } catch (const UsageError& e) {
       rethrow_named(e, values, {{"frequency_hz", "frequency"}, {"sample_rate", "frequency"}});
     }
   };
-  return {std::make_unique<SampleEngineStage>("shift", channel_of(values), planner, values.namer()), ""};
+  return channel_stage<Mixer>("shift", values, environment, make,
+                              [](const Mixer& mixer) { return gpu_shift_plan(mixer); });
 }
 
 // ---- resample ----------------------------------------------------------------------------------
 
-MadeStage make_resample(const SettingValues& values, const StageEnvironment&) {
+MadeStage make_resample(const SettingValues& values, const StageEnvironment& environment) {
   const bool by_rate = values.given("rate");
   if (by_rate == (values.given("up") || values.given("down")))
     throw UsageError(values.name("rate") + ": give the output rate (resample:48000), or up and down, not both");
   const std::optional<double> rate = values.number_if_set("rate");
   const auto up = static_cast<std::uint64_t>(values.integer("up"));
   const auto down = static_cast<std::uint64_t>(values.integer("down"));
-  auto planner = [=](const StreamInfo& input) {
+  std::function<ChannelEngine<Resampler>(const StreamInfo&)> make = [=](const StreamInfo& input) {
     try {
       ResamplerSpec spec;
       if (rate) {
@@ -355,20 +403,19 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment&) {
       }
       spec.complex_input = is_complex(input.format);
       auto resampler = std::make_unique<Resampler>(spec);
-      EnginePlan plan;
-      plan.output = input;
-      plan.output.sample_rate = input.sample_rate * static_cast<double>(resampler->up()) / static_cast<double>(resampler->down());
-      if (input.length) plan.output.length = divided_length(*input.length, resampler->up(), resampler->down());
-      const std::string text = "cpu: resample by " + std::to_string(resampler->up()) + "/" +
-                               std::to_string(resampler->down()) + " (polyphase, " +
-                               std::to_string(resampler->taps().size()) + " taps, scipy.signal.resample_poly's)";
-      plan.engine = adapt(std::move(resampler), text);
-      return plan;
+      StreamInfo output = input;
+      output.sample_rate = input.sample_rate * static_cast<double>(resampler->up()) / static_cast<double>(resampler->down());
+      if (input.length) output.length = divided_length(*input.length, resampler->up(), resampler->down());
+      std::string text = "resample by " + std::to_string(resampler->up()) + "/" + std::to_string(resampler->down()) +
+                         " (polyphase, " + std::to_string(resampler->taps().size()) +
+                         " taps, scipy.signal.resample_poly's)";
+      return ChannelEngine<Resampler>{std::move(resampler), output, std::move(text)};
     } catch (const UsageError& e) {
       rethrow_named(e, values, {{"output_rate", "rate"}, {"input_rate", "rate"}, {"up", "up"}, {"down", "down"}});
     }
   };
-  return {std::make_unique<SampleEngineStage>("resample", channel_of(values), planner, values.namer()), ""};
+  return channel_stage<Resampler>("resample", values, environment, make,
+                                  [](const Resampler& r) { return gpu_resample_plan(r); });
 }
 
 // ---- the demodulators ----------------------------------------------------------------------------
@@ -411,7 +458,8 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
   k.settings = demodulator_settings(kind);
   k.settings.push_back(channel_setting());
   k.positional = std::move(positional);
-  k.make = [kind, name = k.name](const SettingValues& values, const StageEnvironment&) {
+  k.gpu_kernel = true;
+  k.make = [kind, name = k.name](const SettingValues& values, const StageEnvironment& environment) {
     DemodulatorSpec spec;
     spec.kind = kind;
     switch (kind) {
@@ -430,22 +478,19 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
         break;
       case DemodulatorKind::cw: spec.bfo_hz = values.number("bfo"); break;
     }
-    auto planner = [=](const StreamInfo& input) {
+    std::function<ChannelEngine<Demodulator>(const StreamInfo&)> make = [=](const StreamInfo& input) {
       if (!is_complex(input.format))
         throw UsageError(name + " takes complex (I/Q) baseband samples; this input is real");
       try {
         DemodulatorSpec with_rate = spec;
         with_rate.sample_rate = input.sample_rate;
-        auto demodulator = std::make_unique<Demodulator>(with_rate);
-        EnginePlan plan;
-        plan.output = input;
-        plan.output.format = SampleFormat::f32;
-        plan.output.center_frequency = 0.0;  // audio
-        plan.output.float_full_scale = false;  // a demodulator's audio has no full scale of the input's
-        plan.output.retunes.clear();
-        plan.output.annotations.clear();
-        plan.engine = adapt(std::move(demodulator), "cpu: " + name + " demodulator");
-        return plan;
+        ChannelEngine<Demodulator> m{std::make_unique<Demodulator>(with_rate), input, name + " demodulator"};
+        m.output.format = SampleFormat::f32;
+        m.output.center_frequency = 0.0;  // audio
+        m.output.float_full_scale = false;  // a demodulator's audio has no full scale of the input's
+        m.output.retunes.clear();
+        m.output.annotations.clear();
+        return m;
       } catch (const UsageError& e) {
         rethrow_named(e, values,
                       {{"dc_corner_hz", "dc_corner"}, {"deviation_hz", "deviation"}, {"deemphasis_us", "deemphasis"},
@@ -453,35 +498,33 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
                        {"attenuation_db", "attenuation"}, {"bfo_hz", "bfo"}});
       }
     };
-    return MadeStage{std::make_unique<SampleEngineStage>(name, channel_of(values), planner, values.namer()), ""};
+    return channel_stage<Demodulator>(name, values, environment, make,
+                                      [](const Demodulator& d) { return gpu_demodulator_plan(d); });
   };
   return k;
 }
 
 // ---- gain --------------------------------------------------------------------------------------
 
-MadeStage make_gain(const SettingValues& values, const StageEnvironment&) {
+MadeStage make_gain(const SettingValues& values, const StageEnvironment& environment) {
   if (values.given("db") == values.given("linear"))
     throw UsageError(values.name("db") + ": give the gain in dB (gain:6) or as a factor (gain:linear=0.5), one of them");
   GainSpec spec;
   spec.decibels = values.given("db");
   spec.value = spec.decibels ? values.number("db") : values.number("linear");
-  auto planner = [=](const StreamInfo& input) {
+  std::function<ChannelEngine<Gain>(const StreamInfo&)> make = [=](const StreamInfo& input) {
     try {
       GainSpec with_input = spec;
       with_input.complex_input = is_complex(input.format);
       auto gain = std::make_unique<Gain>(with_input);
-      EnginePlan plan;
-      plan.output = input;
       char text[96];
-      std::snprintf(text, sizeof text, "cpu: gain x%g", gain->factor());
-      plan.engine = adapt(std::move(gain), text);
-      return plan;
+      std::snprintf(text, sizeof text, "gain x%g", gain->factor());
+      return ChannelEngine<Gain>{std::move(gain), input, text};
     } catch (const UsageError& e) {
       rethrow_named(e, values, {{"value", spec.decibels ? "db" : "linear"}});
     }
   };
-  return {std::make_unique<SampleEngineStage>("gain", channel_of(values), planner, values.namer()), ""};
+  return channel_stage<Gain>("gain", values, environment, make, [](const Gain& g) { return gpu_gain_plan(g); });
 }
 
 }  // namespace
@@ -504,6 +547,7 @@ std::vector<StageKind> sample_stage_kinds() {
   shift.settings = {number_setting("frequency", "", -INFINITY, INFINITY, "HZ", "the shift f, Hz"), channel_setting()};
   shift.positional = "frequency";
   shift.make = make_shift;
+  shift.gpu_kernel = true;
   kinds.push_back(shift);
 
   StageKind resample;
@@ -515,6 +559,7 @@ std::vector<StageKind> sample_stage_kinds() {
                        channel_setting()};
   resample.positional = "rate";
   resample.make = make_resample;
+  resample.gpu_kernel = true;
   kinds.push_back(resample);
 
   kinds.push_back(demodulator_kind(DemodulatorKind::am, "AM demodulator: the envelope |x|, DC removed"));
@@ -530,6 +575,7 @@ std::vector<StageKind> sample_stage_kinds() {
                    number_setting("linear", "", -INFINITY, INFINITY, "G", "gain as a factor"), channel_setting()};
   gain.positional = "db";
   gain.make = make_gain;
+  gain.gpu_kernel = true;
   kinds.push_back(gain);
   for (StageKind& k : kinds) {
     k.input = PortKind::samples;

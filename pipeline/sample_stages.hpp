@@ -1,4 +1,4 @@
-// The stages that turn samples into samples on the CPU — the chain a radio channel needs:
+// The stages that turn samples into samples — the chain a radio channel needs:
 //
 //   fir       FFT-convolution filter (FirFilter): taps designed (firwin / kaiserord / a complex
 //             band-pass, filter_design.hpp) or read from a file (taps_file.hpp), an optional
@@ -13,6 +13,11 @@
 // engine does the work, and the output is f32 or cf32, one channel, with its rate and centre
 // frequency derived (decimation divides the rate, a shift moves the centre). The engines keep
 // exact state across chunks, so the outputs do not depend on how the input was cut.
+//
+// Each has a GPU form, chosen by StageEnvironment::backend: the fir (CudaFir), and shift,
+// resample, gain and the demodulators (CudaChannel, planned from the engine above). automatic takes
+// the GPU for the fir whenever one can be set up, and for the light stages only where their input
+// is there already (StageEnvironment::input_on_gpu).
 #pragma once
 
 #include <functional>

@@ -5,8 +5,9 @@
 //
 // Backends: a stage with a GPU kernel runs on the CPU or the GPU as StageEnvironment::backend
 // says — cpu, cuda (prism's kernels), cufft (cuFFT where the stage has an FFT), or automatic: the
-// GPU when one can be set up, the CPU otherwise, with a note saying why when a GPU was there but
-// refused (on a machine without one, automatic is the CPU without a note).
+// GPU when one can be set up (for the light stages: when their input is already there), the CPU
+// otherwise, with a note saying why when a GPU was there but refused (on a machine without one,
+// automatic is the CPU without a note).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,10 @@ struct StageEnvironment {
   // process has no CUDA context yet (one file): automatic then weighs the GPU's start-up against
   // them (cpu_finishes_first).
   std::optional<std::uint64_t> expected_samples;
+  // The stage before this one leaves its output in GPU memory. automatic puts the light stages
+  // (shift, resample, gain, the demodulators) on the GPU only then: alone they do not repay a copy to the
+  // device and back.
+  bool input_on_gpu = false;
   // How messages name these fields: by the field's name ("backend") when null; the command line
   // names its options (--backend), the Python module its arguments. A plain function, as
   // SourceOptions::field_namer.

@@ -6,7 +6,8 @@
 //   1. am        carrier + 1 kHz tone (index 0.5, carrier 37 Hz off, noise): the tone, its
 //                amplitude A·m·|H|; the high-pass's corner is exactly −3.01 dB
 //   2. fm        narrow (Δ 3 kHz against a 5 kHz setting: amplitude 0.6), wide (full 75 kHz
-//                deviation gives ±1), de-emphasis 50 and 75 µs: exactly 1/√2 at 1/(2πτ)
+//                deviation gives ±1), de-emphasis 50 and 75 µs: exactly 1/√2 at 1/(2πτ); 0
+//                next to a zero sample
 //   3. usb, lsb  the wanted tone at unit gain; the opposite sideband's tone (same run) and
 //                mirror images (own runs) suppressed by the design's 60 dB at least
 //   4. cw        the carrier (and one 50 Hz off) sounds at bfo + offset
@@ -203,6 +204,19 @@ TEST(Demodulators, WideFmFullDeviationGivesUnitAmplitude) {
   const double w = std::tan(1 / (2 * fs * 50e-6)), b = w / (1 + w), a = (1 - w) / (1 + w);
   const ToneFit deemphasised = fit_tone(demodulate(wide, x), 2400, tone, fs);
   EXPECT_NEAR(deemphasised.amplitude / fit.amplitude, one_pole_gain(b, b, a, tone, fs), 1e-5);
+}
+
+// A zero sample has no phase: the discriminator gives 0 next to one, whatever the signs of the
+// product's zeros (x[0]·conj(x[−1]) with both parts of x[0] negative is (−0, +0), whose atan2 is π).
+TEST(Demodulators, FmGivesZeroNextToAZeroSample) {
+  const std::vector<float> x = {-1.0f, -1.0f, 0.0f, 0.0f, -0.5f, -0.25f, 0.5f, 0.5f};
+  std::vector<float> y(4, 1.0f);
+  Demodulator d(spec_of(DemodulatorKind::fm, 48000));
+  d.process(x.data(), 4, y.data());
+  EXPECT_EQ(y[0], 0.0f);  // x[−1] = 0
+  EXPECT_EQ(y[1], 0.0f);  // x[1] = 0
+  EXPECT_EQ(y[2], 0.0f);  // x[1] = 0 before x[2]
+  EXPECT_NE(y[3], 0.0f);
 }
 
 TEST(Demodulators, DeemphasisIsMinus3dBAtItsCorner) {
