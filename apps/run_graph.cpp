@@ -41,7 +41,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->group(group);
   cmd.add_option("--backend", o.backend,
                  "Where stages with a GPU kernel run: cpu, cuda (prism's kernels), cufft, or auto (the GPU when "
-                 "one can be set up; `prism spectrogram` of one file too short to repay the GPU's start-up: the CPU)")
+                 "one can be set up; `prism spectrogram` of one file too short to repay the GPU's start-up: the CPU; "
+                 "shift, resample, gain and the demodulators: the GPU only after a stage on the GPU)")
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
       ->capture_default_str()
       ->group(group);

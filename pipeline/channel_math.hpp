@@ -1,8 +1,8 @@
 // The arithmetic of the channel stages (shift, am, fm, cw) that the CPU's engines and the GPU's
 // kernels share, item by item, so that both round alike: each function compiles for the host and,
 // under nvcc, for the device. Every double operation is written out (the device's _rn
-// intrinsics, which nvcc never contracts into an FMA; plain operators on the host, where C++20
-// without extensions contracts nothing), so a result depends on the inputs alone.
+// intrinsics, which nvcc never contracts into an FMA; plain operators on the host, in files built
+// with -ffp-contract=off, pipeline/CMakeLists.txt), so a result depends on the inputs alone.
 //
 // The one-pole recurrence y[n] = u[n] + a·y[n−1] of am's high-pass and fm's de-emphasis runs on
 // the GPU by blocks of kOnePoleBlockItems items, aligned to the absolute item index:
@@ -114,6 +114,10 @@ struct OnePoleCall {
   PRISM_HOST_DEVICE unsigned long long first_block() const { return first / kOnePoleBlockItems; }
   // The blocks the call touches.
   PRISM_HOST_DEVICE unsigned long long blocks() const { return (first + items - 1) / kOnePoleBlockItems - first_block() + 1; }
+  // The blocks whose last item is in the call: all but the last when the call ends inside one.
+  PRISM_HOST_DEVICE unsigned long long completed_blocks() const {
+    return (first + items) / kOnePoleBlockItems - first_block();
+  }
 };
 
 // Step 1, block j of the call: `values` holds u of the call's items on entry and their local
@@ -126,27 +130,32 @@ PRISM_HOST_DEVICE void one_pole_block(const OnePoleCall& c, unsigned long long j
   const unsigned long long end = block_end < c.first + c.items ? block_end : c.first + c.items;
   double local = begin > block_start ? carried.partial : 0.0;
   bool fresh = begin == block_start;
-  for (unsigned long long n = begin; n < end; ++n) {
-    double& v = values[n - c.first];
-    local = fresh ? v : fused(c.a, local, v);
-    fresh = false;
-    v = local;
+  // The loads of a batch go out before its chain of fused steps (the GPU thread then waits on
+  // memory once per batch, not once per item); the steps are the same either way.
+  constexpr int kBatch = 8;
+  double u[kBatch];
+  for (unsigned long long n = begin; n < end; n += kBatch) {
+    const int count = end - n < kBatch ? static_cast<int>(end - n) : kBatch;
+    double* at = values + (n - c.first);
+    for (int b = 0; b < count; ++b) u[b] = at[b];
+    for (int b = 0; b < count; ++b) {
+      local = fresh ? u[b] : fused(c.a, local, u[b]);
+      fresh = false;
+      at[b] = local;
+    }
   }
   totals[j] = local;
 }
 
-// Step 2, in order of j in one thread: block j's start Y_{k−1} is `y` on entry; returns y past the
-// block (its Y_k when the call completes it, else y, with the block's local sum kept as partial).
-PRISM_HOST_DEVICE double one_pole_chain_step(const OnePoleCall& c, unsigned long long j, double total, double y,
-                                             OnePoleState& state) {
-  const unsigned long long block_end = (c.first_block() + j + 1) * kOnePoleBlockItems;
-  if (block_end <= c.first + c.items) return fused(c.powers[kOnePoleBlockItems - 1], y, total);
-  state.partial = total;
-  return y;
+// Step 2, one thread, for j < c.blocks() in order: block j's start Y_{k−1} is `y` on entry;
+// returns Y_k for a block the call completes (j < c.completed_blocks()).
+PRISM_HOST_DEVICE double one_pole_chain_step(const OnePoleCall& c, double total, double y) {
+  return fused(c.powers[kOnePoleBlockItems - 1], y, total);
 }
-// After the last step: the state for the next call.
-PRISM_HOST_DEVICE void one_pole_chain_end(const OnePoleCall& c, double y, OnePoleState& state) {
-  if ((c.first + c.items) % kOnePoleBlockItems == 0) state.partial = 0.0;
+// After the steps: the state for the next call, from the last Y_k and the last block's sum
+// (kept while the call ends inside that block).
+PRISM_HOST_DEVICE void one_pole_chain_end(const OnePoleCall& c, double y, double last_total, OnePoleState& state) {
+  state.partial = c.completed_blocks() < c.blocks() ? last_total : 0.0;
   state.boundary = y;
 }
 

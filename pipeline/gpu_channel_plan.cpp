@@ -84,6 +84,7 @@ GpuChannelPlan gpu_gain_plan(const Gain& gain) {
 }
 
 GpuChannelPlan gpu_shift_plan(const Mixer& mixer, bool cw_output) {
+  if (mixer.next_index() != 0) throw std::invalid_argument("gpu_shift_plan: the mixer's first item must be 0");
   GpuChannelPlan plan;
   plan.op = cw_output ? GpuChannelOp::cw : GpuChannelOp::shift;
   plan.name = cw_output ? "cw" : "shift";

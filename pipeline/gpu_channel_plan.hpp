@@ -1,6 +1,7 @@
-// The host half of the channel stages on a GPU (pipeline/cuda/cuda_channel.hpp): shift, gain and
-// the demodulators am, fm, usb, lsb, cw, each planned from the CPU engine the stage registry makes
-// for the same settings (Mixer, Gain, Demodulator), so that both compute the same thing:
+// The host half of the channel stages on a GPU (pipeline/cuda/cuda_channel.hpp): shift, gain,
+// resample and the demodulators am, fm, usb, lsb, cw, each planned from the CPU engine the stage
+// registry makes for the same settings (Mixer, Gain, Demodulator, Resampler), so that both compute
+// the same thing:
 //
 //   gain      y = g·x in double, rounded once                          (bit-identical to the CPU)
 //   shift     y = x·p(n), p(n) = a(block)·t(r), the anchors a(m) computed on the host from the
@@ -85,7 +86,8 @@ struct GpuChannelPlan {
 };
 
 GpuChannelPlan gpu_gain_plan(const Gain& gain);
-// cw_output: the real part only (the cw demodulator's oscillator).
+// cw_output: the real part only (the cw demodulator's oscillator). The mixer's first item is 0
+// (std::invalid_argument otherwise): the GPU stage counts items from its first.
 GpuChannelPlan gpu_shift_plan(const Mixer& mixer, bool cw_output = false);
 GpuChannelPlan gpu_demodulator_plan(const Demodulator& demodulator);
 GpuChannelPlan gpu_resample_plan(const Resampler& resampler);

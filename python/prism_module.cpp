@@ -435,9 +435,13 @@ py::tuple run(const std::string& input, const std::vector<std::string>& stages, 
   prism::Graph::Node last =
       graph.add_source(open_interruptible(input, source_options(format, rate, channels, settings), stop));
   prism::PortKind kind = prism::PortKind::samples;
+  bool on_gpu = false;  // where the last stage leaves its output (auto keeps light stages there, as prism run)
   for (const std::string& spec : stages) {
-    prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment_of(backend));
+    prism::StageEnvironment environment = environment_of(backend);
+    environment.input_on_gpu = on_gpu;
+    prism::MadeStage made = prism::make_stage(prism::parse_stage_spec(spec), environment);
     kind = made.stage->output_kind();
+    on_gpu = made.stage->output_domain().on_device();
     const prism::Graph::Node node = graph.add_stage(std::move(made.stage));
     graph.connect(last, node);
     last = node;

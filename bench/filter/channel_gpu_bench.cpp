@@ -8,7 +8,8 @@
 //   gpu     process() on one device chunk of --items items (default 2^24), cf32 at 2.4 MHz
 //           (usb and cw at 48 kHz, where those demodulators run), median of 20 calls timed with
 //           events on the stage's stream
-//   cpu     the CPU stage on the same chunk in host memory, all cores, median of 5 calls
+//   cpu     the CPU stage on the same chunk in host memory (one core: the engines are
+//           single-threaded), median of 5 calls
 //   copy    a device-to-device copy of the input's bytes and the output's: the floor of a stage
 //           that reads and writes every item once
 //

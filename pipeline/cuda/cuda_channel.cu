@@ -25,6 +25,19 @@ constexpr int kSidebandOutputs = 256;
 constexpr int kSidebandTapTile = 1024;
 // The one-pole chain's tile of block sums.
 constexpr int kChainTile = 2048;
+// The shift's pinned anchor slots (as the spectrogram's descriptor slots).
+constexpr std::size_t kAnchorSlots = 8;
+
+// A chunk's items as the elementwise kernels read them: converted on load from the chunk itself
+// (the stages that keep no items from earlier chunks), else from the stage's buffer of them.
+struct Items {
+  NativeSamples native;
+  const unsigned char* raw = nullptr;
+  const float2* converted = nullptr;
+  __device__ __forceinline__ float2 operator[](unsigned long long i) const {
+    return raw != nullptr ? convert_sample(native, raw, i) : converted[i];
+  }
+};
 
 __global__ void channel_load_kernel(NativeSamples k, const unsigned char* raw, float2* items, unsigned long long n) {
   const unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
@@ -32,19 +45,20 @@ __global__ void channel_load_kernel(NativeSamples k, const unsigned char* raw, f
 }
 
 // y = g·x per float, in double, rounded once (Gain::process).
-__global__ void channel_gain_kernel(const float2* x, unsigned long long n, double g, int complex_items, float* out) {
+__global__ void channel_gain_kernel(Items x, unsigned long long n, double g, int complex_items, float* out) {
   const unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
+  const float2 v = x[i];
   if (complex_items) {
-    out[2 * i] = static_cast<float>(channel::mul(g, x[i].x));
-    out[2 * i + 1] = static_cast<float>(channel::mul(g, x[i].y));
+    out[2 * i] = static_cast<float>(channel::mul(g, v.x));
+    out[2 * i + 1] = static_cast<float>(channel::mul(g, v.y));
   } else {
-    out[i] = static_cast<float>(channel::mul(g, x[i].x));
+    out[i] = static_cast<float>(channel::mul(g, v.x));
   }
 }
 
 // The shift (complex output) or cw (its real part): item i of a call starting at `first`.
-__global__ void channel_mix_kernel(const float2* x, unsigned long long n, unsigned long long first,
+__global__ void channel_mix_kernel(Items x, unsigned long long n, unsigned long long first,
                                    const double2* anchors, const double2* table, int complex_input, int real_part,
                                    float* out) {
   const unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
@@ -53,7 +67,8 @@ __global__ void channel_mix_kernel(const float2* x, unsigned long long n, unsign
   const double2 a = anchors[item / channel::kPhasorBlockItems - first / channel::kPhasorBlockItems];
   const double2 t = table[item % channel::kPhasorBlockItems];
   const channel::Phasor p = channel::phasor_product(a.x, a.y, t.x, t.y);
-  const channel::Phasor y = complex_input ? channel::mix_complex(x[i].x, x[i].y, p) : channel::mix_real(x[i].x, p);
+  const float2 v = x[i];
+  const channel::Phasor y = complex_input ? channel::mix_complex(v.x, v.y, p) : channel::mix_real(v.x, p);
   if (real_part) {
     out[i] = static_cast<float>(y.re);
   } else {
@@ -100,11 +115,10 @@ __global__ void one_pole_block_kernel(channel::OnePoleCall c, double* values, co
 __global__ void one_pole_chain_kernel(channel::OnePoleCall c, const double* totals, double* starts,
                                       channel::OnePoleState* state) {
   __shared__ double tile[kChainTile];
-  channel::OnePoleState s = *state;
-  double y = s.boundary;
-  const unsigned long long blocks = c.blocks();
-  for (unsigned long long base = 0; base < blocks; base += kChainTile) {
-    const int count = static_cast<int>(min(static_cast<unsigned long long>(kChainTile), blocks - base));
+  double y = state->boundary;
+  const unsigned long long blocks = c.blocks(), completed = c.completed_blocks();
+  for (unsigned long long base = 0; base < completed; base += kChainTile) {
+    const int count = static_cast<int>(min(static_cast<unsigned long long>(kChainTile), completed - base));
     __syncthreads();
     for (int q = threadIdx.x; q < count; q += blockDim.x) tile[q] = totals[base + q];
     __syncthreads();
@@ -112,12 +126,14 @@ __global__ void one_pole_chain_kernel(channel::OnePoleCall c, const double* tota
 #pragma unroll 8
       for (int q = 0; q < count; ++q) {
         starts[base + q] = y;
-        y = channel::one_pole_chain_step(c, base + q, tile[q], y, s);
+        y = channel::one_pole_chain_step(c, tile[q], y);
       }
     }
   }
   if (threadIdx.x == 0) {
-    channel::one_pole_chain_end(c, y, s);
+    if (completed < blocks) starts[blocks - 1] = y;  // the block the call ends inside
+    channel::OnePoleState s = *state;
+    channel::one_pole_chain_end(c, y, totals[blocks - 1], s);
     *state = s;
   }
 }
@@ -183,14 +199,15 @@ __global__ void channel_resample_kernel(const float2* window, unsigned long long
 }
 
 // resample by 1/1: the input, unchanged.
-__global__ void channel_copy_kernel(const float2* x, unsigned long long n, int complex_items, float* out) {
+__global__ void channel_copy_kernel(Items x, unsigned long long n, int complex_items, float* out) {
   const unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
+  const float2 v = x[i];
   if (complex_items) {
-    out[2 * i] = x[i].x;
-    out[2 * i + 1] = x[i].y;
+    out[2 * i] = v.x;
+    out[2 * i + 1] = v.y;
   } else {
-    out[i] = x[i].x;
+    out[i] = v.x;
   }
 }
 
@@ -218,7 +235,8 @@ struct CudaChannel::Impl {
   GpuChannelPlan plan;
   device::NativeSamples native;
   std::size_t max_items = 0;
-  float2* items[2] = {nullptr, nullptr};  // history_items kept, then a chunk's items
+  float2* items[2] = {nullptr, nullptr};  // history_items kept, then a chunk's items (loads_items)
+  bool loads_items = true;
   int parity = 0;
   double* values = nullptr;               // am, fm: u, then the local sums
   double* totals = nullptr;
@@ -231,9 +249,12 @@ struct CudaChannel::Impl {
   bool flushing = false;
   double2* table = nullptr;               // shift, cw
   double2* anchors = nullptr;
-  double* anchors_pinned = nullptr;       // the host's copy, one slot
-  cudaEvent_t anchors_copied = nullptr;   // the pinned slot may be rewritten once it has fired
-  bool anchors_pending = false;
+  // The host's copies in a ring: slot s is rewritten once its last copy has run (its event), so
+  // that process() waits only when the stream is kAnchorSlots calls behind.
+  double* anchors_pinned = nullptr;
+  std::size_t anchor_slot_doubles = 0;
+  cudaEvent_t anchors_copied[device::kAnchorSlots] = {};
+  bool anchors_pending[device::kAnchorSlots] = {};
   std::size_t device_bytes = 0;
   std::uint64_t next_item = 0;
   std::uint64_t calls = 0;
@@ -284,6 +305,7 @@ struct CudaChannel::Impl {
     StreamInfo floats = stream;
     floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
     floats.channels = 1;
+    floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
     Design design = planner(floats);
     plan = std::move(design.plan);
     native = device::native_samples_of(stream, channel, true);
@@ -291,7 +313,10 @@ struct CudaChannel::Impl {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     const auto lock = gpu::lock_device_wide_calls();
     try {
-      for (float2*& buffer : items) buffer = allocate<float2>(plan.history_items + max_items, "channel items");
+      // The elementwise stages (no items kept) read each chunk itself, converting on load.
+      loads_items = plan.history_items > 0 || plan.op == GpuChannelOp::resample;
+      for (float2*& buffer : items)
+        buffer = allocate<float2>(plan.history_items + (loads_items ? max_items : 0), "channel items");
       if (plan.one_pole) {
         const std::size_t blocks = GpuChannelPlan::max_pole_blocks(max_items);
         values = allocate<double>(max_items, "one-pole values");
@@ -314,10 +339,12 @@ struct CudaChannel::Impl {
         upload<double2>(table, plan.phasor_table.data(), plan.phasor_table.size() / 2, "phasor table");
         const std::size_t count = GpuChannelPlan::max_anchors(max_items);
         anchors = allocate<double2>(count, "phasor anchors");
-        check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&anchors_pinned), count * sizeof(double2), cudaHostAllocDefault),
+        anchor_slot_doubles = 2 * count;
+        check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&anchors_pinned), device::kAnchorSlots * count * sizeof(double2),
+                                 cudaHostAllocDefault),
                    "cudaHostAlloc (phasor anchors)", device);
-        check_cuda(cudaEventCreateWithFlags(&anchors_copied, cudaEventDisableTiming), "cudaEventCreate (anchors)",
-                   device);
+        for (cudaEvent_t& event : anchors_copied)
+          check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate (anchors)", device);
       }
       // A copy from pageable memory may return before its DMA lands, on the legacy stream,
       // which the stage's stream does not wait for.
@@ -341,7 +368,10 @@ struct CudaChannel::Impl {
                     static_cast<void*>(table), static_cast<void*>(anchors)})
       if (p != nullptr) cudaFree(p);
     if (anchors_pinned != nullptr) cudaFreeHost(anchors_pinned);
-    if (anchors_copied != nullptr) cudaEventDestroy(anchors_copied);
+    for (cudaEvent_t& event : anchors_copied) {
+      if (event != nullptr) cudaEventDestroy(event);
+      event = nullptr;
+    }
     items[0] = items[1] = nullptr;
     values = totals = starts = powers = nullptr;
     pole_state = nullptr;
@@ -349,8 +379,7 @@ struct CudaChannel::Impl {
     banks = nullptr;
     table = anchors = nullptr;
     anchors_pinned = nullptr;
-    anchors_copied = nullptr;
-    anchors_pending = false;
+    for (bool& pending : anchors_pending) pending = false;
     device_bytes = 0;
     configured = false;
   }
@@ -401,14 +430,17 @@ struct CudaChannel::Impl {
     return written;
   }
 
-  void launch_mix(const float2* x, unsigned long long n, float* out) {
-    if (anchors_pending)
-      check_cuda(cudaEventSynchronize(anchors_copied), "cudaEventSynchronize (phasor anchors)", device);
-    const std::size_t count = plan.anchors(next_item, n, anchors_pinned);
-    check_cuda(cudaMemcpyAsync(anchors, anchors_pinned, count * sizeof(double2), cudaMemcpyHostToDevice, compute),
+  void launch_mix(const device::Items& x, unsigned long long n, float* out) {
+    const std::size_t slot = calls % device::kAnchorSlots;
+    if (anchors_pending[slot])
+      check_cuda(cudaEventSynchronize(anchors_copied[slot]), "cudaEventSynchronize (phasor anchors)", device);
+    double* pinned = anchors_pinned + slot * anchor_slot_doubles;
+    const std::size_t count = plan.anchors(next_item, n, pinned);
+    // Into the one device buffer: the copy runs after the kernels before it on the stream.
+    check_cuda(cudaMemcpyAsync(anchors, pinned, count * sizeof(double2), cudaMemcpyHostToDevice, compute),
                "cudaMemcpyAsync (phasor anchors)", device);
-    check_cuda(cudaEventRecord(anchors_copied, compute), "cudaEventRecord (phasor anchors)", device);
-    anchors_pending = true;
+    check_cuda(cudaEventRecord(anchors_copied[slot], compute), "cudaEventRecord (phasor anchors)", device);
+    anchors_pending[slot] = true;
     device::channel_mix_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
         x, n, next_item, anchors, table, plan.complex_input ? 1 : 0, plan.op == GpuChannelOp::cw ? 1 : 0, out);
     check_cuda(cudaGetLastError(), "channel_mix_kernel launch", device);
@@ -454,19 +486,27 @@ struct CudaChannel::Impl {
     const std::size_t history = plan.history_items;
     float2* kept = items[parity];
     float2* x = kept + history;
-    device::channel_load_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
-        native, reinterpret_cast<const unsigned char*>(input.data), x, n);
-    check_cuda(cudaGetLastError(), "channel_load_kernel launch", device);
+    // The elementwise stages read the chunk itself; the others their items behind the kept ones.
+    device::Items elementwise;
+    elementwise.native = native;
+    if (!loads_items) {
+      elementwise.raw = reinterpret_cast<const unsigned char*>(input.data);
+    } else {
+      device::channel_load_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
+          native, reinterpret_cast<const unsigned char*>(input.data), x, n);
+      check_cuda(cudaGetLastError(), "channel_load_kernel launch", device);
+      elementwise.converted = x;
+    }
     float* out = output.as<float>();
     std::size_t written = static_cast<std::size_t>(n);
     switch (plan.op) {
       case GpuChannelOp::gain:
         device::channel_gain_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
-            x, n, plan.factor, plan.complex_input ? 1 : 0, out);
+            elementwise, n, plan.factor, plan.complex_input ? 1 : 0, out);
         check_cuda(cudaGetLastError(), "channel_gain_kernel launch", device);
         break;
       case GpuChannelOp::shift:
-      case GpuChannelOp::cw: launch_mix(x, n, out); break;
+      case GpuChannelOp::cw: launch_mix(elementwise, n, out); break;
       case GpuChannelOp::am:
       case GpuChannelOp::fm: launch_demodulator(x, n, out); break;
       case GpuChannelOp::sideband: {
@@ -479,8 +519,8 @@ struct CudaChannel::Impl {
       }
       case GpuChannelOp::resample:
         if (plan.up == plan.down) {
-          device::channel_copy_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(x, n, plan.complex_output ? 1 : 0,
-                                                                                    out);
+          device::channel_copy_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
+              elementwise, n, plan.complex_output ? 1 : 0, out);
           check_cuda(cudaGetLastError(), "channel_copy_kernel launch", device);
           outputs += n;
         } else {

@@ -1,8 +1,9 @@
 // CudaChannel: the channel stages on a CUDA device (samples -> samples, both in device memory):
-// shift, gain, resample and the demodulators am, fm, usb, lsb, cw, computing what the CPU's engines compute
-// (gpu_channel_plan.hpp says how closely, stage by stage), for any cutting of the input into
-// chunks. Per chunk: one kernel converts the chosen channel from its native format into a device
-// buffer behind the items the stage keeps from earlier chunks, then the stage's kernels:
+// shift, gain, resample and the demodulators am, fm, usb, lsb, cw, computing what the CPU's
+// engines compute (gpu_channel_plan.hpp says how closely, stage by stage), for any cutting of the
+// input into chunks. The stages that read items before each one (am, fm, usb, lsb, resample)
+// first convert the chosen channel from its native format into a device buffer behind the items
+// they keep from earlier chunks; the elementwise ones convert on load. Then the stage's kernels:
 //
 //   gain, shift, cw   one elementwise kernel (shift and cw read the anchors of the chunk's
 //                     phasor blocks, computed on the host from the exact phase and copied

@@ -281,6 +281,7 @@ struct CudaFir::Impl {
     StreamInfo floats = stream;
     floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
     floats.channels = 1;
+    floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
     const Design design = planner(floats);
     try {
       std::vector<GpuFirPlan> options = gpu_fir_plan_options(design.spec, fold_choice);

@@ -114,6 +114,7 @@ TEST(CudaChannel, MatchesTheCpuForEveryCaseAndChunkSize) {
       EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
       EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
       EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
+      EXPECT_EQ(driver.output().samples.float_full_scale, cpu_driver.output().samples.float_full_scale) << where;
       ASSERT_EQ(out.size(), reference.size()) << where;
       if (c.tolerance == 0) {
         EXPECT_EQ(std::memcmp(out.data(), reference.data(), out.size() * sizeof(float)), 0) << where;

@@ -192,6 +192,7 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
       EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
       EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
       EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
+      EXPECT_EQ(driver.output().samples.float_full_scale, cpu_driver.output().samples.float_full_scale) << where;
       ASSERT_EQ(out.size(), reference.size()) << where;
       EXPECT_LE(relative_l2(out, reference), 2e-5) << where;
       EXPECT_EQ(gpu->counters().items_in, cpu->counters().items_in) << where;

@@ -38,9 +38,9 @@ std::vector<double> one_pole_call(const std::vector<double>& powers, double a, u
   double chained = state.boundary;
   for (unsigned long long j = 0; j < c.blocks(); ++j) {
     starts[j] = chained;
-    chained = channel::one_pole_chain_step(c, j, totals[j], chained, state);
+    if (j < c.completed_blocks()) chained = channel::one_pole_chain_step(c, totals[j], chained);
   }
-  channel::one_pole_chain_end(c, chained, state);
+  channel::one_pole_chain_end(c, chained, totals[c.blocks() - 1], state);
   std::vector<double> y(u.size());
   for (std::size_t i = 0; i < u.size(); ++i) y[i] = channel::one_pole_output(c, i, u.data(), starts.data());
   return y;
