@@ -26,18 +26,7 @@ except ImportError as e:  # the device machine has CuPy; elsewhere there is noth
     print(f"SKIP: {e}")
     sys.exit(77)
 
-
-def timed(f, runs=20):
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for r in range(runs + 2):
-        start.record()
-        f()
-        end.record()
-        end.synchronize()
-        if r >= 2:
-            times.append(cp.cuda.get_elapsed_time(start, end))
-    return float(np.median(times))
+from fir_gpu_peers import timed  # the median of CUDA-event timings, beside this file
 
 
 def one_pole(fc_or_tau, fs, kind):
@@ -120,7 +109,7 @@ def main():
         return 1
     print(f"CuPy on {n} complex64 items on the device, median of 20, GS/s of input:")
     for name, _, f in subjects(2.4e6, 48000.0):
-        ms = timed(lambda: f(cp, big))
+        ms = timed(lambda: f(cp, big), runs=20)
         print(f"  {name:16s} {n / ms / 1e6:8.2f} GS/s ({ms:.3f} ms)")
     return 0
 

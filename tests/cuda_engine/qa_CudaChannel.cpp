@@ -20,10 +20,16 @@
 #include "pipeline/stage_registry.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
+#include "device_chain.hpp"
 #include "random_samples.hpp"
 
 namespace prism {
 namespace {
+
+using test::as_floats;
+using test::ChainRun;
+using test::relative_l2;
+using test::run_chain;
 
 struct Case {
   const char* spec;
@@ -77,22 +83,6 @@ std::unique_ptr<Stage> make(const std::string& spec, fft::BackendKind backend) {
   StageEnvironment environment;
   environment.backend = backend;
   return std::move(make_stage(parse_stage_spec(spec), environment).stage);
-}
-
-std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
-  std::vector<float> v(bytes.size() / sizeof(float));
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    num += d * d;
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-300));
 }
 
 TEST(CudaChannel, MatchesTheCpuForEveryCaseAndChunkSize) {
@@ -152,44 +142,6 @@ TEST(CudaChannel, AutomaticKeepsTheLightStagesWhereTheirInputIs) {
   EXPECT_EQ(make("resample:24000", fft::BackendKind::cuda)->input_domain(), MemoryDomain::cuda(0));
 }
 
-struct ChainRun {
-  RunReport report;
-  std::vector<float> items;
-  bool aborted = false;
-};
-
-// source → stages → host sink of rows.
-ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input,
-                   std::vector<std::unique_ptr<Stage>> stages) {
-  const test::StageInput buffer = test::samples_input(stream, input);
-  test::BufferSource source(buffer);
-  ChainRun run;
-  Graph graph;
-  Graph::Node from = graph.add_source(source);
-  for (std::unique_ptr<Stage>& stage : stages) {
-    const Graph::Node node = graph.add_stage(std::move(stage));
-    graph.connect(from, node);
-    from = node;
-  }
-  auto sink = std::make_unique<CallbackSink>(
-      PortKind::rows,
-      CallbackSink::Functions{
-          .on_begin = [](const PortDescription&) {},
-          .on_chunk =
-              [&](const Chunk& chunk) {
-                const float* f = chunk.as<float>();
-                run.items.insert(run.items.end(), f, f + chunk.bytes() / sizeof(float));
-              },
-          .on_end = [&](CallbackSink::End how) { run.aborted = how == CallbackSink::End::failed; }},
-      "collector");
-  graph.connect(from, graph.add_sink(std::move(sink)));
-  RunConfig config;
-  config.block_samples = 8192;
-  StopToken stop;
-  run.report = graph.run(config, stop);
-  return run;
-}
-
 std::vector<std::unique_ptr<Stage>> made(const std::vector<std::string>& specs, fft::BackendKind backend) {
   std::vector<std::unique_ptr<Stage>> stages;
   for (const std::string& spec : specs) stages.push_back(make(spec, backend));
@@ -213,13 +165,7 @@ TEST(CudaChannel, AChainFromTheFirToTheSpectrogramStaysOnTheDevice) {
     ChainRun cpu = run_chain(stream, input, made(chain, fft::BackendKind::cpu));
     ASSERT_EQ(gpu.report.outcome, RunOutcome::completed) << gpu.report.error;
     EXPECT_EQ(gpu.report.accounting_mismatch(), "");
-    int h2d = 0, d2h = 0;
-    for (const NodeReport& node : gpu.report.nodes) {
-      h2d += node.name == "h2d";
-      d2h += node.name == "d2h";
-    }
-    EXPECT_EQ(h2d, 1) << "one copy to the device, before the fir";
-    EXPECT_EQ(d2h, 1) << "one copy back, after the spectrogram";
+    test::expect_one_copy_each_way(gpu.report);
     ASSERT_EQ(gpu.items.size(), cpu.items.size());
     ASSERT_FALSE(cpu.items.empty());
     EXPECT_LE(relative_l2(gpu.items, cpu.items), 1e-4);

@@ -26,10 +26,16 @@
 #include "pipeline/stage_registry.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
+#include "device_chain.hpp"
 #include "random_samples.hpp"
 
 namespace prism {
 namespace {
+
+using test::as_floats;
+using test::ChainRun;
+using test::relative_l2;
+using test::run_chain;
 
 struct Case {
   const char* spec;  // the fir's settings
@@ -141,22 +147,6 @@ std::unique_ptr<Stage> make_fir(const std::string& spec, fft::BackendKind backen
   return std::move(made.stage);
 }
 
-std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
-  std::vector<float> v(bytes.size() / sizeof(float));
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    num += d * d;
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-300));
-}
-
 // Pins where the fold kernels run (PRISM_GPU_FIR_FOLD) for the stages made while it lives: the
 // tests of the kernels run every chunk size on both kernels, where by default only a call that
 // fills the device folds.
@@ -187,8 +177,9 @@ TEST(CudaFir, MatchesTheCpuForEveryCaseAndChunkSize) {
       const std::vector<float> out = as_floats(driver.run(input, chunk));
       const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ", fold " + fold + ": " +
                                 gpu->describe();
-      if (c.folded != nullptr && std::string(fold) == "always")
+      if (c.folded != nullptr && std::string(fold) == "always") {
         EXPECT_NE(gpu->describe().find(c.folded), std::string::npos) << where;
+      }
       EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
       EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
       EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
@@ -289,43 +280,6 @@ TEST(CudaFir, LongFiltersArePartitionedOnTheGpuAndBadLengthsAreUsageErrors) {
   EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::host().kind);
 }
 
-struct ChainRun {
-  RunReport report;
-  std::vector<float> items;
-  bool aborted = false;
-};
-
-// source → fir (GPU) → spectrogram (GPU) → host sink.
-ChainRun run_chain(const StreamInfo& stream, const std::vector<std::byte>& input, std::unique_ptr<Stage> fir,
-              std::unique_ptr<Stage> spectrogram) {
-  const test::StageInput buffer = test::samples_input(stream, input);
-  test::BufferSource source(buffer);
-  ChainRun run;
-  Graph graph;
-  const Graph::Node in = graph.add_source(source);
-  const Graph::Node a = graph.add_stage(std::move(fir));
-  const Graph::Node b = graph.add_stage(std::move(spectrogram));
-  graph.connect(in, a);
-  graph.connect(a, b);
-  auto sink = std::make_unique<CallbackSink>(
-      PortKind::rows,
-      CallbackSink::Functions{
-          .on_begin = [](const PortDescription&) {},
-          .on_chunk =
-              [&](const Chunk& chunk) {
-                const float* f = chunk.as<float>();
-                run.items.insert(run.items.end(), f, f + chunk.bytes() / sizeof(float));
-              },
-          .on_end = [&](CallbackSink::End how) { run.aborted = how == CallbackSink::End::failed; }},
-      "collector");
-  graph.connect(b, graph.add_sink(std::move(sink)));
-  RunConfig config;
-  config.block_samples = 8192;
-  StopToken stop;
-  run.report = graph.run(config, stop);
-  return run;
-}
-
 TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
   const FoldPinned pinned("always");  // the fold kernels in the chain (compute-sanitizer runs this test)
   // Complex input shifted, real input and taps (two segments per transform), and a partitioned
@@ -346,19 +300,16 @@ TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {
     gpu_environment.backend = fft::BackendKind::cuda;
     StageEnvironment cpu_environment;
     cpu_environment.backend = fft::BackendKind::cpu;
-    ChainRun gpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), gpu_environment).stage,
-                             make_stage(parse_stage_spec(spectrogram), gpu_environment).stage);
-    ChainRun cpu = run_chain(stream, input, make_stage(parse_stage_spec(fir), cpu_environment).stage,
-                             make_stage(parse_stage_spec(spectrogram), cpu_environment).stage);
+    // source → fir → spectrogram → host sink
+    ChainRun gpu = run_chain(stream, input,
+                             test::chain_of(make_stage(parse_stage_spec(fir), gpu_environment).stage,
+                                            make_stage(parse_stage_spec(spectrogram), gpu_environment).stage));
+    ChainRun cpu = run_chain(stream, input,
+                             test::chain_of(make_stage(parse_stage_spec(fir), cpu_environment).stage,
+                                            make_stage(parse_stage_spec(spectrogram), cpu_environment).stage));
     ASSERT_EQ(gpu.report.outcome, RunOutcome::completed) << gpu.report.error;
     EXPECT_EQ(gpu.report.accounting_mismatch(), "");
-    int h2d = 0, d2h = 0;
-    for (const NodeReport& node : gpu.report.nodes) {
-      h2d += node.name == "h2d";
-      d2h += node.name == "d2h";
-    }
-    EXPECT_EQ(h2d, 1) << "one copy to the device, before the fir";
-    EXPECT_EQ(d2h, 1) << "one copy back, after the spectrogram";
+    test::expect_one_copy_each_way(gpu.report);
     ASSERT_EQ(gpu.items.size(), cpu.items.size());
     EXPECT_LE(relative_l2(gpu.items, cpu.items), 1e-4);
   }
@@ -374,8 +325,9 @@ TEST(CudaFir, InjectedFailureEndsTheRunWithAClearMessage) {
   const auto input = test::random_samples(SampleFormat::f32, 1, 100000, 4);
   StageEnvironment environment;
   environment.backend = fft::BackendKind::cuda;
-  ChainRun run = run_chain(stream, input, std::move(fir),
-                      make_stage(parse_stage_spec("spectrogram:nperseg=256"), environment).stage);
+  ChainRun run = run_chain(
+      stream, input,
+      test::chain_of(std::move(fir), make_stage(parse_stage_spec("spectrogram:nperseg=256"), environment).stage));
   EXPECT_EQ(run.report.outcome, RunOutcome::failed);
   EXPECT_NE(run.report.error.find("fir: cudaMalloc (fault injected by PRISM_CUDA_FAULT)"), std::string::npos)
       << run.report.error;

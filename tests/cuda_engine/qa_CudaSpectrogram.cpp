@@ -30,10 +30,13 @@
 #include "pipeline/graph.hpp"
 #include "sinks/callback_sink.hpp"
 #include "../pipeline/stage_harness.hpp"
+#include "device_chain.hpp"
 #include "random_samples.hpp"
 
 namespace prism {
 namespace {
+
+using test::relative_l2;
 
 using cuda::CudaEngineOptions;
 using cuda::CudaSpectrogram;
@@ -61,16 +64,6 @@ std::uint64_t extra(const StageCounters& c, const std::string& name) {
     if (e.name == name) return e.value;
   ADD_FAILURE() << "no counter '" << name << "'";
   return 0;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    num += d * d;
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-300));
 }
 
 double max_abs_difference(const std::vector<float>& a, const std::vector<float>& b) {
