@@ -459,6 +459,7 @@ StageKind demodulator_kind(DemodulatorKind kind, std::string summary, std::strin
   k.settings.push_back(channel_setting());
   k.positional = std::move(positional);
   k.gpu_kernel = true;
+  k.gpu_after_gpu_only = true;
   k.make = [kind, name = k.name](const SettingValues& values, const StageEnvironment& environment) {
     DemodulatorSpec spec;
     spec.kind = kind;
@@ -548,6 +549,7 @@ std::vector<StageKind> sample_stage_kinds() {
   shift.positional = "frequency";
   shift.make = make_shift;
   shift.gpu_kernel = true;
+  shift.gpu_after_gpu_only = true;
   kinds.push_back(shift);
 
   StageKind resample;
@@ -560,6 +562,7 @@ std::vector<StageKind> sample_stage_kinds() {
   resample.positional = "rate";
   resample.make = make_resample;
   resample.gpu_kernel = true;
+  resample.gpu_after_gpu_only = true;
   kinds.push_back(resample);
 
   kinds.push_back(demodulator_kind(DemodulatorKind::am, "AM demodulator: the envelope |x|, DC removed"));
@@ -576,6 +579,7 @@ std::vector<StageKind> sample_stage_kinds() {
   gain.positional = "db";
   gain.make = make_gain;
   gain.gpu_kernel = true;
+  gain.gpu_after_gpu_only = true;
   kinds.push_back(gain);
   for (StageKind& k : kinds) {
     k.input = PortKind::samples;

@@ -200,7 +200,10 @@ std::string stages_help() {
   std::ostringstream out;
   for (const StageKind& kind : stage_kinds()) {
     out << kind.name << "  (" << port_kind_name(kind.input) << " -> " << port_kind_name(kind.output)
-        << (kind.gpu_kernel ? "; CPU or GPU by --backend" : "; CPU") << ")\n";
+        << (!kind.gpu_kernel            ? "; CPU"
+            : kind.gpu_after_gpu_only ? "; CPU or GPU by --backend, auto: the GPU after a GPU stage"
+                                      : "; CPU or GPU by --backend")
+        << ")\n";
     out << "  " << kind.summary << "\n";
     out << settings_help(kind.settings, false);
     out << "\n";
