@@ -2,8 +2,9 @@
 
 A chain with the spectrogram stage gives the same rows as prism spectrogram with the same
 options; outputs branch off the chain's end, each with stages of its own; every edge's accounting
-balances; a bad chain is a usage error (exit 2) that names the stage and the key; prism stages
-lists every stage with its ports, keys, defaults and ranges.
+balances; --backend auto keeps the channel stages on the side of the fir before them; a bad chain
+is a usage error (exit 2) that names the stage and the key; prism stages lists every stage with
+its ports, keys, defaults and ranges.
 """
 import json
 
@@ -55,6 +56,22 @@ class Chains(TempDirTestCase):
         direct = np.fromfile(self.path("direct.sigmf-data"), dtype="<f4")
         self.assertEqual(copy.size, 16000)
         np.testing.assert_array_equal(copy, direct)
+
+    def test_auto_keeps_the_channel_stages_where_the_fir_runs(self):
+        # The fir takes the GPU where one can be set up; the stages after it follow it there (one
+        # copy in before the fir, one out after the last), and stay on the CPU after a CPU fir.
+        summary = self.path("summary.json")
+        run_prism("run", "gen:rate=1e6,complex,tone=1e5,duration=0.2", "!",
+                  "fir:lowpass=100000,numtaps=255,shift=-100000,decimate=4", "!", "fm:wide", "!", "resample:48000",
+                  "-o", self.path("audio.wav"), "--summary-json", summary, "-q", check=0)
+        with open(summary) as f:
+            stages = json.load(f)["stages"]
+        described = {stage["name"]: stage["description"] for stage in stages}
+        on_gpu = described["fir"].startswith("cuda")
+        for name in ("fm", "resample"):
+            self.assertEqual(described[name].startswith("cuda"), on_gpu, described)
+        copies = [stage["name"] for stage in stages if stage["name"] in ("h2d", "d2h")]
+        self.assertEqual(copies, ["h2d", "d2h"] if on_gpu else [], described)
 
     def test_stages_after_the_input_feed_every_output(self):
         run_prism("run", "gen:duration=1", "!", "spectrogram:nperseg=256", "-o", self.path("a.npy"), "-o",
