@@ -321,8 +321,9 @@ struct ChannelEngine {
   std::string text;
 };
 
-// shift, resample, gain and the demodulators: on the GPU (CudaChannel, planned from the same engine) when
-// cuda or cufft asks for it by name, or automatic finds the input there already; else on the CPU.
+// shift, resample, gain and the demodulators: on the GPU (CudaChannel, planned from the same engine)
+// unless the backend is cpu (make_stage gives these the CPU on automatic unless their input is on
+// the GPU) or automatic finds no GPU; else on the CPU.
 template <typename Engine>
 MadeStage channel_stage(const std::string& name, const SettingValues& values, const StageEnvironment& environment,
                         std::function<ChannelEngine<Engine>(const StreamInfo&)> make,
@@ -331,7 +332,7 @@ MadeStage channel_stage(const std::string& name, const SettingValues& values, co
 #if PRISM_HAVE_CUDA
   const fft::BackendKind requested = environment.backend;
   const bool on_gpu = requested == fft::BackendKind::automatic
-                          ? environment.input_on_gpu && fft::backend_availability(fft::BackendKind::cufft).available
+                          ? fft::backend_availability(fft::BackendKind::cufft).available
                           : requested != fft::BackendKind::cpu;
   if (on_gpu) {
     auto planner = [make, gpu_plan](const StreamInfo& input) {

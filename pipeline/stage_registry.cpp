@@ -193,6 +193,11 @@ MadeStage make_stage(const StageSpec& spec, const StageEnvironment& environment)
     break;
   }
   const SettingValues values(kind->settings, settings, name_in_stage(kind->name));
+  if (kind->gpu_after_gpu_only && environment.backend == fft::BackendKind::automatic && !environment.input_on_gpu) {
+    StageEnvironment on_cpu = environment;  // alone, the stage does not repay the copies to a GPU
+    on_cpu.backend = fft::BackendKind::cpu;
+    return kind->make(values, on_cpu);
+  }
   return kind->make(values, environment);
 }
 

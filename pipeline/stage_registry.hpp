@@ -94,7 +94,8 @@ struct StageKind {
   PortKind input = PortKind::samples;
   PortKind output = PortKind::samples;
   bool gpu_kernel = false;  // runs on the GPU under --backend cuda (or cufft)
-  // automatic puts it on the GPU only after a stage there (StageEnvironment::input_on_gpu).
+  // automatic puts it on the GPU only after a stage there (StageEnvironment::input_on_gpu):
+  // make_stage hands it the cpu backend otherwise.
   bool gpu_after_gpu_only = false;
   std::vector<Setting> settings;
   // The key a bare value names (resample:48000 is resample:rate=48000); empty: none.

@@ -255,7 +255,6 @@ struct CudaChannel::Impl {
   std::size_t anchor_slot_doubles = 0;
   cudaEvent_t anchors_copied[device::kAnchorSlots] = {};
   bool anchors_pending[device::kAnchorSlots] = {};
-  std::size_t device_bytes = 0;
   std::uint64_t next_item = 0;
   std::uint64_t calls = 0;
   std::atomic<std::uint64_t> items_in{0}, items_out{0};
@@ -284,7 +283,6 @@ struct CudaChannel::Impl {
     void* p = nullptr;
     const std::size_t bytes = std::max<std::size_t>(count * sizeof(T), 1);
     check_cuda(cudaMalloc(&p, bytes), std::string("cudaMalloc (") + what + ")", device);
-    device_bytes += bytes;
     return static_cast<T*>(p);
   }
 
@@ -380,7 +378,6 @@ struct CudaChannel::Impl {
     table = anchors = nullptr;
     anchors_pinned = nullptr;
     for (bool& pending : anchors_pending) pending = false;
-    device_bytes = 0;
     configured = false;
   }
 
