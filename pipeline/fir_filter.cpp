@@ -80,21 +80,30 @@ constexpr std::size_t kMaxBatch = 64;
 
 namespace {
 
-struct TapsCheck {
-  static void finite(const FilterTaps& taps) {
-    for (std::size_t i = 0; i < taps.size(); ++i) {
-      const std::complex<double> v = taps[i];
-      if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
-        throw UsageError("taps: tap " + std::to_string(i) + " is not a finite number");
-    }
+void check_finite_taps(const FilterTaps& taps) {
+  for (std::size_t i = 0; i < taps.size(); ++i) {
+    const std::complex<double> v = taps[i];
+    if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
+      throw UsageError("taps: tap " + std::to_string(i) + " is not a finite number");
   }
-};
+}
 
 }  // namespace
 
+void check_fir_taps_switch(const FilterTaps& taps, std::size_t capacity, bool complex_output) {
+  if (taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
+  if (taps.size() > capacity)
+    throw UsageError("taps: " + std::to_string(taps.size()) + " taps exceed the filter's capacity of " +
+                     std::to_string(capacity) + " (max_taps)");
+  if (taps.is_complex && !complex_output)
+    throw UsageError("taps: complex taps on a filter built for real taps and real input "
+                     "(build it with complex taps or a shift)");
+  check_finite_taps(taps);
+}
+
 void check_fir_spec(const FirSpec& spec) {
   if (spec.taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
-  TapsCheck::finite(spec.taps);
+  check_finite_taps(spec.taps);
   if (!(spec.sample_rate > 0) || !std::isfinite(spec.sample_rate))
     throw UsageError("sample_rate must be a positive finite number of Hz");
   if (spec.shift_hz && !std::isfinite(*spec.shift_hz))
@@ -327,16 +336,7 @@ struct FirFilter::Impl {
   // spectra) and, with folding, rotated by δ (except packed with K > 1, which rotates after
   // joining, since the rotation would break the spectra's symmetry).
   void set_taps(const FilterTaps& taps) {
-    if (taps.size() < 1) throw UsageError("taps: a filter needs at least one tap");
-    if (taps.size() > taps_capacity)
-      throw UsageError("taps: " + std::to_string(taps.size()) +
-                       " taps exceed the filter's capacity of " + std::to_string(taps_capacity) +
-                       " (max_taps)");
-    if (taps.is_complex && !complex_out)
-      throw UsageError(
-          "taps: complex taps on a filter built for real taps and real input "
-          "(build it with complex taps or a shift)");
-    TapsCheck::finite(taps);
+    check_fir_taps_switch(taps, taps_capacity, complex_out);
     const std::size_t m = taps.size();
     // Where the taps start inside the capacity: centred for same ((m−1)//2 falls on c).
     const std::size_t first = align_same ? offset - (m - 1) / 2 : 0;

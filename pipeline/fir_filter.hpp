@@ -116,6 +116,9 @@ struct FirCounters {
 // The checks FirFilter's constructor makes (UsageError naming the setting: taps, decimate, shift,
 // sample_rate, max_taps, threads); the GPU filter (pipeline/cuda/cuda_fir.hpp) makes the same.
 void check_fir_spec(const FirSpec& spec);
+// The checks of a taps switch (set_taps) on a filter with room for `capacity` taps (UsageError
+// naming taps): at least one, at most the capacity, finite, real where the output is real.
+void check_fir_taps_switch(const FilterTaps& taps, std::size_t capacity, bool complex_output);
 
 class FirFilter {
  public:

@@ -72,7 +72,10 @@ namespace {
 // Whether the one-spectrum plans of `spec` are packed (GpuFirPlan::packed).
 bool packable(const FirSpec& spec) { return !spec.complex_input && !spec.taps.is_complex && !spec.shift_hz; }
 
-// The plan at length n (partitioned when the taps are longer than n, or beyond one spectrum's
+// The taps the plan has room for: max_taps when set (set_taps may grow to it), else the taps'.
+std::size_t capacity_of(const FirSpec& spec) { return std::max(spec.max_taps, spec.taps.size()); }
+
+// The plan at length n (partitioned when the capacity is longer than n, or beyond one spectrum's
 // auto choices), folded where fold_allowed and the length and decimation take it.
 GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed);
 
@@ -80,7 +83,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
   check_fir_spec(spec);
-  const std::size_t m = spec.taps.size();
+  const std::size_t m = capacity_of(spec);
   std::size_t n = spec.fft_length;
   if (n == 0) {
     if (m > kGpuFirMaxUnpartitionedAutoTaps)
@@ -98,7 +101,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
   check_fir_spec(spec);
-  if (spec.fft_length != 0 || spec.taps.size() > kGpuFirMaxUnpartitionedAutoTaps)
+  if (spec.fft_length != 0 || capacity_of(spec) > kGpuFirMaxUnpartitionedAutoTaps)
     throw std::invalid_argument("plan_gpu_fir: an automatic choice for a spec the choices do not serve");
   return plan_at(spec, choice.fft_length, false, choice.fold);
 }
@@ -106,7 +109,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold) {
   std::vector<GpuFirPlan> all;  // in the choices' order
   const std::vector<GpuFirChoice> choices =
-      spec.fft_length == 0 ? gpu_fir_auto_choices(spec.taps.size(), spec.decimation)
+      spec.fft_length == 0 ? gpu_fir_auto_choices(capacity_of(spec), spec.decimation)
                            : std::vector<GpuFirChoice>{};
   if (!choices.empty()) {
     for (const GpuFirChoice& choice : choices) all.push_back(plan_gpu_fir(spec, choice));
@@ -143,9 +146,7 @@ std::size_t pick_gpu_fir_plan(const std::vector<GpuFirPlan>& options, const std:
 namespace {
 
 GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed) {
-  const std::size_t m = spec.taps.size();
-  if (spec.max_taps > m)
-    throw UsageError("max_taps: the GPU filter keeps the taps it was made with (" + std::to_string(m) + ")");
+  const std::size_t m = capacity_of(spec);
   GpuFirPlan plan;
   plan.map.n = n;
   plan.map.hop = partitioned ? n / 2 : n - m + 1;
@@ -157,43 +158,20 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
     plan.fold = d;
     plan.map.hop -= plan.map.hop % d;
   }
-  const std::size_t delta = plan.fold > 1 ? plan.map.offset % plan.fold : 0;
   plan.complex_input = spec.complex_input;
-  plan.complex_taps = spec.taps.is_complex;
   plan.shifted = spec.shift_hz.has_value();
-  plan.complex_output = plan.complex_input || plan.complex_taps || plan.shifted;
+  plan.complex_output = plan.complex_input || spec.taps.is_complex || plan.shifted;
   plan.packed = !partitioned && packable(spec);
-  plan.taps = m;
+  plan.taps_capacity = m;
+  plan.same_alignment = spec.align == FirAlign::same;
+  plan.partition_taps = partitioned ? plan.map.hop : m;
   plan.first_index = spec.first_index;
   if (plan.shifted) {
     plan.phase.emplace(*spec.shift_hz, spec.sample_rate);
     const double step = *spec.shift_hz / spec.sample_rate;
     plan.step_cycles = step - std::floor(step);
   }
-
-  // Each partition's taps (rotated by the shift, as FirFilter rotates them), its spectrum scaled
-  // by 1/N.
-  const std::size_t partition_taps = partitioned ? plan.map.hop : m;
-  plan.filter_spectrum.resize(plan.partitions * n);
-  const double scale = 1.0 / static_cast<double>(n);
-  for (std::size_t k = 0; k < plan.partitions; ++k) {
-    std::vector<std::complex<double>> time(n);
-    for (std::size_t i = 0; i < partition_taps && k * partition_taps + i < m; ++i) {
-      const std::size_t j = k * partition_taps + i;
-      std::complex<double> v = spec.taps[j];
-      if (plan.phase) v *= plan.phase->phasor(j, +1);
-      time[i] = v;
-    }
-    const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
-    for (std::size_t b = 0; b < n; ++b) {
-      std::complex<double> h = spectrum[b] * scale;
-      // Folded: the circular convolution moved by δ, so that the points δ + D·r are rows r of
-      // the inverse transform of N/D (the exponent reduced mod N before the division).
-      if (delta != 0)
-        h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
-      plan.filter_spectrum[k * n + b] = std::complex<float>(h);
-    }
-  }
+  plan.set_taps(spec.taps);
 
   if (plan.phase) {
     const std::size_t outputs = (plan.map.hop + plan.map.decimation - 1) / plan.map.decimation;
@@ -206,6 +184,42 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
 }
 
 }  // namespace
+
+void GpuFirPlan::set_taps(const FilterTaps& new_taps) {
+  check_fir_taps_switch(new_taps, taps_capacity, complex_output);
+  const std::size_t m = new_taps.size();
+  const std::size_t n = static_cast<std::size_t>(map.n);
+  // Where the taps start inside the capacity (as FirFilter places them): centred for `same`, so
+  // that tap (m−1)//2 falls on the offset c.
+  const std::size_t first = same_alignment ? static_cast<std::size_t>(map.offset) - (m - 1) / 2 : 0;
+  const std::size_t delta = fold > 1 ? static_cast<std::size_t>(map.offset % fold) : 0;
+  // Each partition's taps (rotated by the shift, as FirFilter rotates them), its spectrum scaled
+  // by 1/N.
+  std::vector<std::complex<float>> spectra(partitions * n);
+  const double scale = 1.0 / static_cast<double>(n);
+  for (std::size_t k = 0; k < partitions; ++k) {
+    std::vector<std::complex<double>> time(n);
+    for (std::size_t i = 0; i < partition_taps; ++i) {
+      const std::size_t j = k * partition_taps + i;  // the tap's index inside the capacity
+      if (j < first || j >= first + m) continue;
+      std::complex<double> v = new_taps[j - first];
+      if (phase) v *= phase->phasor(j, +1);
+      time[i] = v;
+    }
+    const std::vector<std::complex<double>> spectrum = forward_dft(std::move(time));
+    for (std::size_t b = 0; b < n; ++b) {
+      std::complex<double> h = spectrum[b] * scale;
+      // Folded: the circular convolution moved by δ, so that the points δ + D·r are rows r of
+      // the inverse transform of N/D (the exponent reduced mod N before the division).
+      if (delta != 0)
+        h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
+      spectra[k * n + b] = std::complex<float>(h);
+    }
+  }
+  filter_spectrum = std::move(spectra);
+  taps = m;
+  complex_taps = new_taps.is_complex;
+}
 
 std::size_t GpuFirPlan::max_output(std::size_t n) const {
   const std::uint64_t segments = (static_cast<std::uint64_t>(n) + map.hop - 1) / map.hop + (packed ? 1 : 0);
@@ -230,6 +244,7 @@ double GpuFirPlan::anchor_cycles(std::uint64_t s) const {
 std::string GpuFirPlan::describe() const {
   std::string text = "FFT " + std::to_string(map.n) + " (hop " + std::to_string(map.hop) + "), " +
                      std::to_string(taps) + (complex_taps ? " complex" : " real") + " taps";
+  if (taps_capacity > taps) text += " (room for " + std::to_string(taps_capacity) + ")";
   if (partitions > 1)
     text += " in " + std::to_string(partitions) + " partitions of " + std::to_string(map.hop);
   if (fold > 1)

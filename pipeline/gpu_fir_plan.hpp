@@ -162,13 +162,18 @@ struct GpuFirPlan {
   // flush's first pair may start one segment before its first.
   bool packed = false;
   bool shifted = false;
-  std::size_t taps = 0;
+  std::size_t taps = 0;           // the taps set now
   bool complex_taps = false;
+  // The most taps set_taps takes: FirSpec::max_taps, else the taps' count. The geometry (N, B,
+  // the partitions, the offset c) follows it, so a switch keeps every buffer and the history.
+  std::size_t taps_capacity = 0;
+  std::size_t partition_taps = 0;  // the capacity's taps per partition (B partitioned, else all)
+  bool same_alignment = false;
   std::uint64_t first_index = 0;  // n0 of FirSpec (the shift's phase)
   // K: 1, or the partitions of B = N/2 taps each (partition k: taps k·B .. k·B + B − 1).
   std::size_t partitions = 1;
   // K·N bins, partition k's at [k·N, k·N + N): the FFT of its taps (rotated by exp(+j2π·m·f/fs),
-  // m the tap's index in the whole filter, when shifted), divided by N; folded, every partition's
+  // m the tap's index inside the capacity, when shifted), divided by N; folded, every partition's
   // spectrum rotated by exp(+2πi·b·δ/N).
   std::vector<std::complex<float>> filter_spectrum;
   // Shifted: exp(−j2π·r·D·f/fs) for r < ceil(B/D), the phasors of a segment's outputs relative
@@ -177,6 +182,10 @@ struct GpuFirPlan {
   std::optional<ExactPhase> phase;
   double step_cycles = 0;  // frac(f/fs): the phase step per item, in cycles
 
+  // New taps (FirFilter::set_taps's checks and placement: at the capacity's start for causal,
+  // centred on c for same): filter_spectrum recomputed; UsageError naming taps otherwise, the
+  // plan unchanged.
+  void set_taps(const FilterTaps& new_taps);
   // The most outputs one call of n items can give (FirFilter::max_output's bound; packed, one
   // segment more: a call may complete the segment the last one left for its pair).
   std::size_t max_output(std::size_t n) const;
@@ -205,8 +214,8 @@ struct GpuFirPlan {
 // spectrum: B = N − M + 1, rounded down to a multiple of D when the decimation is folded (D of 2,
 // 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B),
 // folded for D of 2, 4 or 8 where N/D is at least kGpuFirMinFftLength.
-// UsageError naming fft_length when the GPU cannot take it. max_taps is not supported (the taps
-// are fixed). fold_allowed false: every decimation keeps every D-th point of the inverse
+// UsageError naming fft_length when the GPU cannot take it. With max_taps the geometry is the
+// capacity's (M above is max_taps) and set_taps may replace the taps. fold_allowed false: every decimation keeps every D-th point of the inverse
 // transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);
 // The plan of one of gpu_fir_auto_choices(M, D) for `spec` (whose fft_length is 0).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -496,6 +497,20 @@ struct CudaFir::Impl {
     return written;
   }
 
+  void set_taps(const FilterTaps& taps) {
+    if (!configured) throw std::logic_error("CudaFir::set_taps before configure");
+    GpuFirPlan next = plan;
+    next.set_taps(taps);
+    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    // From pageable memory the copy is staged before the call returns, so `next` may go; on the
+    // stage's stream it lands after the kernels that read the old spectrum.
+    check_cuda(cudaMemcpyAsync(spectrum, next.filter_spectrum.data(),
+                               next.filter_spectrum.size() * sizeof(std::complex<float>), cudaMemcpyHostToDevice,
+                               compute),
+               "cudaMemcpyAsync (filter spectrum)", device);
+    plan = std::move(next);
+  }
+
   std::size_t flush(Chunk& output) {
     if (!configured) throw std::logic_error("CudaFir::flush before configure");
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
@@ -538,6 +553,8 @@ std::size_t CudaFir::flush(Chunk& output) { return impl_->flush(output); }
 void CudaFir::reset() {
   if (impl_->configured) impl_->reset_state();
 }
+
+void CudaFir::set_taps(const FilterTaps& taps) { impl_->set_taps(taps); }
 
 StageCounters CudaFir::counters() const {
   StageCounters c;

@@ -56,6 +56,11 @@ class CudaFir final : public Stage {
   std::size_t process(const Chunk& input, Chunk& output) override;
   std::size_t flush(Chunk& output) override;
   void reset() override;
+  // New taps between calls, exact as FirFilter::set_taps (fir_filter.hpp): the outputs not yet
+  // returned are the new filter's over the same history. The plan's capacity (FirSpec::max_taps)
+  // bounds them; UsageError naming taps otherwise, the filter unchanged. The spectrum is copied
+  // on the stage's stream, after the kernels already launched.
+  void set_taps(const FilterTaps& taps);
   StageCounters counters() const override;
   gpu::Stream stream() const override;
 

@@ -60,6 +60,8 @@ class HostModel {
       : plan_(plan_gpu_fir(spec)), schedule_(plan_.map, plan_.packed), history_(plan_.history_items()), max_items_(max_items) {}
 
   const GpuFirPlan& plan() const { return plan_; }
+  // CudaFir::set_taps: the plan's spectrum replaced between calls, the history kept.
+  void set_taps(const FilterTaps& taps) { plan_.set_taps(taps); }
 
   void process(const std::vector<cf>& chunk, std::vector<cf>& out) {
     ASSERT_LE(chunk.size(), max_items_);
@@ -360,6 +362,87 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       }
     }
   }
+}
+
+// A plan made with room for more taps (max_taps) gives FirFilter's outputs for taps shorter than
+// its capacity, and set_taps between two calls switches as FirFilter's does: the outputs before
+// are the old filter's, those after the new one's over the same history (the host model, so
+// the GPU's bookkeeping, with every chunk size). Which outputs come before depends on the
+// segments each completes, so each is compared with the two filters run whole.
+TEST(GpuFirPlan, SetTapsSwitchesAsFirFilterDoes) {
+  struct Switch {
+    std::size_t taps_before, taps_after, capacity, decimation;
+    bool complex_input, complex_taps;
+    std::optional<double> shift;
+    FirAlign align;
+    std::size_t fft_length;
+  };
+  std::mt19937 rng(77);
+  std::normal_distribution<float> normal;
+  for (const Switch& c : std::vector<Switch>{
+           {63, 63, 0, 1, false, false, std::nullopt, FirAlign::causal, 0},        // packed, same length
+           {101, 31, 101, 1, false, false, std::nullopt, FirAlign::same, 0},       // shorter, centred
+           {40, 120, 120, 3, true, false, std::nullopt, FirAlign::same, 0},        // longer, in the room
+           {200, 150, 400, 8, true, true, 1500.0, FirAlign::causal, 0},           // folded, shifted
+           {301, 64, 301, 2, false, true, std::nullopt, FirAlign::same, 1024},   // real input, complex taps
+           {500, 333, 700, 5, false, false, std::nullopt, FirAlign::same, 256},  // partitioned, packed
+           {600, 1000, 1000, 4, true, true, -700.0, FirAlign::same, 512},        // partitioned, folded
+       }) {
+    Case before_case{c.taps_before, c.complex_taps, c.complex_input, c.shift, c.decimation, c.align, c.fft_length};
+    FirSpec spec = spec_of(before_case, rng);
+    spec.max_taps = c.capacity;
+    FirSpec after_spec = spec_of({c.taps_after, c.complex_taps, c.complex_input, c.shift, c.decimation, c.align,
+                                  c.fft_length},
+                                 rng);
+    after_spec.max_taps = spec.max_taps;
+    const std::size_t items = 9000;
+    std::vector<cf> input(items);
+    for (cf& x : input) x = cf(normal(rng), c.complex_input ? normal(rng) : 0.0f);
+    // FirFilter's outputs over the whole input, with the old taps and with the new.
+    const std::vector<cf> old_outputs = reference(spec, input), new_outputs = reference(after_spec, input);
+    SCOPED_TRACE("taps " + std::to_string(c.taps_before) + " -> " + std::to_string(c.taps_after) + ", capacity " +
+                 std::to_string(c.capacity) + ", D " + std::to_string(c.decimation));
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{333}, std::size_t{4500}}) {
+      if (chunk == 1 && plan_gpu_fir(spec).map.n > 2048) continue;  // as above: quick enough
+      const std::size_t switch_at = chunk == 4500 ? 4500 : 2997;
+      HostModel model(spec, chunk);
+      EXPECT_EQ(model.plan().taps_capacity, std::max(c.capacity, c.taps_before));
+      std::vector<cf> got;
+      std::size_t switched = 0;  // the outputs returned before the switch
+      for (std::size_t first = 0; first < items; first += chunk) {
+        if (first == switch_at) {
+          model.set_taps(after_spec.taps);
+          switched = got.size();
+        }
+        model.process(std::vector<cf>(input.begin() + static_cast<long>(first),
+                                      input.begin() + static_cast<long>(std::min(items, first + chunk))),
+                      got);
+      }
+      model.flush(got, 100000);
+      SCOPED_TRACE("chunk " + std::to_string(chunk) + ", " + std::to_string(switched) + " outputs before the switch");
+      ASSERT_EQ(got.size(), old_outputs.size());
+      EXPECT_LT(relative_l2(std::vector<cf>(got.begin(), got.begin() + static_cast<long>(switched)),
+                            std::vector<cf>(old_outputs.begin(), old_outputs.begin() + static_cast<long>(switched))),
+                2e-6);
+      EXPECT_LT(relative_l2(std::vector<cf>(got.begin() + static_cast<long>(switched), got.end()),
+                            std::vector<cf>(new_outputs.begin() + static_cast<long>(switched), new_outputs.end())),
+                2e-6);
+    }
+  }
+  // The switch's checks, the plan unchanged when they fail.
+  FirSpec spec = spec_of({61, false, false, std::nullopt, 1, FirAlign::causal}, rng);
+  spec.max_taps = 100;
+  GpuFirPlan plan = plan_gpu_fir(spec);
+  const std::vector<std::complex<float>> spectrum = plan.filter_spectrum;
+  EXPECT_THROW(plan.set_taps(FilterTaps::from_real(std::vector<double>(101, 0.1))), UsageError);
+  EXPECT_THROW(plan.set_taps(FilterTaps::from_real({})), UsageError);
+  EXPECT_THROW(plan.set_taps(FilterTaps::from_complex({cd(1, 1)})), UsageError);  // a real output
+  EXPECT_THROW(plan.set_taps(FilterTaps::from_real({1.0, std::nan("")})), UsageError);
+  EXPECT_EQ(plan.filter_spectrum, spectrum);
+  EXPECT_EQ(plan.taps, 61u);
+  EXPECT_NE(plan.describe().find("61 real taps (room for 100)"), std::string::npos) << plan.describe();
+  plan.set_taps(FilterTaps::from_real(std::vector<double>(100, 0.1)));
+  EXPECT_EQ(plan.taps, 100u);
 }
 
 TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
