@@ -82,6 +82,7 @@ struct ChannelListener::Impl {
   std::uint64_t taken_generation = 0;
   ListenRequest current;
   std::optional<StreamInfo> input;
+  std::optional<int> gpu_device;
   std::unique_ptr<ChannelReceiver> receiver;
   std::string receiver_error;
   double audio_rate = 0;
@@ -211,7 +212,8 @@ void ChannelListener::Impl::build_receiver() {
   if (receiver || !receiver_error.empty() || !input || audio_rate == 0) return;  // rate: the device's
   const unsigned channel = std::min(current.input_channel, input->channels - 1);
   try {
-    receiver = std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames);
+    receiver =
+        std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames, gpu_device);
     ++rebuilds;
   } catch (const std::exception& e) {
     receiver_error = e.what();
@@ -367,6 +369,14 @@ void ChannelListener::set_idle(bool idle) {
 #endif
 }
 
+void ChannelListener::set_gpu_device(std::optional<int> device) {
+  Impl& s = *impl_;  // before a run: the sink thread is not running
+  if (device == s.gpu_device) return;
+  s.gpu_device = device;
+  s.receiver.reset();
+  s.stop_recording();
+}
+
 void ChannelListener::begin(const PortDescription& input) {
   Impl& s = *impl_;
   if (s.input && !same_input(*s.input, input.samples)) {
@@ -387,12 +397,19 @@ void ChannelListener::write(const Chunk& chunk) {
     if (s.current.record) s.start_recording();  // or on in new files: see start_recording
     if (s.receiver) {
       const std::size_t frame = s.input->frame_bytes();
-      for (std::size_t done = 0; done < chunk.items;) {
-        const std::size_t n = std::min(kPieceFrames, chunk.items - done);
-        const ChannelReceiver::Output out = s.receiver->process(chunk.data + done * frame, n);
-        s.record(out);
-        s.play(out.audio, out.audio_items);
-        done += n;
+      try {
+        for (std::size_t done = 0; done < chunk.items;) {
+          const std::size_t n = std::min(kPieceFrames, chunk.items - done);
+          const ChannelReceiver::Output out = s.receiver->process(chunk.data + done * frame, n);
+          s.record(out);
+          s.play(out.audio, out.audio_items);
+          done += n;
+        }
+      } catch (const std::exception& e) {
+        // A device that fails mid-run: the channel stops with the reason; the spectra go on.
+        s.receiver_error = std::string("the channel failed: ") + e.what();
+        s.receiver.reset();
+        s.stop_recording();
       }
     }
   }

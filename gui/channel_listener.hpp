@@ -20,8 +20,12 @@
 // for (the input paced faster than the device, or a device that stalls) is dropped and counted,
 // so that the spectra never wait on the sound.
 //
+// The channel's filter runs where the spectra are computed (set_gpu_device): on a GPU backend on
+// its device, else on the CPU (ChannelReceiver).
+//
 // Errors (a channel that does not fit the input, no audio device, a recording that cannot be
-// written) are kept in the status for the panel; they never end the graph's run.
+// written, a GPU that fails) are kept in the status for the panel; they never end the graph's
+// run.
 #pragma once
 
 #include <atomic>
@@ -74,6 +78,9 @@ class ChannelListener final : public Sink {
   ListenStatus status() const;                 // any thread
   // The input is paused on purpose: the device running dry is no underflow then.
   void set_idle(bool idle);
+  // Where the channel's filter runs (ChannelReceiver): on this CUDA device, or the CPU
+  // (nullopt). Set before a run, as the spectra's backend; a change builds a new receiver.
+  void set_gpu_device(std::optional<int> device);
 
   bool accepts(PortKind kind) const override { return kind == PortKind::samples; }
   void begin(const PortDescription& input) override;

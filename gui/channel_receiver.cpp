@@ -13,6 +13,10 @@
 #include "pipeline/format.hpp"
 #include "pipeline/resampler.hpp"
 
+#if PRISM_HAVE_CUDA
+#include "gui/cuda/gpu_channel_filter.hpp"
+#endif
+
 namespace prism::view {
 
 namespace {
@@ -33,6 +37,18 @@ std::string hz_text(double hz) {
 }
 
 bool single_sideband(Demodulation d) { return d == Demodulation::usb || d == Demodulation::lsb; }
+
+class CpuChannelFilter final : public ChannelFilter {
+ public:
+  explicit CpuChannelFilter(const FirSpec& spec) : filter_(spec) {}
+  std::size_t max_output(std::size_t n) const override { return filter_.max_output(n); }
+  std::size_t process(const float* in, std::size_t n, float* out) override { return filter_.process(in, n, out); }
+  void set_taps(const FilterTaps& taps) override { filter_.set_taps(taps); }
+  std::string where() const override { return "the CPU"; }
+
+ private:
+  FirFilter filter_;
+};
 
 }  // namespace
 
@@ -166,7 +182,7 @@ ChannelPlan plan_channel(const ChannelSettings& s, const StreamInfo& input, doub
 }
 
 ChannelReceiver::ChannelReceiver(const ChannelSettings& settings, const StreamInfo& input, unsigned input_channel,
-                                 double audio_rate, std::size_t max_input_items)
+                                 double audio_rate, std::size_t max_input_items, std::optional<int> gpu_device)
     : settings_(settings), input_(input), input_channel_(input_channel), max_input_items_(max_input_items) {
   plan_ = plan_channel(settings, input, audio_rate, [](std::string_view key) { return std::string(key); });
   if (input_channel >= input.channels)
@@ -183,7 +199,22 @@ ChannelReceiver::ChannelReceiver(const ChannelSettings& settings, const StreamIn
   fir.sample_rate = input.sample_rate;
   fir.decimation = plan_.decimation;
   fir.threads = 1;  // the viewer's other threads need the other cores
-  filter_ = std::make_unique<FirFilter>(fir);
+  if (gpu_device) {
+#if PRISM_HAVE_CUDA
+    try {
+      filter_ = std::make_unique<GpuChannelFilter>(fir, *gpu_device, max_input_items);
+      filter_on_gpu_ = true;
+    } catch (const UsageError&) {
+      throw;
+    } catch (const std::exception& e) {
+      filter_place_ = "the CPU (GPU " + std::to_string(*gpu_device) + ": " + e.what() + ")";
+    }
+#else
+    filter_place_ = "the CPU (GPU " + std::to_string(*gpu_device) + ": this prism was built without CUDA)";
+#endif
+  }
+  if (!filter_) filter_ = std::make_unique<CpuChannelFilter>(fir);
+  if (filter_place_.empty()) filter_place_ = filter_->where();
   carrier_phase_ = ExactPhase(plan_.carrier_hz, input.sample_rate);
   demodulator_ = std::make_unique<Demodulator>(plan_.demodulator);
   volume_ = std::make_unique<Gain>(GainSpec{settings.volume_db, true, false});
@@ -278,13 +309,12 @@ StreamInfo ChannelReceiver::audio_info() const {
 }
 
 std::string ChannelReceiver::describe() const {
-  char text[200];
-  std::snprintf(text, sizeof text, "%s %s: %zu taps, /%zu to %s, %llu/%llu to %s",
-                std::string(demodulation_name(settings_.demodulation)).c_str(), hz_text(settings_.bandwidth_hz).c_str(),
-                plan_.taps, plan_.decimation, hz_text(plan_.channel_rate).c_str(),
-                static_cast<unsigned long long>(plan_.up), static_cast<unsigned long long>(plan_.down),
-                hz_text(plan_.audio_rate).c_str());
-  return text;
+  char rates[120];
+  std::snprintf(rates, sizeof rates, ", /%zu to %s, %llu/%llu to %s", plan_.decimation,
+                hz_text(plan_.channel_rate).c_str(), static_cast<unsigned long long>(plan_.up),
+                static_cast<unsigned long long>(plan_.down), hz_text(plan_.audio_rate).c_str());
+  return std::string(demodulation_name(settings_.demodulation)) + " " + hz_text(settings_.bandwidth_hz) + ": " +
+         std::to_string(plan_.taps) + " taps on " + filter_place_ + rates;
 }
 
 ChannelReceiver::Output ChannelReceiver::process(const std::byte* frames, std::size_t n) {

@@ -33,6 +33,13 @@
 // a receiver built for the new channel over the same input. Otherwise the caller builds a new
 // receiver.
 //
+// The channel filter runs on the CPU (FirFilter, one thread) or, given a device, on the GPU (the
+// fir stage's CudaFir, gui/cuda/gpu_channel_filter.hpp): the input is the heaviest part of the
+// chain (every input item passes through the filter), so it goes where the viewer's spectra are
+// computed; what follows runs on the CPU at the channel rate (8 kHz to a few hundred kHz), a few
+// thousand samples per call, less work than a kernel launch and its copies would cost. A GPU that cannot be set up leaves the
+// filter on the CPU, and describe() says why.
+//
 // Every engine keeps exact state across calls and the squelch decides on fixed blocks of the
 // channel's samples, so the outputs do not depend on how the input is cut. process() never
 // allocates: the buffers are sized for `max_input_items` at construction.
@@ -55,7 +62,6 @@
 #include "../pipeline/stream_info.hpp"
 
 namespace prism {
-class FirFilter;
 class Resampler;
 }  // namespace prism
 
@@ -113,13 +119,24 @@ using SettingNamer = std::function<std::string(std::string_view key)>;
 ChannelPlan plan_channel(const ChannelSettings& settings, const StreamInfo& input, double audio_rate,
                          const SettingNamer& name);
 
+// The channel filter's engine (FirFilter's calls): input and output in host memory, the exact
+// taps switch of FirFilter::set_taps.
+class ChannelFilter {
+ public:
+  virtual ~ChannelFilter() = default;
+  virtual std::size_t max_output(std::size_t n) const = 0;
+  virtual std::size_t process(const float* in, std::size_t n, float* out) = 0;
+  virtual void set_taps(const FilterTaps& taps) = 0;
+  virtual std::string where() const = 0;  // "the CPU", "GPU 0"
+};
+
 class ChannelReceiver {
  public:
   // input: the stream (any format, any channels); input_channel: the one heard. Plans
   // (plan_channel's errors), designs the filter and allocates for chunks of up to
-  // max_input_items frames.
+  // max_input_items frames. gpu_device: the channel filter on that CUDA device (see above).
   ChannelReceiver(const ChannelSettings& settings, const StreamInfo& input, unsigned input_channel,
-                  double audio_rate, std::size_t max_input_items);
+                  double audio_rate, std::size_t max_input_items, std::optional<int> gpu_device = std::nullopt);
   ~ChannelReceiver();
   ChannelReceiver(const ChannelReceiver&) = delete;
   ChannelReceiver& operator=(const ChannelReceiver&) = delete;
@@ -139,8 +156,11 @@ class ChannelReceiver {
   StreamInfo iq_info() const;
   // The audio: f32, one channel, at the audio rate.
   StreamInfo audio_info() const;
-  // "am 10 kHz: FIR 893 taps, D 15 (16 kHz), 1/3 to 48 kHz".
+  // "am 10 kHz: 893 taps on GPU 0, /15 to 16 kHz, 1/3 to 48 kHz".
   std::string describe() const;
+  // Where the channel filter runs: "the CPU", "GPU 0", or "the CPU (GPU 0: <why not>)".
+  const std::string& filter_place() const { return filter_place_; }
+  bool filter_on_gpu() const { return filter_on_gpu_; }
 
   struct Output {
     const float* iq = nullptr;  // (re, im) pairs
@@ -169,7 +189,9 @@ class ChannelReceiver {
   static FilterTaps channel_taps(const ChannelPlan& plan, double sample_rate);
   static constexpr std::size_t kMaxRetuneTaps = std::size_t{1} << 20;
 
-  std::unique_ptr<FirFilter> filter_;
+  std::unique_ptr<ChannelFilter> filter_;
+  std::string filter_place_;
+  bool filter_on_gpu_ = false;
   ExactPhase carrier_phase_{0.0, 1.0};
   std::uint64_t retunes_ = 0;
   std::size_t max_taps_ = 0;

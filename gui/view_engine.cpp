@@ -578,7 +578,12 @@ void ViewEngine::Impl::run() {
 #endif
     if (!sink) sink = std::make_unique<DisplayRowSink>(next_session, time_offset_s, lines_per_second, averaging_s, spectra);
     graph.connect(lines_node, graph.add_sink(std::move(sink)));
-    if (!rows_in) graph.connect(input, graph.add_sink(listener));
+    if (!rows_in) {
+      // The channel's filter runs beside the spectra: on their GPU, or the CPU.
+      const MemoryDomain spectra_domain = spectrogram->input_domain();
+      listener.set_gpu_device(spectra_domain.on_device() ? std::optional<int>(spectra_domain.device) : std::nullopt);
+      graph.connect(input, graph.add_sink(listener));
+    }
     config.on_progress = [this](const ProgressUpdate& u) {
       samples_in_run.store(u.samples_done, std::memory_order_relaxed);
       pipeline_dropped_in_run.store(u.samples_dropped, std::memory_order_relaxed);

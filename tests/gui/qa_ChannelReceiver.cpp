@@ -3,7 +3,8 @@
 // channel's audio is its tone (frequency and level measured), the other channel's tone is at
 // least the filter's attenuation down, the output does not depend on how the input is cut, and
 // a channel that does not fit the input is a usage error naming the setting; the squelch silences
-// a channel below its threshold.
+// a channel below its threshold. Given a device, the channel filter runs on the GPU and gives the
+// CPU's channel (on a machine with one; elsewhere it stays on the CPU and says why).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "gui/channel_receiver.hpp"
 #include "two_channel_input.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/gpu_runtime.hpp"
 
 namespace prism::view {
 namespace {
@@ -23,17 +25,36 @@ std::vector<float> two_channels(std::size_t n) { return test::two_channel_sample
 
 StreamInfo complex_input() { return test::two_channel_info(); }
 
-std::vector<float> listen(const ChannelSettings& settings, const std::vector<float>& x, std::size_t piece) {
-  ChannelReceiver receiver(settings, complex_input(), 0, kAudioRate, piece);
-  std::vector<float> audio;
+struct Heard {
+  std::vector<float> iq, audio;
+};
+
+Heard run_receiver(ChannelReceiver& receiver, const std::vector<float>& x, std::size_t piece) {
+  Heard heard;
   const std::size_t n = x.size() / 2;
   for (std::size_t done = 0; done < n;) {
     const std::size_t m = std::min(piece, n - done);
     const auto out = receiver.process(reinterpret_cast<const std::byte*>(x.data() + 2 * done), m);
-    audio.insert(audio.end(), out.audio, out.audio + out.audio_items);
+    heard.iq.insert(heard.iq.end(), out.iq, out.iq + 2 * out.iq_items);
+    heard.audio.insert(heard.audio.end(), out.audio, out.audio + out.audio_items);
     done += m;
   }
-  return audio;
+  return heard;
+}
+
+std::vector<float> listen(const ChannelSettings& settings, const std::vector<float>& x, std::size_t piece) {
+  ChannelReceiver receiver(settings, complex_input(), 0, kAudioRate, piece);
+  return run_receiver(receiver, x, piece).audio;
+}
+
+// sqrt(Σ|a − b|² / Σ|b|²) over the first min(a, b) values.
+double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    diff += (double{a[i]} - b[i]) * (double{a[i]} - b[i]);
+    norm += double{b[i]} * b[i];
+  }
+  return std::sqrt(diff / norm);
 }
 
 // The amplitude of the component at `hz` (a correlation over whole periods).
@@ -162,6 +183,71 @@ TEST(ChannelReceiver, RetuneReplacesTheTapsExactly) {
   fm.demodulation = Demodulation::nfm;
   fm.bandwidth_hz = 12.5e3;
   EXPECT_FALSE(switched.retune(fm));
+}
+
+// Asked for a GPU where none can be had (no CUDA in this build, no device), the filter stays on
+// the CPU, says why, and gives the CPU's channel bit for bit.
+TEST(ChannelReceiver, WithoutAUsableGpuTheFilterStaysOnTheCpuAndSaysWhy) {
+  if (gpu::device_count() > 0) GTEST_SKIP() << "a CUDA device is present: the next test covers it";
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 0.2));
+  ChannelSettings s;
+  s.carrier_hz = 15e3;
+  ChannelReceiver asked(s, complex_input(), 0, kAudioRate, 960, 0), cpu(s, complex_input(), 0, kAudioRate, 960);
+  EXPECT_FALSE(asked.filter_on_gpu());
+  EXPECT_EQ(asked.filter_place().rfind("the CPU (GPU 0: ", 0), 0u) << asked.filter_place();
+  EXPECT_NE(asked.describe().find("taps on the CPU (GPU 0: "), std::string::npos) << asked.describe();
+  EXPECT_EQ(cpu.filter_place(), "the CPU");
+  const Heard a = run_receiver(asked, x, 960), b = run_receiver(cpu, x, 960);
+  EXPECT_EQ(a.iq, b.iq);
+  EXPECT_EQ(a.audio, b.audio);
+}
+
+// On a CUDA device the channel filter (GpuChannelFilter: the fir's CudaFir) gives the CPU's
+// channel to float rounding, for any cutting, and a retune there is exact as on the CPU.
+TEST(ChannelReceiver, TheFilterOnTheGpuGivesTheCpusChannel) {
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto x = two_channels(static_cast<std::size_t>(kRate * 0.5));
+  for (const Demodulation d : {Demodulation::am, Demodulation::nfm, Demodulation::usb}) {
+    ChannelSettings s;
+    s.demodulation = d;
+    s.carrier_hz = d == Demodulation::nfm ? -20e3 : 15e3;
+    s.bandwidth_hz = bandwidth_range(d).default_hz;
+    SCOPED_TRACE(std::string(demodulation_name(d)));
+    ChannelReceiver cpu(s, complex_input(), 0, kAudioRate, 4097);
+    const Heard expected = run_receiver(cpu, x, 4097);
+    for (const std::size_t piece : {std::size_t{960}, std::size_t{4097}, std::size_t{48000}}) {
+      ChannelReceiver gpu(s, complex_input(), 0, kAudioRate, piece, 0);
+      ASSERT_TRUE(gpu.filter_on_gpu()) << gpu.filter_place();
+      EXPECT_NE(gpu.describe().find("taps on GPU 0"), std::string::npos) << gpu.describe();
+      const Heard got = run_receiver(gpu, x, piece);
+      SCOPED_TRACE("piece " + std::to_string(piece));
+      // Each filter returns whole segments of its own geometry: compare what both have.
+      ASSERT_GT(std::min(got.iq.size(), expected.iq.size()), expected.iq.size() * 9 / 10);
+      EXPECT_LT(relative_l2(got.iq, expected.iq), 1e-5);
+      ASSERT_GT(std::min(got.audio.size(), expected.audio.size()), expected.audio.size() * 9 / 10);
+      EXPECT_LT(relative_l2(got.audio, expected.audio), 1e-4);
+    }
+  }
+  // A retune on the GPU: after the switch, what a GPU receiver built for the new channel gives.
+  const std::size_t piece = 960, n = x.size() / 2 / piece * piece, half = n / 2 / piece * piece;
+  ChannelSettings first, second;
+  first.carrier_hz = 15e3;
+  second.carrier_hz = 14e3;
+  second.bandwidth_hz = 9e3;
+  ChannelReceiver switched(first, complex_input(), 0, kAudioRate, piece, 0);
+  ChannelReceiver fresh(second, complex_input(), 0, kAudioRate, piece, 0);
+  const std::vector<float> head(x.begin(), x.begin() + static_cast<long>(2 * half));
+  const std::vector<float> tail(x.begin() + static_cast<long>(2 * half), x.begin() + static_cast<long>(2 * n));
+  Heard a = run_receiver(switched, head, piece);
+  const std::size_t switched_at = a.iq.size();
+  ASSERT_TRUE(switched.retune(second));
+  const Heard after = run_receiver(switched, tail, piece);
+  a.iq.insert(a.iq.end(), after.iq.begin(), after.iq.end());
+  const Heard b = run_receiver(fresh, std::vector<float>(x.begin(), x.begin() + static_cast<long>(2 * n)), piece);
+  // (Their capacities, so their FFT geometries, differ: compare what both have returned.)
+  const std::size_t common = std::min(a.iq.size(), b.iq.size());
+  ASSERT_GT(common, switched_at + 4000);
+  for (std::size_t i = switched_at; i < common; ++i) ASSERT_NEAR(a.iq[i], b.iq[i], 1e-5) << i;
 }
 
 TEST(ChannelReceiver, ChannelsThatDoNotFitAreUsageErrors) {
