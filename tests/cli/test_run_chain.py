@@ -63,7 +63,7 @@ class Chains(TempDirTestCase):
         summary = self.path("summary.json")
         run_prism("run", "gen:rate=1e6,complex,tone=1e5,duration=0.2", "!",
                   "fir:lowpass=100000,numtaps=255,shift=-100000,decimate=4", "!", "fm:wide", "!", "resample:48000",
-                  "-o", self.path("audio.wav"), "--summary-json", summary, "-q", check=0)
+                  "-o", self.path("audio.sigmf-meta"), "--summary-json", summary, "-q", check=0)
         with open(summary) as f:
             stages = json.load(f)["stages"]
         described = {stage["name"]: stage["description"] for stage in stages}
