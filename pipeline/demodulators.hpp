@@ -108,14 +108,13 @@ class Demodulator {
   const std::vector<std::complex<double>>& sideband_taps() const { return sideband_taps_; }
   // What the GPU's form of the stage computes with (gpu_channel_plan.hpp): am's high-pass or
   // fm's de-emphasis, y[n] = b0·u[n] + b1·u[n−1] + a·y[n−1] (not enabled: y = u); fm's
-  // fs/(2π·Δ); usb's and lsb's float weights, (Re h, −Im h) of h[M−1−r] for r < M.
+  // fs/(2π·Δ).
   struct OnePole {
     bool enabled = false;
     double b0 = 0.0, b1 = 0.0, a = 0.0;
   };
   OnePole one_pole() const { return {one_pole_enabled_, b0_, b1_, a_}; }
   double discriminator_scale() const { return discriminator_scale_; }
-  const std::vector<float>& sideband_weights() const { return sideband_weights_; }
   // cw: the beat-frequency oscillator (a shift by −bfo_hz); else null.
   const Mixer* oscillator() const { return oscillator_.get(); }
 

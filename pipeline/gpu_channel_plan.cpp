@@ -68,8 +68,8 @@ std::string GpuChannelPlan::describe() const {
       return "resample by " + std::to_string(up) + "/" + std::to_string(down) + " (polyphase, " +
              std::to_string(taps_per_phase) + " products per output, scipy.signal.resample_poly's)";
     case GpuChannelOp::sideband:
-      return name + " demodulator (complex band-pass of " + std::to_string(sideband_taps()) +
-             " taps by direct products, real part)";
+      return name + " demodulator (complex band-pass of " + std::to_string(sideband_filter.size()) +
+             " taps by FFT overlap-save, real part)";
   }
   return name;
 }
@@ -137,8 +137,7 @@ GpuChannelPlan gpu_demodulator_plan(const Demodulator& demodulator) {
     case DemodulatorKind::usb:
     case DemodulatorKind::lsb:
       plan.op = GpuChannelOp::sideband;
-      plan.sideband_weights = demodulator.sideband_weights();
-      plan.history_items = plan.sideband_taps() - 1;
+      plan.sideband_filter = demodulator.sideband_taps();
       return plan;
     case DemodulatorKind::cw: break;
   }

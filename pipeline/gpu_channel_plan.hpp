@@ -10,18 +10,21 @@
 //   am, fm    the envelope or the discriminator per item (channel_math.hpp, as the CPU's), then
 //             the one-pole by blocks (channel_math.hpp)                 (to double rounding, and
 //             atan2's last bit for fm)
-//   usb, lsb  y[n] = Σ_r w[r]·x[n − M + 1 + r] over the float weights, in float, in a fixed order
-//             per output (not the CPU's order: to float rounding)
+//   usb, lsb  y[n] = Re Σ_m h[m]·x[n − m], the Demodulator's complex band-pass h, by the fir's
+//             overlap-save on the GPU (CudaFir with a real-part store; not the CPU's direct
+//             products: to float rounding); its outputs come per completed segment, the rest
+//             at the end, as the fir's
 //   resample  output k = Σ_r bank_p[r]·x[i − q + 1 + r], (i, p) = (k·down + half) divmod up, the
 //             Resampler's polyphase banks, in float, r ascending (to float rounding); outputs
 //             once their last input has arrived, the rest (reading zeros after the input) at
 //             the end; the input itself when up = down                  (bit-identical there)
 //
 // Each reads `history_items` items before a call's first (the device keeps them; zeros before
-// the first item): M − 1 for usb and lsb, q − 1 for resample, 2 for fm (d[n − 1] needs x[n − 2]),
-// 1 for am.
+// the first item): q − 1 for resample, 2 for fm (d[n − 1] needs x[n − 2]), 1 for am (usb and lsb:
+// the fir keeps its own).
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -53,15 +56,15 @@ struct GpuChannelPlan {
   bool one_pole = false;              // am, fm: the high-pass or de-emphasis runs
   double b0 = 0.0, b1 = 0.0, a = 0.0;
   std::vector<double> pole_powers;    // a^(t+1), t < channel::kOnePoleBlockItems
-  std::vector<float> sideband_weights;  // usb, lsb: 2M floats
-  std::size_t sideband_taps() const { return sideband_weights.size() / 2; }
+  std::vector<std::complex<double>> sideband_filter;  // usb, lsb: h, M taps
   // resample (up and down reduced): bank p holds the q taps of phase p in window order.
   std::uint64_t up = 1, down = 1;
   std::uint64_t half = 0;
   std::size_t taps_per_phase = 1;
   std::vector<float> resampler_banks;  // up·q floats
 
-  // The most outputs one call of n items gives: ceil(n·up/down) for resample, else n.
+  // The most outputs one call of n items gives: ceil(n·up/down) for resample, else n (usb and
+  // lsb: the fir's bound, CudaChannel asks it).
   std::size_t max_output(std::size_t n) const;
   // resample: how many outputs exist once `received` items have arrived (those whose last input
   // has: k·down + half < received·up), and of all `received` items at the end (ceil(n·up/down)).

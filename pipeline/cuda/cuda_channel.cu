@@ -12,6 +12,7 @@
 
 #include "pipeline/channel_math.hpp"
 #include "pipeline/cuda/cuda_check.hpp"
+#include "pipeline/cuda/cuda_fir.hpp"
 #include "pipeline/cuda/cuda_spectrogram.hpp"
 #include "pipeline/cuda/native_samples.cuh"
 #include "pipeline/errors.hpp"
@@ -20,9 +21,6 @@ namespace prism::cuda {
 namespace device {
 
 constexpr int kThreads = 256;
-// usb, lsb: each CTA's outputs, and the taps one pass over shared memory takes.
-constexpr int kSidebandOutputs = 256;
-constexpr int kSidebandTapTile = 1024;
 // The one-pole chain's tile of block sums.
 constexpr int kChainTile = 2048;
 // The shift's pinned anchor slots (as the spectrogram's descriptor slots).
@@ -143,34 +141,6 @@ __global__ void one_pole_output_kernel(channel::OnePoleCall c, const double* val
   if (i < c.items) out[i] = static_cast<float>(channel::one_pole_output(c, i, values, starts));
 }
 
-// usb, lsb: y[i] = Σ_r w[2r]·x[i + r].re + w[2r + 1]·x[i + r].im, r < taps, over `window`
-// (x[i + taps − 1] is the call's item i); `valid` items of it exist. Each output sums its taps in
-// ascending order, whatever the call.
-__global__ void channel_sideband_kernel(const float2* window, unsigned long long valid, unsigned long long n,
-                                        const float2* weights, int taps, float* out) {
-  __shared__ float2 items[kSidebandOutputs + kSidebandTapTile - 1];
-  __shared__ float2 tile[kSidebandTapTile];
-  const unsigned long long first = blockIdx.x * static_cast<unsigned long long>(kSidebandOutputs);
-  float sum = 0.0f;
-  for (int r0 = 0; r0 < taps; r0 += kSidebandTapTile) {
-    const int count = min(kSidebandTapTile, taps - r0);
-    __syncthreads();
-    for (int q = threadIdx.x; q < kSidebandOutputs + count - 1; q += blockDim.x) {
-      const unsigned long long at = first + r0 + q;
-      items[q] = at < valid ? window[at] : make_float2(0.0f, 0.0f);
-    }
-    for (int q = threadIdx.x; q < count; q += blockDim.x) tile[q] = weights[r0 + q];
-    __syncthreads();
-    const float2* x = items + threadIdx.x;
-    for (int q = 0; q < count; ++q) {
-      sum = fmaf(tile[q].x, x[q].x, sum);
-      sum = fmaf(tile[q].y, x[q].y, sum);
-    }
-  }
-  const unsigned long long i = first + threadIdx.x;
-  if (i < n) out[i] = sum;
-}
-
 // resample: output j of the call, output k = first_output + j, whose newest input is window item
 // first_offset + (first_phase + j·down) div up + q − 1 at phase (first_phase + j·down) mod up;
 // `valid` items of the window exist (zeros beyond: the end of the input).
@@ -243,7 +213,7 @@ struct CudaChannel::Impl {
   double* starts = nullptr;
   double* powers = nullptr;
   channel::OnePoleState* pole_state = nullptr;
-  float2* weights = nullptr;              // usb, lsb
+  std::unique_ptr<CudaFir> sideband;      // usb, lsb: the band-pass as the fir computes it
   float* banks = nullptr;                 // resample
   std::uint64_t outputs = 0;              // resample: outputs written
   bool flushing = false;
@@ -306,6 +276,8 @@ struct CudaChannel::Impl {
     floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
     Design design = planner(floats);
     plan = std::move(design.plan);
+    if (plan.op == GpuChannelOp::sideband) return configure_sideband(input, floats, design.output, max_input_items);
+    sideband.reset();
     native = device::native_samples_of(stream, channel, true);
     max_items = max_input_items;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
@@ -323,10 +295,6 @@ struct CudaChannel::Impl {
         powers = allocate<double>(plan.pole_powers.size(), "one-pole powers");
         upload<double>(powers, plan.pole_powers.data(), plan.pole_powers.size(), "one-pole powers");
         pole_state = allocate<channel::OnePoleState>(1, "one-pole state");
-      }
-      if (plan.op == GpuChannelOp::sideband) {
-        weights = allocate<float2>(plan.sideband_taps(), "sideband weights");
-        upload<float2>(weights, plan.sideband_weights.data(), plan.sideband_taps(), "sideband weights");
       }
       if (plan.op == GpuChannelOp::resample) {
         banks = allocate<float>(plan.resampler_banks.size(), "resampler banks");
@@ -356,13 +324,30 @@ struct CudaChannel::Impl {
     return PortDescription::of_samples(design.output);
   }
 
+  // usb, lsb: y = Re(h ∗ x), causal, by the fir's kernels (one FFT convolution per segment in
+  // place of M products per output), the real parts stored.
+  PortDescription configure_sideband(const PortDescription& input, const StreamInfo& floats, const StreamInfo& output,
+                                     std::size_t max_input_items) {
+    FirSpec spec;
+    spec.taps = FilterTaps::from_complex(plan.sideband_filter);
+    spec.complex_input = true;
+    spec.sample_rate = floats.sample_rate;
+    const auto fir_planner = [spec, output](const StreamInfo&) { return CudaFir::Design{spec, output, true}; };
+    sideband = std::make_unique<CudaFir>(channel, fir_planner, device, key_name);
+    const PortDescription described = sideband->configure(input, max_input_items);
+    max_items = max_input_items;
+    configured = true;
+    items_in = items_out = 0;
+    return described;
+  }
+
   void release() noexcept {
     const auto lock = gpu::lock_device_wide_calls();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
     for (void* p : {static_cast<void*>(items[0]), static_cast<void*>(items[1]), static_cast<void*>(values),
                     static_cast<void*>(totals), static_cast<void*>(starts), static_cast<void*>(powers),
-                    static_cast<void*>(pole_state), static_cast<void*>(weights), static_cast<void*>(banks),
+                    static_cast<void*>(pole_state), static_cast<void*>(banks),
                     static_cast<void*>(table), static_cast<void*>(anchors)})
       if (p != nullptr) cudaFree(p);
     if (anchors_pinned != nullptr) cudaFreeHost(anchors_pinned);
@@ -373,7 +358,6 @@ struct CudaChannel::Impl {
     items[0] = items[1] = nullptr;
     values = totals = starts = powers = nullptr;
     pole_state = nullptr;
-    weights = nullptr;
     banks = nullptr;
     table = anchors = nullptr;
     anchors_pinned = nullptr;
@@ -506,14 +490,7 @@ struct CudaChannel::Impl {
       case GpuChannelOp::cw: launch_mix(elementwise, n, out); break;
       case GpuChannelOp::am:
       case GpuChannelOp::fm: launch_demodulator(x, n, out); break;
-      case GpuChannelOp::sideband: {
-        const unsigned grid =
-            static_cast<unsigned>((n + device::kSidebandOutputs - 1) / device::kSidebandOutputs);
-        device::channel_sideband_kernel<<<grid, device::kSidebandOutputs, 0, compute>>>(
-            kept, history + n, n, weights, static_cast<int>(plan.sideband_taps()), out);
-        check_cuda(cudaGetLastError(), "channel_sideband_kernel launch", device);
-        break;
-      }
+      case GpuChannelOp::sideband: throw std::logic_error("CudaChannel: usb and lsb run on their fir");
       case GpuChannelOp::resample:
         if (plan.up == plan.down) {
           device::channel_copy_kernel<<<grid_for(n), device::kThreads, 0, compute>>>(
@@ -546,6 +523,7 @@ CudaChannel::~CudaChannel() = default;
 std::string CudaChannel::name() const { return impl_->stage_name; }
 
 std::string CudaChannel::describe() const {
+  if (impl_->sideband) return "cuda " + impl_->plan.describe() + "; " + impl_->sideband->describe();
   return "cuda " + (impl_->configured ? impl_->plan.describe() : impl_->stage_name + " (not configured)") + "; " +
          impl_->device_info.describe();
 }
@@ -556,20 +534,32 @@ PortDescription CudaChannel::configure(const PortDescription& input, std::size_t
   return impl_->configure(input, max_input_items);
 }
 
-std::size_t CudaChannel::process(const Chunk& input, Chunk& output) { return impl_->process(input, output); }
-
-void CudaChannel::reset() {
-  if (impl_->configured) impl_->reset_state();
+// usb and lsb are their fir's calls.
+std::size_t CudaChannel::process(const Chunk& input, Chunk& output) {
+  return impl_->sideband ? impl_->sideband->process(input, output) : impl_->process(input, output);
 }
 
-std::size_t CudaChannel::max_output(std::size_t input_items) const { return impl_->plan.max_output(input_items); }
+void CudaChannel::reset() {
+  if (impl_->sideband) impl_->sideband->reset();
+  else if (impl_->configured) impl_->reset_state();
+}
 
-std::size_t CudaChannel::flush(Chunk& output) { return impl_->flush(output); }
+std::size_t CudaChannel::max_output(std::size_t input_items) const {
+  return impl_->sideband ? impl_->sideband->max_output(input_items) : impl_->plan.max_output(input_items);
+}
+
+std::size_t CudaChannel::flush(Chunk& output) {
+  return impl_->sideband ? impl_->sideband->flush(output) : impl_->flush(output);
+}
 
 StageCounters CudaChannel::counters() const {
+  if (impl_->sideband) {
+    const StageCounters fir = impl_->sideband->counters();
+    return {fir.items_in, fir.items_out, {}};
+  }
   return {impl_->items_in.load(std::memory_order_relaxed), impl_->items_out.load(std::memory_order_relaxed), {}};
 }
 
-gpu::Stream CudaChannel::stream() const { return impl_->compute; }
+gpu::Stream CudaChannel::stream() const { return impl_->sideband ? impl_->sideband->stream() : impl_->compute; }
 
 }  // namespace prism::cuda

@@ -1,17 +1,18 @@
 // CudaChannel: the channel stages on a CUDA device (samples -> samples, both in device memory):
 // shift, gain, resample and the demodulators am, fm, usb, lsb, cw, computing what the CPU's
 // engines compute (gpu_channel_plan.hpp says how closely, stage by stage), for any cutting of the
-// input into chunks. The stages that read items before each one (am, fm, usb, lsb, resample)
-// first convert the chosen channel from its native format into a device buffer behind the items
-// they keep from earlier chunks; the elementwise ones convert on load. Then the stage's kernels:
+// input into chunks. The stages that read items before each one (am, fm, resample) first convert
+// the chosen channel from its native format into a device buffer behind the items they keep from
+// earlier chunks; the elementwise ones convert on load. Then the stage's kernels:
 //
 //   gain, shift, cw   one elementwise kernel (shift and cw read the anchors of the chunk's
 //                     phasor blocks, computed on the host from the exact phase and copied
 //                     ahead of it)
 //   am, fm            the envelope or discriminator per item, then the one-pole by blocks
 //                     (channel_math.hpp): local sums, their chain in one thread, outputs
-//   usb, lsb          the band-pass's products, each CTA's outputs over tiles of taps in
-//                     shared memory
+//   usb, lsb          the complex band-pass by the fir stage's kernels (CudaFir: overlap-save
+//                     on our team FFT, converting on load, storing the real parts), whose calls
+//                     the stage's are: outputs per completed segment, the rest at flush()
 //   resample          an output per thread, its phase's bank against its window; flush()
 //                     gives the outputs that read the zeros after the input
 //

@@ -308,6 +308,9 @@ struct CudaFir::Impl {
     static_cast<device::NativeSamples&>(k) = device::native_samples_of(stream, channel, true);
     k.map = plan.map;
     k.complex_output = plan.complex_output ? 1 : 0;
+    k.real_part = design.real_part && plan.complex_output ? 1 : 0;
+    if (design.output.format != (plan.complex_output && !design.real_part ? SampleFormat::cf32 : SampleFormat::f32))
+      throw std::logic_error("fir: the design's output format is not the filter's");
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;
     k.history_items = plan.history_items();

@@ -37,6 +37,9 @@ class CudaFir final : public Stage {
   struct Design {
     FirSpec spec;
     StreamInfo output;  // f32 or cf32, one channel, the rate and centre frequency derived
+    // A complex output's real parts only, as f32 (the usb and lsb demodulators: Re of a complex
+    // band-pass, gpu_channel_plan.hpp).
+    bool real_part = false;
   };
   using Planner = std::function<Design(const StreamInfo& input)>;
 

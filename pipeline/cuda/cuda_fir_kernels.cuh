@@ -24,6 +24,7 @@ using fft::gpu::TeamFft;
 struct FirConstants : NativeSamples {
   FirSegmentMap map;
   int complex_output = 0;
+  int real_part = 0;  // a complex output stored as its real parts (f32): usb, lsb
   int shifted = 0;
   double step_cycles = 0.0;             // frac(f/fs)
   unsigned long long history_items = 0;  // capacity of one history buffer, complex items
@@ -175,6 +176,10 @@ __device__ __forceinline__ void fir_store(const FirConstants& k, const FirLaunch
     const float2 t = output_phasors[r];
     const float pr = anchor.x * t.x - anchor.y * t.y, pi = anchor.x * t.y + anchor.y * t.x;
     v = make_float2(yr * pr - yi * pi, yr * pi + yi * pr);
+  }
+  if (k.real_part) {
+    c.out[at] = v.x;
+    return;
   }
   reinterpret_cast<float2*>(c.out)[at] = v;
 }

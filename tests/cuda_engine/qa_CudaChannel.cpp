@@ -37,8 +37,8 @@ struct Case {
   unsigned channels;
   double rate;
   // 0: bit for bit (the GPU computes the CPU's operations in the CPU's order); else the relative
-  // L2 allowed (the one-pole by blocks and atan2: 1e-6; the band-pass's and the resampler's
-  // float sums of up to thousands of products in another order: 1e-5).
+  // L2 allowed (the one-pole by blocks and atan2: 1e-6; the band-pass by FFT convolution against
+  // the CPU's direct products, and the resampler's float sums in another order: 1e-5).
   double tolerance;
 };
 
