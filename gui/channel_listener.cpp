@@ -83,6 +83,7 @@ struct ChannelListener::Impl {
   ListenRequest current;
   std::optional<StreamInfo> input;
   std::optional<int> gpu_device;
+  bool gpu_failed = false;  // the filter failed on gpu_device: the CPU's from then on
   std::unique_ptr<ChannelReceiver> receiver;
   std::string receiver_error;
   double audio_rate = 0;
@@ -213,7 +214,8 @@ void ChannelListener::Impl::build_receiver() {
   const unsigned channel = std::min(current.input_channel, input->channels - 1);
   try {
     receiver =
-        std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames, gpu_device);
+        std::make_unique<ChannelReceiver>(current.channel, *input, channel, audio_rate, kPieceFrames,
+                                          gpu_failed ? std::nullopt : gpu_device);
     ++rebuilds;
   } catch (const std::exception& e) {
     receiver_error = e.what();
@@ -373,8 +375,10 @@ void ChannelListener::set_gpu_device(std::optional<int> device) {
   Impl& s = *impl_;  // before a run: the sink thread is not running
   if (device == s.gpu_device) return;
   s.gpu_device = device;
+  s.gpu_failed = false;
   s.receiver.reset();
   s.stop_recording();
+  s.publish();
 }
 
 void ChannelListener::begin(const PortDescription& input) {
@@ -406,8 +410,10 @@ void ChannelListener::write(const Chunk& chunk) {
           done += n;
         }
       } catch (const std::exception& e) {
-        // A device that fails mid-run: the channel stops with the reason; the spectra go on.
+        // A device that fails mid-run: the channel stops with the reason, the spectra go on, and
+        // the next receiver (a new channel or run) filters on the CPU.
         s.receiver_error = std::string("the channel failed: ") + e.what();
+        if (s.receiver->filter_on_gpu()) s.gpu_failed = true;
         s.receiver.reset();
         s.stop_recording();
       }

@@ -201,11 +201,11 @@ ChannelReceiver::ChannelReceiver(const ChannelSettings& settings, const StreamIn
   fir.threads = 1;  // the viewer's other threads need the other cores
   if (gpu_device) {
 #if PRISM_HAVE_CUDA
+    // Whatever keeps the GPU from taking the filter (no device, a length it refuses) leaves it on
+    // the CPU; an error of the CPU's filter below is the receiver's.
     try {
       filter_ = std::make_unique<GpuChannelFilter>(fir, *gpu_device, max_input_items);
       filter_on_gpu_ = true;
-    } catch (const UsageError&) {
-      throw;
     } catch (const std::exception& e) {
       filter_place_ = "the CPU (GPU " + std::to_string(*gpu_device) + ": " + e.what() + ")";
     }

@@ -1,8 +1,9 @@
-// ChannelReceiver: the viewer's radio channel, on the CPU, without any window or audio device.
+// ChannelReceiver: the viewer's radio channel, without any window or audio device (its filter on
+// the CPU or a GPU, the rest on the CPU; see below).
 // From the input's samples (one channel of any native format, real or complex) it makes the
 // channel's I/Q and its audio, in SDR++'s receiver order:
 //
-//   channel filter + decimation + shift   one FirFilter: a Kaiser low-pass (kaiserord:
+//   channel filter + decimation + shift   one FIR filter (ChannelFilter): a Kaiser low-pass (kaiserord:
 //                                          kChannelAttenuationDb, a transition of a quarter of the
 //                                          bandwidth) moved to the carrier (complex taps
 //                                          h[m]·exp(j2π·carrier·m/fs)), every D-th output only,
@@ -28,7 +29,7 @@
 // carrier sits at the band's edge), with the sideband filter's low edge at 300 Hz.
 //
 // retune(): a new carrier or bandwidth that keeps the chain's rates and demodulator replaces the
-// filter's taps while running (FirFilter::set_taps: exact, its input history kept), so the
+// filter's taps while running (set_taps, FirFilter's or CudaFir's: exact, its input history kept), so the
 // audio goes on without the new filter's start-up; the outputs after the switch equal those of
 // a receiver built for the new channel over the same input. Otherwise the caller builds a new
 // receiver.
@@ -119,8 +120,8 @@ using SettingNamer = std::function<std::string(std::string_view key)>;
 ChannelPlan plan_channel(const ChannelSettings& settings, const StreamInfo& input, double audio_rate,
                          const SettingNamer& name);
 
-// The channel filter's engine (FirFilter's calls): input and output in host memory, the exact
-// taps switch of FirFilter::set_taps.
+// The channel filter's engine (FirFilter's calls): input and output in host memory, and the exact
+// taps switch of FirFilter::set_taps (on a GPU it may wait for the copy of the previous switch).
 class ChannelFilter {
  public:
   virtual ~ChannelFilter() = default;

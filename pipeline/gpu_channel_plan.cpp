@@ -34,6 +34,8 @@ std::size_t GpuChannelPlan::anchors(std::uint64_t first, std::size_t items, doub
 }
 
 std::size_t GpuChannelPlan::max_output(std::size_t n) const {
+  if (op == GpuChannelOp::sideband)
+    throw std::logic_error("GpuChannelPlan::max_output: usb and lsb give their fir's outputs (CudaFir::max_output)");
   if (op != GpuChannelOp::resample || up == down) return n;
   return static_cast<std::size_t>(total_outputs(n));
 }

@@ -64,7 +64,7 @@ struct GpuChannelPlan {
   std::vector<float> resampler_banks;  // up·q floats
 
   // The most outputs one call of n items gives: ceil(n·up/down) for resample, else n (usb and
-  // lsb: the fir's bound, CudaChannel asks it).
+  // lsb: std::logic_error, their bound is the fir's, CudaChannel asks it).
   std::size_t max_output(std::size_t n) const;
   // resample: how many outputs exist once `received` items have arrived (those whose last input
   // has: k·down + half < received·up), and of all `received` items at the end (ceil(n·up/down)).

@@ -9,6 +9,7 @@
 #include "pipeline/chunk.hpp"
 #include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_fir.hpp"
+#include "pipeline/gpu_runtime.hpp"
 
 namespace prism::view {
 
@@ -41,10 +42,9 @@ struct GpuChannelFilter::Impl {
     fir->configure(PortDescription::of_samples(input_info), max_items);
     const std::size_t max_out = fir->max_output(max_items);
     try {
-      check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-      check_cuda(cudaMalloc(&input, max_items * in_floats * sizeof(float)), "cudaMalloc (channel input)", device);
-      check_cuda(cudaMalloc(&output, std::max<std::size_t>(max_out, 1) * out_floats * sizeof(float)),
-                 "cudaMalloc (channel output)", device);
+      input = static_cast<float*>(gpu::device_alloc(max_items * in_floats * sizeof(float), device, "channel input"));
+      output = static_cast<float*>(
+          gpu::device_alloc(std::max<std::size_t>(max_out, 1) * out_floats * sizeof(float), device, "channel output"));
     } catch (...) {
       release();
       throw;
@@ -64,8 +64,9 @@ struct GpuChannelFilter::Impl {
   void release() noexcept {
     cudaSetDevice(device);
     if (fir) cudaStreamSynchronize(static_cast<cudaStream_t>(fir->stream()));
-    if (input != nullptr) cudaFree(input);
-    if (output != nullptr) cudaFree(output);
+    // device_free holds the device-wide lock (gpu_runtime.hpp), as a free may wait for the device.
+    gpu::device_free(input);
+    gpu::device_free(output);
     input = output = nullptr;
   }
 

@@ -274,10 +274,10 @@ struct CudaChannel::Impl {
     floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
     floats.channels = 1;
     floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
+    sideband.reset();
     Design design = planner(floats);
     plan = std::move(design.plan);
     if (plan.op == GpuChannelOp::sideband) return configure_sideband(input, floats, design.output, max_input_items);
-    sideband.reset();
     native = device::native_samples_of(stream, channel, true);
     max_items = max_input_items;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
@@ -324,6 +324,15 @@ struct CudaChannel::Impl {
     return PortDescription::of_samples(design.output);
   }
 
+  // PRISM_CUDA_FAULT=alloc@N: the N-th process() call (0-based) attempts an impossible allocation.
+  void count_call() {
+    if (fault_call >= 0 && calls == static_cast<std::uint64_t>(fault_call)) {
+      void* p = nullptr;
+      check_cuda(cudaMalloc(&p, std::size_t{1} << 50), "cudaMalloc (fault injected by PRISM_CUDA_FAULT)", device);
+    }
+    ++calls;
+  }
+
   // usb, lsb: y = Re(h ∗ x), causal, by the fir's kernels (one FFT convolution per segment in
   // place of M products per output), the real parts stored.
   PortDescription configure_sideband(const PortDescription& input, const StreamInfo& floats, const StreamInfo& output,
@@ -333,10 +342,12 @@ struct CudaChannel::Impl {
     spec.complex_input = true;
     spec.sample_rate = floats.sample_rate;
     const auto fir_planner = [spec, output](const StreamInfo&) { return CudaFir::Design{spec, output, true}; };
-    sideband = std::make_unique<CudaFir>(channel, fir_planner, device, key_name);
-    const PortDescription described = sideband->configure(input, max_input_items);
+    auto fir = std::make_unique<CudaFir>(channel, fir_planner, device, key_name);
+    const PortDescription described = fir->configure(input, max_input_items);
+    sideband = std::move(fir);  // only once configured: the stage's calls go to it from here on
     max_items = max_input_items;
     configured = true;
+    calls = 0;
     items_in = items_out = 0;
     return described;
   }
@@ -456,11 +467,7 @@ struct CudaChannel::Impl {
       throw std::invalid_argument("a chunk of " + std::to_string(input.items) + " items exceeds the configured " +
                                   std::to_string(max_items));
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);  // the calling thread may be new
-    if (fault_call >= 0 && calls == static_cast<std::uint64_t>(fault_call)) {
-      void* p = nullptr;
-      check_cuda(cudaMalloc(&p, std::size_t{1} << 50), "cudaMalloc (fault injected by PRISM_CUDA_FAULT)", device);
-    }
-    ++calls;
+    count_call();
     if (flushing) throw std::logic_error("CudaChannel::process after flush; reset first");
     const unsigned long long n = input.items;
     if (n == 0) return 0;
@@ -536,7 +543,10 @@ PortDescription CudaChannel::configure(const PortDescription& input, std::size_t
 
 // usb and lsb are their fir's calls.
 std::size_t CudaChannel::process(const Chunk& input, Chunk& output) {
-  return impl_->sideband ? impl_->sideband->process(input, output) : impl_->process(input, output);
+  if (!impl_->sideband) return impl_->process(input, output);
+  check_cuda(cudaSetDevice(impl_->device), "cudaSetDevice", impl_->device);
+  impl_->count_call();  // the stage's own fault injection, as for the other stages
+  return impl_->sideband->process(input, output);
 }
 
 void CudaChannel::reset() {

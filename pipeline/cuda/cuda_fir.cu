@@ -231,6 +231,10 @@ struct CudaFir::Impl {
   fft::gpu::Cf* twiddles = nullptr;
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
+  // set_taps: the new spectrum, pinned, read by its copy on the stage's stream until `staged`.
+  std::complex<float>* staging = nullptr;
+  cudaEvent_t staged = nullptr;
+  bool staging_pending = false;
   fft::gpu::Cf* ring = nullptr;  // partitioned: the segments' spectra
   fft::gpu::Cf* sums = nullptr;  // partitioned: a call's Y_s (folded onto N/D bins)
   std::size_t ring_segments = 0;
@@ -348,6 +352,10 @@ struct CudaFir::Impl {
                         "filter spectrum");
       phasors = upload(reinterpret_cast<const float2*>(plan.output_phasors.data()), plan.output_phasors.size(),
                        "shift phasors");
+      check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&staging),
+                               plan.filter_spectrum.size() * sizeof(std::complex<float>), cudaHostAllocDefault),
+                 "cudaHostAlloc (filter spectrum staging)", device);
+      check_cuda(cudaEventCreateWithFlags(&staged, cudaEventDisableTiming), "cudaEventCreate (fir taps)", device);
       if (plan.partitions > 1) {
         ring = upload<fft::gpu::Cf>(nullptr, ring_segments * plan.map.n, "fir spectra ring");
         sums = upload<fft::gpu::Cf>(nullptr, segments * (plan.map.n / plan.fold), "fir sums of products");
@@ -383,6 +391,11 @@ struct CudaFir::Impl {
                     static_cast<void*>(inverse_twiddles), static_cast<void*>(phasors), static_cast<void*>(ring),
                     static_cast<void*>(sums)})
       if (p != nullptr) cudaFree(p);
+    if (staging != nullptr) cudaFreeHost(staging);
+    if (staged != nullptr) cudaEventDestroy(staged);
+    staging = nullptr;
+    staged = nullptr;
+    staging_pending = false;
     history = nullptr;
     spectrum = twiddles = inverse_twiddles = ring = sums = nullptr;
     phasors = nullptr;
@@ -505,12 +518,16 @@ struct CudaFir::Impl {
     GpuFirPlan next = plan;
     next.set_taps(taps);
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    // From pageable memory the copy is staged before the call returns, so `next` may go; on the
-    // stage's stream it lands after the kernels that read the old spectrum.
-    check_cuda(cudaMemcpyAsync(spectrum, next.filter_spectrum.data(),
-                               next.filter_spectrum.size() * sizeof(std::complex<float>), cudaMemcpyHostToDevice,
-                               compute),
+    // The staging buffer is rewritten only once the last switch's copy has read it; the copy runs
+    // on the stage's stream, after the kernels that read the old spectrum.
+    if (staging_pending)
+      check_cuda(cudaEventSynchronize(staged), "cudaEventSynchronize (fir taps)", device);
+    std::copy(next.filter_spectrum.begin(), next.filter_spectrum.end(), staging);
+    check_cuda(cudaMemcpyAsync(spectrum, staging, next.filter_spectrum.size() * sizeof(std::complex<float>),
+                               cudaMemcpyHostToDevice, compute),
                "cudaMemcpyAsync (filter spectrum)", device);
+    check_cuda(cudaEventRecord(staged, compute), "cudaEventRecord (fir taps)", device);
+    staging_pending = true;
     plan = std::move(next);
   }
 

@@ -7,7 +7,8 @@
 // chunk's segments read. The chunk arrives in its native format and is converted on load.
 // Plain C++ header: no CUDA types leak to its users.
 //
-// Without an fft_length the FFT length follows the taps, the decimation and the largest chunk:
+// Without an fft_length the FFT length follows the taps (the capacity, FirSpec::max_taps, where it
+// is set), the decimation and the largest chunk:
 // of the automatic choices (gpu_fir_auto_choices, the fastest first), the first whose call of
 // the largest chunk gives every multiprocessor a CTA, else the one spreading a call the widest
 // (pick_gpu_fir_plan). Decimation by 2, 4 or 8 folds into a shorter inverse FFT where the plan

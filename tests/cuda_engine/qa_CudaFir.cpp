@@ -4,13 +4,15 @@
 // shift, decimation (folded and not) and both alignments, to a relative L2 of 2e-5; where the
 // decimation folds by default;
 // the graph's harness (output bit-identical for every cutting of the input, counters, reset);
-// a chain fir → spectrogram that stays on the device (one copy in, one out); and an injected
-// CUDA failure.
+// a chain fir → spectrogram that stays on the device (one copy in, one out); set_taps with the
+// calls before it still queued; and an injected CUDA failure.
 //
 // Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +24,8 @@
 #include "pipeline/cuda/cuda_fir.hpp"
 #include "pipeline/cuda/cuda_spectrogram.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/fir_filter.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "pipeline/graph.hpp"
 #include "pipeline/stage_registry.hpp"
 #include "sinks/callback_sink.hpp"
@@ -278,6 +282,127 @@ TEST(CudaFir, LongFiltersArePartitionedOnTheGpuAndBadLengthsAreUsageErrors) {
   made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=101,fft_length=3000"), environment);
   EXPECT_NE(made.note.find("CPU"), std::string::npos) << made.note;
   EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::host().kind);
+}
+
+// set_taps between two process() calls whose kernels are still queued (nothing waits between
+// them): the outputs returned before are the old filter's, the later ones the new filter's over
+// the same history, as FirFilter's switch, for one spectrum (complex, shifted; real and packed;
+// folded with `same` and fewer taps than the capacity) and partitioned filters.
+TEST(CudaFir, SetTapsSwitchesExactlyWithKernelsInFlight) {
+  struct Switch {
+    std::size_t taps_before, taps_after, capacity, decimation;
+    bool complex_input, complex_taps;
+    std::optional<double> shift;
+    FirAlign align;
+    std::size_t fft_length;
+  };
+  std::mt19937 rng(404);
+  std::normal_distribution<double> normal;
+  const auto taps_of = [&](std::size_t m, bool complex) {
+    if (!complex) {
+      std::vector<double> h(m);
+      for (double& t : h) t = normal(rng) / std::sqrt(static_cast<double>(m));
+      return FilterTaps::from_real(h);
+    }
+    std::vector<std::complex<double>> h(m);
+    for (auto& t : h) t = {normal(rng) / std::sqrt(static_cast<double>(m)), normal(rng) / std::sqrt(static_cast<double>(m))};
+    return FilterTaps::from_complex(h);
+  };
+  for (const Switch& c : std::vector<Switch>{
+           {255, 255, 0, 1, true, true, 3000.0, FirAlign::causal, 0},      // one spectrum, shifted
+           {255, 200, 300, 1, false, false, std::nullopt, FirAlign::same, 0},  // real: two segments per transform
+           {400, 301, 600, 4, true, false, std::nullopt, FirAlign::same, 2048},  // folded, fewer taps
+           {1500, 1000, 1500, 1, true, true, std::nullopt, FirAlign::same, 512},  // partitioned
+           {1200, 1500, 1500, 8, false, true, -2000.0, FirAlign::causal, 1024},  // partitioned, folded
+       }) {
+    SCOPED_TRACE("taps " + std::to_string(c.taps_before) + " -> " + std::to_string(c.taps_after) + ", capacity " +
+                 std::to_string(c.capacity) + ", D " + std::to_string(c.decimation));
+    FirSpec spec;
+    spec.taps = taps_of(c.taps_before, c.complex_taps);
+    spec.complex_input = c.complex_input;
+    spec.sample_rate = 48000.0;
+    spec.shift_hz = c.shift;
+    spec.decimation = c.decimation;
+    spec.align = c.align;
+    spec.max_taps = c.capacity;
+    spec.fft_length = c.fft_length;
+    spec.threads = 1;
+    const FilterTaps after = taps_of(c.taps_after, c.complex_taps);
+    const std::size_t items = 60000, chunk = 7000, switch_at = 28000;  // the switch after 4 calls
+    const std::size_t in_c = c.complex_input ? 2 : 1;
+    std::vector<float> input(items * in_c);
+    for (float& v : input) v = static_cast<float>(normal(rng));
+
+    // FirFilter over the whole input, with the old taps and with the new.
+    const auto cpu_run = [&](const FilterTaps* switched) {
+      FirFilter filter(spec);
+      if (switched != nullptr) filter.set_taps(*switched);
+      const std::size_t out_c = filter.complex_output() ? 2 : 1;
+      std::vector<float> out((filter.max_output(items) + 20000) * out_c);
+      std::size_t n = filter.process(input.data(), items, out.data());
+      while (std::size_t got = filter.flush(out.data() + n * out_c, 4096)) n += got;
+      out.resize(n * out_c);
+      return out;
+    };
+    const std::vector<float> old_outputs = cpu_run(nullptr), new_outputs = cpu_run(&after);
+
+    StreamInfo floats;
+    floats.format = c.complex_input ? SampleFormat::cf32 : SampleFormat::f32;
+    floats.sample_rate = spec.sample_rate;
+    floats.channels = 1;
+    StreamInfo output = floats;
+    const bool complex_output = c.complex_input || c.complex_taps || c.shift.has_value();
+    output.format = complex_output ? SampleFormat::cf32 : SampleFormat::f32;
+    cuda::CudaFir fir(0, [&](const StreamInfo&) { return cuda::CudaFir::Design{spec, output}; }, 0);
+    fir.configure(PortDescription::of_samples(floats), chunk);
+    const std::size_t out_c = complex_output ? 2 : 1;
+    const std::size_t out_items = old_outputs.size() / out_c;
+    float* device_in = static_cast<float*>(gpu::device_alloc(input.size() * sizeof(float), 0, "test input"));
+    float* device_out = static_cast<float*>(gpu::device_alloc((out_items + 1) * out_c * sizeof(float), 0, "test output"));
+    gpu::copy_async(device_in, input.data(), input.size() * sizeof(float), fir.stream(), 0);
+    std::size_t written = 0, switched = 0;
+    for (std::size_t first = 0; first < items; first += chunk) {
+      if (first == switch_at) {
+        fir.set_taps(after);  // the calls before are still queued on the stage's stream
+        switched = written;
+      }
+      Chunk in;
+      in.data = reinterpret_cast<std::byte*>(device_in + first * in_c);
+      in.items = in.capacity = std::min(chunk, items - first);
+      in.item_bytes = in_c * sizeof(float);
+      in.domain = MemoryDomain::cuda(0);
+      in.first_item = first;
+      Chunk out;
+      out.data = reinterpret_cast<std::byte*>(device_out + written * out_c);
+      out.capacity = fir.max_output(chunk);
+      out.item_bytes = out_c * sizeof(float);
+      out.domain = MemoryDomain::cuda(0);
+      written += fir.process(in, out);
+    }
+    for (;;) {
+      Chunk out;
+      out.data = reinterpret_cast<std::byte*>(device_out + written * out_c);
+      out.capacity = out_items - std::min(out_items, written);
+      out.item_bytes = out_c * sizeof(float);
+      out.domain = MemoryDomain::cuda(0);
+      const std::size_t got = out.capacity > 0 ? fir.flush(out) : 0;
+      if (got == 0) break;
+      written += got;
+    }
+    ASSERT_EQ(written, out_items);
+    std::vector<float> got(written * out_c);
+    gpu::copy_async(got.data(), device_out, got.size() * sizeof(float), fir.stream(), 0);
+    gpu::host_wait_stream(fir.stream());
+    gpu::device_free(device_in);
+    gpu::device_free(device_out);
+    ASSERT_GT(switched, 0u);
+    ASSERT_LT(switched, written);
+    const auto part = [&](const std::vector<float>& v, std::size_t from, std::size_t to) {
+      return std::vector<float>(v.begin() + static_cast<long>(from * out_c), v.begin() + static_cast<long>(to * out_c));
+    };
+    EXPECT_LT(relative_l2(part(got, 0, switched), part(old_outputs, 0, switched)), 2e-5) << fir.describe();
+    EXPECT_LT(relative_l2(part(got, switched, written), part(new_outputs, switched, written)), 2e-5) << fir.describe();
+  }
 }
 
 TEST(CudaFir, AChainOfGpuStagesStaysOnTheDevice) {

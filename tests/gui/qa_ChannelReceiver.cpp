@@ -236,6 +236,7 @@ TEST(ChannelReceiver, TheFilterOnTheGpuGivesTheCpusChannel) {
   second.bandwidth_hz = 9e3;
   ChannelReceiver switched(first, complex_input(), 0, kAudioRate, piece, 0);
   ChannelReceiver fresh(second, complex_input(), 0, kAudioRate, piece, 0);
+  ASSERT_TRUE(switched.filter_on_gpu() && fresh.filter_on_gpu()) << switched.filter_place();
   const std::vector<float> head(x.begin(), x.begin() + static_cast<long>(2 * half));
   const std::vector<float> tail(x.begin() + static_cast<long>(2 * half), x.begin() + static_cast<long>(2 * n));
   Heard a = run_receiver(switched, head, piece);

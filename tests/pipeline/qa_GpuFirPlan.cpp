@@ -385,7 +385,7 @@ TEST(GpuFirPlan, SetTapsSwitchesAsFirFilterDoes) {
            {40, 120, 120, 3, true, false, std::nullopt, FirAlign::same, 0},        // longer, in the room
            {200, 150, 400, 8, true, true, 1500.0, FirAlign::causal, 0},           // folded, shifted
            {301, 64, 301, 2, false, true, std::nullopt, FirAlign::same, 1024},   // real input, complex taps
-           {500, 333, 700, 5, false, false, std::nullopt, FirAlign::same, 256},  // partitioned, packed
+           {500, 333, 700, 5, false, false, std::nullopt, FirAlign::same, 256},  // partitioned, real
            {600, 1000, 1000, 4, true, true, -700.0, FirAlign::same, 512},        // partitioned, folded
        }) {
     Case before_case{c.taps_before, c.complex_taps, c.complex_input, c.shift, c.decimation, c.align, c.fft_length};
