@@ -172,21 +172,26 @@ TEST(CudaChannel, AChainFromTheFirToTheSpectrogramStaysOnTheDevice) {
   }
 }
 
+// fm on the channel stages' kernels, usb on its fir's: the stage's own fault injection either way.
 TEST(CudaChannel, InjectedFailureEndsTheRunWithAClearMessage) {
-  setenv("PRISM_CUDA_FAULT", "alloc@3", 1);
-  auto fm = make("fm", fft::BackendKind::cuda);
-  unsetenv("PRISM_CUDA_FAULT");
-  StreamInfo stream;
-  stream.format = SampleFormat::cf32;
-  stream.sample_rate = 48000;
-  std::vector<std::unique_ptr<Stage>> stages;
-  stages.push_back(std::move(fm));
-  stages.push_back(make("spectrogram:nperseg=256", fft::BackendKind::cuda));
-  ChainRun run = run_chain(stream, test::random_samples(SampleFormat::cf32, 1, 100000, 4), std::move(stages));
-  EXPECT_EQ(run.report.outcome, RunOutcome::failed);
-  EXPECT_NE(run.report.error.find("fm: cudaMalloc (fault injected by PRISM_CUDA_FAULT)"), std::string::npos)
-      << run.report.error;
-  EXPECT_TRUE(run.aborted);
+  for (const char* spec : {"fm", "usb"}) {
+    SCOPED_TRACE(spec);
+    setenv("PRISM_CUDA_FAULT", "alloc@3", 1);
+    auto stage = make(spec, fft::BackendKind::cuda);
+    unsetenv("PRISM_CUDA_FAULT");
+    StreamInfo stream;
+    stream.format = SampleFormat::cf32;
+    stream.sample_rate = 48000;
+    std::vector<std::unique_ptr<Stage>> stages;
+    stages.push_back(std::move(stage));
+    stages.push_back(make("spectrogram:nperseg=256", fft::BackendKind::cuda));
+    ChainRun run = run_chain(stream, test::random_samples(SampleFormat::cf32, 1, 100000, 4), std::move(stages));
+    EXPECT_EQ(run.report.outcome, RunOutcome::failed);
+    EXPECT_NE(run.report.error.find(std::string(spec) + ": cudaMalloc (fault injected by PRISM_CUDA_FAULT)"),
+              std::string::npos)
+        << run.report.error;
+    EXPECT_TRUE(run.aborted);
+  }
 }
 
 }  // namespace
