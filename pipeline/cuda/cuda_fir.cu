@@ -231,7 +231,8 @@ struct CudaFir::Impl {
   fft::gpu::Cf* twiddles = nullptr;
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
-  // set_taps: the new spectrum, pinned, read by its copy on the stage's stream until `staged`.
+  // set_taps: the new spectrum, pinned (from the first switch on), read by its copy on the stage's
+  // stream until `staged`.
   std::complex<float>* staging = nullptr;
   cudaEvent_t staged = nullptr;
   bool staging_pending = false;
@@ -352,10 +353,6 @@ struct CudaFir::Impl {
                         "filter spectrum");
       phasors = upload(reinterpret_cast<const float2*>(plan.output_phasors.data()), plan.output_phasors.size(),
                        "shift phasors");
-      check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&staging),
-                               plan.filter_spectrum.size() * sizeof(std::complex<float>), cudaHostAllocDefault),
-                 "cudaHostAlloc (filter spectrum staging)", device);
-      check_cuda(cudaEventCreateWithFlags(&staged, cudaEventDisableTiming), "cudaEventCreate (fir taps)", device);
       if (plan.partitions > 1) {
         ring = upload<fft::gpu::Cf>(nullptr, ring_segments * plan.map.n, "fir spectra ring");
         sums = upload<fft::gpu::Cf>(nullptr, segments * (plan.map.n / plan.fold), "fir sums of products");
@@ -518,6 +515,13 @@ struct CudaFir::Impl {
     GpuFirPlan next = plan;
     next.set_taps(taps);
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    if (staging == nullptr) {  // at the first switch: a stage that never switches pins nothing
+      const auto lock = gpu::lock_device_wide_calls();
+      check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&staging),
+                               plan.filter_spectrum.size() * sizeof(std::complex<float>), cudaHostAllocDefault),
+                 "cudaHostAlloc (filter spectrum staging)", device);
+      check_cuda(cudaEventCreateWithFlags(&staged, cudaEventDisableTiming), "cudaEventCreate (fir taps)", device);
+    }
     // The staging buffer is rewritten only once the last switch's copy has read it; the copy runs
     // on the stage's stream, after the kernels that read the old spectrum.
     if (staging_pending)
