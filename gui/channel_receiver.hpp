@@ -38,8 +38,8 @@
 // fir stage's CudaFir, gui/cuda/gpu_channel_filter.hpp): the input is the heaviest part of the
 // chain (every input item passes through the filter), so it goes where the viewer's spectra are
 // computed; what follows runs on the CPU at the channel rate (8 kHz to a few hundred kHz), a few
-// thousand samples per call, less work than a kernel launch and its copies would cost. A GPU that cannot be set up leaves the
-// filter on the CPU, and describe() says why.
+// thousand samples per call, less work than a kernel launch and its copies would cost. A GPU
+// that cannot be set up leaves the filter on the CPU, and describe() says why.
 //
 // Every engine keeps exact state across calls and the squelch decides on fixed blocks of the
 // channel's samples, so the outputs do not depend on how the input is cut. process() never

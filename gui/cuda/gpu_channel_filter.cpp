@@ -7,13 +7,10 @@
 #include <utility>
 
 #include "pipeline/chunk.hpp"
-#include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_fir.hpp"
 #include "pipeline/gpu_runtime.hpp"
 
 namespace prism::view {
-
-using cuda::check_cuda;
 
 struct GpuChannelFilter::Impl {
   int device;
@@ -73,19 +70,16 @@ struct GpuChannelFilter::Impl {
   std::size_t process(const float* in, std::size_t n, float* out) {
     if (n > max_items) throw std::logic_error("GpuChannelFilter::process: more items than it was made for");
     if (n == 0) return 0;
-    const auto stream = static_cast<cudaStream_t>(fir->stream());
-    check_cuda(cudaSetDevice(device), "cudaSetDevice", device);  // the sink's thread may be new
-    check_cuda(cudaMemcpyAsync(input, in, n * in_floats * sizeof(float), cudaMemcpyHostToDevice, stream),
-               "cudaMemcpyAsync (channel input)", device);
+    const gpu::Stream stream = fir->stream();
+    gpu::set_device(device);  // the sink's thread may be new
+    gpu::copy_async(input, in, n * in_floats * sizeof(float), stream, device);
     in_chunk.items = n;
     in_chunk.first_item = items_in;
     out_chunk.items = 0;
     const std::size_t m = fir->process(in_chunk, out_chunk);
     items_in += n;
-    if (m > 0)
-      check_cuda(cudaMemcpyAsync(out, output, m * out_floats * sizeof(float), cudaMemcpyDeviceToHost, stream),
-                 "cudaMemcpyAsync (channel output)", device);
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (channel filter)", device);
+    if (m > 0) gpu::copy_async(out, output, m * out_floats * sizeof(float), stream, device);
+    gpu::host_wait_stream(stream);
     return m;
   }
 };
