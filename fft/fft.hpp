@@ -152,8 +152,8 @@ class NdPlan {
 
 enum class BackendKind { cpu, cuda, cufft, automatic };
 
-// The real type of a backend's data: float (every backend) or double (the CPU's FFTW double
-// backend, make_cpu_backend(Precision::float64); the GPU backends have no double plans yet).
+// The real type of a backend's data: float (every backend) or double (make_cpu_backend's FFTW
+// double, and make_cuda_backend and make_cufft_backend of fft/cuda/cuda_backends.hpp).
 enum class Precision { float32, float64 };
 
 // "cpu", "cuda", "cufft", "auto".

@@ -14,6 +14,10 @@
 // checked first against CpuDct in double precision (the diff column, against cuFFT for the
 // FFT kinds); bench/fft/dct_peers.py
 // times cupyx.scipy.fft.dct, a DCT on cuFFT, on the same lengths.
+// --precision double times the double-precision transforms (c2c, r2c, c2r): our backend's
+// (fft/cuda/fft64_plan.hpp; cuFFT's double plans where ours do not reach) beside cuFFT's Z2Z, D2Z
+// and Z2D, each first checked against a long-double FFT on the first rows (fresh random input,
+// NaN-poisoned outputs): the error columns are ours and cuFFT's relative L2 error there.
 // --shapes times multi-dimensional transforms instead (c2c, r2c, c2r of arrays such as 1024x1024
 // or 256x256x256, as many arrays as fill the working set, at least one): our backend's row steps
 // and columns passes (fft/cuda/fft_nd_layout.hpp) beside cuFFT's rank-2/3 plan, the c2r
@@ -21,7 +25,7 @@
 // (2.5 for real) with N the elements of an array.
 //
 //   fft_bench [--csv FILE] [--tune] [--runs N] [--sizes N,N,...] [--kinds c2c,r2c,c2r,dct2,dct3,dct4]
-//             [--shapes AxB,AxBxC,... | --shapes default]
+//             [--shapes AxB,AxBxC,... | --shapes default] [--precision double]
 //     (--sizes: only these lengths; --kinds: only these transforms, e.g. under a profiler;
 //      default c2c,r2c,c2r; --shapes default: 256^2 ... 8192^2 and 64^3 ... 512^3)
 #include <cuda_runtime.h>
@@ -33,16 +37,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/cuda_dct.hpp"
 #include "fft/cuda/dct_steps.hpp"
+#include "fft/cuda/fft64_plan.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_tune.hpp"
 #include "fft/cuda/fft_wisdom.hpp"
 #include "tests/fft/cuda/dct_reference.hpp"
+#include "tests/fft/cuda/fft64_reference.hpp"
 
 namespace {
 
@@ -265,11 +272,80 @@ Row bench_nd(const std::string& kind, const std::vector<std::size_t>& shape, flo
   return row;
 }
 
+// One double-precision row: our backend's plan beside cuFFT's, both checked first against the
+// long-double FFT on the first rows (their relative L2 errors returned in max_diff and
+// cufft_diff). The input: fresh random rows of up to 8 MiB, repeated over the batch.
+Row bench_fp64(const std::string& kind, std::size_t n, void* d_in, void* d_out, std::size_t buffer_bytes, int runs,
+               unsigned long long& seed, cudaEvent_t start, cudaEvent_t stop, prism::fft::Backend& ours_backend,
+               prism::fft::Backend& cufft_backend, double& cufft_diff) {
+  const Transform t = kind == "c2r" ? Transform::c2r : kind == "r2c" ? Transform::r2c : Transform::c2c_forward;
+  PlanSpec spec{n, 1, t, false};
+  const std::size_t in_row_bytes = prism::fft::test::fp64_input_row_doubles(spec) * sizeof(double);
+  const std::size_t out_row_bytes = prism::fft::test::fp64_output_row_doubles(spec) * sizeof(double);
+  spec.batch = std::max<std::size_t>(1, kHalfWorkingSet / in_row_bytes);
+  spec.batch = std::min(spec.batch, buffer_bytes / std::max(in_row_bytes, out_row_bytes));
+  Row row;
+  row.kind = kind;
+  row.n = n;
+  row.batch = spec.batch;
+  if (spec.batch == 0) return row;
+  // Fresh random rows (a valid Hermitian half for c2r) in the first 8 MiB, tiled over the rest.
+  const std::size_t fresh_rows = std::clamp<std::size_t>((std::size_t{8} << 20) / in_row_bytes, 1, spec.batch);
+  std::mt19937_64 rng(seed++);
+  const std::vector<double> fresh = prism::fft::test::fp64_random_input(spec, fresh_rows, rng);
+  for (std::size_t r = 0; r < spec.batch; r += fresh_rows) {
+    const std::size_t rows = std::min(fresh_rows, spec.batch - r);
+    CHECK_CUDA(cudaMemcpy(static_cast<char*>(d_in) + r * in_row_bytes, fresh.data(), rows * in_row_bytes,
+                          cudaMemcpyHostToDevice));
+  }
+  // The reference's rows: up to 2^20 points, at least one row.
+  const std::size_t check_rows = std::clamp<std::size_t>((std::size_t{1} << 20) / n, 1, std::min<std::size_t>(fresh_rows, 4));
+  auto error_of = [&](prism::fft::Plan& plan) {
+    CHECK_CUDA(cudaMemset(d_out, 0xFF, spec.batch * out_row_bytes));
+    plan.execute(d_in, d_out, nullptr);
+    std::vector<double> out(check_rows * out_row_bytes / sizeof(double));
+    CHECK_CUDA(cudaMemcpy(out.data(), d_out, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    return prism::fft::test::fp64_relative_error(spec, fresh.data(), out.data(), check_rows);
+  };
+  auto ours = ours_backend.plan(spec);
+  row.max_diff = error_of(*ours);
+  cufft_diff = error_of(*cufft_backend.plan(spec));
+  row.ours_ms = median_ms([&] { ours->execute(d_in, d_out, nullptr); }, runs, start, stop);
+  // cuFFT timed on a plan of its own, its Z2D free to overwrite the input (the backend's plan
+  // copies the input first, which is not cuFFT's time); the input is not read again.
+  cufftHandle handle;
+  int n_int = static_cast<int>(n);
+  CHECK_CUFFT(cufftPlanMany(&handle, 1, &n_int, nullptr, 1, 0, nullptr, 1, 0,
+                            t == Transform::c2r ? CUFFT_Z2D : t == Transform::r2c ? CUFFT_D2Z : CUFFT_Z2Z,
+                            static_cast<int>(spec.batch)));
+  row.cufft_ms = median_ms(
+      [&] {
+        if (t == Transform::c2r)
+          CHECK_CUFFT(cufftExecZ2D(handle, static_cast<cufftDoubleComplex*>(d_in), static_cast<double*>(d_out)));
+        else if (t == Transform::r2c)
+          CHECK_CUFFT(cufftExecD2Z(handle, static_cast<double*>(d_in), static_cast<cufftDoubleComplex*>(d_out)));
+        else
+          CHECK_CUFFT(cufftExecZ2Z(handle, static_cast<cufftDoubleComplex*>(d_in),
+                                   static_cast<cufftDoubleComplex*>(d_out), CUFFT_FORWARD));
+      },
+      runs, start, stop);
+  CHECK_CUFFT(cufftDestroy(handle));
+  row.bytes = static_cast<double>(spec.batch) * static_cast<double>(in_row_bytes + out_row_bytes);
+  row.flops = (t == Transform::c2c_forward ? 5.0 : 2.5) * n * std::log2(std::max(2.0, static_cast<double>(n))) *
+              static_cast<double>(spec.batch);
+  const std::string problem =
+      prism::fft::gpu::fp64_plan_problem(spec, prism::fft::gpu::device_shared_bytes_limit());
+  row.algorithm = problem.empty() ? prism::fft::gpu::make_fp64_layout(spec, prism::fft::gpu::device_shared_bytes_limit()).algorithm
+                                  : "cuFFT's double plan (" + problem + ")";
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string csv_path;
   bool tune = false;
+  bool double_precision = false;
   int runs = 25;
   std::vector<std::size_t> only_sizes;
   std::vector<std::string> kinds{"c2c", "r2c", "c2r"};
@@ -277,6 +353,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--tune")) tune = true;
+    else if (!std::strcmp(argv[i], "--precision") && i + 1 < argc) {
+      const std::string value = argv[++i];
+      if (value != "single" && value != "double") {
+        std::fprintf(stderr, "fft_bench: --precision takes single or double, not '%s'\n", value.c_str());
+        return 2;
+      }
+      double_precision = value == "double";
+    }
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(20, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
       for (char* item = std::strtok(argv[++i], ","); item; item = std::strtok(nullptr, ",")) {
@@ -321,7 +405,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: fft_bench [--csv FILE] [--tune] [--runs N>=20] [--sizes N,N,...] "
-                   "[--kinds c2c,r2c,c2r,dct2,dct3,dct4] [--shapes AxB,AxBxC,...|default]\n");
+                   "[--kinds c2c,r2c,c2r,dct2,dct3,dct4] [--shapes AxB,AxBxC,...|default] [--precision double]\n");
       return 2;
     }
   }
@@ -391,6 +475,37 @@ int main(int argc, char** argv) {
       }
     }
     kinds.clear();  // --shapes times the multi-dimensional transforms only
+  }
+  if (double_precision) {
+    // Powers of two where the single-precision table has them, and the smooth and prime lengths
+    // of its other rows (4097 and 10007 through cuFFT's double plans).
+    if (only_sizes.empty()) {
+      sizes.clear();
+      for (int e = 8; e <= 22; e += 2) sizes.push_back(std::size_t{1} << e);
+      for (std::size_t n : {1000, 1920, 4095, 4097, 8192, 10007, 48000}) sizes.push_back(n);
+    }
+    auto ours64 = prism::fft::make_cuda_backend(prism::fft::Precision::float64);
+    auto cufft64 = prism::fft::make_cufft_backend(prism::fft::Precision::float64);
+    std::printf("double precision: %s beside %s; error: relative L2 against a long-double FFT\n",
+                ours64->describe().c_str(), cufft64->describe().c_str());
+    std::printf("%-4s %9s %7s | %9s %8s | %9s %8s | %6s | %9s %9s | %s\n", "kind", "n", "batch", "ours ms", "GB/s",
+                "cuFFT ms", "GB/s", "ratio", "ours err", "cuFFT err", "our algorithm");
+    for (const std::string& kind : kinds) {
+      if (kind != "c2c" && kind != "r2c" && kind != "c2r") continue;
+      for (std::size_t n : sizes) {
+        double cufft_error = 0.0;
+        const Row row = bench_fp64(kind, n, d_in, d_out, buffer_bytes, runs, seed, start, stop, *ours64, *cufft64,
+                                   cufft_error);
+        if (row.batch == 0) continue;
+        rows.push_back(row);
+        std::printf("%-4s %9zu %7zu | %9.3f %8.0f | %9.3f %8.0f | %6.2f | %9.2e %9.2e | %s\n", kind.c_str(), n,
+                    row.batch, row.ours_ms, row.bytes / (row.ours_ms * 1e6), row.cufft_ms,
+                    row.bytes / (row.cufft_ms * 1e6), row.cufft_ms / row.ours_ms, row.max_diff, cufft_error,
+                    row.algorithm.c_str());
+        std::fflush(stdout);
+      }
+    }
+    kinds.clear();
   }
   for (const std::string& kind_name : kinds) {
     const char* kind = kind_name.c_str();

@@ -19,6 +19,7 @@
 
 #include "fft/cuda/cuda_backends.hpp"
 #include "fft/cuda/device_upload.hpp"
+#include "fft/cuda/fft64_plan.hpp"
 #include "fft/cuda/fft_pass_kernel.cuh"
 #include "fft/cuda/fft_pass_kernels.hpp"
 #include "fft/cuda/fft_plan.hpp"
@@ -733,9 +734,16 @@ class CudaFftPlan final : public Plan {
 
 class CudaBackend final : public Backend {
  public:
+  explicit CudaBackend(Precision precision) : precision_(precision) {}
   BackendKind kind() const override { return BackendKind::cuda; }
+  Precision precision() const override { return precision_; }
   bool device_memory() const override { return true; }
   std::unique_ptr<Plan> plan(const PlanSpec& spec) override {
+    if (precision_ == Precision::float64) {
+      if (fp64_plan_problem(spec, device_shared_limit()).empty()) return make_cuda_fp64_plan(spec, device_shared_limit());
+      if (!cufft_) cufft_ = make_cufft_backend(precision_);
+      return cufft_->plan(spec);
+    }
     if (static_cast<long long>(spec.n) > kMaxPlannedLength) {
       if (!cufft_) cufft_ = make_cufft_backend();
       return cufft_->plan(spec);
@@ -749,7 +757,13 @@ class CudaBackend final : public Backend {
     }
     return std::make_unique<CudaFftPlan>(spec, std::move(layout));
   }
-  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override { return make_cuda_nd_plan(spec, *this); }
+  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override {
+    if (precision_ == Precision::float64) {
+      if (!cufft_) cufft_ = make_cufft_backend(precision_);
+      return cufft_->plan_nd(spec);
+    }
+    return make_cuda_nd_plan(spec, *this);
+  }
   std::string describe() const override {
     int device = 0;
     cudaDeviceProp prop{};
@@ -757,10 +771,13 @@ class CudaBackend final : public Backend {
     if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
       name = prop.name;
     }
+    if (precision_ == Precision::float64)
+      return "prism CUDA FFT (Stockham / four-step, double precision; cuFFT for prime factors above 13) on " + name;
     return "prism CUDA FFT (Stockham / four-step / Bluestein / direct DFT, single precision) on " + name;
   }
 
  private:
+  Precision precision_;
   std::unique_ptr<Backend> cufft_;
 };
 
@@ -784,7 +801,9 @@ std::string describe_cuda_plan(const PlanSpec& spec) {
 
 }  // namespace gpu
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<gpu::CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend(Precision precision) {
+  return std::make_unique<gpu::CudaBackend>(precision);
+}
 
 Availability cuda_device_availability() {
   int count = 0;

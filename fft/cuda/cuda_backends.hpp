@@ -11,10 +11,12 @@
 
 namespace prism::fft {
 
-// Our kernels. Lengths beyond what the planner covers go to a cuFFT plan.
-std::unique_ptr<Backend> make_cuda_backend();
-// cuFFT, single precision.
-std::unique_ptr<Backend> make_cufft_backend();
+// Our kernels. Lengths beyond what the planner covers go to a cuFFT plan. In double precision
+// (fft64_plan.hpp): our passes for lengths whose prime factors are at most 13, cuFFT's double
+// plans for the other lengths and for the multi-dimensional transforms.
+std::unique_ptr<Backend> make_cuda_backend(Precision precision = Precision::float32);
+// cuFFT, single or double precision.
+std::unique_ptr<Backend> make_cufft_backend(Precision precision = Precision::float32);
 
 // Whether a CUDA device can be used by this process, with the reason when it cannot
 // (cudaGetDeviceCount failing, or no device).
@@ -36,6 +38,9 @@ long long device_shared_bytes_limit();
 // by `rows_backend`, which must outlive it; and the steps in words.
 std::unique_ptr<NdPlan> make_cuda_nd_plan(const NdPlanSpec& spec, Backend& rows_backend);
 std::string describe_cuda_nd_plan(const NdPlanSpec& spec);
+// A double-precision plan of our kernels (make_fp64_layout at this shared-memory limit); throws
+// std::invalid_argument for a spec they do not take.
+std::unique_ptr<Plan> make_cuda_fp64_plan(const PlanSpec& spec, long long shared_limit);
 }  // namespace gpu
 
 }  // namespace prism::fft

@@ -1,5 +1,6 @@
 // The cuFFT backend: a thin wrapper of cufftPlanMany / cufftExec* behind the FFT interface
-// (1-D and multi-dimensional), for comparison with our kernels and as their fallback.
+// (1-D and multi-dimensional, single or double precision), for comparison with our kernels and as
+// their fallback.
 // Out-of-place c2r in cuFFT overwrites its input, which the interface promises to keep, so that
 // case runs from a copy made on the same stream into a buffer allocated with the plan.
 #include <cuda_runtime.h>
@@ -35,9 +36,9 @@ class CufftTransform {
  public:
   // `lengths`: the transform's lengths, outermost first; `input_elements`: complex pairs or reals
   // of one transform's input as it is laid out (padded real rows in place).
-  CufftTransform(std::vector<int> lengths, Transform transform, std::size_t batch, std::size_t input_elements,
-                 std::size_t output_elements, bool in_place)
-      : transform_(transform) {
+  CufftTransform(std::vector<int> lengths, Transform transform, Precision precision, std::size_t batch,
+                 std::size_t input_elements, std::size_t output_elements, bool in_place)
+      : transform_(transform), double_(precision == Precision::float64) {
     int in_dist = static_cast<int>(input_elements);
     int out_dist = static_cast<int>(output_elements);
     // Rows are embedded in rows of their distance (in-place real rows are padded); the
@@ -46,9 +47,9 @@ class CufftTransform {
     cufftType type = CUFFT_C2C;
     switch (transform) {
       case Transform::c2c_forward:
-      case Transform::c2c_inverse: type = CUFFT_C2C; break;
-      case Transform::r2c: type = CUFFT_R2C; break;
-      case Transform::c2r: type = CUFFT_C2R; break;
+      case Transform::c2c_inverse: type = double_ ? CUFFT_Z2Z : CUFFT_C2C; break;
+      case Transform::r2c: type = double_ ? CUFFT_D2Z : CUFFT_R2C; break;
+      case Transform::c2r: type = double_ ? CUFFT_Z2D : CUFFT_C2R; break;
     }
     check_cufft(cufftPlanMany(&plan_, static_cast<int>(lengths.size()), lengths.data(), embedded ? &in_dist : nullptr,
                               1, in_dist, embedded ? &out_dist : nullptr, 1, out_dist, type,
@@ -57,7 +58,7 @@ class CufftTransform {
     std::size_t work = 0;
     if (cufftGetSize(plan_, &work) == CUFFT_SUCCESS) device_bytes_ = work;
     if (transform == Transform::c2r && !in_place) {
-      input_copy_bytes_ = input_elements * batch * 2 * sizeof(float);
+      input_copy_bytes_ = input_elements * batch * 2 * (double_ ? sizeof(double) : sizeof(float));
       const cudaError_t status = cudaMalloc(&input_copy_, input_copy_bytes_);
       device_bytes_ += input_copy_bytes_;
       if (status != cudaSuccess) {
@@ -78,6 +79,15 @@ class CufftTransform {
   void execute(const void* in, void* out, cudaStream_t stream) {
     check_cufft(cufftSetStream(plan_, stream), "cufftSetStream");
     void* source = const_cast<void*>(in);
+    if (transform_ == Transform::c2r && input_copy_) {
+      check_cuda(cudaMemcpyAsync(input_copy_, in, input_copy_bytes_, cudaMemcpyDeviceToDevice, stream),
+                 "cudaMemcpyAsync");
+      source = input_copy_;
+    }
+    if (double_) {
+      execute_double(source, out);
+      return;
+    }
     switch (transform_) {
       case Transform::c2c_forward:
       case Transform::c2c_inverse:
@@ -90,11 +100,6 @@ class CufftTransform {
                     "cufftExecR2C");
         break;
       case Transform::c2r:
-        if (input_copy_) {
-          check_cuda(cudaMemcpyAsync(input_copy_, in, input_copy_bytes_, cudaMemcpyDeviceToDevice, stream),
-                     "cudaMemcpyAsync");
-          source = input_copy_;
-        }
         check_cufft(cufftExecC2R(plan_, static_cast<cufftComplex*>(source), static_cast<cufftReal*>(out)),
                     "cufftExecC2R");
         break;
@@ -102,7 +107,27 @@ class CufftTransform {
   }
 
  private:
+  void execute_double(void* source, void* out) {
+    switch (transform_) {
+      case Transform::c2c_forward:
+      case Transform::c2c_inverse:
+        check_cufft(cufftExecZ2Z(plan_, static_cast<cufftDoubleComplex*>(source), static_cast<cufftDoubleComplex*>(out),
+                                 transform_ == Transform::c2c_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+                    "cufftExecZ2Z");
+        break;
+      case Transform::r2c:
+        check_cufft(cufftExecD2Z(plan_, static_cast<cufftDoubleReal*>(source), static_cast<cufftDoubleComplex*>(out)),
+                    "cufftExecD2Z");
+        break;
+      case Transform::c2r:
+        check_cufft(cufftExecZ2D(plan_, static_cast<cufftDoubleComplex*>(source), static_cast<cufftDoubleReal*>(out)),
+                    "cufftExecZ2D");
+        break;
+    }
+  }
+
   Transform transform_;
+  bool double_;
   cufftHandle plan_ = 0;
   void* input_copy_ = nullptr;
   std::size_t input_copy_bytes_ = 0;
@@ -111,17 +136,17 @@ class CufftTransform {
 
 class CufftPlan final : public Plan {
  public:
-  explicit CufftPlan(const PlanSpec& spec) : Plan(spec), transform_(make_transform(spec)) {}
+  CufftPlan(const PlanSpec& spec, Precision precision) : Plan(spec), transform_(make_transform(spec, precision)) {}
   std::size_t device_bytes() const override { return transform_.device_bytes(); }
   void execute(const void* in, void* out, std::size_t, Stream stream) override {
     transform_.execute(in, out, static_cast<cudaStream_t>(stream));
   }
 
  private:
-  static CufftTransform make_transform(const PlanSpec& spec) {
+  static CufftTransform make_transform(const PlanSpec& spec, Precision precision) {
     if (spec.n == 0 || spec.batch == 0) throw std::invalid_argument("cuFFT: empty transform");
     if (spec.n > (1ull << 30)) throw std::invalid_argument("cuFFT: length too large");
-    return CufftTransform({static_cast<int>(spec.n)}, spec.transform, spec.batch,
+    return CufftTransform({static_cast<int>(spec.n)}, spec.transform, precision, spec.batch,
                           static_cast<std::size_t>(gpu::input_row_length(spec)),
                           static_cast<std::size_t>(gpu::output_row_length(spec)), spec.in_place);
   }
@@ -130,7 +155,8 @@ class CufftPlan final : public Plan {
 
 class CufftNdPlan final : public NdPlan {
  public:
-  explicit CufftNdPlan(const NdPlanSpec& spec) : NdPlan(spec), transform_(make_transform(spec)) {}
+  CufftNdPlan(const NdPlanSpec& spec, Precision precision)
+      : NdPlan(spec), transform_(make_transform(spec, precision)) {}
   std::size_t device_bytes() const override { return transform_.device_bytes(); }
   void execute(const void* in, void* out, std::size_t count, Stream stream) override {
     if (count == 0) return;
@@ -140,14 +166,14 @@ class CufftNdPlan final : public NdPlan {
   }
 
  private:
-  static CufftTransform make_transform(const NdPlanSpec& spec) {
+  static CufftTransform make_transform(const NdPlanSpec& spec, Precision precision) {
     // cufftPlanMany takes int lengths and distances between arrays.
     check_nd_spec(spec, static_cast<std::size_t>(INT32_MAX / 2));
     if (spec.batch > static_cast<std::size_t>(INT32_MAX))
       throw std::invalid_argument("cuFFT: a batch of " + std::to_string(spec.batch) + " arrays is above its int");
     // The unit lengths dropped, as for our backend: the layout is the same without them.
     const std::vector<std::size_t> shape = nd_effective_shape(spec);
-    return CufftTransform(std::vector<int>(shape.begin(), shape.end()), spec.transform, spec.batch,
+    return CufftTransform(std::vector<int>(shape.begin(), shape.end()), spec.transform, precision, spec.batch,
                           nd_input_elements(spec), nd_output_elements(spec), false);
   }
   CufftTransform transform_;
@@ -155,19 +181,27 @@ class CufftNdPlan final : public NdPlan {
 
 class CufftBackend final : public Backend {
  public:
+  explicit CufftBackend(Precision precision) : precision_(precision) {}
   BackendKind kind() const override { return BackendKind::cufft; }
+  Precision precision() const override { return precision_; }
   bool device_memory() const override { return true; }
-  std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return std::make_unique<CufftPlan>(spec); }
-  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override { return std::make_unique<CufftNdPlan>(spec); }
+  std::unique_ptr<Plan> plan(const PlanSpec& spec) override { return std::make_unique<CufftPlan>(spec, precision_); }
+  std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override {
+    return std::make_unique<CufftNdPlan>(spec, precision_);
+  }
   std::string describe() const override {
     int version = 0;
     cufftGetVersion(&version);
-    return "cuFFT " + std::to_string(version) + " (single precision)";
+    return "cuFFT " + std::to_string(version) +
+           (precision_ == Precision::float64 ? " (double precision)" : " (single precision)");
   }
+
+ private:
+  Precision precision_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cufft_backend() { return std::make_unique<CufftBackend>(); }
+std::unique_ptr<Backend> make_cufft_backend(Precision precision) { return std::make_unique<CufftBackend>(precision); }
 
 }  // namespace prism::fft

@@ -1,5 +1,5 @@
-// Single-precision complex arithmetic shared by the CUDA kernels and the host (CPU) executor of
-// the same plans. Everything here is __host__ __device__ so that the CPU executor runs the very
+// Complex arithmetic in single precision (Cf) and double precision (Cd) shared by the CUDA kernels
+// and the host (CPU) executor of the same plans. Everything here is __host__ __device__ so that the CPU executor runs the very
 // arithmetic the GPU runs.
 #pragma once
 
@@ -42,5 +42,19 @@ PRISM_HD constexpr Cf conj(Cf a) { return Cf{a.re, -a.im}; }
 PRISM_HD constexpr Cf mul_neg_i(Cf a) { return Cf{a.im, -a.re}; }
 // a * (+i)
 PRISM_HD constexpr Cf mul_i(Cf a) { return Cf{-a.im, a.re}; }
+
+// Interleaved (re, im) double pair with the layout and alignment of CUDA's double2: 16-byte
+// aligned, so that kernels read and write one in shared memory as a single 16-byte access
+// (ld/st.shared.v2.f64).
+struct alignas(16) Cd {
+  double re;
+  double im;
+};
+
+PRISM_HD constexpr Cd operator+(Cd a, Cd b) { return Cd{a.re + b.re, a.im + b.im}; }
+PRISM_HD constexpr Cd operator-(Cd a, Cd b) { return Cd{a.re - b.re, a.im - b.im}; }
+PRISM_HD constexpr Cd cmul(Cd a, Cd b) { return Cd{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+PRISM_HD constexpr Cd conj(Cd a) { return Cd{a.re, -a.im}; }
+PRISM_HD constexpr Cd mul_neg_i(Cd a) { return Cd{a.im, -a.re}; }
 
 }  // namespace prism::fft::gpu

@@ -28,14 +28,6 @@ namespace prism::fft::gpu {
 // output), so that beyond this an FFT is faster.
 inline constexpr int kMaxDirectLength = 64;
 
-// 16-byte aligned by its type: the kernel reads and writes one in shared memory as a single
-// 16-byte access (ld/st.shared.v2.f64).
-struct alignas(16) Cd {
-  double re;
-  double im;
-};
-PRISM_HD Cd operator+(Cd a, Cd b) { return Cd{a.re + b.re, a.im + b.im}; }
-PRISM_HD Cd operator-(Cd a, Cd b) { return Cd{a.re - b.re, a.im - b.im}; }
 PRISM_HD Cd cd_of(Cf a) { return Cd{static_cast<double>(a.re), static_cast<double>(a.im)}; }
 PRISM_HD Cf cf_of(Cd a) { return Cf{static_cast<float>(a.re), static_cast<float>(a.im)}; }
 

@@ -1,0 +1,145 @@
+// Our double-precision FFT on the GPU: the pass kernel (one block holds `per_block` transforms,
+// two planes of double pairs each, in shared memory; every stage a Stockham butterfly per
+// thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and launches its passes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/device_upload.hpp"
+#include "fft/cuda/fft64_plan.hpp"
+
+namespace prism::fft::gpu {
+namespace {
+
+__global__ void __launch_bounds__(kFp64BlockThreads)
+    fp64_pass_kernel(Fp64PassDesc p, const void* source, void* destination, const Cd* roots, const Cd* coarse,
+                     const Cd* fine, long long transforms) {
+  extern __shared__ Cd planes[];
+  const int length = p.length;
+  const int per_block = p.per_block;
+  const long long first = static_cast<long long>(blockIdx.x) * per_block;
+  for (int e = threadIdx.x; e < per_block * length; e += blockDim.x) {
+    const int local = p.interleave_load ? e % per_block : e / length;
+    const int i = p.interleave_load ? e / per_block : e - local * length;
+    if (first + local < transforms) planes[2 * local * length + i] = fp64_load(p, source, first + local, i);
+  }
+  __syncthreads();
+  const int local = threadIdx.x / p.threads_per_transform;
+  const int lane = threadIdx.x - local * p.threads_per_transform;
+  Cd* a = planes + 2 * local * length;
+  Cd* b = a + length;
+  int span = 1;
+  for (int s = 0; s < p.stages; ++s) {
+    const int radix = p.radices[s];
+    if (local < per_block) {
+      for (int j = lane; j < length / radix; j += p.threads_per_transform)
+        fp64_stage_butterfly(radix, a, b, length, span, j, roots);
+    }
+    __syncthreads();
+    Cd* swap = a;
+    a = b;
+    b = swap;
+    span *= radix;
+  }
+  const int result = p.stages % 2 == 0 ? 0 : length;  // the plane the last stage wrote
+  for (int e = threadIdx.x; e < per_block * length; e += blockDim.x) {
+    const int t = p.interleave_store ? e % per_block : e / length;
+    const int k = p.interleave_store ? e / per_block : e - t * length;
+    if (first + t < transforms)
+      fp64_store(p, destination, first + t, k, planes[2 * t * length + result + k], coarse, fine);
+  }
+}
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA FFT (double precision): ") + what + ": " + cudaGetErrorString(status));
+}
+
+class CudaFp64Plan final : public Plan {
+ public:
+  CudaFp64Plan(const PlanSpec& spec, Fp64Layout layout, long long shared_limit)
+      : Plan(spec), layout_(std::move(layout)) {
+    long long shared = 0;
+    for (const Fp64Step& step : layout_.steps) shared = std::max(shared, fp64_shared_bytes(step.pass));
+    if (shared > shared_limit)
+      throw std::runtime_error("CUDA FFT (double precision): " + layout_.algorithm + " needs " +
+                               std::to_string(shared) + " bytes of shared memory per block; this device allows " +
+                               std::to_string(shared_limit));
+    static const bool attribute_set = [shared_limit] {
+      check(cudaFuncSetAttribute(fp64_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(shared_limit)),
+            "cudaFuncSetAttribute");
+      return true;
+    }();
+    (void)attribute_set;
+    const std::size_t table_bytes = layout_.table.size() * sizeof(Cd);
+    const std::size_t scratch_bytes = static_cast<std::size_t>(layout_.scratch_elements) * spec.batch * sizeof(Cd);
+    check(cudaMalloc(&table_, table_bytes), "cudaMalloc (tables)");
+    if (scratch_bytes > 0) {
+      const cudaError_t status = cudaMalloc(&scratch_, scratch_bytes);
+      if (status != cudaSuccess) {
+        cudaFree(table_);
+        check(status, "cudaMalloc (scratch)");
+      }
+    }
+    const cudaError_t uploaded = upload_to_device(table_, layout_.table.data(), table_bytes);
+    if (uploaded != cudaSuccess) {
+      release();
+      check(uploaded, "table upload");
+    }
+    device_bytes_ = table_bytes + scratch_bytes;
+  }
+  ~CudaFp64Plan() override { release(); }
+  CudaFp64Plan(const CudaFp64Plan&) = delete;
+  CudaFp64Plan& operator=(const CudaFp64Plan&) = delete;
+  std::size_t device_bytes() const override { return device_bytes_; }
+
+  void execute(const void* in, void* out, std::size_t count, Stream stream) override {
+    const long long rows = static_cast<long long>(std::min(count, spec().batch));
+    if (rows == 0) return;
+    for (const Fp64Step& step : layout_.steps) {
+      const Fp64PassDesc& p = step.pass;
+      const long long transforms = rows * p.groups;
+      const long long blocks = (transforms + p.per_block - 1) / p.per_block;
+      const int threads = p.per_block * p.threads_per_transform;
+      fp64_pass_kernel<<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(fp64_shared_bytes(p)),
+                         static_cast<cudaStream_t>(stream)>>>(
+          p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
+          step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,
+          transforms);
+      check(cudaGetLastError(), "kernel launch");
+    }
+  }
+
+ private:
+  void* resolve(BufferRef ref, const void* in, void* out) const {
+    switch (ref) {
+      case BufferRef::input: return const_cast<void*>(in);
+      case BufferRef::output: return out;
+      default: return scratch_;
+    }
+  }
+  void release() {
+    if (table_) cudaFree(table_);
+    if (scratch_) cudaFree(scratch_);
+    table_ = nullptr;
+    scratch_ = nullptr;
+  }
+
+  Fp64Layout layout_;
+  Cd* table_ = nullptr;
+  Cd* scratch_ = nullptr;
+  std::size_t device_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Plan> make_cuda_fp64_plan(const PlanSpec& spec, long long shared_limit) {
+  return std::make_unique<CudaFp64Plan>(spec, make_fp64_layout(spec, shared_limit), shared_limit);
+}
+
+}  // namespace prism::fft::gpu

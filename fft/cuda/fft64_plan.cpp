@@ -1,0 +1,216 @@
+// The double-precision planner and host executor (fft64_plan.hpp).
+#include "fft/cuda/fft64_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <utility>
+
+namespace prism::fft::gpu {
+namespace {
+
+// n's radices (kFp64Radices, 4 before 2), or empty where a prime factor above 13 remains.
+std::vector<int> fp64_radices(long long n) {
+  std::vector<int> radices;
+  for (int radix : kFp64Radices) {
+    while (n % radix == 0) {
+      radices.push_back(radix);
+      n /= radix;
+    }
+  }
+  if (n != 1) return {};
+  return radices;
+}
+
+long long smallest_prime_factor_above_13(long long n) {
+  for (int radix : kFp64Radices)
+    while (n % radix == 0) n /= radix;
+  for (long long p = 17; p * p <= n; p += 2)
+    if (n % p == 0) return p;
+  return n;
+}
+
+// exp(−2πi·m/n) computed in long double (64-bit mantissa), then rounded to double once.
+Cd unit_root(long long m, long long n) {
+  m %= n;
+  const long double angle = -2.0L * std::numbers::pi_v<long double> * static_cast<long double>(m) /
+                            static_cast<long double>(n);
+  return Cd{static_cast<double>(std::cos(angle)), static_cast<double>(std::sin(angle))};
+}
+
+// Threads per transform and transforms per block for a pass of `length`: a thread per four points
+// (at most the block), and as many transforms as the block's threads and shared memory allow.
+void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes) {
+  pass.threads_per_transform = static_cast<int>(std::clamp<long long>(pass.length / 4, 1, kFp64BlockThreads));
+  const long long by_threads = kFp64BlockThreads / pass.threads_per_transform;
+  const long long by_shared = max_shared_bytes / (2 * static_cast<long long>(sizeof(Cd)) * pass.length);
+  pass.per_block = static_cast<int>(std::max<long long>(1, std::min(by_threads, by_shared)));
+}
+
+Fp64PassDesc make_pass(long long length, long long max_shared_bytes) {
+  Fp64PassDesc pass;
+  pass.length = static_cast<int>(length);
+  const std::vector<int> radices = fp64_radices(length);
+  pass.stages = static_cast<int>(radices.size());
+  std::copy(radices.begin(), radices.end(), pass.radices);
+  choose_blocking(pass, max_shared_bytes);
+  return pass;
+}
+
+// The four-step split n = n1·n2 with both at most max_pass and n1 the largest divisor at most
+// √n (the passes as even as the length allows); 0 where there is none.
+long long four_step_first(long long n, long long max_pass) {
+  for (long long n1 = static_cast<long long>(std::sqrt(static_cast<double>(n))) + 1; n1 >= 2; --n1)
+    if (n1 * n1 <= n && n % n1 == 0 && n1 <= max_pass && n / n1 <= max_pass) return n1;
+  return 0;
+}
+
+std::string radices_text(const Fp64PassDesc& pass) {
+  std::string text;
+  for (int s = 0; s < pass.stages; ++s) text += (s ? "x" : "") + std::to_string(pass.radices[s]);
+  return text.empty() ? "1" : text;
+}
+
+}  // namespace
+
+long long fp64_max_pass_length(long long max_shared_bytes) {
+  return max_shared_bytes / (2 * static_cast<long long>(sizeof(Cd)));
+}
+
+long long fp64_shared_bytes(const Fp64PassDesc& pass) {
+  return 2 * static_cast<long long>(sizeof(Cd)) * pass.length * pass.per_block;
+}
+
+std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) {
+  const long long n = static_cast<long long>(spec.n);
+  if (n < 1) return "length 0";
+  if (spec.batch < 1) return "batch 0";
+  if (fp64_radices(n).empty())
+    return "length " + std::to_string(n) + " has the prime factor " + std::to_string(smallest_prime_factor_above_13(n)) +
+           ", above 13";
+  if (n > kFp64MaxLength) return "length " + std::to_string(n) + " is above " + std::to_string(kFp64MaxLength);
+  const long long max_pass = fp64_max_pass_length(max_shared_bytes);
+  if (n > max_pass && four_step_first(n, max_pass) == 0)
+    return "length " + std::to_string(n) + " has no split into two factors of at most " + std::to_string(max_pass);
+  return "";
+}
+
+Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
+  const std::string problem = fp64_plan_problem(spec, max_shared_bytes);
+  if (!problem.empty()) throw std::invalid_argument("our double-precision FFT: " + problem);
+  const long long n = static_cast<long long>(spec.n);
+  const bool inverse = spec.transform == Transform::c2c_inverse || spec.transform == Transform::c2r;
+  const Fp64Load first_load = spec.transform == Transform::r2c   ? Fp64Load::real
+                              : spec.transform == Transform::c2r ? Fp64Load::hermitian
+                                                                 : Fp64Load::complex;
+  const Fp64Store last_store = spec.transform == Transform::r2c   ? Fp64Store::half
+                               : spec.transform == Transform::c2r ? Fp64Store::real_part
+                                                                  : Fp64Store::complex;
+  Fp64Layout layout;
+  layout.spec = spec;
+  auto add_roots = [&layout](long long length) {
+    const long long offset = static_cast<long long>(layout.table.size());
+    for (long long m = 0; m < length; ++m) layout.table.push_back(unit_root(m, length));
+    return offset;
+  };
+
+  const long long max_pass = fp64_max_pass_length(max_shared_bytes);
+  if (n <= max_pass) {
+    Fp64Step step;
+    step.pass = make_pass(n, max_shared_bytes);
+    step.pass.in_row = input_row_length(spec);
+    step.pass.out_row = output_row_length(spec);
+    step.pass.full_length = n;
+    step.pass.load = first_load;
+    step.pass.store = last_store;
+    step.pass.conj_in = step.pass.conj_out = inverse;
+    step.roots = add_roots(n);
+    layout.steps.push_back(step);
+    layout.algorithm = "fp64 stockham " + radices_text(step.pass);
+    return layout;
+  }
+
+  // Four-step: X[k1 + n1·k2] = Σ_j2 W_n2^(j2·k2) · W_n^(j2·k1) · Σ_j1 x[j1·n2 + j2] · W_n1^(j1·k1).
+  const long long n1 = four_step_first(n, max_pass);
+  const long long n2 = n / n1;
+  Fp64Step columns;  // the n2 transforms of length n1 along j1, twiddled, into the scratch at k1·n2 + j2
+  columns.pass = make_pass(n1, max_shared_bytes);
+  columns.pass.groups = n2;
+  columns.pass.in_row = input_row_length(spec);
+  columns.pass.in_stride = n2;
+  columns.pass.in_group_stride = 1;
+  columns.pass.out_row = n;
+  columns.pass.out_stride = n2;
+  columns.pass.out_group_stride = 1;
+  columns.pass.full_length = n;
+  columns.pass.load = first_load;
+  columns.pass.conj_in = inverse;
+  columns.pass.twiddle_n = n;
+  columns.pass.twiddle_split = static_cast<long long>(std::ceil(std::sqrt(static_cast<double>(n))));
+  columns.pass.interleave_load = columns.pass.interleave_store = true;
+  columns.dst = BufferRef::scratch;
+  columns.roots = add_roots(n1);
+  columns.fine = static_cast<long long>(layout.table.size());
+  for (long long b = 0; b < columns.pass.twiddle_split; ++b) layout.table.push_back(unit_root(b, n));
+  columns.coarse = static_cast<long long>(layout.table.size());
+  for (long long a = 0; a * columns.pass.twiddle_split < n; ++a)
+    layout.table.push_back(unit_root(a * columns.pass.twiddle_split, n));
+
+  Fp64Step rows;  // the n1 transforms of length n2 along j2, each written to k1 + n1·k2
+  rows.pass = make_pass(n2, max_shared_bytes);
+  rows.pass.groups = n1;
+  rows.pass.in_row = n;
+  rows.pass.in_stride = 1;
+  rows.pass.in_group_stride = n2;
+  rows.pass.out_row = output_row_length(spec);
+  rows.pass.out_stride = n1;
+  rows.pass.out_group_stride = 1;
+  rows.pass.full_length = n;
+  rows.pass.store = last_store;
+  rows.pass.conj_out = inverse;
+  rows.pass.interleave_store = true;
+  rows.src = BufferRef::scratch;
+  rows.roots = add_roots(n2);
+
+  layout.steps = {columns, rows};
+  layout.scratch_elements = n;
+  layout.algorithm = "fp64 four-step " + std::to_string(n1) + "x" + std::to_string(n2) + " (" +
+                     radices_text(columns.pass) + ", " + radices_text(rows.pass) + ")";
+  return layout;
+}
+
+void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, std::size_t rows) {
+  std::vector<Cd> scratch(static_cast<std::size_t>(layout.scratch_elements) * rows);
+  auto resolve = [&](BufferRef ref) -> void* {
+    switch (ref) {
+      case BufferRef::input: return const_cast<void*>(in);
+      case BufferRef::output: return out;
+      default: return scratch.data();
+    }
+  };
+  for (const Fp64Step& step : layout.steps) {
+    const Fp64PassDesc& p = step.pass;
+    const Cd* roots = layout.table.data() + step.roots;
+    const Cd* coarse = step.coarse < 0 ? nullptr : layout.table.data() + step.coarse;
+    const Cd* fine = step.fine < 0 ? nullptr : layout.table.data() + step.fine;
+    const void* source = resolve(step.src);
+    void* destination = resolve(step.dst);
+    std::vector<Cd> a(static_cast<std::size_t>(p.length)), b(a.size());
+    const long long transforms = static_cast<long long>(rows) * p.groups;
+    for (long long t = 0; t < transforms; ++t) {
+      for (int i = 0; i < p.length; ++i) a[i] = fp64_load(p, source, t, i);
+      int span = 1;
+      for (int s = 0; s < p.stages; ++s) {
+        const int radix = p.radices[s];
+        for (int j = 0; j < p.length / radix; ++j)
+          fp64_stage_butterfly(radix, a.data(), b.data(), p.length, span, j, roots);
+        std::swap(a, b);
+        span *= radix;
+      }
+      for (int k = 0; k < p.length; ++k) fp64_store(p, destination, t, k, a[k], coarse, fine);
+    }
+  }
+}
+
+}  // namespace prism::fft::gpu

@@ -1,0 +1,135 @@
+// The double-precision planner (fft/cuda/fft64_plan.hpp) and its layouts run by the host
+// executor, against a long-double FFT: every transform kind, in and out of place, one pass and
+// the four-step (forced at short lengths by a small shared-memory limit), several rows with
+// NaN-poisoned outputs; and the lengths the planner refuses, with their reasons.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fft/cuda/fft64_plan.hpp"
+#include "tests/fft/cuda/fft64_reference.hpp"
+
+namespace prism::fft::gpu {
+namespace {
+
+using test::fp64_input_row_doubles;
+using test::fp64_output_row_doubles;
+
+constexpr Transform kTransforms[] = {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r};
+
+const char* name_of(Transform t) {
+  switch (t) {
+    case Transform::c2c_forward: return "c2c_forward";
+    case Transform::c2c_inverse: return "c2c_inverse";
+    case Transform::r2c: return "r2c";
+    default: return "c2r";
+  }
+}
+
+// Runs spec's layout at the shared-memory limit on the host over 3 rows and returns the error.
+double error_of(PlanSpec spec, long long max_shared_bytes, std::string* algorithm = nullptr) {
+  spec.batch = 3;
+  const Fp64Layout layout = make_fp64_layout(spec, max_shared_bytes);
+  if (algorithm) *algorithm = layout.algorithm;
+  std::mt19937_64 rng(spec.n * 8 + static_cast<int>(spec.transform) * 2 + spec.in_place);
+  const std::vector<double> input = test::fp64_random_input(spec, spec.batch, rng);
+  std::vector<double> output;
+  if (spec.in_place) {
+    output = input;  // the rows of an in-place transform are the input's
+    execute_fp64_on_host(layout, output.data(), output.data(), spec.batch);
+  } else {
+    output.assign(fp64_output_row_doubles(spec) * spec.batch, std::numeric_limits<double>::quiet_NaN());
+    execute_fp64_on_host(layout, input.data(), output.data(), spec.batch);
+  }
+  return test::fp64_relative_error(spec, input.data(), output.data(), spec.batch);
+}
+
+// The bound of a double FFT's relative L2 error: a few units of 2^-53 per stage.
+double bound_for(std::size_t n) { return 2e-16 * (2.0 + std::log2(static_cast<double>(n))); }
+
+TEST(Fft64PlanHost, OnePassMatchesTheLongDoubleFftAtEverySmoothLengthTo4096) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 1; n <= 130; ++n) lengths.push_back(n);
+  for (std::size_t n : {143, 169, 192, 210, 243, 256, 343, 500, 625, 1000, 1001, 1024, 1331, 2048, 2310, 2401, 4096})
+    lengths.push_back(n);
+  int checked = 0;
+  for (std::size_t n : lengths) {
+    const PlanSpec probe{n, 1, Transform::c2c_forward, false};
+    if (!fp64_plan_problem(probe).empty()) continue;  // a prime factor above 13
+    for (Transform t : kTransforms) {
+      for (bool in_place : {false, true}) {
+        std::string algorithm;
+        const double error = error_of({n, 1, t, in_place}, kMaxSharedBytesPerBlock, &algorithm);
+        EXPECT_LE(error, bound_for(n)) << name_of(t) << " n=" << n << (in_place ? " in place " : " ") << algorithm;
+        EXPECT_EQ(algorithm.rfind("fp64 stockham", 0), 0u) << algorithm;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 500);
+}
+
+TEST(Fft64PlanHost, FourStepMatchesTheLongDoubleFft) {
+  // 1 KiB of shared memory holds one transform of 32 points: everything longer takes two passes.
+  const long long small_shared = 2 * 16 * 32;
+  for (std::size_t n : {33, 64, 96, 100, 128, 243, 384, 625, 1000, 1024}) {
+    const PlanSpec probe{n, 1, Transform::c2c_forward, false};
+    if (!fp64_plan_problem(probe, small_shared).empty()) continue;
+    for (Transform t : kTransforms) {
+      for (bool in_place : {false, true}) {
+        std::string algorithm;
+        const double error = error_of({n, 1, t, in_place}, small_shared, &algorithm);
+        EXPECT_LE(error, bound_for(n)) << name_of(t) << " n=" << n << (in_place ? " in place " : " ") << algorithm;
+        EXPECT_EQ(algorithm.rfind("fp64 four-step", 0), 0u) << algorithm;
+      }
+    }
+  }
+  // At the planner's own limit: above 7264 points.
+  for (std::size_t n : {8192u, 10000u, 3u * 3u * 1024u, 14641u}) {
+    for (Transform t : {Transform::c2c_forward, Transform::c2r}) {
+      std::string algorithm;
+      EXPECT_LE(error_of({n, 1, t, false}, kMaxSharedBytesPerBlock, &algorithm), bound_for(n))
+          << name_of(t) << " n=" << n << " " << algorithm;
+      EXPECT_EQ(algorithm.rfind("fp64 four-step", 0), 0u) << algorithm;
+    }
+  }
+}
+
+TEST(Fft64PlanHost, TheFourStepSplitsEvenlyAndTheTablesAreAccurate) {
+  const Fp64Layout layout = make_fp64_layout({1u << 20, 1, Transform::c2c_forward, false});
+  EXPECT_EQ(layout.algorithm, "fp64 four-step 1024x1024 (4x4x4x4x4, 4x4x4x4x4)");
+  ASSERT_EQ(layout.steps.size(), 2u);
+  EXPECT_EQ(layout.scratch_elements, 1 << 20);
+  // Every root in the tables is within one rounding of the exact value.
+  const Fp64Step& columns = layout.steps[0];
+  for (long long m = 0; m < 1024; ++m) {
+    const Cd w = layout.table[static_cast<std::size_t>(columns.roots + m)];
+    const long double angle = -2.0L * std::numbers::pi_v<long double> * m / 1024;
+    EXPECT_LE(std::abs(w.re - std::cos(angle)), 1.2e-16L);
+    EXPECT_LE(std::abs(w.im - std::sin(angle)), 1.2e-16L);
+  }
+}
+
+TEST(Fft64PlanHost, RefusesWhatItDoesNotTakeAndSaysWhy) {
+  EXPECT_EQ(fp64_plan_problem({17, 1, Transform::c2c_forward, false}), "length 17 has the prime factor 17, above 13");
+  EXPECT_EQ(fp64_plan_problem({4097, 1, Transform::r2c, false}), "length 4097 has the prime factor 17, above 13");
+  EXPECT_EQ(fp64_plan_problem({10007, 1, Transform::c2c_forward, false}),
+            "length 10007 has the prime factor 10007, above 13");
+  EXPECT_EQ(fp64_plan_problem({2u << 26, 1, Transform::c2c_forward, false}), "length 134217728 is above 67108864");
+  EXPECT_EQ(fp64_plan_problem({0, 1, Transform::c2c_forward, false}), "length 0");
+  EXPECT_EQ(fp64_plan_problem({8, 0, Transform::c2c_forward, false}), "batch 0");
+  // The first factor above 13 is the one named.
+  EXPECT_EQ(fp64_plan_problem({11 * 13 * 53, 1, Transform::c2c_forward, false}),
+            "length 7579 has the prime factor 53, above 13");
+  // A smooth length whose factors do not fit two passes of 32 points.
+  EXPECT_EQ(fp64_plan_problem({1000, 1, Transform::c2c_forward, false}, 2 * 16 * 32),
+            "length 1000 has no split into two factors of at most 32");
+  EXPECT_THROW(make_fp64_layout({17, 1, Transform::c2c_forward, false}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace prism::fft::gpu
