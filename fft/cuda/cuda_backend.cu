@@ -740,7 +740,9 @@ class CudaBackend final : public Backend {
   bool device_memory() const override { return true; }
   std::unique_ptr<Plan> plan(const PlanSpec& spec) override {
     if (precision_ == Precision::float64) {
-      if (fp64_plan_problem(spec, device_shared_limit()).empty()) return make_cuda_fp64_plan(spec, device_shared_limit());
+      // An empty spec is refused with our planner's reason, not cuFFT's.
+      if (spec.n == 0 || spec.batch == 0 || fp64_plan_problem(spec, device_shared_limit()).empty())
+        return make_cuda_fp64_plan(spec, device_shared_limit());
       if (!cufft_) cufft_ = make_cufft_backend(precision_);
       return cufft_->plan(spec);
     }
@@ -772,7 +774,8 @@ class CudaBackend final : public Backend {
       name = prop.name;
     }
     if (precision_ == Precision::float64)
-      return "prism CUDA FFT (Stockham / four-step, double precision; cuFFT for prime factors above 13) on " + name;
+      return "prism CUDA FFT (Stockham / four-step, double precision; cuFFT for prime factors above 13 and lengths "
+             "without a two-pass split) on " + name;
     return "prism CUDA FFT (Stockham / four-step / Bluestein / direct DFT, single precision) on " + name;
   }
 

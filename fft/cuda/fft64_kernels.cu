@@ -1,9 +1,10 @@
 // Our double-precision FFT on the GPU: the pass kernel (one block holds `per_block` transforms,
-// two planes of double pairs each, in shared memory; every stage a Stockham butterfly per
+// two planes of double pairs each (fp64_plane_stride), in shared memory; every stage a Stockham butterfly per
 // thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and launches its passes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,17 +21,18 @@ __global__ void __launch_bounds__(kFp64BlockThreads)
                      const Cd* fine, long long transforms) {
   extern __shared__ Cd planes[];
   const int length = p.length;
+  const int stride = fp64_plane_stride(length);
   const int per_block = p.per_block;
   const long long first = static_cast<long long>(blockIdx.x) * per_block;
   for (int e = threadIdx.x; e < per_block * length; e += blockDim.x) {
     const int local = p.interleave_load ? e % per_block : e / length;
     const int i = p.interleave_load ? e / per_block : e - local * length;
-    if (first + local < transforms) planes[2 * local * length + i] = fp64_load(p, source, first + local, i);
+    if (first + local < transforms) planes[local * stride + i] = fp64_load(p, source, first + local, i);
   }
   __syncthreads();
   const int local = threadIdx.x / p.threads_per_transform;
   const int lane = threadIdx.x - local * p.threads_per_transform;
-  Cd* a = planes + 2 * local * length;
+  Cd* a = planes + local * stride;
   Cd* b = a + length;
   int span = 1;
   for (int s = 0; s < p.stages; ++s) {
@@ -50,7 +52,7 @@ __global__ void __launch_bounds__(kFp64BlockThreads)
     const int t = p.interleave_store ? e % per_block : e / length;
     const int k = p.interleave_store ? e / per_block : e - t * length;
     if (first + t < transforms)
-      fp64_store(p, destination, first + t, k, planes[2 * t * length + result + k], coarse, fine);
+      fp64_store(p, destination, first + t, k, planes[t * stride + result + k], coarse, fine);
   }
 }
 
@@ -69,13 +71,21 @@ class CudaFp64Plan final : public Plan {
       throw std::runtime_error("CUDA FFT (double precision): " + layout_.algorithm + " needs " +
                                std::to_string(shared) + " bytes of shared memory per block; this device allows " +
                                std::to_string(shared_limit));
-    static const bool attribute_set = [shared_limit] {
-      check(cudaFuncSetAttribute(fp64_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(shared_limit)),
+    // Raised per plan where it takes more than the kernel may yet (on the current device): never
+    // lowered, as plans made before may need more.
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, fp64_pass_kernel), "cudaFuncGetAttributes");
+    if (attributes.maxDynamicSharedSizeBytes < shared)
+      check(cudaFuncSetAttribute(fp64_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
             "cudaFuncSetAttribute");
-      return true;
-    }();
-    (void)attribute_set;
+    for (const Fp64Step& step : layout_.steps) {
+      const long long blocks = (static_cast<long long>(spec.batch) * step.pass.groups + step.pass.per_block - 1) /
+                               step.pass.per_block;
+      if (blocks > INT_MAX)
+        throw std::invalid_argument("CUDA FFT (double precision): " + layout_.algorithm + " of a batch of " +
+                                    std::to_string(spec.batch) + " needs " + std::to_string(blocks) +
+                                    " thread blocks in a pass, above the grid's 2^31 - 1");
+    }
     const std::size_t table_bytes = layout_.table.size() * sizeof(Cd);
     const std::size_t scratch_bytes = static_cast<std::size_t>(layout_.scratch_elements) * spec.batch * sizeof(Cd);
     check(cudaMalloc(&table_, table_bytes), "cudaMalloc (tables)");
@@ -111,7 +121,8 @@ class CudaFp64Plan final : public Plan {
           p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
           step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,
           transforms);
-      check(cudaGetLastError(), "kernel launch");
+      const cudaError_t launched = cudaGetLastError();
+      if (launched != cudaSuccess) check(launched, ("kernel launch of " + layout_.algorithm).c_str());
     }
   }
 

@@ -10,8 +10,8 @@ namespace prism::fft::gpu {
 
 // The radices a double-precision pass factors its length into (4 first, then 2 and the odd primes).
 inline constexpr int kFp64Radices[] = {4, 2, 3, 5, 7, 11, 13};
-inline constexpr int kFp64MaxStages = 40;
-inline constexpr int kFp64MaxRadix = 13;
+// A pass holds at most 7263 points (fp64_max_pass_length at Hopper's 227 KB), so at most 12 stages.
+inline constexpr int kFp64MaxStages = 16;
 
 // How a pass reads element i of its transform: complex values; real values (imaginary 0, an
 // r2c's first pass); the Hermitian half of a c2r's input expanded to the full length
@@ -46,12 +46,16 @@ struct Fp64PassDesc {
   // Transforms per thread block, threads per transform, and whether a block's loads (stores) walk
   // its transforms side by side, neighbouring threads on neighbouring groups (where groups are
   // neighbours in memory and a transform's elements are not: the four-step's strided sides), or
-  // one transform after another.
+  // one transform after another. In shared memory transform `local` of a block starts at
+  // local·fp64_plane_stride(length): two planes and one pair more, so that the side-by-side
+  // accesses of up to 8 transforms fall in different banks.
   int per_block = 1;
   int threads_per_transform = 1;
   bool interleave_load = false;
   bool interleave_store = false;
 };
+
+PRISM_HD constexpr int fp64_plane_stride(int length) { return 2 * length + 1; }
 
 // Element i of transform t from the source: `source` holds doubles (real load) or Cd.
 PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, long long t, long long i) {

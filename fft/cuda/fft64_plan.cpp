@@ -10,7 +10,14 @@
 namespace prism::fft::gpu {
 namespace {
 
-// n's radices (kFp64Radices, 4 before 2), or empty where a prime factor above 13 remains.
+// Whether every prime factor of n is at most 13 (1 has none).
+bool is_fp64_smooth(long long n) {
+  for (int radix : kFp64Radices)
+    while (n % radix == 0) n /= radix;
+  return n == 1;
+}
+
+// n's radices (kFp64Radices, 4 before 2); n smooth (is_fp64_smooth), 1 none.
 std::vector<int> fp64_radices(long long n) {
   std::vector<int> radices;
   for (int radix : kFp64Radices) {
@@ -19,7 +26,6 @@ std::vector<int> fp64_radices(long long n) {
       n /= radix;
     }
   }
-  if (n != 1) return {};
   return radices;
 }
 
@@ -40,21 +46,24 @@ Cd unit_root(long long m, long long n) {
 }
 
 // Threads per transform and transforms per block for a pass of `length`: a thread per four points
-// (at most the block), and as many transforms as the block's threads and shared memory allow.
-void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes) {
-  pass.threads_per_transform = static_cast<int>(std::clamp<long long>(pass.length / 4, 1, kFp64BlockThreads));
-  const long long by_threads = kFp64BlockThreads / pass.threads_per_transform;
-  const long long by_shared = max_shared_bytes / (2 * static_cast<long long>(sizeof(Cd)) * pass.length);
-  pass.per_block = static_cast<int>(std::max<long long>(1, std::min(by_threads, by_shared)));
+// (at most the block), and as many transforms as the block's threads and shared memory allow. A
+// strided pass (`side_by_side`) holds at least 8 transforms where shared memory allows, their
+// neighbouring groups read and written as runs of 128 bytes, with fewer threads each.
+void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_by_side) {
+  const long long by_shared = max_shared_bytes / (static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length));
+  long long threads = std::clamp<long long>(pass.length / 4, 1, kFp64BlockThreads);
+  if (side_by_side) threads = std::min(threads, std::max<long long>(1, kFp64BlockThreads / std::min<long long>(8, by_shared)));
+  pass.threads_per_transform = static_cast<int>(threads);
+  pass.per_block = static_cast<int>(std::max<long long>(1, std::min(kFp64BlockThreads / threads, by_shared)));
 }
 
-Fp64PassDesc make_pass(long long length, long long max_shared_bytes) {
+Fp64PassDesc make_pass(long long length, long long max_shared_bytes, bool side_by_side) {
   Fp64PassDesc pass;
   pass.length = static_cast<int>(length);
   const std::vector<int> radices = fp64_radices(length);
   pass.stages = static_cast<int>(radices.size());
   std::copy(radices.begin(), radices.end(), pass.radices);
-  choose_blocking(pass, max_shared_bytes);
+  choose_blocking(pass, max_shared_bytes, side_by_side);
   return pass;
 }
 
@@ -75,21 +84,20 @@ std::string radices_text(const Fp64PassDesc& pass) {
 }  // namespace
 
 long long fp64_max_pass_length(long long max_shared_bytes) {
-  return max_shared_bytes / (2 * static_cast<long long>(sizeof(Cd)));
+  return (max_shared_bytes / static_cast<long long>(sizeof(Cd)) - 1) / 2;
 }
 
 long long fp64_shared_bytes(const Fp64PassDesc& pass) {
-  return 2 * static_cast<long long>(sizeof(Cd)) * pass.length * pass.per_block;
+  return static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length) * pass.per_block;
 }
 
 std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) {
   const long long n = static_cast<long long>(spec.n);
   if (n < 1) return "length 0";
   if (spec.batch < 1) return "batch 0";
-  if (fp64_radices(n).empty())
+  if (!is_fp64_smooth(n))
     return "length " + std::to_string(n) + " has the prime factor " + std::to_string(smallest_prime_factor_above_13(n)) +
            ", above 13";
-  if (n > kFp64MaxLength) return "length " + std::to_string(n) + " is above " + std::to_string(kFp64MaxLength);
   const long long max_pass = fp64_max_pass_length(max_shared_bytes);
   if (n > max_pass && four_step_first(n, max_pass) == 0)
     return "length " + std::to_string(n) + " has no split into two factors of at most " + std::to_string(max_pass);
@@ -118,7 +126,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   const long long max_pass = fp64_max_pass_length(max_shared_bytes);
   if (n <= max_pass) {
     Fp64Step step;
-    step.pass = make_pass(n, max_shared_bytes);
+    step.pass = make_pass(n, max_shared_bytes, false);
     step.pass.in_row = input_row_length(spec);
     step.pass.out_row = output_row_length(spec);
     step.pass.full_length = n;
@@ -135,7 +143,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   const long long n1 = four_step_first(n, max_pass);
   const long long n2 = n / n1;
   Fp64Step columns;  // the n2 transforms of length n1 along j1, twiddled, into the scratch at k1·n2 + j2
-  columns.pass = make_pass(n1, max_shared_bytes);
+  columns.pass = make_pass(n1, max_shared_bytes, true);
   columns.pass.groups = n2;
   columns.pass.in_row = input_row_length(spec);
   columns.pass.in_stride = n2;
@@ -158,7 +166,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     layout.table.push_back(unit_root(a * columns.pass.twiddle_split, n));
 
   Fp64Step rows;  // the n1 transforms of length n2 along j2, each written to k1 + n1·k2
-  rows.pass = make_pass(n2, max_shared_bytes);
+  rows.pass = make_pass(n2, max_shared_bytes, true);
   rows.pass.groups = n1;
   rows.pass.in_row = n;
   rows.pass.in_stride = 1;
@@ -196,19 +204,37 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
     const Cd* fine = step.fine < 0 ? nullptr : layout.table.data() + step.fine;
     const void* source = resolve(step.src);
     void* destination = resolve(step.dst);
-    std::vector<Cd> a(static_cast<std::size_t>(p.length)), b(a.size());
+    const int length = p.length;
+    const int stride = fp64_plane_stride(length);
+    const int elements = p.per_block * length;
+    std::vector<Cd> planes(static_cast<std::size_t>(stride) * p.per_block);
     const long long transforms = static_cast<long long>(rows) * p.groups;
-    for (long long t = 0; t < transforms; ++t) {
-      for (int i = 0; i < p.length; ++i) a[i] = fp64_load(p, source, t, i);
-      int span = 1;
-      for (int s = 0; s < p.stages; ++s) {
-        const int radix = p.radices[s];
-        for (int j = 0; j < p.length / radix; ++j)
-          fp64_stage_butterfly(radix, a.data(), b.data(), p.length, span, j, roots);
-        std::swap(a, b);
-        span *= radix;
+    // The kernel's blocks in turn: its element loop, then every transform's stages, then its
+    // stores, with the kernel's index maps.
+    for (long long first = 0; first < transforms; first += p.per_block) {
+      for (int e = 0; e < elements; ++e) {
+        const int local = p.interleave_load ? e % p.per_block : e / length;
+        const int i = p.interleave_load ? e / p.per_block : e - local * length;
+        if (first + local < transforms) planes[local * stride + i] = fp64_load(p, source, first + local, i);
       }
-      for (int k = 0; k < p.length; ++k) fp64_store(p, destination, t, k, a[k], coarse, fine);
+      for (int local = 0; local < p.per_block; ++local) {
+        Cd* a = planes.data() + local * stride;
+        Cd* b = a + length;
+        int span = 1;
+        for (int s = 0; s < p.stages; ++s) {
+          const int radix = p.radices[s];
+          for (int j = 0; j < length / radix; ++j) fp64_stage_butterfly(radix, a, b, length, span, j, roots);
+          std::swap(a, b);
+          span *= radix;
+        }
+      }
+      const int result = p.stages % 2 == 0 ? 0 : length;
+      for (int e = 0; e < elements; ++e) {
+        const int local = p.interleave_store ? e % p.per_block : e / length;
+        const int k = p.interleave_store ? e / p.per_block : e - local * length;
+        if (first + local < transforms)
+          fp64_store(p, destination, first + local, k, planes[local * stride + result + k], coarse, fine);
+      }
     }
   }
 }

@@ -1,8 +1,9 @@
 // The planner of our double-precision CUDA FFT: a PlanSpec of Backend precision float64 becomes
 // one or two passes (fft64_pass.hpp) with their tables. Lengths whose prime factors are all at
 // most 13 take one Stockham pass in shared memory where a transform fits a block (two planes of
-// double pairs: up to 7264 points in Hopper's 227 KB), and two passes above (four-step, n = n1·n2,
-// the twiddle fused into the first pass's store) up to kFp64MaxLength; real transforms run
+// double pairs: up to 7263 points in Hopper's 227 KB), and two passes above (four-step, n = n1·n2,
+// the twiddle fused into the first pass's store) where n splits into two such lengths (powers of
+// two up to 2^24, nothing above 7263²); real transforms run
 // through the complex one of the full length, the real load or the Hermitian expansion fused
 // into the first pass and the half-spectrum or real-part store into the last. Other lengths are
 // not ours (fp64_plan_problem says why), and the backend gives them to cuFFT's double plans.
@@ -19,9 +20,6 @@
 
 namespace prism::fft::gpu {
 
-// Largest length our double-precision passes take (two passes of kFp64MaxPassLength at most, and
-// the int indices of a pass's tables).
-inline constexpr long long kFp64MaxLength = 1ll << 26;
 // Threads per block of the double-precision pass kernel.
 inline constexpr int kFp64BlockThreads = 256;
 
@@ -47,15 +45,16 @@ struct Fp64Layout {
 // The longest transform one pass holds in `max_shared_bytes` (two planes of Cd per transform).
 long long fp64_max_pass_length(long long max_shared_bytes);
 // Why our double-precision kernels do not take spec ("length 4097 has the prime factor 17, above
-// 13"); empty where they do.
+// 13", "length 33554432 has no split into two factors of at most 7263"); empty where they do.
 std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes = kMaxSharedBytesPerBlock);
 // The layout; throws std::invalid_argument with fp64_plan_problem's reason where there is none.
 Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes = kMaxSharedBytesPerBlock);
-// Dynamic shared memory of a pass's launch: per_block transforms of two planes.
+// Dynamic shared memory of a pass's launch: per_block transforms of fp64_plane_stride pairs.
 long long fp64_shared_bytes(const Fp64PassDesc& pass);
 
-// Runs the layout on the host for `rows` transforms of the batch: the kernel's loads, butterflies,
-// twiddles and stores (fft64_pass.hpp), stage after stage.
+// Runs the layout on the host for `rows` transforms of the batch as the kernel runs it: block by
+// block, each block's transforms loaded in the kernel's order before any is stored, the same
+// loads, butterflies, twiddles and stores (fft64_pass.hpp), stage after stage.
 void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, std::size_t rows);
 
 }  // namespace prism::fft::gpu

@@ -1,6 +1,6 @@
 // Complex arithmetic in single precision (Cf) and double precision (Cd) shared by the CUDA kernels
-// and the host (CPU) executor of the same plans. Everything here is __host__ __device__ so that the CPU executor runs the very
-// arithmetic the GPU runs.
+// and the host (CPU) executor of the same plans. Everything here is __host__ __device__ so that
+// the CPU executor runs the very arithmetic the GPU runs.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -131,4 +131,17 @@ inline double fp64_relative_error(const PlanSpec& spec, const double* in, const 
   return static_cast<double>(std::sqrt(diff2 / (ref2 > 0 ? ref2 : 1)));
 }
 
+// The bound the double-precision tests hold a transform of length n to (relative L2 error): a
+// few units of 2^-53 per stage.
+inline double fp64_error_bound(std::size_t n) { return 2e-16 * (2.0 + std::log2(static_cast<double>(n))); }
+
+inline const char* transform_name(Transform t) {
+  switch (t) {
+    case Transform::c2c_forward: return "c2c_forward";
+    case Transform::c2c_inverse: return "c2c_inverse";
+    case Transform::r2c: return "r2c";
+    default: return "c2r";
+  }
+}
+
 }  // namespace prism::fft::test
