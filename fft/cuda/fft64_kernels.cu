@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,7 +73,10 @@ class CudaFp64Plan final : public Plan {
                                std::to_string(shared) + " bytes of shared memory per block; this device allows " +
                                std::to_string(shared_limit));
     // Raised per plan where it takes more than the kernel may yet (on the current device): never
-    // lowered, as plans made before may need more.
+    // lowered, as plans made before may need more; under a lock, as plans may be made from several
+    // threads at once.
+    static std::mutex attribute_lock;
+    const std::lock_guard<std::mutex> locked(attribute_lock);
     cudaFuncAttributes attributes{};
     check(cudaFuncGetAttributes(&attributes, fp64_pass_kernel), "cudaFuncGetAttributes");
     if (attributes.maxDynamicSharedSizeBytes < shared)

@@ -10,7 +10,8 @@ namespace prism::fft::gpu {
 
 // The radices a double-precision pass factors its length into (4 first, then 2 and the odd primes).
 inline constexpr int kFp64Radices[] = {4, 2, 3, 5, 7, 11, 13};
-// A pass holds at most 7263 points (fp64_max_pass_length at Hopper's 227 KB), so at most 12 stages.
+// A pass holds at most 7263 points (fp64_max_pass_length at Hopper's 227 KB): fewer than 2^13, so
+// fewer than 13 stages.
 inline constexpr int kFp64MaxStages = 16;
 
 // How a pass reads element i of its transform: complex values; real values (imaginary 0, an
@@ -48,7 +49,7 @@ struct Fp64PassDesc {
   // neighbours in memory and a transform's elements are not: the four-step's strided sides), or
   // one transform after another. In shared memory transform `local` of a block starts at
   // local·fp64_plane_stride(length): two planes and one pair more, so that the side-by-side
-  // accesses of up to 8 transforms fall in different banks.
+  // accesses of neighbouring transforms do not all fall in one bank.
   int per_block = 1;
   int threads_per_transform = 1;
   bool interleave_load = false;

@@ -47,8 +47,9 @@ Cd unit_root(long long m, long long n) {
 
 // Threads per transform and transforms per block for a pass of `length`: a thread per four points
 // (at most the block), and as many transforms as the block's threads and shared memory allow. A
-// strided pass (`side_by_side`) holds at least 8 transforms where shared memory allows, their
-// neighbouring groups read and written as runs of 128 bytes, with fewer threads each.
+// strided pass (`side_by_side`) takes fewer threads per transform so that a block holds up to 8
+// transforms, their neighbouring groups read and written as runs of up to 128 bytes; shared
+// memory holds 8 up to 907 points, 3 at 2048 and 1 at 4096.
 void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_by_side) {
   const long long by_shared = max_shared_bytes / (static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length));
   long long threads = std::clamp<long long>(pass.length / 4, 1, kFp64BlockThreads);
@@ -61,6 +62,9 @@ Fp64PassDesc make_pass(long long length, long long max_shared_bytes, bool side_b
   Fp64PassDesc pass;
   pass.length = static_cast<int>(length);
   const std::vector<int> radices = fp64_radices(length);
+  if (radices.size() > static_cast<std::size_t>(kFp64MaxStages))
+    throw std::logic_error("our double-precision FFT: a pass of " + std::to_string(length) + " points has more than " +
+                           std::to_string(kFp64MaxStages) + " stages");
   pass.stages = static_cast<int>(radices.size());
   std::copy(radices.begin(), radices.end(), pass.radices);
   choose_blocking(pass, max_shared_bytes, side_by_side);
