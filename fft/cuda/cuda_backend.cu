@@ -743,26 +743,22 @@ class CudaBackend final : public Backend {
       // An empty spec is refused with our planner's reason, not cuFFT's.
       if (spec.n == 0 || spec.batch == 0 || fp64_plan_problem(spec, device_shared_limit()).empty())
         return make_cuda_fp64_plan(spec, device_shared_limit());
-      if (!cufft_) cufft_ = make_cufft_backend(precision_);
-      return cufft_->plan(spec);
+      return cufft().plan(spec);
     }
     if (static_cast<long long>(spec.n) > kMaxPlannedLength) {
-      if (!cufft_) cufft_ = make_cufft_backend();
-      return cufft_->plan(spec);
+      return cufft().plan(spec);
     }
     // The wisdom file's winner for this device and length, where `prism fft-tune` measured one.
     PlanLayout layout = make_plan_layout(spec, for_current_device(planner_options_for(spec)));
     // Devices with less shared memory per block than the plan's passes need: cuFFT.
     if (max_launch_shared_bytes(layout) > device_shared_limit()) {
-      if (!cufft_) cufft_ = make_cufft_backend();
-      return cufft_->plan(spec);
+      return cufft().plan(spec);
     }
     return std::make_unique<CudaFftPlan>(spec, std::move(layout));
   }
   std::unique_ptr<NdPlan> plan_nd(const NdPlanSpec& spec) override {
     if (precision_ == Precision::float64) {
-      if (!cufft_) cufft_ = make_cufft_backend(precision_);
-      return cufft_->plan_nd(spec);
+      return cufft().plan_nd(spec);
     }
     return make_cuda_nd_plan(spec, *this);
   }
@@ -780,6 +776,12 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // cuFFT in this backend's precision, made at the first plan it takes.
+  Backend& cufft() {
+    if (!cufft_) cufft_ = make_cufft_backend(precision_);
+    return *cufft_;
+  }
+
   Precision precision_;
   std::unique_ptr<Backend> cufft_;
 };

@@ -1,6 +1,7 @@
 // Our double-precision FFT on the GPU: the pass kernel (one block holds `per_block` transforms,
-// two planes of double pairs each (fp64_plane_stride), in shared memory; every stage a Stockham butterfly per
-// thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and launches its passes.
+// two planes of double pairs each (fp64_plane_stride), in shared memory; every stage a Stockham
+// butterfly per thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and launches its
+// passes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,6 +58,9 @@ __global__ void __launch_bounds__(kFp64BlockThreads)
   }
 }
 
+// Thread blocks of a pass over `rows` rows of the batch.
+long long blocks_of(const Fp64PassDesc& p, long long rows) { return (rows * p.groups + p.per_block - 1) / p.per_block; }
+
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
     throw std::runtime_error(std::string("CUDA FFT (double precision): ") + what + ": " + cudaGetErrorString(status));
@@ -83,8 +87,7 @@ class CudaFp64Plan final : public Plan {
       check(cudaFuncSetAttribute(fp64_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
             "cudaFuncSetAttribute");
     for (const Fp64Step& step : layout_.steps) {
-      const long long blocks = (static_cast<long long>(spec.batch) * step.pass.groups + step.pass.per_block - 1) /
-                               step.pass.per_block;
+      const long long blocks = blocks_of(step.pass, static_cast<long long>(spec.batch));
       if (blocks > INT_MAX)
         throw std::invalid_argument("CUDA FFT (double precision): " + layout_.algorithm + " of a batch of " +
                                     std::to_string(spec.batch) + " needs " + std::to_string(blocks) +
@@ -117,14 +120,12 @@ class CudaFp64Plan final : public Plan {
     if (rows == 0) return;
     for (const Fp64Step& step : layout_.steps) {
       const Fp64PassDesc& p = step.pass;
-      const long long transforms = rows * p.groups;
-      const long long blocks = (transforms + p.per_block - 1) / p.per_block;
       const int threads = p.per_block * p.threads_per_transform;
-      fp64_pass_kernel<<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(fp64_shared_bytes(p)),
+      fp64_pass_kernel<<<static_cast<unsigned>(blocks_of(p, rows)), threads, static_cast<std::size_t>(fp64_shared_bytes(p)),
                          static_cast<cudaStream_t>(stream)>>>(
           p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
           step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,
-          transforms);
+          rows * p.groups);
       const cudaError_t launched = cudaGetLastError();
       if (launched != cudaSuccess) check(launched, ("kernel launch of " + layout_.algorithm).c_str());
     }

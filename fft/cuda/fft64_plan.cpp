@@ -10,14 +10,14 @@
 namespace prism::fft::gpu {
 namespace {
 
-// Whether every prime factor of n is at most 13 (1 has none).
-bool is_fp64_smooth(long long n) {
+// n without its prime factors up to 13: 1 where n is smooth.
+long long rough_part(long long n) {
   for (int radix : kFp64Radices)
     while (n % radix == 0) n /= radix;
-  return n == 1;
+  return n;
 }
 
-// n's radices (kFp64Radices, 4 before 2); n smooth (is_fp64_smooth), 1 none.
+// n's radices (kFp64Radices, 4 before 2); n smooth (rough_part 1), 1 none.
 std::vector<int> fp64_radices(long long n) {
   std::vector<int> radices;
   for (int radix : kFp64Radices) {
@@ -30,8 +30,7 @@ std::vector<int> fp64_radices(long long n) {
 }
 
 long long smallest_prime_factor_above_13(long long n) {
-  for (int radix : kFp64Radices)
-    while (n % radix == 0) n /= radix;
+  n = rough_part(n);
   for (long long p = 17; p * p <= n; p += 2)
     if (n % p == 0) return p;
   return n;
@@ -99,7 +98,7 @@ std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) 
   const long long n = static_cast<long long>(spec.n);
   if (n < 1) return "length 0";
   if (spec.batch < 1) return "batch 0";
-  if (!is_fp64_smooth(n))
+  if (rough_part(n) != 1)
     return "length " + std::to_string(n) + " has the prime factor " + std::to_string(smallest_prime_factor_above_13(n)) +
            ", above 13";
   const long long max_pass = fp64_max_pass_length(max_shared_bytes);
