@@ -70,12 +70,14 @@ GpuMelTables make_gpu_mel_tables(const StreamInfo& stream, const SpectrogramPara
 // orthonormal DCT-II of n_mels, transposed).
 std::vector<double> mfcc_dct_matrix(std::size_t n_mfcc, std::size_t n_mels);
 
-// Band `band` of the row whose detector values (|X|^power per bin, averaged) start at `power`:
-// mode mel: the row's value (in dB with db); mode mfcc: its logarithm, for cepstrum_values.
-PRISM_MEL_HD double mel_band_value(const GpuMelRowArgs& a, const float* power, int band) {
+// Band `band` of the row whose detector values (|X|^power per bin, averaged; float, or double in
+// double precision) start at `power`: mode mel: the row's value (in dB with db); mode mfcc: its
+// logarithm, for cepstrum_values.
+template <typename Power>
+PRISM_MEL_HD double mel_band_value(const GpuMelRowArgs& a, const Power* power, int band) {
   const int start = a.band_start[band];
   const int count = a.band_start[band + 1] - start;
-  const float* p = power + a.band_first[band];
+  const Power* p = power + a.band_first[band];
   const double* w = a.weights + start;
   double sum = 0.0;
   for (int i = 0; i < count; ++i) sum += w[i] * static_cast<double>(p[i]);

@@ -98,8 +98,8 @@ const std::vector<Setting>& spectrogram_settings() {
       choice_setting("integer_scale", "unit", {"unit", "raw"},
                      "integer samples as unit: scaled to [-1, 1), or raw: the stored values, as numpy sees them"),
       choice_setting("precision", "single", {"single", "double"},
-                     "single (float32 rows, FFTW single precision) or double (float64 rows, the samples, the FFT "
-                     "and the rows in double precision; CPU backend only)"),
+                     "single (float32 rows, the FFT in single precision) or double (float64 rows, the samples, "
+                     "the FFT and the rows in double precision)"),
       integer_setting("n_mels", "128", 1, 65536, "N",
                       "mode mel, mfcc: mel bands (filters) per row (mfcc on a GPU: at most 8192)"),
       number_setting("f_min", "0", 0, 1e12, "HZ", "mode mel, mfcc: the lowest band's lower edge"),
@@ -494,7 +494,6 @@ std::string spectrogram_cpu_only_setting(const SpectrogramParams& params, const 
     return name("mode") + " mfcc of more than " + std::to_string(kGpuMfccMaxBands) + " bands (" + name("n_mels") + " " +
            std::to_string(params.n_mels) + ")";
   if (params.frequency_range) return name("frequency_range");
-  if (params.double_precision) return name("precision") + " double";
   return "";
 }
 

@@ -30,7 +30,8 @@
 //   channel    which channel of a multi-channel stream to analyse, 0-based
 //   integer_scale  unit (integers scaled to [-1, 1)) or raw (stored values), see format.hpp
 //   precision  single (float: the samples, the FFT and the rows) or double (double throughout,
-//              rows of double; FFTW's double-precision library; the CPU backend only)
+//              rows of double; FFTW's double-precision library, or on a GPU our FP64 FFT or
+//              cuFFT's double plans)
 //
 // Real input gives one-sided spectra (nfft/2 + 1 bins, as scipy's return_onesided=True);
 // complex input gives two-sided spectra, centred (fftshift: the most negative frequency first).

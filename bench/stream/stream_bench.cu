@@ -13,6 +13,8 @@
 //   mel         process() in modes psd, mel and mfcc on 2^26 samples at 16 kHz (torchaudio's
 //               speech front end: nperseg 400, hop 160, nfft 512, n_mels 80 and 128, n_mfcc 40);
 //               bench/stream/mel_peers.py times torchaudio on the same input size
+//   double      process() in double precision (the unfused paths: our FP64 FFT, cuFFT's D2Z)
+//               beside the same paths in single precision, N = 4096, 2^26 f32 samples
 //   latency     a chunk leaving the source -> its rows at the sink in host memory, p50, p99,
 //               p99.9 and the slowest, 64 KiB, 1 MiB and 16 MiB chunks (cf32, N = 4096, one
 //               chunk at a time, the device idle between): the graph's threads, queues, copies
@@ -23,7 +25,7 @@
 //               2 ms apart are one episode), to tell a pause of the host from a slow path
 // Every throughput run checks its accounting (every edge of the graph balanced).
 //
-//   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]
+//   stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|double|latency|throughput]
 //                [--in-flight K] [--format cf32|ci16]
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -354,7 +356,7 @@ int main(int argc, char** argv) {
       formats = {std::string(argv[++i]) == "cf32" ? SampleFormat::cf32 : SampleFormat::ci16};
     else {
       std::fprintf(stderr,
-                   "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|latency|throughput]\n"
+                   "usage: stream_bench [--seconds S] [--csv FILE] [--quick] [--only kernel|mel|double|latency|throughput]\n"
                    "                    [--in-flight K] [--format cf32|ci16]   (K: the throughput section's chunks\n"
                    "                    per device edge, default 3; --format: its input format alone)\n");
       return 2;
@@ -401,6 +403,22 @@ int main(int argc, char** argv) {
       record("mel", "mel, n_mels " + bands, engine_work_ms(TransformPath::fused, mel, mel_samples, 16000), "ms");
       record("mel", "mfcc, n_mels " + bands + ", n_mfcc 40",
              engine_work_ms(TransformPath::fused, mfcc, mel_samples, 16000), "ms");
+    }
+  }
+
+  if (wanted("double")) {
+    std::printf("double: N = 4096, 2^26 f32 samples on the device, hann, psd, dB, no overlap:\n");
+    const std::size_t double_samples = std::size_t{1} << 26;
+    for (const bool wide : {false, true}) {
+      SpectrogramParams p = chain_params(4096);
+      p.double_precision = wide;
+      const std::string precision = wide ? "double" : "single";
+      for (const TransformPath path : {TransformPath::prism, TransformPath::cufft}) {
+        const double ms = engine_work_ms(path, p, double_samples);
+        record("double", std::string(path_name(path)) + ", " + precision + " precision", ms, "ms");
+        record("double", std::string(path_name(path)) + ", " + precision + " precision, samples per second",
+               double_samples / (ms * 1e-3) / 1e9, "GS/s");
+      }
     }
   }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/fft64_plan.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "pipeline/cuda/cuda_check.hpp"
 #include "pipeline/cuda/cuda_spectrogram_kernels.cuh"
@@ -73,6 +74,7 @@ void check_cufft(cufftResult status, std::string_view call, int device) {
 }  // namespace
 
 bool fused_path_supports(const SpectrogramParams& p, bool complex_input) {
+  if (p.double_precision) return false;  // the fused kernel computes in float
   // |X|^power for a power other than 1 and 2 (modes mel, mfcc) is the unfused detector's only.
   if (p.is_mel() && p.power != 1.0 && p.power != 2.0) return false;
   const std::size_t n = p.resolved().nfft;
@@ -174,7 +176,7 @@ DeviceInfo probe_device(int index) {
   // Can this build's kernels run here? (they are compiled for one architecture)
   cudaFuncAttributes attributes{};
   status = cudaSetDevice(index);
-  if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, device::history_kernel);
+  if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, device::history_kernel<float>);
   if (status != cudaSuccess) {
     info.reason = info.name + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
                   ") cannot run this build's kernels: " + cudaGetErrorString(status);
@@ -212,6 +214,10 @@ struct CudaSpectrogram::Impl {
   device::EngineConstants k{};
   TransformPath path = TransformPath::cufft;
   std::string path_note;  // why the fused path was not taken, when it was asked for
+  // Double precision (unfused paths only): the history, carry, window, column scales, frames,
+  // spectra and rows are doubles, and the FFT is our FP64 library's or cuFFT's Z2Z/D2Z.
+  bool wide = false;
+  std::size_t real_bytes = sizeof(float);
   bool configured = false;
   std::size_t max_block_samples = 0;
   std::size_t max_frames = 0;      // frames one chunk can complete
@@ -220,17 +226,18 @@ struct CudaSpectrogram::Impl {
   std::size_t hop = 0;
   std::size_t columns = 0;
 
-  // Device memory.
+  // Device memory; history, carry, window, column_scale, frames and spectrum hold float or
+  // double values (real_bytes each).
   device::BlockDescriptor* descriptors_device = nullptr;  // per descriptor slot
-  float* history = nullptr;         // two buffers of history_floats
-  float* carry = nullptr;           // two rows
-  float* window = nullptr;
-  float* column_scale = nullptr;
+  void* history = nullptr;          // two buffers of history_floats
+  void* carry = nullptr;            // two rows
+  void* window = nullptr;
+  void* column_scale = nullptr;
   fft::gpu::Cf* stage_twiddles = nullptr;  // fused path: the team FFT's tables
   fft::gpu::Cf* real_twiddles = nullptr;
   FusedKernel fused;
-  float* frames = nullptr;          // unfused paths: one batch of frames
-  float* detector_rows = nullptr;   // modes mel, mfcc: the detector's rows of one chunk
+  void* frames = nullptr;           // unfused paths: one batch of frames
+  void* detector_rows = nullptr;    // modes mel, mfcc: the detector's rows of one chunk
   int* mel_band_first = nullptr;    // modes mel, mfcc: the tables of gpu_mel_rows.hpp
   int* mel_band_start = nullptr;
   double* mel_weights = nullptr;
@@ -239,7 +246,7 @@ struct CudaSpectrogram::Impl {
   int mel_rows_per_cta = 1;
   std::size_t mel_shared_bytes = 0;
   std::size_t max_rows = 0;         // rows one chunk can complete
-  float2* spectrum = nullptr;       // unfused paths: their transforms
+  void* spectrum = nullptr;         // unfused paths: their transforms (complex)
   void* fft_work = nullptr;
   std::size_t device_bytes = 0;
 
@@ -267,6 +274,8 @@ struct CudaSpectrogram::Impl {
   Impl(const SpectrogramParams& p, const CudaEngineOptions& o, KeyNamer n)
       : params(p.resolved()), options(o), name(std::move(n)) {
     params.validate(name);
+    wide = params.double_precision;
+    real_bytes = wide ? sizeof(double) : sizeof(float);
     // What the kernels do not compute is refused here too, for programs that make this stage
     // themselves (the stage registry refuses it, or falls back to the CPU, before).
     if (const std::string setting = spectrogram_cpu_only_setting(params, name); !setting.empty())
@@ -305,7 +314,10 @@ struct CudaSpectrogram::Impl {
     columns = complex_input ? params.nfft : params.nfft / 2 + 1;
     path = options.path;
     path_note.clear();
-    if (path == TransformPath::fused && !fused_path_supports(params, complex_input)) path = TransformPath::prism;
+    if (path == TransformPath::fused && !fused_path_supports(params, complex_input)) {
+      path = TransformPath::prism;
+      if (wide) path_note = "the fused kernel computes in single precision";
+    }
     make_constants();
     layout = spectrogram_layout(stream, params);
 
@@ -324,11 +336,11 @@ struct CudaSpectrogram::Impl {
     }
     const std::size_t components = complex_input ? 2 : 1;
     history_floats = params.nperseg * components;
-    // One FFT batch holds at most ~16 Mi floats of frames (64 MiB), so memory is bounded for
-    // any hop; a chunk with more frames runs several batches.
-    const std::size_t frame_floats = params.nfft * components;
+    // One FFT batch holds at most 64 MiB of frames, so memory is bounded for any hop; a chunk
+    // with more frames runs several batches.
+    const std::size_t frame_bytes = params.nfft * components * real_bytes;
     const std::size_t chunk_frames =
-        std::max<std::size_t>(1, std::min(max_frames, (std::size_t{1} << 24) / frame_floats));
+        std::max<std::size_t>(1, std::min(max_frames, (std::size_t{64} << 20) / frame_bytes));
     chunks = path == TransformPath::fused ? 1 : (max_frames + chunk_frames - 1) / chunk_frames;
     k.chunk_frames = static_cast<unsigned>(path == TransformPath::fused ? max_frames : chunk_frames);
     k.spectrum_stride = static_cast<int>(complex_input ? params.nfft : params.nfft / 2 + 1);
@@ -359,6 +371,7 @@ struct CudaSpectrogram::Impl {
     if (params.is_mel()) {  // CpuSpectrogram's detectors: power 2 and 1 exactly, others through pow
       k.detector = params.power == 2.0 ? 0 : params.power == 1.0 ? 1 : 2;
       k.half_power = static_cast<float>(params.power / 2.0);
+      k.wide_half_power = params.power / 2.0;
     }
     k.decibels = params.decibels && !params.is_mel() ? 1 : 0;  // the mel bands take the dB
     k.detrend = params.detrend == Detrend::constant ? 1 : 0;
@@ -376,6 +389,26 @@ struct CudaSpectrogram::Impl {
     return static_cast<T*>(p);
   }
 
+  // `count` values of the engine's precision.
+  void* device_alloc_reals(std::size_t count, const char* what) {
+    return wide ? static_cast<void*>(device_alloc<double>(count, what))
+                : static_cast<void*>(device_alloc<float>(count, what));
+  }
+
+  template <typename T>
+  T* upload(const std::vector<T>& host, const char* what) {
+    T* device_pointer = device_alloc<T>(host.size(), what);
+    check_cuda(cudaMemcpy(device_pointer, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+               std::string("cudaMemcpy (") + what + ")", device);
+    return device_pointer;
+  }
+
+  // Values computed in double, uploaded in the engine's precision.
+  void* upload_reals(const std::vector<double>& values, const char* what) {
+    if (wide) return upload(values, what);
+    return upload(std::vector<float>(values.begin(), values.end()), what);
+  }
+
   void allocate_and_upload(bool complex_input, std::size_t chunk_frames) {
     descriptor_copied.assign(kDescriptorSlots, nullptr);
     descriptor_in_use.assign(kDescriptorSlots, false);
@@ -386,20 +419,17 @@ struct CudaSpectrogram::Impl {
     check_cuda(cudaHostAlloc(&pinned, kDescriptorSlots * sizeof(device::BlockDescriptor), cudaHostAllocDefault),
                "cudaHostAlloc (pinned chunk descriptors)", device);
     descriptors_host = static_cast<device::BlockDescriptor*>(pinned);
-    history = device_alloc<float>(2 * history_floats, "history");
-    carry = device_alloc<float>(2 * columns, "carry");
+    history = device_alloc_reals(2 * history_floats, "history");
+    carry = device_alloc_reals(2 * columns, "carry");
 
     const std::vector<double> w = make_window(params.window, params.nperseg);
     // Zero beyond nperseg up to nfft: the fused kernel windows whole pairs without a bound check.
-    std::vector<float> window_host(std::max(params.nperseg, params.nfft) + 1, 0.0f);
+    std::vector<double> window_host(std::max(params.nperseg, params.nfft) + 1, 0.0);
     std::copy(w.begin(), w.end(), window_host.begin());
-    window = device_alloc<float>(window_host.size(), "window");
-    check_cuda(cudaMemcpy(window, window_host.data(), window_host.size() * sizeof(float), cudaMemcpyHostToDevice),
-               "cudaMemcpy (window)", device);
-    const std::vector<float> scale_host = spectrogram_column_scales(stream, params, w);
-    column_scale = device_alloc<float>(columns, "column scales");
-    check_cuda(cudaMemcpy(column_scale, scale_host.data(), columns * sizeof(float), cudaMemcpyHostToDevice),
-               "cudaMemcpy (column scales)", device);
+    window = upload_reals(window_host, "window");
+    // The CPU's factors: rounded to float once, or kept in double.
+    if (wide) column_scale = upload(spectrogram_column_scales_double(stream, params, w), "column scales");
+    else column_scale = upload(spectrogram_column_scales(stream, params, w), "column scales");
 
     if (params.is_mel()) upload_mel_tables();
 
@@ -423,17 +453,17 @@ struct CudaSpectrogram::Impl {
                  "cudaFuncSetAttribute (fused kernel shared memory)", device);
     } else {
       const std::size_t components = complex_input ? 2 : 1;
-      frames = device_alloc<float>(chunk_frames * params.nfft * components, "frames");
-      check_cuda(cudaMemsetAsync(frames, 0, chunk_frames * params.nfft * components * sizeof(float), compute),
+      frames = device_alloc_reals(chunk_frames * params.nfft * components, "frames");
+      check_cuda(cudaMemsetAsync(frames, 0, chunk_frames * params.nfft * components * real_bytes, compute),
                  "cudaMemsetAsync (frames)", device);
-      spectrum = device_alloc<float2>(chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
+      spectrum = device_alloc_reals(2 * chunk_frames * static_cast<std::size_t>(k.spectrum_stride), "spectra");
       if (path == TransformPath::prism) {
         fft::PlanSpec spec;
         spec.n = params.nfft;
         spec.batch = chunk_frames;
         spec.transform = complex_input ? fft::Transform::c2c_forward : fft::Transform::r2c;
         try {
-          prism_backend = fft::make_cuda_backend();
+          prism_backend = fft::make_cuda_backend(wide ? fft::Precision::float64 : fft::Precision::float32);
           prism_plan = prism_backend->plan(spec);
         } catch (const std::exception& e) {
           throw CudaError(std::string("our FFT plan (nfft ") + std::to_string(params.nfft) + ", batch " +
@@ -443,7 +473,7 @@ struct CudaSpectrogram::Impl {
       } else {
         int n = static_cast<int>(params.nfft);
         int out_n = k.spectrum_stride;
-        const cufftType type = complex_input ? CUFFT_C2C : CUFFT_R2C;
+        const cufftType type = wide ? (complex_input ? CUFFT_Z2Z : CUFFT_D2Z) : (complex_input ? CUFFT_C2C : CUFFT_R2C);
         check_cufft(cufftCreate(&plan), "cufftCreate", device);
         plan_made = true;
         check_cufft(cufftSetAutoAllocation(plan, 0), "cufftSetAutoAllocation", device);
@@ -467,22 +497,16 @@ struct CudaSpectrogram::Impl {
   // Modes mel and mfcc: the filterbank and the cepstrum's matrix, and the detector's rows.
   void upload_mel_tables() {
     const GpuMelTables tables = make_gpu_mel_tables(stream, params);
-    auto upload = [&](auto& device_pointer, const auto& host, const char* what) {
-      using T = std::remove_cv_t<std::remove_reference_t<decltype(host[0])>>;
-      device_pointer = device_alloc<T>(host.size(), what);
-      check_cuda(cudaMemcpy(device_pointer, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
-                 std::string("cudaMemcpy (") + what + ")", device);
-    };
-    upload(mel_band_first, tables.band_first, "mel bands' first bins");
-    upload(mel_band_start, tables.band_start, "mel bands' weight offsets");
-    upload(mel_weights, tables.weights, "mel filterbank");
-    if (!tables.cepstrum.empty()) upload(mel_cepstrum, tables.cepstrum, "cepstrum matrix");
+    mel_band_first = upload(tables.band_first, "mel bands' first bins");
+    mel_band_start = upload(tables.band_start, "mel bands' weight offsets");
+    mel_weights = upload(tables.weights, "mel filterbank");
+    if (!tables.cepstrum.empty()) mel_cepstrum = upload(tables.cepstrum, "cepstrum matrix");
     mel_args = tables.args;
     mel_args.band_first = mel_band_first;
     mel_args.band_start = mel_band_start;
     mel_args.weights = mel_weights;
     mel_args.cepstrum = mel_cepstrum;
-    detector_rows = device_alloc<float>(std::max<std::size_t>(max_rows, 1) * columns, "detector rows (mel)");
+    detector_rows = device_alloc_reals(std::max<std::size_t>(max_rows, 1) * columns, "detector rows (mel)");
     // kGpuMelRowsPerCta rows per CTA where their bands' logarithms take at most 48 KiB of shared
     // memory, one beyond (kGpuMfccMaxBands bands take 64 KiB).
     const std::size_t row_bytes = mel_args.bands * sizeof(double);
@@ -490,10 +514,12 @@ struct CudaSpectrogram::Impl {
     mel_shared_bytes = mel_args.coefficients > 0 ? mel_rows_per_cta * row_bytes : 0;
     // The limit belongs to the function, for every stage of the process: only ever raised (under
     // the device-wide lock that configure() holds), so that a stage never lowers another's.
+    const void* mel_function = wide ? reinterpret_cast<const void*>(&device::mel_kernel<double>)
+                                    : reinterpret_cast<const void*>(&device::mel_kernel<float>);
     cudaFuncAttributes attributes{};
-    check_cuda(cudaFuncGetAttributes(&attributes, device::mel_kernel), "cudaFuncGetAttributes (mel kernel)", device);
+    check_cuda(cudaFuncGetAttributes(&attributes, mel_function), "cudaFuncGetAttributes (mel kernel)", device);
     if (static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) < mel_shared_bytes)
-      check_cuda(cudaFuncSetAttribute(device::mel_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      check_cuda(cudaFuncSetAttribute(mel_function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(mel_shared_bytes)),
                  "cudaFuncSetAttribute (mel kernel shared memory)", device);
   }
@@ -501,49 +527,80 @@ struct CudaSpectrogram::Impl {
   // The per-chunk work for descriptor slot s, launched on the compute stream.
   void launch_block_work(std::size_t s) {
     const device::BlockDescriptor* d = descriptors_device + s;
-    const int history_int = static_cast<int>(history_floats);
     if (path == TransformPath::fused) {
       const unsigned groups = static_cast<unsigned>(max_frames / params.average + 2);
-      fused.launch(dim3((groups + fused.teams - 1) / fused.teams), compute, k, d, history, history_int, window,
-                   stage_twiddles, real_twiddles, column_scale, carry);
+      fused.launch(dim3((groups + fused.teams - 1) / fused.teams), compute, k, d, static_cast<const float*>(history),
+                   static_cast<int>(history_floats), static_cast<const float*>(window), stage_twiddles, real_twiddles,
+                   static_cast<const float*>(column_scale), static_cast<float*>(carry));
       check_cuda(cudaGetLastError(), "fused_kernel launch", device);
+    } else if (wide) {
+      launch_unfused_work<double>(d);
     } else {
-      const bool complex_input = k.complex_input != 0;
-      const unsigned column_tiles = static_cast<unsigned>((columns + 255) / 256);
-      const unsigned groups = static_cast<unsigned>(k.chunk_frames / params.average + 2);
-      for (std::size_t c = 0; c < chunks; ++c) {
-        device::frame_kernel<<<k.chunk_frames, 256, 0, compute>>>(k, d, history, history_int, window, frames,
-                                                                 static_cast<unsigned>(c));
-        check_cuda(cudaGetLastError(), "frame_kernel launch", device);
-        if (prism_plan) {
-          try {
-            prism_plan->execute(frames, spectrum, k.chunk_frames, compute);
-          } catch (const std::exception& e) {
-            throw CudaError(std::string("our FFT: ") + e.what() + " (device " + std::to_string(device) + ")");
-          }
-        } else if (complex_input) {
-          check_cufft(cufftExecC2C(plan, reinterpret_cast<cufftComplex*>(frames),
-                                   reinterpret_cast<cufftComplex*>(spectrum), CUFFT_FORWARD),
-                      "cufftExecC2C", device);
-        } else {
-          check_cufft(cufftExecR2C(plan, frames, reinterpret_cast<cufftComplex*>(spectrum)), "cufftExecR2C",
-                      device);
-        }
-        device::detect_kernel<<<dim3(groups, column_tiles), 256, 0, compute>>>(
-            k, d, spectrum, column_scale, carry, static_cast<unsigned>(c));
-        check_cuda(cudaGetLastError(), "detect_kernel launch", device);
-      }
+      launch_unfused_work<float>(d);
     }
     if (params.is_mel() && max_rows > 0) {
       const std::size_t groups = (max_rows + mel_rows_per_cta - 1) / mel_rows_per_cta;
       const auto grid = static_cast<unsigned>(std::min<std::size_t>(groups, kMelMaxCtas));
-      device::mel_kernel<<<grid, kMelThreads, mel_shared_bytes, compute>>>(mel_args, d, params.average,
-                                                                           mel_rows_per_cta);
+      if (wide)
+        device::mel_kernel<double><<<grid, kMelThreads, mel_shared_bytes, compute>>>(mel_args, d, params.average,
+                                                                                     mel_rows_per_cta);
+      else
+        device::mel_kernel<float><<<grid, kMelThreads, mel_shared_bytes, compute>>>(mel_args, d, params.average,
+                                                                                    mel_rows_per_cta);
       check_cuda(cudaGetLastError(), "mel_kernel launch", device);
     }
     const unsigned history_tiles = static_cast<unsigned>((params.nperseg + 255) / 256);
-    device::history_kernel<<<history_tiles, 256, 0, compute>>>(k, d, history, history_int);
+    if (wide)
+      device::history_kernel<double><<<history_tiles, 256, 0, compute>>>(k, d, static_cast<double*>(history),
+                                                                          static_cast<int>(history_floats));
+    else
+      device::history_kernel<float><<<history_tiles, 256, 0, compute>>>(k, d, static_cast<float*>(history),
+                                                                        static_cast<int>(history_floats));
     check_cuda(cudaGetLastError(), "history_kernel launch", device);
+  }
+
+  // Unfused paths, in the precision of Real: per FFT batch, the framing kernel, the FFT (ours or
+  // cuFFT) and the detector kernel.
+  template <typename Real>
+  void launch_unfused_work(const device::BlockDescriptor* d) {
+    using Complex = device::ComplexValue<Real>;
+    const bool complex_input = k.complex_input != 0;
+    const unsigned column_tiles = static_cast<unsigned>((columns + 255) / 256);
+    const unsigned groups = static_cast<unsigned>(k.chunk_frames / params.average + 2);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      device::frame_kernel<Real><<<k.chunk_frames, 256, 0, compute>>>(
+          k, d, static_cast<const Real*>(history), static_cast<int>(history_floats), static_cast<const Real*>(window),
+          static_cast<Real*>(frames), static_cast<unsigned>(c));
+      check_cuda(cudaGetLastError(), "frame_kernel launch", device);
+      if (prism_plan) {
+        try {
+          prism_plan->execute(frames, spectrum, k.chunk_frames, compute);
+        } catch (const std::exception& e) {
+          throw CudaError(std::string("our FFT: ") + e.what() + " (device " + std::to_string(device) + ")");
+        }
+      } else if constexpr (std::is_same_v<Real, double>) {
+        if (complex_input)
+          check_cufft(cufftExecZ2Z(plan, static_cast<cufftDoubleComplex*>(frames),
+                                   static_cast<cufftDoubleComplex*>(spectrum), CUFFT_FORWARD),
+                      "cufftExecZ2Z", device);
+        else
+          check_cufft(cufftExecD2Z(plan, static_cast<cufftDoubleReal*>(frames),
+                                   static_cast<cufftDoubleComplex*>(spectrum)),
+                      "cufftExecD2Z", device);
+      } else {
+        if (complex_input)
+          check_cufft(cufftExecC2C(plan, static_cast<cufftComplex*>(frames), static_cast<cufftComplex*>(spectrum),
+                                   CUFFT_FORWARD),
+                      "cufftExecC2C", device);
+        else
+          check_cufft(cufftExecR2C(plan, static_cast<cufftReal*>(frames), static_cast<cufftComplex*>(spectrum)),
+                      "cufftExecR2C", device);
+      }
+      device::detect_kernel<Real><<<dim3(groups, column_tiles), 256, 0, compute>>>(
+          k, d, static_cast<const Complex*>(spectrum), static_cast<const Real*>(column_scale),
+          static_cast<Real*>(carry), static_cast<unsigned>(c));
+      check_cuda(cudaGetLastError(), "detect_kernel launch", device);
+    }
   }
 
   // One graph per descriptor slot; if capture is refused, the kernels are launched directly and
@@ -595,18 +652,17 @@ struct CudaSpectrogram::Impl {
     for (cudaEvent_t e : descriptor_copied)
       if (e != nullptr) cudaEventDestroy(e);
     descriptor_copied.clear();
-    for (void* p : {static_cast<void*>(descriptors_device), static_cast<void*>(history), static_cast<void*>(carry),
-                    static_cast<void*>(window), static_cast<void*>(column_scale), static_cast<void*>(stage_twiddles),
-                    static_cast<void*>(real_twiddles), static_cast<void*>(frames), static_cast<void*>(spectrum),
-                    fft_work, static_cast<void*>(detector_rows), static_cast<void*>(mel_band_first),
+    for (void* p : {static_cast<void*>(descriptors_device), history, carry, window, column_scale,
+                    static_cast<void*>(stage_twiddles), static_cast<void*>(real_twiddles), frames, spectrum,
+                    fft_work, detector_rows, static_cast<void*>(mel_band_first),
                     static_cast<void*>(mel_band_start), static_cast<void*>(mel_weights),
                     static_cast<void*>(mel_cepstrum)})
       if (p != nullptr) cudaFree(p);
     descriptors_device = nullptr;
-    history = carry = window = column_scale = frames = detector_rows = nullptr;
+    history = carry = window = column_scale = frames = spectrum = nullptr;
+    detector_rows = nullptr;
     mel_band_first = mel_band_start = nullptr;
     mel_weights = mel_cepstrum = nullptr;
-    spectrum = nullptr;
     stage_twiddles = real_twiddles = nullptr;
     fft_work = nullptr;
     if (descriptors_host != nullptr) cudaFreeHost(descriptors_host);
@@ -620,9 +676,9 @@ struct CudaSpectrogram::Impl {
   // Back to the first chunk's state: zero history and carry (in stream order), counters at 0.
   void reset_state() {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    check_cuda(cudaMemsetAsync(history, 0, 2 * history_floats * sizeof(float), compute), "cudaMemsetAsync (history)",
+    check_cuda(cudaMemsetAsync(history, 0, 2 * history_floats * real_bytes, compute), "cudaMemsetAsync (history)",
                device);
-    check_cuda(cudaMemsetAsync(carry, 0, 2 * columns * sizeof(float), compute), "cudaMemsetAsync (carry)", device);
+    check_cuda(cudaMemsetAsync(carry, 0, 2 * columns * real_bytes, compute), "cudaMemsetAsync (carry)", device);
     samples_in = 0;
     frames_done = 0;
     history_first = 0;
@@ -651,8 +707,8 @@ struct CudaSpectrogram::Impl {
 
     device::BlockDescriptor& d = descriptors_host[s];
     d.raw = reinterpret_cast<const unsigned char*>(input.data);
-    d.rows = params.is_mel() ? detector_rows : output.as<float>();
-    d.band_rows = params.is_mel() ? output.as<float>() : nullptr;
+    d.rows = params.is_mel() ? detector_rows : static_cast<void*>(output.data);
+    d.band_rows = params.is_mel() ? static_cast<void*>(output.data) : nullptr;
     d.block_first = block_first;
     d.block_samples = input.items;
     d.first_frame = f0;
@@ -682,6 +738,14 @@ struct CudaSpectrogram::Impl {
     return static_cast<std::size_t>(f1 / K - f0 / K);
   }
 
+  std::string prism_plan_description() const {
+    if (!prism_plan) return "not planned";
+    if (!wide) return fft::gpu::describe_cuda_plan(prism_plan->spec());
+    // The double-precision backend runs cuFFT's double plans where our kernels do not reach.
+    const std::string problem = fft::gpu::fp64_plan_problem(prism_plan->spec(), fft::gpu::device_shared_bytes_limit());
+    return problem.empty() ? "our double-precision kernels" : "cuFFT's double plan: " + problem;
+  }
+
   std::string describe() const {
     int cufft_version = 0;
     cufftGetVersion(&cufft_version);
@@ -691,8 +755,7 @@ struct CudaSpectrogram::Impl {
         text = "cuda: one fused kernel per chunk (convert, frame, window, our Stockham FFT, detect)";
         break;
       case TransformPath::prism:
-        text = "cuda: our FFT (" + (prism_plan ? fft::gpu::describe_cuda_plan(prism_plan->spec()) : std::string("not planned")) +
-               ") between the framing and detector kernels";
+        text = "cuda: our FFT (" + prism_plan_description() + ") between the framing and detector kernels";
         if (options.path == TransformPath::fused)
           text += " (" + (path_note.empty() ? "the fused kernel takes power-of-two nfft " + std::to_string(kFusedMinNfft) + ".." +
                   std::to_string(k.complex_input ? kFusedMaxComplexNfft : kFusedMaxRealNfft) : path_note) + ")";
@@ -701,6 +764,7 @@ struct CudaSpectrogram::Impl {
         text = "cufft: cuFFT " + std::to_string(cufft_version) + " between the framing and detector kernels";
         break;
     }
+    if (wide) text += ", in double precision";
     return text + "; " + device_info.describe() + "; " + graph_note + "; device memory " + bytes_text(device_bytes);
   }
 };

@@ -23,6 +23,10 @@
 //   prism  framing kernel -> our FFT library's plan (any nfft) -> detector kernel; what
 //          --backend cuda runs where the fused kernel does not reach;
 //   cufft  framing kernel -> cuFFT (R2C or C2C, batched) -> detector kernel (--backend cufft).
+// Double precision (SpectrogramParams::double_precision) runs the prism or cufft path in double:
+// the samples converted as convert_to_double, doubles in the history, frames, spectra, carry and
+// rows, our FP64 FFT (cuFFT's double plans where it does not reach) or cuFFT's D2Z/Z2Z, and in
+// modes mel and mfcc the mel kernel on double rows; the fused kernel is float only.
 //
 // Memory is sized from the parameters and the largest chunk only: device buffers, cuFFT's work
 // area and the pinned descriptors are allocated in configure() and reported by device_bytes().

@@ -4,7 +4,8 @@
 // Contents:
 //   1. constants and the block descriptor
 //   2. fetching one sample (history or raw block, converted on the device)
-//   3. cufft path: frame kernel (convert, detrend, window) and detect kernel
+//   3. unfused paths: frame kernel (convert, detrend, window) and detect kernel, in float or
+//      double (the double-precision spectrogram runs these only)
 //   4. fused path: one kernel, our team FFT with the framing and the detector as its hooks
 //   5. history kernel (both paths)
 //   6. mel kernel (modes mel and mfcc, after either path)
@@ -41,6 +42,7 @@ struct EngineConstants : NativeSamples {
   unsigned chunk_frames = 1;      // frames per FFT batch (cufft path)
   int spectrum_stride = 0;        // complex values per frame in the spectrum buffer
   float half_power = 1.0f;        // detector 2 (unfused path only)
+  double wide_half_power = 1.0;   // the same in double precision
 };
 
 // What varies per chunk; written by the host into pinned memory and copied before the chunk's
@@ -48,7 +50,8 @@ struct EngineConstants : NativeSamples {
 // CUDA graph serves every chunk of the pools.
 struct BlockDescriptor {
   const unsigned char* raw = nullptr;    // the chunk's samples, native format (device memory)
-  float* rows = nullptr;                 // where the detector's rows go (device memory)
+  void* rows = nullptr;                  // where the detector's rows go (device memory; float, or
+                                         // double in double precision)
   unsigned long long block_first = 0;    // absolute index of the block's first sample
   unsigned long long block_samples = 0;
   unsigned long long first_frame = 0;    // f0
@@ -57,10 +60,25 @@ struct BlockDescriptor {
   unsigned long long next_history_first = 0;  // f1·hop: where the next history starts
   int history_parity = 0;  // current history: buffer [parity]; the next goes to [1-parity]
   int carry_parity = 0;    // running group value to read: carry [parity] (per chunk, see below)
-  float* band_rows = nullptr;  // modes mel, mfcc: the chunk's rows, made from `rows`
+  void* band_rows = nullptr;  // modes mel, mfcc: the chunk's rows, made from `rows` (as `rows`:
+                              // float, or double in double precision)
 };
 
 // ---- 2. fetching one sample -------------------------------------------------------------------
+
+// The complex type of a precision: float2 or double2.
+template <typename Real>
+struct ComplexOf;
+template <>
+struct ComplexOf<float> {
+  using type = float2;
+};
+template <>
+struct ComplexOf<double> {
+  using type = double2;
+};
+template <typename Real>
+using ComplexValue = typename ComplexOf<Real>::type;
 
 // Sample `s` (absolute index) of the analysed channel: from the history when it precedes the
 // block, else converted from the raw block.
@@ -73,6 +91,17 @@ __device__ __forceinline__ float2 fetch_sample(const EngineConstants& k, const B
                            : make_float2(history[i], 0.0f);
   }
   return convert_sample(k, raw, s - d.block_first);
+}
+
+// The same in double precision (a history of doubles; the block converted as convert_to_double).
+__device__ __forceinline__ double2 fetch_sample(const EngineConstants& k, const BlockDescriptor& d,
+                                                const unsigned char* raw, const double* history,
+                                                unsigned long long s) {
+  if (s < d.block_first) {
+    const unsigned long long i = s - d.history_first;
+    return k.complex_input ? make_double2(history[2 * i], history[2 * i + 1]) : make_double2(history[i], 0.0);
+  }
+  return convert_sample_wide(k, raw, s - d.block_first);
 }
 
 // Sum of a double over the CTA (blockDim.x a multiple of 32, at most 1024); every thread gets it.
@@ -111,48 +140,71 @@ __device__ __forceinline__ float final_value(const EngineConstants& k, float acc
   return v;
 }
 
+// The same in double precision. The float versions above are kept apart: the fused kernels'
+// register allocation shifts with any change to them.
+template <bool kGeneralPower>
+__device__ __forceinline__ double detect_value(const EngineConstants& k, double re, double im) {
+  const double power = re * re + im * im;
+  if (kGeneralPower && k.detector == 2) return pow(power, k.wide_half_power);
+  return k.detector ? sqrt(power) : power;
+}
+
+__device__ __forceinline__ double combine(const EngineConstants& k, double acc, double value) {
+  return k.average_max ? (acc < value ? value : acc) : acc + value;
+}
+
+// The accurate log10, as the CPU's double rows take, with the same (float) multiplier and floor.
+__device__ __forceinline__ double final_value(const EngineConstants& k, double acc, double scale) {
+  double v = acc * scale;
+  const double floor = k.decibel_floor;
+  if (k.decibels && !isnan(v) && !isinf(v)) v = static_cast<double>(k.decibel_multiplier) * log10(v < floor ? floor : v);
+  return v;
+}
+
 // The FFT bin shown in column `c`: complex input is centred (fftshift).
 __device__ __forceinline__ int column_bin(const EngineConstants& k, int c) {
   return k.complex_input ? (c + k.nfft - k.nfft / 2) % k.nfft : c;
 }
 
-// ---- 3. cufft path ----------------------------------------------------------------------------
+// ---- 3. unfused paths ----------------------------------------------------------------------------
 
 // One CTA per frame of chunk `chunk`: the frame's samples, mean removed, windowed, zero-padded
-// to nfft, into frames[local frame] (real: nfft floats; complex: nfft interleaved pairs).
-__global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor, const float* history_pair,
-                             int history_floats, const float* window, float* frames, unsigned chunk) {
+// to nfft, into frames[local frame] (real: nfft values; complex: nfft interleaved pairs). Real
+// is the precision of the history, window, frames and arithmetic.
+template <typename Real>
+__global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor, const Real* history_pair,
+                             int history_floats, const Real* window, Real* frames, unsigned chunk) {
   __shared__ double scratch[32];
   const BlockDescriptor d = *descriptor;
   const unsigned char* raw = d.raw;
   const unsigned long long local = static_cast<unsigned long long>(chunk) * k.chunk_frames + blockIdx.x;
   const unsigned long long f = d.first_frame + local;
   if (f >= d.end_frame) return;
-  const float* history = history_pair + d.history_parity * history_floats;
+  const Real* history = history_pair + d.history_parity * history_floats;
   const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
-  float mean_re = 0.0f, mean_im = 0.0f;
+  Real mean_re = 0, mean_im = 0;
   if (k.detrend) {
     double sum_re = 0.0, sum_im = 0.0;
     for (int j = threadIdx.x; j < k.nperseg; j += blockDim.x) {
-      const float2 x = fetch_sample(k, d, raw, history, start + j);
+      const ComplexValue<Real> x = fetch_sample(k, d, raw, history, start + j);
       sum_re += x.x;
       sum_im += x.y;
     }
     sum_re = block_sum(sum_re, scratch);
     sum_im = block_sum(sum_im, scratch);
-    mean_re = static_cast<float>(sum_re / k.nperseg);
-    mean_im = static_cast<float>(sum_im / k.nperseg);
+    mean_re = static_cast<Real>(sum_re / k.nperseg);
+    mean_im = static_cast<Real>(sum_im / k.nperseg);
   }
-  float* out = frames + static_cast<unsigned long long>(blockIdx.x) * k.nfft * (k.complex_input ? 2 : 1);
+  Real* out = frames + static_cast<unsigned long long>(blockIdx.x) * k.nfft * (k.complex_input ? 2 : 1);
   for (int j = threadIdx.x; j < k.nfft; j += blockDim.x) {
-    float2 v = make_float2(0.0f, 0.0f);
+    ComplexValue<Real> v{0, 0};
     if (j < k.nperseg) {
-      const float2 x = fetch_sample(k, d, raw, history, start + j);
-      const float w = window[j];
-      v = make_float2((x.x - mean_re) * w, (x.y - mean_im) * w);
+      const ComplexValue<Real> x = fetch_sample(k, d, raw, history, start + j);
+      const Real w = window[j];
+      v = ComplexValue<Real>{(x.x - mean_re) * w, (x.y - mean_im) * w};
     }
     if (k.complex_input) {
-      reinterpret_cast<float2*>(out)[j] = v;
+      reinterpret_cast<ComplexValue<Real>*>(out)[j] = v;
     } else {
       out[j] = v.x;
     }
@@ -161,11 +213,12 @@ __global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descripto
 
 // Grid (groups, column tiles): the groups of chunk `chunk`, their frames combined in frame
 // order, complete groups scaled into rows (row = group - f0/K), an unfinished one into the carry.
+template <typename Real>
 __global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descriptor,
-                              const float2* spectrum, const float* column_scale,
-                              float* carry_pair, unsigned chunk) {
+                              const ComplexValue<Real>* spectrum, const Real* column_scale,
+                              Real* carry_pair, unsigned chunk) {
   const BlockDescriptor d = *descriptor;
-  float* rows = d.rows;
+  Real* rows = static_cast<Real*>(d.rows);
   const unsigned long long c0 = d.first_frame + static_cast<unsigned long long>(chunk) * k.chunk_frames;
   if (c0 >= d.end_frame) return;
   const unsigned long long c1 = min(c0 + k.chunk_frames, d.end_frame);
@@ -178,11 +231,11 @@ __global__ void detect_kernel(EngineConstants k, const BlockDescriptor* descript
   const unsigned long long first = max(group_first, c0);
   const unsigned long long end = min(group_first + K, c1);
   const int read_parity = d.carry_parity ^ static_cast<int>(chunk & 1u);
-  float acc = first > group_first ? carry_pair[read_parity * k.columns + col] : 0.0f;
+  Real acc = first > group_first ? carry_pair[read_parity * k.columns + col] : Real(0);
   const int bin = column_bin(k, col);
   for (unsigned long long f = first; f < end; ++f) {
-    const float2 x = spectrum[(f - c0) * k.spectrum_stride + bin];
-    const float v = detect_value<true>(k, x.x, x.y);
+    const ComplexValue<Real> x = spectrum[(f - c0) * k.spectrum_stride + bin];
+    const Real v = detect_value<true>(k, x.x, x.y);
     acc = f == group_first ? v : combine(k, acc, v);
   }
   if (end == group_first + K)
@@ -251,7 +304,7 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
   const BlockDescriptor d = *descriptor;
   if (d.first_frame >= d.end_frame) return;
   const unsigned char* raw = d.raw;
-  float* rows = d.rows;
+  float* rows = static_cast<float*>(d.rows);
   const unsigned long long K = k.average;
   const unsigned long long cta_group = d.first_frame / K + static_cast<unsigned long long>(blockIdx.x) * kTeams;
   if (cta_group * K >= d.end_frame) return;  // the same for every thread of the CTA
@@ -384,8 +437,9 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
 // ---- 5. history kernel ----------------------------------------------------------------------
 
 // The samples later frames still need, [next_history_first, block end), into the other history
-// buffer (converted; from the old history or the block).
-__global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor, float* history_pair,
+// buffer (converted to the precision of Real; from the old history or the block).
+template <typename Real>
+__global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor, Real* history_pair,
                                int history_floats) {
   const BlockDescriptor d = *descriptor;
   const unsigned char* raw = d.raw;
@@ -393,9 +447,9 @@ __global__ void history_kernel(EngineConstants k, const BlockDescriptor* descrip
   const unsigned long long count = block_end - d.next_history_first;
   const unsigned long long t = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  const float* old_history = history_pair + d.history_parity * history_floats;
-  float* new_history = history_pair + (d.history_parity ^ 1) * history_floats;
-  const float2 v = fetch_sample(k, d, raw, old_history, d.next_history_first + t);
+  const Real* old_history = history_pair + d.history_parity * history_floats;
+  Real* new_history = history_pair + (d.history_parity ^ 1) * history_floats;
+  const ComplexValue<Real> v = fetch_sample(k, d, raw, old_history, d.next_history_first + t);
   if (k.complex_input) {
     new_history[2 * t] = v.x;
     new_history[2 * t + 1] = v.y;
@@ -405,17 +459,20 @@ __global__ void history_kernel(EngineConstants k, const BlockDescriptor* descrip
 }
 
 // ---- 6. mel kernel ----------------------------------------------------------------------------
-// Modes mel and mfcc: the detector (either path) writes |X|^power of every bin, averaged and
+// Modes mel and mfcc: the detector (either path; in the precision of Real) writes |X|^power of every bin, averaged and
 // unscaled, into rows of their own; the mel kernel takes them to the chunk's rows with the
 // functions of gpu_mel_rows.hpp, a CTA finishing rows_per_cta rows at a time: its threads share
 // out the rows' bands, then (mfcc) each takes one coefficient of all the rows, from their bands'
 // logarithms in shared memory, reading each weight of the cepstrum once. A chunk completes rows
 // [f0/K, f1/K); the grid may be smaller than that, each CTA taking every gridDim.x-th group.
 
+template <typename Real>
 __global__ void mel_kernel(GpuMelRowArgs a, const BlockDescriptor* descriptor, unsigned long long average,
                            int rows_per_cta) {
   extern __shared__ double log_bands[];  // mode mfcc: [bands][rows_per_cta], 1 or kGpuMelRowsPerCta
   const BlockDescriptor d = *descriptor;
+  const Real* detector_rows = static_cast<const Real*>(d.rows);
+  Real* band_rows = static_cast<Real*>(d.band_rows);
   const unsigned long long rows = d.end_frame / average - d.first_frame / average;
   const int width = a.row_width();
   const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * rows_per_cta;
@@ -426,9 +483,9 @@ __global__ void mel_kernel(GpuMelRowArgs a, const BlockDescriptor* descriptor, u
     const int items = (a.coefficients > 0 ? rows_per_cta : count) * a.bands;
     for (int item = threadIdx.x; item < items; item += blockDim.x) {  // item = r·bands + m
       const int r = item / a.bands, m = item - r * a.bands;
-      const double v = r < count ? mel_band_value(a, d.rows + (first + r) * a.bins, m) : 0.0;
+      const double v = r < count ? mel_band_value(a, detector_rows + (first + r) * a.bins, m) : 0.0;
       if (a.coefficients > 0) log_bands[m * rows_per_cta + r] = v;
-      else d.band_rows[(first + r) * width + m] = static_cast<float>(v);
+      else band_rows[(first + r) * width + m] = static_cast<Real>(v);
     }
     if (a.coefficients == 0) continue;
     __syncthreads();
@@ -438,7 +495,7 @@ __global__ void mel_kernel(GpuMelRowArgs a, const BlockDescriptor* descriptor, u
       else cepstrum_values<1>(a, log_bands, count, i, sums);
 #pragma unroll
       for (int r = 0; r < kGpuMelRowsPerCta; ++r)
-        if (r < count) d.band_rows[(first + r) * width + i] = static_cast<float>(sums[r]);
+        if (r < count) band_rows[(first + r) * width + i] = static_cast<Real>(sums[r]);
     }
     __syncthreads();  // the next rows' bands overwrite log_bands
   }

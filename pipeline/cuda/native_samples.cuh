@@ -139,4 +139,39 @@ __device__ __forceinline__ float2 convert_sample(const NativeSamples& k, const u
   return make_float2(re, im);
 }
 
+// The same sample in double precision, as convert_to_double (pipeline/format.hpp): every
+// format's values exactly, the unit scale's one rounding (the double-precision spectrogram's).
+__device__ __forceinline__ double2 convert_sample_wide(const NativeSamples& k, const unsigned char* raw,
+                                                       unsigned long long index) {
+  const unsigned char* p =
+      raw + index * static_cast<unsigned long long>(k.frame_bytes) + k.channel * k.sample_bytes;
+  const bool complex_input = k.complex_input != 0;
+  auto scaled = [&](auto component, double offset, double scale) {
+    using T = decltype(component);
+    const T* v = reinterpret_cast<const T*>(p);
+    const double re = (static_cast<double>(v[0]) - offset) * scale;
+    const double im = complex_input ? (static_cast<double>(v[1]) - offset) * scale : 0.0;
+    return make_double2(re, im);
+  };
+  // The narrow integers' offset and scale (0, 128 or 32768; 1 or a power of two) are exact in float.
+  const double offset = k.offset, scale = k.scale;
+  switch (k.format) {
+    case f32:
+    case cf32: return scaled(0.0f, 0.0, 1.0);
+    case f64:
+    case cf64: return scaled(0.0, 0.0, 1.0);
+    case i32:
+    case ci32: return scaled(0, k.wide_offset, k.wide_scale);
+    case u32:
+    case cu32: return scaled(0u, k.wide_offset, k.wide_scale);
+    case i16:
+    case ci16: return scaled(static_cast<short>(0), offset, scale);
+    case u16:
+    case cu16: return scaled(static_cast<unsigned short>(0), offset, scale);
+    case i8:
+    case ci8: return scaled(static_cast<signed char>(0), offset, scale);
+    default: return scaled(static_cast<unsigned char>(0), offset, scale);  // u8, cu8
+  }
+}
+
 }  // namespace prism::cuda::device

@@ -1,7 +1,8 @@
 // qa_CudaSpectrogram: the spectrogram stage on the GPU against the CPU reference (CpuSpectrogram,
 // which the CLI tests hold to scipy) — every sample format, real and complex input, several
 // channels, overlaps, zero padding, detrend, scaling, mode, dB and K-frame averaging, through the
-// three transform paths (the fused kernel's rows bit-identical for every chunk size), and the modes
+// three transform paths (the fused kernel's rows bit-identical for every chunk size), in double
+// precision (the unfused paths, against the CPU's double rows), and the modes
 // mel and mfcc (bands, dB, logarithms, cepstra) the same way; the graph's
 // harness; a graph run with its transfers and 1, 2 and 4 chunks in flight (rows in order, every
 // edge balanced, not a bit changed); graphs run in eight threads at once (a batch's files), each
@@ -385,6 +386,76 @@ TEST(CudaMel, ComplexInputAndTooManyCepstralBandsAreRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("n_mels"), std::string::npos) << e.what();
   }
 }
+
+// ---- double precision ----------------------------------------------------------------------------
+// The unfused paths in double (our FP64 FFT or cuFFT's double plans), the mel kernel on double
+// rows, against CpuSpectrogram in double (FFTW's double-precision library, which the CLI tests
+// hold to scipy to 1e-12).
+
+std::vector<double> run_chunks_double(Stage& stage, const StreamInfo& stream, const std::vector<std::byte>& input,
+                                      std::size_t chunk) {
+  test::StageDriver driver(stage, PortDescription::of_samples(stream), chunk);
+  const std::vector<std::byte> bytes = driver.run(input, chunk);
+  std::vector<double> rows(bytes.size() / sizeof(double));
+  std::memcpy(rows.data(), bytes.data(), bytes.size());
+  return rows;
+}
+
+double relative_l2_double(const std::vector<double>& a, const std::vector<double>& b) {
+  double difference = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference += (a[i] - b[i]) * (a[i] - b[i]);
+    norm += b[i] * b[i];
+  }
+  return std::sqrt(difference / norm);
+}
+
+// `params` in double precision on the GPU path `path` over `input` cut three ways, against the
+// CPU's double rows: relative L2 1e-12 for linear values, 1e-8 dB (a relative error of 2.3e-9)
+// for dB values.
+void check_double_against_the_cpu(TransformPath path, SpectrogramParams params, const StreamInfo& stream,
+                                  const std::vector<std::byte>& input, const std::string& label) {
+  params.double_precision = true;
+  const std::size_t samples = input.size() / stream.frame_bytes();
+  CpuSpectrogram cpu(params, 1);
+  const std::vector<double> reference = run_chunks_double(cpu, stream, input, samples);
+  ASSERT_FALSE(reference.empty()) << label;
+  for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples}) {
+    CudaEngineOptions options;
+    options.path = path;
+    CudaSpectrogram gpu(params, options);
+    const std::vector<double> rows = run_chunks_double(gpu, stream, input, chunk);
+    const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
+    EXPECT_NE(gpu.path(), TransformPath::fused) << where;
+    EXPECT_NE(gpu.describe().find("in double precision"), std::string::npos) << where;
+    ASSERT_EQ(rows.size(), reference.size()) << where;
+    if (params.decibels && params.mode != SpectrumMode::mfcc) {
+      double worst = 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) worst = std::max(worst, std::abs(rows[i] - reference[i]));
+      EXPECT_LE(worst, 1e-8) << where;
+    } else {
+      EXPECT_LE(relative_l2_double(rows, reference), 1e-12) << where;
+    }
+  }
+}
+
+class CudaDoubleTest : public ::testing::TestWithParam<TransformPath> {};
+
+TEST_P(CudaDoubleTest, RowsMatchTheCpusDoubleRowsForEveryCaseAndChunkSize) {
+  for (const Case& c : cases())
+    check_double_against_the_cpu(GetParam(), params_of(c), stream_of(c),
+                                 make_input(c.format, c.channels, 5 * c.nperseg + 3001, 4321), name_of(c));
+}
+
+TEST_P(CudaDoubleTest, MelAndMfccRowsMatchTheCpusDoubleRows) {
+  for (const MelCase& c : mel_cases())
+    check_double_against_the_cpu(GetParam(), params_of(c), stream_of(c),
+                                 make_input(c.format, c.channels, 6 * c.nperseg + 3001, 98), name_of(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, CudaDoubleTest,
+                         ::testing::Values(TransformPath::cufft, TransformPath::prism, TransformPath::fused),
+                         path_test_name);
 
 // ---- through a graph: transfers inserted, chunks in flight ---------------------------------------
 
