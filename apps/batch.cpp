@@ -154,6 +154,7 @@ struct FileResult {
   std::string error;
   std::vector<std::string> warnings;  // about the input, in the order they came
   double elapsed_seconds = 0.0;
+  int device = 0;  // the device its worker gives its GPU stages
   std::optional<RunReport> report;
 };
 
@@ -282,6 +283,9 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
   RunOptions per_file = run;
   // The files share the cores: each file's stages get their share unless --threads says.
   if (per_file.threads == 0 && workers > 1) per_file.threads = std::max<unsigned>(1, cores / workers);
+  // Several devices: worker w runs its files on device w mod their number, so each device has
+  // its share of the workers and every file one device.
+  const std::vector<int> devices = device_list(run.device);
 
   std::uint64_t total_bytes = 0;
   std::vector<std::uint64_t> sizes;
@@ -314,11 +318,15 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
   StopToken stop;
   const auto start = std::chrono::steady_clock::now();
   auto work = [&](std::size_t worker) {
+    RunOptions on_device = per_file;
+    const int device = devices[worker % devices.size()];
+    on_device.device = std::to_string(device);
     while (!stop.stop_requested()) {
       const std::size_t index = next.fetch_add(1);
       if (index >= items.size()) return;
       const BatchItem& item = items[index];
       FileResult& result = results[index];
+      result.device = device;
       const auto file_start = std::chrono::steady_clock::now();
       if (!batch.overwrite && outputs_complete(item)) {
         result.status = FileStatus::skipped;
@@ -332,7 +340,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
           std::error_code ec;
           if (!parent.empty()) fs::create_directories(parent, ec);  // opening the output reports a failure
         }
-        PreparedRun prepared = prepare(item.input, item.outputs, per_file, note, warner(index));
+        PreparedRun prepared = prepare(item.input, item.outputs, on_device, note, warner(index));
         RunConfig config = prepared.config;
         const std::uint64_t bytes = sizes[index];
         config.on_progress = [&progress, worker, bytes](const ProgressUpdate& u) {
@@ -401,6 +409,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
                        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
                        {"warnings", r.warnings},
                        {"elapsed_seconds", r.elapsed_seconds},
+                       {"device", r.device},
                        {"run", r.report ? nlohmann::json::parse(run_summary_json(*r.report)) : nlohmann::json(nullptr)}});
     }
     const nlohmann::json summary = {
@@ -413,6 +422,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
           {"interrupted", counts[FileStatus::interrupted]},
           {"not_started", counts[FileStatus::not_started]},
           {"jobs", workers},
+          {"devices", devices},
           {"elapsed_seconds", elapsed}}}};
     std::ofstream json(run.summary_json);
     json << summary.dump(2) << "\n";
@@ -423,7 +433,8 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
     char rate[64];
     std::snprintf(rate, sizeof rate, "%.2f files/s", elapsed > 0 ? static_cast<double>(items.size()) / elapsed : 0.0);
     std::string total = "batch: " + std::to_string(items.size()) + " files in " + seconds_text(elapsed) + " (" + rate +
-                        ", " + std::to_string(workers) + " jobs): " + std::to_string(counts[FileStatus::done]) +
+                        ", " + std::to_string(workers) + " jobs" + (devices.size() > 1 ? " on devices " + run.device : "") +
+                        "): " + std::to_string(counts[FileStatus::done]) +
                         " done, " + std::to_string(counts[FileStatus::skipped]) + " skipped, " +
                         std::to_string(counts[FileStatus::failed]) + " failed";
     if (interrupted)

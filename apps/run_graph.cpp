@@ -15,6 +15,7 @@
 #include "pipeline/iso8601.hpp"
 #include "apps/progress_bar.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/gpu_runtime.hpp"
 #include "pipeline/run_summary.hpp"
 #include "sinks/open_sink.hpp"
 
@@ -46,8 +47,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
       ->capture_default_str()
       ->group(group);
-  whole_number_in(cmd.add_option("--device", o.device, "CUDA device for the GPU backends (0-based)"), 0,
-                  kMaxDeviceIndex)
+  cmd.add_option("--device", o.device,
+                 "CUDA device for the GPU backends (0-based); for a batch of inputs a list N,M,... or all: the "
+                 "--jobs workers take the devices in turn, each running its files on its device")
+      ->check([](const std::string& text) {
+        try {
+          device_list(text);
+        } catch (const UsageError& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      })
       ->capture_default_str()
       ->group(group);
   whole_number_in(cmd.add_option("--threads", o.threads, "CPU worker threads per stage, 0 = all cores [default: all cores]"),
@@ -67,11 +77,41 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
   cmd.add_option("--summary-json", o.summary_json, "Also write the run summary as JSON to this file");
 }
 
+std::vector<int> device_list(const std::string& text) {
+  const std::string form = "'" + text + "' is not a device N (0.." + std::to_string(kMaxDeviceIndex) +
+                           "), a list N,M,... or all";
+  if (text == "all") {
+    const int count = gpu::device_count();
+    std::vector<int> all;
+    for (int d = 0; d < count; ++d) all.push_back(d);
+    if (all.empty()) all.push_back(0);
+    return all;
+  }
+  std::vector<int> devices;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(item) > kMaxDeviceIndex)
+      throw UsageError(form);
+    devices.push_back(std::stoi(item));
+    if (comma == text.size()) break;
+    at = comma + 1;
+  }
+  return devices;
+}
+
 StageEnvironment stage_environment(const RunOptions& o) {
   StageEnvironment e;
   e.field_namer = option_name_of_field;
   e.backend = fft::parse_backend(o.backend);
-  e.device = o.device;
+  const std::vector<int> devices = device_list(o.device);
+  if (devices.size() > 1)
+    throw UsageError("--device " + o.device + ": " + std::to_string(devices.size()) +
+                     " devices take a batch of inputs (several files: the workers share the devices out); one input "
+                     "runs on one device, --device N");
+  e.device = devices.front();
   e.cpu_threads = o.threads;
   return e;
 }

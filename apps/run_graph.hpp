@@ -26,7 +26,9 @@ struct RunOptions {
   std::size_t blocks = 4;
   std::size_t in_flight = 2;
   std::string backend = "auto";
-  int device = 0;
+  // --device: "N", a list "N,M,..." (a batch's workers take them in turn: a GPU each, its files
+  // one after another) or "all" (every CUDA device present); one input runs on one device.
+  std::string device = "0";
   unsigned threads = 0;
   std::optional<double> duration;  // seconds of input to take, then stop
   // Seconds an input may deliver nothing before the run fails (0: never), opening included
@@ -45,8 +47,14 @@ struct RunOptions {
 // option) before anything is allocated.
 // `block_size_default` says in words what the command chooses when --block-size is not given.
 void add_run_options(CLI::App& cmd, RunOptions& options, const std::string& block_size_default = "65536");
-// The stages' backend and device from the options (UsageError for a bad --backend).
+// The stages' backend and device from the options (UsageError for a bad --backend, and for a
+// --device that names several devices: they take a batch of inputs, not one).
 StageEnvironment stage_environment(const RunOptions& options);
+// The devices --device names, in order (UsageError saying why for a bad list: the text of
+// --device's check). "all": every
+// CUDA device present, or device 0 where there is none (a GPU backend then says why it cannot
+// run; the CPU backend does not use it).
+std::vector<int> device_list(const std::string& device);
 
 struct ImageOptions {
   std::string colormap = "viridis";

@@ -1,8 +1,9 @@
 """prism spectrogram over many recordings in one run (docs/batch.md): files, directories and
 globs expanded, templated outputs equal to single runs' outputs, a failing file that does not
 stop the others, resumption (complete outputs skipped, --overwrite redoes), colliding templates
-refused before anything runs, and the per-file entries of --summary-json. prism run takes
-several inputs the same way: its batches give what its single runs give.
+refused before anything runs, the per-file entries of --summary-json, and several --device
+shared out among the workers (a list that names one device twice gives the same outputs). prism
+run takes several inputs the same way: its batches give what its single runs give.
 """
 import json
 import os
@@ -213,6 +214,36 @@ class Batch(TempDirTestCase):
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("two outputs map to", proc.stderr)
         self.assertFalse(os.path.exists(self.path("one.npy")))
+
+    def test_workers_share_the_devices_out_and_outputs_stay_the_same(self):
+        # --device 0,0: worker w runs its files on device w mod 2, here the same device twice
+        # (what a machine of one GPU can test). On the GPU backends (cli.cuda.test_batch runs
+        # this test with --backend cuda) each file's outputs must still equal its single run's
+        # byte for byte; on the CPU backend the devices go unused.
+        summary = self.path("summary.json")
+        inputs = [*self.raws, self.sigmf]
+        proc = self.batch(*inputs, extra=("--summary-json", summary, "--jobs", "2", "--device", "0,0"), check=0)
+        document = self.summary(summary)
+        self.assertEqual(document["total"]["devices"], [0, 0])
+        self.assertIn("2 jobs on devices 0,0", proc.stdout)
+        for entry, path in zip(document["files"], inputs):
+            stem = os.path.basename(path).split(".")[0]
+            self.assertEqual((entry["status"], entry["device"]), ("done", 0), entry)
+            run_prism("spectrogram", path, "-o", self.path(f"single-{stem}.npy"), *SETTINGS, "-q", check=0)
+            self.assertEqual(read_bytes(self.path(f"out/{stem}.npy")), read_bytes(self.path(f"single-{stem}.npy")),
+                             stem)
+
+    def test_several_devices_need_several_inputs(self):
+        proc = run_prism("spectrogram", self.raws[0], "-o", self.path("one.npy"), *SETTINGS, "--device", "0,1")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--device 0,1: 2 devices take a batch of inputs", proc.stderr)
+        for bad in ("x", "0,", "1024", "0;1"):
+            with self.subTest(device=bad):
+                proc = run_prism("spectrogram", *self.raws, "-o", self.path("out/{stem}.npy"), *SETTINGS,
+                                 "--device", bad)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn(f"--device: '{bad}' is not a device N (0..1023), a list N,M,... or all", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("out")))
 
 
 if __name__ == "__main__":
