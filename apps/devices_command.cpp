@@ -35,6 +35,38 @@ void list_backends() {
   if (auto cpu = fft::make_cpu_backend()) std::printf("  cpu FFT: %s\n", cpu->describe().c_str());
 }
 
+#if PRISM_HAVE_CUDART
+// Which GPUs can reach each other's memory directly (a copy between them then goes peer to peer
+// rather than through host memory), with the driver's rank of the link (0 the fastest) and
+// whether atomics work across it. Whether a link is NVLink or PCIe the runtime does not say;
+// `nvidia-smi topo -m` does.
+void list_peer_links(int count) {
+  if (count < 2) {
+    std::printf("  peer links: none (one GPU)\n");
+    return;
+  }
+  std::printf("  peer links (from -> to: direct access, the driver's performance rank, atomics):\n");
+  for (int from = 0; from < count; ++from)
+    for (int to = 0; to < count; ++to) {
+      if (from == to) continue;
+      int access = 0, rank = 0, atomics = 0;
+      if (cudaDeviceCanAccessPeer(&access, from, to) != cudaSuccess) {
+        cudaGetLastError();
+        std::printf("    [%d] -> [%d]: unknown (cudaDeviceCanAccessPeer failed)\n", from, to);
+        continue;
+      }
+      if (!access) {
+        std::printf("    [%d] -> [%d]: no direct access (copies go through host memory)\n", from, to);
+        continue;
+      }
+      cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, from, to);
+      cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, from, to);
+      cudaGetLastError();
+      std::printf("    [%d] -> [%d]: direct, rank %d, %s\n", from, to, rank, atomics ? "native atomics" : "no atomics");
+    }
+}
+#endif
+
 void list_gpus() {
   std::printf("GPUs:\n");
 #if PRISM_HAVE_CUDART
@@ -53,10 +85,12 @@ void list_gpus() {
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-    std::printf("  [%d] %s, compute capability %d.%d, %d multiprocessors, %.1f GiB\n", i, p.name,
+    std::printf("  [%d] %s, compute capability %d.%d, %d multiprocessors, %.1f GiB, PCI %04x:%02x:%02x\n", i, p.name,
                 p.major, p.minor, p.multiProcessorCount,
-                static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024 * 1024));
+                static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024 * 1024), p.pciDomainID, p.pciBusID,
+                p.pciDeviceID);
   }
+  list_peer_links(count);
 #else
   std::printf("  none (this build has no CUDA runtime)\n");
 #endif
