@@ -91,7 +91,7 @@ struct FusedKernel {
   int teams = 0;  // transforms side by side in one CTA
   int shared_bytes = 0;
   void (*launch)(dim3 grid, cudaStream_t stream, const device::EngineConstants& k,
-                 const device::BlockDescriptor* d, const float* history, int history_floats, const float* window,
+                 const device::BlockDescriptor* d, const float* history, int history_values, const float* window,
                  const fft::gpu::Cf* stage_twiddles, const fft::gpu::Cf* real_twiddles, const float* column_scale,
                  float* carry) = nullptr;
 };
@@ -104,10 +104,10 @@ FusedKernel fused_kernel_of() {
   f.teams = device::fused_teams<kN>();
   f.shared_bytes = device::fused_shared_bytes<kN>();
   f.launch = [](dim3 grid, cudaStream_t stream, const device::EngineConstants& k, const device::BlockDescriptor* d,
-                const float* history, int history_floats, const float* window, const fft::gpu::Cf* stage_twiddles,
+                const float* history, int history_values, const float* window, const fft::gpu::Cf* stage_twiddles,
                 const fft::gpu::Cf* real_twiddles, const float* column_scale, float* carry) {
     device::fused_kernel<kN, kReal><<<grid, device::fused_cta_threads<kN>(), device::fused_shared_bytes<kN>(), stream>>>(
-        k, d, history, history_floats, window, stage_twiddles, real_twiddles, column_scale, carry);
+        k, d, history, history_values, window, stage_twiddles, real_twiddles, column_scale, carry);
   };
   return f;
 }
@@ -222,14 +222,14 @@ struct CudaSpectrogram::Impl {
   std::size_t max_block_samples = 0;
   std::size_t max_frames = 0;      // frames one chunk can complete
   std::size_t chunks = 1;          // FFT batches per chunk (unfused paths)
-  std::size_t history_floats = 0;  // one history buffer
+  std::size_t history_values = 0;  // one history buffer, in values (floats, or doubles in double)
   std::size_t hop = 0;
   std::size_t columns = 0;
 
   // Device memory; history, carry, window, column_scale, frames and spectrum hold float or
   // double values (real_bytes each).
   device::BlockDescriptor* descriptors_device = nullptr;  // per descriptor slot
-  void* history = nullptr;          // two buffers of history_floats
+  void* history = nullptr;          // two buffers of history_values
   void* carry = nullptr;            // two rows
   void* window = nullptr;
   void* column_scale = nullptr;
@@ -335,7 +335,7 @@ struct CudaSpectrogram::Impl {
                   " rows per chunk, too few for the fused kernel";
     }
     const std::size_t components = complex_input ? 2 : 1;
-    history_floats = params.nperseg * components;
+    history_values = params.nperseg * components;
     // One FFT batch holds at most 64 MiB of frames, so memory is bounded for any hop; a chunk
     // with more frames runs several batches.
     const std::size_t frame_bytes = params.nfft * components * real_bytes;
@@ -419,7 +419,7 @@ struct CudaSpectrogram::Impl {
     check_cuda(cudaHostAlloc(&pinned, kDescriptorSlots * sizeof(device::BlockDescriptor), cudaHostAllocDefault),
                "cudaHostAlloc (pinned chunk descriptors)", device);
     descriptors_host = static_cast<device::BlockDescriptor*>(pinned);
-    history = device_alloc_reals(2 * history_floats, "history");
+    history = device_alloc_reals(2 * history_values, "history");
     carry = device_alloc_reals(2 * columns, "carry");
 
     const std::vector<double> w = make_window(params.window, params.nperseg);
@@ -530,7 +530,7 @@ struct CudaSpectrogram::Impl {
     if (path == TransformPath::fused) {
       const unsigned groups = static_cast<unsigned>(max_frames / params.average + 2);
       fused.launch(dim3((groups + fused.teams - 1) / fused.teams), compute, k, d, static_cast<const float*>(history),
-                   static_cast<int>(history_floats), static_cast<const float*>(window), stage_twiddles, real_twiddles,
+                   static_cast<int>(history_values), static_cast<const float*>(window), stage_twiddles, real_twiddles,
                    static_cast<const float*>(column_scale), static_cast<float*>(carry));
       check_cuda(cudaGetLastError(), "fused_kernel launch", device);
     } else if (wide) {
@@ -552,10 +552,10 @@ struct CudaSpectrogram::Impl {
     const unsigned history_tiles = static_cast<unsigned>((params.nperseg + 255) / 256);
     if (wide)
       device::history_kernel<double><<<history_tiles, 256, 0, compute>>>(k, d, static_cast<double*>(history),
-                                                                          static_cast<int>(history_floats));
+                                                                          static_cast<int>(history_values));
     else
       device::history_kernel<float><<<history_tiles, 256, 0, compute>>>(k, d, static_cast<float*>(history),
-                                                                        static_cast<int>(history_floats));
+                                                                        static_cast<int>(history_values));
     check_cuda(cudaGetLastError(), "history_kernel launch", device);
   }
 
@@ -569,7 +569,7 @@ struct CudaSpectrogram::Impl {
     const unsigned groups = static_cast<unsigned>(k.chunk_frames / params.average + 2);
     for (std::size_t c = 0; c < chunks; ++c) {
       device::frame_kernel<Real><<<k.chunk_frames, 256, 0, compute>>>(
-          k, d, static_cast<const Real*>(history), static_cast<int>(history_floats), static_cast<const Real*>(window),
+          k, d, static_cast<const Real*>(history), static_cast<int>(history_values), static_cast<const Real*>(window),
           static_cast<Real*>(frames), static_cast<unsigned>(c));
       check_cuda(cudaGetLastError(), "frame_kernel launch", device);
       if (prism_plan) {
@@ -676,7 +676,7 @@ struct CudaSpectrogram::Impl {
   // Back to the first chunk's state: zero history and carry (in stream order), counters at 0.
   void reset_state() {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    check_cuda(cudaMemsetAsync(history, 0, 2 * history_floats * real_bytes, compute), "cudaMemsetAsync (history)",
+    check_cuda(cudaMemsetAsync(history, 0, 2 * history_values * real_bytes, compute), "cudaMemsetAsync (history)",
                device);
     check_cuda(cudaMemsetAsync(carry, 0, 2 * columns * real_bytes, compute), "cudaMemsetAsync (carry)", device);
     samples_in = 0;

@@ -56,8 +56,8 @@ inline constexpr std::size_t kFusedMinNfft = 64;
 inline constexpr std::size_t kFusedMaxRealNfft = 16384;
 inline constexpr std::size_t kFusedMaxComplexNfft = 8192;
 
-// Whether the fused path covers these parameters (otherwise the prism path runs): power-of-two
-// nfft in its range, and in modes mel and mfcc a power of 1 or 2.
+// Whether the fused path covers these parameters (otherwise the prism path runs): single
+// precision, power-of-two nfft in its range, and in modes mel and mfcc a power of 1 or 2.
 bool fused_path_supports(const SpectrogramParams& params, bool complex_input);
 
 struct DeviceInfo {

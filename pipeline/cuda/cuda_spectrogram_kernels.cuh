@@ -173,14 +173,14 @@ __device__ __forceinline__ int column_bin(const EngineConstants& k, int c) {
 // is the precision of the history, window, frames and arithmetic.
 template <typename Real>
 __global__ void frame_kernel(EngineConstants k, const BlockDescriptor* descriptor, const Real* history_pair,
-                             int history_floats, const Real* window, Real* frames, unsigned chunk) {
+                             int history_values, const Real* window, Real* frames, unsigned chunk) {
   __shared__ double scratch[32];
   const BlockDescriptor d = *descriptor;
   const unsigned char* raw = d.raw;
   const unsigned long long local = static_cast<unsigned long long>(chunk) * k.chunk_frames + blockIdx.x;
   const unsigned long long f = d.first_frame + local;
   if (f >= d.end_frame) return;
-  const Real* history = history_pair + d.history_parity * history_floats;
+  const Real* history = history_pair + d.history_parity * history_values;
   const unsigned long long start = f * static_cast<unsigned long long>(k.hop);
   Real mean_re = 0, mean_im = 0;
   if (k.detrend) {
@@ -293,7 +293,7 @@ __host__ __device__ constexpr int fused_min_ctas() {
 template <int kN, bool kReal>
 __global__ void __launch_bounds__(fused_cta_threads<kN>(), fused_min_ctas<kN>())
 fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
-             const float* history_pair, int history_floats, const float* window,
+             const float* history_pair, int history_values, const float* window,
              const Cf* stage_twiddles, const Cf* real_twiddles, const float* column_scale,
              float* carry_pair) {
   using Fft = TeamFft<kN>;
@@ -323,7 +323,7 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
   const unsigned long long group_first = g * K;
   const unsigned long long first = max(group_first, d.first_frame);
   const unsigned long long end = min(group_first + K, d.end_frame);  // <= first: an idle team
-  const float* history = history_pair + d.history_parity * history_floats;
+  const float* history = history_pair + d.history_parity * history_values;
   float* team_shared = shared + team * fused_team_floats<kN>();
   const fft::gpu::TeamPlanes planes{team_shared, team_shared + Fft::kPlaneFloats};
   float* acc = team_shared + Fft::kSharedFloats;  // [column]: each thread its own columns
@@ -440,15 +440,15 @@ fused_kernel(EngineConstants k, const BlockDescriptor* descriptor,
 // buffer (converted to the precision of Real; from the old history or the block).
 template <typename Real>
 __global__ void history_kernel(EngineConstants k, const BlockDescriptor* descriptor, Real* history_pair,
-                               int history_floats) {
+                               int history_values) {
   const BlockDescriptor d = *descriptor;
   const unsigned char* raw = d.raw;
   const unsigned long long block_end = d.block_first + d.block_samples;
   const unsigned long long count = block_end - d.next_history_first;
   const unsigned long long t = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  const Real* old_history = history_pair + d.history_parity * history_floats;
-  Real* new_history = history_pair + (d.history_parity ^ 1) * history_floats;
+  const Real* old_history = history_pair + d.history_parity * history_values;
+  Real* new_history = history_pair + (d.history_parity ^ 1) * history_values;
   const ComplexValue<Real> v = fetch_sample(k, d, raw, old_history, d.next_history_first + t);
   if (k.complex_input) {
     new_history[2 * t] = v.x;

@@ -50,12 +50,13 @@ std::vector<std::byte> make_input(SampleFormat format, unsigned channels, std::s
 }
 
 // Feeds `input` to `stage` (configured here) in chunks of `chunk` samples, directly as the graph
-// would, and collects every row in order.
-std::vector<float> run_chunks(Stage& stage, const StreamInfo& stream, const std::vector<std::byte>& input,
-                              std::size_t chunk) {
+// would, and collects every row in order (values of type T: float, or double in double precision).
+template <typename T = float>
+std::vector<T> run_chunks(Stage& stage, const StreamInfo& stream, const std::vector<std::byte>& input,
+                          std::size_t chunk) {
   test::StageDriver driver(stage, PortDescription::of_samples(stream), chunk);
   const std::vector<std::byte> bytes = driver.run(input, chunk);
-  std::vector<float> rows(bytes.size() / sizeof(float));
+  std::vector<T> rows(bytes.size() / sizeof(T));
   std::memcpy(rows.data(), bytes.data(), bytes.size());
   return rows;
 }
@@ -67,10 +68,15 @@ std::uint64_t extra(const StageCounters& c, const std::string& name) {
   return 0;
 }
 
-double max_abs_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(static_cast<double>(a[i]) - b[i]));
-  return m;
+// The largest |a - b| of rows of type T; NaN where any difference is NaN (a NaN row must not pass).
+template <typename T>
+double max_abs_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+    if (!(d <= worst)) worst = d;
+  }
+  return worst;
 }
 
 struct Case {
@@ -392,15 +398,6 @@ TEST(CudaMel, ComplexInputAndTooManyCepstralBandsAreRefusedByName) {
 // rows, against CpuSpectrogram in double (FFTW's double-precision library, which the CLI tests
 // hold to scipy to 1e-12).
 
-std::vector<double> run_chunks_double(Stage& stage, const StreamInfo& stream, const std::vector<std::byte>& input,
-                                      std::size_t chunk) {
-  test::StageDriver driver(stage, PortDescription::of_samples(stream), chunk);
-  const std::vector<std::byte> bytes = driver.run(input, chunk);
-  std::vector<double> rows(bytes.size() / sizeof(double));
-  std::memcpy(rows.data(), bytes.data(), bytes.size());
-  return rows;
-}
-
 double relative_l2_double(const std::vector<double>& a, const std::vector<double>& b) {
   double difference = 0, norm = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -410,33 +407,67 @@ double relative_l2_double(const std::vector<double>& a, const std::vector<double
   return std::sqrt(difference / norm);
 }
 
-// `params` in double precision on the GPU path `path` over `input` cut three ways, against the
+// `params` in double precision on the GPU path `path` over `input` cut four ways, against the
 // CPU's double rows: relative L2 1e-12 for linear values, 1e-8 dB (a relative error of 2.3e-9)
-// for dB values.
+// for dB values; the counters as the CPU's.
 void check_double_against_the_cpu(TransformPath path, SpectrogramParams params, const StreamInfo& stream,
                                   const std::vector<std::byte>& input, const std::string& label) {
   params.double_precision = true;
   const std::size_t samples = input.size() / stream.frame_bytes();
   CpuSpectrogram cpu(params, 1);
-  const std::vector<double> reference = run_chunks_double(cpu, stream, input, samples);
+  const std::vector<double> reference = run_chunks<double>(cpu, stream, input, samples);
   ASSERT_FALSE(reference.empty()) << label;
-  for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples}) {
+  for (std::size_t chunk : {std::size_t{1000}, std::size_t{37}, samples, params.nperseg + 1}) {
     CudaEngineOptions options;
     options.path = path;
     CudaSpectrogram gpu(params, options);
-    const std::vector<double> rows = run_chunks_double(gpu, stream, input, chunk);
+    const std::vector<double> rows = run_chunks<double>(gpu, stream, input, chunk);
     const std::string where = label + ", chunk " + std::to_string(chunk) + ": " + gpu.describe();
     EXPECT_NE(gpu.path(), TransformPath::fused) << where;
     EXPECT_NE(gpu.describe().find("in double precision"), std::string::npos) << where;
     ASSERT_EQ(rows.size(), reference.size()) << where;
-    if (params.decibels && params.mode != SpectrumMode::mfcc) {
-      double worst = 0;
-      for (std::size_t i = 0; i < rows.size(); ++i) worst = std::max(worst, std::abs(rows[i] - reference[i]));
-      EXPECT_LE(worst, 1e-8) << where;
-    } else {
+    if (params.decibels && params.mode != SpectrumMode::mfcc)
+      EXPECT_LE(max_abs_difference(rows, reference), 1e-8) << where;
+    else
       EXPECT_LE(relative_l2_double(rows, reference), 1e-12) << where;
+    const StageCounters a = gpu.counters(), b = cpu.counters();
+    EXPECT_EQ(a.items_in, b.items_in) << where;
+    EXPECT_EQ(a.items_out, b.items_out) << where;
+  }
+}
+
+// Samples a float cannot hold: 32-bit integers over about 2^31 (more than 24 significant bits),
+// and doubles with bits below a float's. A conversion or a history through float would be
+// ~1e-8 off, far above the tolerance.
+const std::vector<Case>& wide_format_cases() {
+  static const std::vector<Case> list = {
+      {SampleFormat::i32, 2, 512, 256, 512, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 1, AverageKind::mean, "hann"},
+      {SampleFormat::ci32, 1, 300, 100, 301, Detrend::constant, Scaling::spectrum, SpectrumMode::magnitude, false, 2, AverageKind::mean, "hamming"},
+      {SampleFormat::u32, 1, 1024, 512, 1024, Detrend::none, Scaling::density, SpectrumMode::psd, true, 1, AverageKind::mean, "blackman"},
+      {SampleFormat::cu32, 1, 256, 128, 256, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 3, AverageKind::max, "hann"},
+      {SampleFormat::f64, 1, 4096, 2048, 4096, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 1, AverageKind::mean, "kaiser:8.6"},
+      {SampleFormat::cf64, 2, 255, 200, 255, Detrend::constant, Scaling::spectrum, SpectrumMode::psd, false, 1, AverageKind::mean, "tukey:0.5"},
+      {SampleFormat::u16, 1, 128, 64, 128, Detrend::constant, Scaling::density, SpectrumMode::psd, false, 1, AverageKind::mean, "hann"},
+      {SampleFormat::cu16, 1, 100, 50, 128, Detrend::none, Scaling::density, SpectrumMode::magnitude, false, 1, AverageKind::mean, "hann"},
+  };
+  return list;
+}
+
+// make_input, with f64/cf64 values moved off float's grid (random_samples writes floats there).
+std::vector<std::byte> make_wide_input(SampleFormat format, unsigned channels, std::size_t samples,
+                                       std::uint32_t seed) {
+  std::vector<std::byte> bytes = make_input(format, channels, samples, seed);
+  if (format == SampleFormat::f64 || format == SampleFormat::cf64) {
+    std::mt19937 rng(seed + 1);
+    std::uniform_real_distribution<double> tiny(-1.0, 1.0);
+    for (std::size_t at = 0; at + 8 <= bytes.size(); at += 8) {
+      double v;
+      std::memcpy(&v, &bytes[at], 8);
+      v += std::ldexp(tiny(rng), -30);
+      std::memcpy(&bytes[at], &v, 8);
     }
   }
+  return bytes;
 }
 
 class CudaDoubleTest : public ::testing::TestWithParam<TransformPath> {};
@@ -445,6 +476,16 @@ TEST_P(CudaDoubleTest, RowsMatchTheCpusDoubleRowsForEveryCaseAndChunkSize) {
   for (const Case& c : cases())
     check_double_against_the_cpu(GetParam(), params_of(c), stream_of(c),
                                  make_input(c.format, c.channels, 5 * c.nperseg + 3001, 4321), name_of(c));
+}
+
+TEST_P(CudaDoubleTest, SamplesAFloatCannotHoldAreConvertedInDouble) {
+  for (const Case& c : wide_format_cases()) {
+    const auto input = make_wide_input(c.format, c.channels, 5 * c.nperseg + 3001, 777);
+    check_double_against_the_cpu(GetParam(), params_of(c), stream_of(c), input, name_of(c));
+    SpectrogramParams raw = params_of(c);  // the stored integer values, unscaled
+    raw.integer_scale = IntegerScale::raw;
+    check_double_against_the_cpu(GetParam(), raw, stream_of(c), input, name_of(c) + " raw");
+  }
 }
 
 TEST_P(CudaDoubleTest, MelAndMfccRowsMatchTheCpusDoubleRows) {
