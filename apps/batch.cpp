@@ -154,7 +154,7 @@ struct FileResult {
   std::string error;
   std::vector<std::string> warnings;  // about the input, in the order they came
   double elapsed_seconds = 0.0;
-  int device = 0;  // the device its worker gives its GPU stages
+  std::optional<int> device;  // the device its worker gave its GPU stages (none: not started)
   std::optional<RunReport> report;
 };
 
@@ -286,6 +286,8 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
   // Several devices: worker w runs its files on device w mod their number, so each device has
   // its share of the workers and every file one device.
   const std::vector<int> devices = device_list(run.device);
+  std::string device_names;
+  for (const int d : devices) device_names += (device_names.empty() ? "" : ",") + std::to_string(d);
 
   std::uint64_t total_bytes = 0;
   std::vector<std::uint64_t> sizes;
@@ -301,6 +303,9 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
     std::lock_guard lock(notes_mutex);
     if (!run.quiet && notes_shown.insert(text).second) progress.print(stderr, "prism: note: " + text + "\n");
   };
+  if (workers < devices.size())
+    note("--device " + device_names + ": " + std::to_string(workers) + " worker(s) take the first " +
+         std::to_string(workers) + " of the " + std::to_string(devices.size()) + " devices (--jobs sets the workers)");
 
   // A file's warnings come from its worker and, while its graph reads, from the graph's source
   // thread: printed as they come and kept for the summary.
@@ -409,7 +414,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
                        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
                        {"warnings", r.warnings},
                        {"elapsed_seconds", r.elapsed_seconds},
-                       {"device", r.device},
+                       {"device", r.device ? nlohmann::json(*r.device) : nlohmann::json(nullptr)},
                        {"run", r.report ? nlohmann::json::parse(run_summary_json(*r.report)) : nlohmann::json(nullptr)}});
     }
     const nlohmann::json summary = {
@@ -433,7 +438,7 @@ int run_batch(const std::vector<BatchItem>& items, const BatchOptions& batch, co
     char rate[64];
     std::snprintf(rate, sizeof rate, "%.2f files/s", elapsed > 0 ? static_cast<double>(items.size()) / elapsed : 0.0);
     std::string total = "batch: " + std::to_string(items.size()) + " files in " + seconds_text(elapsed) + " (" + rate +
-                        ", " + std::to_string(workers) + " jobs" + (devices.size() > 1 ? " on devices " + run.device : "") +
+                        ", " + std::to_string(workers) + " jobs" + (devices.size() > 1 ? " on devices " + device_names : "") +
                         "): " + std::to_string(counts[FileStatus::done]) +
                         " done, " + std::to_string(counts[FileStatus::skipped]) + " skipped, " +
                         std::to_string(counts[FileStatus::failed]) + " failed";

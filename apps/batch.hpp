@@ -1,9 +1,10 @@
 // Many recordings in one run (prism spectrogram A.wav DIR/ 'rec*.cf32' -o 'out/{stem}.npy'):
 // the inputs expanded (directories to their recordings, quoted globs), output names from
 // templates, collisions refused before anything runs, files processed concurrently by --jobs
-// workers (with several --device, each worker's files on its device) with one progress bar, one line per file and a total, complete outputs skipped unless
-// --overwrite, and --summary-json with an entry per file. The command supplies the per-file
-// graph; everything else about a batch lives here.
+// workers (with several --device, each worker's files on its device) with one progress bar, one
+// line per file and a total, complete outputs skipped unless --overwrite, and --summary-json with
+// an entry per file. The command supplies the per-file graph; everything else about a batch
+// lives here.
 #pragma once
 
 #include <functional>

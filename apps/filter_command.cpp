@@ -78,7 +78,7 @@ Runner add_filter_command(CLI::App& app) {
   cmd->add_option("input", o->input, "Input file, '-' for stdin, audio:..., sdr:..., or gen[:KEY=VALUE,...]")->required();
   cmd->add_option("-o,--output", o->outputs, "Output(s), by extension: " + sample_outputs_help() + "; repeat for several");
   o->settings = std::make_unique<SettingOptions>(*cmd, find_stage_kind("fir")->settings, "Filter (scipy.signal.firwin)");
-  add_run_options(*cmd, o->run);
+  add_run_options(*cmd, o->run, "65536", false);
   add_array_options(*cmd, o->array, false);
   add_input_options(*cmd, o->raw);
   add_start_option(*cmd, o->raw, "Input");

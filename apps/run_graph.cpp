@@ -25,7 +25,7 @@ namespace prism::app {
 // nanosecond and sample counts they become.
 constexpr double kMaxSeconds = 365.0 * 86400.0;
 
-void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default) {
+void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size_default, bool batches) {
   const std::string group = "Run";
   whole_number_in(cmd.add_option("--block-size", o.block_size,
                                   "Samples per chunk moving through the graph; the output does not depend on it "
@@ -47,12 +47,16 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
       ->check(CLI::IsMember({"cpu", "cuda", "cufft", "auto"}))
       ->capture_default_str()
       ->group(group);
+  const std::string one_device = "CUDA device for the GPU backends (0-based)";
   cmd.add_option("--device", o.device,
-                 "CUDA device for the GPU backends (0-based); for a batch of inputs a list N,M,... or all: the "
-                 "--jobs workers take the devices in turn, each running its files on its device")
-      ->check([](const std::string& text) {
+                 batches ? one_device + "; for a batch of inputs a list N,M,... or all: the --jobs workers take "
+                                        "the devices in turn, each running its files on its device (one input: "
+                                        "all is the first)"
+                         : one_device)
+      ->check([batches](const std::string& text) {
         try {
-          device_list(text);
+          if (device_list(text).size() > 1 && !batches)
+            return "'" + text + "': this command takes one input, which runs on one device N";
         } catch (const UsageError& e) {
           return std::string(e.what());
         }
@@ -92,10 +96,12 @@ std::vector<int> device_list(const std::string& text) {
   while (true) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
     const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(item) > kMaxDeviceIndex)
-      throw UsageError(form);
-    devices.push_back(std::stoi(item));
+    // Digits only (no sign, no space), leading zeros allowed, at most kMaxDeviceIndex.
+    long long value = 0;
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) throw UsageError(form);
+    for (const char digit : item)
+      if ((value = value * 10 + (digit - '0')) > kMaxDeviceIndex) throw UsageError(form);
+    devices.push_back(static_cast<int>(value));
     if (comma == text.size()) break;
     at = comma + 1;
   }
@@ -107,7 +113,7 @@ StageEnvironment stage_environment(const RunOptions& o) {
   e.field_namer = option_name_of_field;
   e.backend = fft::parse_backend(o.backend);
   const std::vector<int> devices = device_list(o.device);
-  if (devices.size() > 1)
+  if (devices.size() > 1 && o.device != "all")
     throw UsageError("--device " + o.device + ": " + std::to_string(devices.size()) +
                      " devices take a batch of inputs (several files: the workers share the devices out); one input "
                      "runs on one device, --device N");

@@ -26,8 +26,9 @@ struct RunOptions {
   std::size_t blocks = 4;
   std::size_t in_flight = 2;
   std::string backend = "auto";
-  // --device: "N", a list "N,M,..." (a batch's workers take them in turn: a GPU each, its files
-  // one after another) or "all" (every CUDA device present); one input runs on one device.
+  // --device: "N", a list "N,M,..." (a batch's workers take them in turn, each running its files
+  // on its device) or "all" (every CUDA device present); one input runs on one device (all: the
+  // first).
   std::string device = "0";
   unsigned threads = 0;
   std::optional<double> duration;  // seconds of input to take, then stop
@@ -42,18 +43,18 @@ struct RunOptions {
 };
 
 // Registers --block-size, --blocks, --in-flight, --backend, --device, --threads, --duration,
-// --stall-timeout,
-// -q/--quiet and --summary-json; whole numbers are range-checked by CLI11 (exit 2, naming the
-// option) before anything is allocated.
+// --stall-timeout, -q/--quiet and --summary-json; whole numbers are range-checked by CLI11
+// (exit 2, naming the option) before anything is allocated.
 // `block_size_default` says in words what the command chooses when --block-size is not given.
-void add_run_options(CLI::App& cmd, RunOptions& options, const std::string& block_size_default = "65536");
+// `batches`: whether the command takes a batch of inputs (then --device takes a list).
+void add_run_options(CLI::App& cmd, RunOptions& options, const std::string& block_size_default = "65536",
+                     bool batches = true);
 // The stages' backend and device from the options (UsageError for a bad --backend, and for a
-// --device that names several devices: they take a batch of inputs, not one).
+// --device list of several devices: they take a batch of inputs, not one; `all` gives the first).
 StageEnvironment stage_environment(const RunOptions& options);
 // The devices --device names, in order (UsageError saying why for a bad list: the text of
-// --device's check). "all": every
-// CUDA device present, or device 0 where there is none (a GPU backend then says why it cannot
-// run; the CPU backend does not use it).
+// --device's check). "all": every CUDA device present, or device 0 where there is none (a GPU
+// backend then says why it cannot run; the CPU backend does not use it).
 std::vector<int> device_list(const std::string& device);
 
 struct ImageOptions {

@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,20 +48,31 @@ const std::array<KernelPart, kKernelParts>& kernel_parts() {
   return parts;
 }
 
-// The dynamic shared memory per block this device lets kernels opt into, at most what the
-// planner plans for (kMaxSharedBytesPerBlock); taken once per process, from the current device.
+// The calling thread's current device (0 where the runtime cannot say).
+int current_device_index() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return device;
+}
+
+// The dynamic shared memory per block the current device lets kernels opt into, at most what the
+// planner plans for (kMaxSharedBytesPerBlock); asked once per device (a batch may run on several).
 long long device_shared_limit() {
-  static const long long limit = [] {
-    int device = 0;
-    int opt_in = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
-        opt_in <= 0) {
-      cudaGetLastError();
-      return kMaxSharedBytesPerBlock;
-    }
-    return std::min<long long>(opt_in, kMaxSharedBytesPerBlock);
-  }();
+  static std::mutex lock;
+  static std::map<int, long long> limits;
+  const int device = current_device_index();
+  const std::lock_guard<std::mutex> locked(lock);
+  if (const auto known = limits.find(device); known != limits.end()) return known->second;
+  long long limit = kMaxSharedBytesPerBlock;
+  int opt_in = 0;
+  if (cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess || opt_in <= 0)
+    cudaGetLastError();
+  else
+    limit = std::min<long long>(opt_in, kMaxSharedBytesPerBlock);
+  limits.emplace(device, limit);
   return limit;
 }
 
@@ -481,6 +495,79 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
+// Raises every kernel's dynamic shared memory limit to device_shared_limit(), once per device:
+// a function's attributes belong to one device's context, and a batch may plan on several.
+void raise_shared_memory_limits() {
+  static std::mutex lock;
+  static std::set<int> raised;
+  const int device = current_device_index();
+  const std::lock_guard<std::mutex> locked(lock);
+  if (raised.count(device) != 0) return;
+  const int limit = static_cast<int>(device_shared_limit());
+  std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
+  for (const KernelPart& part : kernel_parts()) {
+    all.insert(all.end(), part.kernels, part.kernels + part.count);
+    all.insert(all.end(), part.bluestein, part.bluestein + kBluesteinPasses * part.count);
+    for (int k = 0; k < kRowsKinds * part.count; ++k) {
+      if (part.plain_rows[k] != nullptr) all.push_back(part.plain_rows[k]);
+    }
+  }
+  for (PassKernel kernel : all) {
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               limit),
+          "cudaFuncSetAttribute");
+  }
+  for (int m : kClusterBlockLengths) {
+    for (int c : kClusterSizes) {
+      check(cudaFuncSetAttribute(cluster_kernel(c, m), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 limit),
+            "cudaFuncSetAttribute (cluster pass)");
+    }
+  }
+  for (int n = kRowsMinLength; n <= kRowsMaxLength; n *= 2) {
+    for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
+                          RowsKind::real_inverse}) {
+      check(cudaFuncSetAttribute(rows_kernel(n, kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 limit),
+            "cudaFuncSetAttribute (rows pass)");
+      if (!has_wide_rows_kernel(n)) continue;
+      check(cudaFuncSetAttribute(rows_kernel(n, kind, kWideTeamElements),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+            "cudaFuncSetAttribute (rows pass, wide teams)");
+    }
+  }
+  for (int n : kCompiledLengths) {
+    if (!has_decimal_rows_kernel(n)) continue;
+    for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
+                          RowsKind::real_inverse}) {
+      check(cudaFuncSetAttribute(rows_kernel(n, kind, kDecimalTeamElements),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+            "cudaFuncSetAttribute (rows pass, decimal teams)");
+    }
+  }
+  for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
+    for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
+                              FourStepKind::rows, FourStepKind::rows_inverse,
+                              FourStepKind::rows_real, FourStepKind::columns_real}) {
+      for (FourStepShape shape : kFourStepShapes) {
+        if (!has_four_step_shape(kind, n, shape)) continue;
+        check(cudaFuncSetAttribute(four_step_kernel(n, kind, shape),
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+              "cudaFuncSetAttribute (four-step pass)");
+      }
+    }
+  }
+  for (int n = 1; n <= kFourStepMaxLength; ++n) {
+    if (!has_decimal_four_step_kernel(n)) continue;
+    for (FourStepKind kind : {FourStepKind::rows_real, FourStepKind::columns_real}) {
+      check(cudaFuncSetAttribute(four_step_kernel(n, kind, FourStepShape::decimal),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+            "cudaFuncSetAttribute (four-step pass, decimal real rows or columns)");
+    }
+  }
+  raised.insert(device);
+}
+
 class CudaFftPlan final : public Plan {
  public:
   CudaFftPlan(const PlanSpec& spec, PlanLayout layout) : Plan(spec), layout_(std::move(layout)) {
@@ -491,72 +578,7 @@ class CudaFftPlan final : public Plan {
                                std::to_string(device_shared_limit()));
     }
     // Every kernel may take what the device allows (kernels are not bound to one plan).
-    static const bool attribute_set = [] {
-      const int limit = static_cast<int>(device_shared_limit());
-      std::vector<PassKernel> all = {kPowerOfTwoLoop, kAnyRadixLoop};
-      for (const KernelPart& part : kernel_parts()) {
-        all.insert(all.end(), part.kernels, part.kernels + part.count);
-        all.insert(all.end(), part.bluestein, part.bluestein + kBluesteinPasses * part.count);
-        for (int k = 0; k < kRowsKinds * part.count; ++k) {
-          if (part.plain_rows[k] != nullptr) all.push_back(part.plain_rows[k]);
-        }
-      }
-      for (PassKernel kernel : all) {
-        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   limit),
-              "cudaFuncSetAttribute");
-      }
-      for (int m : kClusterBlockLengths) {
-        for (int c : kClusterSizes) {
-          check(cudaFuncSetAttribute(cluster_kernel(c, m), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     limit),
-                "cudaFuncSetAttribute (cluster pass)");
-        }
-      }
-      for (int n = kRowsMinLength; n <= kRowsMaxLength; n *= 2) {
-        for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
-                              RowsKind::real_inverse}) {
-          check(cudaFuncSetAttribute(rows_kernel(n, kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     limit),
-                "cudaFuncSetAttribute (rows pass)");
-          if (!has_wide_rows_kernel(n)) continue;
-          check(cudaFuncSetAttribute(rows_kernel(n, kind, kWideTeamElements),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-                "cudaFuncSetAttribute (rows pass, wide teams)");
-        }
-      }
-      for (int n : kCompiledLengths) {
-        if (!has_decimal_rows_kernel(n)) continue;
-        for (RowsKind kind : {RowsKind::forward, RowsKind::inverse, RowsKind::real_forward,
-                              RowsKind::real_inverse}) {
-          check(cudaFuncSetAttribute(rows_kernel(n, kind, kDecimalTeamElements),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-                "cudaFuncSetAttribute (rows pass, decimal teams)");
-        }
-      }
-      for (int n = kFourStepMinLength; n <= kFourStepMaxLength; n *= 2) {
-        for (FourStepKind kind : {FourStepKind::columns, FourStepKind::columns_inverse,
-                                  FourStepKind::rows, FourStepKind::rows_inverse,
-                                  FourStepKind::rows_real, FourStepKind::columns_real}) {
-          for (FourStepShape shape : kFourStepShapes) {
-            if (!has_four_step_shape(kind, n, shape)) continue;
-            check(cudaFuncSetAttribute(four_step_kernel(n, kind, shape),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-                  "cudaFuncSetAttribute (four-step pass)");
-          }
-        }
-      }
-      for (int n = 1; n <= kFourStepMaxLength; ++n) {
-        if (!has_decimal_four_step_kernel(n)) continue;
-        for (FourStepKind kind : {FourStepKind::rows_real, FourStepKind::columns_real}) {
-          check(cudaFuncSetAttribute(four_step_kernel(n, kind, FourStepShape::decimal),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-                "cudaFuncSetAttribute (four-step pass, decimal real rows or columns)");
-        }
-      }
-      return true;
-    }();
-    (void)attribute_set;
+    raise_shared_memory_limits();
     // All tables in one allocation: plan creation is dominated by allocation calls otherwise.
     std::size_t total = 0;
     for (const auto& table : layout_.tables) total += table.size() + 1;

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from prism_test_util import TempDirTestCase, main, run_prism, write_sigmf, write_wav_float
+from prism_test_util import BACKEND, TempDirTestCase, main, run_prism, write_sigmf, write_wav_float
 
 RATE = 8000
 SETTINGS = ("--nperseg", "256", "--rate", str(RATE))
@@ -232,12 +232,32 @@ class Batch(TempDirTestCase):
             run_prism("spectrogram", path, "-o", self.path(f"single-{stem}.npy"), *SETTINGS, "-q", check=0)
             self.assertEqual(read_bytes(self.path(f"out/{stem}.npy")), read_bytes(self.path(f"single-{stem}.npy")),
                              stem)
+        # Fewer workers than devices: said.
+        proc = self.batch(*inputs, extra=("--jobs", "1", "--device", "0,0", "--overwrite"), check=0)
+        self.assertIn("--device 0,0: 1 worker(s) take the first 1 of the 2 devices", proc.stderr)
+        if BACKEND in ("cuda", "cufft"):
+            # Each worker's files run on its device: those of the worker given a device that does
+            # not exist fail naming it, the others are done.
+            proc = self.batch(*inputs, extra=("--summary-json", summary, "--jobs", "2", "--device", "0,1023",
+                                              "--overwrite"))
+            self.assertEqual(proc.returncode, 1, proc.stderr)
+            entries = self.summary(summary)["files"]
+            self.assertIn(1023, [e["device"] for e in entries])  # the second worker took a file
+            for entry in entries:
+                if entry["device"] == 1023:
+                    self.assertEqual(entry["status"], "failed", entry)
+                    self.assertIn("1023", entry["error"])
+                else:
+                    self.assertEqual((entry["status"], entry["device"]), ("done", 0), entry)
 
     def test_several_devices_need_several_inputs(self):
         proc = run_prism("spectrogram", self.raws[0], "-o", self.path("one.npy"), *SETTINGS, "--device", "0,1")
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("--device 0,1: 2 devices take a batch of inputs", proc.stderr)
-        for bad in ("x", "0,", "1024", "0;1"):
+        proc = run_prism("filter", self.raws[0], "--lowpass", "100", "-o", self.path("f.npy"), "--device", "0,1")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("this command takes one input, which runs on one device N", proc.stderr)
+        for bad in ("x", "0,", "1024", "0;1", "-1", " 1"):
             with self.subTest(device=bad):
                 proc = run_prism("spectrogram", *self.raws, "-o", self.path("out/{stem}.npy"), *SETTINGS,
                                  "--device", bad)
