@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)prism::describe_sound_file(source).dump();
     const std::size_t frame = source.info().frame_bytes();
     // Reads of a few frames, so a file of many channels never asks for a huge buffer, and a
-    // bounded total: a header may claim any length, and decoders may make samples from little
-    // input.
+    // bounded total, in frames and in bytes: a header may claim any length, and decoders may make
+    // samples from little input (2^20 frames of 1024 channels would be 4 GiB to decode).
     const std::size_t samples = std::max<std::size_t>(1, 4096 / frame);
     std::vector<std::byte> buffer(samples * frame + 1);
     std::uint64_t total = 0;
     bool odd = false;
-    while (total < (std::uint64_t{1} << 20)) {
+    while (total < (std::uint64_t{1} << 20) && total * frame < (std::uint64_t{4} << 20)) {
       const std::size_t got = source.read(buffer.data() + (odd ? 1 : 0), samples);
       if (got == 0) break;
       if (got > samples) __builtin_trap();
