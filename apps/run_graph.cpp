@@ -55,7 +55,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const std::string& block_size
                          : one_device)
       ->check([batches](const std::string& text) {
         try {
-          if (device_list(text).size() > 1 && !batches)
+          // One input runs on one device: a list is refused here, `all` gives the first.
+          if (device_list(text).size() > 1 && !batches && text != "all")
             return "'" + text + "': this command takes one input, which runs on one device N";
         } catch (const UsageError& e) {
           return std::string(e.what());

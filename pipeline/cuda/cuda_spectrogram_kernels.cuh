@@ -157,7 +157,8 @@ __device__ __forceinline__ double combine(const EngineConstants& k, double acc, 
 __device__ __forceinline__ double final_value(const EngineConstants& k, double acc, double scale) {
   double v = acc * scale;
   const double floor = k.decibel_floor;
-  if (k.decibels && !isnan(v) && !isinf(v)) v = static_cast<double>(k.decibel_multiplier) * log10(v < floor ? floor : v);
+  if (k.decibels && !isnan(v) && !isinf(v))
+    v = static_cast<double>(k.decibel_multiplier) * log10(v < floor ? floor : v);
   return v;
 }
 
@@ -459,12 +460,13 @@ __global__ void history_kernel(EngineConstants k, const BlockDescriptor* descrip
 }
 
 // ---- 6. mel kernel ----------------------------------------------------------------------------
-// Modes mel and mfcc: the detector (either path; in the precision of Real) writes |X|^power of every bin, averaged and
-// unscaled, into rows of their own; the mel kernel takes them to the chunk's rows with the
-// functions of gpu_mel_rows.hpp, a CTA finishing rows_per_cta rows at a time: its threads share
-// out the rows' bands, then (mfcc) each takes one coefficient of all the rows, from their bands'
-// logarithms in shared memory, reading each weight of the cepstrum once. A chunk completes rows
-// [f0/K, f1/K); the grid may be smaller than that, each CTA taking every gridDim.x-th group.
+// Modes mel and mfcc: the detector (either path; values of type Real, float or double) writes
+// |X|^power of every bin, averaged and unscaled, into rows of their own; the mel kernel takes
+// them to the chunk's rows (also of Real) with the functions of gpu_mel_rows.hpp, a CTA finishing
+// rows_per_cta rows at a time: its threads share out the rows' bands, then (mfcc) each takes one
+// coefficient of all the rows, from their bands' logarithms in shared memory, reading each weight
+// of the cepstrum once. A chunk completes rows [f0/K, f1/K); the grid may be smaller than that,
+// each CTA taking every gridDim.x-th group.
 
 template <typename Real>
 __global__ void mel_kernel(GpuMelRowArgs a, const BlockDescriptor* descriptor, unsigned long long average,
