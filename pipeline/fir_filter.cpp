@@ -1,11 +1,11 @@
 // FirFilter (fir_filter.hpp): partitioned overlap-save on FFTW, streamed, with shift and
-// decimation.
+// decimation, in single or double precision (FirEngine<float>, FirEngine<double>).
 //
 // Contents:
 //   1. small tools        aligned buffers, the shift's fixed-point phase, spectral kernels
-//   2. Impl: set-up       spec checks, geometry, plans, buffers, taps' spectra, workers
-//   3. Impl: one segment  load a window, forward FFT, products (and delay line), inverse, store
-//   4. Impl: one call     which transforms a call completes, the threads' rounds, history
+//   2. FirEngine: set-up       spec checks, geometry, plans, buffers, taps' spectra, workers
+//   3. FirEngine: one segment  load a window, forward FFT, products (and delay line), inverse, store
+//   4. FirEngine: one call     which transforms a call completes, the threads' rounds, history
 //   5. the public class
 //
 // Vocabulary. A *transform* is one forward FFT: one segment, or two for real input with real
@@ -27,6 +27,7 @@
 #include <semaphore>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "fft/fft.hpp"
@@ -46,20 +47,23 @@ constexpr std::size_t kAlignment = 64;
 struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
-using FloatBuffer = std::unique_ptr<float[], AlignedFree>;
+template <typename Real>
+using RealBuffer = std::unique_ptr<Real[], AlignedFree>;
 
-// Floats rounded up to whole cache lines.
-std::size_t padded_floats(std::size_t floats) {
-  constexpr std::size_t per_line = kAlignment / sizeof(float);
-  return (std::max<std::size_t>(floats, 1) + per_line - 1) / per_line * per_line;
+// Values rounded up to whole cache lines.
+template <typename Real>
+std::size_t padded_reals(std::size_t count) {
+  constexpr std::size_t per_line = kAlignment / sizeof(Real);
+  return (std::max<std::size_t>(count, 1) + per_line - 1) / per_line * per_line;
 }
 
-FloatBuffer aligned_floats(std::size_t floats) {
-  const std::size_t bytes = padded_floats(floats) * sizeof(float);
+template <typename Real>
+RealBuffer<Real> aligned_reals(std::size_t count) {
+  const std::size_t bytes = padded_reals<Real>(count) * sizeof(Real);
   void* p = std::aligned_alloc(kAlignment, bytes);
   if (p == nullptr) throw std::bad_alloc();
   std::memset(p, 0, bytes);
-  return FloatBuffer(static_cast<float*>(p));
+  return RealBuffer<Real>(static_cast<Real*>(p));
 }
 
 // A thread's share of the work is claimed this many transforms' worth of FFT points at a
@@ -76,7 +80,7 @@ constexpr std::size_t kMaxBatch = 64;
 
 }  // namespace
 
-// ---- 2. Impl: set-up -----------------------------------------------------------------------
+// ---- 2. FirEngine: set-up -----------------------------------------------------------------------
 
 namespace {
 
@@ -125,21 +129,32 @@ void check_fir_spec(const FirSpec& spec) {
                      std::to_string(spec.taps.size()) + " taps given");
 }
 
-struct FirFilter::Impl {
+// The filter in one precision: Real = float (FFTW single, the vector sums) or double.
+template <typename Real>
+struct FirEngine {
+  using FloatBuffer = RealBuffer<Real>;
+  using SumProducts = std::conditional_t<std::is_same_v<Real, float>, fir::SumProducts, fir::SumProducts64>;
+  static constexpr fft::Precision kPrecision =
+      std::is_same_v<Real, float> ? fft::Precision::float32 : fft::Precision::float64;
+  static SumProducts select_sum_products() {
+    if constexpr (std::is_same_v<Real, float>) return fir::selected_sum_products();
+    else return fir::selected_sum_products64();
+  }
+
   // Per-thread buffers.
   struct Scratch {
     FloatBuffer time;    // N complex: a segment's window, later the inverse FFT's output
     FloatBuffer freq;    // N complex: the forward FFT's output, or a joined spectrum
     FloatBuffer folded;  // inverse_length complex: the inverse FFT's input
-    std::vector<const float*> terms;  // the spectra a sum_products call reads
+    std::vector<const Real*> terms;  // the spectra a sum_products call reads
   };
 
   // Where a call's input is: the kept history, then the call's items; zeros before index 0
   // and from valid_end on.
   struct InputView {
-    const float* history = nullptr;
+    const Real* history = nullptr;
     std::uint64_t history_first = 0;
-    const float* call = nullptr;
+    const Real* call = nullptr;
     std::uint64_t call_first = 0;
     std::uint64_t call_end = 0;
     std::uint64_t valid_end = 0;
@@ -158,7 +173,7 @@ struct FirFilter::Impl {
     std::uint64_t end_item = 0;      // work items of the round: transforms or bin blocks
     std::uint64_t output_limit = 0;  // outputs k >= this are not written
     std::uint64_t out_base = 0;      // output index of out[0]
-    float* out = nullptr;
+    Real* out = nullptr;
   };
 
   // Configuration.
@@ -184,7 +199,7 @@ struct FirFilter::Impl {
   std::size_t spectrum_stride = 0;  // floats between stored spectra
   std::size_t max_segment_outputs = 0;
 
-  fir::SumProducts sum_products = fir::selected_sum_products();
+  SumProducts sum_products = select_sum_products();
   std::unique_ptr<fft::Backend> backend;
   std::unique_ptr<fft::Plan> forward_plan;
   std::unique_ptr<fft::Plan> inverse_plan;
@@ -224,7 +239,7 @@ struct FirFilter::Impl {
   alignas(64) std::atomic<std::uint64_t> next_item{0};
   char next_item_padding[64 - sizeof(std::atomic<std::uint64_t>)] = {};
 
-  explicit Impl(const FirSpec& spec) {
+  explicit FirEngine(const FirSpec& spec) {
     check_fir_spec(spec);
 
     complex_in = spec.complex_input;
@@ -258,12 +273,12 @@ struct FirFilter::Impl {
     // An odd number of cache lines between stored spectra: the K spectra a tile of bins reads
     // then fall in different L1 sets (a stride of a multiple of 4 KiB would put them all in
     // one set and evict them from each other).
-    spectrum_stride = padded_floats(2 * spectrum_bins);
-    if ((spectrum_stride * sizeof(float) / kAlignment) % 2 == 0)
-      spectrum_stride += kAlignment / sizeof(float);
+    spectrum_stride = padded_reals<Real>(2 * spectrum_bins);
+    if ((spectrum_stride * sizeof(Real) / kAlignment) % 2 == 0)
+      spectrum_stride += kAlignment / sizeof(Real);
     max_segment_outputs = (hop + decimation - 1) / decimation;
 
-    backend = fft::make_cpu_backend();
+    backend = fft::make_cpu_backend(kPrecision);
     backend_description = backend->describe();
     fft::PlanSpec forward_spec;
     forward_spec.n = n;
@@ -274,28 +289,28 @@ struct FirFilter::Impl {
     inverse_spec.transform = fft::Transform::c2c_inverse;
     inverse_plan = backend->plan(inverse_spec);
 
-    filter_spectra = aligned_floats(partitions * spectrum_stride);
+    filter_spectra = aligned_reals<Real>(partitions * spectrum_stride);
     if (packed && partitions > 1 && geo.fold && delta != 0) {
-      rotation = aligned_floats(2 * n);
+      rotation = aligned_reals<Real>(2 * n);
       for (std::size_t k = 0; k < n; ++k) {
         const double angle = 2.0 * std::numbers::pi *
                              static_cast<double>((static_cast<std::uint64_t>(k) * delta) % n) /
                              static_cast<double>(n);
-        rotation[2 * k] = static_cast<float>(std::cos(angle));
-        rotation[2 * k + 1] = static_cast<float>(std::sin(angle));
+        rotation[2 * k] = static_cast<Real>(std::cos(angle));
+        rotation[2 * k + 1] = static_cast<Real>(std::sin(angle));
       }
     }
     if (shifted) {
-      output_phasors = aligned_floats(2 * max_segment_outputs);
+      output_phasors = aligned_reals<Real>(2 * max_segment_outputs);
       for (std::size_t r = 0; r < max_segment_outputs; ++r) {
         const std::complex<double> p = phase.phasor(static_cast<std::uint64_t>(r) * decimation, -1);
-        output_phasors[2 * r] = static_cast<float>(p.real());
-        output_phasors[2 * r + 1] = static_cast<float>(p.imag());
+        output_phasors[2 * r] = static_cast<Real>(p.real());
+        output_phasors[2 * r + 1] = static_cast<Real>(p.imag());
       }
     }
 
-    history = aligned_floats((n + transform_items) * components_in);
-    staging = aligned_floats(segments_per_transform * max_segment_outputs * components_out);
+    history = aligned_reals<Real>((n + transform_items) * components_in);
+    staging = aligned_reals<Real>(segments_per_transform * max_segment_outputs * components_out);
 
     unsigned thread_count = spec.threads;
     if (thread_count == 0) thread_count = std::max(1u, std::thread::hardware_concurrency());
@@ -304,18 +319,18 @@ struct FirFilter::Impl {
       batch_transforms = std::clamp<std::size_t>(partitions / segments_per_transform,
                                                  4 * std::size_t{thread_count}, kMaxBatch);
       ring_slots = partitions + segments_per_transform * batch_transforms + 1;
-      delay_line = aligned_floats(ring_slots * spectrum_stride);
-      batch_sums = aligned_floats(segments_per_transform * batch_transforms * spectrum_stride);
+      delay_line = aligned_reals<Real>(ring_slots * spectrum_stride);
+      batch_sums = aligned_reals<Real>(segments_per_transform * batch_transforms * spectrum_stride);
       const std::size_t bytes_per_bin =
-          8 * (2 * partitions + segments_per_transform * batch_transforms);
+          2 * sizeof(Real) * (2 * partitions + segments_per_transform * batch_transforms);
       bin_block = std::clamp<std::size_t>(kL1Bytes / bytes_per_bin / 16 * 16, 16, 256);
       bin_blocks = (spectrum_bins + bin_block - 1) / bin_block;
     }
     scratch.resize(thread_count);
     for (Scratch& s : scratch) {
-      s.time = aligned_floats(2 * n);
-      s.freq = aligned_floats(2 * n);
-      s.folded = aligned_floats(2 * inverse_length);
+      s.time = aligned_reals<Real>(2 * n);
+      s.freq = aligned_reals<Real>(2 * n);
+      s.folded = aligned_reals<Real>(2 * inverse_length);
       s.terms.resize(std::max(partitions, n / inverse_length));
     }
     set_taps(spec.taps);
@@ -325,7 +340,7 @@ struct FirFilter::Impl {
     for (unsigned i = 1; i < thread_count; ++i) workers.emplace_back([this, i] { worker_loop(i); });
   }
 
-  ~Impl() {
+  ~FirEngine() {
     stopping.store(true);
     for (auto& w : wake) w->release();
     for (auto& t : workers) t.join();
@@ -343,20 +358,20 @@ struct FirFilter::Impl {
     const std::size_t p = geo.partition_taps;
     const bool rotate_in_spectrum = geo.fold && delta != 0 && !(packed && partitions > 1);
     const double scale = 1.0 / (static_cast<double>(n) * (packed && partitions > 1 ? 2.0 : 1.0));
-    float* time = scratch[0].time.get();
-    float* freq = scratch[0].freq.get();
+    Real* time = scratch[0].time.get();
+    Real* freq = scratch[0].freq.get();
     for (std::size_t k = 0; k < partitions; ++k) {
-      std::memset(time, 0, 2 * n * sizeof(float));
+      std::memset(time, 0, 2 * n * sizeof(Real));
       for (std::size_t j = 0; j < p; ++j) {
         const std::size_t index = k * p + j;  // the embedded tap index
         if (index < first || index >= first + m) continue;
         std::complex<double> v = taps[index - first];
         if (shifted) v *= phase.phasor(index, +1);
-        time[2 * j] = static_cast<float>(v.real());
-        time[2 * j + 1] = static_cast<float>(v.imag());
+        time[2 * j] = static_cast<Real>(v.real());
+        time[2 * j + 1] = static_cast<Real>(v.imag());
       }
       forward_plan->execute(time, freq, 1);
-      float* h = filter_spectra.get() + k * spectrum_stride;
+      Real* h = filter_spectra.get() + k * spectrum_stride;
       for (std::size_t b = 0; b < spectrum_bins; ++b) {
         std::complex<double> v(freq[2 * b], freq[2 * b + 1]);
         v *= scale;
@@ -366,38 +381,38 @@ struct FirFilter::Impl {
                                static_cast<double>(n);
           v *= std::complex<double>(std::cos(angle), std::sin(angle));
         }
-        h[2 * b] = static_cast<float>(v.real());
-        h[2 * b + 1] = static_cast<float>(v.imag());
+        h[2 * b] = static_cast<Real>(v.real());
+        h[2 * b + 1] = static_cast<Real>(v.imag());
       }
     }
     current_taps = m;
     current_taps_complex = taps.is_complex;
   }
 
-  // ---- 3. Impl: one segment ----------------------------------------------------------------
+  // ---- 3. FirEngine: one segment ----------------------------------------------------------------
 
   // Items [start, start + count) of the input as complex values into dst (interleaved), or as
   // real values into one lane (0: real parts, 1: imaginary parts) of dst.
-  void load(const InputView& in, std::int64_t start, std::size_t count, float* dst,
+  void load(const InputView& in, std::int64_t start, std::size_t count, Real* dst,
             int lane) const {
     const bool to_lane = lane >= 0;
     auto zeros = [&](std::size_t at, std::size_t len) {
       if (to_lane) {
-        for (std::size_t i = 0; i < len; ++i) dst[2 * (at + i) + lane] = 0.0f;
+        for (std::size_t i = 0; i < len; ++i) dst[2 * (at + i) + lane] = Real(0);
       } else {
-        std::memset(dst + 2 * at, 0, 2 * len * sizeof(float));
+        std::memset(dst + 2 * at, 0, 2 * len * sizeof(Real));
       }
     };
-    auto copy = [&](std::size_t at, const float* src, std::size_t len) {
+    auto copy = [&](std::size_t at, const Real* src, std::size_t len) {
       if (to_lane) {
         for (std::size_t i = 0; i < len; ++i) dst[2 * (at + i) + lane] = src[i];
       } else if (complex_in) {
-        std::memcpy(dst + 2 * at, src, 2 * len * sizeof(float));
+        std::memcpy(dst + 2 * at, src, 2 * len * sizeof(Real));
       } else {
-        float* d = dst + 2 * at;
+        Real* d = dst + 2 * at;
         for (std::size_t i = 0; i < len; ++i) {
           d[2 * i] = src[i];
-          d[2 * i + 1] = 0.0f;
+          d[2 * i + 1] = Real(0);
         }
       }
     };
@@ -447,7 +462,7 @@ struct FirFilter::Impl {
 
   // Writes segment s's outputs from the inverse FFT's rows (interleaved complex; packed: the
   // real or imaginary part, `lane`), counter-rotated by the shift.
-  void store(std::uint64_t s, const float* rows, int lane, const Job& j) const {
+  void store(std::uint64_t s, const Real* rows, int lane, const Job& j) const {
     const OutputRange r = segment_outputs(s, j.output_limit);
     if (r.end <= r.first) return;
     const std::size_t count = static_cast<std::size_t>(r.end - r.first);
@@ -456,16 +471,16 @@ struct FirFilter::Impl {
     const std::size_t row =
         static_cast<std::size_t>(geo.fold ? (index - delta) / decimation : index);
     const std::size_t step = geo.fold ? 1 : decimation;
-    float* out = j.out + (r.first - j.out_base) * components_out;
+    Real* out = j.out + (r.first - j.out_base) * components_out;
     if (!complex_out) {
-      const float* src = rows + 2 * row + lane;
+      const Real* src = rows + 2 * row + lane;
       for (std::size_t i = 0; i < count; ++i) out[i] = src[2 * i * step];
       return;
     }
-    const float* src = rows + 2 * row;
+    const Real* src = rows + 2 * row;
     if (!shifted) {
       if (step == 1) {
-        std::memcpy(out, src, 2 * count * sizeof(float));
+        std::memcpy(out, src, 2 * count * sizeof(Real));
       } else {
         for (std::size_t i = 0; i < count; ++i) {
           out[2 * i] = src[2 * i * step];
@@ -476,12 +491,12 @@ struct FirFilter::Impl {
     }
     const std::uint64_t t = first_index + offset + r.first * decimation;
     const std::complex<double> anchor_d = phase.phasor(t, -1);
-    const float ar = static_cast<float>(anchor_d.real()), ai = static_cast<float>(anchor_d.imag());
-    const float* table = output_phasors.get();
+    const Real ar = static_cast<Real>(anchor_d.real()), ai = static_cast<Real>(anchor_d.imag());
+    const Real* table = output_phasors.get();
     for (std::size_t i = 0; i < count; ++i) {
-      const float tr = table[2 * i], ti = table[2 * i + 1];
-      const float pr = ar * tr - ai * ti, pi = ar * ti + ai * tr;
-      const float yr = src[2 * i * step], yi = src[2 * i * step + 1];
+      const Real tr = table[2 * i], ti = table[2 * i + 1];
+      const Real pr = ar * tr - ai * ti, pi = ar * ti + ai * tr;
+      const Real yr = src[2 * i * step], yi = src[2 * i * step + 1];
       out[2 * i] = yr * pr - yi * pi;
       out[2 * i + 1] = yr * pi + yi * pr;
     }
@@ -503,7 +518,7 @@ struct FirFilter::Impl {
   }
 
   // The inverse FFT of `spectrum` (inverse_length bins) and the outputs of transform u.
-  void inverse_and_store(std::uint64_t u, const float* spectrum, Scratch& sc, const Job& j) const {
+  void inverse_and_store(std::uint64_t u, const Real* spectrum, Scratch& sc, const Job& j) const {
     inverse_plan->execute(spectrum, sc.time.get(), 1);
     const std::uint64_t s = u * segments_per_transform;
     if (packed) {
@@ -530,13 +545,13 @@ struct FirFilter::Impl {
   }
 
   // folded[k] = Σ_q y[k + q·L]·h[k + q·L], L = inverse_length: the product folded onto L bins.
-  void fold_multiply(const float* y, const float* h, float* folded, Scratch& sc) const {
+  void fold_multiply(const Real* y, const Real* h, Real* folded, Scratch& sc) const {
     const std::size_t aliases = n / inverse_length;
     for (std::size_t q = 0; q < aliases; ++q) sc.terms[q] = y + 2 * q * inverse_length;
     sum_products(sc.terms.data(), h, 2 * inverse_length, aliases, folded, inverse_length);
   }
 
-  float* slot(std::uint64_t s) const {
+  Real* slot(std::uint64_t s) const {
     return delay_line.get() + (s % ring_slots) * spectrum_stride;
   }
 
@@ -552,7 +567,7 @@ struct FirFilter::Impl {
     }
   }
 
-  float* segment_sum(std::uint64_t s) const {
+  Real* segment_sum(std::uint64_t s) const {
     const std::uint64_t first_segment = job.first_transform * segments_per_transform;
     return batch_sums.get() + (s - first_segment) * spectrum_stride;
   }
@@ -563,7 +578,7 @@ struct FirFilter::Impl {
   void compute_sums(std::uint64_t block, Scratch& sc) const {
     const std::size_t first_bin = static_cast<std::size_t>(block) * bin_block;
     const std::size_t bins = std::min(bin_block, spectrum_bins - first_bin);
-    const float* h = filter_spectra.get() + 2 * first_bin;
+    const Real* h = filter_spectra.get() + 2 * first_bin;
     for (std::uint64_t u = job.first_transform; u < job.end_transform; ++u) {
       if (!transform_has_outputs(u, job.output_limit)) continue;
       for (std::size_t lane = 0; lane < segments_per_transform; ++lane) {
@@ -572,7 +587,7 @@ struct FirFilter::Impl {
             static_cast<std::size_t>(std::min<std::uint64_t>(partitions, s + 1));
         // Slots s, s−1, ... of the ring, stepped down without a division per term.
         std::size_t index = static_cast<std::size_t>(s % ring_slots);
-        const float* ring = delay_line.get() + 2 * first_bin;
+        const Real* ring = delay_line.get() + 2 * first_bin;
         for (std::size_t k = 0; k < terms; ++k) {
           sc.terms[k] = ring + index * spectrum_stride;
           index = index == 0 ? ring_slots - 1 : index - 1;
@@ -589,7 +604,7 @@ struct FirFilter::Impl {
     if (!transform_has_outputs(u, j.output_limit)) return;
     const std::uint64_t s = u * segments_per_transform;
     const std::size_t aliases = n / inverse_length;
-    const float* spectrum = segment_sum(s);
+    const Real* spectrum = segment_sum(s);
     if (packed) {
       fir::join_real_pair(segment_sum(s), segment_sum(s + 1), sc.freq.get(), n);
       spectrum = sc.freq.get();
@@ -621,7 +636,7 @@ struct FirFilter::Impl {
     }
   }
 
-  // ---- 4. Impl: one call -------------------------------------------------------------------
+  // ---- 4. FirEngine: one call -------------------------------------------------------------------
 
   void compute_claimed(Scratch& sc) {
     for (;;) {
@@ -681,7 +696,7 @@ struct FirFilter::Impl {
     }
   }
 
-  std::size_t process(const float* in, std::size_t count, float* out) {
+  std::size_t process(const Real* in, std::size_t count, Real* out) {
     if (flushing) throw std::logic_error("FirFilter::process after flush: reset() first");
     if (count == 0) return 0;
     const std::uint64_t call_first = items_in.load(std::memory_order_relaxed);
@@ -707,24 +722,24 @@ struct FirFilter::Impl {
   }
 
   // Keeps items [window start of the next transform, call_end): all later windows need.
-  void keep_history(const float* in, std::uint64_t call_first, std::uint64_t call_end) {
+  void keep_history(const Real* in, std::uint64_t call_first, std::uint64_t call_end) {
     const std::int64_t start = window_start(transforms_done * segments_per_transform);
     const std::uint64_t keep_first = start > 0 ? static_cast<std::uint64_t>(start) : 0;
-    float* h = history.get();
+    Real* h = history.get();
     const std::size_t c = components_in;
     if (keep_first >= call_first) {
       std::memcpy(h, in + (keep_first - call_first) * c,
-                  static_cast<std::size_t>(call_end - keep_first) * c * sizeof(float));
+                  static_cast<std::size_t>(call_end - keep_first) * c * sizeof(Real));
     } else {
       const auto kept = static_cast<std::size_t>(call_first - keep_first);
-      std::memmove(h, h + (keep_first - history_first) * c, kept * c * sizeof(float));
+      std::memmove(h, h + (keep_first - history_first) * c, kept * c * sizeof(Real));
       std::memcpy(h + kept * c, in,
-                  static_cast<std::size_t>(call_end - call_first) * c * sizeof(float));
+                  static_cast<std::size_t>(call_end - call_first) * c * sizeof(Real));
     }
     history_first = keep_first;
   }
 
-  std::size_t flush(float* out, std::size_t capacity) {
+  std::size_t flush(Real* out, std::size_t capacity) {
     if (!flushing) {
       flushing = true;
       output_limit = (items_in.load(std::memory_order_relaxed) + decimation - 1) / decimation;
@@ -735,7 +750,7 @@ struct FirFilter::Impl {
       if (staging_read < staging_count) {
         const std::size_t take = std::min(capacity - written, staging_count - staging_read);
         std::memcpy(out + written * components_out, staging.get() + staging_read * components_out,
-                    take * components_out * sizeof(float));
+                    take * components_out * sizeof(Real));
         staging_read += take;
         written += take;
         continue;
@@ -779,45 +794,89 @@ struct FirFilter::Impl {
   }
 };
 
+struct FirFilter::Impl {
+  std::unique_ptr<FirEngine<float>> single;
+  std::unique_ptr<FirEngine<double>> wide;
+
+  // f(engine) on the engine of this filter's precision.
+  template <typename F>
+  decltype(auto) visit(F&& f) const {
+    return single ? f(*single) : f(*wide);
+  }
+  template <typename Real>
+  FirEngine<Real>& engine(const char* call) const {
+    if constexpr (std::is_same_v<Real, float>) {
+      if (!single) throw std::logic_error(std::string("FirFilter::") + call + " on floats: the filter is in double precision");
+      return *single;
+    } else {
+      if (!wide) throw std::logic_error(std::string("FirFilter::") + call + " on doubles: the filter is in single precision");
+      return *wide;
+    }
+  }
+};
+
 // ---- 5. the public class -------------------------------------------------------------------
 
-FirFilter::FirFilter(const FirSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
+FirFilter::FirFilter(const FirSpec& spec) : impl_(std::make_unique<Impl>()) {
+  if (spec.double_precision) impl_->wide = std::make_unique<FirEngine<double>>(spec);
+  else impl_->single = std::make_unique<FirEngine<float>>(spec);
+}
 FirFilter::~FirFilter() = default;
 
-bool FirFilter::complex_input() const { return impl_->complex_in; }
-bool FirFilter::complex_output() const { return impl_->complex_out; }
-std::size_t FirFilter::decimation() const { return impl_->decimation; }
-const FirGeometry& FirFilter::geometry() const { return impl_->geo; }
-unsigned FirFilter::threads() const { return static_cast<unsigned>(impl_->scratch.size()); }
+bool FirFilter::double_precision() const { return impl_->wide != nullptr; }
+bool FirFilter::complex_input() const { return impl_->visit([](auto& e) { return e.complex_in; }); }
+bool FirFilter::complex_output() const { return impl_->visit([](auto& e) { return e.complex_out; }); }
+std::size_t FirFilter::decimation() const { return impl_->visit([](auto& e) { return e.decimation; }); }
+const FirGeometry& FirFilter::geometry() const {
+  return impl_->visit([](auto& e) -> const FirGeometry& { return e.geo; });
+}
+unsigned FirFilter::threads() const {
+  return impl_->visit([](auto& e) { return static_cast<unsigned>(e.scratch.size()); });
+}
 
 std::string FirFilter::describe() const {
   const unsigned t = threads();
-  const std::string taps = std::to_string(impl_->current_taps) +
-                           (impl_->current_taps_complex ? " complex" : " real") + " taps";
-  return "cpu fir: " + taps + ", " + impl_->geo.describe() + ", " + impl_->backend_description +
-         ", " + std::to_string(t) + (t == 1 ? " thread" : " threads");
+  return impl_->visit([&](auto& e) {
+    const std::string taps = std::to_string(e.current_taps) + (e.current_taps_complex ? " complex" : " real") + " taps";
+    return "cpu fir: " + taps + ", " + e.geo.describe() + ", " + e.backend_description + ", " + std::to_string(t) +
+           (t == 1 ? " thread" : " threads");
+  });
 }
 
-std::size_t FirFilter::max_output(std::size_t n) const { return impl_->max_output(n); }
+std::size_t FirFilter::max_output(std::size_t n) const {
+  return impl_->visit([&](auto& e) { return e.max_output(n); });
+}
 
 std::size_t FirFilter::process(const float* in, std::size_t n, float* out) {
-  return impl_->process(in, n, out);
+  return impl_->engine<float>("process").process(in, n, out);
+}
+std::size_t FirFilter::process(const double* in, std::size_t n, double* out) {
+  return impl_->engine<double>("process").process(in, n, out);
 }
 
 std::size_t FirFilter::flush(float* out, std::size_t capacity) {
-  return impl_->flush(out, capacity);
+  return impl_->engine<float>("flush").flush(out, capacity);
+}
+std::size_t FirFilter::flush(double* out, std::size_t capacity) {
+  return impl_->engine<double>("flush").flush(out, capacity);
 }
 
-void FirFilter::reset() { impl_->reset(); }
+void FirFilter::reset() {
+  impl_->visit([](auto& e) { e.reset(); });
+}
 
-void FirFilter::set_taps(const FilterTaps& taps) { impl_->set_taps(taps); }
+void FirFilter::set_taps(const FilterTaps& taps) {
+  impl_->visit([&](auto& e) { e.set_taps(taps); });
+}
 
 FirCounters FirFilter::counters() const {
-  FirCounters c;
-  c.items_in = impl_->items_in.load(std::memory_order_relaxed);
-  c.items_out = impl_->items_out.load(std::memory_order_relaxed);
-  c.segments = impl_->segments.load(std::memory_order_relaxed);
-  return c;
+  return impl_->visit([](auto& e) {
+    FirCounters c;
+    c.items_in = e.items_in.load(std::memory_order_relaxed);
+    c.items_out = e.items_out.load(std::memory_order_relaxed);
+    c.segments = e.segments.load(std::memory_order_relaxed);
+    return c;
+  });
 }
 
 }  // namespace prism

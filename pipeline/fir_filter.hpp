@@ -2,8 +2,8 @@
 // an optional frequency shift before the filter and decimation inside it. Its output does not
 // depend on how the input is cut into process() calls, nor on the number of threads.
 //
-// What it computes. For input x[n] (real or complex float), taps h[0..M) (real or complex,
-// given in double), shift f and sample rate fs, decimation D and output offset c:
+// What it computes. For input x[n] (real or complex float, or double with
+// FirSpec::double_precision), taps h[0..M) (real or complex, given in double), shift f and sample rate fs, decimation D and output offset c:
 //   xs[n]  = x[n]·exp(−j2π·f·(n0 + n)/fs)         (n0: FirSpec::first_index; no shift: xs = x)
 //   full[t] = Σ_m h[m]·xs[t − m]                    (x = 0 outside the input)
 //   y[k]   = full[c + k·D],  k = 0 .. ceil(N/D) − 1  (N: the number of input items)
@@ -105,6 +105,8 @@ struct FirSpec {
   std::size_t fft_length = 0;  // 0: the cost model's choice; else 2 .. kMaxFftLength
   unsigned threads = 0;        // threads computing segments, the caller included
                                // (0: all cores; at most kMaxThreads)
+  bool double_precision = false;  // items, FFTs (FFTW double) and products in double; the
+                                  // double overloads of process() and flush() take the items
 };
 
 struct FirCounters {
@@ -130,8 +132,9 @@ class FirFilter {
   FirFilter(const FirFilter&) = delete;
   FirFilter& operator=(const FirFilter&) = delete;
 
+  bool double_precision() const;  // items are doubles (process and flush on double*)
   bool complex_input() const;
-  bool complex_output() const;  // outputs are (re, im) float pairs
+  bool complex_output() const;  // outputs are (re, im) pairs
   std::size_t decimation() const;
   const FirGeometry& geometry() const;
   unsigned threads() const;
@@ -144,9 +147,13 @@ class FirFilter {
   // (room for max_output(n) of them) and returns their number. Any n, 0 included. Throws
   // std::logic_error after flush() (reset() first).
   std::size_t process(const float* in, std::size_t n, float* out);
+  // The same on doubles, for a filter built with double_precision (each overload throws
+  // std::logic_error on a filter of the other precision).
+  std::size_t process(const double* in, std::size_t n, double* out);
   // At the end of the input: writes up to `capacity` of the outputs still owed and returns
   // their number; call until it returns 0. Then only reset() makes the filter usable again.
   std::size_t flush(float* out, std::size_t capacity);
+  std::size_t flush(double* out, std::size_t capacity);
   // Back to the state after construction (no input seen), keeping the current taps.
   void reset();
   // Replaces the taps between calls (see the header comment: exact). Real taps only when the

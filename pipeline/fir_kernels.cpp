@@ -90,19 +90,60 @@ __attribute__((target("avx2,fma"))) void sum_products_avx2(const float* const* x
 #endif
 
 // The portable version: the first term's product, then the others added (auto-vectorised).
-PRISM_FIR_KERNEL void multiply_into(const float* __restrict x, const float* __restrict h,
-                                    float* __restrict z, std::size_t n, bool add) {
+template <typename Real>
+PRISM_FIR_KERNEL void multiply_into(const Real* __restrict x, const Real* __restrict h,
+                                    Real* __restrict z, std::size_t n, bool add) {
   for (std::size_t i = 0; i < n; ++i) {
-    const float xr = x[2 * i], xi = x[2 * i + 1], hr = h[2 * i], hi = h[2 * i + 1];
-    const float re = xr * hr - xi * hi, im = xr * hi + xi * hr;
+    const Real xr = x[2 * i], xi = x[2 * i + 1], hr = h[2 * i], hi = h[2 * i + 1];
+    const Real re = xr * hr - xi * hi, im = xr * hi + xi * hr;
     z[2 * i] = add ? z[2 * i] + re : re;
     z[2 * i + 1] = add ? z[2 * i + 1] + im : im;
   }
 }
 
-void sum_products_portable(const float* const* x, const float* h, std::size_t h_stride,
-                           std::size_t terms, float* out, std::size_t bins) {
+template <typename Real>
+void sum_products_portable(const Real* const* x, const Real* h, std::size_t h_stride,
+                           std::size_t terms, Real* out, std::size_t bins) {
   for (std::size_t k = 0; k < terms; ++k) multiply_into(x[k], h + k * h_stride, out, bins, k > 0);
+}
+
+template <typename Real>
+PRISM_FIR_KERNEL void fold_add_into(const Real* __restrict y, Real* __restrict z, std::size_t len,
+                                    std::size_t aliases) {
+  std::memcpy(z, y, 2 * len * sizeof(Real));
+  for (std::size_t q = 1; q < aliases; ++q) {
+    const Real* yq = y + 2 * q * len;
+    for (std::size_t i = 0; i < 2 * len; ++i) z[i] += yq[i];
+  }
+}
+
+template <typename Real>
+PRISM_FIR_KERNEL void split_pair(const Real* __restrict z, Real* __restrict a, Real* __restrict b,
+                                 std::size_t n) {
+  const std::size_t half = n / 2;
+  for (std::size_t k = 0; k <= half; ++k) {
+    const std::size_t m = k == 0 ? 0 : n - k;
+    const Real zr = z[2 * k], zi = z[2 * k + 1], mr = z[2 * m], mi = -z[2 * m + 1];
+    a[2 * k] = zr + mr;
+    a[2 * k + 1] = zi + mi;
+    b[2 * k] = zi - mi;
+    b[2 * k + 1] = mr - zr;
+  }
+}
+
+template <typename Real>
+PRISM_FIR_KERNEL void join_pair(const Real* __restrict a, const Real* __restrict b,
+                                Real* __restrict w, std::size_t n) {
+  const std::size_t half = n / 2;
+  for (std::size_t k = 0; k <= half; ++k) {
+    w[2 * k] = a[2 * k] - b[2 * k + 1];
+    w[2 * k + 1] = a[2 * k + 1] + b[2 * k];
+  }
+  for (std::size_t k = half + 1; k < n; ++k) {
+    const std::size_t m = n - k;
+    w[2 * k] = a[2 * m] + b[2 * m + 1];
+    w[2 * k + 1] = b[2 * m] - a[2 * m + 1];
+  }
 }
 
 }  // namespace
@@ -120,44 +161,23 @@ std::vector<SumProductsVariant> sum_products_variants() {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     v.push_back({"avx2", &sum_products_avx2});
 #endif
-  v.push_back({"portable", &sum_products_portable});
+  v.push_back({"portable", &sum_products_portable<float>});
   return v;
 }
 
-PRISM_FIR_KERNEL void fold_add(const float* __restrict y, float* __restrict z, std::size_t len,
-                               std::size_t aliases) {
-  std::memcpy(z, y, 2 * len * sizeof(float));
-  for (std::size_t q = 1; q < aliases; ++q) {
-    const float* yq = y + 2 * q * len;
-    for (std::size_t i = 0; i < 2 * len; ++i) z[i] += yq[i];
-  }
+SumProducts64 selected_sum_products64() { return &sum_products_portable<double>; }
+
+void fold_add(const float* y, float* z, std::size_t len, std::size_t aliases) {
+  fold_add_into(y, z, len, aliases);
+}
+void fold_add(const double* y, double* z, std::size_t len, std::size_t aliases) {
+  fold_add_into(y, z, len, aliases);
 }
 
-PRISM_FIR_KERNEL void split_real_pair(const float* __restrict z, float* __restrict a,
-                                      float* __restrict b, std::size_t n) {
-  const std::size_t half = n / 2;
-  for (std::size_t k = 0; k <= half; ++k) {
-    const std::size_t m = k == 0 ? 0 : n - k;
-    const float zr = z[2 * k], zi = z[2 * k + 1], mr = z[2 * m], mi = -z[2 * m + 1];
-    a[2 * k] = zr + mr;
-    a[2 * k + 1] = zi + mi;
-    b[2 * k] = zi - mi;
-    b[2 * k + 1] = mr - zr;
-  }
-}
+void split_real_pair(const float* z, float* a, float* b, std::size_t n) { split_pair(z, a, b, n); }
+void split_real_pair(const double* z, double* a, double* b, std::size_t n) { split_pair(z, a, b, n); }
 
-PRISM_FIR_KERNEL void join_real_pair(const float* __restrict a, const float* __restrict b,
-                                     float* __restrict w, std::size_t n) {
-  const std::size_t half = n / 2;
-  for (std::size_t k = 0; k <= half; ++k) {
-    w[2 * k] = a[2 * k] - b[2 * k + 1];
-    w[2 * k + 1] = a[2 * k + 1] + b[2 * k];
-  }
-  for (std::size_t k = half + 1; k < n; ++k) {
-    const std::size_t m = n - k;
-    w[2 * k] = a[2 * m] + b[2 * m + 1];
-    w[2 * k + 1] = b[2 * m] - a[2 * m + 1];
-  }
-}
+void join_real_pair(const float* a, const float* b, float* w, std::size_t n) { join_pair(a, b, w, n); }
+void join_real_pair(const double* a, const double* b, double* w, std::size_t n) { join_pair(a, b, w, n); }
 
 }  // namespace prism::fir

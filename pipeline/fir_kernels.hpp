@@ -1,11 +1,11 @@
-// The spectral kernels of FirFilter (fir_filter.cpp), on interleaved complex floats: the
+// The spectral kernels of FirFilter (fir_filter.cpp), on interleaved complex floats or doubles: the
 // sums of products of spectra (the partitions' products and the folded decimation), the fold
 // of a spectrum onto fewer bins, and the split / join of two real signals' spectra packed in
 // one complex FFT.
 //
-// sum_products has vector versions for AVX-512 and AVX2+FMA and a portable one, picked once per
-// process from the CPU's features (selected_sum_products); the others are compiled for the same
-// three levels and picked by the loader. So a given machine always runs the same code and gets the
+// sum_products on floats has vector versions for AVX-512 and AVX2+FMA and a portable one, picked
+// once per process from the CPU's features (selected_sum_products); in double, and the other
+// kernels, are compiled for the same three levels and picked by the loader. So a given machine always runs the same code and gets the
 // same bits. sum_products_variants() lists the versions this CPU can run, for the tests.
 #pragma once
 
@@ -33,15 +33,23 @@ struct SumProductsVariant {
 };
 std::vector<SumProductsVariant> sum_products_variants();
 
+// The same sums in double precision (the portable version, vectorised by the compiler).
+using SumProducts64 = void (*)(const double* const* x, const double* h, std::size_t h_stride,
+                               std::size_t terms, double* out, std::size_t bins);
+SumProducts64 selected_sum_products64();
+
 // z[k] = Σ_q y[k + q·len], k < len, q < aliases: a spectrum folded onto len bins.
 void fold_add(const float* y, float* z, std::size_t len, std::size_t aliases);
+void fold_add(const double* y, double* z, std::size_t len, std::size_t aliases);
 
 // Two real signals a, b from the spectrum Z of a + jb (n bins, n even): the first n/2 + 1
 // bins of 2A = Z[k] + conj Z[n−k] and 2B = −j(Z[k] − conj Z[n−k]).
 void split_real_pair(const float* z, float* a, float* b, std::size_t n);
+void split_real_pair(const double* z, double* a, double* b, std::size_t n);
 
 // The full spectrum W = A + jB (n bins) of two real signals from the first n/2 + 1 bins of
 // their (Hermitian) spectra A and B.
 void join_real_pair(const float* a, const float* b, float* w, std::size_t n);
+void join_real_pair(const double* a, const double* b, double* w, std::size_t n);
 
 }  // namespace prism::fir

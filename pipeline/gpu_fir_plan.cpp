@@ -79,10 +79,17 @@ std::size_t capacity_of(const FirSpec& spec) { return std::max(spec.max_taps, sp
 // auto choices), folded where fold_allowed and the length and decimation take it.
 GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed);
 
+// The GPU's checks: the CPU's, and single precision.
+void check_gpu_fir_spec(const FirSpec& spec) {
+  check_fir_spec(spec);
+  if (spec.double_precision)
+    throw UsageError("precision: the GPU fir computes in single precision; a filter in double runs on the CPU");
+}
+
 }  // namespace
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
-  check_fir_spec(spec);
+  check_gpu_fir_spec(spec);
   const std::size_t m = capacity_of(spec);
   std::size_t n = spec.fft_length;
   if (n == 0) {
@@ -100,7 +107,7 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
 }
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
-  check_fir_spec(spec);
+  check_gpu_fir_spec(spec);
   if (spec.fft_length != 0 || capacity_of(spec) > kGpuFirMaxUnpartitionedAutoTaps)
     throw std::invalid_argument("plan_gpu_fir: an automatic choice for a spec the choices do not serve");
   return plan_at(spec, choice.fft_length, false, choice.fold);

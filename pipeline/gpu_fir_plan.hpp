@@ -214,7 +214,8 @@ struct GpuFirPlan {
 // spectrum: B = N − M + 1, rounded down to a multiple of D when the decimation is folded (D of 2,
 // 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B),
 // folded for D of 2, 4 or 8 where N/D is at least kGpuFirMinFftLength.
-// UsageError naming fft_length when the GPU cannot take it. With max_taps the geometry is the
+// UsageError naming fft_length when the GPU cannot take it, and naming precision for a spec in
+// double precision (the GPU fir computes in single precision). With max_taps the geometry is the
 // capacity's (M above is max_taps) and set_taps may replace the taps. fold_allowed false: every
 // decimation keeps every D-th point of the inverse transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);

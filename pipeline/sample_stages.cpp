@@ -32,7 +32,11 @@ SampleEngineStage::SampleEngineStage(std::string name, unsigned channel, Planner
 
 SampleEngineStage::~SampleEngineStage() = default;
 
-std::string SampleEngineStage::describe() const { return engine_ ? engine_->describe() : "cpu: " + name_; }
+std::string SampleEngineStage::describe() const {
+  if (engine_) return engine_->describe();
+  if (double_engine_) return double_engine_->describe();
+  return "cpu: " + name_;
+}
 
 PortDescription SampleEngineStage::configure(const PortDescription& input, std::size_t max_input_items) {
   input_ = input.samples;
@@ -45,55 +49,87 @@ PortDescription SampleEngineStage::configure(const PortDescription& input, std::
   floats.float_full_scale = input_.floats_have_full_scale();  // dBFS downstream
   EnginePlan plan = planner_(floats);
   engine_ = std::move(plan.engine);
-  const bool direct = input_.format == floats.format && input_.channels == 1;
-  floats_.assign(direct ? 0 : max_input_items * components_per_sample(input_.format), 0.0f);
+  double_engine_ = std::move(plan.double_engine);
+  const std::size_t components = max_input_items * components_per_sample(input_.format);
+  if (double_engine_) {
+    const SampleFormat wide = is_complex(input_.format) ? SampleFormat::cf64 : SampleFormat::f64;
+    const bool direct = input_.format == wide && input_.channels == 1;
+    doubles_.assign(direct ? 0 : components, 0.0);
+    floats_.clear();
+  } else {
+    const bool direct = input_.format == floats.format && input_.channels == 1;
+    floats_.assign(direct ? 0 : components, 0.0f);
+    doubles_.clear();
+  }
   gathered_.assign(input_.channels > 1 ? max_input_items * sample_bytes(input_.format) : 0, std::byte{0});
   return PortDescription::of_samples(plan.output);
 }
 
-std::size_t SampleEngineStage::max_output(std::size_t input_items) const { return engine_->max_output(input_items); }
+std::size_t SampleEngineStage::max_output(std::size_t input_items) const {
+  return engine_ ? engine_->max_output(input_items) : double_engine_->max_output(input_items);
+}
 
 std::size_t SampleEngineStage::process(const Chunk& input, Chunk& output) {
   const std::size_t n = input.items;
-  const float* samples = input.as<float>();
-  if (!floats_.empty()) {
-    const std::byte* native = input.data;
-    if (!gathered_.empty()) {  // the channel's samples, side by side
-      const std::size_t frame = input_.frame_bytes(), bytes = sample_bytes(input_.format);
-      const std::byte* from = input.data + channel_ * bytes;
-      for (std::size_t i = 0; i < n; ++i) std::memcpy(gathered_.data() + i * bytes, from + i * frame, bytes);
-      native = gathered_.data();
+  const std::byte* native = input.data;
+  const bool convert = double_engine_ ? !doubles_.empty() : !floats_.empty();
+  if (convert && !gathered_.empty()) {  // the channel's samples, side by side
+    const std::size_t frame = input_.frame_bytes(), bytes = sample_bytes(input_.format);
+    const std::byte* from = input.data + channel_ * bytes;
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(gathered_.data() + i * bytes, from + i * frame, bytes);
+    native = gathered_.data();
+  }
+  const std::size_t components = n * components_per_sample(input_.format);
+  if (double_engine_) {
+    const double* samples = input.as<double>();
+    if (convert) {
+      convert_to_double(input_.format, native, components, doubles_.data());
+      samples = doubles_.data();
     }
-    convert_to_float(input_.format, native, n * components_per_sample(input_.format), floats_.data());
+    return double_engine_->process(samples, n, output.as<double>());
+  }
+  const float* samples = input.as<float>();
+  if (convert) {
+    convert_to_float(input_.format, native, components, floats_.data());
     samples = floats_.data();
   }
   return engine_->process(samples, n, output.as<float>());
 }
 
-std::size_t SampleEngineStage::flush(Chunk& output) { return engine_->flush(output.as<float>(), output.capacity); }
+std::size_t SampleEngineStage::flush(Chunk& output) {
+  if (double_engine_) return double_engine_->flush(output.as<double>(), output.capacity);
+  return engine_->flush(output.as<float>(), output.capacity);
+}
 
 void SampleEngineStage::reset() {
   if (engine_) engine_->reset();
+  if (double_engine_) double_engine_->reset();
 }
 
 StageCounters SampleEngineStage::counters() const {
-  if (!engine_) return {};
-  const StreamCounters c = engine_->counters();
-  return {c.items_in, c.items_out, engine_->extras()};
+  if (engine_) {
+    const StreamCounters c = engine_->counters();
+    return {c.items_in, c.items_out, engine_->extras()};
+  }
+  if (double_engine_) {
+    const StreamCounters c = double_engine_->counters();
+    return {c.items_in, c.items_out, double_engine_->extras()};
+  }
+  return {};
 }
 
 // ---- the engines' adapters -----------------------------------------------------------------------
 
 namespace {
 
-template <typename Engine>
-class Adapter final : public FloatEngine {
+template <typename Engine, typename Real = float>
+class Adapter final : public SampleEngine<Real> {
  public:
   Adapter(std::unique_ptr<Engine> engine, std::string description)
       : engine_(std::move(engine)), description_(std::move(description)) {}
   std::size_t max_output(std::size_t n) const override { return engine_->max_output(n); }
-  std::size_t process(const float* in, std::size_t n, float* out) override { return engine_->process(in, n, out); }
-  std::size_t flush(float* out, std::size_t capacity) override { return engine_->flush(out, capacity); }
+  std::size_t process(const Real* in, std::size_t n, Real* out) override { return engine_->process(in, n, out); }
+  std::size_t flush(Real* out, std::size_t capacity) override { return engine_->flush(out, capacity); }
   void reset() override { engine_->reset(); }
   StreamCounters counters() const override {
     const auto c = engine_->counters();
@@ -111,9 +147,9 @@ class Adapter final : public FloatEngine {
   std::string description_;
 };
 
-template <typename Engine>
-std::unique_ptr<FloatEngine> adapt(std::unique_ptr<Engine> engine, std::string description) {
-  return std::make_unique<Adapter<Engine>>(std::move(engine), std::move(description));
+template <typename Engine, typename Real = float>
+std::unique_ptr<SampleEngine<Real>> adapt(std::unique_ptr<Engine> engine, std::string description) {
+  return std::make_unique<Adapter<Engine, Real>>(std::move(engine), std::move(description));
 }
 
 std::string hz_text(double hz) { return number_text(hz) + " Hz"; }
@@ -177,6 +213,9 @@ std::vector<Setting> fir_settings() {
                      "causal: lfilter(h, 1, x)[::D]; same: the group delay removed, oaconvolve(x, h, 'same')[::D]"),
       integer_setting("fft_length", "0", 0, static_cast<double>(kMaxFftLength), "N",
                       "FFT length (0: the cost model's choice)"),
+      choice_setting("precision", "single", {"single", "double"},
+                     "single: float32 arithmetic, f32/cf32 out; double: float64 throughout (FFTW double, "
+                     "CPU backend), f64/cf64 out"),
       channel_setting(),
   };
 }
@@ -228,6 +267,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   const auto decimation = static_cast<std::size_t>(values.integer("decimate"));
   const FirAlign align = values.text("align") == "same" ? FirAlign::same : FirAlign::causal;
   const auto fft_length = static_cast<std::size_t>(values.integer("fft_length"));
+  const bool double_precision = values.text("precision") == "double";
   const unsigned threads = environment.cpu_threads;
   // The filter for an input and what comes out: the same on either backend.
   auto design_for = [=](const StreamInfo& input) {
@@ -246,8 +286,11 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     spec.align = align;
     spec.fft_length = fft_length;
     spec.threads = threads;
+    spec.double_precision = double_precision;
     StreamInfo output = input;
-    output.format = spec.complex_input || spec.taps.is_complex || shift ? SampleFormat::cf32 : SampleFormat::f32;
+    const bool complex_output = spec.complex_input || spec.taps.is_complex || shift;
+    if (double_precision) output.format = complex_output ? SampleFormat::cf64 : SampleFormat::f64;
+    else output.format = complex_output ? SampleFormat::cf32 : SampleFormat::f32;
     output.float_full_scale = input.floats_have_full_scale();
     output.sample_rate = input.sample_rate / static_cast<double>(decimation);
     if (shift) output.shift_frequencies(*shift);
@@ -259,6 +302,15 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   fft::BackendKind requested = environment.backend;
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
+  if (double_precision && requested != fft::BackendKind::cpu) {
+    // The GPU fir computes in single precision only.
+    if (requested != fft::BackendKind::automatic)
+      throw UsageError(values.name("precision") + "=double: the " + environment.backend_named(requested) +
+                       " fir computes in single precision; double runs on the cpu backend");
+    requested = fft::BackendKind::cpu;
+    made.note = environment.backend_named(fft::BackendKind::automatic) +
+                ": the GPU fir computes in single precision; " + values.name("precision") + "=double runs on the CPU backend";
+  }
   if (requested == fft::BackendKind::automatic) {
     // The GPU takes any tap count (partitioned beyond kGpuFirMaxUnpartitionedAutoTaps) and the FFT
     // lengths gpu_fir_takes_fft_length names; where the tap count waits for the input's rate
@@ -301,7 +353,8 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
       EnginePlan plan;
       plan.output = output;
       std::string text = filter->describe();
-      plan.engine = adapt(std::move(filter), std::move(text));
+      if (spec.double_precision) plan.double_engine = adapt<FirFilter, double>(std::move(filter), std::move(text));
+      else plan.engine = adapt(std::move(filter), std::move(text));
       return plan;
     } catch (const UsageError& e) {
       rethrow_named(e, values, fields);

@@ -10,7 +10,8 @@
 //
 // Each is a SampleEngineStage around its engine: the input's channel is converted from its
 // native format to float (integers scaled to [-1, 1)) into a buffer sized at configure(), the
-// engine does the work, and the output is f32 or cf32, one channel, with its rate and centre
+// engine does the work, and the output is f32 or cf32, one channel (the fir with
+// precision=double: converted to double, filtered in double, f64 or cf64 out), with its rate and centre
 // frequency derived (decimation divides the rate, a shift moves the centre). The engines keep
 // exact state across chunks, so the outputs do not depend on how the input was cut.
 //
@@ -32,24 +33,29 @@
 
 namespace prism {
 
-// What a SampleEngineStage needs of its engine: float items in (real, or (re, im) pairs), float
-// items out; FirFilter, Resampler, Mixer, Demodulator and Gain all have this shape.
-class FloatEngine {
+// What a SampleEngineStage needs of its engine: items in (real, or (re, im) pairs), items out,
+// float or double; FirFilter, Resampler, Mixer, Demodulator and Gain all have this shape in float,
+// FirFilter in double too.
+template <typename Real>
+class SampleEngine {
  public:
-  virtual ~FloatEngine() = default;
+  virtual ~SampleEngine() = default;
   virtual std::size_t max_output(std::size_t n) const = 0;
-  virtual std::size_t process(const float* in, std::size_t n, float* out) = 0;
-  virtual std::size_t flush(float* out, std::size_t capacity) = 0;
+  virtual std::size_t process(const Real* in, std::size_t n, Real* out) = 0;
+  virtual std::size_t flush(Real* out, std::size_t capacity) = 0;
   virtual void reset() = 0;
   virtual StreamCounters counters() const = 0;
   virtual std::string describe() const = 0;
   virtual std::vector<Counter> extras() const { return {}; }
 };
+using FloatEngine = SampleEngine<float>;
+using DoubleEngine = SampleEngine<double>;
 
-// An engine made for an input, and what its output is.
+// An engine made for an input, and what its output is: one of the two engines.
 struct EnginePlan {
   std::unique_ptr<FloatEngine> engine;
-  StreamInfo output;  // f32 or cf32, one channel
+  std::unique_ptr<DoubleEngine> double_engine;  // instead: the input converted to double
+  StreamInfo output;  // f32 or cf32 (f64 or cf64 from double_engine), one channel
 };
 
 class SampleEngineStage final : public Stage {
@@ -78,8 +84,10 @@ class SampleEngineStage final : public Stage {
   Planner planner_;
   KeyNamer name_setting_;
   std::unique_ptr<FloatEngine> engine_;
+  std::unique_ptr<DoubleEngine> double_engine_;
   StreamInfo input_;
   std::vector<float> floats_;       // the channel converted, when the input is not that already
+  std::vector<double> doubles_;     // the same for double_engine_
   std::vector<std::byte> gathered_;  // the channel's samples of a multi-channel chunk
 };
 

@@ -50,6 +50,10 @@ struct StreamingStage::Impl {
     if (output.kind == PortKind::rows && output.rows.double_values)
       throw UsageError(stage->name() + ": precision=double rows are float64, and the streaming objects give float32; "
                        "use precision=single here (double precision is for prism spectrogram and prism run)");
+    if (output.kind == PortKind::samples &&
+        (output.samples.format == SampleFormat::f64 || output.samples.format == SampleFormat::cf64))
+      throw UsageError(stage->name() + ": precision=double samples are float64, and the streaming objects give "
+                       "float32; use precision=single here (double precision is for prism filter and prism run)");
     block_output = std::max<std::size_t>(stage->max_output(block_items), 1);
     in_pool = make_pool(stage->input_domain(), block_items, input.item_bytes());
     out_pool = make_pool(stage->output_domain(), block_output, output.item_bytes());

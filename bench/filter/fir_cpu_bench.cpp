@@ -4,7 +4,9 @@
 // fft_filter and prints the table; results go to bench/RESULTS.md.
 //
 //   fir_cpu_bench [--samples N] [--chunk N] [--repeat R] [--threads T,...] [--taps M,...]
-//                 [--decimation D,...] [--formats cf32,f32] [--fft N] [--no-liquid]
+//                 [--decimation D,...] [--formats cf32,f32,cf64,f64] [--fft N] [--no-liquid]
+//
+// cf64 and f64 time the filter in double precision (FirSpec::double_precision; no liquid peer).
 //
 // Prints one JSON object per line: {"impl", "format", "taps", "decimation", "threads",
 // "msps" (median wall), "best_msps" (best wall), "cpu_msps" (median, per CPU-second of the
@@ -25,6 +27,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "pipeline/fir_filter.hpp"
@@ -115,9 +118,12 @@ struct Options {
   bool liquid = true;
 };
 
+template <typename Real>
 void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_t d,
-                 unsigned threads, const std::vector<float>& input) {
+                 unsigned threads, const std::vector<Real>& input) {
+  constexpr bool wide = std::is_same_v<Real, double>;
   prism::FirSpec spec;
+  spec.double_precision = wide;
   spec.taps = prism::FilterTaps::from_real(lowpass(m));
   spec.complex_input = complex_input;
   spec.decimation = d;
@@ -126,7 +132,7 @@ void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_
   prism::FirFilter f(spec);
   const std::size_t out_c = f.complex_output() ? 2 : 1;
   const std::size_t in_c = complex_input ? 2 : 1;
-  std::vector<float> out((o.samples / d + f.max_output(o.chunk) + 16) * out_c);
+  std::vector<Real> out((o.samples / d + f.max_output(o.chunk) + 16) * out_c);
   std::vector<Times> times;
   for (int r = 0; r < o.repeat + 1; ++r) {
     f.reset();
@@ -147,7 +153,8 @@ void bench_prism(const Options& o, bool complex_input, std::size_t m, std::size_
   }
   char model[64];
   std::snprintf(model, sizeof model, "; model %.2f ns per item", f.geometry().cost_per_item);
-  print("prism", complex_input ? "cf32" : "f32", m, d, threads, times, o.samples,
+  const char* format = wide ? (complex_input ? "cf64" : "f64") : (complex_input ? "cf32" : "f32");
+  print("prism", format, m, d, threads, times, o.samples,
         f.geometry().describe() + model);
 }
 
@@ -238,8 +245,8 @@ int main(int argc, char** argv) {
       std::stringstream ss(value());
       std::string f;
       while (std::getline(ss, f, ',')) {
-        if (f != "cf32" && f != "f32") {
-          std::fprintf(stderr, "fir_cpu_bench: --formats takes cf32 and/or f32, not %s\n",
+        if (f != "cf32" && f != "f32" && f != "cf64" && f != "f64") {
+          std::fprintf(stderr, "fir_cpu_bench: --formats takes cf32, f32, cf64 or f64, not %s\n",
                        f.c_str());
           return 2;
         }
@@ -255,17 +262,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
   for (const std::string& format : o.formats) {
-    const bool complex_input = format == "cf32";
-    std::vector<float> input(o.samples * (complex_input ? 2 : 1));
-    for (float& v : input) v = uniform(rng);
+    const bool complex_input = format[0] == 'c';
+    const bool wide = format.find("64") != std::string::npos;
+    std::vector<double> values(o.samples * (complex_input ? 2 : 1));
+    for (double& v : values) v = uniform(rng);
+    const std::vector<float> input(values.begin(), values.end());
     for (std::size_t m : o.taps) {
       for (std::size_t d : o.decimations)
-        for (std::size_t t : o.threads)
-          bench_prism(o, complex_input, m, d, static_cast<unsigned>(t), input);
+        for (std::size_t t : o.threads) {
+          if (wide) bench_prism(o, complex_input, m, d, static_cast<unsigned>(t), values);
+          else bench_prism(o, complex_input, m, d, static_cast<unsigned>(t), input);
+        }
 #if PRISM_BENCH_HAVE_LIQUID
-      if (o.liquid) bench_liquid(o, complex_input, m, o.decimations, input);
+      if (o.liquid && !wide) bench_liquid(o, complex_input, m, o.decimations, input);
 #endif
     }
   }

@@ -17,6 +17,8 @@
 //   6. shift                phase accurate after 2^36 and 2^40 items (exact reference phase)
 //   7. taps switch          set_taps is exact: outputs after the switch are the new filter's
 //                           over the same history; capacity, errors
+//   7b. double precision    the same filter in double: 1e-12 of the reference on input a float
+//                           cannot hold, bit-identical whatever the cutting, exact switch
 //   8. counters, bounds, flush, no allocation in process/flush/set_taps, errors, geometry
 //   9. kernels              every vector version of the products' sums this CPU runs, and
 //                           the split / join of packed real spectra
@@ -114,32 +116,36 @@ std::vector<cd> direct_reference(const Reference& r) {
 
 // ---- 2. the harness --------------------------------------------------------------------------
 
-struct FilterRun {
-  std::vector<float> out;  // every output, flush included
+template <typename Real>
+struct FilterRunOf {
+  std::vector<Real> out;  // every output, flush included
   FirCounters counters;
   std::size_t outputs = 0;
 };
+using FilterRun = FilterRunOf<float>;
 
-// Processes `input` (floats) in chunks whose sizes (in items) cycle through `chunks`, then
-// flushes `flush_capacity` outputs at a time. Checks the max_output bound on every call.
-FilterRun run_filter(FirFilter& f, const std::vector<float>& input,
-                     const std::vector<std::size_t>& chunks, std::size_t flush_capacity = 5) {
+// Processes `input` (floats, or doubles for a filter in double precision) in chunks whose sizes
+// (in items) cycle through `chunks`, then flushes `flush_capacity` outputs at a time. Checks the
+// max_output bound on every call.
+template <typename Real>
+FilterRunOf<Real> run_filter(FirFilter& f, const std::vector<Real>& input,
+                             const std::vector<std::size_t>& chunks, std::size_t flush_capacity = 5) {
   const std::size_t in_c = f.complex_input() ? 2 : 1;
   const std::size_t out_c = f.complex_output() ? 2 : 1;
   const std::size_t items = input.size() / in_c;
-  FilterRun run;
-  std::vector<float> buffer;
+  FilterRunOf<Real> run;
+  std::vector<Real> buffer;
   std::size_t done = 0, which = 0;
   while (done < items) {
     const std::size_t n = std::min(chunks[which++ % chunks.size()], items - done);
     const std::size_t bound = f.max_output(n);
-    buffer.assign((bound + 1) * out_c, std::nanf(""));
+    buffer.assign((bound + 1) * out_c, std::numeric_limits<Real>::quiet_NaN());
     const std::size_t got = f.process(input.data() + done * in_c, n, buffer.data());
     EXPECT_LE(got, bound) << "max_output(" << n << ") was exceeded";
     run.out.insert(run.out.end(), buffer.begin(), buffer.begin() + got * out_c);
     done += n;
   }
-  buffer.assign(flush_capacity * out_c, 0.0f);
+  buffer.assign(flush_capacity * out_c, Real(0));
   for (;;) {
     const std::size_t got = f.flush(buffer.data(), flush_capacity);
     if (got == 0) break;
@@ -150,22 +156,24 @@ FilterRun run_filter(FirFilter& f, const std::vector<float>& input,
   return run;
 }
 
-std::vector<float> to_floats(const std::vector<cd>& v, bool complex) {
-  std::vector<float> f;
+template <typename Real = float>
+std::vector<Real> to_floats(const std::vector<cd>& v, bool complex) {
+  std::vector<Real> f;
   f.reserve(v.size() * (complex ? 2 : 1));
   for (const cd& z : v) {
-    f.push_back(static_cast<float>(z.real()));
-    if (complex) f.push_back(static_cast<float>(z.imag()));
+    f.push_back(static_cast<Real>(z.real()));
+    if (complex) f.push_back(static_cast<Real>(z.imag()));
   }
   return f;
 }
 
-std::vector<cd> from_floats(const std::vector<float>& f, bool complex) {
+template <typename Real>
+std::vector<cd> from_floats(const std::vector<Real>& f, bool complex) {
   std::vector<cd> v;
   if (complex) {
     for (std::size_t i = 0; i + 1 < f.size(); i += 2) v.emplace_back(f[i], f[i + 1]);
   } else {
-    for (float x : f) v.emplace_back(x, 0.0);
+    for (Real x : f) v.emplace_back(x, 0.0);
   }
   return v;
 }
@@ -712,6 +720,171 @@ TEST(FirFilter, SetTapsRejectsWhatTheFilterCannotTake) {
   FirFilter g(spec);
   EXPECT_TRUE(g.complex_output());
   EXPECT_NO_THROW(g.set_taps(FilterTaps::from_complex({cd(1, 1)})));
+}
+
+// ---- 7b. double precision ---------------------------------------------------------------------
+
+// The same filter in double (FirSpec::double_precision) on random configurations of every path
+// (packed real, complex, shift, folded and time-side decimation, partitioned), on input a float
+// cannot hold (unrounded noise): within 1e-12 of the direct reference, where anything rounded
+// through float would be about 1e-7 off.
+TEST(FirFilterDouble, MatchesDirectReferenceOnRandomConfigurations) {
+  std::mt19937_64 rng(20261207);
+  std::uniform_int_distribution<int> coin(0, 1);
+  for (int i = 0; i < 60; ++i) {
+    const std::size_t taps = 1 + rng() % 300, items = rng() % 3000, decimation = 1 + rng() % 12;
+    const bool complex_input = coin(rng), complex_taps = coin(rng), shift = coin(rng), same = coin(rng);
+    std::size_t fft_length = 0;
+    if (i % 3 == 1) fft_length = taps + 1 + rng() % 200;
+    if (i % 3 == 2) fft_length = std::max<std::size_t>(8, taps / (2 + rng() % 6) * 2);
+    Reference ref;
+    ref.x = noise(items, complex_input, rng);
+    ref.h = noise(taps, complex_taps, rng);
+    ref.shift = shift;
+    ref.f_half_hz = -2 * 7919;
+    ref.fs_half_hz = 2 * 48000;
+    ref.first_index = 123456789;
+    ref.decimation = decimation;
+    ref.same = same;
+    FirSpec spec;
+    spec.taps = taps_of(ref.h, complex_taps);
+    spec.complex_input = complex_input;
+    spec.sample_rate = 48000;
+    if (shift) spec.shift_hz = -7919.0;
+    spec.first_index = ref.first_index;
+    spec.decimation = decimation;
+    spec.align = same ? FirAlign::same : FirAlign::causal;
+    spec.fft_length = fft_length;
+    spec.threads = 1 + i % 3;
+    spec.double_precision = true;
+    FirFilter f(spec);
+    SCOPED_TRACE(f.describe());
+    ASSERT_TRUE(f.double_precision());
+    EXPECT_NE(f.describe().find("double precision"), std::string::npos);
+    const std::vector<cd> expected = direct_reference(ref);
+    const FilterRunOf<double> run =
+        run_filter(f, to_floats<double>(ref.x, complex_input), {taps / 2 + 1, 3 * taps + 7});
+    ASSERT_EQ(run.outputs, expected.size());
+    EXPECT_EQ(run.counters.items_out, expected.size());
+    EXPECT_LE(relative_error(from_floats(run.out, f.complex_output()), expected), 1e-12);
+  }
+}
+
+// Exact state in double too: the bits depend neither on the cutting nor on the threads, and a
+// taps switch at a call boundary is the new filter's over the same history.
+TEST(FirFilterDouble, OutputIsBitIdenticalWhateverTheCuttingAndSwitchesExactly) {
+  std::mt19937_64 rng(100);
+  for (const StateCase& c : std::vector<StateCase>{{63, 1, false, false, false, false, 0},
+                                                   {255, 5, false, true, true, false, 0},
+                                                   {300, 4, false, false, false, true, 64},
+                                                   {300, 3, true, false, true, false, 128}}) {
+    FirSpec spec;
+    spec.taps = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
+    spec.complex_input = c.complex_input;
+    spec.sample_rate = 1e6;
+    if (c.shift) spec.shift_hz = 123456.5;
+    spec.decimation = c.decimation;
+    spec.align = c.same ? FirAlign::same : FirAlign::causal;
+    spec.fft_length = c.fft_length;
+    spec.double_precision = true;
+    const std::size_t items = 5000;
+    const std::vector<double> input = to_floats<double>(noise(items, c.complex_input, rng), c.complex_input);
+    spec.threads = 1;
+    FirFilter whole_filter(spec);
+    SCOPED_TRACE(whole_filter.describe());
+    const FilterRunOf<double> whole = run_filter(whole_filter, input, {items + 1}, 1000000);
+    for (unsigned threads : {1u, 3u}) {
+      spec.threads = threads;
+      FirFilter f(spec);
+      for (std::size_t chunk : {1u, 7u, 1000u, 6000u}) {
+        f.reset();
+        const FilterRunOf<double> run = run_filter(f, input, {chunk}, 1 + chunk % 4);
+        ASSERT_EQ(run.out.size(), whole.out.size());
+        EXPECT_EQ(std::memcmp(run.out.data(), whole.out.data(), run.out.size() * sizeof(double)), 0)
+            << "chunk " << chunk << ", " << threads << " threads";
+      }
+    }
+  }
+  // The switch: outputs after it equal a filter built with the new taps, over the same input.
+  FirSpec spec;
+  spec.taps = taps_of(noise(101, false, rng), false);
+  spec.max_taps = 150;
+  spec.complex_input = true;
+  spec.double_precision = true;
+  const FilterTaps after = taps_of(noise(150, false, rng), false);
+  const std::vector<double> input = to_floats<double>(noise(4000, true, rng), true);
+  FirFilter f(spec);
+  std::vector<double> out(2 * f.max_output(4000) + 64);
+  const std::size_t before = f.process(input.data(), 2000, out.data());
+  ASSERT_GT(before, 0u);
+  f.set_taps(after);
+  std::size_t total = before + f.process(input.data() + 2 * 2000, 2000, out.data() + 2 * before);
+  while (std::size_t got = f.flush(out.data() + 2 * total, 16)) total += got;
+  FirSpec fresh = spec;
+  fresh.taps = after;
+  FirFilter g(fresh);
+  const FilterRunOf<double> reference = run_filter(g, input, {4000});
+  ASSERT_EQ(total, reference.outputs);
+  const std::vector<cd> got = from_floats(out, true), want = from_floats(reference.out, true);
+  const std::vector<cd> switched(got.begin() + before, got.begin() + total);
+  const std::vector<cd> expected(want.begin() + before, want.end());
+  EXPECT_LE(relative_error(switched, expected), 1e-13);
+}
+
+TEST(FirFilterDouble, CallsOnTheOtherPrecisionAreRefused) {
+  FirSpec spec;
+  spec.taps = FilterTaps::from_real({0.5, 0.5});
+  spec.double_precision = true;
+  FirFilter wide(spec);
+  std::vector<float> f(16);
+  std::vector<double> d(16);
+  EXPECT_THROW(wide.process(f.data(), 4, f.data()), std::logic_error);
+  EXPECT_THROW(wide.flush(f.data(), 4), std::logic_error);
+  EXPECT_NO_THROW(wide.process(d.data(), 4, d.data()));
+  spec.double_precision = false;
+  FirFilter single(spec);
+  EXPECT_FALSE(single.double_precision());
+  EXPECT_THROW(single.process(d.data(), 4, d.data()), std::logic_error);
+  EXPECT_THROW(single.flush(d.data(), 4), std::logic_error);
+}
+
+// The double kernels against a reference: the sums of products and the packed pair's split and join.
+TEST(FirKernels, DoubleKernelsMatchAReference) {
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> g;
+  const std::size_t bins = 37, terms = 5, stride = 2 * bins + 6;
+  std::vector<std::vector<double>> x(terms, std::vector<double>(2 * bins));
+  std::vector<double> h(terms * stride);
+  for (auto& v : x)
+    for (double& e : v) e = g(rng);
+  for (double& e : h) e = g(rng);
+  std::vector<const double*> xs;
+  for (auto& v : x) xs.push_back(v.data());
+  std::vector<double> out(2 * bins, std::nan(""));
+  fir::selected_sum_products64()(xs.data(), h.data(), stride, terms, out.data(), bins);
+  for (std::size_t b = 0; b < bins; ++b) {
+    cd sum = 0;
+    for (std::size_t k = 0; k < terms; ++k)
+      sum += cd(x[k][2 * b], x[k][2 * b + 1]) * cd(h[k * stride + 2 * b], h[k * stride + 2 * b + 1]);
+    EXPECT_NEAR(out[2 * b], sum.real(), 1e-13);
+    EXPECT_NEAR(out[2 * b + 1], sum.imag(), 1e-13);
+  }
+  const std::size_t n = 16;
+  std::vector<double> z(2 * n), a(n + 2), b2(n + 2), w(2 * n);
+  for (double& e : z) e = g(rng);
+  fir::split_real_pair(z.data(), a.data(), b2.data(), n);
+  // Z is any spectrum here; the join of the split gives back twice its Hermitian parts' sum.
+  fir::join_real_pair(a.data(), b2.data(), w.data(), n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t m = (n - k) % n;
+    const cd zk(z[2 * k], z[2 * k + 1]), zm(z[2 * m], z[2 * m + 1]);
+    const cd a_k = zk + std::conj(zm), b_k = cd(0, -1) * (zk - std::conj(zm));
+    EXPECT_NEAR(w[2 * k], (a_k + cd(0, 1) * b_k).real(), 1e-13);
+    EXPECT_NEAR(w[2 * k + 1], (a_k + cd(0, 1) * b_k).imag(), 1e-13);
+  }
+  std::vector<double> folded(2 * 4);
+  fir::fold_add(z.data(), folded.data(), 4, 4);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_NEAR(folded[i], z[i] + z[8 + i] + z[16 + i] + z[24 + i], 1e-13);
 }
 
 // ---- 8. counters, bounds, flush, errors, geometry

@@ -454,6 +454,15 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   // partitions.
   EXPECT_TRUE(plan_gpu_fir(spec).packed);
   EXPECT_NE(plan_gpu_fir(spec).describe().find("two real segments per transform"), std::string::npos);
+  // The GPU fir is single precision: a spec in double is refused, naming the setting.
+  FirSpec wide = spec;
+  wide.double_precision = true;
+  try {
+    plan_gpu_fir(wide);
+    ADD_FAILURE() << "a double-precision spec was planned on the GPU";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("precision: ", 0), 0u) << e.what();
+  }
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, true, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, true, false, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, 100.0, 1, FirAlign::causal}, rng)).packed);

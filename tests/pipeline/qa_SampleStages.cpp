@@ -64,6 +64,8 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"fir:lowpass=3000,numtaps=101,align=same,decimate=3", SampleFormat::cf32, 1},
       {"fir:bandpass=1000:5000,transition=500,attenuation=60,shift=2000,decimate=4", SampleFormat::ci16, 2},
       {"fir:complex_bandpass=-4000:-1000,numtaps=300", SampleFormat::cf32, 1},
+      {"fir:lowpass=3000,numtaps=101,precision=double,decimate=2", SampleFormat::f32, 1},
+      {"fir:bandpass=1000:5000,numtaps=255,shift=2000,precision=double", SampleFormat::ci16, 2},
       {"shift:-2500", SampleFormat::cf32, 1},
       {"shift:frequency=1000,channel=1", SampleFormat::i16, 2},
       {"resample:32000", SampleFormat::f32, 1},
@@ -98,6 +100,11 @@ TEST(SampleStages, OutputsDescribeWhatTheyCarry) {
   EXPECT_EQ(out.samples.length, 13u);
   out = output_of("fir:lowpass=3000,numtaps=11,shift=500", real);
   EXPECT_EQ(out.samples.format, SampleFormat::cf32) << "a shift makes real input complex";
+  out = output_of("fir:lowpass=3000,numtaps=11,precision=double", real);
+  EXPECT_EQ(out.samples.format, SampleFormat::f64);
+  out = output_of("fir:lowpass=100e3,numtaps=11,precision=double,decimate=8", iq);
+  EXPECT_EQ(out.samples.format, SampleFormat::cf64);
+  EXPECT_DOUBLE_EQ(out.samples.sample_rate, 300e3);
   out = output_of("shift:-1e3", real);
   EXPECT_EQ(out.samples.format, SampleFormat::cf32);
   EXPECT_DOUBLE_EQ(out.samples.center_frequency, 1e6 - 1e3);

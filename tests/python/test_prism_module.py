@@ -326,6 +326,19 @@ class Graphs(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "precision=double"):
             prism.Stage("spectrogram:precision=double", fs=8000)
 
+    def test_run_collects_a_double_precision_filter_as_float64(self):
+        source = "gen:rate=8000,duration=0.5,tone=700,tone=2500"
+        _, x = prism.open(source)
+        x = np.asarray(x, dtype=np.float64).ravel()
+        want = scipy.signal.lfilter(prism.firwin(63, [1000.0], fs=8000), 1.0, x)
+        for spec, dtype in (("fir:lowpass=1000,numtaps=63,precision=double", np.float64),
+                            ("fir:lowpass=1000,numtaps=63,precision=double,shift=0", np.complex128)):
+            _, y = prism.run(source, [spec], collect=True, backend="cpu")
+            self.assertEqual(y.dtype, dtype)
+            self.assertLess(rel_l2(y.ravel(), want), 1e-12)
+        with self.assertRaisesRegex(ValueError, "precision=double"):
+            prism.Stage("fir:lowpass=1000,numtaps=63,precision=double", fs=8000)
+
     def test_run_refuses_two_outputs_to_one_file_before_running(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "a.npy")
