@@ -61,10 +61,11 @@ void feed_blocks(prism::StreamingStage& stage, const float* data, std::size_t it
   }
 }
 
-py::array_t<float> to_array(std::vector<float>&& values, std::vector<py::ssize_t> shape) {
-  auto* owned = new std::vector<float>(std::move(values));
-  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<float>*>(p); });
-  return py::array_t<float>(shape, owned->data(), free_when_done);
+template <typename Real>
+py::array_t<Real> to_array(std::vector<Real>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<Real>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<Real>*>(p); });
+  return py::array_t<Real>(shape, owned->data(), free_when_done);
 }
 
 // The spectrogram of each row of x (rows × n real floats, or rows × n × 2 for complex) from
@@ -159,11 +160,12 @@ std::vector<double> firwin(std::size_t numtaps, const std::vector<double>& cutof
   return prism::firwin(numtaps, cutoff, options);
 }
 
-// The streaming FIR filter (pipeline/fir_filter.hpp) over numpy arrays.
+// The streaming FIR filter (pipeline/fir_filter.hpp) over numpy arrays, in single or double
+// precision (float32 or float64 values in and out).
 class PyFirFilter {
  public:
   PyFirFilter(py::array taps, bool complex_input, std::size_t decimation, const std::string& align,
-              std::optional<double> shift_hz, double fs, unsigned threads) {
+              std::optional<double> shift_hz, double fs, unsigned threads, const std::string& precision) {
     prism::FirSpec spec;
     if (taps.dtype().kind() == 'c') {
       auto t = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>::ensure(taps);
@@ -174,21 +176,26 @@ class PyFirFilter {
       spec.taps = prism::FilterTaps::from_real({t.data(), t.data() + t.size()});
     }
     if (align != "causal" && align != "same") throw std::invalid_argument("align: '" + align + "' is not one of causal, same");
+    if (precision != "single" && precision != "double")
+      throw std::invalid_argument("precision: '" + precision + "' is not one of single, double");
     spec.complex_input = complex_input;
     spec.decimation = decimation;
     spec.align = align == "same" ? prism::FirAlign::same : prism::FirAlign::causal;
     spec.shift_hz = shift_hz;
     spec.sample_rate = fs;
     spec.threads = threads;
+    spec.double_precision = precision == "double";
     filter_ = std::make_unique<prism::FirFilter>(spec);
   }
   bool complex_output() const { return filter_->complex_output(); }
+  bool double_precision() const { return filter_->double_precision(); }
 
-  py::array_t<float> feed(FloatArray x) {
+  template <typename Real>
+  py::array_t<Real> feed(py::array_t<Real, py::array::c_style | py::array::forcecast> x) {
     const std::size_t in_width = filter_->complex_input() ? 2 : 1, out_width = complex_output() ? 2 : 1;
     const std::size_t items = x.size() / in_width;
-    std::vector<float> out(filter_->max_output(std::min(items, kBlockItems)) * out_width);
-    std::vector<float> result;
+    std::vector<Real> out(filter_->max_output(std::min(items, kBlockItems)) * out_width);
+    std::vector<Real> result;
     for (std::size_t first = 0; first < items; first += kBlockItems) {
       const std::size_t n = std::min(kBlockItems, items - first);
       std::size_t made = 0;
@@ -201,9 +208,10 @@ class PyFirFilter {
     }
     return to_array(std::move(result), {static_cast<py::ssize_t>(result.size())});
   }
-  py::array_t<float> flush() {
+  template <typename Real>
+  py::array_t<Real> flush() {
     const std::size_t out_width = complex_output() ? 2 : 1;
-    std::vector<float> result, out(4096 * out_width);
+    std::vector<Real> result, out(4096 * out_width);
     while (true) {
       const std::size_t made = filter_->flush(out.data(), 4096);
       if (made == 0) break;
@@ -523,10 +531,14 @@ PYBIND11_MODULE(_prism, m) {
   m.def("run", &run);
   m.def("open", &open_input);
   py::class_<PyFirFilter>(m, "FirFilter")
-      .def(py::init<py::array, bool, std::size_t, const std::string&, std::optional<double>, double, unsigned>())
+      .def(py::init<py::array, bool, std::size_t, const std::string&, std::optional<double>, double, unsigned,
+                    const std::string&>())
       .def_property_readonly("complex_output", &PyFirFilter::complex_output)
-      .def("feed", &PyFirFilter::feed)
-      .def("flush", &PyFirFilter::flush)
+      .def_property_readonly("double_precision", &PyFirFilter::double_precision)
+      .def("feed", &PyFirFilter::feed<float>)
+      .def("feed64", &PyFirFilter::feed<double>)
+      .def("flush", &PyFirFilter::flush<float>)
+      .def("flush64", &PyFirFilter::flush<double>)
       .def("reset", &PyFirFilter::reset);
   py::class_<PyStage>(m, "Stage")
       .def(py::init<const std::string&, double, bool, const std::string&>())

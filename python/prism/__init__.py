@@ -2,7 +2,8 @@
 and streaming objects (FirFilter, Spectrogram, Stage) that carry their state from one block to
 the next, from numpy arrays or, on the GPU, from CuPy arrays and PyTorch tensors on the device.
 The numbers are those of the prism command line and of the C++ API (docs/embedding.md).
-Computation is in single precision (float32 / complex64 results). The GIL is released while prism
+Computation is in single precision (float32 / complex64 results), or for FirFilter with
+precision="double" in double (float64 / complex128). The GIL is released while prism
 computes and Ctrl-C interrupts a long call (KeyboardInterrupt). Bad parameters raise ValueError
 naming the parameter.
 """
@@ -172,23 +173,32 @@ def oaconvolve(in1, in2, mode="full", axes=None):
 class FirFilter:
     """A streaming FIR filter: filter(x) blocks give lfilter(taps, 1, x)[::decimate] of the whole
     input (align='causal') or oaconvolve(x, taps, 'same')[::decimate] once flushed (align='same').
-    shift: move the input by -shift Hz before the filter (the output is then complex)."""
+    shift: move the input by -shift Hz before the filter (the output is then complex).
+    precision: 'single' (float32 / complex64 values) or 'double' (float64 / complex128, FFTW
+    double: within about 1e-15 of scipy in float64)."""
 
     def __init__(self, taps, *, complex_input=False, decimate=1, align="causal", shift=None, fs=1.0,
-                 threads=0):
+                 threads=0, precision="single"):
         self._filter = _prism.FirFilter(np.asarray(taps), bool(complex_input), int(decimate), align,
-                                        None if shift is None else float(shift), float(fs), int(threads))
+                                        None if shift is None else float(shift), float(fs), int(threads),
+                                        str(precision))
         self._complex_input = bool(complex_input)
+        self._double = self._filter.double_precision
 
     def _out(self, values):
-        return values.view(np.complex64) if self._filter.complex_output else values
+        if not self._filter.complex_output:
+            return values
+        return values.view(np.complex128 if self._double else np.complex64)
 
     def feed(self, x):
+        if self._double:
+            x = np.asarray(x, dtype=np.complex128 if self._complex_input else np.float64)
+            return self._out(self._filter.feed64(np.ascontiguousarray(x).view(np.float64).ravel()))
         x = np.asarray(x, dtype=np.complex64 if self._complex_input else np.float32)
         return self._out(self._filter.feed(np.ascontiguousarray(x).view(np.float32).ravel()))
 
     def flush(self):
-        return self._out(self._filter.flush())
+        return self._out(self._filter.flush64() if self._double else self._filter.flush())
 
     def reset(self):
         self._filter.reset()

@@ -240,6 +240,22 @@ class Filters(unittest.TestCase):
         fir.reset()
         np.testing.assert_array_equal(np.concatenate([fir.feed(x), fir.flush()]), y)
 
+    def test_streaming_fir_in_double_precision(self):
+        taps = scipy.signal.firwin(255, 0.1)
+        x = self.rng.standard_normal(40000) + 1j * self.rng.standard_normal(40000)
+        fir = prism.FirFilter(taps, complex_input=True, decimate=4, align="same", precision="double")
+        y = np.concatenate([fir.feed(x[:777]), fir.feed(x[777:]), fir.flush()])
+        ref = scipy.signal.oaconvolve(x, taps, "same")[::4]
+        self.assertEqual(y.dtype, np.complex128)
+        self.assertEqual(y.shape, ref.shape)
+        self.assertLessEqual(rel_l2(y, ref), 1e-12)
+        real = prism.FirFilter(taps, precision="double")
+        out = np.concatenate([real.feed(x.real), real.flush()])
+        self.assertEqual(out.dtype, np.float64)
+        self.assertLessEqual(rel_l2(out, scipy.signal.lfilter(taps, 1, x.real)), 1e-12)
+        with self.assertRaisesRegex(ValueError, "precision"):
+            prism.FirFilter(taps, precision="half")
+
     def test_decimating_complex_same_is_oaconvolve(self):
         taps = scipy.signal.firwin(64, 0.2)
         x = self.rng.standard_normal(30001) + 1j * self.rng.standard_normal(30001)
