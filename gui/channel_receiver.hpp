@@ -63,7 +63,9 @@
 #include "../pipeline/stream_info.hpp"
 
 namespace prism {
-class Resampler;
+template <typename Real>
+class BasicResampler;
+using Resampler = BasicResampler<float>;
 }  // namespace prism
 
 namespace prism::view {

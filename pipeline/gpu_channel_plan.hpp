@@ -39,7 +39,9 @@ namespace prism {
 class Demodulator;
 class Gain;
 class Mixer;
-class Resampler;
+template <typename Real>
+class BasicResampler;
+using Resampler = BasicResampler<float>;
 
 enum class GpuChannelOp { gain, shift, am, fm, sideband, cw, resample };
 

@@ -1,5 +1,5 @@
 // Resampler (resampler.hpp): the ratio of two rates, resample_poly's default filter, and the
-// streaming polyphase resampler.
+// streaming polyphase resampler (in float and in double).
 #include "pipeline/resampler.hpp"
 
 #include <algorithm>
@@ -93,7 +93,8 @@ std::vector<double> design_resampler_taps(std::uint64_t up, std::uint64_t down) 
   return taps;
 }
 
-Resampler::Resampler(const ResamplerSpec& spec) {
+template <typename Real>
+BasicResampler<Real>::BasicResampler(const ResamplerSpec& spec) {
   const ResampleRatio r = reduced_terms(spec.up, spec.down);
   up_ = r.up;
   down_ = r.down;
@@ -118,19 +119,20 @@ Resampler::Resampler(const ResamplerSpec& spec) {
   phase_length_ = (taps_.size() + up_ - 1) / up_;
 
   const std::size_t q = phase_length_;
-  banks_.assign(up_ * q * width_, 0.0f);
+  banks_.assign(up_ * q * width_, Real(0));
   for (std::size_t p = 0; p < up_; ++p)
     for (std::size_t r_index = 0; r_index < q; ++r_index) {
       const std::size_t j = p + (q - 1 - r_index) * up_;
-      const float value = j < taps_.size() ? static_cast<float>(taps_[j]) : 0.0f;
+      const Real value = j < taps_.size() ? static_cast<Real>(taps_[j]) : Real(0);
       for (std::size_t c = 0; c < width_; ++c) banks_[(p * q + r_index) * width_ + c] = value;
     }
   const std::size_t block_items = std::max<std::size_t>(4096, 4 * q);
-  history_ = HistoryBuffer((q - 1) * width_, block_items * width_);
+  history_ = BasicHistoryBuffer<Real>((q - 1) * width_, block_items * width_);
   reset();
 }
 
-void Resampler::reset() {
+template <typename Real>
+void BasicResampler<Real>::reset() {
   history_.reset();
   received_ = 0;
   next_input_ = half_ / up_;
@@ -141,28 +143,31 @@ void Resampler::reset() {
   items_out_.store(0, std::memory_order_relaxed);
 }
 
-std::size_t Resampler::max_output(std::size_t n) const {
+template <typename Real>
+std::size_t BasicResampler<Real>::max_output(std::size_t n) const {
   const std::uint64_t m = ceil_ratio(n, up_, down_);
   return m > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
                                                      : static_cast<std::size_t>(m);
 }
 
-StreamCounters Resampler::counters() const {
+template <typename Real>
+StreamCounters BasicResampler<Real>::counters() const {
   return {items_in_.load(std::memory_order_relaxed), items_out_.load(std::memory_order_relaxed)};
 }
 
-void Resampler::compute_output(float* out) {
+template <typename Real>
+void BasicResampler<Real>::compute_output(Real* out) {
   const std::size_t q = phase_length_;
   // The window x[next_input − q + 1 .. next_input] ends (received − next_input − 1) items
   // before the newest.
-  const float* window_end =
+  const Real* window_end =
       history_.end() - static_cast<std::size_t>(received_ - next_input_ - 1) * width_;
-  const float* window = window_end - q * width_;
-  const float* bank = banks_.data() + next_phase_ * q * width_;
+  const Real* window = window_end - q * width_;
+  const Real* bank = banks_.data() + next_phase_ * q * width_;
   if (width_ == 1) {
     out[0] = fixed_order_dot(bank, window, q);
   } else {
-    const PairSums s = fixed_order_pair_dot(bank, window, 2 * q);
+    const PairSums<Real> s = fixed_order_pair_dot(bank, window, 2 * q);
     out[0] = s.even;
     out[1] = s.odd;
   }
@@ -172,7 +177,8 @@ void Resampler::compute_output(float* out) {
 }
 
 // Appends n items and writes every output that becomes ready.
-void Resampler::consume(const float* in, std::size_t n, float*& out) {
+template <typename Real>
+void BasicResampler<Real>::consume(const Real* in, std::size_t n, Real*& out) {
   while (n > 0) {
     if (history_.room() < width_) history_.compact();
     const std::size_t take = std::min(n, history_.room() / width_);
@@ -187,23 +193,25 @@ void Resampler::consume(const float* in, std::size_t n, float*& out) {
   }
 }
 
-std::size_t Resampler::process(const float* in, std::size_t n, float* out) {
+template <typename Real>
+std::size_t BasicResampler<Real>::process(const Real* in, std::size_t n, Real* out) {
   if (flushing_) throw std::logic_error("Resampler: process() after flush(); reset() first");
   if (n == 0) return 0;
   items_in_.fetch_add(n, std::memory_order_relaxed);
   if (up_ == down_) {
-    std::memcpy(out, in, n * width_ * sizeof(float));
+    std::memcpy(out, in, n * width_ * sizeof(Real));
     items_out_.fetch_add(n, std::memory_order_relaxed);
     return n;
   }
-  float* cursor = out;
+  Real* cursor = out;
   consume(in, n, cursor);
   const std::size_t written = static_cast<std::size_t>(cursor - out) / width_;
   items_out_.fetch_add(written, std::memory_order_relaxed);
   return written;
 }
 
-std::size_t Resampler::flush(float* out, std::size_t capacity) {
+template <typename Real>
+std::size_t BasicResampler<Real>::flush(Real* out, std::size_t capacity) {
   if (!flushing_) {
     flushing_ = true;
     total_out_ = up_ == down_ ? items_in_.load(std::memory_order_relaxed)
@@ -230,5 +238,8 @@ std::size_t Resampler::flush(float* out, std::size_t capacity) {
   items_out_.store(emitted, std::memory_order_relaxed);
   return written;
 }
+
+template class BasicResampler<float>;
+template class BasicResampler<double>;
 
 }  // namespace prism

@@ -1,6 +1,7 @@
 // Resampler: rational resampling by up/down with a polyphase FIR filter, as a stream whose
 // output is scipy.signal.resample_poly(x, up, down) of the whole input (scipy 1.10, default
-// padtype 'constant'), for real or complex float samples. Also: the up/down for a pair of
+// padtype 'constant'), for real or complex float samples (Resampler) or double samples
+// (Resampler64, summed in double). Also: the up/down for a pair of
 // sample rates (resample_ratio) and resample_poly's default filter (design_resampler_taps).
 //
 // What it computes. up and down are first divided by their gcd. For input x[0..N), the
@@ -28,7 +29,8 @@
 // ceil(N·up/down) in all. Every output is the same sum over the same values whatever the
 // cutting of the input into calls, so the output is bit-identical to one call over the whole
 // input. The taps are cast to float once (from double); accumulation is in float, which keeps
-// the relative L2 error against scipy in double precision near 1e-6.
+// the relative L2 error against scipy in double precision near 1e-6 (Resampler64: taps and sums
+// in double, near 1e-15).
 //
 // Not thread-safe: one caller at a time (counters() excepted). process() and flush() never
 // allocate.
@@ -70,18 +72,19 @@ std::vector<double> design_resampler_taps(std::uint64_t up, std::uint64_t down);
 struct ResamplerSpec {
   std::uint64_t up = 1;        // >= 1; after division by gcd(up, down), <= kMaxResampleTerm
   std::uint64_t down = 1;      // same
-  bool complex_input = false;  // items are (re, im) float pairs; output the same
+  bool complex_input = false;  // items are (re, im) pairs; output the same
   std::vector<double> taps;    // empty: the default filter; else 1 .. kMaxResamplerTaps
                                // finite taps at the upsampled rate (multiplied by up here)
 };
 
-class Resampler {
+template <typename Real>
+class BasicResampler {
  public:
   // Validates the spec (UsageError naming "up", "down" or "taps"), designs or scales the taps
   // and lays out the polyphase banks. All memory is allocated here.
-  explicit Resampler(const ResamplerSpec& spec);
-  Resampler(const Resampler&) = delete;
-  Resampler& operator=(const Resampler&) = delete;
+  explicit BasicResampler(const ResamplerSpec& spec);
+  BasicResampler(const BasicResampler&) = delete;
+  BasicResampler& operator=(const BasicResampler&) = delete;
 
   std::uint64_t up() const { return up_; }      // reduced
   std::uint64_t down() const { return down_; }  // reduced
@@ -96,13 +99,13 @@ class Resampler {
   // The most outputs one process() call of n items can return, whatever the state:
   // ceil(n·up/down) (n when up = down).
   std::size_t max_output(std::size_t n) const;
-  // Resamples n items (n or 2n floats); writes the outputs that are complete to `out` (room for
+  // Resamples n items (n or 2n values); writes the outputs that are complete to `out` (room for
   // max_output(n)) and returns their number. Any n, 0 included. Throws std::logic_error after
   // flush() until reset().
-  std::size_t process(const float* in, std::size_t n, float* out);
+  std::size_t process(const Real* in, std::size_t n, Real* out);
   // At the end of the input: writes up to `capacity` of the outputs still owed and returns
   // their number; call until it returns 0. The total is ceil(N·up/down) for N items in.
-  std::size_t flush(float* out, std::size_t capacity);
+  std::size_t flush(Real* out, std::size_t capacity);
   // Back to the state after construction (no input seen).
   void reset();
 
@@ -111,19 +114,19 @@ class Resampler {
 
  private:
   bool output_ready() const { return next_input_ < received_; }
-  void compute_output(float* out);
-  void consume(const float* in, std::size_t n, float*& out);
+  void compute_output(Real* out);
+  void consume(const Real* in, std::size_t n, Real*& out);
 
   std::uint64_t up_ = 1;
   std::uint64_t down_ = 1;
-  std::size_t width_ = 1;  // floats per item
+  std::size_t width_ = 1;  // values per item
   std::vector<double> taps_;
   std::size_t half_ = 0;
   std::size_t phase_length_ = 1;
   // Phase p's taps h[p + m·up], m = phase_length − 1 .. 0 (reversed: the sum runs forward
   // over the history), each written width_ times.
-  std::vector<float> banks_;
-  HistoryBuffer history_;
+  std::vector<Real> banks_;
+  BasicHistoryBuffer<Real> history_;
 
   std::uint64_t received_ = 0;    // items in the history buffer's stream (input, then flush zeros)
   std::uint64_t next_input_ = 0;  // (k·down + half) div up for the next output k
@@ -133,5 +136,10 @@ class Resampler {
   std::atomic<std::uint64_t> items_in_{0};
   std::atomic<std::uint64_t> items_out_{0};
 };
+
+extern template class BasicResampler<float>;
+extern template class BasicResampler<double>;
+using Resampler = BasicResampler<float>;
+using Resampler64 = BasicResampler<double>;
 
 }  // namespace prism

@@ -182,6 +182,31 @@ Setting channel_setting() {
   return integer_setting("channel", "0", 0, 65535, "C", "channel of a multi-channel input (0-based)");
 }
 
+Setting precision_setting() {
+  return choice_setting("precision", "single", {"single", "double"},
+                        "single: float32 arithmetic, f32/cf32 out; double: float64 throughout (CPU backend), f64/cf64 out");
+}
+
+// precision=double runs on the CPU (the GPU forms compute in float): a usage error naming the setting on
+// backend cuda or cufft; on automatic, a note where a GPU would have been taken.
+void place_double_on_cpu(const std::string& stage, const SettingValues& values, const StageEnvironment& environment,
+                         MadeStage& made) {
+#if PRISM_HAVE_CUDA
+  const fft::BackendKind requested = environment.backend;
+  if (requested == fft::BackendKind::cuda || requested == fft::BackendKind::cufft)
+    throw UsageError(values.name("precision") + "=double: the " + environment.backend_named(requested) + " " + stage +
+                     " computes in single precision; double runs on the cpu backend");
+  if (requested == fft::BackendKind::automatic && fft::backend_availability(fft::BackendKind::cufft).available)
+    made.note = environment.backend_named(fft::BackendKind::automatic) + ": the GPU " + stage +
+                " computes in single precision; " + values.name("precision") + "=double runs on the CPU backend";
+#else
+  (void)stage;
+  (void)values;
+  (void)made;
+  require_backend(environment);  // automatic gives the CPU; cuda/cufft throw the reason
+#endif
+}
+
 std::uint64_t divided_length(std::uint64_t length, std::uint64_t up, std::uint64_t down) {
   return (length * up + down - 1) / down;
 }
@@ -213,9 +238,7 @@ std::vector<Setting> fir_settings() {
                      "causal: lfilter(h, 1, x)[::D]; same: the group delay removed, oaconvolve(x, h, 'same')[::D]"),
       integer_setting("fft_length", "0", 0, static_cast<double>(kMaxFftLength), "N",
                       "FFT length (0: the cost model's choice)"),
-      choice_setting("precision", "single", {"single", "double"},
-                     "single: float32 arithmetic, f32/cf32 out; double: float64 throughout (FFTW double, "
-                     "CPU backend), f64/cf64 out"),
+      precision_setting(),
       channel_setting(),
   };
 }
@@ -302,14 +325,9 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
   fft::BackendKind requested = environment.backend;
   if (requested == fft::BackendKind::automatic && !fft::backend_availability(fft::BackendKind::cufft).available)
     requested = fft::BackendKind::cpu;
-  if (double_precision && requested != fft::BackendKind::cpu) {
-    // The GPU fir computes in single precision only.
-    if (requested != fft::BackendKind::automatic)
-      throw UsageError(values.name("precision") + "=double: the " + environment.backend_named(requested) +
-                       " fir computes in single precision; double runs on the cpu backend");
+  if (double_precision) {
+    place_double_on_cpu("fir", values, environment, made);
     requested = fft::BackendKind::cpu;
-    made.note = environment.backend_named(fft::BackendKind::automatic) +
-                ": the GPU fir computes in single precision; " + values.name("precision") + "=double runs on the CPU backend";
   }
   if (requested == fft::BackendKind::automatic) {
     // The GPU takes any tap count (partitioned beyond kGpuFirMaxUnpartitionedAutoTaps) and the FFT
@@ -444,7 +462,8 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment& env
   const std::optional<double> rate = values.number_if_set("rate");
   const auto up = static_cast<std::uint64_t>(values.integer("up"));
   const auto down = static_cast<std::uint64_t>(values.integer("down"));
-  std::function<ChannelEngine<Resampler>(const StreamInfo&)> make = [=](const StreamInfo& input) {
+  const bool double_precision = values.text("precision") == "double";
+  auto make_for = [=]<typename Real>(const StreamInfo& input) {
     try {
       ResamplerSpec spec;
       if (rate) {
@@ -456,17 +475,34 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment& env
         spec.down = down;
       }
       spec.complex_input = is_complex(input.format);
-      auto resampler = std::make_unique<Resampler>(spec);
+      auto resampler = std::make_unique<BasicResampler<Real>>(spec);
       StreamInfo output = input;
       output.sample_rate = input.sample_rate * static_cast<double>(resampler->up()) / static_cast<double>(resampler->down());
       if (input.length) output.length = divided_length(*input.length, resampler->up(), resampler->down());
+      if (std::is_same_v<Real, double>) output.format = spec.complex_input ? SampleFormat::cf64 : SampleFormat::f64;
       std::string text = "resample by " + std::to_string(resampler->up()) + "/" + std::to_string(resampler->down()) +
                          " (polyphase, " + std::to_string(resampler->taps().size()) +
-                         " taps, scipy.signal.resample_poly's)";
-      return ChannelEngine<Resampler>{std::move(resampler), output, std::move(text)};
+                         " taps, scipy.signal.resample_poly's" + (std::is_same_v<Real, double> ? ", in double precision)" : ")");
+      return ChannelEngine<BasicResampler<Real>>{std::move(resampler), output, std::move(text)};
     } catch (const UsageError& e) {
       rethrow_named(e, values, {{"output_rate", "rate"}, {"input_rate", "rate"}, {"up", "up"}, {"down", "down"}});
     }
+  };
+  if (double_precision) {
+    MadeStage made;
+    place_double_on_cpu("resample", values, environment, made);
+    auto planner = [make_for](const StreamInfo& input) {
+      ChannelEngine<Resampler64> m = make_for.template operator()<double>(input);
+      EnginePlan plan;
+      plan.output = m.output;
+      plan.double_engine = adapt<Resampler64, double>(std::move(m.engine), "cpu: " + m.text);
+      return plan;
+    };
+    made.stage = std::make_unique<SampleEngineStage>("resample", channel_of(values), planner, values.namer());
+    return made;
+  }
+  std::function<ChannelEngine<Resampler>(const StreamInfo&)> make = [make_for](const StreamInfo& input) {
+    return make_for.template operator()<float>(input);
   };
   return channel_stage<Resampler>("resample", values, environment, make,
                                   [](const Resampler& r) { return gpu_resample_plan(r); });
@@ -612,7 +648,7 @@ std::vector<StageKind> sample_stage_kinds() {
   resample.settings = {number_setting("rate", "", 0, INFINITY, "HZ", "output rate, Hz (up/down from the two rates)"),
                        integer_setting("up", "1", 1, static_cast<double>(kMaxResampleTerm), "U", "upsampling factor"),
                        integer_setting("down", "1", 1, static_cast<double>(kMaxResampleTerm), "D", "downsampling factor"),
-                       channel_setting()};
+                       precision_setting(), channel_setting()};
   resample.positional = "rate";
   resample.make = make_resample;
   resample.gpu_kernel = true;

@@ -215,6 +215,17 @@ class FilterVsScipy(TempDirTestCase):
         self.assertEqual(y.dtype, np.float64)
         want = signal.lfilter(firwin_taps("lowpass", 4000.0, RATE, 77), 1.0, raw / 2.0**31)
         self.assertLessEqual(rel_l2(y, want), 1e-12)
+        # A chain in double: the shifted, decimated channel resampled to 8 kHz (resample_poly 4/3).
+        inp = self.input("d_chain", iq, "cf64_le")
+        out = self.path("d_chain_out.npy")
+        run_prism("run", inp, "!", "fir:lowpass=2000,numtaps=301,shift=-7000,decimate=8,precision=double", "!",
+                  "resample:8000,precision=double", "-o", out, "-q", check=0)
+        y = np.load(out)
+        self.assertEqual(y.dtype, np.complex128)
+        h = firwin_taps("lowpass", 2000.0, RATE, 301)
+        want = signal.resample_poly(reference(iq, h, RATE, -7000, 8), 4, 3)
+        self.assertEqual(y.size, want.size)
+        self.assertLessEqual(rel_l2(y, want), 1e-12)
 
     def test_bad_values_are_usage_errors(self):
         inp = self.input("bad", np.zeros(100, np.complex64))

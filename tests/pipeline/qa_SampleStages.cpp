@@ -70,6 +70,7 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"shift:frequency=1000,channel=1", SampleFormat::i16, 2},
       {"resample:32000", SampleFormat::f32, 1},
       {"resample:up=3,down=7", SampleFormat::cf32, 1},
+      {"resample:rate=32000,precision=double", SampleFormat::ci16, 2},
       {"am", SampleFormat::cf32, 1},
       {"fm", SampleFormat::cf32, 1},
       {"usb", SampleFormat::cf32, 1},
@@ -110,6 +111,9 @@ TEST(SampleStages, OutputsDescribeWhatTheyCarry) {
   EXPECT_DOUBLE_EQ(out.samples.center_frequency, 1e6 - 1e3);
   out = output_of("resample:48000", iq);
   EXPECT_DOUBLE_EQ(out.samples.sample_rate, 48000);
+  EXPECT_EQ(out.samples.format, SampleFormat::cf32);
+  EXPECT_EQ(output_of("resample:48000,precision=double", iq).samples.format, SampleFormat::cf64);
+  EXPECT_EQ(output_of("resample:up=2,precision=double", real).samples.format, SampleFormat::f64);
   EXPECT_EQ(out.samples.length, 2u);  // ceil(100 / 50)
   out = output_of("fm:wide", iq);
   EXPECT_EQ(out.samples.format, SampleFormat::f32);

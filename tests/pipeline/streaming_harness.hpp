@@ -24,22 +24,22 @@ namespace prism::test {
 // flushes with room for `flush_capacity` outputs per call until it returns 0. Outputs are
 // out_width floats. Checks that each process() call stays within max_output(n) and that the
 // counters add up.
-template <typename Object>
-std::vector<float> run_in_chunks(Object& object, const std::vector<float>& input,
-                                 std::size_t in_width, std::size_t out_width, std::size_t chunk,
-                                 std::size_t flush_capacity = 4096) {
+template <typename Object, typename Real>
+std::vector<Real> run_in_chunks(Object& object, const std::vector<Real>& input,
+                                std::size_t in_width, std::size_t out_width, std::size_t chunk,
+                                std::size_t flush_capacity = 4096) {
   const std::size_t items = input.size() / in_width;
-  std::vector<float> output;
-  std::vector<float> buffer;
+  std::vector<Real> output;
+  std::vector<Real> buffer;
   for (std::size_t start = 0; start < items || (items == 0 && start == 0); start += chunk) {
     const std::size_t n = std::min(chunk, items - start);
-    buffer.assign(object.max_output(n) * out_width + 1, std::numeric_limits<float>::quiet_NaN());
+    buffer.assign(object.max_output(n) * out_width + 1, std::numeric_limits<Real>::quiet_NaN());
     const std::size_t got = object.process(input.data() + start * in_width, n, buffer.data());
     EXPECT_LE(got, object.max_output(n)) << "chunk at " << start;
     output.insert(output.end(), buffer.begin(), buffer.begin() + got * out_width);
     if (items == 0) break;
   }
-  buffer.assign(flush_capacity * out_width, 0.0f);
+  buffer.assign(flush_capacity * out_width, Real(0));
   for (;;) {
     const std::size_t got = object.flush(buffer.data(), flush_capacity);
     EXPECT_LE(got, flush_capacity);
@@ -53,19 +53,14 @@ std::vector<float> run_in_chunks(Object& object, const std::vector<float>& input
 }
 
 // Bitwise equality, so that NaN and −0 count too.
-inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    std::uint32_t x = 0, y = 0;
-    std::memcpy(&x, &a[i], 4);
-    std::memcpy(&y, &b[i], 4);
-    if (x != y) return false;
-  }
-  return true;
+template <typename Real>
+bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0);
 }
 
 // ‖a − b‖ / ‖b‖ over equal-length arrays.
-inline double relative_l2(const std::vector<float>& a, const std::vector<double>& b) {
+template <typename Real>
+double relative_l2(const std::vector<Real>& a, const std::vector<double>& b) {
   double error = 0, norm = 0;
   for (std::size_t i = 0; i < b.size(); ++i) {
     const double d = static_cast<double>(a[i]) - b[i];
