@@ -125,7 +125,8 @@ constexpr ExtensionFormat kRawExtensions[] = {
     {".cs8", SampleFormat::ci8},   {".ci8", SampleFormat::ci8},    {".sc8", SampleFormat::ci8},
     {".cu8", SampleFormat::cu8},   {".f32", SampleFormat::f32},    {".s16", SampleFormat::i16},
     {".i16", SampleFormat::i16},   {".s8", SampleFormat::i8},      {".i8", SampleFormat::i8},
-    {".u8", SampleFormat::u8},
+    {".u8", SampleFormat::u8},     {".cf64", SampleFormat::cf64},  {".fc64", SampleFormat::cf64},
+    {".f64", SampleFormat::f64},
 };
 
 }  // namespace

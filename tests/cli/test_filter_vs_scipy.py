@@ -215,6 +215,10 @@ class FilterVsScipy(TempDirTestCase):
         self.assertEqual(y.dtype, np.float64)
         want = signal.lfilter(firwin_taps("lowpass", 4000.0, RATE, 77), 1.0, raw / 2.0**31)
         self.assertLessEqual(rel_l2(y, want), 1e-12)
+        # Raw float64 out by its extension: the same samples as the .npy.
+        run_prism("run", base + ".sigmf-meta", "!", "fir:lowpass=4000,numtaps=77,precision=double", "-o",
+                  self.path("i32_out.f64"), "-q", check=0)
+        np.testing.assert_array_equal(np.fromfile(self.path("i32_out.f64"), dtype=np.float64), y)
         # A chain in double: the shifted, decimated channel resampled to 8 kHz (resample_poly 4/3).
         inp = self.input("d_chain", iq, "cf64_le")
         out = self.path("d_chain_out.npy")

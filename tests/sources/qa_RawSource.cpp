@@ -45,7 +45,8 @@ TEST(RawSource, FormatComesFromTheExtension) {
       {"a.cs8", SampleFormat::ci8},   {"a.ci8", SampleFormat::ci8},
       {"a.cu8", SampleFormat::cu8},   {"a.f32", SampleFormat::f32},
       {"a.s16", SampleFormat::i16},   {"a.i16", SampleFormat::i16},
-      {"A.CU8", SampleFormat::cu8},
+      {"A.CU8", SampleFormat::cu8},   {"a.cf64", SampleFormat::cf64},
+      {"a.fc64", SampleFormat::cf64}, {"a.f64", SampleFormat::f64},
   };
   ScratchDir dir;
   const auto data = counting_bytes(8 * 12);
