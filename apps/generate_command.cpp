@@ -94,7 +94,7 @@ Runner add_generate_command(CLI::App& app) {
       "generate", "Write a test signal (tones, chirp, noise; real or complex) to a file, or play it.");
   cmd->footer(
       "SIGNAL is gen[:KEY=VALUE,...] with keys rate, duration, tone=F[@A] (repeatable), "
-      "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, i16, ci16, i8, ci8, u8, cu8), "
+      "chirp=F0-F1[@A], noise=A, complex, seed, format (f32, cf32, f64, cf64, i16, ci16, i8, ci8, u8, cu8), "
       "channels=N (each the same signal).\n"
       "The output's extension picks the container (see -o); WAV, FLAC, OGG and AIFF take real signals "
       "only, SigMF any; a raw extension (" + raw_extensions_help() + ") also names the format the samples "

@@ -36,6 +36,8 @@ bool generator_writes(SampleFormat f) {
   switch (f) {
     case SampleFormat::f32:
     case SampleFormat::cf32:
+    case SampleFormat::f64:
+    case SampleFormat::cf64:
     case SampleFormat::i16:
     case SampleFormat::ci16:
     case SampleFormat::i8:
@@ -46,7 +48,7 @@ bool generator_writes(SampleFormat f) {
   }
 }
 
-constexpr std::string_view kGeneratorFormats = "f32, cf32, i16, ci16, i8, ci8, u8 or cu8";
+constexpr std::string_view kGeneratorFormats = "f32, cf32, f64, cf64, i16, ci16, i8, ci8, u8 or cu8";
 
 // How far a live generator's reader may fall behind before samples are lost: the buffer of a
 // device that is not read in time.
@@ -609,6 +611,8 @@ void GeneratorSource::generate(std::uint64_t first, std::size_t count, std::byte
     switch (info_.format) {
       case SampleFormat::f32:
       case SampleFormat::cf32: store_le(at, static_cast<float>(v)); break;
+      case SampleFormat::f64:
+      case SampleFormat::cf64: store_le(at, v); break;
       case SampleFormat::i16:
       case SampleFormat::ci16:
         store_le(at, static_cast<std::int16_t>(to_int(v, 32768.0, 0.0, -32768.0, 32767.0)));

@@ -1,5 +1,5 @@
 // The built-in test signal: tones, linear chirps and Gaussian noise at a chosen rate, real or
-// complex baseband, written as f32, cf32, i16, ci16, i8, ci8, u8 or cu8, in one or more channels. It lets every part of prism run without
+// complex baseband, written as f32, cf32, f64, cf64, i16, ci16, i8, ci8, u8 or cu8, in one or more channels. It lets every part of prism run without
 // a file or a device, and gives the tests signals whose spectrum is known exactly.
 //
 // Spec strings (the CLI's INPUT argument):
@@ -15,7 +15,7 @@
 //     complex               complex baseband (tones are e^{i2 pi f t}; frequencies may be
 //                           negative, within +-rate/2); otherwise real, 0 <= f <= rate/2
 //     seed=N                noise seed, an unsigned integer (default 1)
-//     format=F              output format: f32, cf32, i16, ci16, i8, ci8, u8, cu8 (default f32,
+//     format=F              output format: f32, cf32, f64, cf64, i16, ci16, i8, ci8, u8, cu8 (default f32,
 //                           or cf32 when complex); the complex ones imply complex. Integers
 //                           are the float values scaled as format.hpp reads them back
 //                           (v·32768, v·128, v·128 + 128), rounded, clipped and counted
@@ -75,7 +75,7 @@ struct GeneratorSpec {
   double noise_stddev = 0.0;     // >= 0
   bool complex_output = false;
   std::uint64_t seed = 1;
-  std::optional<SampleFormat> format;  // f32, cf32, i16, ci16, i8, ci8, u8, cu8; unset: f32 / cf32
+  std::optional<SampleFormat> format;  // f32, cf32, f64, cf64, i16, ci16, i8, ci8, u8, cu8; unset: f32 / cf32
   unsigned channels = 1;               // interleaved, each the same signal
   bool live = false;                   // paced in real time (see the top of this file)
   std::optional<double> stall_s;       // live: seconds of signal after which delivery stops

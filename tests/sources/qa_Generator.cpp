@@ -276,6 +276,25 @@ TEST(Generator, IntegerOutputRoundsAndCountsClipping) {
   GeneratorSource floats(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@1.5"));
   read_all(floats, 100);
   EXPECT_EQ(floats.clipped_samples(), 0u);  // f32 holds 1.5 as it is
+
+  // f64 and cf64: the values computed in double, unrounded (f32's are the same values rounded).
+  GeneratorSource wide(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@0.3,noise=0.1,format=f64"));
+  GeneratorSource narrow(parse_generator_spec("gen:rate=48000,duration=0.01,tone=1000@0.3,noise=0.1"));
+  const auto wide_bytes = read_all(wide, 100), narrow_bytes = read_all(narrow, 100);
+  ASSERT_EQ(wide_bytes.size(), 2 * narrow_bytes.size());
+  bool some_value_beyond_float = false;
+  for (std::size_t i = 0; i < narrow_bytes.size() / 4; ++i) {
+    double d;
+    float f;
+    std::memcpy(&d, wide_bytes.data() + 8 * i, 8);
+    std::memcpy(&f, narrow_bytes.data() + 4 * i, 4);
+    EXPECT_EQ(static_cast<float>(d), f) << i;
+    some_value_beyond_float = some_value_beyond_float || static_cast<double>(f) != d;
+  }
+  EXPECT_TRUE(some_value_beyond_float);
+  GeneratorSource complex_wide(parse_generator_spec("gen:rate=48000,duration=0.01,format=cf64"));
+  EXPECT_EQ(complex_wide.info().format, SampleFormat::cf64);
+  EXPECT_EQ(read_all(complex_wide, 100).size(), 480u * 16u);
 }
 
 TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
@@ -306,7 +325,7 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
       {"gen:tone=100@2e38,tone=200@2e38", {"peak of 4e+38", "float32"}},
       {"gen:seed=x", {"seed=x", "unsigned integer"}},
       {"gen:seed=-3", {"seed=-3", "unsigned integer"}},
-      {"gen:format=cf64", {"format=cf64", "not supported"}},
+      {"gen:format=ci32", {"format=ci32", "not supported"}},
       {"gen:format=bogus", {"format=bogus", "unknown format"}},
       {"gen:complex,format=i16", {"format=i16", "complex"}},
       {"gen:complex=false,format=cf32", {"format=cf32", "real"}},
