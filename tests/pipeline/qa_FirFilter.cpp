@@ -463,6 +463,19 @@ struct StateCase {
   std::size_t fft_length;
 };
 
+// A filter of random taps for a case, shifted by shift_hz at sample_rate where the case shifts.
+FirSpec state_spec(const StateCase& c, std::mt19937_64& rng, double sample_rate, double shift_hz) {
+  FirSpec spec;
+  spec.taps = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
+  spec.complex_input = c.complex_input;
+  spec.sample_rate = sample_rate;
+  if (c.shift) spec.shift_hz = shift_hz;
+  spec.decimation = c.decimation;
+  spec.align = c.same ? FirAlign::same : FirAlign::causal;
+  spec.fft_length = c.fft_length;
+  return spec;
+}
+
 TEST(FirFilter, OutputIsBitIdenticalWhateverTheCutting) {
   std::mt19937_64 rng(99);
   const std::vector<StateCase> cases = {
@@ -474,15 +487,7 @@ TEST(FirFilter, OutputIsBitIdenticalWhateverTheCutting) {
       {200, 3, false, false, false, false, 512},  // time-side decimation
   };
   for (const StateCase& c : cases) {
-    FirSpec spec;
-    const std::vector<cd> h = noise(c.taps, c.complex_taps, rng);
-    spec.taps = taps_of(h, c.complex_taps);
-    spec.complex_input = c.complex_input;
-    spec.sample_rate = 1e6;
-    if (c.shift) spec.shift_hz = 123456.5;
-    spec.decimation = c.decimation;
-    spec.align = c.same ? FirAlign::same : FirAlign::causal;
-    spec.fft_length = c.fft_length;
+    FirSpec spec = state_spec(c, rng, 1e6, 123456.5);
     const std::size_t items = 5000;
     const std::vector<float> input = to_floats(noise(items, c.complex_input, rng), c.complex_input);
 
@@ -778,14 +783,7 @@ TEST(FirFilterDouble, OutputIsBitIdenticalWhateverTheCuttingAndSwitchesExactly) 
                                                    {255, 5, false, true, true, false, 0},
                                                    {300, 4, false, false, false, true, 64},
                                                    {300, 3, true, false, true, false, 128}}) {
-    FirSpec spec;
-    spec.taps = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
-    spec.complex_input = c.complex_input;
-    spec.sample_rate = 1e6;
-    if (c.shift) spec.shift_hz = 123456.5;
-    spec.decimation = c.decimation;
-    spec.align = c.same ? FirAlign::same : FirAlign::causal;
-    spec.fft_length = c.fft_length;
+    FirSpec spec = state_spec(c, rng, 1e6, 123456.5);
     spec.double_precision = true;
     const std::size_t items = 5000;
     const std::vector<double> input = to_floats<double>(noise(items, c.complex_input, rng), c.complex_input);
@@ -918,13 +916,7 @@ TEST(FirFilter, ProcessFlushAndSetTapsDoNotAllocate) {
                                                    {255, 4, true, true, true, true, 0},
                                                    {300, 3, false, false, false, true, 64},
                                                    {300, 2, true, false, true, false, 128}}) {
-    FirSpec spec;
-    spec.taps = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
-    spec.complex_input = c.complex_input;
-    if (c.shift) spec.shift_hz = 1000.0;
-    spec.decimation = c.decimation;
-    spec.align = c.same ? FirAlign::same : FirAlign::causal;
-    spec.fft_length = c.fft_length;
+    FirSpec spec = state_spec(c, rng, 1.0, 1000.0);
     spec.threads = 2;
     FirFilter f(spec);
     const FilterTaps other = taps_of(noise(c.taps, c.complex_taps, rng), c.complex_taps);
