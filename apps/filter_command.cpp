@@ -1,6 +1,7 @@
 // prism filter: an input through the fir stage (FFT convolution, exact state, optional shift
 // and decimation) into one or more outputs; a preset that builds the graph
 // INPUT ! fir:KEY=VALUE,... -o OUTPUT... Its options are the fir stage's settings.
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ int run_filter(const FilterOptions& o) {
   const StageKind& fir = *find_stage_kind("fir");
   const SettingValues values = o.settings->values();
   MadeStage made = fir.make(values, stage_environment(o.run));
+  if (!made.note.empty() && !o.run.quiet) std::fprintf(stderr, "prism: note: %s\n", made.note.c_str());
   std::unique_ptr<Source> source = open_run_input(o.input, o.raw, o.run);
   const double rate = source->info().sample_rate;
   Graph graph;

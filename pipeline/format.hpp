@@ -102,7 +102,8 @@ std::string format_names_help();
 
 // The format a raw file's extension names (what the raw reader reads and the raw writer writes):
 // .cf32 .cfile .fc32 (cf32), .cs16 .ci16 .sc16 (ci16), .cs8 .ci8 .sc8 (ci8), .cu8 (cu8),
-// .f32 (f32), .s16 .i16 (i16), .s8 .i8 (i8), .u8 (u8); case is ignored. nullopt for any other.
+// .f32 (f32), .s16 .i16 (i16), .s8 .i8 (i8), .u8 (u8), .cf64 .fc64 (cf64), .f64 (f64); case is
+// ignored. nullopt for any other.
 std::optional<SampleFormat> raw_format_from_extension(std::string_view path);
 
 // The extensions above, for messages: ".cf32 .cfile .fc32 .cs16 ...".
