@@ -2,11 +2,12 @@
 // decimation, in single or double precision (FirEngine<float>, FirEngine<double>).
 //
 // Contents:
-//   1. small tools        aligned buffers, the shift's fixed-point phase, spectral kernels
-//   2. FirEngine: set-up       spec checks, geometry, plans, buffers, taps' spectra, workers
-//   3. FirEngine: one segment  load a window, forward FFT, products (and delay line), inverse, store
-//   4. FirEngine: one call     which transforms a call completes, the threads' rounds, history
-//   5. the public class
+//   1. small tools              aligned buffers, the shift's fixed-point phase, spectral kernels
+//   2. FirEngine: set-up        spec checks, geometry, plans, buffers, taps' spectra, workers
+//   3. FirEngine: one segment   load a window, forward FFT, products (and delay line), inverse,
+//                               store
+//   4. FirEngine: one call      which transforms a call completes, the threads' rounds, history
+//   5. the public class         FirFilter on the engine of its precision
 //
 // Vocabulary. A *transform* is one forward FFT: one segment, or two for real input with real
 // taps ("packed": segment 2u in the real part, 2u+1 in the imaginary part). Transform u
@@ -38,7 +39,7 @@
 namespace prism {
 namespace {
 
-// ---- 1. small tools ------------------------------------------------------------------------
+// ---- 1. small tools -------------------------------------------------------------------------
 
 // Every buffer starts on a cache line and has the same alignment, so FFTW runs the same plan
 // on every thread's buffers (fft/fftw_backend.cpp picks its plan by alignment).
@@ -80,7 +81,7 @@ constexpr std::size_t kMaxBatch = 64;
 
 }  // namespace
 
-// ---- 2. FirEngine: set-up -----------------------------------------------------------------------
+// ---- 2. FirEngine: set-up -------------------------------------------------------------------
 
 namespace {
 
@@ -132,7 +133,7 @@ void check_fir_spec(const FirSpec& spec) {
 // The filter in one precision: Real = float (FFTW single, the vector sums) or double.
 template <typename Real>
 struct FirEngine {
-  using FloatBuffer = RealBuffer<Real>;
+  using Buffer = RealBuffer<Real>;
   using SumProducts = std::conditional_t<std::is_same_v<Real, float>, fir::SumProducts, fir::SumProducts64>;
   static constexpr fft::Precision kPrecision =
       std::is_same_v<Real, float> ? fft::Precision::float32 : fft::Precision::float64;
@@ -143,9 +144,9 @@ struct FirEngine {
 
   // Per-thread buffers.
   struct Scratch {
-    FloatBuffer time;    // N complex: a segment's window, later the inverse FFT's output
-    FloatBuffer freq;    // N complex: the forward FFT's output, or a joined spectrum
-    FloatBuffer folded;  // inverse_length complex: the inverse FFT's input
+    Buffer time;    // N complex: a segment's window, later the inverse FFT's output
+    Buffer freq;    // N complex: the forward FFT's output, or a joined spectrum
+    Buffer folded;  // inverse_length complex: the inverse FFT's input
     std::vector<const Real*> terms;  // the spectra a sum_products call reads
   };
 
@@ -196,7 +197,7 @@ struct FirEngine {
   std::size_t segments_per_transform = 1;
   std::size_t transform_items = 0;  // U
   std::size_t spectrum_bins = 0;    // bins of a stored spectrum (N, or N/2 + 1 packed and K > 1)
-  std::size_t spectrum_stride = 0;  // floats between stored spectra
+  std::size_t spectrum_stride = 0;  // values between stored spectra
   std::size_t max_segment_outputs = 0;
 
   SumProducts sum_products = select_sum_products();
@@ -205,25 +206,25 @@ struct FirEngine {
   std::unique_ptr<fft::Plan> inverse_plan;
   std::string backend_description;
 
-  FloatBuffer filter_spectra;  // K spectra
-  FloatBuffer rotation;        // packed, K > 1, δ != 0: exp(2πi·k·δ/N), N bins
-  FloatBuffer output_phasors;  // shift: exp(−j2π·r·D·f/fs), r < max_segment_outputs
+  Buffer filter_spectra;  // K spectra
+  Buffer rotation;        // packed, K > 1, δ != 0: exp(2πi·k·δ/N), N bins
+  Buffer output_phasors;  // shift: exp(−j2π·r·D·f/fs), r < max_segment_outputs
   std::size_t current_taps = 0;
   bool current_taps_complex = false;
 
   // Stream state.
-  FloatBuffer history;  // items [history_first, items_in)
+  Buffer history;  // items [history_first, items_in)
   std::uint64_t history_first = 0;
   std::uint64_t transforms_done = 0;  // transforms [0, transforms_done) computed or skipped
-  FloatBuffer delay_line;             // K > 1: ring of segment spectra, slot s mod ring_slots
+  Buffer delay_line;             // K > 1: ring of segment spectra, slot s mod ring_slots
   std::size_t ring_slots = 0;
   std::size_t batch_transforms = 0;  // K > 1: transforms per batch
-  FloatBuffer batch_sums;            // K > 1: Σ_k X_{s−k}·H_k of each segment of a batch
+  Buffer batch_sums;            // K > 1: Σ_k X_{s−k}·H_k of each segment of a batch
   std::size_t bin_block = 0;         // K > 1: bins per block
   std::size_t bin_blocks = 0;        // K > 1: blocks per spectrum
   bool flushing = false;
   std::uint64_t output_limit = 0;  // while flushing: ceil(items_in / D)
-  FloatBuffer staging;             // flush: outputs of one transform
+  Buffer staging;             // flush: outputs of one transform
   std::size_t staging_count = 0, staging_read = 0;
   std::atomic<std::uint64_t> items_in{0};
   std::atomic<std::uint64_t> items_out{0};
@@ -389,7 +390,7 @@ struct FirEngine {
     current_taps_complex = taps.is_complex;
   }
 
-  // ---- 3. FirEngine: one segment ----------------------------------------------------------------
+  // ---- 3. FirEngine: one segment ------------------------------------------------------------
 
   // Items [start, start + count) of the input as complex values into dst (interleaved), or as
   // real values into one lane (0: real parts, 1: imaginary parts) of dst.
@@ -636,7 +637,7 @@ struct FirEngine {
     }
   }
 
-  // ---- 4. FirEngine: one call -------------------------------------------------------------------
+  // ---- 4. FirEngine: one call ---------------------------------------------------------------
 
   void compute_claimed(Scratch& sc) {
     for (;;) {
@@ -806,16 +807,18 @@ struct FirFilter::Impl {
   template <typename Real>
   FirEngine<Real>& engine(const char* call) const {
     if constexpr (std::is_same_v<Real, float>) {
-      if (!single) throw std::logic_error(std::string("FirFilter::") + call + " on floats: the filter is in double precision");
+      if (!single)
+        throw std::logic_error(std::string("FirFilter::") + call + " on floats: the filter is in double precision");
       return *single;
     } else {
-      if (!wide) throw std::logic_error(std::string("FirFilter::") + call + " on doubles: the filter is in single precision");
+      if (!wide)
+        throw std::logic_error(std::string("FirFilter::") + call + " on doubles: the filter is in single precision");
       return *wide;
     }
   }
 };
 
-// ---- 5. the public class -------------------------------------------------------------------
+// ---- 5. the public class --------------------------------------------------------------------
 
 FirFilter::FirFilter(const FirSpec& spec) : impl_(std::make_unique<Impl>()) {
   if (spec.double_precision) impl_->wide = std::make_unique<FirEngine<double>>(spec);
