@@ -3,7 +3,8 @@
 // depend on how the input is cut into process() calls, nor on the number of threads.
 //
 // What it computes. For input x[n] (real or complex float, or double with
-// FirSpec::double_precision), taps h[0..M) (real or complex, given in double), shift f and sample rate fs, decimation D and output offset c:
+// FirSpec::double_precision), taps h[0..M) (real or complex, given in double), shift f and
+// sample rate fs, decimation D and output offset c:
 //   xs[n]  = x[n]·exp(−j2π·f·(n0 + n)/fs)         (n0: FirSpec::first_index; no shift: xs = x)
 //   full[t] = Σ_m h[m]·xs[t − m]                    (x = 0 outside the input)
 //   y[k]   = full[c + k·D],  k = 0 .. ceil(N/D) − 1  (N: the number of input items)

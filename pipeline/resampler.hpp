@@ -1,8 +1,8 @@
 // Resampler: rational resampling by up/down with a polyphase FIR filter, as a stream whose
 // output is scipy.signal.resample_poly(x, up, down) of the whole input (scipy 1.10, default
 // padtype 'constant'), for real or complex float samples (Resampler) or double samples
-// (Resampler64, summed in double). Also: the up/down for a pair of
-// sample rates (resample_ratio) and resample_poly's default filter (design_resampler_taps).
+// (Resampler64, summed in double). Also: the up/down for a pair of sample rates
+// (resample_ratio) and resample_poly's default filter (design_resampler_taps).
 //
 // What it computes. up and down are first divided by their gcd. For input x[0..N), the
 // filter h[0..L) and half = (L − 1)//2:
