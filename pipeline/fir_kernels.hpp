@@ -1,12 +1,13 @@
-// The spectral kernels of FirFilter (fir_filter.cpp), on interleaved complex floats or doubles: the
-// sums of products of spectra (the partitions' products and the folded decimation), the fold
-// of a spectrum onto fewer bins, and the split / join of two real signals' spectra packed in
-// one complex FFT.
+// The spectral kernels of FirFilter (fir_filter.cpp), on interleaved complex floats or doubles:
+// the sums of products of spectra (the partitions' products and the folded decimation), the
+// fold of a spectrum onto fewer bins, and the split / join of two real signals' spectra packed
+// in one complex FFT.
 //
 // sum_products on floats has vector versions for AVX-512 and AVX2+FMA and a portable one, picked
-// once per process from the CPU's features (selected_sum_products); in double, and the other
-// kernels, are compiled for the same three levels and picked by the loader. So a given machine always runs the same code and gets the
-// same bits. sum_products_variants() lists the versions this CPU can run, for the tests.
+// once per process from the CPU's features (selected_sum_products); the double sums and the
+// other kernels are compiled for the same three levels and picked by the loader. So a given
+// machine always runs the same code and gets the same bits. sum_products_variants() lists the
+// versions this CPU can run, for the tests.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
-// Dot products of float (or double) arrays whose order of summation is fixed by the code (eight interleaved
-// partial sums, combined in a stated order), not by the compiler or the data's address: the
-// same data give the same bits wherever they lie in memory. The streaming FIR sums of the
-// resampler and the SSB demodulator rely on it for their chunk-independent output.
+// Dot products of float (or double) arrays whose order of summation is fixed by the code
+// (eight interleaved partial sums, combined in a stated order), not by the compiler or the data's
+// address: the same data give the same bits wherever they lie in memory. The streaming FIR sums
+// of the resampler and the SSB demodulator rely on it for their chunk-independent output.
 #pragma once
 
 #include <cstddef>
