@@ -88,12 +88,11 @@ struct Phasor {
 PRISM_HOST_DEVICE Phasor phasor_product(double anchor_re, double anchor_im, double t_re, double t_im) {
   return {sub(mul(anchor_re, t_re), mul(anchor_im, t_im)), add(mul(anchor_re, t_im), mul(anchor_im, t_re))};
 }
-PRISM_HOST_DEVICE Phasor mix_complex(float x_re, float x_im, Phasor p) {
-  const double r = x_re, i = x_im;
+// The item in float (the single-precision stages, converted exactly) or in double.
+PRISM_HOST_DEVICE Phasor mix_complex(double r, double i, Phasor p) {
   return {sub(mul(r, p.re), mul(i, p.im)), add(mul(r, p.im), mul(i, p.re))};
 }
-PRISM_HOST_DEVICE Phasor mix_real(float x_re, Phasor p) {
-  const double r = x_re;
+PRISM_HOST_DEVICE Phasor mix_real(double r, Phasor p) {
   return {mul(r, p.re), mul(r, p.im)};
 }
 

@@ -281,14 +281,19 @@ Gain::Gain(const GainSpec& spec) : width_(spec.complex_input ? 2 : 1) {
     out_of_range("value", spec.value, "10^(dB/20) must be a finite factor");
 }
 
-std::size_t Gain::process(const float* in, std::size_t n, float* out) {
+template <typename Real>
+std::size_t Gain::scale(const Real* in, std::size_t n, Real* out) {
   const double g = factor_;
-  for (std::size_t i = 0; i < n * width_; ++i) out[i] = static_cast<float>(g * in[i]);
+  for (std::size_t i = 0; i < n * width_; ++i) out[i] = static_cast<Real>(g * in[i]);
   items_.fetch_add(n, std::memory_order_relaxed);
   return n;
 }
 
+std::size_t Gain::process(const float* in, std::size_t n, float* out) { return scale(in, n, out); }
+std::size_t Gain::process(const double* in, std::size_t n, double* out) { return scale(in, n, out); }
+
 std::size_t Gain::flush(float*, std::size_t) { return 0; }
+std::size_t Gain::flush(double*, std::size_t) { return 0; }
 
 void Gain::reset() { items_.store(0, std::memory_order_relaxed); }
 

@@ -154,8 +154,8 @@ class Demodulator {
   std::atomic<std::uint64_t> items_{0};
 };
 
-// Gain: y = g·x on every float (real samples, or both parts of complex ones), computed in
-// double and rounded once; g = value, or 10^(value/20) when decibels is set (an amplitude
+// Gain: y = g·x on every component (real samples, or both parts of complex ones), computed in
+// double and rounded once to float (the double overloads: not rounded); g = value, or 10^(value/20) when decibels is set (an amplitude
 // factor: +6.02 dB doubles).
 struct GainSpec {
   double value = 1.0;  // finite (linear: negative inverts); dB: g finite
@@ -173,11 +173,15 @@ class Gain {
   std::size_t max_output(std::size_t n) const { return n; }
   // n items (n or 2n floats) in and out (`out` may be `in`); returns n.
   std::size_t process(const float* in, std::size_t n, float* out);
+  std::size_t process(const double* in, std::size_t n, double* out);
   std::size_t flush(float* out, std::size_t capacity);  // returns 0
+  std::size_t flush(double* out, std::size_t capacity);
   void reset();
   StreamCounters counters() const;
 
  private:
+  template <typename Real>
+  std::size_t scale(const Real* in, std::size_t n, Real* out);
   double factor_ = 1.0;
   std::size_t width_ = 1;
   std::atomic<std::uint64_t> items_{0};

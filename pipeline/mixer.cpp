@@ -53,7 +53,8 @@ void Mixer::reset() {
   items_in_.store(0, std::memory_order_relaxed);
 }
 
-std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
+template <typename Real>
+std::size_t Mixer::shift(const Real* in, std::size_t n, Real* out) {
   std::size_t done = 0;
   while (done < n) {
     const std::size_t r0 = static_cast<std::size_t>(next_index_ % kTableLength);
@@ -61,13 +62,13 @@ std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
     const std::size_t take = std::min(n - done, kTableLength - r0);
     const double ar = anchor_re_, ai = anchor_im_;
     const double* t = table_.data() + 2 * r0;
-    float* y = out + 2 * done;
+    Real* y = out + 2 * done;
     for (std::size_t i = 0; i < take; ++i) {
       const channel::Phasor p = channel::phasor_product(ar, ai, t[2 * i], t[2 * i + 1]);
       const channel::Phasor v = complex_input_ ? channel::mix_complex(in[2 * (done + i)], in[2 * (done + i) + 1], p)
                                                : channel::mix_real(in[done + i], p);
-      y[2 * i] = static_cast<float>(v.re);
-      y[2 * i + 1] = static_cast<float>(v.im);
+      y[2 * i] = static_cast<Real>(v.re);
+      y[2 * i + 1] = static_cast<Real>(v.im);
     }
     done += take;
     next_index_ += take;
@@ -76,7 +77,11 @@ std::size_t Mixer::process(const float* in, std::size_t n, float* out) {
   return n;
 }
 
+std::size_t Mixer::process(const float* in, std::size_t n, float* out) { return shift(in, n, out); }
+std::size_t Mixer::process(const double* in, std::size_t n, double* out) { return shift(in, n, out); }
+
 std::size_t Mixer::flush(float*, std::size_t) { return 0; }
+std::size_t Mixer::flush(double*, std::size_t) { return 0; }
 
 StreamCounters Mixer::counters() const {
   const std::uint64_t n = items_in_.load(std::memory_order_relaxed);

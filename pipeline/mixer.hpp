@@ -1,6 +1,6 @@
 // Mixer: the frequency shift of a stream, y[n] = x[n]·exp(−j2π·f·n/fs), with n the absolute
-// index of the item, for real or complex float input (the output is always complex). A
-// component at frequency f moves to 0 Hz; one at g moves to g − f.
+// index of the item, for real or complex input in float or double (the output is always
+// complex). A component at frequency f moves to 0 Hz; one at g moves to g − f.
 //
 // Phase. The phase at item n is frac(n·f/fs) cycles, computed exactly in integer arithmetic
 // (ExactPhase, exact_phase.hpp) for every n < 2^64, so the shift is as accurate after 2^36 or
@@ -10,7 +10,7 @@
 //   a(m) = exp(−j2π·frac(m·f/fs)) (one exact phase and a double-precision cos/sin per 1024
 //   items), t(r) = exp(−j2π·frac(r·f/fs)) (a table made once),
 // a product in double precision (error ~1e-16), and y[n] = x[n]·p(n) is computed in double and
-// rounded to float once. p(n) depends on n alone, so the output is bit-identical however the
+// rounded to float once (the double overloads keep it in double). p(n) depends on n alone, so the output is bit-identical however the
 // input is cut, and phase continuous across calls.
 //
 // Streaming object: one output per input item, no delay; flush() has nothing to return.
@@ -53,8 +53,10 @@ class Mixer {
   // Shifts n items (n or 2n floats) into `out` (2n floats) and returns n. Any n, 0 included.
   // With complex input, `out` may be `in`.
   std::size_t process(const float* in, std::size_t n, float* out);
+  std::size_t process(const double* in, std::size_t n, double* out);
   // Nothing is owed at the end: returns 0.
   std::size_t flush(float* out, std::size_t capacity);
+  std::size_t flush(double* out, std::size_t capacity);
   // Back to the state after construction (the next item is first_index again).
   void reset();
 
@@ -68,6 +70,8 @@ class Mixer {
  private:
   static constexpr std::size_t kTableLength = channel::kPhasorBlockItems;
   void set_anchor(std::uint64_t block_start);
+  template <typename Real>
+  std::size_t shift(const Real* in, std::size_t n, Real* out);
 
   double frequency_ = 0.0;
   double sample_rate_ = 0.0;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "pipeline/demodulators.hpp"
 #include "pipeline/decimal_text.hpp"
@@ -32,11 +33,7 @@ SampleEngineStage::SampleEngineStage(std::string name, unsigned channel, Planner
 
 SampleEngineStage::~SampleEngineStage() = default;
 
-std::string SampleEngineStage::describe() const {
-  if (engine_) return engine_->describe();
-  if (double_engine_) return double_engine_->describe();
-  return "cpu: " + name_;
-}
+std::string SampleEngineStage::describe() const { return active_ ? active_->describe() : "cpu: " + name_; }
 
 PortDescription SampleEngineStage::configure(const PortDescription& input, std::size_t max_input_items) {
   input_ = input.samples;
@@ -50,50 +47,43 @@ PortDescription SampleEngineStage::configure(const PortDescription& input, std::
   EnginePlan plan = planner_(floats);
   engine_ = std::move(plan.engine);
   double_engine_ = std::move(plan.double_engine);
-  const std::size_t components = max_input_items * components_per_sample(input_.format);
-  if (double_engine_) {
-    const SampleFormat wide = is_complex(input_.format) ? SampleFormat::cf64 : SampleFormat::f64;
-    const bool direct = input_.format == wide && input_.channels == 1;
-    doubles_.assign(direct ? 0 : components, 0.0);
-    floats_.clear();
-  } else {
-    const bool direct = input_.format == floats.format && input_.channels == 1;
-    floats_.assign(direct ? 0 : components, 0.0f);
-    doubles_.clear();
-  }
+  active_ = double_engine_ ? static_cast<SampleEngineBase*>(double_engine_.get()) : engine_.get();
+  const SampleFormat engine_format = double_engine_ ? (is_complex(input_.format) ? SampleFormat::cf64 : SampleFormat::f64)
+                                                    : floats.format;
+  const bool direct = input_.format == engine_format && input_.channels == 1;
+  const std::size_t components = direct ? 0 : max_input_items * components_per_sample(input_.format);
+  floats_.assign(double_engine_ ? 0 : components, 0.0f);
+  doubles_.assign(double_engine_ ? components : 0, 0.0);
   gathered_.assign(input_.channels > 1 ? max_input_items * sample_bytes(input_.format) : 0, std::byte{0});
   return PortDescription::of_samples(plan.output);
 }
 
-std::size_t SampleEngineStage::max_output(std::size_t input_items) const {
-  return engine_ ? engine_->max_output(input_items) : double_engine_->max_output(input_items);
-}
+std::size_t SampleEngineStage::max_output(std::size_t input_items) const { return active_->max_output(input_items); }
 
-std::size_t SampleEngineStage::process(const Chunk& input, Chunk& output) {
+// The chunk's channel handed to the engine: as it is when it is already the engine's format and
+// alone, else gathered from its frames and converted into `converted`.
+template <typename Real>
+std::size_t SampleEngineStage::run(SampleEngine<Real>& engine, std::vector<Real>& converted, const Chunk& input,
+                                   Chunk& output) {
   const std::size_t n = input.items;
+  if (converted.empty()) return engine.process(input.as<Real>(), n, output.as<Real>());
   const std::byte* native = input.data;
-  const bool convert = double_engine_ ? !doubles_.empty() : !floats_.empty();
-  if (convert && !gathered_.empty()) {  // the channel's samples, side by side
+  if (!gathered_.empty()) {  // the channel's samples, side by side
     const std::size_t frame = input_.frame_bytes(), bytes = sample_bytes(input_.format);
     const std::byte* from = input.data + channel_ * bytes;
     for (std::size_t i = 0; i < n; ++i) std::memcpy(gathered_.data() + i * bytes, from + i * frame, bytes);
     native = gathered_.data();
   }
   const std::size_t components = n * components_per_sample(input_.format);
-  if (double_engine_) {
-    const double* samples = input.as<double>();
-    if (convert) {
-      convert_to_double(input_.format, native, components, doubles_.data());
-      samples = doubles_.data();
-    }
-    return double_engine_->process(samples, n, output.as<double>());
-  }
-  const float* samples = input.as<float>();
-  if (convert) {
-    convert_to_float(input_.format, native, components, floats_.data());
-    samples = floats_.data();
-  }
-  return engine_->process(samples, n, output.as<float>());
+  if constexpr (std::is_same_v<Real, double>)
+    convert_to_double(input_.format, native, components, converted.data());
+  else
+    convert_to_float(input_.format, native, components, converted.data());
+  return engine.process(converted.data(), n, output.as<Real>());
+}
+
+std::size_t SampleEngineStage::process(const Chunk& input, Chunk& output) {
+  return double_engine_ ? run(*double_engine_, doubles_, input, output) : run(*engine_, floats_, input, output);
 }
 
 std::size_t SampleEngineStage::flush(Chunk& output) {
@@ -102,20 +92,13 @@ std::size_t SampleEngineStage::flush(Chunk& output) {
 }
 
 void SampleEngineStage::reset() {
-  if (engine_) engine_->reset();
-  if (double_engine_) double_engine_->reset();
+  if (active_) active_->reset();
 }
 
 StageCounters SampleEngineStage::counters() const {
-  if (engine_) {
-    const StreamCounters c = engine_->counters();
-    return {c.items_in, c.items_out, engine_->extras()};
-  }
-  if (double_engine_) {
-    const StreamCounters c = double_engine_->counters();
-    return {c.items_in, c.items_out, double_engine_->extras()};
-  }
-  return {};
+  if (!active_) return {};
+  const StreamCounters c = active_->counters();
+  return {c.items_in, c.items_out, active_->extras()};
 }
 
 // ---- the engines' adapters -----------------------------------------------------------------------
@@ -392,14 +375,30 @@ struct ChannelEngine {
   std::string text;
 };
 
-// shift, resample, gain and the demodulators: on the GPU (CudaChannel, planned from the same engine)
-// unless the backend is cpu (make_stage gives these the CPU on automatic unless their input is on
-// the GPU) or automatic finds no GPU; else on the CPU.
-template <typename Engine>
+// shift, resample, gain and the demodulators: with precision=double (where the stage has it:
+// `make64` given), on the CPU in double; else on the GPU (CudaChannel, planned from the same
+// engine) unless the backend is cpu (make_stage gives these the CPU on automatic unless their
+// input is on the GPU) or automatic finds no GPU; else on the CPU.
+template <typename Engine, typename MakeDouble = std::nullptr_t>
 MadeStage channel_stage(const std::string& name, const SettingValues& values, const StageEnvironment& environment,
                         std::function<ChannelEngine<Engine>(const StreamInfo&)> make,
-                        std::function<GpuChannelPlan(const Engine&)> gpu_plan) {
+                        std::function<GpuChannelPlan(const Engine&)> gpu_plan, MakeDouble make64 = nullptr) {
   MadeStage made;
+  if constexpr (!std::is_null_pointer_v<MakeDouble>) {
+    if (values.text("precision") == "double") {
+      place_double_on_cpu(name, values, environment, made);
+      auto planner = [make64](const StreamInfo& input) {
+        auto m = make64(input);
+        using Engine64 = typename decltype(m.engine)::element_type;
+        EnginePlan plan;
+        plan.output = m.output;
+        plan.double_engine = adapt<Engine64, double>(std::move(m.engine), "cpu: " + m.text + ", in double precision");
+        return plan;
+      };
+      made.stage = std::make_unique<SampleEngineStage>(name, channel_of(values), planner, values.namer());
+      return made;
+    }
+  }
 #if PRISM_HAVE_CUDA
   const fft::BackendKind requested = environment.backend;
   const bool on_gpu = requested == fft::BackendKind::automatic
@@ -435,22 +434,25 @@ MadeStage channel_stage(const std::string& name, const SettingValues& values, co
 MadeStage make_shift(const SettingValues& values, const StageEnvironment& environment) {
   if (!values.given("frequency")) throw UsageError(values.name("frequency") + ": give the shift in Hz (shift:-250e3)");
   const double frequency = values.number("frequency");
-  std::function<ChannelEngine<Mixer>(const StreamInfo&)> make = [=](const StreamInfo& input) {
-    try {
-      MixerSpec spec;
-      spec.frequency_hz = frequency;
-      spec.sample_rate = input.sample_rate;
-      spec.complex_input = is_complex(input.format);
-      ChannelEngine<Mixer> m{std::make_unique<Mixer>(spec), input, "shift by " + hz_text(-frequency) + " (exact phase)"};
-      m.output.format = SampleFormat::cf32;
-      m.output.shift_frequencies(frequency);
-      return m;
-    } catch (const UsageError& e) {
-      rethrow_named(e, values, {{"frequency_hz", "frequency"}, {"sample_rate", "frequency"}});
-    }
+  auto make_in = [=](SampleFormat output_format) {
+    return [=](const StreamInfo& input) {
+      try {
+        MixerSpec spec;
+        spec.frequency_hz = frequency;
+        spec.sample_rate = input.sample_rate;
+        spec.complex_input = is_complex(input.format);
+        ChannelEngine<Mixer> m{std::make_unique<Mixer>(spec), input, "shift by " + hz_text(-frequency) + " (exact phase)"};
+        m.output.format = output_format;
+        m.output.shift_frequencies(frequency);
+        return m;
+      } catch (const UsageError& e) {
+        rethrow_named(e, values, {{"frequency_hz", "frequency"}, {"sample_rate", "frequency"}});
+      }
+    };
   };
-  return channel_stage<Mixer>("shift", values, environment, make,
-                              [](const Mixer& mixer) { return gpu_shift_plan(mixer); });
+  return channel_stage<Mixer>(
+      "shift", values, environment, make_in(SampleFormat::cf32), [](const Mixer& mixer) { return gpu_shift_plan(mixer); },
+      make_in(SampleFormat::cf64));
 }
 
 // ---- resample ----------------------------------------------------------------------------------
@@ -462,7 +464,6 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment& env
   const std::optional<double> rate = values.number_if_set("rate");
   const auto up = static_cast<std::uint64_t>(values.integer("up"));
   const auto down = static_cast<std::uint64_t>(values.integer("down"));
-  const bool double_precision = values.text("precision") == "double";
   auto make_for = [=]<typename Real>(const StreamInfo& input) {
     try {
       ResamplerSpec spec;
@@ -482,30 +483,18 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment& env
       if (std::is_same_v<Real, double>) output.format = spec.complex_input ? SampleFormat::cf64 : SampleFormat::f64;
       std::string text = "resample by " + std::to_string(resampler->up()) + "/" + std::to_string(resampler->down()) +
                          " (polyphase, " + std::to_string(resampler->taps().size()) +
-                         " taps, scipy.signal.resample_poly's" + (std::is_same_v<Real, double> ? ", in double precision)" : ")");
+                         " taps, scipy.signal.resample_poly's)";
       return ChannelEngine<BasicResampler<Real>>{std::move(resampler), output, std::move(text)};
     } catch (const UsageError& e) {
       rethrow_named(e, values, {{"output_rate", "rate"}, {"input_rate", "rate"}, {"up", "up"}, {"down", "down"}});
     }
   };
-  if (double_precision) {
-    MadeStage made;
-    place_double_on_cpu("resample", values, environment, made);
-    auto planner = [make_for](const StreamInfo& input) {
-      ChannelEngine<Resampler64> m = make_for.template operator()<double>(input);
-      EnginePlan plan;
-      plan.output = m.output;
-      plan.double_engine = adapt<Resampler64, double>(std::move(m.engine), "cpu: " + m.text);
-      return plan;
-    };
-    made.stage = std::make_unique<SampleEngineStage>("resample", channel_of(values), planner, values.namer());
-    return made;
-  }
   std::function<ChannelEngine<Resampler>(const StreamInfo&)> make = [make_for](const StreamInfo& input) {
     return make_for.template operator()<float>(input);
   };
-  return channel_stage<Resampler>("resample", values, environment, make,
-                                  [](const Resampler& r) { return gpu_resample_plan(r); });
+  auto make64 = [make_for](const StreamInfo& input) { return make_for.template operator()<double>(input); };
+  return channel_stage<Resampler>(
+      "resample", values, environment, make, [](const Resampler& r) { return gpu_resample_plan(r); }, make64);
 }
 
 // ---- the demodulators ----------------------------------------------------------------------------
@@ -603,19 +592,24 @@ MadeStage make_gain(const SettingValues& values, const StageEnvironment& environ
   GainSpec spec;
   spec.decibels = values.given("db");
   spec.value = spec.decibels ? values.number("db") : values.number("linear");
-  std::function<ChannelEngine<Gain>(const StreamInfo&)> make = [=](const StreamInfo& input) {
-    try {
-      GainSpec with_input = spec;
-      with_input.complex_input = is_complex(input.format);
-      auto gain = std::make_unique<Gain>(with_input);
-      char text[96];
-      std::snprintf(text, sizeof text, "gain x%g", gain->factor());
-      return ChannelEngine<Gain>{std::move(gain), input, text};
-    } catch (const UsageError& e) {
-      rethrow_named(e, values, {{"value", spec.decibels ? "db" : "linear"}});
-    }
+  auto make_in = [=](bool double_precision) {
+    return [=](const StreamInfo& input) {
+      try {
+        GainSpec with_input = spec;
+        with_input.complex_input = is_complex(input.format);
+        auto gain = std::make_unique<Gain>(with_input);
+        char text[96];
+        std::snprintf(text, sizeof text, "gain x%g", gain->factor());
+        ChannelEngine<Gain> m{std::move(gain), input, text};
+        if (double_precision) m.output.format = with_input.complex_input ? SampleFormat::cf64 : SampleFormat::f64;
+        return m;
+      } catch (const UsageError& e) {
+        rethrow_named(e, values, {{"value", spec.decibels ? "db" : "linear"}});
+      }
+    };
   };
-  return channel_stage<Gain>("gain", values, environment, make, [](const Gain& g) { return gpu_gain_plan(g); });
+  return channel_stage<Gain>(
+      "gain", values, environment, make_in(false), [](const Gain& g) { return gpu_gain_plan(g); }, make_in(true));
 }
 
 }  // namespace
@@ -635,7 +629,8 @@ std::vector<StageKind> sample_stage_kinds() {
   StageKind shift;
   shift.name = "shift";
   shift.summary = "frequency shift x[n]*exp(-j2*pi*f*n/fs), phase continuous: the signal at +f comes to 0 Hz";
-  shift.settings = {number_setting("frequency", "", -INFINITY, INFINITY, "HZ", "the shift f, Hz"), channel_setting()};
+  shift.settings = {number_setting("frequency", "", -INFINITY, INFINITY, "HZ", "the shift f, Hz"), precision_setting(),
+                    channel_setting()};
   shift.positional = "frequency";
   shift.make = make_shift;
   shift.gpu_kernel = true;
@@ -665,7 +660,8 @@ std::vector<StageKind> sample_stage_kinds() {
   gain.name = "gain";
   gain.summary = "a gain in dB or as a linear factor";
   gain.settings = {number_setting("db", "", -INFINITY, INFINITY, "DB", "gain in dB (an amplitude factor 10^(dB/20))"),
-                   number_setting("linear", "", -INFINITY, INFINITY, "G", "gain as a factor"), channel_setting()};
+                   number_setting("linear", "", -INFINITY, INFINITY, "G", "gain as a factor"), precision_setting(),
+                   channel_setting()};
   gain.positional = "db";
   gain.make = make_gain;
   gain.gpu_kernel = true;

@@ -10,8 +10,9 @@
 //
 // Each is a SampleEngineStage around its engine: the input's channel is converted from its
 // native format to float (integers scaled to [-1, 1)) into a buffer sized at configure(), the
-// engine does the work, and the output is f32 or cf32, one channel (fir and resample with
-// precision=double: converted to double, computed in double, f64 or cf64 out, on the CPU), with
+// engine does the work, and the output is f32 or cf32, one channel (fir, shift, resample and gain
+// with precision=double: converted to double, computed in double, f64 or cf64 out, on the CPU;
+// the demodulators take any input and compute in float: audio needs no more), with
 // its rate and centre frequency derived (decimation divides the rate, a shift moves the centre).
 // The engines keep exact state across chunks, so the outputs do not depend on how the input was
 // cut.
@@ -35,19 +36,23 @@
 namespace prism {
 
 // What a SampleEngineStage needs of its engine: items in (real, or (re, im) pairs), items out,
-// float or double; FirFilter, Resampler, Mixer, Demodulator and Gain all have this shape in float,
-// FirFilter in double too.
-template <typename Real>
-class SampleEngine {
+// float or double. FirFilter, Resampler, Mixer, Demodulator and Gain all have this shape in float;
+// FirFilter, Resampler64, Mixer and Gain in double too. The part that does not depend on the
+// precision is the base, so that the stage asks it without knowing which one it holds.
+class SampleEngineBase {
  public:
-  virtual ~SampleEngine() = default;
+  virtual ~SampleEngineBase() = default;
   virtual std::size_t max_output(std::size_t n) const = 0;
-  virtual std::size_t process(const Real* in, std::size_t n, Real* out) = 0;
-  virtual std::size_t flush(Real* out, std::size_t capacity) = 0;
   virtual void reset() = 0;
   virtual StreamCounters counters() const = 0;
   virtual std::string describe() const = 0;
   virtual std::vector<Counter> extras() const { return {}; }
+};
+template <typename Real>
+class SampleEngine : public SampleEngineBase {
+ public:
+  virtual std::size_t process(const Real* in, std::size_t n, Real* out) = 0;
+  virtual std::size_t flush(Real* out, std::size_t capacity) = 0;
 };
 using FloatEngine = SampleEngine<float>;
 using DoubleEngine = SampleEngine<double>;
@@ -84,8 +89,12 @@ class SampleEngineStage final : public Stage {
   unsigned channel_;
   Planner planner_;
   KeyNamer name_setting_;
+  template <typename Real>
+  std::size_t run(SampleEngine<Real>& engine, std::vector<Real>& converted, const Chunk& input, Chunk& output);
+
   std::unique_ptr<FloatEngine> engine_;
   std::unique_ptr<DoubleEngine> double_engine_;
+  SampleEngineBase* active_ = nullptr;  // whichever of the two was made
   StreamInfo input_;
   std::vector<float> floats_;       // the channel converted, when the input is not that already
   std::vector<double> doubles_;     // the same for double_engine_

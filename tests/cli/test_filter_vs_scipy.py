@@ -166,8 +166,9 @@ class FilterVsScipy(TempDirTestCase):
 
     def test_double_precision(self):
         # float64 input that float32 cannot hold, and int32 samples beyond float's 24 bits: every path
-        # (real packed, complex, shift, folded decimation, same, a partitioned long filter) within
-        # 1e-12 of scipy in float64, where float32 arithmetic would be about 1e-7 off.
+        # (real packed, complex, shift, folded decimation, same, a partitioned long filter; chains
+        # with resample, shift and gain) within 1e-12 of scipy in float64, where float32 arithmetic
+        # would be about 1e-7 off.
         rng = np.random.default_rng(7)
         real = rng.uniform(-0.5, 0.5, 30011)
         iq = rng.uniform(-0.5, 0.5, 30011) + 1j * rng.uniform(-0.5, 0.5, 30011)
@@ -228,6 +229,16 @@ class FilterVsScipy(TempDirTestCase):
         self.assertEqual(y.dtype, np.complex128)
         h = firwin_taps("lowpass", 2000.0, RATE, 301)
         want = signal.resample_poly(reference(iq, h, RATE, -7000, 8), 4, 3)
+        self.assertEqual(y.size, want.size)
+        self.assertLessEqual(rel_l2(y, want), 1e-12)
+        # The shift and the gain as stages of their own, in double around a double fir.
+        out = self.path("d_stages_out.npy")
+        run_prism("run", inp, "!", "shift:-7000,precision=double", "!",
+                  "fir:lowpass=2000,numtaps=301,decimate=8,precision=double", "!", "gain:-6,precision=double",
+                  "-o", out, "-q", check=0)
+        y = np.load(out)
+        self.assertEqual(y.dtype, np.complex128)
+        want = reference(iq, h, RATE, -7000, 8) * 10 ** (-6 / 20)
         self.assertEqual(y.size, want.size)
         self.assertLessEqual(rel_l2(y, want), 1e-12)
 

@@ -13,7 +13,7 @@
 //   4. cw        the carrier (and one 50 Hz off) sounds at bfo + offset
 //   5. streaming every kind: chunks of 1, 2, 3, 7, 64, 1000 and more than the input give the
 //                bits of one call; reset reproduces; counters; in place
-//   6. gain      linear and dB factors on real and complex samples
+//   6. gain      linear and dB factors on real and complex samples, in float and in double
 //   7. errors    each names its field
 #include <gtest/gtest.h>
 
@@ -369,6 +369,15 @@ TEST(Demodulators, GainScalesAnySamples) {
     Gain g({6.0, true, true});
     EXPECT_TRUE(same_bits(run_in_chunks(g, long_input, 2, 2, chunk), whole)) << chunk;
   }
+  // In double: the product unrounded, of which the float path is the rounding.
+  const std::vector<double> wide = {1.0 / 3, -2.0, 0.1, 3.0};
+  std::vector<double> wide_out(4);
+  ASSERT_EQ(linear.process(wide.data(), 4, wide_out.data()), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(wide_out[i], 2.5 * wide[i]) << i;
+  std::vector<double> long_wide(long_input.begin(), long_input.end());
+  Gain wide_gain({6.0, true, true});
+  const auto whole_wide = run_in_chunks(wide_gain, long_wide, 2, 2, 2500);
+  for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(static_cast<float>(whole_wide[i]), whole[i]) << i;
 }
 
 // ---- 7. errors -----------------------------------------------------------------------------

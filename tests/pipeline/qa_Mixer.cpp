@@ -7,7 +7,10 @@
 //                   call; a mixer started at first_index = k continues one that has seen k
 //                   items; reset; in place; real input equals complex input with zero
 //                   imaginary parts
-//   3. errors       each names its field
+//   3. double       the double overloads: within 1e-15·|x| of the exact value on input a float
+//                   cannot hold (2e-15), the float path their output rounded once, and bit-identical
+//                   however the input is cut
+//   4. errors       each names its field
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -188,7 +191,54 @@ TEST(Mixer, RealInputIsComplexWithZeroImaginaryParts) {
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << i;
 }
 
-// ---- 3. errors -----------------------------------------------------------------------------
+// ---- 3. double ----------------------------------------------------------------------------
+
+TEST(Mixer, InDoubleTheShiftIsNotRoundedToFloat) {
+  const double fs = 2.4e6;
+  std::mt19937 rng(21);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  const std::size_t items = 3000;
+  std::vector<double> x(2 * items);
+  for (double& v : x) v = noise(rng);
+  double worst = 0;
+  for (double f : {1000.1, -12345.678, 0.3 * fs, -fs / 2})
+    for (std::uint64_t first : {std::uint64_t{0}, (std::uint64_t{1} << 40) + 12345}) {
+      SCOPED_TRACE("f " + std::to_string(f) + ", first index " + std::to_string(first));
+      Mixer mixer({f, fs, true, first});
+      std::vector<double> y(2 * items);
+      ASSERT_EQ(mixer.process(x.data(), items, y.data()), items);
+      for (std::size_t i = 0; i < items; ++i) {
+        const long double angle = -2 * std::numbers::pi_v<long double> * reference_cycles(first + i, f, fs);
+        const long double pr = std::cos(angle), pi = std::sin(angle);
+        const long double xr = x[2 * i], xi = x[2 * i + 1];
+        const long double er = y[2 * i] - (xr * pr - xi * pi), ei = y[2 * i + 1] - (xr * pi + xi * pr);
+        worst = std::max(worst, static_cast<double>(std::hypot(er, ei) / std::hypot(xr, xi)));
+      }
+    }
+  EXPECT_LT(worst, 2e-15) << "a float result would be about 3e-8 off";
+  std::printf("largest |y - exact| / |x| in double: %.3g\n", worst);
+}
+
+TEST(Mixer, TheFloatShiftIsTheDoubleShiftRoundedOnce) {
+  for (bool complex_input : {true, false}) {
+    const std::size_t items = 5000, width = complex_input ? 2 : 1;
+    std::vector<float> x = complex_noise(items, 4);
+    x.resize(items * width);
+    const std::vector<double> wide(x.begin(), x.end());
+    const MixerSpec spec{-7777.7, 48000, complex_input, (std::uint64_t{1} << 40) - 1500};
+    Mixer single(spec), twice(spec);
+    const std::vector<float> y = run_in_chunks(single, x, width, 2, items);
+    const std::vector<double> whole = run_in_chunks(twice, wide, width, 2, items);
+    ASSERT_EQ(whole.size(), y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(static_cast<float>(whole[i]), y[i]) << i;
+    for (std::size_t chunk : test::exactness_chunks(items)) {
+      Mixer m(spec);
+      EXPECT_TRUE(same_bits(run_in_chunks(m, wide, width, 2, chunk), whole)) << "chunks of " << chunk;
+    }
+  }
+}
+
+// ---- 4. errors -----------------------------------------------------------------------------
 
 void expect_usage_error(const MixerSpec& spec, const std::string& starts_with) {
   try {

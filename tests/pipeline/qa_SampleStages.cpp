@@ -68,6 +68,8 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"fir:bandpass=1000:5000,numtaps=255,shift=2000,precision=double", SampleFormat::ci16, 2},
       {"shift:-2500", SampleFormat::cf32, 1},
       {"shift:frequency=1000,channel=1", SampleFormat::i16, 2},
+      {"shift:-2500,precision=double", SampleFormat::ci16, 1},
+      {"shift:frequency=1000,precision=double,channel=1", SampleFormat::f32, 2},
       {"resample:32000", SampleFormat::f32, 1},
       {"resample:up=3,down=7", SampleFormat::cf32, 1},
       {"resample:rate=32000,precision=double", SampleFormat::ci16, 2},
@@ -78,6 +80,7 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"cw:bfo=600", SampleFormat::cf32, 1},
       {"gain:-6", SampleFormat::f32, 1},
       {"gain:linear=2", SampleFormat::cf32, 1},
+      {"gain:-6,precision=double", SampleFormat::ci16, 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec);
@@ -109,6 +112,11 @@ TEST(SampleStages, OutputsDescribeWhatTheyCarry) {
   out = output_of("shift:-1e3", real);
   EXPECT_EQ(out.samples.format, SampleFormat::cf32);
   EXPECT_DOUBLE_EQ(out.samples.center_frequency, 1e6 - 1e3);
+  out = output_of("shift:-1e3,precision=double", real);
+  EXPECT_EQ(out.samples.format, SampleFormat::cf64);
+  EXPECT_DOUBLE_EQ(out.samples.center_frequency, 1e6 - 1e3);
+  EXPECT_EQ(output_of("gain:6,precision=double", real).samples.format, SampleFormat::f64);
+  EXPECT_EQ(output_of("gain:6,precision=double", iq).samples.format, SampleFormat::cf64);
   out = output_of("resample:48000", iq);
   EXPECT_DOUBLE_EQ(out.samples.sample_rate, 48000);
   EXPECT_EQ(out.samples.format, SampleFormat::cf32);
