@@ -354,8 +354,7 @@ struct FirEngine {
   void set_taps(const FilterTaps& taps) {
     check_fir_taps_switch(taps, taps_capacity, complex_out);
     const std::size_t m = taps.size();
-    // Where the taps start inside the capacity: centred for same ((m−1)//2 falls on c).
-    const std::size_t first = align_same ? offset - (m - 1) / 2 : 0;
+    const std::size_t first = first_tap_slot(align_same, offset, m);
     const std::size_t p = geo.partition_taps;
     const bool rotate_in_spectrum = geo.fold && delta != 0 && !(packed && partitions > 1);
     const double scale = 1.0 / (static_cast<double>(n) * (packed && partitions > 1 ? 2.0 : 1.0));

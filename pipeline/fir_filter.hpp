@@ -122,6 +122,12 @@ void check_fir_spec(const FirSpec& spec);
 // The checks of a taps switch (set_taps) on a filter with room for `capacity` taps (UsageError
 // naming taps): at least one, at most the capacity, finite, real where the output is real.
 void check_fir_taps_switch(const FilterTaps& taps, std::size_t capacity, bool complex_output);
+// Where m taps start inside a filter's capacity, the CPU's and the GPU's alike: at 0 for causal;
+// for same, centred so that tap (m−1)//2 falls on the offset c that the capacity's alignment
+// gives ((capacity − 1)//2), so a switch to fewer taps keeps the group delay.
+inline std::size_t first_tap_slot(bool align_same, std::size_t offset, std::size_t m) {
+  return align_same ? offset - (m - 1) / 2 : 0;
+}
 
 class FirFilter {
  public:

@@ -196,9 +196,7 @@ void GpuFirPlan::set_taps(const FilterTaps& new_taps) {
   check_fir_taps_switch(new_taps, taps_capacity, complex_output);
   const std::size_t m = new_taps.size();
   const std::size_t n = static_cast<std::size_t>(map.n);
-  // Where the taps start inside the capacity (as FirFilter places them): centred for `same`, so
-  // that tap (m−1)//2 falls on the offset c.
-  const std::size_t first = same_alignment ? static_cast<std::size_t>(map.offset) - (m - 1) / 2 : 0;
+  const std::size_t first = first_tap_slot(same_alignment, static_cast<std::size_t>(map.offset), m);
   const std::size_t delta = fold > 1 ? static_cast<std::size_t>(map.offset % fold) : 0;
   // Each partition's taps (rotated by the shift, as FirFilter rotates them), its spectrum scaled
   // by 1/N.
