@@ -199,14 +199,16 @@ void validate(const GeneratorSpec& spec) {
   }
   if (!(spec.noise_stddev >= 0.0) || !std::isfinite(spec.noise_stddev))
     fail("noise=" + number_text(spec.noise_stddev) + ": the standard deviation must be >= 0");
-  // Every sample must be a finite float32: the largest the sum can reach must fit.
+  // Every sample must be finite in the format written (f64/cf64: a double; the others come
+  // from float32 values): the largest the sum can reach must fit.
+  const bool wide = spec.format && (*spec.format == SampleFormat::f64 || *spec.format == SampleFormat::cf64);
+  const double largest = wide ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
   double peak = kNoisePeak * spec.noise_stddev;
   for (const auto& tone : spec.tones) peak += tone.amplitude;
   for (const auto& chirp : spec.chirps) peak += chirp.amplitude;
-  if (!(peak <= std::numeric_limits<float>::max()))
-    fail("the amplitudes and noise add up to a peak of " + number_text(peak) +
-         ", beyond what float32 samples hold (" + number_text(std::numeric_limits<float>::max()) +
-         ")");
+  if (!(peak <= largest))
+    fail("the amplitudes and noise add up to a peak of " + number_text(peak) + ", beyond what " +
+         (wide ? "float64" : "float32") + " samples hold (" + number_text(largest) + ")");
   if (spec.format) {
     const SampleFormat f = *spec.format;
     if (!generator_writes(f))

@@ -29,13 +29,13 @@ std::vector<std::complex<double>> samples_of(const std::string& spec_text) {
   const auto bytes = read_all(source, 4096);
   const SampleFormat format = source.info().format;
   const std::size_t components = bytes.size() / component_bytes(format);
-  std::vector<float> floats(components);
-  convert_to_float(format, bytes.data(), components, floats.data());
+  std::vector<double> values(components);
+  convert_to_double(format, bytes.data(), components, values.data());
   std::vector<std::complex<double>> out;
   if (is_complex(format)) {
-    for (std::size_t i = 0; i + 1 < floats.size(); i += 2) out.emplace_back(floats[i], floats[i + 1]);
+    for (std::size_t i = 0; i + 1 < values.size(); i += 2) out.emplace_back(values[i], values[i + 1]);
   } else {
-    for (float v : floats) out.emplace_back(v, 0.0);
+    for (double v : values) out.emplace_back(v, 0.0);
   }
   return out;
 }
@@ -323,6 +323,7 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
       {"gen:noise=-1", {"noise=-1", ">= 0"}},
       {"gen:noise=1e38", {"peak of 8.6e+38", "float32"}},
       {"gen:tone=100@2e38,tone=200@2e38", {"peak of 4e+38", "float32"}},
+      {"gen:tone=100@1e308,tone=200@1e308,format=f64", {"peak of inf", "float64"}},
       {"gen:seed=x", {"seed=x", "unsigned integer"}},
       {"gen:seed=-3", {"seed=-3", "unsigned integer"}},
       {"gen:format=ci32", {"format=ci32", "not supported"}},
@@ -341,11 +342,13 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
   }
 }
 
-// The largest amplitudes and noise accepted still give finite float32 samples (the fuzz target
-// found noise=2e117 making infinities).
+// The largest amplitudes and noise accepted still give finite samples (the fuzz target found
+// noise=2e117 making infinities): float32's limit, and float64's for f64 and cf64.
 TEST(Generator, LargestAcceptedSignalIsFinite) {
   for (const char* spec : {"gen:noise=3.9e37,duration=1", "gen:complex,noise=3.9e37,duration=1",
-                           "gen:tone=100@1.7e38,chirp=10-1000@1.7e38,duration=1"}) {
+                           "gen:tone=100@1.7e38,chirp=10-1000@1.7e38,duration=1",
+                           "gen:noise=1e38,format=f64,duration=1",
+                           "gen:complex,tone=100@8e307,chirp=10-1000@8e307,format=cf64,duration=1"}) {
     SCOPED_TRACE(spec);
     for (const auto& sample : samples_of(spec)) {
       ASSERT_TRUE(std::isfinite(sample.real()) && std::isfinite(sample.imag())) << sample;
