@@ -155,8 +155,8 @@ class Demodulator {
 };
 
 // Gain: y = g·x on every component (real samples, or both parts of complex ones), computed in
-// double and rounded once to float (the double overloads: not rounded); g = value, or 10^(value/20) when decibels is set (an amplitude
-// factor: +6.02 dB doubles).
+// double and rounded once to float (the double overloads: not rounded to float); g = value, or
+// 10^(value/20) when decibels is set (an amplitude factor: +6.02 dB doubles).
 struct GainSpec {
   double value = 1.0;  // finite (linear: negative inverts); dB: g finite
   bool decibels = false;
@@ -171,7 +171,7 @@ class Gain {
   bool complex_input() const { return width_ == 2; }
 
   std::size_t max_output(std::size_t n) const { return n; }
-  // n items (n or 2n floats) in and out (`out` may be `in`); returns n.
+  // n items (n or 2n values) in and out (`out` may be `in`); returns n.
   std::size_t process(const float* in, std::size_t n, float* out);
   std::size_t process(const double* in, std::size_t n, double* out);
   std::size_t flush(float* out, std::size_t capacity);  // returns 0

@@ -41,6 +41,12 @@ constexpr bool is_complex(SampleFormat f) {
   }
 }
 
+// The floating-point format of real or complex samples: f32 / cf32, or f64 / cf64 in double.
+constexpr SampleFormat float_format(bool complex_values, bool double_precision = false) {
+  if (double_precision) return complex_values ? SampleFormat::cf64 : SampleFormat::f64;
+  return complex_values ? SampleFormat::cf32 : SampleFormat::f32;
+}
+
 // True for the formats stored as floating point (never scaled).
 constexpr bool is_float(SampleFormat f) {
   return f == SampleFormat::f32 || f == SampleFormat::cf32 || f == SampleFormat::f64 ||

@@ -48,9 +48,9 @@ class Mixer {
   // The absolute index of the next item.
   std::uint64_t next_index() const { return next_index_; }
 
-  // n: one complex output (two floats) per input item.
+  // n: one complex output (two values) per input item.
   std::size_t max_output(std::size_t n) const { return n; }
-  // Shifts n items (n or 2n floats) into `out` (2n floats) and returns n. Any n, 0 included.
+  // Shifts n items (n or 2n values) into `out` (2n values) and returns n. Any n, 0 included.
   // With complex input, `out` may be `in`.
   std::size_t process(const float* in, std::size_t n, float* out);
   std::size_t process(const double* in, std::size_t n, double* out);

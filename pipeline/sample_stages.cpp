@@ -41,15 +41,14 @@ PortDescription SampleEngineStage::configure(const PortDescription& input, std::
     throw UsageError(name_setting_("channel") + " " + std::to_string(channel_) + " is out of range: the input has " +
                      std::to_string(input_.channels) + " channel(s)");
   StreamInfo floats = input_;
-  floats.format = is_complex(input_.format) ? SampleFormat::cf32 : SampleFormat::f32;
+  floats.format = float_format(is_complex(input_.format));
   floats.channels = 1;
   floats.float_full_scale = input_.floats_have_full_scale();  // dBFS downstream
   EnginePlan plan = planner_(floats);
   engine_ = std::move(plan.engine);
   double_engine_ = std::move(plan.double_engine);
   active_ = double_engine_ ? static_cast<SampleEngineBase*>(double_engine_.get()) : engine_.get();
-  const SampleFormat engine_format = double_engine_ ? (is_complex(input_.format) ? SampleFormat::cf64 : SampleFormat::f64)
-                                                    : floats.format;
+  const SampleFormat engine_format = float_format(is_complex(input_.format), double_engine_ != nullptr);
   const bool direct = input_.format == engine_format && input_.channels == 1;
   const std::size_t components = direct ? 0 : max_input_items * components_per_sample(input_.format);
   floats_.assign(double_engine_ ? 0 : components, 0.0f);
@@ -295,8 +294,7 @@ MadeStage make_fir(const SettingValues& values, const StageEnvironment& environm
     spec.double_precision = double_precision;
     StreamInfo output = input;
     const bool complex_output = spec.complex_input || spec.taps.is_complex || shift;
-    if (double_precision) output.format = complex_output ? SampleFormat::cf64 : SampleFormat::f64;
-    else output.format = complex_output ? SampleFormat::cf32 : SampleFormat::f32;
+    output.format = float_format(complex_output, double_precision);
     output.float_full_scale = input.floats_have_full_scale();
     output.sample_rate = input.sample_rate / static_cast<double>(decimation);
     if (shift) output.shift_frequencies(*shift);
@@ -434,7 +432,7 @@ MadeStage channel_stage(const std::string& name, const SettingValues& values, co
 MadeStage make_shift(const SettingValues& values, const StageEnvironment& environment) {
   if (!values.given("frequency")) throw UsageError(values.name("frequency") + ": give the shift in Hz (shift:-250e3)");
   const double frequency = values.number("frequency");
-  auto make_in = [=](SampleFormat output_format) {
+  auto make_in = [=](bool double_precision) {
     return [=](const StreamInfo& input) {
       try {
         MixerSpec spec;
@@ -442,7 +440,7 @@ MadeStage make_shift(const SettingValues& values, const StageEnvironment& enviro
         spec.sample_rate = input.sample_rate;
         spec.complex_input = is_complex(input.format);
         ChannelEngine<Mixer> m{std::make_unique<Mixer>(spec), input, "shift by " + hz_text(-frequency) + " (exact phase)"};
-        m.output.format = output_format;
+        m.output.format = float_format(true, double_precision);  // complex, whatever the input
         m.output.shift_frequencies(frequency);
         return m;
       } catch (const UsageError& e) {
@@ -451,8 +449,8 @@ MadeStage make_shift(const SettingValues& values, const StageEnvironment& enviro
     };
   };
   return channel_stage<Mixer>(
-      "shift", values, environment, make_in(SampleFormat::cf32), [](const Mixer& mixer) { return gpu_shift_plan(mixer); },
-      make_in(SampleFormat::cf64));
+      "shift", values, environment, make_in(false), [](const Mixer& mixer) { return gpu_shift_plan(mixer); },
+      make_in(true));
 }
 
 // ---- resample ----------------------------------------------------------------------------------
@@ -480,7 +478,7 @@ MadeStage make_resample(const SettingValues& values, const StageEnvironment& env
       StreamInfo output = input;
       output.sample_rate = input.sample_rate * static_cast<double>(resampler->up()) / static_cast<double>(resampler->down());
       if (input.length) output.length = divided_length(*input.length, resampler->up(), resampler->down());
-      if (std::is_same_v<Real, double>) output.format = spec.complex_input ? SampleFormat::cf64 : SampleFormat::f64;
+      output.format = float_format(spec.complex_input, std::is_same_v<Real, double>);
       std::string text = "resample by " + std::to_string(resampler->up()) + "/" + std::to_string(resampler->down()) +
                          " (polyphase, " + std::to_string(resampler->taps().size()) +
                          " taps, scipy.signal.resample_poly's)";
@@ -601,7 +599,7 @@ MadeStage make_gain(const SettingValues& values, const StageEnvironment& environ
         char text[96];
         std::snprintf(text, sizeof text, "gain x%g", gain->factor());
         ChannelEngine<Gain> m{std::move(gain), input, text};
-        if (double_precision) m.output.format = with_input.complex_input ? SampleFormat::cf64 : SampleFormat::f64;
+        m.output.format = float_format(with_input.complex_input, double_precision);
         return m;
       } catch (const UsageError& e) {
         rethrow_named(e, values, {{"value", spec.decibels ? "db" : "linear"}});

@@ -199,15 +199,18 @@ void validate(const GeneratorSpec& spec) {
   }
   if (!(spec.noise_stddev >= 0.0) || !std::isfinite(spec.noise_stddev))
     fail("noise=" + number_text(spec.noise_stddev) + ": the standard deviation must be >= 0");
-  // Every sample must be finite in the format written (f64/cf64: a double; the others come
-  // from float32 values): the largest the sum can reach must fit.
+  // Every sample must be finite in the format written: float64 for f64/cf64, float32 for the
+  // others (whose values are rounded to float, or scaled and clipped to integers). The samples
+  // are sums in double whose rounding can pass the bound of the amplitudes by a few units in the
+  // last place, which float32's rounding hides but float64's does not: f64 keeps a margin.
   const bool wide = spec.format && (*spec.format == SampleFormat::f64 || *spec.format == SampleFormat::cf64);
-  const double largest = wide ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+  const double largest = wide ? std::numeric_limits<double>::max() * (1 - 0x1p-30) : std::numeric_limits<float>::max();
   double peak = kNoisePeak * spec.noise_stddev;
   for (const auto& tone : spec.tones) peak += tone.amplitude;
   for (const auto& chirp : spec.chirps) peak += chirp.amplitude;
   if (!(peak <= largest))
-    fail("the amplitudes and noise add up to a peak of " + number_text(peak) + ", beyond what " +
+    fail("the amplitudes and noise add up to a peak " +
+         (std::isfinite(peak) ? "of " + number_text(peak) + ", " : std::string()) + "beyond what " +
          (wide ? "float64" : "float32") + " samples hold (" + number_text(largest) + ")");
   if (spec.format) {
     const SampleFormat f = *spec.format;
@@ -394,7 +397,7 @@ GeneratorSpec parse_generator_spec(std::string_view text) {
 
 SampleFormat GeneratorSpec::output_format() const {
   if (format) return *format;
-  return complex_output ? SampleFormat::cf32 : SampleFormat::f32;
+  return float_format(complex_output);
 }
 
 std::optional<std::uint64_t> GeneratorSpec::length_samples() const {

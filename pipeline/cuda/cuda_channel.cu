@@ -271,7 +271,7 @@ struct CudaChannel::Impl {
                        std::to_string(stream.channels) + " channel(s)");
     if (max_input_items == 0) throw std::invalid_argument("the chunk size must be at least 1 item");
     StreamInfo floats = stream;
-    floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
+    floats.format = float_format(is_complex(stream.format));
     floats.channels = 1;
     floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
     sideband.reset();

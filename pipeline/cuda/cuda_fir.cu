@@ -285,7 +285,7 @@ struct CudaFir::Impl {
                        std::to_string(stream.channels) + " channel(s)");
     if (max_input_items == 0) throw std::invalid_argument("the chunk size must be at least 1 item");
     StreamInfo floats = stream;
-    floats.format = is_complex(stream.format) ? SampleFormat::cf32 : SampleFormat::f32;
+    floats.format = float_format(is_complex(stream.format));
     floats.channels = 1;
     floats.float_full_scale = stream.floats_have_full_scale();  // dBFS downstream, as on the CPU
     const Design design = planner(floats);
@@ -314,7 +314,7 @@ struct CudaFir::Impl {
     k.map = plan.map;
     k.complex_output = plan.complex_output ? 1 : 0;
     k.real_part = design.real_part && plan.complex_output ? 1 : 0;
-    if (design.output.format != (plan.complex_output && !design.real_part ? SampleFormat::cf32 : SampleFormat::f32))
+    if (design.output.format != float_format(plan.complex_output && !design.real_part))
       throw std::logic_error("fir: the design's output format is not the filter's");
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;

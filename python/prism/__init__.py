@@ -3,7 +3,8 @@ and streaming objects (FirFilter, Spectrogram, Stage) that carry their state fro
 the next, from numpy arrays or, on the GPU, from CuPy arrays and PyTorch tensors on the device.
 The numbers are those of the prism command line and of the C++ API (docs/embedding.md).
 Computation is in single precision (float32 / complex64 results), or for FirFilter with
-precision="double" in double (float64 / complex128). The GIL is released while prism
+precision="double" and a run's stages with precision=double in double (float64 /
+complex128). The GIL is released while prism
 computes and Ctrl-C interrupts a long call (KeyboardInterrupt). Bad parameters raise ValueError
 naming the parameter.
 """

@@ -25,9 +25,9 @@ void check_samples(prism::GeneratorSource& source, std::size_t samples) {
   std::vector<std::byte> block(samples * info.frame_bytes());
   const std::size_t got = source.read(block.data(), samples);
   if (got > samples) __builtin_trap();
-  std::vector<float> values(got * prism::components_per_sample(info.format));
-  prism::convert_to_float(info.format, block.data(), values.size(), values.data());
-  for (float v : values)
+  std::vector<double> values(got * prism::components_per_sample(info.format));
+  prism::convert_to_double(info.format, block.data(), values.size(), values.data());
+  for (double v : values)
     if (!std::isfinite(v)) __builtin_trap();
 }
 

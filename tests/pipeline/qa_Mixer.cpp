@@ -7,8 +7,8 @@
 //                   call; a mixer started at first_index = k continues one that has seen k
 //                   items; reset; in place; real input equals complex input with zero
 //                   imaginary parts
-//   3. double       the double overloads: within 1e-15·|x| of the exact value on input a float
-//                   cannot hold (2e-15), the float path their output rounded once, and bit-identical
+//   3. double       the double overloads: within 2e-15·|x| of the exact value on input a float
+//                   cannot hold, the float path their output rounded once, and bit-identical
 //                   however the input is cut
 //   4. errors       each names its field
 #include <gtest/gtest.h>

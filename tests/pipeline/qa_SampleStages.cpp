@@ -36,6 +36,11 @@ test::StageInput noisy_input(SampleFormat format, double rate, std::size_t sampl
   std::vector<std::byte> bytes(samples * info.frame_bytes());
   if (format == SampleFormat::f32 || format == SampleFormat::cf32) {
     std::memcpy(bytes.data(), values.data(), bytes.size());
+  } else if (format == SampleFormat::f64 || format == SampleFormat::cf64) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const double v = values[i] + 1e-9 * std::sin(static_cast<double>(i));  // off float's grid
+      std::memcpy(bytes.data() + 8 * i, &v, 8);
+    }
   } else {  // ci16 / i16
     for (std::size_t i = 0; i < values.size(); ++i) {
       const auto v = static_cast<std::int16_t>(std::lround(values[i] * 30000.0f));
@@ -66,10 +71,12 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"fir:complex_bandpass=-4000:-1000,numtaps=300", SampleFormat::cf32, 1},
       {"fir:lowpass=3000,numtaps=101,precision=double,decimate=2", SampleFormat::f32, 1},
       {"fir:bandpass=1000:5000,numtaps=255,shift=2000,precision=double", SampleFormat::ci16, 2},
+      {"fir:lowpass=3000,numtaps=63,precision=double", SampleFormat::cf64, 1},
       {"shift:-2500", SampleFormat::cf32, 1},
       {"shift:frequency=1000,channel=1", SampleFormat::i16, 2},
       {"shift:-2500,precision=double", SampleFormat::ci16, 1},
       {"shift:frequency=1000,precision=double,channel=1", SampleFormat::f32, 2},
+      {"shift:-2500,precision=double", SampleFormat::cf64, 1},
       {"resample:32000", SampleFormat::f32, 1},
       {"resample:up=3,down=7", SampleFormat::cf32, 1},
       {"resample:rate=32000,precision=double", SampleFormat::ci16, 2},
@@ -81,6 +88,8 @@ TEST(SampleStages, EachGoesThroughTheHarness) {
       {"gain:-6", SampleFormat::f32, 1},
       {"gain:linear=2", SampleFormat::cf32, 1},
       {"gain:-6,precision=double", SampleFormat::ci16, 2},
+      {"gain:-6,precision=double", SampleFormat::f64, 1},
+      {"gain:linear=0.5,precision=double,channel=1", SampleFormat::cf64, 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec);

@@ -323,7 +323,8 @@ TEST(Generator, BadSpecsNameTheKeyAndTheProblem) {
       {"gen:noise=-1", {"noise=-1", ">= 0"}},
       {"gen:noise=1e38", {"peak of 8.6e+38", "float32"}},
       {"gen:tone=100@2e38,tone=200@2e38", {"peak of 4e+38", "float32"}},
-      {"gen:tone=100@1e308,tone=200@1e308,format=f64", {"peak of inf", "float64"}},
+      {"gen:tone=100@1e308,tone=200@1e308,format=f64", {"peak beyond what float64 samples hold"}},
+      {"gen:complex,tone=100@1.7976931348623157e308,format=cf64", {"peak of 1.797", "float64"}},
       {"gen:seed=x", {"seed=x", "unsigned integer"}},
       {"gen:seed=-3", {"seed=-3", "unsigned integer"}},
       {"gen:format=ci32", {"format=ci32", "not supported"}},
@@ -348,7 +349,8 @@ TEST(Generator, LargestAcceptedSignalIsFinite) {
   for (const char* spec : {"gen:noise=3.9e37,duration=1", "gen:complex,noise=3.9e37,duration=1",
                            "gen:tone=100@1.7e38,chirp=10-1000@1.7e38,duration=1",
                            "gen:noise=1e38,format=f64,duration=1",
-                           "gen:complex,tone=100@8e307,chirp=10-1000@8e307,format=cf64,duration=1"}) {
+                           "gen:complex,tone=100@1.7976931e308,format=cf64,duration=1",
+                           "gen:complex,tone=100@8.98e307,chirp=10-1000@8.98e307,format=cf64,duration=1"}) {
     SCOPED_TRACE(spec);
     for (const auto& sample : samples_of(spec)) {
       ASSERT_TRUE(std::isfinite(sample.real()) && std::isfinite(sample.imag())) << sample;
