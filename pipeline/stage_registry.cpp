@@ -109,8 +109,8 @@ MadeStage make_spectrogram_stage(const SpectrogramParams& given, const StageEnvi
     engine.device = environment.device;
     // cuda and automatic run our kernels: the fused kernel where it reaches, else our FFT
     // library between the framing and detector kernels; cufft keeps cuFFT there, for comparison.
-    // In double precision automatic takes cuFFT's double plans: our FP64 kernels are correct but
-    // about 4x slower there (bench/RESULTS.md, "Double-precision spectrogram on the GPU").
+    // But in double precision automatic takes cuFFT's double plans: our FP64 kernels are as
+    // accurate and about 4x slower (bench/RESULTS.md, "Double-precision spectrogram on the GPU").
     const bool cufft_path = requested == fft::BackendKind::cufft ||
                             (requested == fft::BackendKind::automatic && params.double_precision);
     engine.path = cufft_path ? cuda::TransformPath::cufft : cuda::TransformPath::fused;
