@@ -18,45 +18,62 @@
 namespace prism::fft::gpu {
 namespace {
 
-__global__ void __launch_bounds__(kFp64BlockThreads)
-    fp64_pass_kernel(Fp64PassDesc p, const void* source, void* destination, const Cd* roots, const Cd* coarse,
-                     const Cd* fine, long long transforms) {
+// kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so that two blocks of
+// 512 threads share a multiprocessor (one block's loads overlap the other's stages); else any
+// pass (the radix-7 to -13 butterflies spill at 64).
+template <bool kLean>
+__global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
+    fp64_pass_kernel(Fp64PassDesc p, const void* __restrict__ source, void* __restrict__ destination,
+                     const Cd* __restrict__ roots, const Cd* __restrict__ coarse, const Cd* __restrict__ fine,
+                     long long transforms) {
   extern __shared__ Cd planes[];
   const int length = p.length;
   const int stride = fp64_plane_stride(length);
   const int per_block = p.per_block;
+  const int threads = p.threads_per_transform;
   const long long first = static_cast<long long>(blockIdx.x) * per_block;
-  for (int e = threadIdx.x; e < per_block * length; e += blockDim.x) {
-    const int local = p.interleave_load ? e % per_block : e / length;
-    const int i = p.interleave_load ? e / per_block : e - local * length;
-    if (first + local < transforms) planes[local * stride + i] = fp64_load(p, source, first + local, i);
+  // Each thread loads and stores elements of one transform: side by side, neighbouring threads
+  // on neighbouring transforms (groups); else on neighbouring elements of one.
+  {
+    const int local = p.interleave_load ? threadIdx.x % per_block : threadIdx.x / threads;
+    const int i0 = p.interleave_load ? threadIdx.x / per_block : threadIdx.x - local * threads;
+    if (first + local < transforms) {
+      const Fp64Transform at = fp64_transform(p, first + local);
+      for (int i = i0; i < length; i += threads) planes[local * stride + i] = fp64_load(p, source, at, i);
+    }
   }
   __syncthreads();
-  const int local = threadIdx.x / p.threads_per_transform;
-  const int lane = threadIdx.x - local * p.threads_per_transform;
+  const int local = threadIdx.x / threads;
+  const int lane = threadIdx.x - local * threads;
   Cd* a = planes + local * stride;
   Cd* b = a + length;
   int span = 1;
   for (int s = 0; s < p.stages; ++s) {
-    const int radix = p.radices[s];
-    if (local < per_block) {
-      for (int j = lane; j < length / radix; j += p.threads_per_transform)
-        fp64_stage_butterfly(radix, a, b, length, span, j, roots);
-    }
+    const Fp64Stage stage = fp64_stage(p, s, span);
+    for (int j = lane; j < stage.stride; j += threads) fp64_stage_butterfly<kLean>(stage, a, b, j, roots);
     __syncthreads();
     Cd* swap = a;
     a = b;
     b = swap;
-    span *= radix;
+    span *= stage.radix;
   }
   const int result = p.stages % 2 == 0 ? 0 : length;  // the plane the last stage wrote
-  for (int e = threadIdx.x; e < per_block * length; e += blockDim.x) {
-    const int t = p.interleave_store ? e % per_block : e / length;
-    const int k = p.interleave_store ? e / per_block : e - t * length;
-    if (first + t < transforms)
-      fp64_store(p, destination, first + t, k, planes[t * stride + result + k], coarse, fine);
+  {
+    const int t = p.interleave_store ? threadIdx.x % per_block : local;
+    const int k0 = p.interleave_store ? threadIdx.x / per_block : lane;
+    if (first + t < transforms) {
+      const Fp64Transform at = fp64_transform(p, first + t);
+      for (int k = k0; k < length; k += threads)
+        fp64_store(p, destination, at, k, planes[t * stride + result + k], coarse, fine);
+    }
   }
 }
+
+
+using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, const Cd*, const Cd*, long long);
+
+// The kernel for a pass: the lean one where it can.
+Fp64PassKernel kernel_for(const Fp64PassDesc& p) { return fp64_lean_pass(p) ? fp64_pass_kernel<true> : fp64_pass_kernel<false>; }
 
 // Thread blocks of a pass over `rows` rows of the batch.
 long long blocks_of(const Fp64PassDesc& p, long long rows) { return (rows * p.groups + p.per_block - 1) / p.per_block; }
@@ -81,11 +98,15 @@ class CudaFp64Plan final : public Plan {
     // threads at once.
     static std::mutex attribute_lock;
     const std::lock_guard<std::mutex> locked(attribute_lock);
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, fp64_pass_kernel), "cudaFuncGetAttributes");
-    if (attributes.maxDynamicSharedSizeBytes < shared)
-      check(cudaFuncSetAttribute(fp64_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
-            "cudaFuncSetAttribute");
+    for (const Fp64Step& step : layout_.steps) {
+      const Fp64PassKernel kernel = kernel_for(step.pass);
+      const long long needed = fp64_shared_bytes(step.pass);
+      cudaFuncAttributes attributes{};
+      check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+      if (attributes.maxDynamicSharedSizeBytes < needed)
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(needed)),
+              "cudaFuncSetAttribute");
+    }
     for (const Fp64Step& step : layout_.steps) {
       const long long blocks = blocks_of(step.pass, static_cast<long long>(spec.batch));
       if (blocks > INT_MAX)
@@ -121,7 +142,7 @@ class CudaFp64Plan final : public Plan {
     for (const Fp64Step& step : layout_.steps) {
       const Fp64PassDesc& p = step.pass;
       const int threads = p.per_block * p.threads_per_transform;
-      fp64_pass_kernel<<<static_cast<unsigned>(blocks_of(p, rows)), threads, static_cast<std::size_t>(fp64_shared_bytes(p)),
+      kernel_for(p)<<<static_cast<unsigned>(blocks_of(p, rows)), threads, static_cast<std::size_t>(fp64_shared_bytes(p)),
                          static_cast<cudaStream_t>(stream)>>>(
           p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
           step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,

@@ -8,8 +8,9 @@
 
 namespace prism::fft::gpu {
 
-// The radices a double-precision pass factors its length into (4 first, then 2 and the odd primes).
-inline constexpr int kFp64Radices[] = {4, 2, 3, 5, 7, 11, 13};
+// The radices a double-precision pass factors its length into: the power of two as radix-8 stages
+// (a 4 or two where three 2s do not remain), then the odd primes.
+inline constexpr int kFp64Radices[] = {8, 4, 2, 3, 5, 7, 11, 13};
 // A pass holds at most 7263 points (fp64_max_pass_length at Hopper's 227 KB): fewer than 2^13, so
 // fewer than 13 stages.
 inline constexpr int kFp64MaxStages = 16;
@@ -41,9 +42,10 @@ struct Fp64PassDesc {
   bool conj_in = false;
   bool conj_out = false;
   // Four-step twiddle: element k of group g multiplied by exp(−2πi·g·k/twiddle_n) before the
-  // store; 0 for none. Taken from two tables (coarse[m / split] · fine[m % split], m = g·k).
+  // store; 0 for none. Taken from two tables (coarse[m >> shift] · fine[m mod 2^shift], m = g·k):
+  // a power-of-two split, so that no element divides.
   long long twiddle_n = 0;
-  long long twiddle_split = 1;
+  int twiddle_shift = 0;
   // Transforms per thread block, threads per transform, and whether a block's loads (stores) walk
   // its transforms side by side, neighbouring threads on neighbouring groups (where groups are
   // neighbours in memory and a transform's elements are not: the four-step's strided sides), or
@@ -58,59 +60,93 @@ struct Fp64PassDesc {
 
 PRISM_HD constexpr int fp64_plane_stride(int length) { return 2 * length + 1; }
 
-// Element i of transform t from the source: `source` holds doubles (real load) or Cd.
-PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, long long t, long long i) {
-  const long long row = t / p.groups;
+// Where transform t of a pass reads and writes (element 0) and its group, found once per
+// transform, so that an element's address is base + index·stride.
+struct Fp64Transform {
+  long long in_base = 0;
+  long long out_base = 0;
+  long long group = 0;
+};
+
+PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t) {
+  const long long row = p.groups == 1 ? t : t / p.groups;
   const long long g = t - row * p.groups;
-  long long offset = i * p.in_stride + g * p.in_group_stride;
+  return Fp64Transform{row * p.in_row + g * p.in_group_stride, row * p.out_row + g * p.out_group_stride, g};
+}
+
+// Element i of transform `at` from the source: `source` holds doubles (real load) or Cd.
+PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Transform& at, long long i) {
+  const long long offset = i * p.in_stride;  // within the row: the element's index in the full transform
+  const long long within_row = offset + at.group * p.in_group_stride;
   Cd v;
   if (p.load == Fp64Load::real) {
-    v = Cd{static_cast<const double*>(source)[row * p.in_row + offset], 0.0};
-  } else if (p.load == Fp64Load::hermitian && 2 * offset > p.full_length) {
-    v = conj(static_cast<const Cd*>(source)[row * p.in_row + (p.full_length - offset)]);
+    v = Cd{static_cast<const double*>(source)[at.in_base + offset], 0.0};
+  } else if (p.load == Fp64Load::hermitian && 2 * within_row > p.full_length) {
+    v = conj(static_cast<const Cd*>(source)[at.in_base - at.group * p.in_group_stride + (p.full_length - within_row)]);
   } else {
-    v = static_cast<const Cd*>(source)[row * p.in_row + offset];
+    v = static_cast<const Cd*>(source)[at.in_base + offset];
   }
   return p.conj_in ? conj(v) : v;
 }
 
 // exp(−2πi·m/twiddle_n) from the two tables.
 PRISM_HD Cd fp64_four_step_twiddle(const Fp64PassDesc& p, const Cd* coarse, const Cd* fine, long long m) {
-  const long long high = m / p.twiddle_split;
-  return cmul(coarse[high], fine[m - high * p.twiddle_split]);
+  return cmul(coarse[m >> p.twiddle_shift], fine[m & ((1LL << p.twiddle_shift) - 1)]);
 }
 
-// Writes element k of transform t.
-PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, long long t, long long k, Cd v, const Cd* coarse,
-                         const Cd* fine) {
-  const long long row = t / p.groups;
-  const long long g = t - row * p.groups;
-  if (p.twiddle_n != 0) v = cmul(v, fp64_four_step_twiddle(p, coarse, fine, g * k));
-  const long long offset = k * p.out_stride + g * p.out_group_stride;
+// Writes element k of transform `at`.
+PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, const Fp64Transform& at, long long k, Cd v,
+                         const Cd* coarse, const Cd* fine) {
+  if (p.twiddle_n != 0) v = cmul(v, fp64_four_step_twiddle(p, coarse, fine, at.group * k));
+  const long long offset = k * p.out_stride;
   if (p.conj_out) v = conj(v);
   if (p.store == Fp64Store::real_part) {
-    static_cast<double*>(destination)[row * p.out_row + offset] = v.re;
-  } else if (p.store == Fp64Store::complex || 2 * offset <= p.full_length) {
-    static_cast<Cd*>(destination)[row * p.out_row + offset] = v;
+    static_cast<double*>(destination)[at.out_base + offset] = v.re;
+  } else if (p.store == Fp64Store::complex || 2 * (offset + at.group * p.out_group_stride) <= p.full_length) {
+    static_cast<Cd*>(destination)[at.out_base + offset] = v;
   }
 }
 
-// Stockham stage of radix R after `span` points of earlier stages (the product of their radices),
-// butterfly j of length/R: reads src[j + r·length/R], twiddles them by exp(−2πi·(j mod span)·r /
-// (span·R)), takes their DFT and writes dst[(j / span)·span·R + j mod span + r·span]. `roots` is
-// the pass's table of exp(−2πi·m/length), m < length.
+// One stage of a pass: radix R after `span` points of earlier stages (the product of their
+// radices); stride = length / R and step = length / (span·R) (the roots index of one twiddle
+// step), found once per stage.
+struct Fp64Stage {
+  int radix = 2;
+  int span = 1;
+  int stride = 1;
+  int step = 1;
+};
+
+PRISM_HD Fp64Stage fp64_stage(const Fp64PassDesc& p, int s, int span) {
+  const int radix = p.radices[s];
+  return Fp64Stage{radix, span, p.length / radix, p.length / (span * radix)};
+}
+
+// exp(−2πi/8)·v and exp(−2πi·3/8)·v.
+PRISM_HD constexpr Cd fp64_rotate_eighth(Cd v) {
+  constexpr double h = 0.70710678118654752440;  // √½
+  return Cd{(v.re + v.im) * h, (v.im - v.re) * h};
+}
+PRISM_HD constexpr Cd fp64_rotate_three_eighths(Cd v) {
+  constexpr double h = 0.70710678118654752440;
+  return Cd{(v.im - v.re) * h, -(v.re + v.im) * h};
+}
+
+// Stockham butterfly j of a stage of radix R: reads src[j + r·stride], twiddles them by
+// exp(−2πi·(j mod span)·r / (span·R)), takes their DFT and writes
+// dst[(j / span)·span·R + j mod span + r·span]. `roots` is the pass's table of exp(−2πi·m/length),
+// m < length.
 template <int R>
-PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, int length, int span, int j, const Cd* roots) {
-  const int stride = length / R;
-  const int within = j % span;
-  const int step = length / (span * R);  // roots index of one twiddle step
+PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, const Fp64Stage& st, int j, const Cd* roots) {
+  const int within = j % st.span;
   Cd v[R];
   PRISM_UNROLL
   for (int r = 0; r < R; ++r) {
-    v[r] = src[j + r * stride];
-    if (r > 0) v[r] = cmul(v[r], roots[within * r * step]);
+    v[r] = src[j + r * st.stride];
+    if (r > 0) v[r] = cmul(v[r], roots[within * r * st.step]);
   }
-  const int base = (j / span) * span * R + within;
+  const int base = (j - within) * R + within;
+  const int span = st.span;
   if constexpr (R == 2) {
     dst[base] = v[0] + v[1];
     dst[base + span] = v[0] - v[1];
@@ -120,6 +156,21 @@ PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, int length, int span, int j
     dst[base + span] = b + d;
     dst[base + 2 * span] = a - c;
     dst[base + 3 * span] = b - d;
+  } else if constexpr (R == 8) {
+    // Two DFTs of 4 (even and odd inputs), the odd one's outputs turned by exp(−2πi·k/8).
+    const Cd a0 = v[0] + v[4], a1 = v[0] - v[4], a2 = v[2] + v[6], a3 = mul_neg_i(v[2] - v[6]);
+    const Cd b0 = v[1] + v[5], b1 = v[1] - v[5], b2 = v[3] + v[7], b3 = mul_neg_i(v[3] - v[7]);
+    const Cd e0 = a0 + a2, e1 = a1 + a3, e2 = a0 - a2, e3 = a1 - a3;
+    const Cd o0 = b0 + b2, o1 = fp64_rotate_eighth(b1 + b3), o2 = mul_neg_i(b0 - b2),
+             o3 = fp64_rotate_three_eighths(b1 - b3);
+    dst[base] = e0 + o0;
+    dst[base + span] = e1 + o1;
+    dst[base + 2 * span] = e2 + o2;
+    dst[base + 3 * span] = e3 + o3;
+    dst[base + 4 * span] = e0 - o0;
+    dst[base + 5 * span] = e1 - o1;
+    dst[base + 6 * span] = e2 - o2;
+    dst[base + 7 * span] = e3 - o3;
   } else {
     // The direct DFT of R points, its roots exp(−2πi·m/R) = roots[m·stride], one output at a
     // time: unrolled over k as well, the odd radices would hold R² products' operands at once.
@@ -131,23 +182,40 @@ PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, int length, int span, int j
       for (int r = 1; r < R; ++r) {
         m += k;
         if (m >= R) m -= R;
-        sum = sum + cmul(v[r], roots[m * stride]);
+        sum = sum + cmul(v[r], roots[m * st.stride]);
       }
       dst[base + k * span] = sum;
     }
   }
 }
 
-// Butterfly j of stage `stage` (span: the product of the earlier radices).
-PRISM_HD void fp64_stage_butterfly(int radix, const Cd* src, Cd* dst, int length, int span, int j, const Cd* roots) {
-  switch (radix) {
-    case 2: fp64_butterfly<2>(src, dst, length, span, j, roots); break;
-    case 3: fp64_butterfly<3>(src, dst, length, span, j, roots); break;
-    case 4: fp64_butterfly<4>(src, dst, length, span, j, roots); break;
-    case 5: fp64_butterfly<5>(src, dst, length, span, j, roots); break;
-    case 7: fp64_butterfly<7>(src, dst, length, span, j, roots); break;
-    case 11: fp64_butterfly<11>(src, dst, length, span, j, roots); break;
-    default: fp64_butterfly<13>(src, dst, length, span, j, roots); break;
+// The radices of the lean pass kernel (fft64_kernels.cu): compiled for them only, it fits in 64
+// registers; the radix-7, -11 and -13 butterflies need more.
+PRISM_HD constexpr bool fp64_lean_radix(int radix) { return radix <= 5 || radix == 8; }
+PRISM_HD constexpr bool fp64_lean_pass(const Fp64PassDesc& p) {
+  for (int s = 0; s < p.stages; ++s)
+    if (!fp64_lean_radix(p.radices[s])) return false;
+  return true;
+}
+
+// Butterfly j of a stage; kLean: its radix is one of fp64_lean_radix's.
+template <bool kLean = false>
+PRISM_HD void fp64_stage_butterfly(const Fp64Stage& st, const Cd* src, Cd* dst, int j, const Cd* roots) {
+  switch (st.radix) {
+    case 2: fp64_butterfly<2>(src, dst, st, j, roots); break;
+    case 3: fp64_butterfly<3>(src, dst, st, j, roots); break;
+    case 4: fp64_butterfly<4>(src, dst, st, j, roots); break;
+    case 5: fp64_butterfly<5>(src, dst, st, j, roots); break;
+    case 8: fp64_butterfly<8>(src, dst, st, j, roots); break;
+    default:
+      if constexpr (!kLean) {
+        switch (st.radix) {
+          case 7: fp64_butterfly<7>(src, dst, st, j, roots); break;
+          case 11: fp64_butterfly<11>(src, dst, st, j, roots); break;
+          default: fp64_butterfly<13>(src, dst, st, j, roots); break;
+        }
+      }
+      break;
   }
 }
 

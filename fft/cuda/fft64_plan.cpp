@@ -17,10 +17,25 @@ long long rough_part(long long n) {
   return n;
 }
 
-// n's radices (kFp64Radices, 4 before 2); n smooth (rough_part 1), 1 none.
+// n's radices (n smooth: rough_part 1): its power of two 2^t as radix-8 stages, then one 4 where
+// t mod 3 is 2 and two 4s in place of an 8 where it is 1 (a 2 where t is 1), then the odd primes.
 std::vector<int> fp64_radices(long long n) {
-  std::vector<int> radices;
+  int twos = 0;
+  while (n % 2 == 0) {
+    ++twos;
+    n /= 2;
+  }
+  std::vector<int> radices(static_cast<std::size_t>(twos / 3), 8);
+  if (twos % 3 == 2) {
+    radices.push_back(4);
+  } else if (twos % 3 == 1 && twos > 1) {
+    radices.back() = 4;
+    radices.push_back(4);
+  } else if (twos == 1) {
+    radices.push_back(2);
+  }
   for (int radix : kFp64Radices) {
+    if (radix % 2 == 0) continue;
     while (n % radix == 0) {
       radices.push_back(radix);
       n /= radix;
@@ -44,14 +59,16 @@ Cd unit_root(long long m, long long n) {
   return Cd{static_cast<double>(std::cos(angle)), static_cast<double>(std::sin(angle))};
 }
 
-// Threads per transform and transforms per block for a pass of `length`: a thread per four points
-// (at most the block), and as many transforms as the block's threads and shared memory allow. A
-// strided pass (`side_by_side`) takes fewer threads per transform so that a block holds up to 8
-// transforms, their neighbouring groups read and written as runs of up to 128 bytes; shared
-// memory holds 8 up to 907 points, 3 at 2048 and 1 at 4096.
+// Threads per transform and transforms per block for a pass of `length`: a thread per butterfly
+// of the stage that has the most (at most the block), and as many transforms as the block's
+// threads and shared memory allow. A strided pass (`side_by_side`) takes fewer threads per
+// transform so that a block holds up to 8 transforms, their neighbouring groups read and written
+// as runs of up to 128 bytes; shared memory holds 8 up to 907 points, 3 at 2048 and 1 at 4096.
 void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_by_side) {
   const long long by_shared = max_shared_bytes / (static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length));
-  long long threads = std::clamp<long long>(pass.length / 4, 1, kFp64BlockThreads);
+  int smallest_radix = pass.length;
+  for (int s = 0; s < pass.stages; ++s) smallest_radix = std::min(smallest_radix, pass.radices[s]);
+  long long threads = std::clamp<long long>(pass.length / std::max(smallest_radix, 1), 1, kFp64BlockThreads);
   if (side_by_side) threads = std::min(threads, std::max<long long>(1, kFp64BlockThreads / std::min<long long>(8, by_shared)));
   pass.threads_per_transform = static_cast<int>(threads);
   pass.per_block = static_cast<int>(std::max<long long>(1, std::min(kFp64BlockThreads / threads, by_shared)));
@@ -158,15 +175,15 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   columns.pass.load = first_load;
   columns.pass.conj_in = inverse;
   columns.pass.twiddle_n = n;
-  columns.pass.twiddle_split = static_cast<long long>(std::ceil(std::sqrt(static_cast<double>(n))));
+  while ((1LL << (2 * columns.pass.twiddle_shift)) < n) ++columns.pass.twiddle_shift;  // 2^shift >= √n
+  const long long split = 1LL << columns.pass.twiddle_shift;
   columns.pass.interleave_load = columns.pass.interleave_store = true;
   columns.dst = BufferRef::scratch;
   columns.roots = add_roots(n1);
   columns.fine = static_cast<long long>(layout.table.size());
-  for (long long b = 0; b < columns.pass.twiddle_split; ++b) layout.table.push_back(unit_root(b, n));
+  for (long long b = 0; b < split; ++b) layout.table.push_back(unit_root(b, n));
   columns.coarse = static_cast<long long>(layout.table.size());
-  for (long long a = 0; a * columns.pass.twiddle_split < n; ++a)
-    layout.table.push_back(unit_root(a * columns.pass.twiddle_split, n));
+  for (long long a = 0; a * split < n; ++a) layout.table.push_back(unit_root(a * split, n));
 
   Fp64Step rows;  // the n1 transforms of length n2 along j2, each written to k1 + n1·k2
   rows.pass = make_pass(n2, max_shared_bytes, true);
@@ -210,6 +227,7 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
     const int length = p.length;
     const int stride = fp64_plane_stride(length);
     const int elements = p.per_block * length;
+    const bool lean = fp64_lean_pass(p);  // the kernel the device runs for it
     std::vector<Cd> planes(static_cast<std::size_t>(stride) * p.per_block);
     const long long transforms = static_cast<long long>(rows) * p.groups;
     // The kernel's blocks in turn: its element loop, then every transform's stages, then its
@@ -218,17 +236,23 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
       for (int e = 0; e < elements; ++e) {
         const int local = p.interleave_load ? e % p.per_block : e / length;
         const int i = p.interleave_load ? e / p.per_block : e - local * length;
-        if (first + local < transforms) planes[local * stride + i] = fp64_load(p, source, first + local, i);
+        if (first + local < transforms)
+          planes[local * stride + i] = fp64_load(p, source, fp64_transform(p, first + local), i);
       }
       for (int local = 0; local < p.per_block; ++local) {
         Cd* a = planes.data() + local * stride;
         Cd* b = a + length;
         int span = 1;
         for (int s = 0; s < p.stages; ++s) {
-          const int radix = p.radices[s];
-          for (int j = 0; j < length / radix; ++j) fp64_stage_butterfly(radix, a, b, length, span, j, roots);
+          const Fp64Stage stage = fp64_stage(p, s, span);
+          for (int j = 0; j < stage.stride; ++j) {
+            if (lean)
+              fp64_stage_butterfly<true>(stage, a, b, j, roots);
+            else
+              fp64_stage_butterfly<false>(stage, a, b, j, roots);
+          }
           std::swap(a, b);
-          span *= radix;
+          span *= stage.radix;
         }
       }
       const int result = p.stages % 2 == 0 ? 0 : length;
@@ -236,7 +260,8 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
         const int local = p.interleave_store ? e % p.per_block : e / length;
         const int k = p.interleave_store ? e / p.per_block : e - local * length;
         if (first + local < transforms)
-          fp64_store(p, destination, first + local, k, planes[local * stride + result + k], coarse, fine);
+          fp64_store(p, destination, fp64_transform(p, first + local), k, planes[local * stride + result + k], coarse,
+                     fine);
       }
     }
   }

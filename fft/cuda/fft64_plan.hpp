@@ -20,8 +20,9 @@
 
 namespace prism::fft::gpu {
 
-// Threads per block of the double-precision pass kernel.
-inline constexpr int kFp64BlockThreads = 256;
+// Threads per block of the double-precision pass kernel, at most: 16 warps on a multiprocessor
+// where one transform of 4096 points fills its shared memory.
+inline constexpr int kFp64BlockThreads = 512;
 
 struct Fp64Step {
   Fp64PassDesc pass;
@@ -55,7 +56,8 @@ long long fp64_shared_bytes(const Fp64PassDesc& pass);
 
 // Runs the layout on the host for `rows` transforms of the batch as the kernel runs it: block by
 // block, each block's transforms loaded in the kernel's order before any is stored, the same
-// loads, butterflies, twiddles and stores (fft64_pass.hpp), stage after stage.
+// loads, butterflies (the lean kernel's where it runs), twiddles and stores (fft64_pass.hpp),
+// stage after stage.
 void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, std::size_t rows);
 
 }  // namespace prism::fft::gpu

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fft/cuda/fft64_plan.hpp"
@@ -98,7 +99,7 @@ TEST(Fft64PlanHost, FourStepMatchesTheLongDoubleFft) {
 
 TEST(Fft64PlanHost, TheFourStepSplitsEvenlyAndTheTablesAreAccurate) {
   const Fp64Layout layout = make_fp64_layout({1u << 20, 1, Transform::c2c_forward, false});
-  EXPECT_EQ(layout.algorithm, "fp64 four-step 1024x1024 (4x4x4x4x4, 4x4x4x4x4)");
+  EXPECT_EQ(layout.algorithm, "fp64 four-step 1024x1024 (8x8x4x4, 8x8x4x4)");
   ASSERT_EQ(layout.steps.size(), 2u);
   EXPECT_EQ(layout.scratch_elements, 1 << 20);
   // Every root of both passes' tables is within one rounding of the exact value, and the
@@ -120,6 +121,20 @@ TEST(Fft64PlanHost, TheFourStepSplitsEvenlyAndTheTablesAreAccurate) {
     EXPECT_LE(std::abs(w.re - std::cos(angle)), 3.4e-16L) << m;
     EXPECT_LE(std::abs(w.im - std::sin(angle)), 3.4e-16L) << m;
   }
+}
+
+TEST(Fft64PlanHost, APowerOfTwoTakesRadixEightStagesAndFoursForTheRest) {
+  const std::pair<std::size_t, const char*> expected[] = {
+      {2, "2"},         {4, "4"},           {8, "8"},          {16, "4x4"},     {32, "8x4"},
+      {64, "8x8"},      {128, "8x4x4"},     {4096, "8x8x8x8"}, {2048, "8x8x8x4"}, {1000, "8x5x5x5"},
+      {6, "2x3"},       {24, "8x3"},        {48, "4x4x3"},     {1, "1"}};
+  for (const auto& [n, radices] : expected)
+    EXPECT_EQ(make_fp64_layout({n, 1, Transform::c2c_forward, false}).algorithm, std::string("fp64 stockham ") + radices)
+        << n;
+  // A thread per butterfly of the stage with the most: 512 threads for 4096 points in one block.
+  const Fp64PassDesc pass = make_fp64_layout({4096, 1, Transform::c2c_forward, false}).steps.at(0).pass;
+  EXPECT_EQ(pass.threads_per_transform, 512);
+  EXPECT_EQ(pass.per_block, 1);
 }
 
 TEST(Fft64PlanHost, RefusesWhatItDoesNotTakeAndSaysWhy) {
