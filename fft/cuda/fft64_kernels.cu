@@ -25,20 +25,21 @@ template <bool kLean>
 __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     fp64_pass_kernel(Fp64PassDesc p, const void* __restrict__ source, void* __restrict__ destination,
                      const Cd* __restrict__ roots, const Cd* __restrict__ coarse, const Cd* __restrict__ fine,
-                     long long transforms) {
+                     long long rows) {
   extern __shared__ Cd planes[];
   const int length = p.length;
   const int stride = fp64_plane_stride(length);
   const int per_block = p.per_block;
   const int threads = p.threads_per_transform;
   const long long first = static_cast<long long>(blockIdx.x) * per_block;
+  const long long transforms = fp64_transforms(p, rows);
   // Each thread loads and stores elements of one transform: side by side, neighbouring threads
   // on neighbouring transforms (groups); else on neighbouring elements of one.
   {
     const int local = p.interleave_load ? threadIdx.x % per_block : threadIdx.x / threads;
     const int i0 = p.interleave_load ? threadIdx.x / per_block : threadIdx.x - local * threads;
     if (first + local < transforms) {
-      const Fp64Transform at = fp64_transform(p, first + local);
+      const Fp64Transform at = fp64_transform(p, first + local, rows);
       for (int i = i0; i < length; i += threads) planes[local * stride + i] = fp64_load(p, source, at, i);
     }
   }
@@ -62,9 +63,8 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     const int t = p.interleave_store ? threadIdx.x % per_block : local;
     const int k0 = p.interleave_store ? threadIdx.x / per_block : lane;
     if (first + t < transforms) {
-      const Fp64Transform at = fp64_transform(p, first + t);
-      for (int k = k0; k < length; k += threads)
-        fp64_store(p, destination, at, k, planes[t * stride + result + k], coarse, fine);
+      const Fp64Transform at = fp64_transform(p, first + t, rows);
+      for (int k = k0; k < length; k += threads) fp64_store_from(p, destination, at, k, planes + t * stride + result, coarse, fine);
     }
   }
 }
@@ -76,7 +76,7 @@ using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, con
 Fp64PassKernel kernel_for(const Fp64PassDesc& p) { return fp64_lean_pass(p) ? fp64_pass_kernel<true> : fp64_pass_kernel<false>; }
 
 // Thread blocks of a pass over `rows` rows of the batch.
-long long blocks_of(const Fp64PassDesc& p, long long rows) { return (rows * p.groups + p.per_block - 1) / p.per_block; }
+long long blocks_of(const Fp64PassDesc& p, long long rows) { return (fp64_transforms(p, rows) + p.per_block - 1) / p.per_block; }
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
@@ -146,7 +146,7 @@ class CudaFp64Plan final : public Plan {
                          static_cast<cudaStream_t>(stream)>>>(
           p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
           step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,
-          rows * p.groups);
+          rows);
       const cudaError_t launched = cudaGetLastError();
       if (launched != cudaSuccess) check(launched, ("kernel launch of " + layout_.algorithm).c_str());
     }

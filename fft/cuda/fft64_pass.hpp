@@ -17,14 +17,19 @@ inline constexpr int kFp64MaxStages = 16;
 
 // How a pass reads element i of its transform: complex values; real values (imaginary 0, an
 // r2c's first pass); the Hermitian half of a c2r's input expanded to the full length
-// (x[j] = conj(x[n - j]) above n/2).
-enum class Fp64Load : int { complex, real, hermitian };
+// (x[j] = conj(x[n - j]) above n/2). Paired (a real transform in one pass): two rows a and b of
+// the batch as one complex transform, a + i·b, from real rows (real_pair) or from two Hermitian
+// halves (hermitian_pair, their imaginary parts at 0 and n/2 dropped, as the real part of one
+// inverse transform drops them).
+enum class Fp64Load : int { complex, real, hermitian, real_pair, hermitian_pair };
 // How it writes element k: complex values; those of k <= n/2 only (an r2c's last pass); the real
-// part (a c2r's last pass).
-enum class Fp64Store : int { complex, half, real_part };
+// part (a c2r's last pass). Paired: the spectra of the two real rows split from the transform Z
+// of a + i·b, A[k] = (Z[k] + conj(Z[n−k]))/2 and B[k] = (Z[k] − conj(Z[n−k]))/(2i), k <= n/2
+// (split_pair); the real and imaginary parts to the two rows (real_pair).
+enum class Fp64Store : int { complex, half, real_part, split_pair, real_pair };
 
-// A pass: `rows × groups` transforms of `length` points. Transform t is group g = t % groups of
-// row r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
+// A pass: `rows × groups` transforms of `length` points (paired: ⌈rows/2⌉ transforms, t of rows
+// 2t and 2t + 1, one group). Transform t is group g = t % groups of row r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
 // of the source and element k written at r·out_row + k·out_stride + g·out_group_stride. That
 // offset within the row is the element's index in the full transform of length `full_length`,
 // which the Hermitian load and the half store use. Inverse transforms conjugate on the first
@@ -56,22 +61,39 @@ struct Fp64PassDesc {
   int threads_per_transform = 1;
   bool interleave_load = false;
   bool interleave_store = false;
+  bool paired = false;
 };
+
+// The transforms of a pass over `rows` rows of the batch.
+PRISM_HD constexpr long long fp64_transforms(const Fp64PassDesc& p, long long rows) {
+  return p.paired ? (rows + 1) / 2 : rows * p.groups;
+}
 
 PRISM_HD constexpr int fp64_plane_stride(int length) { return 2 * length + 1; }
 
 // Where transform t of a pass reads and writes (element 0) and its group, found once per
 // transform, so that an element's address is base + index·stride.
+// Paired: the first row's, and whether the second row is in the batch.
 struct Fp64Transform {
   long long in_base = 0;
   long long out_base = 0;
   long long group = 0;
+  bool second = false;
 };
 
-PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t) {
+PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t, long long rows) {
+  if (p.paired) return Fp64Transform{2 * t * p.in_row, 2 * t * p.out_row, 0, 2 * t + 1 < rows};
   const long long row = p.groups == 1 ? t : t / p.groups;
   const long long g = t - row * p.groups;
-  return Fp64Transform{row * p.in_row + g * p.in_group_stride, row * p.out_row + g * p.out_group_stride, g};
+  return Fp64Transform{row * p.in_row + g * p.in_group_stride, row * p.out_row + g * p.out_group_stride, g, false};
+}
+
+// Element i of a Hermitian half at `half`, expanded to the full length n (i < n); `exact_real`:
+// the imaginary part at 0 and n/2 dropped.
+PRISM_HD Cd fp64_hermitian_element(const Cd* half, long long i, long long n, bool exact_real) {
+  if (2 * i > n) return conj(half[n - i]);
+  const Cd v = half[i];
+  return exact_real && (i == 0 || 2 * i == n) ? Cd{v.re, 0.0} : v;
 }
 
 // Element i of transform `at` from the source: `source` holds doubles (real load) or Cd.
@@ -81,6 +103,14 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
   Cd v;
   if (p.load == Fp64Load::real) {
     v = Cd{static_cast<const double*>(source)[at.in_base + offset], 0.0};
+  } else if (p.load == Fp64Load::real_pair) {
+    const double* a = static_cast<const double*>(source) + at.in_base;
+    v = Cd{a[offset], at.second ? a[p.in_row + offset] : 0.0};
+  } else if (p.load == Fp64Load::hermitian_pair) {
+    const Cd* a = static_cast<const Cd*>(source) + at.in_base;
+    const Cd x = fp64_hermitian_element(a, offset, p.full_length, true);
+    const Cd y = at.second ? fp64_hermitian_element(a + p.in_row, offset, p.full_length, true) : Cd{0.0, 0.0};
+    v = Cd{x.re - y.im, x.im + y.re};  // x + i·y
   } else if (p.load == Fp64Load::hermitian && 2 * within_row > p.full_length) {
     v = conj(static_cast<const Cd*>(source)[at.in_base - at.group * p.in_group_stride + (p.full_length - within_row)]);
   } else {
@@ -102,9 +132,30 @@ PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, const Fp64Tra
   if (p.conj_out) v = conj(v);
   if (p.store == Fp64Store::real_part) {
     static_cast<double*>(destination)[at.out_base + offset] = v.re;
+  } else if (p.store == Fp64Store::real_pair) {
+    double* a = static_cast<double*>(destination) + at.out_base;
+    a[offset] = v.re;
+    if (at.second) a[p.out_row + offset] = v.im;
   } else if (p.store == Fp64Store::complex || 2 * (offset + at.group * p.out_group_stride) <= p.full_length) {
     static_cast<Cd*>(destination)[at.out_base + offset] = v;
   }
+}
+
+// Writes element k of transform `at` from the plane that holds its result: split_pair reads
+// elements k and n − k of it (a single pass: out_stride 1, one group, no twiddle); the other stores
+// element k (fp64_store).
+PRISM_HD void fp64_store_from(const Fp64PassDesc& p, void* destination, const Fp64Transform& at, int k,
+                              const Cd* result, const Cd* coarse, const Cd* fine) {
+  if (p.store != Fp64Store::split_pair) {
+    fp64_store(p, destination, at, k, result[k], coarse, fine);
+    return;
+  }
+  if (2 * k > p.length) return;
+  const Cd z = result[k];
+  const Cd w = conj(result[k == 0 ? 0 : p.length - k]);
+  Cd* a = static_cast<Cd*>(destination) + at.out_base;
+  a[k] = Cd{0.5 * (z.re + w.re), 0.5 * (z.im + w.im)};
+  if (at.second) a[p.out_row + k] = Cd{0.5 * (z.im - w.im), 0.5 * (w.re - z.re)};  // (z − w)/(2i)
 }
 
 // One stage of a pass: radix R after `span` points of earlier stages (the product of their

@@ -152,10 +152,17 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     step.pass.full_length = n;
     step.pass.load = first_load;
     step.pass.store = last_store;
+    // A real transform takes two rows of the batch per complex transform (the whole transform is
+    // in the block, so the split of its spectrum, which pairs k with n − k, fuses into the store).
+    if (spec.transform == Transform::r2c || spec.transform == Transform::c2r) {
+      step.pass.paired = true;
+      step.pass.load = spec.transform == Transform::r2c ? Fp64Load::real_pair : Fp64Load::hermitian_pair;
+      step.pass.store = spec.transform == Transform::r2c ? Fp64Store::split_pair : Fp64Store::real_pair;
+    }
     step.pass.conj_in = step.pass.conj_out = inverse;
     step.roots = add_roots(n);
     layout.steps.push_back(step);
-    layout.algorithm = "fp64 stockham " + radices_text(step.pass);
+    layout.algorithm = "fp64 stockham " + radices_text(step.pass) + (step.pass.paired ? ", two real rows per transform" : "");
     return layout;
   }
 
@@ -229,7 +236,7 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
     const int elements = p.per_block * length;
     const bool lean = fp64_lean_pass(p);  // the kernel the device runs for it
     std::vector<Cd> planes(static_cast<std::size_t>(stride) * p.per_block);
-    const long long transforms = static_cast<long long>(rows) * p.groups;
+    const long long transforms = fp64_transforms(p, static_cast<long long>(rows));
     // The kernel's blocks in turn: its element loop, then every transform's stages, then its
     // stores, with the kernel's index maps.
     for (long long first = 0; first < transforms; first += p.per_block) {
@@ -237,7 +244,8 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
         const int local = p.interleave_load ? e % p.per_block : e / length;
         const int i = p.interleave_load ? e / p.per_block : e - local * length;
         if (first + local < transforms)
-          planes[local * stride + i] = fp64_load(p, source, fp64_transform(p, first + local), i);
+          planes[local * stride + i] =
+              fp64_load(p, source, fp64_transform(p, first + local, static_cast<long long>(rows)), i);
       }
       for (int local = 0; local < p.per_block; ++local) {
         Cd* a = planes.data() + local * stride;
@@ -260,8 +268,8 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
         const int local = p.interleave_store ? e % p.per_block : e / length;
         const int k = p.interleave_store ? e / p.per_block : e - local * length;
         if (first + local < transforms)
-          fp64_store(p, destination, fp64_transform(p, first + local), k, planes[local * stride + result + k], coarse,
-                     fine);
+          fp64_store_from(p, destination, fp64_transform(p, first + local, static_cast<long long>(rows)), k,
+                          planes.data() + local * stride + result, coarse, fine);
       }
     }
   }

@@ -137,6 +137,53 @@ TEST(Fft64PlanHost, APowerOfTwoTakesRadixEightStagesAndFoursForTheRest) {
   EXPECT_EQ(pass.per_block, 1);
 }
 
+// Runs spec's layout on the host over `batch` rows of `input` into an output one row longer than
+// the batch, poisoned with NaN, and returns it.
+std::vector<double> host_output_with_a_row_beyond(PlanSpec spec, const std::vector<double>& input) {
+  const Fp64Layout layout = make_fp64_layout(spec);
+  std::vector<double> output(fp64_output_row_doubles(spec) * (spec.batch + 1), std::numeric_limits<double>::quiet_NaN());
+  execute_fp64_on_host(layout, input.data(), output.data(), spec.batch);
+  return output;
+}
+
+TEST(Fft64PlanHost, RealTransformsTakeTwoRowsPerTransformAndLeaveEachRowItsOwn) {
+  for (std::size_t n : {1u, 2u, 7u, 30u, 256u, 1000u, 4096u}) {
+    for (Transform t : {Transform::r2c, Transform::c2r}) {
+      for (std::size_t batch : {1u, 2u, 5u}) {
+        const PlanSpec spec{n, batch, t, false};
+        std::string algorithm;
+        EXPECT_LE(error_of(spec, kMaxSharedBytesPerBlock, &algorithm, batch), test::fp64_error_bound(n))
+            << test::transform_name(t) << " n=" << n << " batch " << batch;
+        EXPECT_NE(algorithm.find(", two real rows per transform"), std::string::npos) << algorithm;
+        // The row after the batch, which the last transform's partner would be, stays unwritten.
+        std::mt19937_64 rng(n + batch);
+        const std::vector<double> input = test::fp64_random_input(spec, batch, rng);
+        const std::vector<double> output = host_output_with_a_row_beyond(spec, input);
+        const std::size_t row = fp64_output_row_doubles(spec);
+        for (std::size_t i = row * batch; i < output.size(); ++i) ASSERT_TRUE(std::isnan(output[i])) << n << " " << i;
+      }
+    }
+  }
+  // A c2r drops the imaginary parts of bins 0 and n/2 of each row, as one inverse transform's
+  // real part does: a row's do not reach its partner's output.
+  for (std::size_t n : {8u, 9u, 1000u}) {
+    const PlanSpec spec{n, 2, Transform::c2r, false};
+    std::mt19937_64 rng(n);
+    const std::vector<double> input = test::fp64_random_input(spec, 2, rng);
+    std::vector<double> with_imaginary = input;
+    const std::size_t row = fp64_input_row_doubles(spec);
+    for (std::size_t r = 0; r < 2; ++r) {
+      with_imaginary[r * row + 1] = 0.25 + r;
+      if (n % 2 == 0) with_imaginary[r * row + 2 * (n / 2) + 1] = -0.5 - r;
+    }
+    std::vector<double> dropped = host_output_with_a_row_beyond(spec, with_imaginary);
+    std::vector<double> plain = host_output_with_a_row_beyond(spec, input);
+    dropped.resize(2 * fp64_output_row_doubles(spec));  // the rows of the batch (the NaN row beyond compares unequal)
+    plain.resize(dropped.size());
+    EXPECT_EQ(dropped, plain) << n;
+  }
+}
+
 TEST(Fft64PlanHost, RefusesWhatItDoesNotTakeAndSaysWhy) {
   EXPECT_EQ(fp64_plan_problem({17, 1, Transform::c2c_forward, false}), "length 17 has the prime factor 17, above 13");
   EXPECT_EQ(fp64_plan_problem({4097, 1, Transform::r2c, false}), "length 4097 has the prime factor 17, above 13");
