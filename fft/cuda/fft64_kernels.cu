@@ -1,7 +1,7 @@
 // Our double-precision FFT on the GPU: the pass kernel (one block holds `per_block` transforms,
-// two planes of double pairs each (fp64_plane_stride), in shared memory; every stage a Stockham
-// butterfly per thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and launches its
-// passes.
+// one or two planes of double pairs each (fp64_plane_stride), in shared memory; every stage a
+// Stockham butterfly per thread, fft64_pass.hpp) and the plan that uploads an Fp64Layout and
+// launches its passes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,17 +18,30 @@
 namespace prism::fft::gpu {
 namespace {
 
+// A stage of radix R in one plane, a thread per butterfly (lane < stage.stride): every thread of
+// the block reads its butterfly's inputs and takes its DFT before any writes.
+template <int R>
+__device__ __forceinline__ void fp64_stage_in_one_plane(Cd* plane, const Fp64Stage& stage, int lane, const Cd* roots) {
+  Cd y[R];
+  const bool active = lane < stage.stride;
+  if (active) fp64_butterfly_values<R>(plane, stage, lane, roots, y);
+  __syncthreads();
+  if (active) fp64_butterfly_write<R>(plane, stage, lane, y);
+  __syncthreads();
+}
+
 // kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so that two blocks of
 // 512 threads share a multiprocessor (one block's loads overlap the other's stages); else any
-// pass (the radix-7 to -13 butterflies spill at 64).
-template <bool kLean>
+// pass (the radix-7 to -13 butterflies spill at 64). kOnePlane: a one_plane pass (radices 8, 4
+// and 2), compiled apart.
+template <bool kLean, bool kOnePlane>
 __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     fp64_pass_kernel(Fp64PassDesc p, const void* __restrict__ source, void* __restrict__ destination,
                      const Cd* __restrict__ roots, const Cd* __restrict__ coarse, const Cd* __restrict__ fine,
                      long long rows) {
   extern __shared__ Cd planes[];
   const int length = p.length;
-  const int stride = fp64_plane_stride(length);
+  const int stride = fp64_plane_stride(p);
   const int per_block = p.per_block;
   const int threads = p.threads_per_transform;
   const long long first = static_cast<long long>(blockIdx.x) * per_block;
@@ -47,18 +60,31 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
   const int local = threadIdx.x / threads;
   const int lane = threadIdx.x - local * threads;
   Cd* a = planes + local * stride;
-  Cd* b = a + length;
   int span = 1;
-  for (int s = 0; s < p.stages; ++s) {
-    const Fp64Stage stage = fp64_stage(p, s, span);
-    for (int j = lane; j < stage.stride; j += threads) fp64_stage_butterfly<kLean>(stage, a, b, j, roots);
-    __syncthreads();
-    Cd* swap = a;
-    a = b;
-    b = swap;
-    span *= stage.radix;
+  if constexpr (kOnePlane) {
+    for (int s = 0; s < p.stages; ++s) {
+      const Fp64Stage stage = fp64_stage(p, s, span);
+      switch (stage.radix) {
+        case 2: fp64_stage_in_one_plane<2>(a, stage, lane, roots); break;
+        case 4: fp64_stage_in_one_plane<4>(a, stage, lane, roots); break;
+        default: fp64_stage_in_one_plane<8>(a, stage, lane, roots); break;
+      }
+      span *= stage.radix;
+    }
+  } else {
+    Cd* b = a + length;
+    for (int s = 0; s < p.stages; ++s) {
+      const Fp64Stage stage = fp64_stage(p, s, span);
+      for (int j = lane; j < stage.stride; j += threads) fp64_stage_butterfly<kLean>(stage, a, b, j, roots);
+      __syncthreads();
+      Cd* swap = a;
+      a = b;
+      b = swap;
+      span *= stage.radix;
+    }
   }
-  const int result = p.stages % 2 == 0 ? 0 : length;  // the plane the last stage wrote
+  // The plane the last stage wrote.
+  const int result = !kOnePlane && p.stages % 2 == 1 ? length : 0;
   {
     const int t = p.interleave_store ? threadIdx.x % per_block : local;
     const int k0 = p.interleave_store ? threadIdx.x / per_block : lane;
@@ -73,7 +99,10 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
 using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, const Cd*, const Cd*, long long);
 
 // The kernel for a pass: the lean one where it can.
-Fp64PassKernel kernel_for(const Fp64PassDesc& p) { return fp64_lean_pass(p) ? fp64_pass_kernel<true> : fp64_pass_kernel<false>; }
+Fp64PassKernel kernel_for(const Fp64PassDesc& p) {
+  if (p.one_plane) return fp64_pass_kernel<true, true>;
+  return fp64_lean_pass(p) ? fp64_pass_kernel<true, false> : fp64_pass_kernel<false, false>;
+}
 
 // Thread blocks of a pass over `rows` rows of the batch.
 long long blocks_of(const Fp64PassDesc& p, long long rows) { return (fp64_transforms(p, rows) + p.per_block - 1) / p.per_block; }

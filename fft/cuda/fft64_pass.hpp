@@ -17,19 +17,19 @@ inline constexpr int kFp64MaxStages = 16;
 
 // How a pass reads element i of its transform: complex values; real values (imaginary 0, an
 // r2c's first pass); the Hermitian half of a c2r's input expanded to the full length
-// (x[j] = conj(x[n - j]) above n/2). Paired (a real transform in one pass): two rows a and b of
-// the batch as one complex transform, a + i·b, from real rows (real_pair) or from two Hermitian
-// halves (hermitian_pair, their imaginary parts at 0 and n/2 dropped, as the real part of one
-// inverse transform drops them).
-enum class Fp64Load : int { complex, real, hermitian, real_pair, hermitian_pair };
+// (x[j] = conj(x[n - j]) above n/2); two real rows a and b of the batch as one complex
+// transform, a + i·b (real_pair: an r2c in one pass).
+enum class Fp64Load : int { complex, real, hermitian, real_pair };
 // How it writes element k: complex values; those of k <= n/2 only (an r2c's last pass); the real
-// part (a c2r's last pass). Paired: the spectra of the two real rows split from the transform Z
-// of a + i·b, A[k] = (Z[k] + conj(Z[n−k]))/2 and B[k] = (Z[k] − conj(Z[n−k]))/(2i), k <= n/2
-// (split_pair); the real and imaginary parts to the two rows (real_pair).
-enum class Fp64Store : int { complex, half, real_part, split_pair, real_pair };
+// part (a c2r's last pass); the spectra of the two real rows of a real_pair load split from the
+// transform Z of a + i·b, A[k] = (Z[k] + conj(Z[n−k]))/2 and B[k] = (Z[k] − conj(Z[n−k]))/(2i),
+// k <= n/2 (split_pair). (A c2r is not paired: the imaginary part of one inverse transform, which
+// is dropped, holds half its rounding error; a pair's would land in the partner row, above
+// cuFFT's error at some lengths.)
+enum class Fp64Store : int { complex, half, real_part, split_pair };
 
-// A pass: `rows × groups` transforms of `length` points (paired: ⌈rows/2⌉ transforms, t of rows
-// 2t and 2t + 1, one group). Transform t is group g = t % groups of row r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
+// A pass: `rows × groups` transforms of `length` points (paired, an r2c in one pass: ⌈rows/2⌉
+// transforms, t of rows 2t and 2t + 1, one group). Transform t is group g = t % groups of row r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
 // of the source and element k written at r·out_row + k·out_stride + g·out_group_stride. That
 // offset within the row is the element's index in the full transform of length `full_length`,
 // which the Hermitian load and the half store use. Inverse transforms conjugate on the first
@@ -55,13 +55,17 @@ struct Fp64PassDesc {
   // its transforms side by side, neighbouring threads on neighbouring groups (where groups are
   // neighbours in memory and a transform's elements are not: the four-step's strided sides), or
   // one transform after another. In shared memory transform `local` of a block starts at
-  // local·fp64_plane_stride(length): two planes and one pair more, so that the side-by-side
+  // local·fp64_plane_stride(pass): its planes and one pair more, so that the side-by-side
   // accesses of neighbouring transforms do not all fall in one bank.
   int per_block = 1;
   int threads_per_transform = 1;
   bool interleave_load = false;
   bool interleave_store = false;
   bool paired = false;
+  // Whether the kernel runs the stages in one plane of shared memory (each thread's butterfly
+  // read into registers, a barrier, then written back: a power-of-two length, at most one
+  // butterfly per thread a stage) rather than from one plane to the other; half the memory.
+  bool one_plane = false;
 };
 
 // The transforms of a pass over `rows` rows of the batch.
@@ -69,7 +73,7 @@ PRISM_HD constexpr long long fp64_transforms(const Fp64PassDesc& p, long long ro
   return p.paired ? (rows + 1) / 2 : rows * p.groups;
 }
 
-PRISM_HD constexpr int fp64_plane_stride(int length) { return 2 * length + 1; }
+PRISM_HD constexpr int fp64_plane_stride(const Fp64PassDesc& p) { return (p.one_plane ? 1 : 2) * p.length + 1; }
 
 // Where transform t of a pass reads and writes (element 0) and its group, found once per
 // transform, so that an element's address is base + index·stride.
@@ -88,13 +92,6 @@ PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t, long l
   return Fp64Transform{row * p.in_row + g * p.in_group_stride, row * p.out_row + g * p.out_group_stride, g, false};
 }
 
-// Element i of a Hermitian half at `half`, expanded to the full length n (i < n); `exact_real`:
-// the imaginary part at 0 and n/2 dropped.
-PRISM_HD Cd fp64_hermitian_element(const Cd* half, long long i, long long n, bool exact_real) {
-  if (2 * i > n) return conj(half[n - i]);
-  const Cd v = half[i];
-  return exact_real && (i == 0 || 2 * i == n) ? Cd{v.re, 0.0} : v;
-}
 
 // Element i of transform `at` from the source: `source` holds doubles (real load) or Cd.
 PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Transform& at, long long i) {
@@ -106,11 +103,6 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
   } else if (p.load == Fp64Load::real_pair) {
     const double* a = static_cast<const double*>(source) + at.in_base;
     v = Cd{a[offset], at.second ? a[p.in_row + offset] : 0.0};
-  } else if (p.load == Fp64Load::hermitian_pair) {
-    const Cd* a = static_cast<const Cd*>(source) + at.in_base;
-    const Cd x = fp64_hermitian_element(a, offset, p.full_length, true);
-    const Cd y = at.second ? fp64_hermitian_element(a + p.in_row, offset, p.full_length, true) : Cd{0.0, 0.0};
-    v = Cd{x.re - y.im, x.im + y.re};  // x + i·y
   } else if (p.load == Fp64Load::hermitian && 2 * within_row > p.full_length) {
     v = conj(static_cast<const Cd*>(source)[at.in_base - at.group * p.in_group_stride + (p.full_length - within_row)]);
   } else {
@@ -132,10 +124,6 @@ PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, const Fp64Tra
   if (p.conj_out) v = conj(v);
   if (p.store == Fp64Store::real_part) {
     static_cast<double*>(destination)[at.out_base + offset] = v.re;
-  } else if (p.store == Fp64Store::real_pair) {
-    double* a = static_cast<double*>(destination) + at.out_base;
-    a[offset] = v.re;
-    if (at.second) a[p.out_row + offset] = v.im;
   } else if (p.store == Fp64Store::complex || 2 * (offset + at.group * p.out_group_stride) <= p.full_length) {
     static_cast<Cd*>(destination)[at.out_base + offset] = v;
   }
@@ -183,63 +171,6 @@ PRISM_HD constexpr Cd fp64_rotate_three_eighths(Cd v) {
   return Cd{(v.im - v.re) * h, -(v.re + v.im) * h};
 }
 
-// Stockham butterfly j of a stage of radix R: reads src[j + r·stride], twiddles them by
-// exp(−2πi·(j mod span)·r / (span·R)), takes their DFT and writes
-// dst[(j / span)·span·R + j mod span + r·span]. `roots` is the pass's table of exp(−2πi·m/length),
-// m < length.
-template <int R>
-PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, const Fp64Stage& st, int j, const Cd* roots) {
-  const int within = j % st.span;
-  Cd v[R];
-  PRISM_UNROLL
-  for (int r = 0; r < R; ++r) {
-    v[r] = src[j + r * st.stride];
-    if (r > 0) v[r] = cmul(v[r], roots[within * r * st.step]);
-  }
-  const int base = (j - within) * R + within;
-  const int span = st.span;
-  if constexpr (R == 2) {
-    dst[base] = v[0] + v[1];
-    dst[base + span] = v[0] - v[1];
-  } else if constexpr (R == 4) {
-    const Cd a = v[0] + v[2], b = v[0] - v[2], c = v[1] + v[3], d = mul_neg_i(v[1] - v[3]);
-    dst[base] = a + c;
-    dst[base + span] = b + d;
-    dst[base + 2 * span] = a - c;
-    dst[base + 3 * span] = b - d;
-  } else if constexpr (R == 8) {
-    // Two DFTs of 4 (even and odd inputs), the odd one's outputs turned by exp(−2πi·k/8).
-    const Cd a0 = v[0] + v[4], a1 = v[0] - v[4], a2 = v[2] + v[6], a3 = mul_neg_i(v[2] - v[6]);
-    const Cd b0 = v[1] + v[5], b1 = v[1] - v[5], b2 = v[3] + v[7], b3 = mul_neg_i(v[3] - v[7]);
-    const Cd e0 = a0 + a2, e1 = a1 + a3, e2 = a0 - a2, e3 = a1 - a3;
-    const Cd o0 = b0 + b2, o1 = fp64_rotate_eighth(b1 + b3), o2 = mul_neg_i(b0 - b2),
-             o3 = fp64_rotate_three_eighths(b1 - b3);
-    dst[base] = e0 + o0;
-    dst[base + span] = e1 + o1;
-    dst[base + 2 * span] = e2 + o2;
-    dst[base + 3 * span] = e3 + o3;
-    dst[base + 4 * span] = e0 - o0;
-    dst[base + 5 * span] = e1 - o1;
-    dst[base + 6 * span] = e2 - o2;
-    dst[base + 7 * span] = e3 - o3;
-  } else {
-    // The direct DFT of R points, its roots exp(−2πi·m/R) = roots[m·stride], one output at a
-    // time: unrolled over k as well, the odd radices would hold R² products' operands at once.
-    PRISM_NO_UNROLL
-    for (int k = 0; k < R; ++k) {
-      Cd sum = v[0];
-      int m = 0;  // r·k mod R
-      PRISM_UNROLL
-      for (int r = 1; r < R; ++r) {
-        m += k;
-        if (m >= R) m -= R;
-        sum = sum + cmul(v[r], roots[m * st.stride]);
-      }
-      dst[base + k * span] = sum;
-    }
-  }
-}
-
 // The radices of the lean pass kernel (fft64_kernels.cu): compiled for them only, it fits in 64
 // registers; the radix-7, -11 and -13 butterflies need more.
 PRISM_HD constexpr bool fp64_lean_radix(int radix) { return radix <= 5 || radix == 8; }
@@ -247,6 +178,97 @@ PRISM_HD constexpr bool fp64_lean_pass(const Fp64PassDesc& p) {
   for (int s = 0; s < p.stages; ++s)
     if (!fp64_lean_radix(p.radices[s])) return false;
   return true;
+}
+
+// Stockham butterfly j of a stage of radix R: reads src[j + r·stride], twiddles them by
+// exp(−2πi·(j mod span)·r / (span·R)), takes their DFT and writes
+// dst[(j / span)·span·R + j mod span + r·span]. `roots` is the pass's table of exp(−2πi·m/length),
+// m < length. The radices of the lean kernel compute all R outputs (fp64_butterfly_values) before
+// writing any (fp64_butterfly_write), so that a stage can run in one plane with a barrier
+// between the two; the others write each output as it is summed.
+template <int R>
+PRISM_HD void fp64_butterfly_inputs(const Cd* src, const Fp64Stage& st, int j, const Cd* roots, Cd (&v)[R]) {
+  const int within = j % st.span;
+  PRISM_UNROLL
+  for (int r = 0; r < R; ++r) {
+    v[r] = src[j + r * st.stride];
+    if (r > 0) v[r] = cmul(v[r], roots[within * r * st.step]);
+  }
+}
+
+// Output k of the direct DFT of v, its roots exp(−2πi·m/R) = roots[m·stride].
+template <int R>
+PRISM_HD Cd fp64_direct_dft_output(const Cd (&v)[R], const Fp64Stage& st, int k, const Cd* roots) {
+  Cd sum = v[0];
+  int m = 0;  // r·k mod R
+  PRISM_UNROLL
+  for (int r = 1; r < R; ++r) {
+    m += k;
+    if (m >= R) m -= R;
+    sum = sum + cmul(v[r], roots[m * st.stride]);
+  }
+  return sum;
+}
+
+template <int R>
+PRISM_HD void fp64_butterfly_values(const Cd* src, const Fp64Stage& st, int j, const Cd* roots, Cd (&y)[R]) {
+  static_assert(fp64_lean_radix(R));
+  Cd v[R];
+  fp64_butterfly_inputs<R>(src, st, j, roots, v);
+  if constexpr (R == 2) {
+    y[0] = v[0] + v[1];
+    y[1] = v[0] - v[1];
+  } else if constexpr (R == 4) {
+    const Cd a = v[0] + v[2], b = v[0] - v[2], c = v[1] + v[3], d = mul_neg_i(v[1] - v[3]);
+    y[0] = a + c;
+    y[1] = b + d;
+    y[2] = a - c;
+    y[3] = b - d;
+  } else if constexpr (R == 8) {
+    // Two DFTs of 4 (even and odd inputs), the odd one's outputs turned by exp(−2πi·k/8).
+    const Cd a0 = v[0] + v[4], a1 = v[0] - v[4], a2 = v[2] + v[6], a3 = mul_neg_i(v[2] - v[6]);
+    const Cd b0 = v[1] + v[5], b1 = v[1] - v[5], b2 = v[3] + v[7], b3 = mul_neg_i(v[3] - v[7]);
+    const Cd e0 = a0 + a2, e1 = a1 + a3, e2 = a0 - a2, e3 = a1 - a3;
+    const Cd o0 = b0 + b2, o1 = fp64_rotate_eighth(b1 + b3), o2 = mul_neg_i(b0 - b2),
+             o3 = fp64_rotate_three_eighths(b1 - b3);
+    y[0] = e0 + o0;
+    y[1] = e1 + o1;
+    y[2] = e2 + o2;
+    y[3] = e3 + o3;
+    y[4] = e0 - o0;
+    y[5] = e1 - o1;
+    y[6] = e2 - o2;
+    y[7] = e3 - o3;
+  } else {
+    PRISM_UNROLL
+    for (int k = 0; k < R; ++k) y[k] = fp64_direct_dft_output<R>(v, st, k, roots);
+  }
+}
+
+template <int R>
+PRISM_HD void fp64_butterfly_write(Cd* dst, const Fp64Stage& st, int j, const Cd (&y)[R]) {
+  const int within = j % st.span;
+  const int base = (j - within) * R + within;
+  PRISM_UNROLL
+  for (int k = 0; k < R; ++k) dst[base + k * st.span] = y[k];
+}
+
+template <int R>
+PRISM_HD void fp64_butterfly(const Cd* src, Cd* dst, const Fp64Stage& st, int j, const Cd* roots) {
+  if constexpr (fp64_lean_radix(R)) {
+    Cd y[R];
+    fp64_butterfly_values<R>(src, st, j, roots, y);
+    fp64_butterfly_write<R>(dst, st, j, y);
+  } else {
+    Cd v[R];
+    fp64_butterfly_inputs<R>(src, st, j, roots, v);
+    const int within = j % st.span;
+    const int base = (j - within) * R + within;
+    // One output at a time: unrolled over k as well, the odd radices would hold R² products'
+    // operands at once.
+    PRISM_NO_UNROLL
+    for (int k = 0; k < R; ++k) dst[base + k * st.span] = fp64_direct_dft_output<R>(v, st, k, roots);
+  }
 }
 
 // Butterfly j of a stage; kLean: its radix is one of fp64_lean_radix's.

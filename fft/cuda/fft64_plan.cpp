@@ -63,15 +63,29 @@ Cd unit_root(long long m, long long n) {
 // of the stage that has the most (at most the block), and as many transforms as the block's
 // threads and shared memory allow. A strided pass (`side_by_side`) takes fewer threads per
 // transform so that a block holds up to 8 transforms, their neighbouring groups read and written
-// as runs of up to 128 bytes; shared memory holds 8 up to 907 points, 3 at 2048 and 1 at 4096.
+// as runs of up to 128 bytes. A power-of-two pass whose two planes would leave one block a
+// multiprocessor (4096 points: 128 KiB) runs in one plane where every thread has at most one
+// butterfly a stage: two blocks then share it, and on the H100 4096 points took 0.79-0.83x the time
+// (bench/RESULTS.md); where two blocks fit anyway the two planes were faster (the one-plane
+// kernel spills a little at 64 registers).
 void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_by_side) {
-  const long long by_shared = max_shared_bytes / (static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length));
   int smallest_radix = pass.length;
   for (int s = 0; s < pass.stages; ++s) smallest_radix = std::min(smallest_radix, pass.radices[s]);
-  long long threads = std::clamp<long long>(pass.length / std::max(smallest_radix, 1), 1, kFp64BlockThreads);
-  if (side_by_side) threads = std::min(threads, std::max<long long>(1, kFp64BlockThreads / std::min<long long>(8, by_shared)));
-  pass.threads_per_transform = static_cast<int>(threads);
-  pass.per_block = static_cast<int>(std::max<long long>(1, std::min(kFp64BlockThreads / threads, by_shared)));
+  const long long most_butterflies = pass.length / std::max(smallest_radix, 1);
+  auto block = [&](bool one_plane) {
+    pass.one_plane = one_plane;
+    const long long by_shared = max_shared_bytes / (static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass));
+    long long threads = std::clamp<long long>(most_butterflies, 1, kFp64BlockThreads);
+    if (side_by_side) threads = std::min(threads, std::max<long long>(1, kFp64BlockThreads / std::min<long long>(8, by_shared)));
+    pass.threads_per_transform = static_cast<int>(threads);
+    pass.per_block = static_cast<int>(std::max<long long>(1, std::min(kFp64BlockThreads / threads, by_shared)));
+  };
+  block(false);
+  const bool power_of_two = (pass.length & (pass.length - 1)) == 0;
+  if (power_of_two && 2 * fp64_shared_bytes(pass) > max_shared_bytes) {
+    block(true);
+    if (pass.threads_per_transform < most_butterflies) block(false);
+  }
 }
 
 Fp64PassDesc make_pass(long long length, long long max_shared_bytes, bool side_by_side) {
@@ -108,7 +122,7 @@ long long fp64_max_pass_length(long long max_shared_bytes) {
 }
 
 long long fp64_shared_bytes(const Fp64PassDesc& pass) {
-  return static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass.length) * pass.per_block;
+  return static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass) * pass.per_block;
 }
 
 std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) {
@@ -152,12 +166,12 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     step.pass.full_length = n;
     step.pass.load = first_load;
     step.pass.store = last_store;
-    // A real transform takes two rows of the batch per complex transform (the whole transform is
-    // in the block, so the split of its spectrum, which pairs k with n − k, fuses into the store).
-    if (spec.transform == Transform::r2c || spec.transform == Transform::c2r) {
+    // An r2c takes two rows of the batch per complex transform (the whole transform is in the
+    // block, so the split of its spectrum, which pairs k with n − k, fuses into the store).
+    if (spec.transform == Transform::r2c) {
       step.pass.paired = true;
-      step.pass.load = spec.transform == Transform::r2c ? Fp64Load::real_pair : Fp64Load::hermitian_pair;
-      step.pass.store = spec.transform == Transform::r2c ? Fp64Store::split_pair : Fp64Store::real_pair;
+      step.pass.load = Fp64Load::real_pair;
+      step.pass.store = Fp64Store::split_pair;
     }
     step.pass.conj_in = step.pass.conj_out = inverse;
     step.roots = add_roots(n);
@@ -232,7 +246,7 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
     const void* source = resolve(step.src);
     void* destination = resolve(step.dst);
     const int length = p.length;
-    const int stride = fp64_plane_stride(length);
+    const int stride = 2 * length + 1;  // two planes, one-plane passes too (the same arithmetic)
     const int elements = p.per_block * length;
     const bool lean = fp64_lean_pass(p);  // the kernel the device runs for it
     std::vector<Cd> planes(static_cast<std::size_t>(stride) * p.per_block);

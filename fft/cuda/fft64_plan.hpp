@@ -43,8 +43,8 @@ struct Fp64Layout {
   std::string algorithm;             // e.g. "fp64 stockham 4x4x4x4x4x4", "fp64 four-step 64x128"
 };
 
-// The longest transform one pass holds in `max_shared_bytes` (fp64_plane_stride pairs: two planes
-// and one pair of padding).
+// The longest transform one pass holds in `max_shared_bytes` (two planes and one pair of
+// padding).
 long long fp64_max_pass_length(long long max_shared_bytes);
 // Why our double-precision kernels do not take spec ("length 4097 has the prime factor 17, above
 // 13", "length 33554432 has no split into two factors of at most 7263"); empty where they do.

@@ -131,10 +131,32 @@ TEST(Fft64PlanHost, APowerOfTwoTakesRadixEightStagesAndFoursForTheRest) {
   for (const auto& [n, radices] : expected)
     EXPECT_EQ(make_fp64_layout({n, 1, Transform::c2c_forward, false}).algorithm, std::string("fp64 stockham ") + radices)
         << n;
-  // A thread per butterfly of the stage with the most: 512 threads for 4096 points in one block.
+  // A thread per butterfly of the stage with the most: 512 threads for 4096 points in one block,
+  // in one plane of shared memory (64 KiB and a pair).
   const Fp64PassDesc pass = make_fp64_layout({4096, 1, Transform::c2c_forward, false}).steps.at(0).pass;
   EXPECT_EQ(pass.threads_per_transform, 512);
   EXPECT_EQ(pass.per_block, 1);
+  EXPECT_TRUE(pass.one_plane);
+  EXPECT_EQ(fp64_shared_bytes(pass), 16 * 4097);
+  // One plane only for a power of two whose two planes would leave one block a multiprocessor,
+  // with no thread holding two butterflies a stage.
+  auto one_plane = [](std::size_t n, long long shared = kMaxSharedBytesPerBlock) {
+    return make_fp64_layout({n, 1, Transform::c2c_forward, false}, shared).steps.at(0).pass.one_plane;
+  };
+  EXPECT_FALSE(one_plane(256));
+  EXPECT_FALSE(one_plane(2048));  // two planes of 2048: 64 KiB, three blocks
+  EXPECT_TRUE(one_plane(2048, 100 * 1024));
+  EXPECT_FALSE(one_plane(1000));
+  EXPECT_FALSE(one_plane(7168));
+  EXPECT_FALSE(one_plane(6144));  // 8x8x8x4x3: not a power of two
+  const Fp64Layout four_step = make_fp64_layout({1u << 20, 1, Transform::c2c_forward, false});
+  for (const Fp64Step& step : four_step.steps) {
+    // 1024 points (8x8x4x4) side by side, several transforms a block: fewer threads each than
+    // the 256 butterflies of a radix-4 stage.
+    EXPECT_FALSE(step.pass.one_plane);
+    EXPECT_LE(step.pass.per_block * step.pass.threads_per_transform, kFp64BlockThreads);
+    EXPECT_LE(fp64_shared_bytes(step.pass), kMaxSharedBytesPerBlock);
+  }
 }
 
 // Runs spec's layout on the host over `batch` rows of `input` into an output one row longer than
@@ -146,42 +168,28 @@ std::vector<double> host_output_with_a_row_beyond(PlanSpec spec, const std::vect
   return output;
 }
 
-TEST(Fft64PlanHost, RealTransformsTakeTwoRowsPerTransformAndLeaveEachRowItsOwn) {
+TEST(Fft64PlanHost, AnR2cInOnePassTakesTwoRowsPerTransformAndAnOddLastRowAlone) {
   for (std::size_t n : {1u, 2u, 7u, 30u, 256u, 1000u, 4096u}) {
-    for (Transform t : {Transform::r2c, Transform::c2r}) {
-      for (std::size_t batch : {1u, 2u, 5u}) {
-        const PlanSpec spec{n, batch, t, false};
+    for (std::size_t batch : {1u, 2u, 5u}) {
+      for (bool in_place : {false, true}) {
+        const PlanSpec spec{n, batch, Transform::r2c, in_place};
         std::string algorithm;
         EXPECT_LE(error_of(spec, kMaxSharedBytesPerBlock, &algorithm, batch), test::fp64_error_bound(n))
-            << test::transform_name(t) << " n=" << n << " batch " << batch;
+            << "n=" << n << " batch " << batch << (in_place ? " in place" : "");
         EXPECT_NE(algorithm.find(", two real rows per transform"), std::string::npos) << algorithm;
-        // The row after the batch, which the last transform's partner would be, stays unwritten.
-        std::mt19937_64 rng(n + batch);
-        const std::vector<double> input = test::fp64_random_input(spec, batch, rng);
-        const std::vector<double> output = host_output_with_a_row_beyond(spec, input);
-        const std::size_t row = fp64_output_row_doubles(spec);
-        for (std::size_t i = row * batch; i < output.size(); ++i) ASSERT_TRUE(std::isnan(output[i])) << n << " " << i;
       }
+      // The row after the batch, which the last transform's partner would be, stays unwritten.
+      const PlanSpec spec{n, batch, Transform::r2c, false};
+      std::mt19937_64 rng(n + batch);
+      const std::vector<double> input = test::fp64_random_input(spec, batch, rng);
+      const std::vector<double> output = host_output_with_a_row_beyond(spec, input);
+      for (std::size_t i = fp64_output_row_doubles(spec) * batch; i < output.size(); ++i)
+        ASSERT_TRUE(std::isnan(output[i])) << n << " " << i;
     }
   }
-  // A c2r drops the imaginary parts of bins 0 and n/2 of each row, as one inverse transform's
-  // real part does: a row's do not reach its partner's output.
-  for (std::size_t n : {8u, 9u, 1000u}) {
-    const PlanSpec spec{n, 2, Transform::c2r, false};
-    std::mt19937_64 rng(n);
-    const std::vector<double> input = test::fp64_random_input(spec, 2, rng);
-    std::vector<double> with_imaginary = input;
-    const std::size_t row = fp64_input_row_doubles(spec);
-    for (std::size_t r = 0; r < 2; ++r) {
-      with_imaginary[r * row + 1] = 0.25 + r;
-      if (n % 2 == 0) with_imaginary[r * row + 2 * (n / 2) + 1] = -0.5 - r;
-    }
-    std::vector<double> dropped = host_output_with_a_row_beyond(spec, with_imaginary);
-    std::vector<double> plain = host_output_with_a_row_beyond(spec, input);
-    dropped.resize(2 * fp64_output_row_doubles(spec));  // the rows of the batch (the NaN row beyond compares unequal)
-    plain.resize(dropped.size());
-    EXPECT_EQ(dropped, plain) << n;
-  }
+  // The c2r is not paired, nor is the four-step.
+  EXPECT_EQ(make_fp64_layout({4096, 2, Transform::c2r, false}).algorithm, "fp64 stockham 8x8x8x8");
+  EXPECT_EQ(make_fp64_layout({8192, 2, Transform::r2c, false}).algorithm.find("two real rows"), std::string::npos);
 }
 
 TEST(Fft64PlanHost, RefusesWhatItDoesNotTakeAndSaysWhy) {
