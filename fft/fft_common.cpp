@@ -74,9 +74,7 @@ Availability backend_availability(BackendKind kind) {
 #if PRISM_HAVE_CUDA
       return cuda_device_availability();
 #else
-      return {false,
-              "not available: this build has no CUDA support (no CUDA compiler was found "
-              "when it was configured)"};
+      return {false, "this build has no CUDA support (no CUDA compiler was found when it was configured)"};
 #endif
     case BackendKind::automatic: return {true, {}};
   }
@@ -90,12 +88,8 @@ BackendKind resolve_backend(BackendKind kind) {
     return BackendKind::cpu;
   }
   const Availability availability = backend_availability(kind);
-  if (!availability.available) {
-    const std::string& reason = availability.reason;
-    const bool says_not_available = reason.rfind("not available", 0) == 0;
-    throw std::runtime_error(std::string(backend_name(kind)) + " is " +
-                             (says_not_available ? reason : "not available: " + reason));
-  }
+  if (!availability.available)
+    throw std::runtime_error(std::string(backend_name(kind)) + " is not available: " + availability.reason);
   return kind;
 }
 

@@ -85,13 +85,14 @@ class SampleEngineStage final : public Stage {
   StageCounters counters() const override;
 
  private:
+  // The channel of `input` converted to Real where it is not that already, through `engine`.
+  template <typename Real>
+  std::size_t run(SampleEngine<Real>& engine, std::vector<Real>& converted, const Chunk& input, Chunk& output);
+
   std::string name_;
   unsigned channel_;
   Planner planner_;
   KeyNamer name_setting_;
-  template <typename Real>
-  std::size_t run(SampleEngine<Real>& engine, std::vector<Real>& converted, const Chunk& input, Chunk& output);
-
   std::unique_ptr<FloatEngine> engine_;
   std::unique_ptr<DoubleEngine> double_engine_;
   SampleEngineBase* active_ = nullptr;  // whichever of the two was made
