@@ -479,7 +479,7 @@ int main(int argc, char** argv) {
     }
     kinds.clear();  // --shapes times the multi-dimensional transforms only
   }
-  if (double_precision) {
+  if (double_precision && shapes.empty()) {  // --shapes times the multi-dimensional transforms only
     // Powers of two where the single-precision table has them, and the smooth and prime lengths
     // of its other rows (4097 and 10007 through cuFFT's double plans).
     if (only_sizes.empty()) {

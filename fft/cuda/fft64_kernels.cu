@@ -30,16 +30,19 @@ __device__ __forceinline__ void fp64_stage_in_one_plane(Cd* plane, const Fp64Sta
   __syncthreads();
 }
 
-// kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so that two blocks of
-// 512 threads share a multiprocessor (one block's loads overlap the other's stages); else any
+// (source and destination are one buffer in place: each block reads its transforms whole before
+// it writes them.) kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so
+// that two blocks of 512 threads can share a multiprocessor where their shared memory allows (one
+// block's loads overlap the other's stages); else any
 // pass (the radix-7 to -13 butterflies spill at 64). kOnePlane: a one_plane pass (radices 8, 4
 // and 2), compiled apart.
 template <bool kLean, bool kOnePlane>
 __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
-    fp64_pass_kernel(Fp64PassDesc p, const void* __restrict__ source, void* __restrict__ destination,
+    fp64_pass_kernel(Fp64PassDesc p, const void* source, void* destination,
                      const Cd* __restrict__ roots, const Cd* __restrict__ coarse, const Cd* __restrict__ fine,
                      long long rows) {
   extern __shared__ Cd planes[];
+  if (kLean && !fp64_lean_pass(p)) __trap();  // its butterflies would skip the other radices
   const int length = p.length;
   const int stride = fp64_plane_stride(p);
   const int per_block = p.per_block;

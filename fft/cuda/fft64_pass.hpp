@@ -1,7 +1,8 @@
 // One pass of our double-precision FFT (fft64_plan.hpp): the addressing of a pass's transforms,
-// its loads and stores (complex, real, Hermitian-expanded, half-spectrum, real part), one
-// Stockham butterfly of a stage, and the four-step twiddle. __host__ __device__, so that the
-// host executor (execute_fp64_on_host) runs the arithmetic and the index maps the kernel runs.
+// its loads and stores (complex, real, Hermitian-expanded, two real rows at once; half-spectrum,
+// real part, the split of two real rows' spectra), one Stockham butterfly of a stage, and the
+// four-step twiddle. __host__ __device__, so that the host executor (execute_fp64_on_host) runs
+// the arithmetic and the index maps the kernel runs.
 #pragma once
 
 #include "fft/cuda/fft_complex.hpp"
@@ -29,7 +30,8 @@ enum class Fp64Load : int { complex, real, hermitian, real_pair };
 enum class Fp64Store : int { complex, half, real_part, split_pair };
 
 // A pass: `rows × groups` transforms of `length` points (paired, an r2c in one pass: ⌈rows/2⌉
-// transforms, t of rows 2t and 2t + 1, one group). Transform t is group g = t % groups of row r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
+// transforms, t of rows 2t and 2t + 1, one group). Transform t is group g = t % groups of row
+// r = t / groups; its element i is read at element r·in_row + i·in_stride + g·in_group_stride
 // of the source and element k written at r·out_row + k·out_stride + g·out_group_stride. That
 // offset within the row is the element's index in the full transform of length `full_length`,
 // which the Hermitian load and the half store use. Inverse transforms conjugate on the first
@@ -288,6 +290,7 @@ PRISM_HD void fp64_stage_butterfly(const Fp64Stage& st, const Cd* src, Cd* dst, 
           default: fp64_butterfly<13>(src, dst, st, j, roots); break;
         }
       }
+      // (kLean: never reached; the lean kernel refuses a pass that is not lean as it starts.)
       break;
   }
 }

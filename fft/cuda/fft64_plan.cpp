@@ -63,11 +63,11 @@ Cd unit_root(long long m, long long n) {
 // of the stage that has the most (at most the block), and as many transforms as the block's
 // threads and shared memory allow. A strided pass (`side_by_side`) takes fewer threads per
 // transform so that a block holds up to 8 transforms, their neighbouring groups read and written
-// as runs of up to 128 bytes. A power-of-two pass whose two planes would leave one block a
-// multiprocessor (4096 points: 128 KiB) runs in one plane where every thread has at most one
-// butterfly a stage: two blocks then share it, and on the H100 4096 points took 0.79-0.83x the time
-// (bench/RESULTS.md); where two blocks fit anyway the two planes were faster (the one-plane
-// kernel spills a little at 64 registers).
+// as runs of up to 128 bytes. A power-of-two pass of one transform a block whose two planes
+// would leave one block a multiprocessor (4096 points, 128 KiB, in one pass) runs in one plane
+// where every thread has at most one butterfly a stage: two blocks then share it, and on the H100
+// 4096 points took 0.79-0.83x the time (bench/RESULTS.md); where two blocks fit anyway the two
+// planes were faster (the one-plane kernel spills a little at 64 registers).
 void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_by_side) {
   int smallest_radix = pass.length;
   for (int s = 0; s < pass.stages; ++s) smallest_radix = std::min(smallest_radix, pass.radices[s]);
@@ -82,7 +82,7 @@ void choose_blocking(Fp64PassDesc& pass, long long max_shared_bytes, bool side_b
   };
   block(false);
   const bool power_of_two = (pass.length & (pass.length - 1)) == 0;
-  if (power_of_two && 2 * fp64_shared_bytes(pass) > max_shared_bytes) {
+  if (power_of_two && pass.per_block == 1 && 2 * fp64_shared_bytes(pass) > max_shared_bytes) {
     block(true);
     if (pass.threads_per_transform < most_butterflies) block(false);
   }

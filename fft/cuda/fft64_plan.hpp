@@ -3,7 +3,8 @@
 // most 13 take one Stockham pass in shared memory where a transform fits a block (two planes of
 // double pairs: up to 7263 points in Hopper's 227 KB), and two passes above (four-step, n = n1·n2,
 // the twiddle fused into the first pass's store) where n splits into two such lengths (powers of
-// two up to 2^24, nothing above 7263²); real transforms run
+// two up to 2^24, nothing above 7263²). An r2c in one pass takes two real rows per complex
+// transform, the split of their spectra fused into the store; the other real transforms run
 // through the complex one of the full length, the real load or the Hermitian expansion fused
 // into the first pass and the half-spectrum or real-part store into the last. Other lengths are
 // not ours (fp64_plan_problem says why), and the backend gives them to cuFFT's double plans.
@@ -20,8 +21,8 @@
 
 namespace prism::fft::gpu {
 
-// Threads per block of the double-precision pass kernel, at most: 16 warps on a multiprocessor
-// where one transform of 4096 points fills its shared memory.
+// Threads per block of the double-precision pass kernel, at most: a thread per radix-8 butterfly
+// of 4096 points, 16 warps where one such transform fills a block.
 inline constexpr int kFp64BlockThreads = 512;
 
 struct Fp64Step {
@@ -40,7 +41,7 @@ struct Fp64Layout {
   std::vector<Fp64Step> steps;
   std::vector<Cd> table;             // every step's tables, computed in long double, rounded once
   long long scratch_elements = 0;    // Cd per transform of the batch in BufferRef::scratch
-  std::string algorithm;             // e.g. "fp64 stockham 4x4x4x4x4x4", "fp64 four-step 64x128"
+  std::string algorithm;             // e.g. "fp64 stockham 8x8x8x8", "fp64 four-step 64x128 (...)"
 };
 
 // The longest transform one pass holds in `max_shared_bytes` (two planes and one pair of
@@ -57,7 +58,8 @@ long long fp64_shared_bytes(const Fp64PassDesc& pass);
 // Runs the layout on the host for `rows` transforms of the batch as the kernel runs it: block by
 // block, each block's transforms loaded in the kernel's order before any is stored, the same
 // loads, butterflies (the lean kernel's where it runs), twiddles and stores (fft64_pass.hpp),
-// stage after stage.
+// stage after stage. A one-plane pass runs from plane to plane here: the same arithmetic, as the
+// kernel's barrier between a stage's reads and writes makes it one.
 void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, std::size_t rows);
 
 }  // namespace prism::fft::gpu

@@ -1,7 +1,8 @@
 // The double-precision GPU backends on the device: ours (fft/cuda/fft64_plan.hpp, cuFFT's double
 // plans for the lengths it does not take) and cuFFT's, against a long-double FFT, every transform
 // kind in and out of place, fresh random input, NaN-poisoned outputs, three rows of which
-// execute's count asks for the first two. Skips without a device.
+// execute's count asks for the first two (and an r2c's odd counts, whose last transform has one
+// row of its two). Skips without a device.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -21,11 +22,11 @@ namespace {
 
 void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
 
-// The relative L2 error of `backend`'s plan of spec over the first 2 of 3 rows; out of place, the
-// input must come back unchanged (a c2r of cuFFT's runs from a copy).
-double device_error(Backend& backend, PlanSpec spec) {
-  spec.batch = 3;
-  const std::size_t rows = 2;
+// The relative L2 error of `backend`'s plan of spec over the first `rows` of rows + 1; out of
+// place, the input must come back unchanged (a c2r of cuFFT's runs from a copy). `output`: the
+// output buffer as it came back (NaN where nothing was written, out of place).
+double device_error(Backend& backend, PlanSpec spec, std::size_t rows = 2, std::vector<double>* output_back = nullptr) {
+  spec.batch = rows + 1;
   std::mt19937_64 rng(spec.n * 4 + static_cast<int>(spec.transform) + 31 * spec.in_place);
   const std::vector<double> input = test::fp64_random_input(spec, spec.batch, rng);
   const std::size_t in_bytes = input.size() * sizeof(double);
@@ -56,6 +57,7 @@ double device_error(Backend& backend, PlanSpec spec) {
   }
   cudaFree(d_in);
   cudaFree(d_out);
+  if (output_back) *output_back = output;
   return test::fp64_relative_error(spec, input.data(), output.data(), rows);
 }
 
@@ -89,6 +91,23 @@ TEST(Fft64Cuda, OursAndCufftMatchTheLongDoubleFft) {
           std::printf("  %-11s n=%-6zu ours %.2e%s  cuFFT %.2e\n", test::transform_name(t), n, error,
                       taken ? "" : " (cuFFT's plan)", cufft_error);
       }
+    }
+  }
+}
+
+// An r2c in one pass takes two rows per transform: an odd count leaves its last transform one
+// row, and the row after the count unwritten.
+TEST(Fft64Cuda, AnR2cOfAnOddCountLeavesTheRowAfterItUnwritten) {
+  auto ours = make_cuda_backend(Precision::float64);
+  for (std::size_t n : {8u, 256u, 1000u, 4096u}) {
+    for (std::size_t count : {1u, 3u}) {
+      const PlanSpec spec{n, 1, Transform::r2c, false};
+      std::vector<double> output;
+      EXPECT_LE(device_error(*ours, spec, count, &output), test::fp64_error_bound(n)) << "n=" << n << " count " << count;
+      const std::size_t row = test::fp64_output_row_doubles(spec);
+      ASSERT_EQ(output.size(), row * (count + 1));
+      for (std::size_t i = row * count; i < output.size(); ++i)
+        ASSERT_TRUE(std::isnan(output[i])) << "n=" << n << " count " << count << ": element " << i << " written";
     }
   }
 }

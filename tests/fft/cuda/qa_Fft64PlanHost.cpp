@@ -138,21 +138,26 @@ TEST(Fft64PlanHost, APowerOfTwoTakesRadixEightStagesAndFoursForTheRest) {
   EXPECT_EQ(pass.per_block, 1);
   EXPECT_TRUE(pass.one_plane);
   EXPECT_EQ(fp64_shared_bytes(pass), 16 * 4097);
-  // One plane only for a power of two whose two planes would leave one block a multiprocessor,
-  // with no thread holding two butterflies a stage.
+  // One plane only for a power of two of one transform a block whose two planes would leave one
+  // block a multiprocessor, with no thread holding two butterflies a stage.
   auto one_plane = [](std::size_t n, long long shared = kMaxSharedBytesPerBlock) {
     return make_fp64_layout({n, 1, Transform::c2c_forward, false}, shared).steps.at(0).pass.one_plane;
   };
   EXPECT_FALSE(one_plane(256));
+  EXPECT_FALSE(one_plane(512));   // eight transforms a block: 131 KiB in two planes, but not one transform
   EXPECT_FALSE(one_plane(2048));  // two planes of 2048: 64 KiB, three blocks
   EXPECT_TRUE(one_plane(2048, 100 * 1024));
-  EXPECT_FALSE(one_plane(1000));
-  EXPECT_FALSE(one_plane(7168));
-  EXPECT_FALSE(one_plane(6144));  // 8x8x8x4x3: not a power of two
+  EXPECT_FALSE(one_plane(6144, 200 * 1024));  // 8x8x8x4x3, one a block: not a power of two
+  // 2^24's passes of 4096 side by side: in one plane three transforms would fit a block, 170
+  // threads each, fewer than a stage's 512 butterflies, so they keep two planes.
+  for (const Fp64Step& step : make_fp64_layout({1u << 24, 1, Transform::c2c_forward, false}).steps) {
+    EXPECT_EQ(step.pass.length, 4096);
+    EXPECT_FALSE(step.pass.one_plane);
+    EXPECT_EQ(step.pass.per_block, 1);
+  }
   const Fp64Layout four_step = make_fp64_layout({1u << 20, 1, Transform::c2c_forward, false});
   for (const Fp64Step& step : four_step.steps) {
-    // 1024 points (8x8x4x4) side by side, several transforms a block: fewer threads each than
-    // the 256 butterflies of a radix-4 stage.
+    // 1024 points (8x8x4x4) side by side, several transforms a block: not one plane.
     EXPECT_FALSE(step.pass.one_plane);
     EXPECT_LE(step.pass.per_block * step.pass.threads_per_transform, kFp64BlockThreads);
     EXPECT_LE(fp64_shared_bytes(step.pass), kMaxSharedBytesPerBlock);
