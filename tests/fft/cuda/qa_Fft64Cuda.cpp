@@ -85,8 +85,9 @@ TEST(Fft64Cuda, OursAndCufftMatchTheLongDoubleFft) {
         EXPECT_LE(cufft_error, test::fp64_error_bound(n)) << "cuFFT " << test::transform_name(t) << " n=" << n;
         // The sweep's figures: ours at or below cuFFT's error, to within 2 % (the same error
         // printed to three digits).
-        if (n >= 1000 && !in_place && taken)
+        if (n >= 1000 && !in_place && taken) {
           EXPECT_LE(error, 1.02 * cufft_error) << "ours " << test::transform_name(t) << " n=" << n;
+        }
         if (n >= 1000 && !in_place)
           std::printf("  %-11s n=%-6zu ours %.2e%s  cuFFT %.2e\n", test::transform_name(t), n, error,
                       taken ? "" : " (cuFFT's plan)", cufft_error);
