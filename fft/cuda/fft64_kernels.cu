@@ -30,12 +30,11 @@ __device__ __forceinline__ void fp64_stage_in_one_plane(Cd* plane, const Fp64Sta
   __syncthreads();
 }
 
-// (source and destination are one buffer in place: each block reads its transforms whole before
-// it writes them.) kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so
-// that two blocks of 512 threads can share a multiprocessor where their shared memory allows (one
-// block's loads overlap the other's stages); else any
-// pass (the radix-7 to -13 butterflies spill at 64). kOnePlane: a one_plane pass (radices 8, 4
-// and 2), compiled apart.
+// One pass. kLean: a pass of fp64_lean_radix's radices only, in at most 64 registers, so that
+// two blocks of 512 threads can share a multiprocessor where their shared memory allows (one
+// block's loads overlap the other's stages); else any pass (the radix-7 to -13 butterflies spill
+// at 64). kOnePlane: a one_plane pass (radices 8, 4 and 2), compiled apart. Source and
+// destination are one buffer in place: each block reads its transforms whole before it writes.
 template <bool kLean, bool kOnePlane>
 __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     fp64_pass_kernel(Fp64PassDesc p, const void* source, void* destination,
@@ -97,7 +96,6 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     }
   }
 }
-
 
 using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, const Cd*, const Cd*, long long);
 
