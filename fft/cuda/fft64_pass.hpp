@@ -9,9 +9,9 @@
 
 namespace prism::fft::gpu {
 
-// The radices a double-precision pass factors its length into: the power of two as radix-8 stages
-// (a 4 or two where three 2s do not remain), then the odd primes.
-inline constexpr int kFp64Radices[] = {8, 4, 2, 3, 5, 7, 11, 13};
+// The primes a double-precision pass's length may hold. Its stages: the power of two as radix 8
+// (a 4 or two where three 2s do not remain), then each odd prime as a radix of its own.
+inline constexpr int kFp64Primes[] = {2, 3, 5, 7, 11, 13};
 // A pass holds at most 7263 points (fp64_max_pass_length at Hopper's 227 KB): fewer than 2^13, so
 // fewer than 13 stages.
 inline constexpr int kFp64MaxStages = 16;
@@ -63,16 +63,18 @@ struct Fp64PassDesc {
   int threads_per_transform = 1;
   bool interleave_load = false;
   bool interleave_store = false;
-  bool paired = false;
   // Whether the kernel runs the stages in one plane of shared memory (each thread's butterfly
   // read into registers, a barrier, then written back: a power-of-two length, at most one
   // butterfly per thread a stage) rather than from one plane to the other; half the memory.
   bool one_plane = false;
 };
 
+// Whether a pass takes two rows of the batch per transform (an r2c in one pass).
+PRISM_HD constexpr bool fp64_paired(const Fp64PassDesc& p) { return p.load == Fp64Load::real_pair; }
+
 // The transforms of a pass over `rows` rows of the batch.
 PRISM_HD constexpr long long fp64_transforms(const Fp64PassDesc& p, long long rows) {
-  return p.paired ? (rows + 1) / 2 : rows * p.groups;
+  return fp64_paired(p) ? (rows + 1) / 2 : rows * p.groups;
 }
 
 PRISM_HD constexpr int fp64_plane_stride(const Fp64PassDesc& p) { return (p.one_plane ? 1 : 2) * p.length + 1; }
@@ -88,17 +90,16 @@ struct Fp64Transform {
 };
 
 PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t, long long rows) {
-  if (p.paired) return Fp64Transform{2 * t * p.in_row, 2 * t * p.out_row, 0, 2 * t + 1 < rows};
+  if (fp64_paired(p)) return Fp64Transform{2 * t * p.in_row, 2 * t * p.out_row, 0, 2 * t + 1 < rows};
   const long long row = p.groups == 1 ? t : t / p.groups;
   const long long g = t - row * p.groups;
   return Fp64Transform{row * p.in_row + g * p.in_group_stride, row * p.out_row + g * p.out_group_stride, g, false};
 }
 
-
 // Element i of transform `at` from the source: `source` holds doubles (real load) or Cd.
 PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Transform& at, long long i) {
-  const long long offset = i * p.in_stride;  // within the row: the element's index in the full transform
-  const long long within_row = offset + at.group * p.in_group_stride;
+  const long long offset = i * p.in_stride;  // from the transform's element 0
+  const long long within_row = offset + at.group * p.in_group_stride;  // its index in the full transform
   Cd v;
   if (p.load == Fp64Load::real) {
     v = Cd{static_cast<const double*>(source)[at.in_base + offset], 0.0};

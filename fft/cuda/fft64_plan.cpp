@@ -12,8 +12,8 @@ namespace {
 
 // n without its prime factors up to 13: 1 where n is smooth.
 long long rough_part(long long n) {
-  for (int radix : kFp64Radices)
-    while (n % radix == 0) n /= radix;
+  for (int prime : kFp64Primes)
+    while (n % prime == 0) n /= prime;
   return n;
 }
 
@@ -34,11 +34,10 @@ std::vector<int> fp64_radices(long long n) {
   } else if (twos == 1) {
     radices.push_back(2);
   }
-  for (int radix : kFp64Radices) {
-    if (radix % 2 == 0) continue;
-    while (n % radix == 0) {
-      radices.push_back(radix);
-      n /= radix;
+  for (int prime : kFp64Primes) {
+    while (n % prime == 0) {  // 2 is gone already
+      radices.push_back(prime);
+      n /= prime;
     }
   }
   return radices;
@@ -169,14 +168,13 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     // An r2c takes two rows of the batch per complex transform (the whole transform is in the
     // block, so the split of its spectrum, which pairs k with n − k, fuses into the store).
     if (spec.transform == Transform::r2c) {
-      step.pass.paired = true;
       step.pass.load = Fp64Load::real_pair;
       step.pass.store = Fp64Store::split_pair;
     }
     step.pass.conj_in = step.pass.conj_out = inverse;
     step.roots = add_roots(n);
     layout.steps.push_back(step);
-    layout.algorithm = "fp64 stockham " + radices_text(step.pass) + (step.pass.paired ? ", two real rows per transform" : "");
+    layout.algorithm = "fp64 stockham " + radices_text(step.pass) + (fp64_paired(step.pass) ? ", two real rows per transform" : "");
     return layout;
   }
 
