@@ -2,6 +2,9 @@
 #include "net/stream_tags.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -62,10 +65,23 @@ std::optional<std::pair<std::int64_t, double>> bin_form(const SpectrumLayout& la
 template <typename T>
 T field(const json& j, const char* key, const char* what) {
   if (!j.is_object() || !j.contains(key)) throw WireError(std::string(what) + " has no \"" + key + "\"");
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw WireError(std::string(what) + "'s \"" + key + "\" is of the wrong type");
+  const json& value = j.at(key);
+  const auto wrong_type = [&] { return WireError(std::string(what) + "'s \"" + key + "\" is of the wrong type"); };
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // json's own conversion casts a float (5e27) or an integer out of T's range without a check.
+    if (!value.is_number_integer()) throw wrong_type();
+    const bool in_range = value.is_number_unsigned()
+                              ? std::in_range<T>(value.get<std::uint64_t>())
+                              : std::in_range<T>(value.get<std::int64_t>());
+    if (!in_range) throw WireError(std::string(what) + "'s \"" + key + "\" is out of range");
+    return value.is_number_unsigned() ? static_cast<T>(value.get<std::uint64_t>())
+                                      : static_cast<T>(value.get<std::int64_t>());
+  } else {
+    try {
+      return value.get<T>();
+    } catch (const json::exception&) {
+      throw wrong_type();
+    }
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <span>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "net/gr_wire.hpp"
 #include "net/stream_tags.hpp"
@@ -164,6 +166,39 @@ TEST(StreamTags, RowsKeepTheirDbfsReference) {
   ASSERT_NE(text.find(field), std::string::npos) << text;
   text.replace(text.find(field), field.size(), "\"full_scale_power\":-1");
   EXPECT_THROW(layout_from_json(text), WireError);
+}
+
+// A layout's counts must be integers in range: a float such as 5e27 (found by the fuzz target),
+// a negative count or one above the type's range is a WireError naming the key, not a cast.
+TEST(StreamTags, ALayoutsCountsAreIntegersInRange) {
+  SpectrumLayout layout;
+  layout.columns = 3;
+  layout.frequencies = {0.0, 100.0, 200.0};
+  layout.row_interval = 0.01;
+  layout.stream.sample_rate = 400;
+  layout.stream.channels = 2;
+  const std::string text = layout_json(layout);
+  EXPECT_EQ(layout_from_json(text).stream.channels, 2u);
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    EXPECT_NE(changed.find(from), std::string::npos) << changed;
+    changed.replace(changed.find(from), from.size(), to);
+    return changed;
+  };
+  for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"columns\":3", "\"columns\":5e27", "\"columns\" is of the wrong type"},
+           {"\"columns\":3", "\"columns\":3.0", "\"columns\" is of the wrong type"},
+           {"\"columns\":3", "\"columns\":-3", "\"columns\" is out of range"},
+           {"\"channels\":2", "\"channels\":4294967296", "\"channels\" is out of range"},
+           {"\"channels\":2", "\"channels\":-1", "\"channels\" is out of range"},
+       }) {
+    try {
+      layout_from_json(with(from, to));
+      ADD_FAILURE() << to << " was taken";
+    } catch (const WireError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(StreamTags, WrongTypesOfKnownKeysAreRefused) {
