@@ -295,11 +295,13 @@ void serialize_pmt(const Pmt& value, std::string& out) {
       return;
     case Pmt::Type::pair:
     case Pmt::Type::dict: {
-      // items: the cars, then the last cdr.
+      // items: the cars, then the last cdr. The list's type byte comes first; each further car is
+      // a pair, as parse_list reads a list (a dict's further cells written as dicts would read
+      // back as a dict nested in each cdr).
       if (value.items.size() < 2) throw WireError("a PMT list needs a car and a cdr");
       const char type = static_cast<char>(value.type == Pmt::Type::dict ? kDict : kPair);
       for (std::size_t i = 0; i + 1 < value.items.size(); ++i) {
-        out += type;
+        out += i == 0 ? type : static_cast<char>(kPair);
         serialize_pmt(value.items[i], out);
       }
       serialize_pmt(value.items.back(), out);

@@ -76,6 +76,15 @@ TEST(GrWire, ReadsPmtsAsGnuRadioWritesThem) {
   const Pmt list = parsed("070200016107030000000106");
   ASSERT_EQ(list.items.size(), 3u);
   EXPECT_EQ(list.items[2].type, Pmt::Type::null);
+  // A dict of two entries ((a . 1) (b . 2)): its type byte, then each further cell a pair. It
+  // writes back byte for byte (found by the fuzz target: further cells written as dicts read back
+  // one level deeper each, past the depth limit).
+  const std::string dict = "09" "07020001610300000001" "07" "07020001620300000002" "06";
+  const Pmt entries = parsed(dict);
+  EXPECT_EQ(entries.type, Pmt::Type::dict);
+  ASSERT_EQ(entries.items.size(), 3u);
+  EXPECT_EQ(entries.items[1].items[1].integer, 2);
+  EXPECT_EQ(serialized(entries), dict);
 }
 
 TEST(GrWire, TagHeaderRoundTrips) {
