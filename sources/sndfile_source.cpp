@@ -108,7 +108,7 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 // that walk meets the ASCII of an entry's name as a size, below 2^31, and jumps past the end).
 //
 // libsndfile parses a top-level INFO chunk as such a list too (its entries right after its size),
-// so INFO chunks are checked as LIST chunks are.
+// so INFO chunks are checked as LIST chunks are. RF64 files (64-bit WAV) are parsed alike.
 //
 // The LIST chunks are found by walking the top-level chunks twice: as RIFF lays them out (each
 // padded to an even size), and as libsndfile steps over them, which differs for broken files:
@@ -117,8 +117,9 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 // plst, DISP, MEXT, PAD). Returns the reason, or nothing.
 std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
   unsigned char header[12];
-  if (!read_at(0, header, 12) || (std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0))
-    return std::nullopt;
+  if (!read_at(0, header, 12)) return std::nullopt;
+  const bool rf64 = std::memcmp(header, "RF64", 4) == 0;
+  if (!rf64 && std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0) return std::nullopt;
   const bool big_endian = header[3] == 'X';
   auto size_of = [big_endian](const unsigned char* p) {
     return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
@@ -147,6 +148,7 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   };
   for (const bool as_libsndfile : {false, true}) {
     chunks = 0;
+    std::optional<std::uint64_t> ds64_data_size;
     unsigned char chunk[8];
     for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t chunk_size = size_of(chunk + 4);
@@ -155,12 +157,31 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
           return problem;
       std::uint64_t content = chunk_size + (chunk_size & 1);
       if (as_libsndfile) {
-        bool padded = false;
-        for (const char* name : {"iXML", "strc", "afsp", "clm ", "elmo", "cart", "levl", "plst", "DISP", "MEXT", "PAD "})
-          padded = padded || is(chunk, name);
-        content = is(chunk, "fact") ? std::max<std::uint64_t>(chunk_size, 4)
-                                    : chunk_size + (padded ? chunk_size & 1 : 0);
+        const bool printable = std::all_of(chunk, chunk + 4, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
+        if (!printable) {
+          // An unknown name: libsndfile stops at a huge size, and else, off a 4-byte boundary,
+          // steps back 3 bytes to find its footing.
+          if (chunk_size >= 0xffff0000 || (offset & 3) == 0) break;
+          offset += 5;
+          continue;
+        }
+        if (rf64) {
+          // RF64's sizes of 0xffffffff stand for the 64-bit ones of its ds64 chunk.
+          unsigned char ds64[16];
+          if (is(chunk, "ds64") && read_at(offset + 8, ds64, 16))
+            ds64_data_size = size_of(ds64 + 12) << 32 | size_of(ds64 + 8);
+          content = !is(chunk, "data") ? chunk_size
+                    : ds64_data_size   ? *ds64_data_size
+                    : chunk_size == 0xffffffff ? 0 : chunk_size;
+        } else {
+          bool padded = false;
+          for (const char* name : {"iXML", "strc", "afsp", "clm ", "elmo", "cart", "levl", "plst", "DISP", "MEXT", "PAD "})
+            padded = padded || is(chunk, name);
+          content = is(chunk, "fact") ? std::max<std::uint64_t>(chunk_size, 4)
+                                      : chunk_size + (padded ? chunk_size & 1 : 0);
+        }
       }
+      if (content > file_size) break;  // past the end: no chunk follows
       offset += 8 + content;
     }
   }

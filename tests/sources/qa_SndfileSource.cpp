@@ -277,6 +277,38 @@ TEST(SndfileSource, WavWithAHugeEntryInATopLevelInfoChunkIsRefusedNotHung) {
                   "memory.wav: malformed: an entry of its INFO chunk");
 }
 
+// RF64 (64-bit WAV) files go through the same list parser in libsndfile, so a huge LIST entry
+// hung it there too (the sound_file fuzz target found it in a top-level INFO chunk of an RF64
+// file); they are checked as WAV files are.
+TEST(SndfileSource, Rf64WithAHugeListEntryIsRefusedNotHung) {
+  ScratchDir dir;
+  SF_INFO info{};
+  info.samplerate = 8000;
+  info.channels = 1;
+  info.format = SF_FORMAT_RF64 | SF_FORMAT_PCM_16;
+  SNDFILE* file = sf_open(dir.file("tagged.rf64").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+  sf_set_string(file, SF_STR_TITLE, "title");
+  const auto samples = test_samples(100, 1);
+  sf_writef_short(file, samples.data(), 100);
+  sf_close(file);
+  auto bytes = test::read_file(dir.file("tagged.rf64"));
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  ASSERT_EQ(text.substr(0, 4), "RF64");
+  const auto entry = text.find("INAM");
+  ASSERT_NE(entry, std::string::npos);
+  const unsigned char huge[4] = {0xf7, 0xff, 0xff, 0xff};  // 0xfffffff7, little-endian
+  std::memcpy(bytes.data() + entry + 4, huge, 4);
+  test::write_file(dir.file("huge-entry.rf64"), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("huge-entry.rf64")); }),
+                  dir.file("huge-entry.rf64") + ": malformed: an entry of its LIST chunk");
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.rf64", bytes); }),
+                  "memory.rf64: malformed: an entry of its LIST chunk");
+  SndfileSource untouched(dir.file("tagged.rf64"));
+  EXPECT_EQ(untouched.info().length, 100u);
+  EXPECT_EQ(untouched.tags()["title"], "title");
+}
+
 TEST(SndfileSource, EmptyFile) {
   ScratchDir dir;
   test::write_file(dir.file("empty.wav"), "");
