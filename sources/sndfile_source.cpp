@@ -103,9 +103,12 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 // libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
 // more: it reads the size as negative and steps back onto the same bytes (within its header
 // buffer, so no read of ours sees it). No LIST entry is that large, so such a file is refused
-// before libsndfile sees it. The entries are walked from after the list's type and, since
-// libsndfile reads a list of unknown type from its type on, from the type too (in a real file
-// that walk meets the ASCII of an entry's name as a size, below 2^31, and jumps past the end).
+// before libsndfile sees it. The entries are walked twice: as RIFF lays them out (from after the
+// list's type, each padded to an even size, whole within the chunk), and as libsndfile reads
+// them: from the type on (a list of unknown type is read as entries from there), `adtl` and
+// `INFO` as names without a size, an entry read while its name starts within the chunk (its
+// size may lie beyond), a `data` name or a zero one ending the list (libsndfile backs out of a
+// list at `data` and reads the top-level chunks on from there).
 //
 // libsndfile parses a top-level INFO chunk as such a list too (its entries right after its size),
 // so INFO chunks are checked as LIST chunks are. RF64 files (64-bit WAV) are parsed alike.
@@ -130,21 +133,37 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   constexpr int kMostChunks = 100000;  // a bound on each walk, far above any real file's
   int chunks = 0;
 
-  // The problem with the LIST (or INFO) chunk at `offset` of `chunk_size` bytes, if any.
-  auto list_problem = [&](std::uint64_t offset, std::uint64_t chunk_size,
-                          const std::string& id) -> std::optional<std::string> {
+  // The LIST (or INFO) chunk at `offset` of `chunk_size` bytes: its problem, if any, and where
+  // libsndfile's reading of the top-level chunks goes on if it backs out of the list at a `data`.
+  struct ListWalk {
+    std::optional<std::string> problem;
+    std::optional<std::uint64_t> resume;
+  };
+  auto walk_list = [&](std::uint64_t offset, std::uint64_t chunk_size, const std::string& id) -> ListWalk {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
+    auto too_large = [&](std::uint64_t at, std::uint64_t entry_size) {
+      return "malformed: an entry of its " + id + " chunk at byte " + std::to_string(at) + " claims " +
+             std::to_string(entry_size) + " bytes";
+    };
     unsigned char entry[8];
-    for (const std::uint64_t first : {offset + 12, offset + 8}) {
-      for (std::uint64_t at = first; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
-        const std::uint64_t entry_size = size_of(entry + 4);
-        if (entry_size > kLargest)
-          return "malformed: an entry of its " + id + " chunk at byte " + std::to_string(at) + " claims " +
-                 std::to_string(entry_size) + " bytes";
-        at += 8 + entry_size + (entry_size & 1);
-      }
+    for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
+      const std::uint64_t entry_size = size_of(entry + 4);
+      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      at += 8 + entry_size + (entry_size & 1);
     }
-    return std::nullopt;
+    if (chunk_size <= 8) return {};  // libsndfile skips such a list unread
+    for (std::uint64_t at = offset + 8; at < end && read_at(at, entry, 4) && ++chunks < kMostChunks;) {
+      if (is(entry, "adtl") || is(entry, "INFO")) {
+        at += 4;
+        continue;
+      }
+      if (is(entry, "data")) return {std::nullopt, at};
+      if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) break;
+      const std::uint64_t entry_size = size_of(entry + 4);
+      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      at += 8 + entry_size + (entry_size & 1);
+    }
+    return {};
   };
   for (const bool as_libsndfile : {false, true}) {
     chunks = 0;
@@ -152,9 +171,14 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     unsigned char chunk[8];
     for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t chunk_size = size_of(chunk + 4);
-      if (is(chunk, "LIST") || is(chunk, "INFO"))
-        if (auto problem = list_problem(offset, chunk_size, std::string(reinterpret_cast<const char*>(chunk), 4)))
-          return problem;
+      if (is(chunk, "LIST") || is(chunk, "INFO")) {
+        ListWalk list = walk_list(offset, chunk_size, std::string(reinterpret_cast<const char*>(chunk), 4));
+        if (list.problem) return list.problem;
+        if (as_libsndfile && list.resume) {
+          offset = *list.resume;
+          continue;
+        }
+      }
       std::uint64_t content = chunk_size + (chunk_size & 1);
       if (as_libsndfile) {
         const bool printable = std::all_of(chunk, chunk + 4, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });

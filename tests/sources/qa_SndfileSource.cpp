@@ -277,6 +277,34 @@ TEST(SndfileSource, WavWithAHugeEntryInATopLevelInfoChunkIsRefusedNotHung) {
                   "memory.wav: malformed: an entry of its INFO chunk");
 }
 
+// libsndfile reads a list's entry while its name starts within the chunk, its size from beyond
+// the chunk's end: there 0xfffffff0 made it loop (the sound_file fuzz campaign found it). Such a
+// file is refused; a walk of whole entries within the chunk misses it.
+TEST(SndfileSource, WavWithAListEntryWhoseSizeLiesPastTheChunkIsRefusedNotHung) {
+  ScratchDir dir;
+  const unsigned char wav[] = {
+      // RIFF, WAVE
+      0x52, 0x49, 0x46, 0x46, 0x44, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
+      // fmt , 16 bytes: PCM, one channel, 8000 Hz, 16 bits
+      0x66, 0x6d, 0x74, 0x20, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+      0x40, 0x1f, 0x00, 0x00, 0x80, 0x3e, 0x00, 0x00, 0x02, 0x00, 0x10, 0x00,
+      // LIST, 16 bytes: type INFO, IABC of 0 bytes, the name IXYZ
+      0x4c, 0x49, 0x53, 0x54, 0x10, 0x00, 0x00, 0x00, 0x49, 0x4e, 0x46, 0x4f,
+      0x49, 0x41, 0x42, 0x43, 0x00, 0x00, 0x00, 0x00, 0x49, 0x58, 0x59, 0x5a,
+      // past the list: the bytes libsndfile reads as IXYZ's size (0xfffffff0)
+      0xf0, 0xff, 0xff, 0xff,
+      // data, 4 bytes
+      0x64, 0x61, 0x74, 0x61, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00,
+  };
+  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
+                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
+  test::write_file(dir.file("straddling.wav"), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("straddling.wav")); }),
+                  dir.file("straddling.wav") + ": malformed: an entry of its LIST chunk at byte 56");
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
+                  "memory.wav: malformed: an entry of its LIST chunk");
+}
+
 // RF64 (64-bit WAV) files go through the same list parser in libsndfile, so a huge LIST entry
 // hung it there too (the sound_file fuzz target found it in a top-level INFO chunk of an RF64
 // file); they are checked as WAV files are.
