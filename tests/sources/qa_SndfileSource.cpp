@@ -186,6 +186,20 @@ TEST(SndfileSource, TagsThatAreNotUtf8AreDescribedPrintably) {
   EXPECT_NO_THROW((void)describe_sound_file(source).dump());
 }
 
+// `bytes` as a file named `name` and as the same bytes in memory ("memory.wav") are both refused
+// for `reason`, each error naming its input.
+void expect_refused(const std::vector<std::byte>& bytes, const std::string& name, const std::string& reason) {
+  ScratchDir dir;
+  test::write_file(dir.file(name), bytes);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file(name)); }), dir.file(name) + ": " + reason);
+  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }), "memory.wav: " + reason);
+}
+
+template <std::size_t N>
+std::vector<std::byte> bytes_of(const unsigned char (&array)[N]) {
+  return std::vector<std::byte>(reinterpret_cast<const std::byte*>(array), reinterpret_cast<const std::byte*>(array) + N);
+}
+
 // A LIST entry of 2 GiB or more made libsndfile loop forever; such a file is refused before
 // libsndfile reads it (the sound_file fuzz target found the hang).
 TEST(SndfileSource, WavWithAHugeListEntryIsRefusedNotHung) {
@@ -206,11 +220,7 @@ TEST(SndfileSource, WavWithAHugeListEntryIsRefusedNotHung) {
   ASSERT_NE(entry, std::string::npos);
   const unsigned char huge[4] = {0xf7, 0xf7, 0xff, 0xff};  // 0xfffff7f7, little-endian
   std::memcpy(bytes.data() + entry + 4, huge, 4);
-  test::write_file(dir.file("huge-entry.wav"), bytes);
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("huge-entry.wav")); }),
-                  dir.file("huge-entry.wav") + ": malformed: an entry of its LIST chunk");
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
-                  "memory.wav: malformed: an entry of its LIST chunk");
+  expect_refused(bytes, "huge-entry.wav", "malformed: an entry of its LIST chunk");
   SndfileSource untouched(dir.file("tagged.wav"));  // the same file with its real sizes reads
   EXPECT_EQ(untouched.info().length, 100u);
 }
@@ -220,7 +230,6 @@ TEST(SndfileSource, WavWithAHugeListEntryIsRefusedNotHung) {
 // smoke run found it): that LIST's entry of 0xfffffff7 bytes, read from the list's unknown type
 // on, made libsndfile loop. Such a file is refused too.
 TEST(SndfileSource, WavWithAnEmptyFactChunkBeforeAHugeListEntryIsRefusedNotHung) {
-  ScratchDir dir;
   const unsigned char wav[] = {
       // RIFF, WAVE
       0x52, 0x49, 0x46, 0x46, 0x50, 0x01, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
@@ -239,20 +248,13 @@ TEST(SndfileSource, WavWithAnEmptyFactChunkBeforeAHugeListEntryIsRefusedNotHung)
       // data, 0 bytes, and 3 more
       0x64, 0x61, 0x74, 0x61, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
   };
-  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
-                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
-  test::write_file(dir.file("empty-fact.wav"), bytes);
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("empty-fact.wav")); }),
-                  dir.file("empty-fact.wav") + ": malformed: an entry of its LIST chunk at byte 60");
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
-                  "memory.wav: malformed: an entry of its LIST chunk");
+  expect_refused(bytes_of(wav), "empty-fact.wav", "malformed: an entry of its LIST chunk at byte 60");
 }
 
 // libsndfile parses a top-level INFO chunk as a list of entries too: one whose entry claims
 // 0xfffffff7 bytes made it loop (the sound_file fuzz campaign found it, behind a LIST chunk whose
 // sizes a walk by the chunks' sizes follows). Such a file is refused.
 TEST(SndfileSource, WavWithAHugeEntryInATopLevelInfoChunkIsRefusedNotHung) {
-  ScratchDir dir;
   const unsigned char wav[] = {
       // RIFF, WAVE
       0x52, 0x49, 0x46, 0x46, 0x98, 0x02, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
@@ -268,20 +270,13 @@ TEST(SndfileSource, WavWithAHugeEntryInATopLevelInfoChunkIsRefusedNotHung) {
       0xf7, 0xff, 0xff, 0xff, 0x9e, 0x74, 0x69, 0x74, 0x00, 0x00, 0x68, 0x04,
       0x00,
   };
-  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
-                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
-  test::write_file(dir.file("info.wav"), bytes);
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("info.wav")); }),
-                  dir.file("info.wav") + ": malformed: an entry of its INFO chunk at byte 72");
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
-                  "memory.wav: malformed: an entry of its INFO chunk");
+  expect_refused(bytes_of(wav), "info.wav", "malformed: an entry of its INFO chunk at byte 72");
 }
 
 // libsndfile reads a list's entry while its name starts within the chunk, its size from beyond
 // the chunk's end: there 0xfffffff0 made it loop (the sound_file fuzz campaign found it). Such a
 // file is refused; a walk of whole entries within the chunk misses it.
 TEST(SndfileSource, WavWithAListEntryWhoseSizeLiesPastTheChunkIsRefusedNotHung) {
-  ScratchDir dir;
   const unsigned char wav[] = {
       // RIFF, WAVE
       0x52, 0x49, 0x46, 0x46, 0x44, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45,
@@ -296,13 +291,7 @@ TEST(SndfileSource, WavWithAListEntryWhoseSizeLiesPastTheChunkIsRefusedNotHung) 
       // data, 4 bytes
       0x64, 0x61, 0x74, 0x61, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00,
   };
-  const std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(wav),
-                                     reinterpret_cast<const std::byte*>(wav) + sizeof wav);
-  test::write_file(dir.file("straddling.wav"), bytes);
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("straddling.wav")); }),
-                  dir.file("straddling.wav") + ": malformed: an entry of its LIST chunk at byte 56");
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.wav", bytes); }),
-                  "memory.wav: malformed: an entry of its LIST chunk");
+  expect_refused(bytes_of(wav), "straddling.wav", "malformed: an entry of its LIST chunk at byte 56");
 }
 
 // RF64 (64-bit WAV) files go through the same list parser in libsndfile, so a huge LIST entry
@@ -327,11 +316,7 @@ TEST(SndfileSource, Rf64WithAHugeListEntryIsRefusedNotHung) {
   ASSERT_NE(entry, std::string::npos);
   const unsigned char huge[4] = {0xf7, 0xff, 0xff, 0xff};  // 0xfffffff7, little-endian
   std::memcpy(bytes.data() + entry + 4, huge, 4);
-  test::write_file(dir.file("huge-entry.rf64"), bytes);
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s(dir.file("huge-entry.rf64")); }),
-                  dir.file("huge-entry.rf64") + ": malformed: an entry of its LIST chunk");
-  EXPECT_CONTAINS(error_message<InputError>([&] { SndfileSource s("memory.rf64", bytes); }),
-                  "memory.rf64: malformed: an entry of its LIST chunk");
+  expect_refused(bytes, "huge-entry.rf64", "malformed: an entry of its LIST chunk");
   SndfileSource untouched(dir.file("tagged.rf64"));
   EXPECT_EQ(untouched.info().length, 100u);
   EXPECT_EQ(untouched.tags()["title"], "title");
