@@ -39,7 +39,7 @@ template <bool kLean, bool kOnePlane>
 __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     fp64_pass_kernel(Fp64PassDesc p, const void* source, void* destination,
                      const Cd* __restrict__ roots, const Cd* __restrict__ coarse, const Cd* __restrict__ fine,
-                     long long rows) {
+                     const Cd* __restrict__ half_roots, long long rows) {
   extern __shared__ Cd planes[];
   if (kLean && !fp64_lean_pass(p)) __trap();  // its butterflies would skip the other radices
   const int length = p.length;
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
     const int i0 = p.interleave_load ? threadIdx.x / per_block : threadIdx.x - local * threads;
     if (first + local < transforms) {
       const Fp64Transform at = fp64_transform(p, first + local, rows);
-      for (int i = i0; i < length; i += threads) planes[local * stride + i] = fp64_load(p, source, at, i);
+      for (int i = i0; i < length; i += threads) planes[local * stride + i] = fp64_load(p, source, at, i, half_roots);
     }
   }
   __syncthreads();
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kFp64BlockThreads, kLean ? 2 : 1)
   }
 }
 
-using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, const Cd*, const Cd*, long long);
+using Fp64PassKernel = void (*)(Fp64PassDesc, const void*, void*, const Cd*, const Cd*, const Cd*, const Cd*, long long);
 
 // The kernel for a pass: the lean one where it can.
 Fp64PassKernel kernel_for(const Fp64PassDesc& p) {
@@ -176,7 +176,7 @@ class CudaFp64Plan final : public Plan {
                          static_cast<cudaStream_t>(stream)>>>(
           p, resolve(step.src, in, out), resolve(step.dst, in, out), table_ + step.roots,
           step.coarse < 0 ? nullptr : table_ + step.coarse, step.fine < 0 ? nullptr : table_ + step.fine,
-          rows);
+          step.half_roots < 0 ? nullptr : table_ + step.half_roots, rows);
       const cudaError_t launched = cudaGetLastError();
       if (launched != cudaSuccess) check(launched, ("kernel launch of " + layout_.algorithm).c_str());
     }

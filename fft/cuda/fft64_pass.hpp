@@ -19,15 +19,20 @@ inline constexpr int kFp64MaxStages = 16;
 // How a pass reads element i of its transform: complex values; real values (imaginary 0, an
 // r2c's first pass); the Hermitian half of a c2r's input expanded to the full length
 // (x[j] = conj(x[n - j]) above n/2); two real rows a and b of the batch as one complex
-// transform, a + i·b (real_pair: an r2c in one pass).
-enum class Fp64Load : int { complex, real, hermitian, real_pair };
+// transform, a + i·b (real_pair: an r2c in one pass); the Hermitian half X of a c2r of even
+// length N folded into the spectrum Z of length M = N/2 whose inverse z has the real output's
+// even samples as its real parts and the odd ones as its imaginary parts (hermitian_half:
+// Z[k] = E + i·O, E = X[k] + conj(X[M−k]), O = (X[k] − conj(X[M−k]))·exp(2πi·k/N); the
+// inverse of length M then takes the c2r's place, half its work).
+enum class Fp64Load : int { complex, real, hermitian, real_pair, hermitian_half };
 // How it writes element k: complex values; those of k <= n/2 only (an r2c's last pass); the real
 // part (a c2r's last pass); the spectra of the two real rows of a real_pair load split from the
 // transform Z of a + i·b, A[k] = (Z[k] + conj(Z[n−k]))/2 and B[k] = (Z[k] − conj(Z[n−k]))/(2i),
 // k <= n/2 (split_pair). (A c2r is not paired: the imaginary part of one inverse transform, which
 // is dropped, holds half its rounding error; a pair's would land in the partner row, above
-// cuFFT's error at some lengths.)
-enum class Fp64Store : int { complex, half, real_part, split_pair };
+// cuFFT's error at some lengths.) real_pairs: element k's real and imaginary parts as the real
+// outputs 2k and 2k + 1 (the last pass of a hermitian_half c2r; its strides count doubles).
+enum class Fp64Store : int { complex, half, real_part, split_pair, real_pairs };
 
 // A pass: `rows × groups` transforms of `length` points (paired, an r2c in one pass: ⌈rows/2⌉
 // transforms, t of rows 2t and 2t + 1, one group). Transform t is group g = t % groups of row
@@ -97,7 +102,9 @@ PRISM_HD Fp64Transform fp64_transform(const Fp64PassDesc& p, long long t, long l
 }
 
 // Element i of transform `at` from the source: `source` holds doubles (real load) or Cd.
-PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Transform& at, long long i) {
+// `half_roots`: exp(2πi·k/N), k < M, for a hermitian_half load (else unused).
+PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Transform& at, long long i,
+                      const Cd* half_roots) {
   const long long offset = i * p.in_stride;  // from the transform's element 0
   const long long within_row = offset + at.group * p.in_group_stride;  // its index in the full transform
   Cd v;
@@ -106,6 +113,15 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
   } else if (p.load == Fp64Load::real_pair) {
     const double* a = static_cast<const double*>(source) + at.in_base;
     v = Cd{a[offset], at.second ? a[p.in_row + offset] : 0.0};
+  } else if (p.load == Fp64Load::hermitian_half) {
+    // Its transform's length M is full_length; the row holds X[0] to X[M].
+    const Cd* row = static_cast<const Cd*>(source) + (at.in_base - at.group * p.in_group_stride);
+    Cd x = row[within_row];
+    Cd mirror = conj(row[p.full_length - within_row]);
+    if (within_row == 0) x.im = mirror.im = 0.0;  // bins 0 and N/2 taken as real, as the full-length c2r takes them
+    const Cd even = x + mirror;
+    const Cd odd = cmul(x - mirror, half_roots[within_row]);
+    v = Cd{even.re - odd.im, even.im + odd.re};
   } else if (p.load == Fp64Load::hermitian && 2 * within_row > p.full_length) {
     v = conj(static_cast<const Cd*>(source)[at.in_base - at.group * p.in_group_stride + (p.full_length - within_row)]);
   } else {
@@ -127,6 +143,8 @@ PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, const Fp64Tra
   if (p.conj_out) v = conj(v);
   if (p.store == Fp64Store::real_part) {
     static_cast<double*>(destination)[at.out_base + offset] = v.re;
+  } else if (p.store == Fp64Store::real_pairs) {
+    *reinterpret_cast<Cd*>(static_cast<double*>(destination) + at.out_base + offset) = v;
   } else if (p.store == Fp64Store::complex || 2 * (offset + at.group * p.out_group_stride) <= p.full_length) {
     static_cast<Cd*>(destination)[at.out_base + offset] = v;
   }

@@ -140,14 +140,24 @@ std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) 
 Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   const std::string problem = fp64_plan_problem(spec, max_shared_bytes);
   if (!problem.empty()) throw std::invalid_argument("our double-precision FFT: " + problem);
-  const long long n = static_cast<long long>(spec.n);
   const bool inverse = spec.transform == Transform::c2c_inverse || spec.transform == Transform::c2r;
-  const Fp64Load first_load = spec.transform == Transform::r2c   ? Fp64Load::real
+  // A c2r of even length runs as the complex inverse of half its length (Fp64Load::hermitian_half).
+  PlanSpec half = spec;
+  half.n = spec.n / 2;
+  const bool half_c2r = spec.transform == Transform::c2r && spec.n % 2 == 0 &&
+                        fp64_plan_problem(half, max_shared_bytes).empty();
+  // The length of the complex transform the passes compute.
+  const long long n = static_cast<long long>(half_c2r ? half.n : spec.n);
+  const Fp64Load first_load = spec.transform == Transform::r2c ? Fp64Load::real
+                              : half_c2r                       ? Fp64Load::hermitian_half
                               : spec.transform == Transform::c2r ? Fp64Load::hermitian
                                                                  : Fp64Load::complex;
-  const Fp64Store last_store = spec.transform == Transform::r2c   ? Fp64Store::half
+  const Fp64Store last_store = spec.transform == Transform::r2c ? Fp64Store::half
+                               : half_c2r                       ? Fp64Store::real_pairs
                                : spec.transform == Transform::c2r ? Fp64Store::real_part
                                                                   : Fp64Store::complex;
+  // real_pairs writes two doubles an element: its strides count doubles.
+  const long long out_scale = half_c2r ? 2 : 1;
   Fp64Layout layout;
   layout.spec = spec;
   auto add_roots = [&layout](long long length) {
@@ -155,6 +165,13 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     for (long long m = 0; m < length; ++m) layout.table.push_back(unit_root(m, length));
     return offset;
   };
+  // exp(2πi·k/N), k < N/2, for the first pass of a half-length c2r.
+  auto add_half_roots = [&](Fp64Step& step) {
+    if (!half_c2r) return;
+    step.half_roots = static_cast<long long>(layout.table.size());
+    for (long long k = 0; k < n; ++k) layout.table.push_back(conj(unit_root(k, 2 * n)));
+  };
+  const std::string half_text = half_c2r ? ", c2r as the inverse of half its length" : "";
 
   const long long max_pass = fp64_max_pass_length(max_shared_bytes);
   if (n <= max_pass) {
@@ -162,6 +179,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     step.pass = make_pass(n, max_shared_bytes, false);
     step.pass.in_row = input_row_length(spec);
     step.pass.out_row = output_row_length(spec);
+    step.pass.out_stride = out_scale;
     step.pass.full_length = n;
     step.pass.load = first_load;
     step.pass.store = last_store;
@@ -173,8 +191,10 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
     }
     step.pass.conj_in = step.pass.conj_out = inverse;
     step.roots = add_roots(n);
+    add_half_roots(step);
     layout.steps.push_back(step);
-    layout.algorithm = "fp64 stockham " + radices_text(step.pass) + (fp64_paired(step.pass) ? ", two real rows per transform" : "");
+    layout.algorithm = "fp64 stockham " + radices_text(step.pass) +
+                       (fp64_paired(step.pass) ? ", two real rows per transform" : "") + half_text;
     return layout;
   }
 
@@ -199,6 +219,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   columns.pass.interleave_load = columns.pass.interleave_store = true;
   columns.dst = BufferRef::scratch;
   columns.roots = add_roots(n1);
+  add_half_roots(columns);
   columns.fine = static_cast<long long>(layout.table.size());
   for (long long b = 0; b < split; ++b) layout.table.push_back(unit_root(b, n));
   columns.coarse = static_cast<long long>(layout.table.size());
@@ -211,8 +232,8 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   rows.pass.in_stride = 1;
   rows.pass.in_group_stride = n2;
   rows.pass.out_row = output_row_length(spec);
-  rows.pass.out_stride = n1;
-  rows.pass.out_group_stride = 1;
+  rows.pass.out_stride = out_scale * n1;
+  rows.pass.out_group_stride = out_scale;
   rows.pass.full_length = n;
   rows.pass.store = last_store;
   rows.pass.conj_out = inverse;
@@ -223,7 +244,7 @@ Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   layout.steps = {columns, rows};
   layout.scratch_elements = n;
   layout.algorithm = "fp64 four-step " + std::to_string(n1) + "x" + std::to_string(n2) + " (" +
-                     radices_text(columns.pass) + ", " + radices_text(rows.pass) + ")";
+                     radices_text(columns.pass) + ", " + radices_text(rows.pass) + ")" + half_text;
   return layout;
 }
 
@@ -241,6 +262,7 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
     const Cd* roots = layout.table.data() + step.roots;
     const Cd* coarse = step.coarse < 0 ? nullptr : layout.table.data() + step.coarse;
     const Cd* fine = step.fine < 0 ? nullptr : layout.table.data() + step.fine;
+    const Cd* half_roots = step.half_roots < 0 ? nullptr : layout.table.data() + step.half_roots;
     const void* source = resolve(step.src);
     void* destination = resolve(step.dst);
     const int length = p.length;
@@ -257,7 +279,7 @@ void execute_fp64_on_host(const Fp64Layout& layout, const void* in, void* out, s
         const int i = p.interleave_load ? e / p.per_block : e - local * length;
         if (first + local < transforms)
           planes[local * stride + i] =
-              fp64_load(p, source, fp64_transform(p, first + local, static_cast<long long>(rows)), i);
+              fp64_load(p, source, fp64_transform(p, first + local, static_cast<long long>(rows)), i, half_roots);
       }
       for (int local = 0; local < p.per_block; ++local) {
         Cd* a = planes.data() + local * stride;

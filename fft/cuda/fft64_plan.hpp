@@ -5,8 +5,11 @@
 // the twiddle fused into the first pass's store) where n splits into two such lengths (powers of
 // two up to 2^24, nothing above 7263²). An r2c in one pass takes two real rows per complex
 // transform, the split of their spectra fused into the store; the other real transforms run
-// through the complex one of the full length, the real load or the Hermitian expansion fused
-// into the first pass and the half-spectrum or real-part store into the last. Other lengths are
+// through a complex one: a c2r of even length through the inverse of half its length (the
+// Hermitian input folded on load, the even and odd outputs stored as one complex value; half the
+// work, as the r2c's pairing), the others through the full length, the real load or the
+// Hermitian expansion fused into the first pass and the half-spectrum or real-part store into
+// the last. Other lengths are
 // not ours (fp64_plan_problem says why), and the backend gives them to cuFFT's double plans.
 // Host-only C++, so the host executor runs the same layout in CI.
 #pragma once
@@ -29,11 +32,13 @@ struct Fp64Step {
   Fp64PassDesc pass;
   BufferRef src = BufferRef::input;
   BufferRef dst = BufferRef::output;
-  // Offsets into Fp64Layout::table: the pass's roots exp(−2πi·m/length), m < length, and its
-  // four-step twiddles' coarse and fine factors (-1: none).
+  // Offsets into Fp64Layout::table: the pass's roots exp(−2πi·m/length), m < length, its
+  // four-step twiddles' coarse and fine factors, and a half-length c2r's exp(2πi·k/N), k < N/2
+  // (-1: none).
   long long roots = 0;
   long long coarse = -1;
   long long fine = -1;
+  long long half_roots = -1;
 };
 
 struct Fp64Layout {

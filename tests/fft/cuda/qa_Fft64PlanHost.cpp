@@ -87,13 +87,49 @@ TEST(Fft64PlanHost, FourStepMatchesTheLongDoubleFft) {
     }
   }
   // At the planner's own limit: above 7263 points.
-  for (std::size_t n : {8192u, 10000u, 3u * 3u * 1024u, 14641u}) {
+  // A c2r of even length takes the inverse of half its length: four-step above twice 7263.
+  for (std::size_t n : {8192u, 10000u, 3u * 3u * 1024u, 14641u, 32768u, 2u * 7260u}) {
     for (Transform t : {Transform::c2c_forward, Transform::c2r}) {
       std::string algorithm;
       EXPECT_LE(error_of({n, 1, t, false}, kMaxSharedBytesPerBlock, &algorithm), test::fp64_error_bound(n))
           << test::transform_name(t) << " n=" << n << " " << algorithm;
-      EXPECT_EQ(algorithm.rfind("fp64 four-step", 0), 0u) << algorithm;
+      const bool half = t == Transform::c2r && n % 2 == 0;
+      const bool four_step = (half ? n / 2 : n) > 7263;
+      EXPECT_EQ(algorithm.rfind(four_step ? "fp64 four-step" : "fp64 stockham", 0), 0u) << algorithm;
+      EXPECT_EQ(algorithm.find("c2r as the inverse of half its length") != std::string::npos, half) << algorithm;
     }
+  }
+}
+
+// A c2r of even length N runs the inverse of length N/2 (Fp64Load::hermitian_half): the
+// layouts' texts say so, odd lengths keep the full length, and the imaginary parts of bins 0
+// and N/2 are ignored as the full-length transform ignores them (a c2r's output is the real part
+// of the inverse of the Hermitian extension).
+TEST(Fft64PlanHost, AC2rOfEvenLengthRunsTheInverseOfHalfItsLength) {
+  EXPECT_EQ(make_fp64_layout({4096, 2, Transform::c2r, false}).algorithm,
+            "fp64 stockham 8x8x8x4, c2r as the inverse of half its length");
+  EXPECT_EQ(make_fp64_layout({1000, 2, Transform::c2r, true}).algorithm,
+            "fp64 stockham 4x5x5x5, c2r as the inverse of half its length");
+  EXPECT_EQ(make_fp64_layout({1u << 20, 2, Transform::c2r, false}).algorithm,
+            "fp64 four-step 512x1024 (8x8x8, 8x8x4x4), c2r as the inverse of half its length");
+  EXPECT_EQ(make_fp64_layout({1001, 2, Transform::c2r, false}).algorithm, "fp64 stockham 7x11x13");
+  for (std::size_t n : {2u, 4u, 6u, 8u, 30u, 1000u, 4096u, 3u * 3u * 1024u, 20000u, 1001u}) {
+    const PlanSpec spec{n, 3, Transform::c2r, false};
+    std::mt19937_64 rng(n);
+    std::vector<double> input = test::fp64_random_input(spec, spec.batch, rng);
+    const Fp64Layout layout = make_fp64_layout(spec);
+    const std::size_t out_row = fp64_output_row_doubles(spec);
+    std::vector<double> expected(out_row * spec.batch, std::numeric_limits<double>::quiet_NaN());
+    execute_fp64_on_host(layout, input.data(), expected.data(), spec.batch);
+    ASSERT_LE(test::fp64_relative_error(spec, input.data(), expected.data(), spec.batch), test::fp64_error_bound(n)) << n;
+    const std::size_t in_row = fp64_input_row_doubles(spec);
+    for (std::size_t r = 0; r < spec.batch; ++r) {
+      input[r * in_row + 1] = 0.25;
+      if (n % 2 == 0) input[r * in_row + n + 1] = -0.375;
+    }
+    std::vector<double> output(out_row * spec.batch, std::numeric_limits<double>::quiet_NaN());
+    execute_fp64_on_host(layout, input.data(), output.data(), spec.batch);
+    for (std::size_t i = 0; i < output.size(); ++i) ASSERT_EQ(output[i], expected[i]) << "n=" << n << " at " << i;
   }
 }
 
@@ -192,8 +228,8 @@ TEST(Fft64PlanHost, AnR2cInOnePassTakesTwoRowsPerTransformAndAnOddLastRowAlone) 
         ASSERT_TRUE(std::isnan(output[i])) << n << " " << i;
     }
   }
-  // The c2r is not paired, nor is the four-step.
-  EXPECT_EQ(make_fp64_layout({4096, 2, Transform::c2r, false}).algorithm, "fp64 stockham 8x8x8x8");
+  // The c2r is not paired (it takes half its length instead), nor is the four-step.
+  EXPECT_EQ(make_fp64_layout({4096, 2, Transform::c2r, false}).algorithm.find("two real rows"), std::string::npos);
   EXPECT_EQ(make_fp64_layout({8192, 2, Transform::r2c, false}).algorithm.find("two real rows"), std::string::npos);
 }
 
