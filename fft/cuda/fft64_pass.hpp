@@ -144,7 +144,10 @@ PRISM_HD void fp64_store(const Fp64PassDesc& p, void* destination, const Fp64Tra
   if (p.store == Fp64Store::real_part) {
     static_cast<double*>(destination)[at.out_base + offset] = v.re;
   } else if (p.store == Fp64Store::real_pairs) {
-    *reinterpret_cast<Cd*>(static_cast<double*>(destination) + at.out_base + offset) = v;
+    // Two 8-byte stores: a real output need only be aligned as a double.
+    double* pair = static_cast<double*>(destination) + at.out_base + offset;
+    pair[0] = v.re;
+    pair[1] = v.im;
   } else if (p.store == Fp64Store::complex || 2 * (offset + at.group * p.out_group_stride) <= p.full_length) {
     static_cast<Cd*>(destination)[at.out_base + offset] = v;
   }
