@@ -108,23 +108,24 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 // them: from the type on (a list of unknown type is read as entries from there), `adtl` and
 // `INFO` as names without a size, an entry read while its name starts within the chunk (its
 // size may lie beyond), a `data` name or a zero one ending the list (libsndfile backs out of a
-// list at `data` and reads the top-level chunks on from there).
+// list at `data` and reads the top-level chunks on from there), an `exif` entry read by its own
+// fields.
 //
 // libsndfile parses a top-level INFO chunk as such a list too (its entries right after its size),
 // so INFO chunks are checked as LIST chunks are. RF64 files (64-bit WAV) are parsed alike.
 //
 // The LIST chunks are found by walking the top-level chunks twice: as RIFF lays them out (each
-// padded to an even size), and as libsndfile steps over them, which differs for broken files:
-// it reads a `fact` chunk's 4-byte frame count whatever its size says (a `fact` of 0 bytes
-// takes 4), and pads only the chunks it skips unread (iXML, strc, afsp, clm, elmo, cart, levl,
-// plst, DISP, MEXT, PAD). Returns the reason, or nothing.
+// padded to an even size), and as libsndfile's wav.c and rf64.c step over them, which differs for
+// broken files (a `fact` of 0 bytes takes 4; below). Returns the reason, or nothing.
 std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_t file_size) {
   unsigned char header[12];
   if (!read_at(0, header, 12)) return std::nullopt;
   const bool rf64 = std::memcmp(header, "RF64", 4) == 0;
   if (!rf64 && std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0) return std::nullopt;
-  const bool big_endian = header[3] == 'X';
-  auto size_of = [big_endian](const unsigned char* p) {
+  // RIFX is big-endian, until libsndfile's readers of `cue ` and `cart` switch it to little-endian
+  // for the rest of the header (in its walk only).
+  bool big_endian = header[3] == 'X';
+  auto size_of = [&big_endian](const unsigned char* p) {
     return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
                       : std::uint64_t{p[3]} << 24 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[1]} << 8 | p[0];
   };
@@ -138,6 +139,28 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   struct ListWalk {
     std::optional<std::string> problem;
     std::optional<std::uint64_t> resume;
+  };
+  // Where libsndfile's reading of a list goes on after an `exif` entry whose fields start at
+  // `at`: its reader takes 4-byte names (`ever` with 8 bytes, `olym` with a sized body, the
+  // string fields with a size, a string of 4096 bytes or more ending the entry) until the list's
+  // end, and the list's reading goes on where it stopped.
+  auto after_exif = [&](std::uint64_t at, std::uint64_t end) {
+    unsigned char field[8];
+    while (at < end && read_at(at, field, 4) && ++chunks < kMostChunks) {
+      at += 4;
+      if (is(field, "ever")) {
+        at += 8;
+        continue;
+      }
+      bool sized = is(field, "olym");
+      for (const char* name : {"emnt", "emdl", "ecor", "etim", "erel", "eucm"}) sized = sized || is(field, name);
+      if (!sized || !read_at(at, field + 4, 4)) continue;
+      const std::uint64_t size = size_of(field + 4);
+      at += 4;
+      if (!is(field, "olym") && size + (size & 1) >= 4096) break;
+      if (size <= end - std::min(end, at)) at += size + (size & 1);
+    }
+    return at;
   };
   auto walk_list = [&](std::uint64_t offset, std::uint64_t chunk_size, const std::string& id) -> ListWalk {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
@@ -158,6 +181,10 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
         continue;
       }
       if (is(entry, "data")) return {std::nullopt, at};
+      if (is(entry, "exif")) {
+        at = after_exif(at + 4, end);
+        continue;
+      }
       if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) break;
       const std::uint64_t entry_size = size_of(entry + 4);
       if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
@@ -167,6 +194,7 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   };
   for (const bool as_libsndfile : {false, true}) {
     chunks = 0;
+    big_endian = header[3] == 'X';
     std::optional<std::uint64_t> ds64_data_size;
     unsigned char chunk[8];
     for (std::uint64_t offset = 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
@@ -175,7 +203,7 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
         ListWalk list = walk_list(offset, chunk_size, std::string(reinterpret_cast<const char*>(chunk), 4));
         if (list.problem) return list.problem;
         if (as_libsndfile && list.resume) {
-          offset = *list.resume;
+          offset = *list.resume + (rf64 ? 0 : chunk_size & 1);  // wav.c's pad still follows
           continue;
         }
       }
@@ -190,19 +218,35 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
           continue;
         }
         if (rf64) {
-          // RF64's sizes of 0xffffffff stand for the 64-bit ones of its ds64 chunk.
-          unsigned char ds64[16];
-          if (is(chunk, "ds64") && read_at(offset + 8, ds64, 16))
+          // rf64.c pads nothing. Its sizes of 0xffffffff stand for the 64-bit ones of the ds64
+          // chunk, whose body it reads as 28 bytes and a table (the size given where it differs,
+          // unless `fmt ` follows those); a second ds64's body it reads on as chunks.
+          content = chunk_size;
+          unsigned char ds64[28];
+          if (is(chunk, "ds64") && ds64_data_size) {
+            content = 0;
+          } else if (is(chunk, "ds64") && read_at(offset + 8, ds64, 28)) {
             ds64_data_size = size_of(ds64 + 12) << 32 | size_of(ds64 + 8);
-          content = !is(chunk, "data") ? chunk_size
-                    : ds64_data_size   ? *ds64_data_size
-                    : chunk_size == 0xffffffff ? 0 : chunk_size;
+            const std::uint64_t table = size_of(ds64 + 24);
+            const std::uint32_t read = static_cast<std::uint32_t>(28 + table);
+            unsigned char next[4];
+            if (chunk_size < read)
+              content = 28 + table;
+            else if (chunk_size != read && chunk_size >= static_cast<std::uint32_t>(read + 4) &&
+                     read_at(offset + 8 + read, next, 4) && is(next, "fmt "))
+              content = read;
+          } else if (is(chunk, "data")) {
+            content = ds64_data_size ? *ds64_data_size : chunk_size == 0xffffffff ? 0 : chunk_size;
+          }
         } else {
-          bool padded = false;
-          for (const char* name : {"iXML", "strc", "afsp", "clm ", "elmo", "cart", "levl", "plst", "DISP", "MEXT", "PAD "})
-            padded = padded || is(chunk, name);
-          content = is(chunk, "fact") ? std::max<std::uint64_t>(chunk_size, 4)
-                                      : chunk_size + (padded ? chunk_size & 1 : 0);
+          // wav.c steps over every chunk padded to an even size (the jump of chunk_size & 1 that
+          // starts its next round): a `fact` after its 4-byte frame count whatever its size, `acid`
+          // and `smpl` after padding once more inside their readers.
+          const std::uint64_t pad = chunk_size & 1;
+          content = is(chunk, "fact")                      ? std::max<std::uint64_t>(chunk_size, 4) + pad
+                    : is(chunk, "acid") || is(chunk, "smpl") ? chunk_size + 2 * pad
+                                                             : chunk_size + pad;
+          if (is(chunk, "cue ") || is(chunk, "cart")) big_endian = false;
         }
       }
       if (content > file_size) break;  // past the end: no chunk follows

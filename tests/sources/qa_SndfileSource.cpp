@@ -322,6 +322,24 @@ TEST(SndfileSource, Rf64WithAHugeListEntryIsRefusedNotHung) {
   EXPECT_EQ(untouched.tags()["title"], "title");
 }
 
+// Each input that once made libsndfile loop (tests/fuzz/regressions/sound_file/*-hangs-libsndfile:
+// found by the fuzz campaigns and by reading libsndfile's parsers: padding after odd chunks, a
+// `fact` shorter than its frame count, `acid`, a `data` inside a list, an `exif` string of 4 KiB,
+// RIFX turned little-endian by `cue `, RF64's ds64 variants) is refused as malformed, from a file
+// and from memory, instead of hanging.
+TEST(SndfileSource, EveryInputThatHungLibsndfileIsRefused) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(PRISM_SOUND_FILE_REGRESSIONS)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with("-hangs-libsndfile")) continue;
+    const std::vector<std::byte> bytes = test::read_file(entry.path().string());
+    SCOPED_TRACE(name);
+    expect_refused(bytes, name, "malformed: an entry of its ");
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
 TEST(SndfileSource, EmptyFile) {
   ScratchDir dir;
   test::write_file(dir.file("empty.wav"), "");
