@@ -107,6 +107,7 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
                       const Cd* half_roots) {
   const long long offset = i * p.in_stride;  // from the transform's element 0
   const long long within_row = offset + at.group * p.in_group_stride;  // its index in the full transform
+  const long long row_start = at.in_base - at.group * p.in_group_stride;  // the mirror bins lie across the row
   Cd v;
   if (p.load == Fp64Load::real) {
     v = Cd{static_cast<const double*>(source)[at.in_base + offset], 0.0};
@@ -115,7 +116,7 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
     v = Cd{a[offset], at.second ? a[p.in_row + offset] : 0.0};
   } else if (p.load == Fp64Load::hermitian_half) {
     // Its transform's length M is full_length; the row holds X[0] to X[M].
-    const Cd* row = static_cast<const Cd*>(source) + (at.in_base - at.group * p.in_group_stride);
+    const Cd* row = static_cast<const Cd*>(source) + row_start;
     Cd x = row[within_row];
     Cd mirror = conj(row[p.full_length - within_row]);
     if (within_row == 0) x.im = mirror.im = 0.0;  // bins 0 and N/2 taken as real, as the full-length c2r takes them
@@ -123,7 +124,7 @@ PRISM_HD Cd fp64_load(const Fp64PassDesc& p, const void* source, const Fp64Trans
     const Cd odd = cmul(x - mirror, half_roots[within_row]);
     v = Cd{even.re - odd.im, even.im + odd.re};
   } else if (p.load == Fp64Load::hermitian && 2 * within_row > p.full_length) {
-    v = conj(static_cast<const Cd*>(source)[at.in_base - at.group * p.in_group_stride + (p.full_length - within_row)]);
+    v = conj(static_cast<const Cd*>(source)[row_start + (p.full_length - within_row)]);
   } else {
     v = static_cast<const Cd*>(source)[at.in_base + offset];
   }

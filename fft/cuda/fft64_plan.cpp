@@ -114,17 +114,8 @@ std::string radices_text(const Fp64PassDesc& pass) {
   return text.empty() ? "1" : text;
 }
 
-}  // namespace
-
-long long fp64_max_pass_length(long long max_shared_bytes) {
-  return (max_shared_bytes / static_cast<long long>(sizeof(Cd)) - 1) / 2;
-}
-
-long long fp64_shared_bytes(const Fp64PassDesc& pass) {
-  return static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass) * pass.per_block;
-}
-
-std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) {
+// What keeps the passes from computing spec's transform at its own length; "" where nothing does.
+std::string full_length_problem(const PlanSpec& spec, long long max_shared_bytes) {
   const long long n = static_cast<long long>(spec.n);
   if (n < 1) return "length 0";
   if (spec.batch < 1) return "batch 0";
@@ -137,17 +128,36 @@ std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) 
   return "";
 }
 
+// A c2r of even length runs as the complex inverse of half its length (Fp64Load::hermitian_half)
+// wherever that length has a plan, even where its own length has none (2^25 is 2·4096·4096).
+bool runs_at_half_length(const PlanSpec& spec, long long max_shared_bytes) {
+  if (spec.transform != Transform::c2r || spec.n % 2 != 0) return false;
+  PlanSpec half = spec;
+  half.n = spec.n / 2;
+  return full_length_problem(half, max_shared_bytes).empty();
+}
+
+}  // namespace
+
+long long fp64_max_pass_length(long long max_shared_bytes) {
+  return (max_shared_bytes / static_cast<long long>(sizeof(Cd)) - 1) / 2;
+}
+
+long long fp64_shared_bytes(const Fp64PassDesc& pass) {
+  return static_cast<long long>(sizeof(Cd)) * fp64_plane_stride(pass) * pass.per_block;
+}
+
+std::string fp64_plan_problem(const PlanSpec& spec, long long max_shared_bytes) {
+  return runs_at_half_length(spec, max_shared_bytes) ? "" : full_length_problem(spec, max_shared_bytes);
+}
+
 Fp64Layout make_fp64_layout(const PlanSpec& spec, long long max_shared_bytes) {
   const std::string problem = fp64_plan_problem(spec, max_shared_bytes);
   if (!problem.empty()) throw std::invalid_argument("our double-precision FFT: " + problem);
   const bool inverse = spec.transform == Transform::c2c_inverse || spec.transform == Transform::c2r;
-  // A c2r of even length runs as the complex inverse of half its length (Fp64Load::hermitian_half).
-  PlanSpec half = spec;
-  half.n = spec.n / 2;
-  const bool half_c2r = spec.transform == Transform::c2r && spec.n % 2 == 0 &&
-                        fp64_plan_problem(half, max_shared_bytes).empty();
+  const bool half_c2r = runs_at_half_length(spec, max_shared_bytes);
   // The length of the complex transform the passes compute.
-  const long long n = static_cast<long long>(half_c2r ? half.n : spec.n);
+  const long long n = static_cast<long long>(half_c2r ? spec.n / 2 : spec.n);
   const Fp64Load first_load = spec.transform == Transform::r2c ? Fp64Load::real
                               : half_c2r                       ? Fp64Load::hermitian_half
                               : spec.transform == Transform::c2r ? Fp64Load::hermitian

@@ -113,6 +113,17 @@ TEST(Fft64PlanHost, AC2rOfEvenLengthRunsTheInverseOfHalfItsLength) {
   EXPECT_EQ(make_fp64_layout({1u << 20, 2, Transform::c2r, false}).algorithm,
             "fp64 four-step 512x1024 (8x8x8, 8x8x4x4), c2r as the inverse of half its length");
   EXPECT_EQ(make_fp64_layout({1001, 2, Transform::c2r, false}).algorithm, "fp64 stockham 7x11x13");
+  // Where only half the length has a plan: 1800 has no split into two factors of at most 31, 900
+  // has (30x30). At the real limit, 2^25 likewise (2^24 is 4096x4096).
+  const long long small_shared = 16 * (2 * 31 + 1);
+  EXPECT_EQ(fp64_plan_problem({1800, 1, Transform::c2c_inverse, false}, small_shared),
+            "length 1800 has no split into two factors of at most 31");
+  std::string algorithm;
+  EXPECT_LE(error_of({1800, 1, Transform::c2r, false}, small_shared, &algorithm), test::fp64_error_bound(1800));
+  EXPECT_EQ(algorithm, "fp64 four-step 30x30 (2x3x5, 2x3x5), c2r as the inverse of half its length");
+  EXPECT_EQ(fp64_plan_problem({1u << 25, 1, Transform::c2r, false}), "");
+  EXPECT_EQ(fp64_plan_problem({1u << 25, 1, Transform::r2c, false}),
+            "length 33554432 has no split into two factors of at most 7263");
   for (std::size_t n : {2u, 4u, 6u, 8u, 30u, 1000u, 4096u, 3u * 3u * 1024u, 20000u, 1001u}) {
     const PlanSpec spec{n, 3, Transform::c2r, false};
     std::mt19937_64 rng(n);
