@@ -100,10 +100,11 @@ SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 // Reads `bytes` bytes at `offset` of the file; false when it ends before.
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
-// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
-// more: it reads the size as negative and steps back onto the same bytes (within its header
-// buffer, so no read of ours sees it). No LIST entry is that large, so such a file is refused
-// before libsndfile sees it. The entries are walked twice: as RIFF lays them out (from after the
+// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk whose size
+// wraps its 32-bit count of the list's bytes (0xfffffff7 and the like): the wrapped sum passes
+// its check that the entry lies within the list, and the skip steps back onto the same bytes
+// (within its header buffer, so no read of ours sees it). No LIST entry is that large, so such a
+// file is refused before libsndfile sees it (entry_step below). The entries are walked twice: as RIFF lays them out (from after the
 // list's type, each padded to an even size, whole within the chunk), and as libsndfile reads
 // them: from the type on (a list of unknown type is read as entries from there), `adtl` and
 // `INFO` as names without a size, an entry read while its name starts within the chunk (its
@@ -162,6 +163,18 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     }
     return at;
   };
+  // What libsndfile does with an entry at `at` of a list at `offset` once it has read its size:
+  // it counts the bytes read since the list's size in 32 bits and takes the entry (skips its
+  // padded size) only where that count plus the padded size is within the list, else it stops
+  // reading the list. A size of 2 GiB or more gets there only by wrapping around 2^32, and then
+  // its skip goes backwards: the loop.
+  enum class EntryStep { next, end_of_list, loops };
+  auto entry_step = [&](std::uint64_t offset, std::uint64_t end, std::uint64_t at, std::uint64_t entry_size) {
+    const std::uint32_t padded = static_cast<std::uint32_t>(entry_size + (entry_size & 1));
+    const std::uint32_t bytes_read = static_cast<std::uint32_t>(at - offset);  // from offset + 8 to at + 8
+    if (static_cast<std::uint32_t>(bytes_read + padded) > end - (offset + 8)) return EntryStep::end_of_list;
+    return padded > kLargest ? EntryStep::loops : EntryStep::next;
+  };
   auto walk_list = [&](std::uint64_t offset, std::uint64_t chunk_size, const std::string& id) -> ListWalk {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
     auto too_large = [&](std::uint64_t at, std::uint64_t entry_size) {
@@ -171,7 +184,9 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     unsigned char entry[8];
     for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t entry_size = size_of(entry + 4);
-      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      const EntryStep step = entry_step(offset, end, at, entry_size);
+      if (step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
+      if (step == EntryStep::end_of_list) break;
       at += 8 + entry_size + (entry_size & 1);
     }
     if (chunk_size <= 8) return {};  // libsndfile skips such a list unread
@@ -187,7 +202,9 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
       }
       if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) break;
       const std::uint64_t entry_size = size_of(entry + 4);
-      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      const EntryStep step = entry_step(offset, end, at, entry_size);
+      if (step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
+      if (step == EntryStep::end_of_list) break;
       at += 8 + entry_size + (entry_size & 1);
     }
     return {};
