@@ -165,16 +165,23 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   };
   // What libsndfile does with an entry at `at` of a list at `offset` once it has read its size:
   // it counts the bytes read since the list's size in 32 bits and takes the entry (skips its
-  // padded size) only where that count plus the padded size is within the list, else it stops
-  // reading the list. A size of 2 GiB or more gets there only by wrapping around 2^32, and then
-  // its skip goes backwards: the loop.
+  // size, padded, in 32 bits) only where that count plus the skip is within the list, else it
+  // stops reading the list. A size of 2 GiB or more gets there only by wrapping around 2^32, and
+  // then its skip goes backwards: the loop.
   enum class EntryStep { next, end_of_list, loops };
-  auto entry_step = [&](std::uint64_t offset, std::uint64_t end, std::uint64_t at, std::uint64_t entry_size) {
-    const std::uint32_t padded = static_cast<std::uint32_t>(entry_size + (entry_size & 1));
-    const std::uint32_t bytes_read = static_cast<std::uint32_t>(at - offset);  // from offset + 8 to at + 8
-    if (static_cast<std::uint32_t>(bytes_read + padded) > end - (offset + 8)) return EntryStep::end_of_list;
-    return padded > kLargest ? EntryStep::loops : EntryStep::next;
+  struct Entry {
+    EntryStep step;
+    std::uint32_t skip;
   };
+  auto entry_at = [&](std::uint64_t offset, std::uint64_t end, std::uint64_t at, std::uint64_t entry_size) {
+    const std::uint32_t skip = static_cast<std::uint32_t>(entry_size + (entry_size & 1));
+    const std::uint32_t bytes_read = static_cast<std::uint32_t>(at - offset);  // from offset + 8 to at + 8
+    if (static_cast<std::uint32_t>(bytes_read + skip) > end - (offset + 8)) return Entry{EntryStep::end_of_list, skip};
+    return Entry{skip > kLargest ? EntryStep::loops : EntryStep::next, skip};
+  };
+  // The list is read from offset + 8 to `end`; libsndfile's reading of the top-level chunks goes
+  // on where its reading of the list stopped: at the list's end, past it where it read an entry's
+  // size from beyond, or at a `data` name it backs out at.
   auto walk_list = [&](std::uint64_t offset, std::uint64_t chunk_size, const std::string& id) -> ListWalk {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
     auto too_large = [&](std::uint64_t at, std::uint64_t entry_size) {
@@ -184,13 +191,14 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     unsigned char entry[8];
     for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t entry_size = size_of(entry + 4);
-      const EntryStep step = entry_step(offset, end, at, entry_size);
-      if (step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
-      if (step == EntryStep::end_of_list) break;
-      at += 8 + entry_size + (entry_size & 1);
+      const Entry e = entry_at(offset, end, at, entry_size);
+      if (e.step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
+      if (e.step == EntryStep::end_of_list) break;
+      at += 8 + e.skip;
     }
-    if (chunk_size <= 8) return {};  // libsndfile skips such a list unread
-    for (std::uint64_t at = offset + 8; at < end && read_at(at, entry, 4) && ++chunks < kMostChunks;) {
+    if (chunk_size <= 8) return {std::nullopt, offset + 8 + chunk_size};  // libsndfile skips such a list unread
+    std::uint64_t read_to = offset + 8;
+    for (std::uint64_t at = offset + 8; at < end && read_at(at, entry, 4) && ++chunks < kMostChunks; read_to = at) {
       if (is(entry, "adtl") || is(entry, "INFO")) {
         at += 4;
         continue;
@@ -200,14 +208,20 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
         at = after_exif(at + 4, end);
         continue;
       }
-      if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) break;
+      if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) {
+        read_to = at + 4;
+        break;
+      }
       const std::uint64_t entry_size = size_of(entry + 4);
-      const EntryStep step = entry_step(offset, end, at, entry_size);
-      if (step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
-      if (step == EntryStep::end_of_list) break;
-      at += 8 + entry_size + (entry_size & 1);
+      const Entry e = entry_at(offset, end, at, entry_size);
+      if (e.step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
+      if (e.step == EntryStep::end_of_list) {
+        read_to = at + 8;
+        break;
+      }
+      at += 8 + e.skip;
     }
-    return {};
+    return {std::nullopt, std::max(read_to, end)};  // the rest of the list skipped
   };
   for (const bool as_libsndfile : {false, true}) {
     chunks = 0;
