@@ -72,7 +72,7 @@ TEST(Fft64Cuda, OursAndCufftMatchTheLongDoubleFft) {
   EXPECT_NE(cufft->describe().find("double precision"), std::string::npos) << cufft->describe();
   // One pass, the four-step (8192 up; 2^20 with 7 transforms a block in its passes) and cuFFT's
   // plans for prime factors above 13 (17, 4097, 10007).
-  for (std::size_t n : {1u, 2u, 3u, 7u, 12u, 17u, 64u, 100u, 243u, 1000u, 1920u, 4095u, 4096u, 4097u, 7168u, 8192u,
+  for (std::size_t n : {1u, 2u, 3u, 7u, 12u, 17u, 64u, 100u, 243u, 1000u, 1024u, 1920u, 2048u, 4095u, 4096u, 4097u, 7168u, 8192u,
                         10007u, 48000u, 1u << 16, 3u * 5u * 7u * 11u * 13u * 4u, 1u << 20}) {
     for (Transform t : {Transform::c2c_forward, Transform::c2c_inverse, Transform::r2c, Transform::c2r}) {
       for (bool in_place : {false, true}) {

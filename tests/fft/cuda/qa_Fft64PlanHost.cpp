@@ -101,15 +101,16 @@ TEST(Fft64PlanHost, FourStepMatchesTheLongDoubleFft) {
   }
 }
 
-// A c2r of even length N runs the inverse of length N/2 (Fp64Load::hermitian_half): the
-// layouts' texts say so, odd lengths keep the full length, and the imaginary parts of bins 0
-// and N/2 are ignored as the full-length transform ignores them (a c2r's output is the real part
-// of the inverse of the Hermitian extension).
+// A c2r of even length N from 4096 up runs the inverse of length N/2 (Fp64Load::hermitian_half):
+// the layouts' texts say so, odd lengths and shorter ones in one pass keep the full length, and
+// the imaginary parts of bins 0 and N/2 are ignored as the full-length transform ignores them (a
+// c2r's output is the real part of the inverse of the Hermitian extension).
 TEST(Fft64PlanHost, AC2rOfEvenLengthRunsTheInverseOfHalfItsLength) {
   EXPECT_EQ(make_fp64_layout({4096, 2, Transform::c2r, false}).algorithm,
             "fp64 stockham 8x8x8x4, c2r as the inverse of half its length");
-  EXPECT_EQ(make_fp64_layout({1000, 2, Transform::c2r, true}).algorithm,
-            "fp64 stockham 4x5x5x5, c2r as the inverse of half its length");
+  EXPECT_EQ(make_fp64_layout({6000, 2, Transform::c2r, true}).algorithm,
+            "fp64 stockham 8x3x5x5x5, c2r as the inverse of half its length");
+  EXPECT_EQ(make_fp64_layout({4000, 2, Transform::c2r, false}).algorithm, "fp64 stockham 8x4x5x5x5");
   EXPECT_EQ(make_fp64_layout({1u << 20, 2, Transform::c2r, false}).algorithm,
             "fp64 four-step 512x1024 (8x8x8, 8x8x4x4), c2r as the inverse of half its length");
   EXPECT_EQ(make_fp64_layout({1001, 2, Transform::c2r, false}).algorithm, "fp64 stockham 7x11x13");
@@ -124,7 +125,7 @@ TEST(Fft64PlanHost, AC2rOfEvenLengthRunsTheInverseOfHalfItsLength) {
   EXPECT_EQ(fp64_plan_problem({1u << 25, 1, Transform::c2r, false}), "");
   EXPECT_EQ(fp64_plan_problem({1u << 25, 1, Transform::r2c, false}),
             "length 33554432 has no split into two factors of at most 7263");
-  for (std::size_t n : {2u, 4u, 6u, 8u, 30u, 1000u, 4096u, 3u * 3u * 1024u, 20000u, 1001u}) {
+  for (std::size_t n : {2u, 4u, 6u, 8u, 30u, 1000u, 4096u, 6000u, 3u * 3u * 1024u, 20000u, 1001u}) {
     const PlanSpec spec{n, 3, Transform::c2r, false};
     std::mt19937_64 rng(n);
     std::vector<double> input = test::fp64_random_input(spec, spec.batch, rng);
