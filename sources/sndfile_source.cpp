@@ -100,11 +100,10 @@ SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 // Reads `bytes` bytes at `offset` of the file; false when it ends before.
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
-// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk whose size
-// wraps its 32-bit count of the list's bytes (0xfffffff7 and the like): the wrapped sum passes
-// its check that the entry lies within the list, and the skip steps back onto the same bytes
-// (within its header buffer, so no read of ours sees it). No LIST entry is that large, so such a
-// file is refused before libsndfile sees it (entry_step below). The entries are walked twice: as RIFF lays them out (from after the
+// libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
+// more: it reads the size as negative and steps back onto the same bytes (within its header
+// buffer, so no read of ours sees it). No LIST entry is that large, so such a file is refused
+// before libsndfile sees it. The entries are walked twice: as RIFF lays them out (from after the
 // list's type, each padded to an even size, whole within the chunk), and as libsndfile reads
 // them: from the type on (a list of unknown type is read as entries from there), `adtl` and
 // `INFO` as names without a size, an entry read while its name starts within the chunk (its
@@ -163,25 +162,6 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     }
     return at;
   };
-  // What libsndfile does with an entry at `at` of a list at `offset` once it has read its size:
-  // it counts the bytes read since the list's size in 32 bits and takes the entry (skips its
-  // size, padded, in 32 bits) only where that count plus the skip is within the list, else it
-  // stops reading the list. A size of 2 GiB or more gets there only by wrapping around 2^32, and
-  // then its skip goes backwards: the loop.
-  enum class EntryStep { next, end_of_list, loops };
-  struct Entry {
-    EntryStep step;
-    std::uint32_t skip;
-  };
-  auto entry_at = [&](std::uint64_t offset, std::uint64_t end, std::uint64_t at, std::uint64_t entry_size) {
-    const std::uint32_t skip = static_cast<std::uint32_t>(entry_size + (entry_size & 1));
-    const std::uint32_t bytes_read = static_cast<std::uint32_t>(at - offset);  // from offset + 8 to at + 8
-    if (static_cast<std::uint32_t>(bytes_read + skip) > end - (offset + 8)) return Entry{EntryStep::end_of_list, skip};
-    return Entry{skip > kLargest ? EntryStep::loops : EntryStep::next, skip};
-  };
-  // The list is read from offset + 8 to `end`; libsndfile's reading of the top-level chunks goes
-  // on where its reading of the list stopped: at the list's end, past it where it read an entry's
-  // size from beyond, or at a `data` name it backs out at.
   auto walk_list = [&](std::uint64_t offset, std::uint64_t chunk_size, const std::string& id) -> ListWalk {
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
     auto too_large = [&](std::uint64_t at, std::uint64_t entry_size) {
@@ -191,14 +171,11 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
     unsigned char entry[8];
     for (std::uint64_t at = offset + 12; at + 8 <= end && read_at(at, entry, 8) && ++chunks < kMostChunks;) {
       const std::uint64_t entry_size = size_of(entry + 4);
-      const Entry e = entry_at(offset, end, at, entry_size);
-      if (e.step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
-      if (e.step == EntryStep::end_of_list) break;
-      at += 8 + e.skip;
+      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      at += 8 + entry_size + (entry_size & 1);
     }
-    if (chunk_size <= 8) return {std::nullopt, offset + 8 + chunk_size};  // libsndfile skips such a list unread
-    std::uint64_t read_to = offset + 8;
-    for (std::uint64_t at = offset + 8; at < end && read_at(at, entry, 4) && ++chunks < kMostChunks; read_to = at) {
+    if (chunk_size <= 8) return {};  // libsndfile skips such a list unread
+    for (std::uint64_t at = offset + 8; at < end && read_at(at, entry, 4) && ++chunks < kMostChunks;) {
       if (is(entry, "adtl") || is(entry, "INFO")) {
         at += 4;
         continue;
@@ -208,20 +185,12 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
         at = after_exif(at + 4, end);
         continue;
       }
-      if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) {
-        read_to = at + 4;
-        break;
-      }
+      if (size_of(entry) == 0 || !read_at(at + 4, entry + 4, 4)) break;
       const std::uint64_t entry_size = size_of(entry + 4);
-      const Entry e = entry_at(offset, end, at, entry_size);
-      if (e.step == EntryStep::loops) return {too_large(at, entry_size), std::nullopt};
-      if (e.step == EntryStep::end_of_list) {
-        read_to = at + 8;
-        break;
-      }
-      at += 8 + e.skip;
+      if (entry_size > kLargest) return {too_large(at, entry_size), std::nullopt};
+      at += 8 + entry_size + (entry_size & 1);
     }
-    return {std::nullopt, std::max(read_to, end)};  // the rest of the list skipped
+    return {};
   };
   for (const bool as_libsndfile : {false, true}) {
     chunks = 0;
