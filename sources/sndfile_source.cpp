@@ -100,59 +100,6 @@ SNDFILE* handle(void* file) { return static_cast<SNDFILE*>(file); }
 // Reads `bytes` bytes at `offset` of the file; false when it ends before.
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
-// libsndfile can reach a list by paths the walks in riff_list_problem do not model: after a
-// list it goes on from where its reading of it stopped, which its entry types (`note` and `ltxt`
-// stop it, a text tag of 2 KiB too) and its count of `exif` fields (each string's size counted
-// twice) move. So every "LIST" or "INFO" in the first and the last MiB of the file is also read as
-// a list from there, as libsndfile reads one, and an entry whose size wraps libsndfile's 32-bit
-// count of the list's bytes, or comes within 64 KiB of it, is refused: the loop. Such sizes have
-// their top byte 0xff, which no text holds (not in UTF-8), so no tag of a valid file trips it.
-// RIFX files (big-endian, until libsndfile reads them as little-endian after `cue ` or `cart`)
-// are read both ways.
-std::optional<std::string> looping_list_anywhere(const ReadAt& read_at, std::uint64_t file_size, bool big_endian) {
-  if (big_endian)
-    if (auto problem = looping_list_anywhere(read_at, file_size, false)) return problem;
-  auto size_of = [big_endian](const unsigned char* p) {
-    return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
-                      : std::uint64_t{p[3]} << 24 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[1]} << 8 | p[0];
-  };
-  constexpr std::uint64_t kRegion = 1 << 20;
-  constexpr std::uint64_t kMargin = 1 << 16;
-  constexpr long kMostSteps = 1 << 22;  // bounds the scan of a file made of nested lists
-  long steps = 0;
-  for (const std::uint64_t first : {std::uint64_t{0}, file_size > 2 * kRegion ? file_size - kRegion : kRegion}) {
-    const std::uint64_t last = std::min(file_size, first + kRegion);
-    if (first >= last) continue;
-    std::vector<unsigned char> region(last - first);
-    if (!read_at(first, region.data(), region.size())) continue;
-    auto byte_at = [&](std::uint64_t at, unsigned char* dst, std::size_t bytes) {
-      if (at < first || at + bytes > last) return read_at(at, dst, bytes);
-      std::memcpy(dst, region.data() + (at - first), bytes);
-      return true;
-    };
-    for (std::uint64_t list = first; list + 8 <= last && steps < kMostSteps; ++list) {
-      const unsigned char* id = region.data() + (list - first);
-      if (std::memcmp(id, "LIST", 4) != 0 && std::memcmp(id, "INFO", 4) != 0) continue;
-      const std::uint64_t end = std::min(file_size, list + 8 + size_of(id + 4));
-      unsigned char entry[8];
-      for (std::uint64_t at = list + 8; at < end && byte_at(at, entry, 4) && ++steps < kMostSteps;) {
-        if (std::memcmp(entry, "adtl", 4) == 0 || std::memcmp(entry, "INFO", 4) == 0) {
-          at += 4;
-          continue;
-        }
-        if (std::memcmp(entry, "data", 4) == 0 || size_of(entry) == 0 || !byte_at(at + 4, entry + 4, 4)) break;
-        const std::uint64_t entry_size = size_of(entry + 4);
-        const std::uint64_t skip = (entry_size + (entry_size & 1)) & 0xffffffff;
-        if ((at - list) + skip + kMargin >= std::uint64_t{1} << 32)
-          return "malformed: an entry of a list at byte " + std::to_string(at) + " claims " + std::to_string(entry_size) +
-                 " bytes";
-        at += 8 + skip;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 // libsndfile 1.2.0 loops forever on a WAV file whose LIST chunk holds a sub-chunk of 2 GiB or
 // more: it reads the size as negative and steps back onto the same bytes (within its header
 // buffer, so no read of ours sees it). No LIST entry is that large, so such a file is refused
@@ -306,7 +253,7 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
       offset += 8 + content;
     }
   }
-  return looping_list_anywhere(read_at, file_size, header[3] == 'X');
+  return std::nullopt;
 }
 
 }  // namespace

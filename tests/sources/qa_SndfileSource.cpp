@@ -326,8 +326,8 @@ TEST(SndfileSource, Rf64WithAHugeListEntryIsRefusedNotHung) {
 // found by the fuzz campaigns and by reading libsndfile's parsers: padding after odd chunks, a
 // `fact` shorter than its frame count, `acid`, a `data` inside a list, an `exif` string of 4 KiB,
 // RIFX turned little-endian by `cue `, RF64's ds64 variants, a list read past its end, exif
-// fields that libsndfile counts twice, lists it stops reading early, lists hidden where it goes on
-// after those) is refused as malformed, from a file and from memory, instead of hanging.
+// fields that libsndfile counts twice, lists it stops reading early) is refused as malformed, from
+// a file and from memory, instead of hanging.
 TEST(SndfileSource, EveryInputThatHungLibsndfileIsRefused) {
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(PRISM_SOUND_FILE_REGRESSIONS)) {
@@ -335,33 +335,10 @@ TEST(SndfileSource, EveryInputThatHungLibsndfileIsRefused) {
     if (!name.ends_with("-hangs-libsndfile")) continue;
     const std::vector<std::byte> bytes = test::read_file(entry.path().string());
     SCOPED_TRACE(name);
-    expect_refused(bytes, name, "malformed: an entry of ");
+    expect_refused(bytes, name, "malformed: an entry of its ");
     ++checked;
   }
-  EXPECT_GE(checked, 24);
-}
-
-// Every "LIST" and "INFO" in a file's first and last MiB is read as a list (the guard's scan for
-// lists libsndfile may reach by paths its walks do not model); tags whose text spells them, in
-// ASCII and UTF-8, hold no size a list could loop on, so such a file opens with its tags.
-TEST(SndfileSource, TagsThatSpellListAndInfoOpen) {
-  ScratchDir dir;
-  SF_INFO info{};
-  info.samplerate = 8000;
-  info.channels = 1;
-  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
-  SNDFILE* file = sf_open(dir.file("tags.wav").c_str(), SFM_WRITE, &info);
-  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-  const std::string title = "PLAYLIST INFO \xc3\x89mile \xc3\xbf\xc3\xbf\xc3\xbf\xc3\xbf LIST\xef\xbf\xbd\xef\xbf\xbd";
-  const std::string comment = "INFOLIST\xf4\x8f\xbf\xbf\xf4\x8f\xbf\xbf\xf4\x8f\xbf\xbf";
-  sf_set_string(file, SF_STR_TITLE, title.c_str());
-  sf_set_string(file, SF_STR_COMMENT, comment.c_str());
-  const auto samples = test_samples(100, 1);
-  sf_writef_short(file, samples.data(), 100);
-  sf_close(file);
-  SndfileSource tagged(dir.file("tags.wav"));
-  EXPECT_EQ(tagged.info().length, 100u);
-  EXPECT_EQ(tagged.tags()["title"], title);
+  EXPECT_GE(checked, 20);
 }
 
 TEST(SndfileSource, EmptyFile) {
