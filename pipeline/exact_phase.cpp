@@ -39,7 +39,8 @@ ExactPhase::ExactPhase(double f, double fs) {
   if (!std::isfinite(f) || !std::isfinite(fs) || !(fs > 0))
     throw std::invalid_argument("ExactPhase: the frequency must be finite and the rate positive");
   if (f == 0) return;
-  negative_ = f < 0;
+  ExactPhaseTerms& t = terms_;
+  t.negative = f < 0 ? 1 : 0;
   std::uint64_t a = 0, b = 0;
   int ea = 0, eb = 0;
   odd_mantissa(std::fabs(f), a, ea);
@@ -48,47 +49,30 @@ ExactPhase::ExactPhase(double f, double fs) {
   a /= g;
   b /= g;
   const int e = ea - eb;  // f/fs = (a/b)·2^e
-  a_ = a;
+  t.a = a;
   if (e >= 0) {
     // n·a·2^e mod b: all of it reduced mod b (< 2^53).
-    kind_ = Kind::modular;
-    denominator_ = b;
-    multiplier_ = static_cast<std::uint64_t>(static_cast<u128>(a % b) * power_of_two_mod(e, b) % b);
+    t.kind = ExactPhaseTerms::modular;
+    t.denominator = b;
+    t.multiplier = static_cast<std::uint64_t>(static_cast<u128>(a % b) * power_of_two_mod(e, b) % b);
   } else if (std::bit_width(b) + (-e) <= 127) {
     // (n·a) mod (b·2^−e); n·a < 2^117.
-    kind_ = Kind::rational;
-    denominator_ = static_cast<u128>(b) << (-e);
+    t.kind = ExactPhaseTerms::rational;
+    t.denominator = static_cast<u128>(b) << (-e);
   } else {
     // b·2^−e >= 2^127 > n·a: the fraction is n·a/b·2^e itself.
-    kind_ = Kind::tiny;
-    denominator_ = b;
-    exponent_ = e;
+    t.kind = ExactPhaseTerms::tiny;
+    t.denominator = b;
+    t.exponent = e;
   }
 }
 
 double ExactPhase::cycles(std::uint64_t n) const {
-  long double fraction = 0;
-  switch (kind_) {
-    case Kind::zero:
-      return 0.0;
-    case Kind::modular: {
-      const u128 r = static_cast<u128>(n % static_cast<std::uint64_t>(denominator_)) * multiplier_ %
-                     denominator_;
-      fraction = static_cast<long double>(r) / static_cast<long double>(denominator_);
-      break;
-    }
-    case Kind::rational: {
-      const u128 r = static_cast<u128>(n) * a_ % denominator_;
-      fraction = static_cast<long double>(r) / static_cast<long double>(denominator_);
-      break;
-    }
-    case Kind::tiny:
-      fraction = std::ldexp(static_cast<long double>(static_cast<u128>(n) * a_) /
-                                static_cast<long double>(denominator_),
-                            exponent_);
-      break;
-  }
-  if (negative_ && fraction != 0) fraction = 1.0L - fraction;
+  const ExactPhaseTerms& t = terms_;
+  if (t.kind == ExactPhaseTerms::zero) return 0.0;
+  long double fraction = static_cast<long double>(t.remainder(n)) / static_cast<long double>(t.denominator);
+  if (t.kind == ExactPhaseTerms::tiny) fraction = std::ldexp(fraction, t.exponent);
+  if (t.negative && fraction != 0) fraction = 1.0L - fraction;
   const double d = static_cast<double>(fraction);
   return d < 1.0 ? d : 0.0;
 }

@@ -602,11 +602,18 @@ TEST(ExactPhase, IsExactForAnyIndex) {
       if (r < 0) r += fs;
       const double expected = static_cast<double>(r) / static_cast<double>(fs);
       EXPECT_NEAR(p.cycles(n), expected, 1e-15) << c.f << " Hz at " << c.fs << ", n = " << n;
+      // The GPU's form (its division in double): within two ulps of 1.
+      EXPECT_NEAR(p.terms().cycles_in_double(n), p.cycles(n), 2.3e-16) << c.f << " Hz at " << c.fs << ", n = " << n;
     }
   }
   // Far below a cycle per item: 2^-100 cycles per item, whose phase is n·2^-100.
   const ExactPhase tiny(std::ldexp(1.0, -100), 1.0);
   EXPECT_DOUBLE_EQ(tiny.cycles(std::uint64_t{1} << 60), std::ldexp(1.0, -40));
+  EXPECT_DOUBLE_EQ(tiny.terms().cycles_in_double(std::uint64_t{1} << 60), std::ldexp(1.0, -40));
+  // A rational kind whose denominator exceeds 2^64 (f/fs = 3·2^-70): the remainder's high word.
+  const ExactPhase fine(3.0 * std::ldexp(1.0, -70), 1.0);
+  for (std::uint64_t n : {std::uint64_t{12345}, ~std::uint64_t{0}})
+    EXPECT_NEAR(fine.terms().cycles_in_double(n), fine.cycles(n), 4.5e-16 * fine.cycles(n)) << n;
   EXPECT_EQ(ExactPhase(0.0, 48000).cycles(12345), 0.0);
   EXPECT_THROW(ExactPhase(1.0, 0.0), std::invalid_argument);
 }
