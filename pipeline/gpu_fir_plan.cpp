@@ -79,17 +79,27 @@ std::size_t capacity_of(const FirSpec& spec) { return std::max(spec.max_taps, sp
 // auto choices), folded where fold_allowed and the length and decimation take it.
 GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fold_allowed);
 
-// The GPU's checks: the CPU's, and single precision.
-void check_gpu_fir_spec(const FirSpec& spec) {
-  check_fir_spec(spec);
-  if (spec.double_precision)
-    throw UsageError("precision: the GPU fir computes in single precision; a filter in double runs on the CPU");
+// The double-precision plan: one spectrum at N (kGpuFir64MinAutoFftLength's comment).
+GpuFirPlan plan_gpu_fir64(const FirSpec& spec) {
+  const std::size_t m = capacity_of(spec);
+  if (!gpu_fir64_takes(m, spec.fft_length)) {
+    if (spec.fft_length == 0)
+      throw UsageError("taps: " + std::to_string(m) + " taps; the GPU filter in double takes up to " +
+                       std::to_string(kGpuFir64MaxTaps) + " (the CPU backend takes more)");
+    throw UsageError("fft_length=" + std::to_string(spec.fft_length) +
+                     ": the GPU filter in double takes a length from the tap count (" + std::to_string(m) + ") to " +
+                     std::to_string(kGpuFir64MaxFftLength) + " (or 0: chosen from the taps)");
+  }
+  const std::size_t n =
+      spec.fft_length != 0 ? spec.fft_length : std::max(next_power_of_two(4 * m), kGpuFir64MinAutoFftLength);
+  return plan_at(spec, std::min(n, kGpuFir64MaxFftLength), false, false);
 }
 
 }  // namespace
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
-  check_gpu_fir_spec(spec);
+  check_fir_spec(spec);
+  if (spec.double_precision) return plan_gpu_fir64(spec);
   const std::size_t m = capacity_of(spec);
   std::size_t n = spec.fft_length;
   if (n == 0) {
@@ -107,14 +117,18 @@ GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed) {
 }
 
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, const GpuFirChoice& choice) {
-  check_gpu_fir_spec(spec);
-  if (spec.fft_length != 0 || capacity_of(spec) > kGpuFirMaxUnpartitionedAutoTaps)
+  check_fir_spec(spec);
+  if (spec.double_precision || spec.fft_length != 0 || capacity_of(spec) > kGpuFirMaxUnpartitionedAutoTaps)
     throw std::invalid_argument("plan_gpu_fir: an automatic choice for a spec the choices do not serve");
   return plan_at(spec, choice.fft_length, false, choice.fold);
 }
 
 std::vector<GpuFirPlan> gpu_fir_plan_options(const FirSpec& spec, GpuFirFold fold) {
   std::vector<GpuFirPlan> all;  // in the choices' order
+  if (spec.double_precision) {  // one plan, which does not fold
+    all.push_back(plan_gpu_fir(spec));
+    return all;
+  }
   const std::vector<GpuFirChoice> choices =
       spec.fft_length == 0 ? gpu_fir_auto_choices(capacity_of(spec), spec.decimation)
                            : std::vector<GpuFirChoice>{};
@@ -168,7 +182,8 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   plan.complex_input = spec.complex_input;
   plan.shifted = spec.shift_hz.has_value();
   plan.complex_output = plan.complex_input || spec.taps.is_complex || plan.shifted;
-  plan.packed = !partitioned && packable(spec);
+  plan.double_precision = spec.double_precision;
+  plan.packed = !partitioned && !spec.double_precision && packable(spec);
   plan.taps_capacity = m;
   plan.same_alignment = spec.align == FirAlign::same;
   plan.partition_taps = partitioned ? plan.map.hop : m;
@@ -180,7 +195,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
   }
   plan.set_taps(spec.taps);
 
-  if (plan.phase) {
+  if (plan.phase && !plan.double_precision) {
     const std::size_t outputs = (plan.map.hop + plan.map.decimation - 1) / plan.map.decimation;
     plan.output_phasors.resize(outputs);
     for (std::size_t r = 0; r < outputs; ++r)
@@ -200,7 +215,8 @@ void GpuFirPlan::set_taps(const FilterTaps& new_taps) {
   const std::size_t delta = fold > 1 ? static_cast<std::size_t>(map.offset % fold) : 0;
   // Each partition's taps (rotated by the shift, as FirFilter rotates them), its spectrum scaled
   // by 1/N.
-  std::vector<std::complex<float>> spectra(partitions * n);
+  std::vector<std::complex<float>> spectra(double_precision ? 0 : partitions * n);
+  std::vector<std::complex<double>> spectra64(double_precision ? partitions * n : 0);
   const double scale = 1.0 / static_cast<double>(n);
   for (std::size_t k = 0; k < partitions; ++k) {
     std::vector<std::complex<double>> time(n);
@@ -218,10 +234,12 @@ void GpuFirPlan::set_taps(const FilterTaps& new_taps) {
       // the inverse transform of N/D (the exponent reduced mod N before the division).
       if (delta != 0)
         h *= std::polar(1.0, 2.0 * std::numbers::pi * static_cast<double>((b * delta) % n) / static_cast<double>(n));
-      spectra[k * n + b] = std::complex<float>(h);
+      if (double_precision) spectra64[k * n + b] = h;
+      else spectra[k * n + b] = std::complex<float>(h);
     }
   }
   filter_spectrum = std::move(spectra);
+  filter_spectrum64 = std::move(spectra64);
   taps = m;
   complex_taps = new_taps.is_complex;
 }
@@ -260,6 +278,7 @@ std::string GpuFirPlan::describe() const {
             "th point of the inverse FFT)";
   if (packed) text += ", two real segments per transform";
   if (shifted) text += ", shifted (exact phase)";
+  if (double_precision) text += ", in double precision";
   return text;
 }
 

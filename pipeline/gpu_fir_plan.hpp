@@ -54,6 +54,22 @@ inline constexpr std::size_t kGpuFirMinFftLength = 256;
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
 inline constexpr std::size_t kGpuFirMaxAutoFftLength = 8192;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
+// In double precision (FirSpec::double_precision) one spectrum is computed per segment by four
+// kernels and our FP64 FFT (fft/cuda/fft64_plan.hpp): the windows gathered (converted in double),
+// the forward transforms, the product, the inverse transforms, the outputs stored (each
+// counter-rotated by its own exact phase). N: fft_length when set (from the capacity M up to
+// kGpuFir64MaxFftLength, any length), else the smallest power of two of at least 4M and
+// kGpuFir64MinAutoFftLength; no fold, no partitions, no packing.
+inline constexpr std::size_t kGpuFir64MinAutoFftLength = 4096;
+inline constexpr std::size_t kGpuFir64MaxFftLength = std::size_t{1} << 24;
+// The most taps the GPU filter takes in double (one spectrum of at most kGpuFir64MaxFftLength
+// with a hop of at least half of it).
+inline constexpr std::size_t kGpuFir64MaxTaps = kGpuFir64MaxFftLength / 2;
+// Whether the GPU filter in double takes `taps` taps (the capacity) at an fft_length of n (0: its
+// own choice).
+inline constexpr bool gpu_fir64_takes(std::size_t taps, std::size_t n) {
+  return n == 0 ? taps <= kGpuFir64MaxTaps : n >= taps && n >= 2 && n <= kGpuFir64MaxFftLength;
+}
 // Whether the GPU filter takes an explicit fft_length of n: a power of two from
 // kGpuFirMinFftLength to kGpuFirMaxFftLength (plan_gpu_fir refuses others; auto keeps them on
 // the CPU).
@@ -162,6 +178,9 @@ struct GpuFirPlan {
   // flush's first pair may start one segment before its first.
   bool packed = false;
   bool shifted = false;
+  // Computed in double (kernels of cuda_fir.cu's double path): filter_spectrum64 holds the
+  // spectrum, filter_spectrum and output_phasors are empty.
+  bool double_precision = false;
   std::size_t taps = 0;           // the taps set now
   bool complex_taps = false;
   // The most taps set_taps takes: FirSpec::max_taps, else the taps' count. The geometry (N, B,
@@ -176,6 +195,7 @@ struct GpuFirPlan {
   // m the tap's index inside the capacity, when shifted), divided by N; folded, every partition's
   // spectrum rotated by exp(+2πi·b·δ/N).
   std::vector<std::complex<float>> filter_spectrum;
+  std::vector<std::complex<double>> filter_spectrum64;  // double_precision: the same, N bins
   // Shifted: exp(−j2π·r·D·f/fs) for r < ceil(B/D), the phasors of a segment's outputs relative
   // to its first (as FirFilter's table).
   std::vector<std::complex<float>> output_phasors;
@@ -214,8 +234,9 @@ struct GpuFirPlan {
 // spectrum: B = N − M + 1, rounded down to a multiple of D when the decimation is folded (D of 2,
 // 4 or 8 at N of 1024 to 4096 with B ≥ D; `fold`). Partitioned: B = N/2, K = ceil(M / B),
 // folded for D of 2, 4 or 8 where N/D is at least kGpuFirMinFftLength.
-// UsageError naming fft_length when the GPU cannot take it, and naming precision for a spec in
-// double precision (the GPU fir computes in single precision). With max_taps the geometry is the
+// In double precision the plan kGpuFir64MinAutoFftLength's comment gives (UsageError naming
+// fft_length or taps beyond it). UsageError naming fft_length when the GPU cannot take it. With
+// max_taps the geometry is the
 // capacity's (M above is max_taps) and set_taps may replace the taps. fold_allowed false: every
 // decimation keeps every D-th point of the inverse transform of N (the hop not rounded).
 GpuFirPlan plan_gpu_fir(const FirSpec& spec, bool fold_allowed = true);

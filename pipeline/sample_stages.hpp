@@ -11,16 +11,17 @@
 // Each is a SampleEngineStage around its engine: the input's channel is converted from its
 // native format to float (integers scaled to [-1, 1)) into a buffer sized at configure(), the
 // engine does the work, and the output is f32 or cf32, one channel (fir, shift, resample and gain
-// with precision=double: converted to double, computed in double, f64 or cf64 out, on the CPU;
-// the demodulators take any input and compute in float: audio needs no more), with
+// with precision=double: converted to double, computed in double, f64 or cf64 out; the
+// demodulators take any input and compute in float: audio needs no more), with
 // its rate and centre frequency derived (decimation divides the rate, a shift moves the centre).
 // The engines keep exact state across chunks, so the outputs do not depend on how the input was
 // cut.
 //
-// Each has a GPU form in single precision, chosen by StageEnvironment::backend: the fir (CudaFir),
-// and shift, resample, gain and the demodulators (CudaChannel, planned from the engine above).
-// automatic takes the GPU for a single-precision fir whenever one can be set up, and for the light
-// stages only where their input is there already (StageEnvironment::input_on_gpu).
+// Each has a GPU form, chosen by StageEnvironment::backend: the fir (CudaFir, in single or double
+// precision), and shift, resample, gain and the demodulators (CudaChannel, planned from the engine
+// above, in single precision: precision=double keeps them on the CPU). automatic takes the GPU for
+// a fir whenever one can be set up, and for the light stages only where their input is there
+// already (StageEnvironment::input_on_gpu).
 #pragma once
 
 #include <functional>

@@ -15,9 +15,12 @@
 //           both returned, every one written)
 //   stream  chunks of 2^22 items in pinned memory -> h2d -> fir -> d2h -> a sink, 3 chunks in
 //           flight, --seconds each, cf32 and ci16 in, against the pinned H2D + D2H limit
+// --precision double: the fir's precision=double, cf64 and f64 items in the copy and kernel
+// sections (checked against the CPU's double to 1e-12), each configuration on --backend cuda (our
+// FP64 FFT) and cufft (cuFFT's double plans); cf64 and ci16 streamed.
 //
 //   fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] [--taps M,M...]
-//                 [--decimations D,D...] [--fft-length N]
+//                 [--decimations D,D...] [--fft-length N] [--precision single|double]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,11 +48,21 @@ using prism::PortDescription;
 
 constexpr double kRate = 1e6;
 
-std::size_t fft_length = 0;  // --fft-length: 0, the fir's own choice
+std::size_t fft_length = 0;    // --fft-length: 0, the fir's own choice
+bool double_precision = false;  // --precision double
 
 std::string spec_for(std::size_t taps, std::size_t decimation) {
   return "fir:lowpass=100000,numtaps=" + std::to_string(taps) + ",decimate=" + std::to_string(decimation) +
-         (fft_length != 0 ? ",fft_length=" + std::to_string(fft_length) : "");
+         (fft_length != 0 ? ",fft_length=" + std::to_string(fft_length) : "") +
+         (double_precision ? ",precision=double" : "");
+}
+
+// n output reals (float or double, as the precision) from `data`, as doubles.
+std::vector<double> reals_of(const void* data, std::size_t n) {
+  std::vector<double> v(n);
+  if (double_precision) std::memcpy(v.data(), data, n * sizeof(double));
+  else std::copy_n(static_cast<const float*>(data), n, v.begin());
+  return v;
 }
 
 std::unique_ptr<prism::Stage> make(const std::string& spec, prism::fft::BackendKind backend) {
@@ -77,12 +90,13 @@ StreamInfo stream_of(SampleFormat format) {
 // The GPU stage's outputs for `items` fresh random items against the CPU's, the stage configured
 // for chunks of `chunk` items as the timing's (its plan follows the largest chunk); false on a
 // mismatch.
-bool check(const std::string& spec, SampleFormat format, std::size_t items, std::size_t chunk) {
+bool check(const std::string& spec, SampleFormat format, std::size_t items, std::size_t chunk,
+           prism::fft::BackendKind backend = prism::fft::BackendKind::cuda) {
   const StreamInfo stream = stream_of(format);
   const PortDescription in = PortDescription::of_samples(stream);
   std::vector<std::byte> input(items * stream.frame_bytes());
   fill_format(format, input.data(), items, 77);
-  auto gpu = make(spec, prism::fft::BackendKind::cuda);
+  auto gpu = make(spec, backend);
   const PortDescription out = gpu->configure(in, std::max(items, chunk));
   auto gpu_in = pool(gpu->input_domain(), items, in.item_bytes());
   auto gpu_out = pool(gpu->input_domain(), gpu->max_output(items), out.item_bytes());
@@ -96,8 +110,10 @@ bool check(const std::string& spec, SampleFormat format, std::size_t items, std:
   a->items = items;
   const std::size_t written = gpu->process(*a, *b);
   CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(gpu->stream())));
-  std::vector<float> got(written * out.item_bytes() / sizeof(float));
-  CHECK(cudaMemcpy(got.data(), b->data, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<std::byte> got_bytes(written * out.item_bytes());
+  CHECK(cudaMemcpy(got_bytes.data(), b->data, got_bytes.size(), cudaMemcpyDeviceToHost));
+  const std::size_t real_bytes = double_precision ? sizeof(double) : sizeof(float);
+  std::vector<double> got = reals_of(got_bytes.data(), got_bytes.size() / real_bytes);
 
   auto cpu = make(spec, prism::fft::BackendKind::cpu);
   cpu->configure(in, items);
@@ -107,10 +123,10 @@ bool check(const std::string& spec, SampleFormat format, std::size_t items, std:
   std::memcpy(c->data, input.data(), input.size());
   c->items = items;
   const std::size_t expected_count = cpu->process(*c, *d);
-  const float* expected = d->as<float>();
   // The two backends cut the stream into segments of different lengths, so one call returns
   // different counts of the same outputs: their common part is compared.
-  const std::size_t common = std::min(written, expected_count) * out.item_bytes() / sizeof(float);
+  const std::size_t common = std::min(written, expected_count) * out.item_bytes() / real_bytes;
+  const std::vector<double> expected = reals_of(d->data, common);
   if (common < got.size() / 2) {
     std::printf("  CHECK FAILED %s: %zu outputs on the GPU, %zu on the CPU\n", spec.c_str(), written, expected_count);
     return false;
@@ -122,19 +138,20 @@ bool check(const std::string& spec, SampleFormat format, std::size_t items, std:
       std::printf("  CHECK FAILED %s: output float %zu not written (NaN)\n", spec.c_str(), i);
       return false;
     }
-    num += (static_cast<double>(got[i]) - expected[i]) * (static_cast<double>(got[i]) - expected[i]);
-    den += static_cast<double>(expected[i]) * expected[i];
+    num += (got[i] - expected[i]) * (got[i] - expected[i]);
+    den += expected[i] * expected[i];
   }
   const double error = std::sqrt(num / std::max(den, 1e-300));
   std::printf("  check %s %s: %zu outputs compared, relative L2 %.2e against the CPU\n", spec.c_str(),
-              std::string(prism::format_name(format)).c_str(), common * sizeof(float) / out.item_bytes(), error);
-  return error <= 2e-5;
+              std::string(prism::format_name(format)).c_str(), common * real_bytes / out.item_bytes(), error);
+  return error <= (double_precision ? 1e-12 : 2e-5);
 }
 
 // Median ms of process() on one device chunk of `items`.
-double kernel_ms(const std::string& spec, SampleFormat format, std::size_t items, std::string& description) {
+double kernel_ms(const std::string& spec, SampleFormat format, std::size_t items, std::string& description,
+                 prism::fft::BackendKind backend = prism::fft::BackendKind::cuda) {
   const StreamInfo stream = stream_of(format);
-  auto stage = make(spec, prism::fft::BackendKind::cuda);
+  auto stage = make(spec, backend);
   const PortDescription out = stage->configure(PortDescription::of_samples(stream), items);
   auto inputs = pool(stage->input_domain(), items, stream.frame_bytes());
   auto outputs = pool(stage->input_domain(), stage->max_output(items), out.item_bytes());
@@ -232,44 +249,55 @@ int main(int argc, char** argv) {
     else if (a == "--taps" && i + 1 < argc && !(tap_counts = parse_list(argv[++i])).empty()) continue;
     else if (a == "--fft-length" && i + 1 < argc) fft_length = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--decimations" && i + 1 < argc && !(decimations = parse_list(argv[++i])).empty()) continue;
+    else if (a == "--precision" && i + 1 < argc && (std::strcmp(argv[i + 1], "single") == 0 ||
+                                                     std::strcmp(argv[i + 1], "double") == 0))
+      double_precision = std::strcmp(argv[++i], "double") == 0;
     else {
       std::fprintf(stderr,
                    "usage: fir_gpu_bench [--seconds S] [--csv FILE] [--only copy|kernel|stream] [--items N,N...] "
-                   "[--taps M,M...] [--decimations D,D...] [--fft-length N]\n");
+                   "[--taps M,M...] [--decimations D,D...] [--fft-length N] [--precision single|double]\n");
       return 2;
     }
   }
+  const SampleFormat complex_items = double_precision ? SampleFormat::cf64 : SampleFormat::cf32;
+  const SampleFormat real_items = double_precision ? SampleFormat::f64 : SampleFormat::f32;
+  const std::string complex_name(prism::format_name(complex_items)), real_name(prism::format_name(real_items));
   require_device_or_skip();
   auto wanted = [&](const char* section) { return only.empty() || only == section; };
   const std::size_t items = std::size_t{1} << 26;
-  double floor_cf32 = 0, floor_f32 = 0;
+  double floor_complex = 0, floor_real = 0;
   if (wanted("copy") || wanted("kernel")) {
     std::printf("copy: device to device, 2^26 items (median of 20):\n");
-    floor_cf32 = items / (copy_ms(items * 8) * 1e-3) / 1e9;
-    floor_f32 = items / (copy_ms(items * 4) * 1e-3) / 1e9;
-    record("copy", "cf32 read + write (the floor)", floor_cf32, "GS/s");
-    record("copy", "f32 read + write (the floor)", floor_f32, "GS/s");
+    floor_complex = items / (copy_ms(items * prism::sample_bytes(complex_items)) * 1e-3) / 1e9;
+    floor_real = items / (copy_ms(items * prism::sample_bytes(real_items)) * 1e-3) / 1e9;
+    record("copy", complex_name + " read + write (the floor)", floor_complex, "GS/s");
+    record("copy", real_name + " read + write (the floor)", floor_real, "GS/s");
   }
   bool checks_passed = true;
   if (wanted("kernel")) {
     for (std::size_t chunk : chunk_sizes) {
       std::printf("kernel: process() on %zu items on the device, low-pass (firwin), median of 20:\n", chunk);
-      for (SampleFormat format : {SampleFormat::cf32, SampleFormat::f32}) {
+      for (SampleFormat format : {complex_items, real_items}) {
         for (std::size_t taps : tap_counts) {
           for (std::size_t decimation : decimations) {
-            const std::string spec = spec_for(taps, decimation);
-            if (!check(spec, format, std::size_t{1} << 20, chunk)) {
-              checks_passed = false;
-              continue;
+            for (prism::fft::BackendKind backend : {prism::fft::BackendKind::cuda, prism::fft::BackendKind::cufft}) {
+              if (backend == prism::fft::BackendKind::cufft && !double_precision) continue;  // the same kernels
+              const std::string spec = spec_for(taps, decimation);
+              if (!check(spec, format, std::size_t{1} << 20, chunk, backend)) {
+                checks_passed = false;
+                continue;
+              }
+              std::string description;
+              const double ms = kernel_ms(spec, format, chunk, description, backend);
+              const double gsps = chunk / (ms * 1e-3) / 1e9;
+              record("kernel",
+                     std::string(prism::format_name(format)) + " taps " + std::to_string(taps) + " D " +
+                         std::to_string(decimation) +
+                         (double_precision ? " --backend " + std::string(prism::fft::backend_name(backend)) : "") +
+                         (chunk_sizes.size() > 1 ? " items " + std::to_string(chunk) : ""),
+                     gsps, "GS/s", format == complex_items ? floor_complex : floor_real);
+              std::printf("    (%s)\n", description.c_str());
             }
-            std::string description;
-            const double ms = kernel_ms(spec, format, chunk, description);
-            const double gsps = chunk / (ms * 1e-3) / 1e9;
-            record("kernel",
-                   std::string(prism::format_name(format)) + " taps " + std::to_string(taps) + " D " +
-                       std::to_string(decimation) + (chunk_sizes.size() > 1 ? " items " + std::to_string(chunk) : ""),
-                   gsps, "GS/s", format == SampleFormat::cf32 ? floor_cf32 : floor_f32);
-            std::printf("    (%s)\n", description.c_str());
           }
         }
       }
@@ -283,7 +311,7 @@ int main(int argc, char** argv) {
     record("limits", "pinned H2D + D2H at once (sum)", limits.both, "GB/s");
     std::printf("stream: chunks of 2^22 items, pinned -> h2d -> fir -> d2h -> sink, 3 in flight, %.1f s each:\n",
                 seconds);
-    for (SampleFormat format : {SampleFormat::cf32, SampleFormat::ci16}) {
+    for (SampleFormat format : {complex_items, SampleFormat::ci16}) {
       for (std::size_t taps : {63, 1023}) {
         for (std::size_t decimation : {1, 8}) {
           const StreamResult r = stream_through(spec_for(taps, decimation), format, seconds);

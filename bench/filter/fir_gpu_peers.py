@@ -4,9 +4,10 @@ and fftconvolve(x, h, 'same')[::D] on 2^26 items already on the device, cf32 and
 the taps fir_gpu_bench uses (scipy.signal.firwin(M, 0.2), float32), D = 1 and 8. Each first checked
 against numpy in double precision on 2^16 items; then the median of 10 calls timed with CUDA events
 (after 2 warm-ups). Prints input items per second (GS/s); bench/RESULTS.md records them beside
-fir_gpu_bench's figures from the same run.
+fir_gpu_bench's figures from the same run. --precision double: cf64 and f64 items and float64 taps
+(beside fir_gpu_bench --precision double), checked to 1e-10.
 
-    python3 bench/filter/fir_gpu_peers.py [--items-log2 26]
+    python3 bench/filter/fir_gpu_peers.py [--items-log2 26] [--precision single|double] [--taps 63,1023]
 """
 import argparse
 import sys
@@ -38,25 +39,32 @@ def timed(f, runs=10):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items-log2", type=int, default=26)
+    parser.add_argument("--precision", choices=("single", "double"), default="single")
+    parser.add_argument("--taps", default="63,255,1023,2047,4095,8191,16385,65535",
+                        help="comma-separated tap counts")
     args = parser.parse_args()
+    wide = args.precision == "double"
+    real_type, complex_type = (np.float64, np.complex128) if wide else (np.float32, np.complex64)
+    tolerance = 1e-10 if wide else 1e-4
     n = 1 << args.items_log2
     rng = np.random.default_rng(1)
     print(f"cupy {cp.__version__}, scipy {scipy.__version__}, device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
-    for kind in ("cf32", "f32"):
-        if kind == "cf32":
-            host = (rng.uniform(-0.5, 0.5, n) + 1j * rng.uniform(-0.5, 0.5, n)).astype(np.complex64)
+    for kind in ("cf64", "f64") if wide else ("cf32", "f32"):
+        complex_kind = kind.startswith("c")
+        if complex_kind:
+            host = (rng.uniform(-0.5, 0.5, n) + 1j * rng.uniform(-0.5, 0.5, n)).astype(complex_type)
         else:
-            host = rng.uniform(-0.5, 0.5, n).astype(np.float32)
+            host = rng.uniform(-0.5, 0.5, n).astype(real_type)
         x = cp.asarray(host)
-        for taps in (63, 255, 1023, 2047, 4095, 8191, 16385, 65535):
-            h_host = scipy.signal.firwin(taps, 0.2).astype(np.float32)
+        for taps in (int(t) for t in args.taps.split(",")):
+            h_host = scipy.signal.firwin(taps, 0.2).astype(real_type)
             h = cp.asarray(h_host)
             small = host[: 1 << 16]
-            ref = np.convolve(small.astype(np.complex128 if kind == "cf32" else np.float64), h_host.astype(np.float64), "same")
+            ref = np.convolve(small.astype(np.complex128 if complex_kind else np.float64), h_host.astype(np.float64), "same")
             for name, f in (("oaconvolve", cps.oaconvolve), ("fftconvolve", cps.fftconvolve)):
                 got = cp.asnumpy(f(cp.asarray(small), h, "same"))
                 err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
-                if err > 1e-4:
+                if err > tolerance:
                     print(f"CHECK FAILED {name} {kind} taps {taps}: relative L2 {err:.2e}")
                     sys.exit(1)
                 for d in (1, 8):

@@ -1,6 +1,7 @@
 // CudaFir (cuda_fir.hpp): the host side of the fir stage on a GPU — the plan's tables on the
 // device, the history buffers (and for a partitioned filter the ring of spectra and the sums),
-// and per call the schedule's segments launched on the stage's stream.
+// and per call the schedule's segments launched on the stage's stream. In double precision the
+// same schedule runs the five steps of cuda_fir64_kernels.cuh around two FP64 FFT plans.
 #include "pipeline/cuda/cuda_fir.hpp"
 
 #include <cuda_runtime.h>
@@ -15,9 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "fft/cuda/cuda_backends.hpp"
+#include "fft/cuda/fft64_plan.hpp"
 #include "fft/cuda/fft_plan.hpp"
 #include "fft/cuda/fft_team.cuh"
 #include "pipeline/cuda/cuda_check.hpp"
+#include "pipeline/cuda/cuda_fir64_kernels.cuh"
 #include "pipeline/cuda/cuda_fir_kernels.cuh"
 #include "pipeline/cuda/cuda_spectrogram.hpp"
 #include "pipeline/errors.hpp"
@@ -25,6 +29,11 @@
 
 namespace prism::cuda {
 namespace {
+
+// The most bytes of windows (and as many of spectra) the double path transforms at once: a call
+// of more segments runs in slices, so that a long transform with a short hop does not ask the
+// device for a chunk's worth of windows.
+constexpr std::size_t kFir64SliceBytes = std::size_t{256} << 20;
 
 // The kernel of one team length (and fold): its function, segments per CTA, shared memory and
 // launcher.
@@ -231,9 +240,22 @@ struct CudaFir::Impl {
   fft::gpu::Cf* twiddles = nullptr;
   fft::gpu::Cf* inverse_twiddles = nullptr;  // the fold's inverse transform of N/D
   float2* phasors = nullptr;
+  // Double precision: the FP64 plans (forward, and inverse as c2c_inverse), the spectrum, the
+  // history pair and a slice's windows (the inverse transforms land there too) and spectra.
+  struct Double {
+    std::unique_ptr<fft::Backend> backend;
+    std::unique_ptr<fft::Plan> forward, inverse;
+    std::string transforms;  // which FFT runs them, for describe()
+    device::Fir64Constants k{};
+    double2* spectrum = nullptr;
+    double2* history = nullptr;  // two buffers of plan.history_items() items
+    double2* windows = nullptr;
+    double2* spectra = nullptr;
+    std::size_t rows = 0;  // segments of a slice: the windows and spectra hold this many
+  } wide;
   // set_taps: the new spectrum, pinned (from the first switch on), read by its copy on the stage's
   // stream until `staged`.
-  std::complex<float>* staging = nullptr;
+  void* staging = nullptr;
   cudaEvent_t staged = nullptr;
   bool staging_pending = false;
   fft::gpu::Cf* ring = nullptr;  // partitioned: the segments' spectra
@@ -293,7 +315,8 @@ struct CudaFir::Impl {
       std::vector<GpuFirPlan> options = gpu_fir_plan_options(design.spec, fold_choice);
       std::vector<int> segments_per_cta;
       for (const GpuFirPlan& option : options)
-        segments_per_cta.push_back(option.partitions > 1
+        segments_per_cta.push_back(option.double_precision ? 1
+                                   : option.partitions > 1
                                        ? fir_partitioned_kernels_for(option.map.n, option.fold).segments_per_cta
                                        : fir_kernel_for(option.map.n, option.fold, option.packed).segments_per_cta);
       plan = std::move(options[pick_gpu_fir_plan(options, segments_per_cta, max_input_items, device_info.multiprocessors)]);
@@ -314,7 +337,7 @@ struct CudaFir::Impl {
     k.map = plan.map;
     k.complex_output = plan.complex_output ? 1 : 0;
     k.real_part = design.real_part && plan.complex_output ? 1 : 0;
-    if (design.output.format != float_format(plan.complex_output && !design.real_part))
+    if (design.output.format != float_format(plan.complex_output && !design.real_part, plan.double_precision))
       throw std::logic_error("fir: the design's output format is not the filter's");
     k.shifted = plan.shifted ? 1 : 0;
     k.step_cycles = plan.step_cycles;
@@ -323,6 +346,12 @@ struct CudaFir::Impl {
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
     // Packed, the pairs around them: up to two segments more.
     const std::size_t segments = plan.max_segments(max_input_items) + 2 + (plan.packed ? 2 : 0);
+    if (plan.double_precision) {
+      configure_double(stream, design, segments);
+      configured = true;
+      reset_state();
+      return PortDescription::of_samples(design.output);
+    }
     int segments_per_cta = 0;
     if (plan.partitions > 1) {
       kernel = FirKernel{};
@@ -380,14 +409,70 @@ struct CudaFir::Impl {
     return PortDescription::of_samples(design.output);
   }
 
+  // The double-precision path's plans and buffers (configure's part after the schedule).
+  void configure_double(const StreamInfo& stream, const Design& design, std::size_t segments) {
+    wide.k = device::Fir64Constants{};
+    static_cast<device::NativeSamples&>(wide.k) = device::native_samples_of(stream, channel, true);
+    wide.k.map = plan.map;
+    wide.k.complex_output = plan.complex_output ? 1 : 0;
+    wide.k.real_part = design.real_part && plan.complex_output ? 1 : 0;
+    wide.k.shifted = plan.shifted ? 1 : 0;
+    if (plan.phase) wide.k.phase = plan.phase->terms();
+    wide.k.phase_first = plan.first_index + plan.map.offset;
+    wide.k.history_items = plan.history_items();
+    const std::size_t n = static_cast<std::size_t>(plan.map.n);
+    wide.rows = std::clamp<std::size_t>(kFir64SliceBytes / (n * sizeof(double2)), 1, segments);
+    const auto lock = gpu::lock_device_wide_calls();
+    try {
+      fft::PlanSpec spec;
+      spec.n = n;
+      spec.batch = wide.rows;
+      if (design.cufft_double) {
+        wide.transforms = "cuFFT's double FFTs";
+      } else {
+        const std::string problem = fft::gpu::fp64_plan_problem(spec, fft::gpu::device_shared_bytes_limit());
+        wide.transforms = problem.empty() ? "our FP64 FFT" : "cuFFT's double FFTs (" + problem + ")";
+      }
+      try {
+        wide.backend = design.cufft_double ? fft::make_cufft_backend(fft::Precision::float64)
+                                           : fft::make_cuda_backend(fft::Precision::float64);
+        spec.transform = fft::Transform::c2c_forward;
+        wide.forward = wide.backend->plan(spec);
+        spec.transform = fft::Transform::c2c_inverse;
+        wide.inverse = wide.backend->plan(spec);
+      } catch (const std::exception& e) {
+        throw CudaError("the fir's FP64 FFT plan (length " + std::to_string(spec.n) + ", batch " +
+                        std::to_string(wide.rows) + "): " + e.what() + " (device " + std::to_string(device) + ")");
+      }
+      device_bytes += wide.forward->device_bytes() + wide.inverse->device_bytes();
+      wide.history = upload<double2>(nullptr, 2 * plan.history_items(), "fir history");
+      wide.windows = upload<double2>(nullptr, wide.rows * n, "fir windows");
+      wide.spectra = upload<double2>(nullptr, wide.rows * n, "fir spectra");
+      wide.spectrum = upload(reinterpret_cast<const double2*>(plan.filter_spectrum64.data()),
+                             plan.filter_spectrum64.size(), "filter spectrum");
+      // A copy from pageable memory may return before its DMA lands, on the legacy stream,
+      // which the fir's stream does not wait for.
+      check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize (set-up uploads)", device);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
   void release() noexcept {
     const auto lock = gpu::lock_device_wide_calls();
     cudaSetDevice(device);
     if (compute != nullptr) cudaStreamSynchronize(compute);
+    wide.forward.reset();
+    wide.inverse.reset();
+    wide.backend.reset();
     for (void* p : {static_cast<void*>(history), static_cast<void*>(spectrum), static_cast<void*>(twiddles),
                     static_cast<void*>(inverse_twiddles), static_cast<void*>(phasors), static_cast<void*>(ring),
-                    static_cast<void*>(sums)})
+                    static_cast<void*>(sums), static_cast<void*>(wide.spectrum), static_cast<void*>(wide.history),
+                    static_cast<void*>(wide.windows), static_cast<void*>(wide.spectra)})
       if (p != nullptr) cudaFree(p);
+    wide.spectrum = wide.history = wide.windows = wide.spectra = nullptr;
+    wide.rows = 0;
     if (staging != nullptr) cudaFreeHost(staging);
     if (staged != nullptr) cudaEventDestroy(staged);
     staging = nullptr;
@@ -402,8 +487,12 @@ struct CudaFir::Impl {
 
   void reset_state() {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-    check_cuda(cudaMemsetAsync(history, 0, 4 * plan.history_items() * sizeof(float), compute), "cudaMemsetAsync (fir history)",
-               device);
+    if (plan.double_precision)
+      check_cuda(cudaMemsetAsync(wide.history, 0, 2 * plan.history_items() * sizeof(double2), compute),
+                 "cudaMemsetAsync (fir history)", device);
+    else
+      check_cuda(cudaMemsetAsync(history, 0, 4 * plan.history_items() * sizeof(float), compute),
+                 "cudaMemsetAsync (fir history)", device);
     schedule->reset();
     history_parity = 0;
     spectra_end = 0;
@@ -411,10 +500,11 @@ struct CudaFir::Impl {
   }
 
   // Launches the call's kernels; returns the outputs written.
-  std::size_t run(const FirCall& call, const std::byte* raw, float* out) {
+  std::size_t run(const FirCall& call, const std::byte* raw, void* out) {
+    if (plan.double_precision) return run_double(call, raw, static_cast<double*>(out));
     device::FirLaunch c;
     c.raw = reinterpret_cast<const unsigned char*>(raw);
-    c.out = out;
+    c.out = static_cast<float*>(out);
     c.first_segment = call.first_segment;
     c.end_segment = call.end_segment;
     c.out_first = call.out_first;
@@ -444,6 +534,65 @@ struct CudaFir::Impl {
       if (keep > 0) {
         device::fir_history_kernel<<<static_cast<unsigned>((keep + 255) / 256), 256, 0, compute>>>(k, c, history);
         check_cuda(cudaGetLastError(), "fir_history_kernel launch", device);
+      }
+      history_parity ^= 1;
+    }
+    return static_cast<std::size_t>(call.written);
+  }
+
+  // The double-precision call: windows, forward FFTs, products, inverse FFTs, stores; then the
+  // history.
+  std::size_t run_double(const FirCall& call, const std::byte* raw, double* out) {
+    device::Fir64Launch c;
+    c.raw = reinterpret_cast<const unsigned char*>(raw);
+    c.out = out;
+    c.first_segment = call.first_segment;
+    c.end_segment = call.end_segment;
+    c.out_first = call.out_first;
+    c.out_end = call.out_end;
+    c.block_first = call.block_first;
+    c.block_end = call.block_first + call.block_items;
+    c.valid_end = call.valid_end;
+    c.history_first = call.history_first;
+    c.keep_first = call.keep_first;
+    c.history = wide.history + static_cast<std::size_t>(history_parity) * plan.history_items();
+    c.next_history = wide.history + static_cast<std::size_t>(history_parity ^ 1) * plan.history_items();
+    const unsigned long long n = plan.map.n;
+    // A segment's outputs: at most ceil(B/D) (FirSegmentMap::points).
+    const unsigned long long per_segment = (plan.map.hop + plan.map.decimation - 1) / plan.map.decimation;
+    const unsigned long long call_end = call.end_segment;
+    // The segments in slices of at most wide.rows, each through the five steps (c's segments are
+    // the slice's; the outputs' range is the call's).
+    for (unsigned long long first = call.first_segment; call.written > 0 && first < call_end; first += wide.rows) {
+      const unsigned long long rows = std::min<unsigned long long>(wide.rows, call_end - first);
+      c.first_segment = first;
+      c.end_segment = first + rows;
+      const unsigned grid_rows = static_cast<unsigned>(std::min<unsigned long long>(rows, 65535));
+      const dim3 by_bin(static_cast<unsigned>((n + device::kFir64Threads - 1) / device::kFir64Threads), grid_rows);
+      device::fir64_window_kernel<<<by_bin, device::kFir64Threads, 0, compute>>>(wide.k, c, wide.windows);
+      check_cuda(cudaGetLastError(), "fir64_window_kernel launch", device);
+      try {
+        wide.forward->execute(wide.windows, wide.spectra, static_cast<std::size_t>(rows), compute);
+        device::fir64_product_kernel<<<by_bin, device::kFir64Threads, 0, compute>>>(wide.spectra, wide.spectrum, n,
+                                                                                     rows);
+        check_cuda(cudaGetLastError(), "fir64_product_kernel launch", device);
+        wide.inverse->execute(wide.spectra, wide.windows, static_cast<std::size_t>(rows), compute);
+      } catch (const CudaError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw CudaError("the fir's FP64 FFT: " + std::string(e.what()) + " (device " + std::to_string(device) + ")");
+      }
+      const dim3 by_output(static_cast<unsigned>((per_segment + device::kFir64Threads - 1) / device::kFir64Threads),
+                           grid_rows);
+      device::fir64_store_kernel<<<by_output, device::kFir64Threads, 0, compute>>>(wide.k, c, wide.windows);
+      check_cuda(cudaGetLastError(), "fir64_store_kernel launch", device);
+    }
+    if (call.block_items > 0) {
+      const unsigned long long keep = c.block_end - c.keep_first;
+      if (keep > 0) {
+        device::fir64_history_kernel<<<static_cast<unsigned>((keep + device::kFir64Threads - 1) / device::kFir64Threads),
+                                       device::kFir64Threads, 0, compute>>>(wide.k, c);
+        check_cuda(cudaGetLastError(), "fir64_history_kernel launch", device);
       }
       history_parity ^= 1;
     }
@@ -503,7 +652,7 @@ struct CudaFir::Impl {
     }
     ++calls;
     const FirCall call = schedule->process(input.items);
-    const std::size_t written = run(call, input.data, output.as<float>());
+    const std::size_t written = run(call, input.data, output.data);
     items_in.store(schedule->items_in(), std::memory_order_relaxed);
     items_out.store(schedule->items_out(), std::memory_order_relaxed);
     segments.store(schedule->segments(), std::memory_order_relaxed);
@@ -515,20 +664,23 @@ struct CudaFir::Impl {
     GpuFirPlan next = plan;
     next.set_taps(taps);
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
+    const void* spectrum_bytes = plan.double_precision ? static_cast<const void*>(next.filter_spectrum64.data())
+                                                       : static_cast<const void*>(next.filter_spectrum.data());
+    const std::size_t bytes = plan.double_precision ? next.filter_spectrum64.size() * sizeof(std::complex<double>)
+                                                    : next.filter_spectrum.size() * sizeof(std::complex<float>);
     if (staging == nullptr) {  // at the first switch: a stage that never switches pins nothing
       const auto lock = gpu::lock_device_wide_calls();
-      check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&staging),
-                               plan.filter_spectrum.size() * sizeof(std::complex<float>), cudaHostAllocDefault),
-                 "cudaHostAlloc (filter spectrum staging)", device);
+      check_cuda(cudaHostAlloc(&staging, bytes, cudaHostAllocDefault), "cudaHostAlloc (filter spectrum staging)",
+                 device);
       check_cuda(cudaEventCreateWithFlags(&staged, cudaEventDisableTiming), "cudaEventCreate (fir taps)", device);
     }
     // The staging buffer is rewritten only once the last switch's copy has read it; the copy runs
     // on the stage's stream, after the kernels that read the old spectrum.
     if (staging_pending)
       check_cuda(cudaEventSynchronize(staged), "cudaEventSynchronize (fir taps)", device);
-    std::copy(next.filter_spectrum.begin(), next.filter_spectrum.end(), staging);
-    check_cuda(cudaMemcpyAsync(spectrum, staging, next.filter_spectrum.size() * sizeof(std::complex<float>),
-                               cudaMemcpyHostToDevice, compute),
+    std::memcpy(staging, spectrum_bytes, bytes);
+    void* target = plan.double_precision ? static_cast<void*>(wide.spectrum) : static_cast<void*>(spectrum);
+    check_cuda(cudaMemcpyAsync(target, staging, bytes, cudaMemcpyHostToDevice, compute),
                "cudaMemcpyAsync (filter spectrum)", device);
     check_cuda(cudaEventRecord(staged, compute), "cudaEventRecord (fir taps)", device);
     staging_pending = true;
@@ -540,7 +692,7 @@ struct CudaFir::Impl {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
     // At most what the grid holds: a larger buffer is filled over several calls.
     const FirCall call = schedule->flush(std::min(output.capacity, plan.max_output(max_items)));
-    const std::size_t written = run(call, nullptr, output.as<float>());
+    const std::size_t written = run(call, nullptr, output.data);
     items_out.store(schedule->items_out(), std::memory_order_relaxed);
     segments.store(schedule->segments(), std::memory_order_relaxed);
     return written;
@@ -555,9 +707,12 @@ CudaFir::~CudaFir() = default;
 std::string CudaFir::describe() const {
   std::string text = "cuda fir: ";
   text += impl_->configured ? impl_->plan.describe() : std::string("not configured");
-  text += impl_->configured && impl_->plan.partitions > 1
-              ? ", three kernels per chunk (forward FFTs into a ring of spectra, sums of products, inverse FFTs); "
-              : ", one kernel per chunk (convert, our team FFT, product, inverse, store); ";
+  if (impl_->configured && impl_->plan.double_precision)
+    text += ", per chunk: gather, " + impl_->wide.transforms + ", product, inverse, store; ";
+  else if (impl_->configured && impl_->plan.partitions > 1)
+    text += ", three kernels per chunk (forward FFTs into a ring of spectra, sums of products, inverse FFTs); ";
+  else
+    text += ", one kernel per chunk (convert, our team FFT, product, inverse, store); ";
   text += impl_->device_info.describe();
   return text;
 }

@@ -5,6 +5,10 @@
 // spectrum and an inverse FFT on our team FFT in shared memory (gpu_fir_plan.hpp has the
 // geometry and the host's bookkeeping); a second keeps on the device the history the next
 // chunk's segments read. The chunk arrives in its native format and is converted on load.
+// In double precision (FirSpec::double_precision: f64/cf64 out, to the CPU's double outputs at
+// double rounding) the segments go through five steps instead: gather, forward FFT (our FP64
+// FFT, or cuFFT's double plans with Design::cufft_double), product, inverse FFT, store
+// (cuda_fir64_kernels.cuh), at most kFir64SliceBytes of windows at a time.
 // Plain C++ header: no CUDA types leak to its users.
 //
 // Without an fft_length the FFT length follows the taps (the capacity, FirSpec::max_taps, where it
@@ -37,10 +41,12 @@ class CudaFir final : public Stage {
   // registry's fir planner builds; UsageError naming a setting.
   struct Design {
     FirSpec spec;
-    StreamInfo output;  // f32 or cf32, one channel, the rate and centre frequency derived
+    StreamInfo output;  // f32 or cf32 (f64 or cf64 in double), one channel, the rate and centre frequency derived
     // A complex output's real parts only, as f32 (the usb and lsb demodulators: Re of a complex
     // band-pass, gpu_channel_plan.hpp).
     bool real_part = false;
+    // In double precision: cuFFT's double plans rather than our FP64 FFT.
+    bool cufft_double = false;
   };
   using Planner = std::function<Design(const StreamInfo& input)>;
 

@@ -1,4 +1,4 @@
-// What the GPU stages' tests share beside the graph's harness: outputs as floats, the relative L2
+// What the GPU stages' tests share beside the graph's harness: outputs as floats (or doubles), the relative L2
 // between two of them, and a chain (a buffer source → stages → a host sink collecting the rows or
 // samples) run through the graph with its report, and the copies it made.
 #pragma once
@@ -18,13 +18,16 @@
 
 namespace prism::test {
 
-inline std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
-  std::vector<float> v(bytes.size() / sizeof(float));
+template <typename T>
+std::vector<T> as_values(const std::vector<std::byte>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
   std::memcpy(v.data(), bytes.data(), bytes.size());
   return v;
 }
+inline std::vector<float> as_floats(const std::vector<std::byte>& bytes) { return as_values<float>(bytes); }
 
-inline double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
+template <typename T>
+double relative_l2(const std::vector<T>& a, const std::vector<T>& b) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double d = static_cast<double>(a[i]) - b[i];

@@ -5,7 +5,9 @@
 // decimation folds by default;
 // the graph's harness (output bit-identical for every cutting of the input, counters, reset);
 // a chain fir → spectrogram that stays on the device (one copy in, one out); set_taps with the
-// calls before it still queued; and an injected CUDA failure.
+// calls before it still queued; and an injected CUDA failure. In double precision (our FP64 FFT
+// between the gather and store kernels): the CPU's double outputs to 1e-12, the harness and the
+// switch.
 //
 // Exits 77 (ctest SKIP) when no usable CUDA device is present (device_test_main.cpp).
 #include <gtest/gtest.h>
@@ -214,6 +216,83 @@ TEST(CudaFir, StageHarness) {
   }
 }
 
+// precision=double on the GPU against the CPU's double: native formats read in double (f32,
+// f64, cf64, ci16, ci32, u8, a channel of two), real and complex input and taps, a shift (its
+// phase exact at every output), decimation beyond the hop, both alignments, lengths that are not
+// powers of two (5000 on our FP64 FFT; 310, whose factor 31 our FP64 FFT does not take, on
+// cuFFT's) and a long filter (20000 taps at N 131072); every cutting; --backend cufft (cuFFT's
+// double plans for every length).
+TEST(CudaFir, DoublePrecisionMatchesTheCpusDouble) {
+  const std::vector<Case> wide = {
+      {"fir:lowpass=5000,numtaps=63,precision=double", SampleFormat::f64, 1},
+      {"fir:lowpass=5000,numtaps=63,align=same,precision=double", SampleFormat::cf64, 1},
+      {"fir:bandpass=1000:9000,numtaps=255,decimate=8,precision=double", SampleFormat::cf32, 1},
+      {"fir:lowpass=3000,numtaps=1023,shift=-7000.5,decimate=3,align=same,precision=double", SampleFormat::ci16, 1},
+      {"fir:complex_bandpass=-4000:1000,numtaps=511,decimate=5,precision=double", SampleFormat::f32, 1},
+      {"fir:lowpass=2000,numtaps=3000,fft_length=5000,shift=1234.5,precision=double", SampleFormat::cf64, 1},
+      {"fir:lowpass=8000,numtaps=127,channel=1,precision=double", SampleFormat::ci32, 2},
+      {"fir:lowpass=1000,numtaps=20000,align=same,shift=1000,precision=double", SampleFormat::cf64, 1},
+      {"fir:lowpass=8000,numtaps=3,decimate=7,precision=double", SampleFormat::u8, 1},
+      // D > B: segments without outputs.
+      {"fir:lowpass=2000,numtaps=300,fft_length=310,decimate=50,align=same,precision=double", SampleFormat::cf32, 1},
+  };
+  for (const Case& c : wide) {
+    const StreamInfo stream = stream_of(c);
+    const std::size_t samples = 70000;
+    const auto input = test::random_samples(c.format, c.channels, samples, 54);
+    const PortDescription in = PortDescription::of_samples(stream);
+    auto cpu = make_fir(c.spec, fft::BackendKind::cpu);
+    test::StageDriver cpu_driver(*cpu, in, samples);
+    const std::vector<double> reference = test::as_values<double>(cpu_driver.run(input, samples));
+    ASSERT_FALSE(reference.empty()) << c.spec;
+    for (const std::size_t chunk : {samples, std::size_t{4096}, std::size_t{999}, std::size_t{1}}) {
+      if (chunk == 1 && std::string(c.spec).find("numtaps=63,") == std::string::npos) continue;  // time
+      auto gpu = make_fir(c.spec, fft::BackendKind::cuda);
+      test::StageDriver driver(*gpu, in, chunk);
+      const std::vector<double> out = test::as_values<double>(driver.run(input, chunk));
+      const std::string where = std::string(c.spec) + ", chunk " + std::to_string(chunk) + ": " + gpu->describe();
+      EXPECT_NE(gpu->describe().find("in double precision"), std::string::npos) << where;
+      EXPECT_EQ(driver.output().samples.format, cpu_driver.output().samples.format) << where;
+      EXPECT_EQ(driver.output().samples.sample_rate, cpu_driver.output().samples.sample_rate) << where;
+      EXPECT_EQ(driver.output().samples.center_frequency, cpu_driver.output().samples.center_frequency) << where;
+      ASSERT_EQ(out.size(), reference.size()) << where;
+      EXPECT_LE(relative_l2(out, reference), 1e-12) << where;
+      EXPECT_EQ(gpu->counters().items_in, cpu->counters().items_in) << where;
+      EXPECT_EQ(gpu->counters().items_out, cpu->counters().items_out) << where;
+    }
+    auto on_cufft = make_fir(c.spec, fft::BackendKind::cufft);
+    test::StageDriver driver(*on_cufft, in, 4096);
+    const std::vector<double> out = test::as_values<double>(driver.run(input, 4096));
+    EXPECT_NE(on_cufft->describe().find("cuFFT's double FFTs"), std::string::npos) << on_cufft->describe();
+    ASSERT_EQ(out.size(), reference.size()) << c.spec << ", cufft";
+    EXPECT_LE(relative_l2(out, reference), 1e-12) << c.spec << ", cufft";
+  }
+  for (const std::size_t index : {std::size_t{0}, std::size_t{3}, std::size_t{5}, std::size_t{9}}) {
+    const Case& c = wide[index];
+    SCOPED_TRACE(c.spec);
+    test::StageCheck check;
+    check.tolerance = 0.0;  // each segment is computed the same way whatever the cutting
+    test::check_stage([&] { return make_fir(c.spec, fft::BackendKind::cuda); },
+                      test::samples_input(stream_of(c), test::random_samples(c.format, c.channels, 20000, 5)), check);
+  }
+  // auto keeps a fir in double on the CPU, saying so; an FFT length shorter than the taps is a
+  // usage error naming it on the GPU.
+  StageEnvironment environment;
+  MadeStage made = make_stage(parse_stage_spec("fir:lowpass=100,numtaps=301,precision=double"), environment);
+  EXPECT_EQ(made.stage->input_domain().kind, MemoryDomain::host().kind);
+  EXPECT_NE(made.note.find("the fir in double runs on the CPU backend"), std::string::npos) << made.note;
+  StreamInfo floats;
+  floats.format = SampleFormat::cf32;
+  floats.sample_rate = 48000;
+  auto short_length = make_fir("fir:lowpass=100,numtaps=301,fft_length=300,precision=double", fft::BackendKind::cuda);
+  try {
+    short_length->configure(PortDescription::of_samples(floats), 4096);
+    ADD_FAILURE() << "configured";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("fft_length=300: ", 0), 0u) << e.what();
+  }
+}
+
 TEST(CudaFir, ByDefaultTheLengthAndTheFoldFollowTheLargestChunk) {
   StreamInfo stream;
   stream.format = SampleFormat::cf32;
@@ -308,15 +387,11 @@ TEST(CudaFir, SetTapsSwitchesExactlyWithKernelsInFlight) {
     for (auto& t : h) t = {normal(rng) / std::sqrt(static_cast<double>(m)), normal(rng) / std::sqrt(static_cast<double>(m))};
     return FilterTaps::from_complex(h);
   };
-  for (const Switch& c : std::vector<Switch>{
-           {255, 255, 0, 1, true, true, 3000.0, FirAlign::causal, 0},      // one spectrum, shifted
-           {255, 200, 300, 1, false, false, std::nullopt, FirAlign::same, 0},  // real: two segments per transform
-           {400, 301, 600, 4, true, false, std::nullopt, FirAlign::same, 2048},  // folded, fewer taps
-           {1500, 1000, 1500, 1, true, true, std::nullopt, FirAlign::same, 512},  // partitioned
-           {1200, 1500, 1500, 8, false, true, -2000.0, FirAlign::causal, 1024},  // partitioned, folded
-       }) {
+  const auto run_switch = [&](const Switch& c, auto zero) {
+    using T = decltype(zero);
+    constexpr bool kDouble = sizeof(T) == sizeof(double);
     SCOPED_TRACE("taps " + std::to_string(c.taps_before) + " -> " + std::to_string(c.taps_after) + ", capacity " +
-                 std::to_string(c.capacity) + ", D " + std::to_string(c.decimation));
+                 std::to_string(c.capacity) + ", D " + std::to_string(c.decimation) + (kDouble ? ", double" : ""));
     FirSpec spec;
     spec.taps = taps_of(c.taps_before, c.complex_taps);
     spec.complex_input = c.complex_input;
@@ -327,39 +402,40 @@ TEST(CudaFir, SetTapsSwitchesExactlyWithKernelsInFlight) {
     spec.max_taps = c.capacity;
     spec.fft_length = c.fft_length;
     spec.threads = 1;
+    spec.double_precision = kDouble;
     const FilterTaps after = taps_of(c.taps_after, c.complex_taps);
     const std::size_t items = 60000, chunk = 7000, switch_at = 28000;  // the switch after 4 calls
     const std::size_t in_c = c.complex_input ? 2 : 1;
-    std::vector<float> input(items * in_c);
-    for (float& v : input) v = static_cast<float>(normal(rng));
+    std::vector<T> input(items * in_c);
+    for (T& v : input) v = static_cast<T>(normal(rng));
 
     // FirFilter over the whole input, with the old taps and with the new.
     const auto cpu_run = [&](const FilterTaps* switched) {
       FirFilter filter(spec);
       if (switched != nullptr) filter.set_taps(*switched);
       const std::size_t out_c = filter.complex_output() ? 2 : 1;
-      std::vector<float> out((filter.max_output(items) + 20000) * out_c);
+      std::vector<T> out((filter.max_output(items) + 20000) * out_c);
       std::size_t n = filter.process(input.data(), items, out.data());
       while (std::size_t got = filter.flush(out.data() + n * out_c, 4096)) n += got;
       out.resize(n * out_c);
       return out;
     };
-    const std::vector<float> old_outputs = cpu_run(nullptr), new_outputs = cpu_run(&after);
+    const std::vector<T> old_outputs = cpu_run(nullptr), new_outputs = cpu_run(&after);
 
     StreamInfo floats;
-    floats.format = c.complex_input ? SampleFormat::cf32 : SampleFormat::f32;
+    floats.format = float_format(c.complex_input, kDouble);
     floats.sample_rate = spec.sample_rate;
     floats.channels = 1;
     StreamInfo output = floats;
     const bool complex_output = c.complex_input || c.complex_taps || c.shift.has_value();
-    output.format = complex_output ? SampleFormat::cf32 : SampleFormat::f32;
+    output.format = float_format(complex_output, kDouble);
     cuda::CudaFir fir(0, [&](const StreamInfo&) { return cuda::CudaFir::Design{spec, output}; }, 0);
     fir.configure(PortDescription::of_samples(floats), chunk);
     const std::size_t out_c = complex_output ? 2 : 1;
     const std::size_t out_items = old_outputs.size() / out_c;
-    float* device_in = static_cast<float*>(gpu::device_alloc(input.size() * sizeof(float), 0, "test input"));
-    float* device_out = static_cast<float*>(gpu::device_alloc((out_items + 1) * out_c * sizeof(float), 0, "test output"));
-    gpu::copy_async(device_in, input.data(), input.size() * sizeof(float), fir.stream(), 0);
+    T* device_in = static_cast<T*>(gpu::device_alloc(input.size() * sizeof(T), 0, "test input"));
+    T* device_out = static_cast<T*>(gpu::device_alloc((out_items + 1) * out_c * sizeof(T), 0, "test output"));
+    gpu::copy_async(device_in, input.data(), input.size() * sizeof(T), fir.stream(), 0);
     std::size_t written = 0, switched = 0;
     for (std::size_t first = 0; first < items; first += chunk) {
       if (first == switch_at) {
@@ -369,13 +445,13 @@ TEST(CudaFir, SetTapsSwitchesExactlyWithKernelsInFlight) {
       Chunk in;
       in.data = reinterpret_cast<std::byte*>(device_in + first * in_c);
       in.items = in.capacity = std::min(chunk, items - first);
-      in.item_bytes = in_c * sizeof(float);
+      in.item_bytes = in_c * sizeof(T);
       in.domain = MemoryDomain::cuda(0);
       in.first_item = first;
       Chunk out;
       out.data = reinterpret_cast<std::byte*>(device_out + written * out_c);
       out.capacity = fir.max_output(chunk);
-      out.item_bytes = out_c * sizeof(float);
+      out.item_bytes = out_c * sizeof(T);
       out.domain = MemoryDomain::cuda(0);
       written += fir.process(in, out);
     }
@@ -383,25 +459,45 @@ TEST(CudaFir, SetTapsSwitchesExactlyWithKernelsInFlight) {
       Chunk out;
       out.data = reinterpret_cast<std::byte*>(device_out + written * out_c);
       out.capacity = out_items - std::min(out_items, written);
-      out.item_bytes = out_c * sizeof(float);
+      out.item_bytes = out_c * sizeof(T);
       out.domain = MemoryDomain::cuda(0);
       const std::size_t got = out.capacity > 0 ? fir.flush(out) : 0;
       if (got == 0) break;
       written += got;
     }
     ASSERT_EQ(written, out_items);
-    std::vector<float> got(written * out_c);
-    gpu::copy_async(got.data(), device_out, got.size() * sizeof(float), fir.stream(), 0);
+    std::vector<T> got(written * out_c);
+    gpu::copy_async(got.data(), device_out, got.size() * sizeof(T), fir.stream(), 0);
     gpu::host_wait_stream(fir.stream());
     gpu::device_free(device_in);
     gpu::device_free(device_out);
     ASSERT_GT(switched, 0u);
     ASSERT_LT(switched, written);
-    const auto part = [&](const std::vector<float>& v, std::size_t from, std::size_t to) {
-      return std::vector<float>(v.begin() + static_cast<long>(from * out_c), v.begin() + static_cast<long>(to * out_c));
+    const auto part = [&](const std::vector<T>& v, std::size_t from, std::size_t to) {
+      return std::vector<T>(v.begin() + static_cast<long>(from * out_c), v.begin() + static_cast<long>(to * out_c));
     };
-    EXPECT_LT(relative_l2(part(got, 0, switched), part(old_outputs, 0, switched)), 2e-5) << fir.describe();
-    EXPECT_LT(relative_l2(part(got, switched, written), part(new_outputs, switched, written)), 2e-5) << fir.describe();
+    const double tolerance = kDouble ? 1e-12 : 2e-5;
+    EXPECT_LT(relative_l2(part(got, 0, switched), part(old_outputs, 0, switched)), tolerance) << fir.describe();
+    EXPECT_LT(relative_l2(part(got, switched, written), part(new_outputs, switched, written)), tolerance)
+        << fir.describe();
+  };
+  for (const Switch& c : std::vector<Switch>{
+           {255, 255, 0, 1, true, true, 3000.0, FirAlign::causal, 0},      // one spectrum, shifted
+           {255, 200, 300, 1, false, false, std::nullopt, FirAlign::same, 0},  // real: two segments per transform
+           {400, 301, 600, 4, true, false, std::nullopt, FirAlign::same, 2048},  // folded, fewer taps
+           {1500, 1000, 1500, 1, true, true, std::nullopt, FirAlign::same, 512},  // partitioned
+           {1200, 1500, 1500, 8, false, true, -2000.0, FirAlign::causal, 1024},  // partitioned, folded
+       }) {
+    run_switch(c, 0.0f);
+  }
+  // In double precision (one spectrum on our FP64 FFT): shifted and complex, real, and a shorter
+  // filter in its room.
+  for (const Switch& c : std::vector<Switch>{
+           {255, 255, 0, 1, true, true, 3000.0, FirAlign::causal, 0},
+           {255, 200, 300, 3, false, false, std::nullopt, FirAlign::same, 0},
+           {1500, 1000, 1500, 1, true, true, -2000.0, FirAlign::same, 0},
+       }) {
+    run_switch(c, 0.0);
   }
 }
 

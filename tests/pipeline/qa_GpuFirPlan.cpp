@@ -226,6 +226,86 @@ class HostModel {
   unsigned long long spectra_end_ = 0;                     // segments [0, spectra_end_) transformed
 };
 
+// The double-precision path (GpuFirPlan::double_precision; cuda_fir64_kernels.cuh) on the host:
+// each segment's window transformed, times the plan's spectrum, transformed back; the outputs
+// FirSegmentMap names, each counter-rotated by its own phase as the store kernel computes it
+// (ExactPhaseTerms::cycles_in_double); the history kept as the history kernel keeps it.
+class HostModel64 {
+ public:
+  HostModel64(const FirSpec& spec, std::size_t max_items)
+      : plan_(plan_gpu_fir(spec)), schedule_(plan_.map), history_(plan_.history_items()), max_items_(max_items) {}
+
+  const GpuFirPlan& plan() const { return plan_; }
+  void set_taps(const FilterTaps& taps) { plan_.set_taps(taps); }
+
+  void process(const std::vector<cd>& chunk, std::vector<cd>& out) {
+    ASSERT_LE(chunk.size(), max_items_);
+    const FirCall call = schedule_.process(chunk.size());
+    run(call, chunk, out);
+    if (call.block_items > 0) {
+      const unsigned long long keep = call.block_first + call.block_items - call.keep_first;
+      ASSERT_LE(keep, plan_.history_items()) << "the history kept fits the device's buffer";
+      std::vector<cd> next(plan_.history_items());
+      for (unsigned long long t = 0; t < keep; ++t) next[t] = item(call, chunk, static_cast<long long>(call.keep_first + t));
+      history_ = next;
+    }
+  }
+
+  void flush(std::vector<cd>& out, std::size_t capacity) {
+    for (;;) {
+      const FirCall call = schedule_.flush(std::min(capacity, plan_.max_output(max_items_)));
+      if (call.written == 0) return;
+      run(call, {}, out);
+    }
+  }
+
+ private:
+  cd item(const FirCall& c, const std::vector<cd>& chunk, long long p) const {
+    if (p < 0 || static_cast<unsigned long long>(p) >= c.valid_end) return {};
+    const auto q = static_cast<unsigned long long>(p);
+    if (q < c.block_first) return history_.at(q - c.history_first);
+    return chunk.at(q - c.block_first);
+  }
+
+  void run(const FirCall& c, const std::vector<cd>& chunk, std::vector<cd>& out) {
+    const std::size_t base = out.size();
+    out.resize(base + c.written);
+    if (c.end_segment <= c.first_segment || c.written == 0) return;
+    // CudaFir sizes its windows and spectra for this many segments.
+    EXPECT_LE(c.end_segment - c.first_segment, plan_.max_segments(max_items_) + 2);
+    std::vector<bool> seen(c.written, false);
+    const FirSegmentMap& m = plan_.map;
+    const ExactPhaseTerms terms = plan_.phase ? plan_.phase->terms() : ExactPhaseTerms{};
+    for (unsigned long long s = c.first_segment; s < c.end_segment; ++s) {
+      std::vector<cd> x(m.n);
+      for (unsigned long long i = 0; i < m.n; ++i) x[i] = item(c, chunk, m.window_start(s) + static_cast<long long>(i));
+      fft(x);
+      for (unsigned long long b = 0; b < m.n; ++b) x[b] = std::conj(x[b] * plan_.filter_spectrum64[b]);
+      fft(x);  // the inverse, conjugated
+      const FirSegmentMap::Points points = m.points(s);
+      for (unsigned r = 0; r < points.count; ++r) {
+        const unsigned long long o = points.first_output + r;
+        if (o < c.out_first || o >= c.out_end) continue;
+        cd y = std::conj(x[points.first_point + r * m.decimation]);
+        if (plan_.shifted)
+          y *= std::polar(1.0, -2.0 * std::numbers::pi *
+                                   terms.cycles_in_double(plan_.first_index + m.offset + o * m.decimation));
+        if (!plan_.complex_output) y = cd(y.real(), 0.0);
+        EXPECT_FALSE(seen[o - c.out_first]) << "output " << o << " written twice";
+        seen[o - c.out_first] = true;
+        out[base + (o - c.out_first)] = y;
+      }
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      ASSERT_TRUE(seen[i]) << "output " << c.out_first + i << " of the call was not written";
+  }
+
+  GpuFirPlan plan_;
+  GpuFirSchedule schedule_;
+  std::vector<cd> history_;
+  std::size_t max_items_;
+};
+
 struct Case {
   std::size_t taps;
   bool complex_taps;
@@ -260,33 +340,31 @@ FirSpec spec_of(const Case& c, std::mt19937& rng) {
   return spec;
 }
 
-// FirFilter's outputs as complex values.
-std::vector<cf> reference(const FirSpec& spec, const std::vector<cf>& input) {
+// FirFilter's outputs as complex values, in the precision of the input's values (double: a
+// filter with FirSpec::double_precision).
+template <typename Real>
+std::vector<std::complex<Real>> reference(const FirSpec& spec, const std::vector<std::complex<Real>>& input) {
   FirFilter filter(spec);
   const std::size_t components = spec.complex_input ? 2 : 1;
-  std::vector<float> in(input.size() * components);
+  std::vector<Real> in(input.size() * components);
   for (std::size_t i = 0; i < input.size(); ++i) {
     in[i * components] = input[i].real();
     if (components == 2) in[2 * i + 1] = input[i].imag();
   }
   const std::size_t out_components = filter.complex_output() ? 2 : 1;
-  std::vector<float> out(filter.max_output(input.size()) * out_components);
-  std::size_t n = filter.process(in.data(), input.size(), out.data());
-  std::vector<float> tail(4096 * out_components);
-  for (;;) {
-    const std::size_t got = filter.flush(tail.data(), 4096);
-    if (got == 0) break;
-    out.resize((n + got) * out_components);
-    std::copy(tail.begin(), tail.begin() + static_cast<long>(got * out_components), out.begin() + static_cast<long>(n * out_components));
-    n += got;
-  }
-  std::vector<cf> result(n);
-  for (std::size_t i = 0; i < n; ++i)
-    result[i] = out_components == 2 ? cf(out[2 * i], out[2 * i + 1]) : cf(out[i], 0.0f);
+  std::vector<Real> out(filter.max_output(input.size()) * out_components);
+  out.resize(filter.process(in.data(), input.size(), out.data()) * out_components);
+  std::vector<Real> tail(4096 * out_components);
+  while (const std::size_t got = filter.flush(tail.data(), 4096))
+    out.insert(out.end(), tail.begin(), tail.begin() + static_cast<long>(got * out_components));
+  std::vector<std::complex<Real>> result(out.size() / out_components);
+  for (std::size_t i = 0; i < result.size(); ++i)
+    result[i] = out_components == 2 ? std::complex<Real>(out[2 * i], out[2 * i + 1]) : std::complex<Real>(out[i], 0);
   return result;
 }
 
-double relative_l2(const std::vector<cf>& a, const std::vector<cf>& b) {
+template <typename Real>
+double relative_l2(const std::vector<std::complex<Real>>& a, const std::vector<std::complex<Real>>& b) {
   double diff = 0, norm = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     diff += std::norm(cd(a[i]) - cd(b[i]));
@@ -362,6 +440,82 @@ TEST(GpuFirPlan, HostModelOfTheKernelGivesFirFiltersOutputsForAnyCutting) {
       }
     }
   }
+}
+
+// In double precision (one spectrum, no fold, no packing, each output's phase exact) the host
+// model of the four kernels gives FirFilter's double outputs to double rounding, for any cutting
+// and flush capacity, and across a taps switch.
+TEST(GpuFirPlan, DoublePrecisionHostModelGivesFirFiltersDoubleOutputs) {
+  const std::vector<Case> cases = {
+      {63, false, false, std::nullopt, 1, FirAlign::causal},
+      {63, false, true, std::nullopt, 1, FirAlign::same},
+      {64, true, true, std::nullopt, 3, FirAlign::causal},
+      {255, false, true, -7000.25, 8, FirAlign::same},
+      {101, false, false, 1234.5, 4, FirAlign::same, 512},
+      {300, false, true, 700.0, 300, FirAlign::same, 512},  // D > B: segments without outputs
+      {700, true, false, 300.0, 2, FirAlign::same, 1024},
+      {1, false, false, std::nullopt, 1, FirAlign::same},
+      // An input shorter than the alignment's offset.
+      {1500, false, true, 300.0, 2, FirAlign::same, 2048, 500},
+  };
+  std::mt19937 rng(54);
+  std::normal_distribution<double> normal;
+  for (const Case& c : cases) {
+    FirSpec spec = spec_of(c, rng);
+    spec.double_precision = true;
+    spec.first_index = 123456789;  // the shift's phase from a later item
+    const std::size_t items = c.items != 0 ? c.items : 3 * static_cast<std::size_t>(plan_gpu_fir(spec).map.hop) + 17;
+    std::vector<cd> input(items);
+    for (cd& x : input) x = cd(normal(rng), c.complex_input ? normal(rng) : 0.0);
+    const std::vector<cd> expected = reference(spec, input);
+    for (const std::size_t chunk : {std::size_t{333}, std::size_t{1000}, items}) {
+      for (const std::size_t capacity : {std::size_t{7}, std::size_t{100000}}) {
+        HostModel64 model(spec, chunk);
+        std::vector<cd> out;
+        for (std::size_t first = 0; first < items; first += chunk)
+          model.process(std::vector<cd>(input.begin() + static_cast<long>(first),
+                                        input.begin() + static_cast<long>(std::min(items, first + chunk))),
+                        out);
+        model.flush(out, capacity);
+        SCOPED_TRACE("taps " + std::to_string(c.taps) + ", D " + std::to_string(c.decimation) + ", chunk " +
+                     std::to_string(chunk) + ", flush capacity " + std::to_string(capacity) + ": " +
+                     model.plan().describe());
+        ASSERT_EQ(out.size(), expected.size());
+        EXPECT_LT(relative_l2(out, expected), 1e-13);
+      }
+    }
+  }
+  // A switch to shorter complex taps after 2997 items: the outputs after it are the new filter's.
+  FirSpec spec = spec_of({200, true, true, 1500.0, 3, FirAlign::same, 1024}, rng);
+  spec.double_precision = true;
+  spec.max_taps = 300;
+  FirSpec after = spec_of({150, true, true, 1500.0, 3, FirAlign::same, 1024}, rng);
+  after.double_precision = true;
+  after.max_taps = 300;
+  std::vector<cd> input(9000);
+  for (cd& x : input) x = cd(normal(rng), normal(rng));
+  const std::vector<cd> old_outputs = reference(spec, input), new_outputs = reference(after, input);
+  HostModel64 model(spec, 333);
+  std::vector<cd> got;
+  std::size_t switched = 0;
+  for (std::size_t first = 0; first < input.size(); first += 333) {
+    if (first == 2997) {
+      model.set_taps(after.taps);
+      switched = got.size();
+    }
+    model.process(std::vector<cd>(input.begin() + static_cast<long>(first),
+                                  input.begin() + static_cast<long>(std::min(input.size(), first + 333))),
+                  got);
+  }
+  model.flush(got, 100000);
+  ASSERT_EQ(got.size(), old_outputs.size());
+  ASSERT_GT(switched, 0u);
+  EXPECT_LT(relative_l2(std::vector<cd>(got.begin(), got.begin() + static_cast<long>(switched)),
+                        std::vector<cd>(old_outputs.begin(), old_outputs.begin() + static_cast<long>(switched))),
+            1e-13);
+  EXPECT_LT(relative_l2(std::vector<cd>(got.begin() + static_cast<long>(switched), got.end()),
+                        std::vector<cd>(new_outputs.begin() + static_cast<long>(switched), new_outputs.end())),
+            1e-13);
 }
 
 // A plan made with room for more taps (max_taps) gives FirFilter's outputs for taps shorter than
@@ -454,15 +608,49 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   // partitions.
   EXPECT_TRUE(plan_gpu_fir(spec).packed);
   EXPECT_NE(plan_gpu_fir(spec).describe().find("two real segments per transform"), std::string::npos);
-  // The GPU fir is single precision: a spec in double is refused, naming the setting.
-  FirSpec wide = spec;
+  // In double: one spectrum at the smallest power of two of 4M and 4096, or fft_length (any
+  // length from the taps to 2^24), unpacked and unfolded; beyond, usage errors naming the setting.
+  FirSpec wide = spec_of({63, false, false, std::nullopt, 8, FirAlign::causal}, rng);
   wide.double_precision = true;
-  try {
-    plan_gpu_fir(wide);
-    ADD_FAILURE() << "a double-precision spec was planned on the GPU";
-  } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("precision: ", 0), 0u) << e.what();
+  const GpuFirPlan wide_plan = plan_gpu_fir(wide);
+  EXPECT_EQ(wide_plan.map.n, 4096u);
+  EXPECT_EQ(wide_plan.map.hop, 4096u - 62u);
+  EXPECT_TRUE(wide_plan.double_precision);
+  EXPECT_FALSE(wide_plan.packed);
+  EXPECT_EQ(wide_plan.fold, 1u);
+  EXPECT_EQ(wide_plan.partitions, 1u);
+  EXPECT_TRUE(wide_plan.filter_spectrum.empty());
+  EXPECT_EQ(wide_plan.filter_spectrum64.size(), 4096u);
+  EXPECT_NE(wide_plan.describe().find("in double precision"), std::string::npos) << wide_plan.describe();
+  EXPECT_EQ(gpu_fir_plan_options(wide).size(), 1u);
+  FirSpec wide_long = spec_of({3000, false, true, std::nullopt, 1, FirAlign::causal}, rng);
+  wide_long.double_precision = true;
+  EXPECT_EQ(plan_gpu_fir(wide_long).map.n, 16384u);
+  wide_long.fft_length = 5000;
+  EXPECT_EQ(plan_gpu_fir(wide_long).map.n, 5000u);
+  EXPECT_EQ(plan_gpu_fir(wide_long).map.hop, 2001u);
+  for (const std::size_t bad : {std::size_t{2999}, kGpuFir64MaxFftLength + 1}) {
+    wide_long.fft_length = bad;
+    try {
+      plan_gpu_fir(wide_long);
+      ADD_FAILURE() << "fft_length " << bad << " was planned in double";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("fft_length=", 0), 0u) << e.what();
+    }
   }
+  FirSpec too_long;
+  too_long.taps = FilterTaps::from_real(std::vector<double>(kGpuFir64MaxTaps + 1, 1e-3));
+  too_long.double_precision = true;
+  try {
+    plan_gpu_fir(too_long);
+    ADD_FAILURE() << "a filter beyond kGpuFir64MaxTaps was planned in double";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("taps: ", 0), 0u) << e.what();
+  }
+  EXPECT_TRUE(gpu_fir64_takes(kGpuFir64MaxTaps, 0));
+  EXPECT_FALSE(gpu_fir64_takes(kGpuFir64MaxTaps + 1, 0));
+  EXPECT_TRUE(gpu_fir64_takes(3000, 3000));
+  EXPECT_FALSE(gpu_fir64_takes(3000, 2999));
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, true, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, true, false, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, 100.0, 1, FirAlign::causal}, rng)).packed);
