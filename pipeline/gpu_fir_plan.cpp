@@ -83,7 +83,7 @@ GpuFirPlan plan_at(const FirSpec& spec, std::size_t n, bool partitioned, bool fo
 GpuFirPlan plan_gpu_fir64(const FirSpec& spec) {
   const std::size_t m = capacity_of(spec);
   if (!gpu_fir64_takes(m, spec.fft_length)) {
-    if (spec.fft_length == 0)
+    if (m > kGpuFir64MaxTaps)
       throw UsageError("taps: " + std::to_string(m) + " taps; the GPU filter in double takes up to " +
                        std::to_string(kGpuFir64MaxTaps) + " (the CPU backend takes more)");
     throw UsageError("fft_length=" + std::to_string(spec.fft_length) +

@@ -68,7 +68,7 @@ inline constexpr std::size_t kGpuFir64MaxTaps = kGpuFir64MaxFftLength / 2;
 // Whether the GPU filter in double takes `taps` taps (the capacity) at an fft_length of n (0: its
 // own choice).
 inline constexpr bool gpu_fir64_takes(std::size_t taps, std::size_t n) {
-  return n == 0 ? taps <= kGpuFir64MaxTaps : n >= taps && n >= 2 && n <= kGpuFir64MaxFftLength;
+  return taps <= kGpuFir64MaxTaps && (n == 0 || (n >= taps && n >= 2 && n <= kGpuFir64MaxFftLength));
 }
 // Whether the GPU filter takes an explicit fft_length of n: a power of two from
 // kGpuFirMinFftLength to kGpuFirMaxFftLength (plan_gpu_fir refuses others; auto keeps them on

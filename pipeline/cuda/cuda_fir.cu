@@ -448,6 +448,9 @@ struct CudaFir::Impl {
       wide.history = upload<double2>(nullptr, 2 * plan.history_items(), "fir history");
       wide.windows = upload<double2>(nullptr, wide.rows * n, "fir windows");
       wide.spectra = upload<double2>(nullptr, wide.rows * n, "fir spectra");
+      // cuFFT's plans transform every row of their batch whatever the count: rows past a short
+      // slice's hold zeros until a longer one writes them.
+      check_cuda(cudaMemset(wide.windows, 0, wide.rows * n * sizeof(double2)), "cudaMemset (fir windows)", device);
       wide.spectrum = upload(reinterpret_cast<const double2*>(plan.filter_spectrum64.data()),
                              plan.filter_spectrum64.size(), "filter spectrum");
       // A copy from pageable memory may return before its DMA lands, on the legacy stream,

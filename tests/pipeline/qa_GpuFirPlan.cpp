@@ -647,10 +647,13 @@ TEST(GpuFirPlan, TheFftLengthFollowsTheTapsAndIsChecked) {
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("taps: ", 0), 0u) << e.what();
   }
+  too_long.fft_length = kGpuFir64MaxFftLength;  // the cap holds for an explicit length too
+  EXPECT_THROW(plan_gpu_fir(too_long), UsageError);
   EXPECT_TRUE(gpu_fir64_takes(kGpuFir64MaxTaps, 0));
   EXPECT_FALSE(gpu_fir64_takes(kGpuFir64MaxTaps + 1, 0));
   EXPECT_TRUE(gpu_fir64_takes(3000, 3000));
   EXPECT_FALSE(gpu_fir64_takes(3000, 2999));
+  EXPECT_FALSE(gpu_fir64_takes(kGpuFir64MaxTaps + 1, kGpuFir64MaxFftLength));
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, true, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, true, false, std::nullopt, 1, FirAlign::causal}, rng)).packed);
   EXPECT_FALSE(plan_gpu_fir(spec_of({63, false, false, 100.0, 1, FirAlign::causal}, rng)).packed);
