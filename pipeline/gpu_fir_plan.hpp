@@ -54,16 +54,17 @@ inline constexpr std::size_t kGpuFirMinFftLength = 256;
 inline constexpr std::size_t kGpuFirMinAutoFftLength = 1024;
 inline constexpr std::size_t kGpuFirMaxAutoFftLength = 8192;
 inline constexpr std::size_t kGpuFirMaxFftLength = 16384;
-// In double precision (FirSpec::double_precision) one spectrum is computed per segment by four
-// kernels and our FP64 FFT (fft/cuda/fft64_plan.hpp): the windows gathered (converted in double),
+// In double precision (FirSpec::double_precision) one spectrum is computed per segment by CUDA
+// kernels around an FP64 FFT (ours, fft/cuda/fft64_plan.hpp, or cuFFT's double plans with
+// --backend cufft): the windows gathered (converted in double),
 // the forward transforms, the product, the inverse transforms, the outputs stored (each
 // counter-rotated by its own exact phase). N: fft_length when set (from the capacity M up to
 // kGpuFir64MaxFftLength, any length), else the smallest power of two of at least 4M and
 // kGpuFir64MinAutoFftLength; no fold, no partitions, no packing.
 inline constexpr std::size_t kGpuFir64MinAutoFftLength = 4096;
 inline constexpr std::size_t kGpuFir64MaxFftLength = std::size_t{1} << 24;
-// The most taps the GPU filter takes in double (one spectrum of at most kGpuFir64MaxFftLength
-// with a hop of at least half of it).
+// The most taps the GPU filter takes in double, with or without fft_length (at the automatic
+// length, one spectrum of at most kGpuFir64MaxFftLength, the hop is then at least half of it).
 inline constexpr std::size_t kGpuFir64MaxTaps = kGpuFir64MaxFftLength / 2;
 // Whether the GPU filter in double takes `taps` taps (the capacity) at an fft_length of n (0: its
 // own choice).
