@@ -35,6 +35,21 @@ namespace {
 // device for a chunk's worth of windows.
 constexpr std::size_t kFir64SliceBytes = std::size_t{256} << 20;
 
+// A call's segments, outputs and input range into a kernel's launch arguments (FirLaunch and
+// Fir64Launch name them alike).
+template <class Launch>
+void set_call_fields(Launch& c, const FirCall& call) {
+  c.first_segment = call.first_segment;
+  c.end_segment = call.end_segment;
+  c.out_first = call.out_first;
+  c.out_end = call.out_end;
+  c.block_first = call.block_first;
+  c.block_end = call.block_first + call.block_items;
+  c.valid_end = call.valid_end;
+  c.history_first = call.history_first;
+  c.keep_first = call.keep_first;
+}
+
 // The kernel of one team length (and fold): its function, segments per CTA, shared memory and
 // launcher.
 using FirLauncher = void (*)(unsigned grid, cudaStream_t stream, const device::FirConstants& k,
@@ -331,17 +346,8 @@ struct CudaFir::Impl {
     schedule.emplace(plan.map, plan.packed);
     max_items = max_input_items;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", device);
-
-    k = device::FirConstants{};
-    static_cast<device::NativeSamples&>(k) = device::native_samples_of(stream, channel, true);
-    k.map = plan.map;
-    k.complex_output = plan.complex_output ? 1 : 0;
-    k.real_part = design.real_part && plan.complex_output ? 1 : 0;
     if (design.output.format != float_format(plan.complex_output && !design.real_part, plan.double_precision))
       throw std::logic_error("fir: the design's output format is not the filter's");
-    k.shifted = plan.shifted ? 1 : 0;
-    k.step_cycles = plan.step_cycles;
-    k.history_items = plan.history_items();
     // The segments of one call: a process() of up to max_items, or a flush() of up to
     // max_output(max_items) outputs, which may start inside a segment and end inside another.
     // Packed, the pairs around them: up to two segments more.
@@ -352,6 +358,15 @@ struct CudaFir::Impl {
       reset_state();
       return PortDescription::of_samples(design.output);
     }
+
+    k = device::FirConstants{};
+    static_cast<device::NativeSamples&>(k) = device::native_samples_of(stream, channel, true);
+    k.map = plan.map;
+    k.complex_output = plan.complex_output ? 1 : 0;
+    k.real_part = design.real_part && plan.complex_output ? 1 : 0;
+    k.shifted = plan.shifted ? 1 : 0;
+    k.step_cycles = plan.step_cycles;
+    k.history_items = plan.history_items();
     int segments_per_cta = 0;
     if (plan.partitions > 1) {
       kernel = FirKernel{};
@@ -419,7 +434,6 @@ struct CudaFir::Impl {
     wide.k.shifted = plan.shifted ? 1 : 0;
     if (plan.phase) wide.k.phase = plan.phase->terms();
     wide.k.phase_first = plan.first_index + plan.map.offset;
-    wide.k.history_items = plan.history_items();
     const std::size_t n = static_cast<std::size_t>(plan.map.n);
     wide.rows = std::clamp<std::size_t>(kFir64SliceBytes / (n * sizeof(double2)), 1, segments);
     const auto lock = gpu::lock_device_wide_calls();
@@ -508,15 +522,7 @@ struct CudaFir::Impl {
     device::FirLaunch c;
     c.raw = reinterpret_cast<const unsigned char*>(raw);
     c.out = static_cast<float*>(out);
-    c.first_segment = call.first_segment;
-    c.end_segment = call.end_segment;
-    c.out_first = call.out_first;
-    c.out_end = call.out_end;
-    c.block_first = call.block_first;
-    c.valid_end = call.valid_end;
-    c.history_first = call.history_first;
-    c.keep_first = call.keep_first;
-    c.block_end = call.block_first + call.block_items;
+    set_call_fields(c, call);
     c.anchor_cycles = plan.anchor_cycles(call.first_segment);
     c.history_parity = history_parity;
     if (plan.partitions > 1) {
@@ -549,15 +555,7 @@ struct CudaFir::Impl {
     device::Fir64Launch c;
     c.raw = reinterpret_cast<const unsigned char*>(raw);
     c.out = out;
-    c.first_segment = call.first_segment;
-    c.end_segment = call.end_segment;
-    c.out_first = call.out_first;
-    c.out_end = call.out_end;
-    c.block_first = call.block_first;
-    c.block_end = call.block_first + call.block_items;
-    c.valid_end = call.valid_end;
-    c.history_first = call.history_first;
-    c.keep_first = call.keep_first;
+    set_call_fields(c, call);
     c.history = wide.history + static_cast<std::size_t>(history_parity) * plan.history_items();
     c.next_history = wide.history + static_cast<std::size_t>(history_parity ^ 1) * plan.history_items();
     const unsigned long long n = plan.map.n;

@@ -23,7 +23,6 @@ struct Fir64Constants : NativeSamples {
   int shifted = 0;
   ExactPhaseTerms phase;            // f/fs of the shift
   unsigned long long phase_first = 0;  // n0 + c: the absolute item index of output 0
-  unsigned long long history_items = 0;  // capacity of one history buffer, complex items
 };
 
 // One call (FirCall) and where its data is.
