@@ -123,7 +123,8 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
   const bool rf64 = std::memcmp(header, "RF64", 4) == 0;
   if (!rf64 && std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0) return std::nullopt;
   // RIFX is big-endian, until libsndfile's readers of `cue ` and `cart` switch it to little-endian
-  // for the rest of the header (in its walk only).
+  // for the rest of the header (in its walk only): `cue ` when it reads a first cue point (a count
+  // of 1 to 2500), `cart` when it reads the fields of one of 2048 bytes up to its 18432-byte limit.
   bool big_endian = header[3] == 'X';
   auto size_of = [&big_endian](const unsigned char* p) {
     return big_endian ? std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3]
@@ -246,7 +247,10 @@ std::optional<std::string> riff_list_problem(const ReadAt& read_at, std::uint64_
           content = is(chunk, "fact")                      ? std::max<std::uint64_t>(chunk_size, 4) + pad
                     : is(chunk, "acid") || is(chunk, "smpl") ? chunk_size + 2 * pad
                                                              : chunk_size + pad;
-          if (is(chunk, "cue ") || is(chunk, "cart")) big_endian = false;
+          unsigned char count[4];
+          if (is(chunk, "cue ") && read_at(offset + 8, count, 4) && size_of(count) >= 1 && size_of(count) <= 2500)
+            big_endian = false;
+          if (is(chunk, "cart") && chunk_size >= 2048 && chunk_size < 18432) big_endian = false;
         }
       }
       if (content > file_size) break;  // past the end: no chunk follows
