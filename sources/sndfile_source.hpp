@@ -11,9 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,15 +57,19 @@ class SndfileSource final : public Source {
   std::uint64_t file_size() const { return file_size_; }
 
   // The title, artist, date, comment and software strings the file carries (those present),
-  // as printable() makes them: valid UTF-8 on one line.
+  // as printable() makes them: valid UTF-8 on one line. A WAV's (RIFX's, RF64's) come from its
+  // LIST chunks, read here: libsndfile, which can hang in its list parser, is shown none.
   nlohmann::json tags() const;
 
   // Labels the stream with a centre frequency. Call before the run starts.
   void set_center_frequency(double hz) { info_.center_frequency = hz; }
 
  private:
-  struct MemoryFile;  // the bytes and read position of a file held in memory
+  struct VirtualFile;  // what libsndfile reads: the file or bytes, its lists shown as JUNK
 
+  // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O, once its lists are
+  // found and their tags read; `read_at` reads the same bytes.
+  void open_virtual(const std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>& read_at);
   // Takes the handle libsndfile opened (null: it could not) and checks what it found.
   void adopt(void* file, const SF_INFO& sfinfo);
   // The size of the opened file now (none for a file in memory or not a regular file).
@@ -71,7 +77,8 @@ class SndfileSource final : public Source {
 
   std::string path_;
   FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile
-  std::unique_ptr<MemoryFile> memory_;  // instead of fd_, for a file held in memory
+  std::unique_ptr<VirtualFile> virtual_;  // all but pipes: a regular file, or one held in memory
+  std::vector<std::pair<std::string, std::string>> riff_tags_;  // read from its lists, for tags()
   void* file_ = nullptr;  // libsndfile's SNDFILE*, whose type name varies between versions
   StreamInfo info_;
   std::string container_;
