@@ -10,7 +10,6 @@
 #include <limits>
 #include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <vector>
 
 #include <sys/stat.h>
@@ -107,126 +106,65 @@ std::uint64_t riff_size(const unsigned char* p, bool big_endian) {
 // Reads `bytes` bytes at `offset` of the file; false when it ends before.
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
-// libsndfile 1.2.0 loops forever on a WAV file whose list (a LIST chunk, or a top-level INFO
-// chunk) holds an entry of 2 GiB or more: it reads the size as negative and steps back onto the
-// same bytes, within its header buffer, so no read of ours sees it. Its list parser reaches such
-// an entry by more paths than a check of the file can follow (entries read past the list's end,
-// lists it leaves early at `note` or `data`, `exif` fields it counts twice), so libsndfile never
-// parses a list here: each LIST and INFO chunk its header walk reaches is shown to it as JUNK,
-// which it steps over by its size, and the tags those lists carry are read here (riff_tags).
-//
-// Finding those chunks takes libsndfile's walk of the top-level chunks, as wav.c and rf64.c step
-// over them, which differs from RIFF's layout for broken files (a `fact` of 0 bytes takes 4;
-// below). A walk that goes on where libsndfile's stopped costs nothing; one that stopped short
-// would leave a list to it, so each step below goes at least as far as libsndfile's.
-struct RiffList {
-  std::uint64_t offset;  // of its "LIST" or "INFO"
-  bool big_endian;       // how libsndfile reads sizes there
-};
-constexpr int kMostChunks = 100000;  // far above any real file's; a file with more is refused
-std::vector<RiffList> lists_libsndfile_reaches(const ReadAt& read_at, std::uint64_t file_size, bool& too_many_chunks) {
-  std::vector<RiffList> lists;
-  too_many_chunks = false;
-  unsigned char header[12];
-  if (!read_at(0, header, 12)) return lists;
-  const bool rf64 = std::memcmp(header, "RF64", 4) == 0;
-  if (!rf64 && std::memcmp(header, "RIFF", 4) != 0 && std::memcmp(header, "RIFX", 4) != 0) return lists;
-  // RIFX is big-endian, until libsndfile's readers of `cue ` and `cart` switch it to little-endian
-  // for the rest of the header: `cue ` when it reads a first cue point (a count of 1 to 2500),
-  // `cart` when it reads the fields of one of 2048 bytes up to its 18432-byte limit.
-  bool big_endian = header[3] == 'X';
-  auto size_of = [&big_endian](const unsigned char* p) { return riff_size(p, big_endian); };
-  auto is = [](const unsigned char* id, const char* name) { return std::memcmp(id, name, 4) == 0; };
-  std::optional<std::uint64_t> ds64_data_size;
-  unsigned char chunk[8];
-  int chunks = 0;
-  for (std::uint64_t offset = 12; offset + 4 <= file_size && read_at(offset, chunk, 4);) {
-    if (++chunks > kMostChunks) {
-      too_many_chunks = true;
-      break;
-    }
-    if (is(chunk, "LIST") || is(chunk, "INFO")) lists.push_back({offset, big_endian});
-    // libsndfile parses a list whose size the file cuts short too; nothing follows it.
-    if (offset + 8 > file_size || !read_at(offset + 4, chunk + 4, 4)) break;
-    const std::uint64_t chunk_size = size_of(chunk + 4);
-    std::uint64_t content = chunk_size + (chunk_size & 1);
-    const bool printable = std::all_of(chunk, chunk + 4, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
-    if (!printable) {
-      // An unknown name: libsndfile stops at a huge size, and else, off a 4-byte boundary, steps
-      // back 3 bytes to find its footing.
-      if (chunk_size >= 0xffff0000 || (offset & 3) == 0) break;
-      offset += 5;
-      continue;
-    }
-    if (rf64) {
-      // rf64.c pads nothing. Its sizes of 0xffffffff stand for the 64-bit ones of the ds64
-      // chunk, whose body it reads as 28 bytes and a table (the size given where it differs,
-      // unless `fmt ` follows those); a second ds64's body it reads on as chunks.
-      content = chunk_size;
-      unsigned char ds64[28];
-      if (is(chunk, "ds64") && ds64_data_size) {
-        content = 0;
-      } else if (is(chunk, "ds64") && read_at(offset + 8, ds64, 28)) {
-        ds64_data_size = size_of(ds64 + 12) << 32 | size_of(ds64 + 8);
-        const std::uint64_t table = size_of(ds64 + 24);
-        const std::uint32_t read = static_cast<std::uint32_t>(28 + table);
-        unsigned char next[4];
-        if (chunk_size < read)
-          content = 28 + table;
-        else if (chunk_size != read && chunk_size >= static_cast<std::uint32_t>(read + 4) &&
-                 read_at(offset + 8 + read, next, 4) && is(next, "fmt "))
-          content = read;
-      } else if (is(chunk, "data")) {
-        content = ds64_data_size ? *ds64_data_size : chunk_size == 0xffffffff ? 0 : chunk_size;
-      }
-    } else {
-      // wav.c steps over every chunk padded to an even size (the jump of chunk_size & 1 that
-      // starts its next round): a `fact` after its 4-byte frame count whatever its size, `acid`
-      // and `smpl` after padding once more inside their readers.
-      const std::uint64_t pad = chunk_size & 1;
-      content = is(chunk, "fact")                      ? std::max<std::uint64_t>(chunk_size, 4) + pad
-                : is(chunk, "acid") || is(chunk, "smpl") ? chunk_size + 2 * pad
-                                                         : chunk_size + pad;
-      unsigned char count[4];
-      if (is(chunk, "cue ") && read_at(offset + 8, count, 4) && size_of(count) >= 1 && size_of(count) <= 2500)
-        big_endian = false;
-      if (is(chunk, "cart") && chunk_size >= 2048 && chunk_size < 18432) big_endian = false;
-    }
-    if (content > file_size) break;  // past the end: no chunk follows
-    offset += 8 + content;
+// Where a WAV (RIFF, RIFX or RF64) file's own bytes start: at 0, or after the ID3v2 tags in front
+// of it, which libsndfile steps over as id3.c does (each while it ends before the file does).
+// Nothing for other files.
+std::optional<std::uint64_t> wav_start(const ReadAt& read_at, std::uint64_t file_size) {
+  std::uint64_t offset = 0;
+  unsigned char head[12];
+  for (int tags = 0; tags < 1000 && read_at(offset, head, 10); ++tags) {
+    if (std::memcmp(head, "ID3", 3) != 0 || head[3] < 2 || head[3] > 4) break;
+    const std::uint64_t length =
+        10 + ((head[6] & 0x7fu) << 21 | (head[7] & 0x7fu) << 14 | (head[8] & 0x7fu) << 7 | (head[9] & 0x7fu));
+    if (offset + length >= file_size) break;
+    offset += length;
   }
-  return lists;
+  if (!read_at(offset, head, 12)) return std::nullopt;
+  const bool riff = std::memcmp(head, "RIFF", 4) == 0 || std::memcmp(head, "RIFX", 4) == 0;
+  const bool rf64 = std::memcmp(head, "RF64", 4) == 0 && std::memcmp(head + 8, "WAVE", 4) == 0;
+  if (riff || rf64) return offset;
+  return std::nullopt;
 }
 
-// The tags in `lists` that prism reports (INAM, IART, ICRD, ICMT, ISFT), read as RIFF lays the
-// entries out: from after a LIST's type (a top-level INFO chunk's from after its size), each
-// padded to an even size. An entry that does not fit in its list ends that list's tags; a later
-// list's tag replaces an earlier one, as in libsndfile.
+// The tags prism reports (INAM, IART, ICRD, ICMT, ISFT) of the WAV whose bytes start at `start`,
+// from its LIST and top-level INFO chunks as RIFF lays them out (RF64's chunks unpadded, as
+// libsndfile reads them): a list's entries from after its type (an INFO chunk's from after its
+// size), each padded to an even size. As in libsndfile, a tag of 2 KiB or more, or an entry that
+// does not fit in its list, ends that list's tags, and a later list's tag replaces an earlier one.
 std::vector<std::pair<std::string, std::string>> riff_tags(const ReadAt& read_at, std::uint64_t file_size,
-                                                           const std::vector<RiffList>& lists) {
+                                                           std::uint64_t start) {
   static constexpr std::pair<const char*, const char*> kIds[] = {
       {"INAM", "title"}, {"IART", "artist"}, {"ICRD", "date"}, {"ICMT", "comment"}, {"ISFT", "software"}};
-  constexpr std::uint64_t kLongestText = 2047;  // libsndfile's limit
+  constexpr int kMostChunks = 100000;  // far above a real file's; tags past them go unread
   std::vector<std::pair<std::string, std::string>> tags;
-  for (const RiffList& list : lists) {
-    unsigned char chunk[8];
-    if (!read_at(list.offset, chunk, 8)) continue;
-    const std::uint64_t end = std::min(file_size, list.offset + 8 + riff_size(chunk + 4, list.big_endian));
-    unsigned char entry[8];
-    for (std::uint64_t at = list.offset + (std::memcmp(chunk, "LIST", 4) == 0 ? 12 : 8);
-         at + 8 <= end && read_at(at, entry, 8);) {
-      const std::uint64_t size = riff_size(entry + 4, list.big_endian);
-      if (size > end - at - 8) break;
-      for (const auto& [id, name] : kIds) {
-        if (std::memcmp(entry, id, 4) != 0 || size > kLongestText) continue;
-        std::string text(size, '\0');
-        if (!read_at(at + 8, reinterpret_cast<unsigned char*>(text.data()), size)) continue;
-        text.resize(std::strlen(text.c_str()));
-        std::erase_if(tags, [name = name](const auto& tag) { return tag.first == name; });
-        if (!text.empty()) tags.emplace_back(name, std::move(text));
+  unsigned char chunk[12];
+  if (!read_at(start, chunk, 4)) return tags;
+  const bool big_endian = std::memcmp(chunk, "RIFX", 4) == 0;
+  const bool padded = std::memcmp(chunk, "RF64", 4) != 0;
+  int chunks = 0;
+  for (std::uint64_t offset = start + 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
+    const std::uint64_t chunk_size = riff_size(chunk + 4, big_endian);
+    const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
+    const bool list = std::memcmp(chunk, "LIST", 4) == 0;
+    if (list || std::memcmp(chunk, "INFO", 4) == 0) {
+      unsigned char entry[8];
+      for (std::uint64_t at = offset + (list ? 12 : 8); at + 8 <= end && read_at(at, entry, 8);) {
+        const std::uint64_t size = riff_size(entry + 4, big_endian);
+        if (size > end - at - 8) break;
+        const auto id = std::find_if(std::begin(kIds), std::end(kIds),
+                                     [&](const auto& known) { return std::memcmp(entry, known.first, 4) == 0; });
+        if (id != std::end(kIds)) {
+          if (size + (size & 1) >= 2048) break;
+          std::string text(size, '\0');
+          if (!read_at(at + 8, reinterpret_cast<unsigned char*>(text.data()), size)) break;
+          text.resize(std::strlen(text.c_str()));
+          std::erase_if(tags, [&](const auto& tag) { return tag.first == id->second; });
+          if (!text.empty()) tags.emplace_back(id->second, std::move(text));
+        }
+        at += 8 + size + (size & 1);
       }
-      at += 8 + size + (size & 1);
     }
+    offset += 8 + chunk_size + (padded ? chunk_size & 1 : 0);
   }
   return tags;
 }
@@ -234,20 +172,65 @@ std::vector<std::pair<std::string, std::string>> riff_tags(const ReadAt& read_at
 }  // namespace
 
 // What libsndfile reads through its virtual I/O: a regular file (read with pread) or bytes held
-// in memory, with the names of the lists its header walk reaches shown as "JUNK".
+// in memory, from `start` on (a WAV's ID3v2 tags skipped here), and while `hide_lists` is set
+// (libsndfile parsing the header of a WAV) every "LIST" and "INFO" in it shown as "JUNK".
+//
+// libsndfile 1.2.0 loops forever on a WAV whose list (a LIST chunk, or a top-level INFO chunk)
+// holds an entry of 2 GiB or more: its list parser reads the size as negative and steps back onto
+// the same bytes, within its header buffer, where no read of ours sees it. Its header walk and
+// list parser reach such an entry by more paths than a check of the file could follow, so it is
+// given no list to parse: it steps over a JUNK chunk by its size. Hiding every such name, not
+// only those where chunks start, needs no model of its walk. prism reads the tags itself
+// (riff_tags), and once the header is parsed the bytes come as they are.
 struct SndfileSource::VirtualFile {
   int fd = -1;
   std::vector<std::byte> bytes;  // when fd < 0
-  std::vector<std::uint64_t> junk_names;
+  std::uint64_t start = 0;
+  bool hide_lists = false;
   sf_count_t position = 0;
   std::string read_error;  // why a read of the file failed (libsndfile takes it for the end)
 
   static VirtualFile& of(void* user) { return *static_cast<VirtualFile*>(user); }
+  // The size of the whole file or buffer.
+  std::uint64_t size() const {
+    if (fd < 0) return bytes.size();
+    struct stat st {};
+    return fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  }
+  // Reads up to `count` bytes at `offset` of the whole file into `out`; the bytes read.
+  std::size_t read_raw(std::uint64_t offset, std::byte* out, std::size_t count) {
+    if (fd >= 0) {
+      // No exception may cross libsndfile's C frames: the error waits for SndfileSource.
+      try {
+        return pread_fully(fd, out, count, offset, "");
+      } catch (const InputError& e) {
+        read_error = e.reason();
+        return 0;
+      }
+    }
+    if (offset >= bytes.size()) return 0;
+    const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(count, bytes.size() - offset));
+    std::memcpy(out, bytes.data() + offset, got);
+    return got;
+  }
+  // Shows each "LIST" and "INFO" that overlaps out's `got` bytes, read at `first`, as "JUNK",
+  // looking 3 bytes either side so that a name split between two reads is hidden in both.
+  void hide_list_names(std::byte* out, std::uint64_t first, std::size_t got) {
+    const std::uint64_t from = first - std::min<std::uint64_t>(first - start, 3);
+    std::vector<std::byte> around(first - from + got + 3);
+    around.resize(read_raw(from, around.data(), around.size()));
+    for (std::size_t i = 0; i + 4 <= around.size(); ++i) {
+      if (std::memcmp(&around[i], "LIST", 4) != 0 && std::memcmp(&around[i], "INFO", 4) != 0) continue;
+      for (std::uint64_t k = 0; k < 4; ++k) {
+        const std::uint64_t at = from + i + k;
+        if (at >= first && at < first + got) out[at - first] = static_cast<std::byte>("JUNK"[k]);
+      }
+    }
+  }
+
   static sf_count_t length(void* user) {
     const VirtualFile& f = of(user);
-    if (f.fd < 0) return static_cast<sf_count_t>(f.bytes.size());
-    struct stat st {};
-    return fstat(f.fd, &st) == 0 ? static_cast<sf_count_t>(st.st_size) : 0;
+    return static_cast<sf_count_t>(f.size() - std::min(f.size(), f.start));
   }
   static sf_count_t seek(sf_count_t offset, int whence, void* user) {
     VirtualFile& f = of(user);
@@ -262,23 +245,9 @@ struct SndfileSource::VirtualFile {
     VirtualFile& f = of(user);
     if (count <= 0) return 0;
     auto* out = static_cast<std::byte*>(dst);
-    std::size_t got = 0;
-    if (f.fd >= 0) {
-      // No exception may cross libsndfile's C frames: the error waits for SndfileSource::read.
-      try {
-        got = pread_fully(f.fd, out, static_cast<std::size_t>(count), static_cast<std::uint64_t>(f.position), "");
-      } catch (const InputError& e) {
-        f.read_error = e.reason();
-        return 0;
-      }
-    } else if (f.position < static_cast<sf_count_t>(f.bytes.size())) {
-      got = static_cast<std::size_t>(std::min<sf_count_t>(count, static_cast<sf_count_t>(f.bytes.size()) - f.position));
-      std::memcpy(out, f.bytes.data() + f.position, got);
-    }
-    const auto first = static_cast<std::uint64_t>(f.position);
-    for (const std::uint64_t name : f.junk_names)
-      for (std::uint64_t k = 0; k < 4; ++k)
-        if (name + k >= first && name + k < first + got) out[name + k - first] = static_cast<std::byte>("JUNK"[k]);
+    const std::uint64_t first = f.start + static_cast<std::uint64_t>(f.position);
+    const std::size_t got = f.read_raw(first, out, static_cast<std::size_t>(count));
+    if (f.hide_lists) f.hide_list_names(out, first, got);
     f.position += static_cast<sf_count_t>(got);
     return static_cast<sf_count_t>(got);
   }
@@ -292,17 +261,20 @@ SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncatio
   if (input.regular && input.size == 0) throw InputError(path, "empty file (0 bytes)");
   file_size_ = input.size;
   fd_ = std::move(input.fd);
-  SF_INFO sfinfo{};
-  if (!input.regular) {  // a pipe: libsndfile reads it as it comes, unseen by the walk
-    adopt(sf_open_fd(fd_.get(), SFM_READ, &sfinfo, SF_FALSE), sfinfo);
+  const int fd = fd_.get();
+  const ReadAt read_at = [fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+    return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
+  };
+  // A pipe goes to libsndfile as it comes (unchecked); other formats than WAV are not at risk.
+  const std::optional<std::uint64_t> start = input.regular ? wav_start(read_at, file_size_) : std::nullopt;
+  if (!start) {
+    SF_INFO sfinfo{};
+    adopt(sf_open_fd(fd, SFM_READ, &sfinfo, SF_FALSE), sfinfo);
     return;
   }
   virtual_ = std::make_unique<VirtualFile>();
-  virtual_->fd = fd_.get();
-  const int fd = fd_.get();
-  open_virtual([fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
-    return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
-  });
+  virtual_->fd = fd;
+  open_virtual(read_at, *start);
 }
 
 SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation)
@@ -312,27 +284,29 @@ SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, Tru
   virtual_ = std::make_unique<VirtualFile>();
   virtual_->bytes = std::move(bytes);
   const std::vector<std::byte>& held = virtual_->bytes;
-  open_virtual([&held](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
+  const ReadAt read_at = [&held](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
     if (offset > held.size() || bytes > held.size() - offset) return false;
     std::memcpy(dst, held.data() + offset, bytes);
     return true;
-  });
+  };
+  open_virtual(read_at, wav_start(read_at, file_size_));
 }
 
-void SndfileSource::open_virtual(const std::function<bool(std::uint64_t, unsigned char*, std::size_t)>& read_at) {
-  bool too_many_chunks = false;
-  const std::vector<RiffList> lists = lists_libsndfile_reaches(read_at, file_size_, too_many_chunks);
-  if (too_many_chunks)
-    throw InputError(path_, "malformed: more than " + std::to_string(kMostChunks) + " chunks in its header");
-  riff_tags_ = riff_tags(read_at, file_size_, lists);
-  for (const RiffList& list : lists) virtual_->junk_names.push_back(list.offset);
+void SndfileSource::open_virtual(const std::function<bool(std::uint64_t, unsigned char*, std::size_t)>& read_at,
+                                 std::optional<std::uint64_t> wav_start) {
+  if (wav_start) {
+    riff_tags_ = riff_tags(read_at, file_size_, *wav_start);
+    virtual_->start = *wav_start;
+    virtual_->hide_lists = true;
+  }
   static SF_VIRTUAL_IO io = {VirtualFile::length, VirtualFile::seek, VirtualFile::read, VirtualFile::write,
                              VirtualFile::tell};
   SF_INFO sfinfo{};
   void* const opened = sf_open_virtual(&io, SFM_READ, &sfinfo, virtual_.get());
-  // The header is parsed: from here on libsndfile reads samples, which must come as they are,
-  // whatever a broken header's walk found among them.
-  virtual_->junk_names.clear();
+  virtual_->hide_lists = false;
+  // Codecs that decode a first block while the header is read (IMA and MS ADPCM, GSM) decode it
+  // again from the bytes as they are.
+  if (opened && wav_start && sfinfo.seekable) sf_seek(handle(opened), 0, SEEK_SET);
   adopt(opened, sfinfo);
 }
 
@@ -365,11 +339,6 @@ void SndfileSource::adopt(void* opened, const SF_INFO& sfinfo) {
   std::string log(16384, '\0');
   sf_command(file, SFC_GET_LOG_INFO, log.data(), static_cast<int>(log.size()));
   log.resize(std::strlen(log.c_str()));
-  // Its list parser logs each list it reads as "LIST : n" or "INFO : n" on a line of its own: one
-  // here is a list the walk above missed, and a file like it could hang libsndfile.
-  if (virtual_ && (log.starts_with("LIST : ") || log.starts_with("INFO : ") || log.find("\nLIST : ") != std::string::npos ||
-                   log.find("\nINFO : ") != std::string::npos))
-    throw std::logic_error(path + ": libsndfile read a list that prism's walk of the header missed");
   if (const auto truncated = truncation_in_log(log)) truncation_policy_.apply(path, *truncated);
 
   if (sfinfo.channels < 1 || sfinfo.samplerate < 1)
@@ -470,13 +439,20 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
         std::reverse(dst + i * out_bytes, dst + (i + 1) * out_bytes);
   frames_read_ += done;
 
+  if (done < wanted && virtual_ && !virtual_->read_error.empty()) {
+    // A failed read of the file, which libsndfile took for its end.
+    const std::string reason = "read failed at frame " + std::to_string(frames_read_) + " (" + virtual_->read_error + ")";
+    virtual_->read_error.clear();
+    if (done == 0) throw InputError(path_, reason);
+    pending_error_ = reason;  // hand out the good samples first
+    return static_cast<std::size_t>(done);
+  }
   if (done < wanted && info_.length) {
-    const std::string io_error = virtual_ ? virtual_->read_error : "";
-    const bool failed = sf_error(handle(file_)) != SF_ERR_NO_ERROR || !io_error.empty();
+    const bool failed = sf_error(handle(file_)) != SF_ERR_NO_ERROR;
     std::string reason;
     if (failed)
       reason = "read failed at frame " + std::to_string(frames_read_) + " of " + std::to_string(*info_.length) +
-               " (" + (io_error.empty() ? sf_strerror(handle(file_)) : io_error) + ")";
+               " (" + sf_strerror(handle(file_)) + ")";
     else
       reason = "truncated: the samples end at frame " + std::to_string(frames_read_) +
                ", the header says " + std::to_string(*info_.length);

@@ -65,11 +65,13 @@ class SndfileSource final : public Source {
   void set_center_frequency(double hz) { info_.center_frequency = hz; }
 
  private:
-  struct VirtualFile;  // what libsndfile reads: the file or bytes, its lists shown as JUNK
+  struct VirtualFile;  // what libsndfile reads: a WAV file (its lists hidden) or bytes in memory
 
-  // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O, once its lists are
-  // found and their tags read; `read_at` reads the same bytes.
-  void open_virtual(const std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>& read_at);
+  // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O; for a WAV whose bytes
+  // start at `wav_start`, with its lists hidden from libsndfile and their tags read here.
+  // `read_at` reads the same bytes.
+  void open_virtual(const std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>& read_at,
+                    std::optional<std::uint64_t> wav_start);
   // Takes the handle libsndfile opened (null: it could not) and checks what it found.
   void adopt(void* file, const SF_INFO& sfinfo);
   // The size of the opened file now (none for a file in memory or not a regular file).
@@ -77,7 +79,7 @@ class SndfileSource final : public Source {
 
   std::string path_;
   FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile
-  std::unique_ptr<VirtualFile> virtual_;  // all but pipes: a regular file, or one held in memory
+  std::unique_ptr<VirtualFile> virtual_;  // a WAV file, or any file held in memory
   std::vector<std::pair<std::string, std::string>> riff_tags_;  // read from its lists, for tags()
   void* file_ = nullptr;  // libsndfile's SNDFILE*, whose type name varies between versions
   StreamInfo info_;
