@@ -112,7 +112,7 @@ using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std:
 std::optional<std::uint64_t> wav_start(const ReadAt& read_at, std::uint64_t file_size) {
   std::uint64_t offset = 0;
   unsigned char head[12];
-  for (int tags = 0; tags < 1000 && read_at(offset, head, 10); ++tags) {
+  while (read_at(offset, head, 10)) {  // each tag moves on 10 bytes or more
     if (std::memcmp(head, "ID3", 3) != 0 || head[3] < 2 || head[3] > 4) break;
     const std::uint64_t length =
         10 + ((head[6] & 0x7fu) << 21 | (head[7] & 0x7fu) << 14 | (head[8] & 0x7fu) << 7 | (head[9] & 0x7fu));
