@@ -142,7 +142,8 @@ std::vector<std::pair<std::string, std::string>> riff_tags(const ReadAt& read_at
   const bool big_endian = std::memcmp(chunk, "RIFX", 4) == 0;
   const bool padded = std::memcmp(chunk, "RF64", 4) != 0;
   int chunks = 0;
-  for (std::uint64_t offset = start + 12; offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
+  for (std::uint64_t offset = start + 12;
+       offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
     const std::uint64_t chunk_size = riff_size(chunk + 4, big_endian);
     const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
     const bool list = std::memcmp(chunk, "LIST", 4) == 0;
@@ -441,7 +442,8 @@ std::size_t SndfileSource::read(std::byte* dst, std::size_t max_samples) {
 
   if (done < wanted && virtual_ && !virtual_->read_error.empty()) {
     // A failed read of the file, which libsndfile took for its end.
-    const std::string reason = "read failed at frame " + std::to_string(frames_read_) + " (" + virtual_->read_error + ")";
+    const std::string reason =
+        "read failed at frame " + std::to_string(frames_read_) + " (" + virtual_->read_error + ")";
     virtual_->read_error.clear();
     if (done == 0) throw InputError(path_, reason);
     pending_error_ = reason;  // hand out the good samples first

@@ -44,6 +44,22 @@ void write_sound_file(const std::string& path, int format, int rate, int channel
   sf_close(file);
 }
 
+// Writes `frames` of 8000 Hz mono test samples to `path` in `format`, with libsndfile's strings
+// (SF_STR_TITLE...) set to the texts given.
+void write_tagged_file(const std::string& path, int format, std::size_t frames,
+                       const std::vector<std::pair<int, const char*>>& strings) {
+  SF_INFO info{};
+  info.samplerate = 8000;
+  info.channels = 1;
+  info.format = format;
+  SNDFILE* file = sf_open(path.c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+  for (const auto& [id, text] : strings) sf_set_string(file, id, text);
+  const auto samples = test_samples(frames, 1);
+  sf_writef_short(file, samples.data(), static_cast<sf_count_t>(frames));
+  sf_close(file);
+}
+
 std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
   std::vector<float> floats(bytes.size() / 4);
   convert_to_float(SampleFormat::f32, bytes.data(), floats.size(), floats.data());
@@ -173,16 +189,8 @@ TEST(SndfileSource, DescribesTheFile) {
 // JSON output (the sound_file fuzz target found `prism info --json` failing on one).
 TEST(SndfileSource, TagsThatAreNotUtf8AreDescribedPrintably) {
   ScratchDir dir;
-  SF_INFO info{};
-  info.samplerate = 8000;
-  info.channels = 1;
-  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
-  SNDFILE* file = sf_open(dir.file("latin1.wav").c_str(), SFM_WRITE, &info);
-  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-  sf_set_string(file, SF_STR_TITLE, "caf\xe9 line\none");
-  const auto samples = test_samples(100, 1);
-  sf_writef_short(file, samples.data(), 100);
-  sf_close(file);
+  ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("latin1.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16, 100,
+                                            {{SF_STR_TITLE, "caf\xe9 line\none"}}));
   SndfileSource source(dir.file("latin1.wav"));
   EXPECT_EQ(source.tags()["title"], "caf\\xe9 line\\x0aone");
   EXPECT_NO_THROW((void)describe_sound_file(source).dump());
@@ -204,7 +212,8 @@ std::string outcome_of(const std::vector<std::byte>& bytes, const std::string& n
     }
   };
   const std::string on_disk = outcome([&] { return std::make_unique<SndfileSource>(dir.file(name)); }, dir.file(name));
-  const std::string in_memory = outcome([&] { return std::make_unique<SndfileSource>("memory.wav", bytes); }, "memory.wav");
+  const std::string in_memory =
+      outcome([&] { return std::make_unique<SndfileSource>("memory.wav", bytes); }, "memory.wav");
   EXPECT_EQ(on_disk, in_memory);
   return on_disk;
 }
@@ -219,16 +228,8 @@ std::vector<std::byte> bytes_of(const unsigned char (&array)[N]) {
 // from that entry on.
 TEST(SndfileSource, WavWithAHugeListEntryReadsWithoutThatTag) {
   ScratchDir dir;
-  SF_INFO info{};
-  info.samplerate = 8000;
-  info.channels = 1;
-  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
-  SNDFILE* file = sf_open(dir.file("tagged.wav").c_str(), SFM_WRITE, &info);
-  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-  sf_set_string(file, SF_STR_TITLE, "title");
-  const auto samples = test_samples(100, 1);
-  sf_writef_short(file, samples.data(), 100);
-  sf_close(file);
+  ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("tagged.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16, 100,
+                                            {{SF_STR_TITLE, "title"}}));
   auto bytes = test::read_file(dir.file("tagged.wav"));
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   const auto entry = text.find("INAM");
@@ -319,16 +320,8 @@ TEST(SndfileSource, WavWithAListEntryWhoseSizeLiesPastTheChunkIsNotHungOn) {
 // file); their lists are shown to it as JUNK as a WAV file's are.
 TEST(SndfileSource, Rf64WithAHugeListEntryReadsWithoutThatTag) {
   ScratchDir dir;
-  SF_INFO info{};
-  info.samplerate = 8000;
-  info.channels = 1;
-  info.format = SF_FORMAT_RF64 | SF_FORMAT_PCM_16;
-  SNDFILE* file = sf_open(dir.file("tagged.rf64").c_str(), SFM_WRITE, &info);
-  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-  sf_set_string(file, SF_STR_TITLE, "title");
-  const auto samples = test_samples(100, 1);
-  sf_writef_short(file, samples.data(), 100);
-  sf_close(file);
+  ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("tagged.rf64"), SF_FORMAT_RF64 | SF_FORMAT_PCM_16, 100,
+                                            {{SF_STR_TITLE, "title"}}));
   auto bytes = test::read_file(dir.file("tagged.rf64"));
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   ASSERT_EQ(text.substr(0, 4), "RF64");
@@ -369,20 +362,12 @@ TEST(SndfileSource, ReadsTheTagsOfAListChunk) {
   for (const int endian : {SF_ENDIAN_LITTLE, SF_ENDIAN_BIG}) {
     SCOPED_TRACE(endian);
     ScratchDir dir;
-    SF_INFO info{};
-    info.samplerate = 8000;
-    info.channels = 1;
-    info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 | endian;
-    SNDFILE* file = sf_open(dir.file("tagged.wav").c_str(), SFM_WRITE, &info);
-    ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-    sf_set_string(file, SF_STR_TITLE, "A title");
-    sf_set_string(file, SF_STR_ARTIST, "An artist");
-    sf_set_string(file, SF_STR_DATE, "2026-12-07");
-    sf_set_string(file, SF_STR_COMMENT, "odd");
-    sf_set_string(file, SF_STR_SOFTWARE, "prism test");
-    const auto samples = test_samples(100, 1);
-    sf_writef_short(file, samples.data(), 100);
-    sf_close(file);
+    ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("tagged.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16 | endian, 100,
+                                              {{SF_STR_TITLE, "A title"},
+                                               {SF_STR_ARTIST, "An artist"},
+                                               {SF_STR_DATE, "2026-12-07"},
+                                               {SF_STR_COMMENT, "odd"},
+                                               {SF_STR_SOFTWARE, "prism test"}}));
     ASSERT_EQ(test::read_file(dir.file("tagged.wav"))[3], std::byte{endian == SF_ENDIAN_BIG ? 'X' : 'F'});
     SndfileSource source(dir.file("tagged.wav"));
     EXPECT_EQ(source.tags(), (nlohmann::json{{"title", "A title"},
@@ -450,16 +435,8 @@ TEST(SndfileSource, SamplesThatSpellListComeAsTheyAre) {
 // A WAV behind ID3v2 tags (libsndfile steps over them) reads as the same WAV alone, tags and all.
 TEST(SndfileSource, AWavBehindId3TagsReadsAsTheWavAlone) {
   ScratchDir dir;
-  SF_INFO info{};
-  info.samplerate = 8000;
-  info.channels = 1;
-  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
-  SNDFILE* file = sf_open(dir.file("alone.wav").c_str(), SFM_WRITE, &info);
-  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
-  sf_set_string(file, SF_STR_TITLE, "behind");
-  const auto samples = test_samples(500, 1);
-  sf_writef_short(file, samples.data(), 500);
-  sf_close(file);
+  ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("alone.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16, 500,
+                                            {{SF_STR_TITLE, "behind"}}));
   const auto wav = test::read_file(dir.file("alone.wav"));
   // Two ID3v2.3 tags of 6 and 130 bytes after their 10-byte headers (130 in 7-bit bytes: 1, 2).
   std::vector<std::byte> bytes;
