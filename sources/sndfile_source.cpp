@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <variant>
 #include <vector>
 
 #include <sys/stat.h>
@@ -119,87 +120,150 @@ std::optional<std::uint64_t> wav_start(const ReadAt& read_at, std::uint64_t file
     if (offset + length >= file_size) break;
     offset += length;
   }
-  if (!read_at(offset, head, 12)) return std::nullopt;
-  const bool riff = std::memcmp(head, "RIFF", 4) == 0 || std::memcmp(head, "RIFX", 4) == 0;
-  const bool rf64 = std::memcmp(head, "RF64", 4) == 0 && std::memcmp(head + 8, "WAVE", 4) == 0;
-  if (riff || rf64) return offset;
+  if (!read_at(offset, head, 12) || std::memcmp(head + 8, "WAVE", 4) != 0) return std::nullopt;
+  for (const char* kind : {"RIFF", "RIFX", "RF64"})
+    if (std::memcmp(head, kind, 4) == 0) return offset;
   return std::nullopt;
 }
 
-// The tags prism reports (INAM, IART, ICRD, ICMT, ISFT) of the WAV whose bytes start at `start`,
-// from its LIST and top-level INFO chunks as RIFF lays them out (RF64's chunks unpadded, as
-// libsndfile reads them): a list's entries from after its type (an INFO chunk's from after its
-// size), each padded to an even size. As in libsndfile, a tag of 2 KiB or more, or an entry that
-// does not fit in its list, ends that list's tags, and a later list's tag replaces an earlier one.
-std::vector<std::pair<std::string, std::string>> riff_tags(const ReadAt& read_at, std::uint64_t file_size,
-                                                           std::uint64_t start) {
+// A WAV file as prism reads its chunks, and the header that libsndfile parses in its stead.
+//
+// libsndfile 1.2.0 loops forever on a WAV whose list (a LIST chunk, or a top-level INFO chunk)
+// holds an entry of 2 GiB or more: its list parser reads the size as negative and steps back onto
+// the same bytes, within its header buffer, where no read of ours sees it. Its header walk reaches
+// such lists by more paths than any check of the file has followed (docs/reliability.md), so it is
+// never given a WAV's own header: it parses one written here, of the file's `fmt ` chunk and a
+// `data` chunk whose bytes are the file's samples, read through its virtual I/O. prism walks the
+// chunks itself, as RIFF lays them out (RF64's unpadded, as libsndfile reads them), and reads the
+// tags of the LIST and INFO chunks.
+struct WavLayout {
+  std::vector<unsigned char> header;  // what libsndfile parses
+  std::uint64_t data_offset = 0;      // where the samples start in the file
+  std::uint64_t data_bytes = 0;       // the samples its data chunk is said to hold
+  std::uint64_t served_bytes = 0;     // the bytes libsndfile may read after the header
+  std::optional<std::string> truncated;  // the data chunk promises more than the file holds
+  std::vector<std::pair<std::string, std::string>> tags;  // title, artist, ...: the last of each
+};
+
+// The tags prism reports, from a LIST chunk's entries (after its type) or a top-level INFO
+// chunk's (after its size), `first` to `end`, each padded to an even size. As in libsndfile, a
+// tag of 2 KiB or more, or an entry that does not fit, ends the list's tags; so does the
+// 10,000th entry (a real list has tens; a list of gigabytes of empty entries would take minutes).
+void read_list_tags(const ReadAt& read_at, std::uint64_t first, std::uint64_t end, bool big_endian,
+                    std::vector<std::pair<std::string, std::string>>& tags) {
   static constexpr std::pair<const char*, const char*> kIds[] = {
       {"INAM", "title"}, {"IART", "artist"}, {"ICRD", "date"}, {"ICMT", "comment"}, {"ISFT", "software"}};
-  constexpr int kMostChunks = 100000;  // far above a real file's; tags past them go unread
-  std::vector<std::pair<std::string, std::string>> tags;
-  unsigned char chunk[12];
-  if (!read_at(start, chunk, 4)) return tags;
-  const bool big_endian = std::memcmp(chunk, "RIFX", 4) == 0;
-  const bool padded = std::memcmp(chunk, "RF64", 4) != 0;
-  int chunks = 0;
-  for (std::uint64_t offset = start + 12;
-       offset + 8 <= file_size && read_at(offset, chunk, 8) && ++chunks < kMostChunks;) {
-    const std::uint64_t chunk_size = riff_size(chunk + 4, big_endian);
-    const std::uint64_t end = std::min(file_size, offset + 8 + chunk_size);
-    const bool list = std::memcmp(chunk, "LIST", 4) == 0;
-    if (list || std::memcmp(chunk, "INFO", 4) == 0) {
-      unsigned char entry[8];
-      for (std::uint64_t at = offset + (list ? 12 : 8); at + 8 <= end && read_at(at, entry, 8);) {
-        const std::uint64_t size = riff_size(entry + 4, big_endian);
-        if (size > end - at - 8) break;
-        const auto id = std::find_if(std::begin(kIds), std::end(kIds),
-                                     [&](const auto& known) { return std::memcmp(entry, known.first, 4) == 0; });
-        if (id != std::end(kIds)) {
-          if (size + (size & 1) >= 2048) break;
-          std::string text(size, '\0');
-          if (!read_at(at + 8, reinterpret_cast<unsigned char*>(text.data()), size)) break;
-          text.resize(std::strlen(text.c_str()));
-          std::erase_if(tags, [&](const auto& tag) { return tag.first == id->second; });
-          if (!text.empty()) tags.emplace_back(id->second, std::move(text));
-        }
-        at += 8 + size + (size & 1);
-      }
+  unsigned char entry[8];
+  int entries = 0;
+  for (std::uint64_t at = first; at + 8 <= end && ++entries < 10000 && read_at(at, entry, 8);) {
+    const std::uint64_t size = riff_size(entry + 4, big_endian);
+    if (size > end - at - 8) return;
+    const auto id = std::find_if(std::begin(kIds), std::end(kIds),
+                                 [&](const auto& known) { return std::memcmp(entry, known.first, 4) == 0; });
+    if (id != std::end(kIds)) {
+      if (size + (size & 1) >= 2048) return;
+      std::string text(size, '\0');
+      if (!read_at(at + 8, reinterpret_cast<unsigned char*>(text.data()), size)) return;
+      text.resize(std::strlen(text.c_str()));
+      std::erase_if(tags, [&](const auto& tag) { return tag.first == id->second; });
+      if (!text.empty()) tags.emplace_back(id->second, std::move(text));
     }
-    offset += 8 + chunk_size + (padded ? chunk_size & 1 : 0);
+    at += 8 + size + (size & 1);
   }
-  return tags;
+}
+
+// The WAV whose bytes start at `start`, or the reason it cannot be read.
+std::variant<WavLayout, std::string> read_wav_layout(const ReadAt& read_at, std::uint64_t file_size,
+                                                     std::uint64_t start) {
+  constexpr int kMostChunks = 100000;        // far above a real file's; a header of more is refused
+  constexpr std::uint64_t kLargestFmt = 4096;  // a fmt chunk is 16 to 40 bytes, with codec data a few more
+  unsigned char chunk[28];
+  read_at(start, chunk, 8);
+  const bool big_endian = std::memcmp(chunk, "RIFX", 4) == 0;
+  const bool rf64 = std::memcmp(chunk, "RF64", 4) == 0;
+  const std::uint64_t riff_declared = riff_size(chunk + 4, big_endian);
+  WavLayout layout;
+  std::vector<unsigned char> fmt;
+  std::optional<std::uint64_t> ds64_data_size, data_declared;
+  int chunks = 0;
+  for (std::uint64_t offset = start + 12; offset + 8 <= file_size && read_at(offset, chunk, 8);) {
+    if (++chunks > kMostChunks) return "malformed: more than " + std::to_string(kMostChunks) + " chunks";
+    const std::uint64_t size = riff_size(chunk + 4, big_endian);
+    const std::uint64_t body = offset + 8;
+    const std::uint64_t end = std::min(file_size, body + size);
+    std::uint64_t content = size;
+    if (std::memcmp(chunk, "fmt ", 4) == 0 && fmt.empty()) {
+      if (size > kLargestFmt) return "malformed: its fmt chunk claims " + std::to_string(size) + " bytes";
+      fmt.resize(size);
+      if (!read_at(body, fmt.data(), size)) return "truncated: its fmt chunk ends with the file";
+    } else if (std::memcmp(chunk, "ds64", 4) == 0 && rf64 && !ds64_data_size && read_at(body, chunk + 8, 16)) {
+      ds64_data_size = riff_size(chunk + 20, false) << 32 | riff_size(chunk + 16, false);
+    } else if (std::memcmp(chunk, "data", 4) == 0 && !data_declared) {
+      data_declared = rf64 && ds64_data_size && size == 0xffffffff ? *ds64_data_size : size;
+      layout.data_offset = body;
+      content = std::min(*data_declared, file_size - body);
+    } else if (std::memcmp(chunk, "LIST", 4) == 0) {
+      read_list_tags(read_at, body + 4, end, big_endian, layout.tags);
+    } else if (std::memcmp(chunk, "INFO", 4) == 0) {
+      read_list_tags(read_at, body, end, big_endian, layout.tags);
+    }
+    offset = body + content + (rf64 ? 0 : content & 1);
+  }
+  if (fmt.empty()) return std::string("malformed: no fmt chunk");
+  if (!data_declared) return std::string("malformed: no data chunk");
+
+  // A data size of 2^31 - 1 or 2^32 - 1 is a streaming writer's unknown length, and one of 0 in a
+  // file whose RIFF size is 8 a file never closed: both read to the end, as libsndfile reads them.
+  const std::uint64_t available = file_size - layout.data_offset;
+  const std::uint64_t declared = *data_declared;
+  const bool to_the_end = declared == 0x7fffffff || declared == 0xffffffff || (declared == 0 && riff_declared == 8);
+  layout.data_bytes = to_the_end ? available : std::min(declared, available);
+  // libsndfile reads an odd data chunk's pad byte as a sample byte: it is served too, if there.
+  layout.served_bytes = std::min(available, layout.data_bytes + (layout.data_bytes & 1));
+  if (!to_the_end && declared > available)
+    layout.truncated = "truncated: the header promises " + std::to_string(declared) +
+                       " bytes of samples, the file holds " + std::to_string(available);
+
+  // The header: RIFF (RIFX) WAVE, fmt, data; RF64 with its ds64 for an RF64 file, or for 4 GiB of
+  // samples or more.
+  std::vector<unsigned char>& h = layout.header;
+  auto put_id = [&h](const char* id) { h.insert(h.end(), id, id + 4); };
+  auto put32 = [&h, big_endian](std::uint64_t v) {
+    for (int k = 0; k < 4; ++k) h.push_back(static_cast<unsigned char>(v >> (big_endian ? 24 - 8 * k : 8 * k)));
+  };
+  const std::uint64_t fmt_chunk = 8 + fmt.size() + (fmt.size() & 1);
+  const bool large = rf64 || layout.data_bytes >= 0xffffffffULL - 4 - fmt_chunk - 8 - 36;
+  if (large) {
+    const std::uint64_t riff = 4 + 36 + fmt_chunk + 8 + layout.data_bytes;
+    put_id("RF64"), put32(0xffffffff), put_id("WAVE"), put_id("ds64"), put32(28);
+    for (const std::uint64_t v : {riff, layout.data_bytes, std::uint64_t{0}}) put32(v & 0xffffffff), put32(v >> 32);
+    put32(0);  // table length
+  } else {
+    put_id(big_endian ? "RIFX" : "RIFF"), put32(4 + fmt_chunk + 8 + layout.data_bytes), put_id("WAVE");
+  }
+  put_id("fmt "), put32(fmt.size());
+  h.insert(h.end(), fmt.begin(), fmt.end());
+  if (fmt.size() & 1) h.push_back(0);
+  put_id("data"), put32(large ? 0xffffffff : layout.data_bytes);
+  return layout;
 }
 
 }  // namespace
 
-// What libsndfile reads through its virtual I/O: a regular file (read with pread) or bytes held
-// in memory, from `start` on (a WAV's ID3v2 tags skipped here), and while `hide_lists` is set
-// (libsndfile parsing the header of a WAV) every "LIST" and "INFO" in it shown as "JUNK".
-//
-// libsndfile 1.2.0 loops forever on a WAV whose list (a LIST chunk, or a top-level INFO chunk)
-// holds an entry of 2 GiB or more: its list parser reads the size as negative and steps back onto
-// the same bytes, within its header buffer, where no read of ours sees it. Its header walk and
-// list parser reach such an entry by more paths than a check of the file could follow, so it is
-// given no list to parse: it steps over a JUNK chunk by its size. Hiding every such name, not
-// only those where chunks start, needs no model of its walk. prism reads the tags itself
-// (riff_tags), and once the header is parsed the bytes come as they are.
+// What libsndfile reads through its virtual I/O: a file on disk (read with pread) or bytes held in
+// memory; for a WAV, `header` and then the file's samples (WavLayout).
 struct SndfileSource::VirtualFile {
   int fd = -1;
   std::vector<std::byte> bytes;  // when fd < 0
-  std::uint64_t start = 0;
-  bool hide_lists = false;
+  std::vector<unsigned char> header;
+  std::uint64_t data_offset = 0;
+  std::optional<std::uint64_t> data_bytes;  // set for a WAV: the file's bytes served after `header`
   sf_count_t position = 0;
   std::string read_error;  // why a read of the file failed (libsndfile takes it for the end)
 
   static VirtualFile& of(void* user) { return *static_cast<VirtualFile*>(user); }
-  // The size of the whole file or buffer.
-  std::uint64_t size() const {
-    if (fd < 0) return bytes.size();
-    struct stat st {};
-    return fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  }
-  // Reads up to `count` bytes at `offset` of the whole file into `out`; the bytes read.
-  std::size_t read_raw(std::uint64_t offset, std::byte* out, std::size_t count) {
+  // Reads up to `count` bytes at `offset` of the file or buffer into `out`; the bytes read.
+  std::size_t read_file(std::uint64_t offset, std::byte* out, std::size_t count) {
     if (fd >= 0) {
       // No exception may cross libsndfile's C frames: the error waits for SndfileSource.
       try {
@@ -214,24 +278,11 @@ struct SndfileSource::VirtualFile {
     std::memcpy(out, bytes.data() + offset, got);
     return got;
   }
-  // Shows each "LIST" and "INFO" that overlaps out's `got` bytes, read at `first`, as "JUNK",
-  // looking 3 bytes either side so that a name split between two reads is hidden in both.
-  void hide_list_names(std::byte* out, std::uint64_t first, std::size_t got) {
-    const std::uint64_t from = first - std::min<std::uint64_t>(first - start, 3);
-    std::vector<std::byte> around(first - from + got + 3);
-    around.resize(read_raw(from, around.data(), around.size()));
-    for (std::size_t i = 0; i + 4 <= around.size(); ++i) {
-      if (std::memcmp(&around[i], "LIST", 4) != 0 && std::memcmp(&around[i], "INFO", 4) != 0) continue;
-      for (std::uint64_t k = 0; k < 4; ++k) {
-        const std::uint64_t at = from + i + k;
-        if (at >= first && at < first + got) out[at - first] = static_cast<std::byte>("JUNK"[k]);
-      }
-    }
-  }
 
   static sf_count_t length(void* user) {
     const VirtualFile& f = of(user);
-    return static_cast<sf_count_t>(f.size() - std::min(f.size(), f.start));
+    if (f.data_bytes) return static_cast<sf_count_t>(f.header.size() + *f.data_bytes);
+    return static_cast<sf_count_t>(f.bytes.size());
   }
   static sf_count_t seek(sf_count_t offset, int whence, void* user) {
     VirtualFile& f = of(user);
@@ -244,11 +295,22 @@ struct SndfileSource::VirtualFile {
   }
   static sf_count_t read(void* dst, sf_count_t count, void* user) {
     VirtualFile& f = of(user);
-    if (count <= 0) return 0;
+    const sf_count_t end = length(user);
+    if (count <= 0 || f.position >= end) return 0;
     auto* out = static_cast<std::byte*>(dst);
-    const std::uint64_t first = f.start + static_cast<std::uint64_t>(f.position);
-    const std::size_t got = f.read_raw(first, out, static_cast<std::size_t>(count));
-    if (f.hide_lists) f.hide_list_names(out, first, got);
+    std::uint64_t at = static_cast<std::uint64_t>(f.position);
+    std::size_t wanted = static_cast<std::size_t>(std::min<sf_count_t>(count, end - f.position));
+    std::size_t got = 0;
+    if (!f.data_bytes) {
+      got = f.read_file(at, out, wanted);
+    } else {
+      if (at < f.header.size()) {
+        const std::size_t n = std::min<std::size_t>(wanted, f.header.size() - at);
+        std::memcpy(out, f.header.data() + at, n);
+        got = n, at += n;
+      }
+      if (got < wanted) got += f.read_file(f.data_offset + (at - f.header.size()), out + got, wanted - got);
+    }
     f.position += static_cast<sf_count_t>(got);
     return static_cast<sf_count_t>(got);
   }
@@ -266,7 +328,7 @@ SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncatio
   const ReadAt read_at = [fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
     return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
   };
-  // A pipe goes to libsndfile as it comes (unchecked); other formats than WAV are not at risk.
+  // A pipe goes to libsndfile as it comes (unchecked); so do formats other than WAV.
   const std::optional<std::uint64_t> start = input.regular ? wav_start(read_at, file_size_) : std::nullopt;
   if (!start) {
     SF_INFO sfinfo{};
@@ -275,7 +337,7 @@ SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncatio
   }
   virtual_ = std::make_unique<VirtualFile>();
   virtual_->fd = fd;
-  open_virtual(read_at, *start);
+  open_virtual(read_at, start);
 }
 
 SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, TruncationPolicy truncation)
@@ -296,19 +358,19 @@ SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, Tru
 void SndfileSource::open_virtual(const std::function<bool(std::uint64_t, unsigned char*, std::size_t)>& read_at,
                                  std::optional<std::uint64_t> wav_start) {
   if (wav_start) {
-    riff_tags_ = riff_tags(read_at, file_size_, *wav_start);
-    virtual_->start = *wav_start;
-    virtual_->hide_lists = true;
+    auto layout = read_wav_layout(read_at, file_size_, *wav_start);
+    if (const auto* reason = std::get_if<std::string>(&layout)) throw InputError(path_, *reason);
+    WavLayout& wav = std::get<WavLayout>(layout);
+    if (wav.truncated) truncation_policy_.apply(path_, *wav.truncated);
+    riff_tags_ = std::move(wav.tags);
+    virtual_->header = std::move(wav.header);
+    virtual_->data_offset = wav.data_offset;
+    virtual_->data_bytes = wav.served_bytes;
   }
   static SF_VIRTUAL_IO io = {VirtualFile::length, VirtualFile::seek, VirtualFile::read, VirtualFile::write,
                              VirtualFile::tell};
   SF_INFO sfinfo{};
-  void* const opened = sf_open_virtual(&io, SFM_READ, &sfinfo, virtual_.get());
-  virtual_->hide_lists = false;
-  // Codecs that decode a first block while the header is read (IMA and MS ADPCM, GSM) decode it
-  // again from the bytes as they are.
-  if (opened && wav_start && sfinfo.seekable) sf_seek(handle(opened), 0, SEEK_SET);
-  adopt(opened, sfinfo);
+  adopt(sf_open_virtual(&io, SFM_READ, &sfinfo, virtual_.get()), sfinfo);
 }
 
 std::optional<std::uint64_t> SndfileSource::current_file_size() const {

@@ -58,17 +58,18 @@ class SndfileSource final : public Source {
 
   // The title, artist, date, comment and software strings the file carries (those present),
   // as printable() makes them: valid UTF-8 on one line. A WAV's (RIFX's, RF64's) come from its
-  // LIST chunks, read here: libsndfile, which can hang in its list parser, is shown none.
+  // LIST and INFO chunks, read here: libsndfile, which can hang in its list parser, parses a
+  // header prism writes instead of the file's.
   nlohmann::json tags() const;
 
   // Labels the stream with a centre frequency. Call before the run starts.
   void set_center_frequency(double hz) { info_.center_frequency = hz; }
 
  private:
-  struct VirtualFile;  // what libsndfile reads: a WAV file (its lists hidden) or bytes in memory
+  struct VirtualFile;  // what libsndfile reads: a WAV's samples behind prism's header, or memory
 
   // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O; for a WAV whose bytes
-  // start at `wav_start`, with its lists hidden from libsndfile and their tags read here.
+  // start at `wav_start`, its samples behind a header written here, its tags read here.
   // `read_at` reads the same bytes.
   void open_virtual(const std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>& read_at,
                     std::optional<std::uint64_t> wav_start);
