@@ -147,15 +147,14 @@ struct WavLayout {
 
 // The tags prism reports, from a LIST chunk's entries (after its type) or a top-level INFO
 // chunk's (after its size), `first` to `end`, each padded to an even size. As in libsndfile, a
-// tag of 2 KiB or more, or an entry that does not fit, ends the list's tags; so does the
-// 10,000th entry (a real list has tens; a list of gigabytes of empty entries would take minutes).
+// tag of 2 KiB or more, or an entry that does not fit, ends the list's tags. `budget` bounds the
+// entries read over all lists (a real file has tens; gigabytes of empty ones would take minutes).
 void read_list_tags(const ReadAt& read_at, std::uint64_t first, std::uint64_t end, bool big_endian,
-                    std::vector<std::pair<std::string, std::string>>& tags) {
+                    std::vector<std::pair<std::string, std::string>>& tags, int& budget) {
   static constexpr std::pair<const char*, const char*> kIds[] = {
       {"INAM", "title"}, {"IART", "artist"}, {"ICRD", "date"}, {"ICMT", "comment"}, {"ISFT", "software"}};
   unsigned char entry[8];
-  int entries = 0;
-  for (std::uint64_t at = first; at + 8 <= end && ++entries < 10000 && read_at(at, entry, 8);) {
+  for (std::uint64_t at = first; at + 8 <= end && --budget > 0 && read_at(at, entry, 8);) {
     const std::uint64_t size = riff_size(entry + 4, big_endian);
     if (size > end - at - 8) return;
     const auto id = std::find_if(std::begin(kIds), std::end(kIds),
@@ -175,76 +174,88 @@ void read_list_tags(const ReadAt& read_at, std::uint64_t first, std::uint64_t en
 // The WAV whose bytes start at `start`, or the reason it cannot be read.
 std::variant<WavLayout, std::string> read_wav_layout(const ReadAt& read_at, std::uint64_t file_size,
                                                      std::uint64_t start) {
-  constexpr int kMostChunks = 100000;        // far above a real file's; a header of more is refused
-  constexpr std::uint64_t kLargestFmt = 4096;  // a fmt chunk is 16 to 40 bytes, with codec data a few more
+  // Bounds far above a real file's: the chunks walked (a walk that has found no data chunk by
+  // then refuses the file, one that has stops), and a fmt chunk (16 to 40 bytes, with a codec's
+  // data a few more).
+  constexpr int kMostChunks = 100000;
+  constexpr std::uint64_t kLargestFmt = 65536;
   unsigned char chunk[28];
   read_at(start, chunk, 8);
   const bool big_endian = std::memcmp(chunk, "RIFX", 4) == 0;
   const bool rf64 = std::memcmp(chunk, "RF64", 4) == 0;
   const std::uint64_t riff_declared = riff_size(chunk + 4, big_endian);
   WavLayout layout;
-  std::vector<unsigned char> fmt;
+  std::optional<std::vector<unsigned char>> fmt;
   std::optional<std::uint64_t> ds64_data_size, data_declared;
-  int chunks = 0;
+  int chunks = 0, tag_budget = kMostChunks;
+  bool unclosed = false;  // a data size of 0 in a file whose RIFF size is 8: its samples run to the end
   for (std::uint64_t offset = start + 12; offset + 8 <= file_size && read_at(offset, chunk, 8);) {
-    if (++chunks > kMostChunks) return "malformed: more than " + std::to_string(kMostChunks) + " chunks";
+    if (++chunks > kMostChunks) {
+      if (fmt && data_declared) break;
+      return "malformed: no fmt and data chunks in its first " + std::to_string(kMostChunks) + " chunks";
+    }
+    if (std::all_of(chunk, chunk + 4, [](unsigned char c) { return c == 0; })) break;  // as libsndfile
     const std::uint64_t size = riff_size(chunk + 4, big_endian);
     const std::uint64_t body = offset + 8;
     const std::uint64_t end = std::min(file_size, body + size);
     std::uint64_t content = size;
-    if (std::memcmp(chunk, "fmt ", 4) == 0 && fmt.empty()) {
+    if (std::memcmp(chunk, "fmt ", 4) == 0 && !fmt) {
       if (size > kLargestFmt) return "malformed: its fmt chunk claims " + std::to_string(size) + " bytes";
-      fmt.resize(size);
-      if (!read_at(body, fmt.data(), size)) return "truncated: its fmt chunk ends with the file";
+      fmt.emplace(size);
+      if (size > 0 && !read_at(body, fmt->data(), size)) return "truncated: its fmt chunk ends with the file";
     } else if (std::memcmp(chunk, "ds64", 4) == 0 && rf64 && !ds64_data_size && read_at(body, chunk + 8, 16)) {
       ds64_data_size = riff_size(chunk + 20, false) << 32 | riff_size(chunk + 16, false);
     } else if (std::memcmp(chunk, "data", 4) == 0 && !data_declared) {
-      data_declared = rf64 && ds64_data_size && size == 0xffffffff ? *ds64_data_size : size;
+      // RF64's size is its ds64's, where there is one (as libsndfile reads it).
+      data_declared = rf64 && ds64_data_size ? *ds64_data_size : size;
       layout.data_offset = body;
+      unclosed = *data_declared == 0 && riff_declared == 8;
+      if (unclosed) break;
       content = std::min(*data_declared, file_size - body);
     } else if (std::memcmp(chunk, "LIST", 4) == 0) {
-      read_list_tags(read_at, body + 4, end, big_endian, layout.tags);
+      read_list_tags(read_at, body + 4, end, big_endian, layout.tags, tag_budget);
     } else if (std::memcmp(chunk, "INFO", 4) == 0) {
-      read_list_tags(read_at, body, end, big_endian, layout.tags);
+      read_list_tags(read_at, body, end, big_endian, layout.tags, tag_budget);
     }
     offset = body + content + (rf64 ? 0 : content & 1);
   }
-  if (fmt.empty()) return std::string("malformed: no fmt chunk");
+  if (!fmt) return std::string("malformed: no fmt chunk");
   if (!data_declared) return std::string("malformed: no data chunk");
 
-  // A data size of 2^31 - 1 or 2^32 - 1 is a streaming writer's unknown length, and one of 0 in a
-  // file whose RIFF size is 8 a file never closed: both read to the end, as libsndfile reads them.
+  // A data size beyond the file is cut to it: a truncated recording, unless it is 2^31 - 1 or
+  // 2^32 - 1, a streaming writer's unknown length, read as far as it goes (as libsndfile reads it).
   const std::uint64_t available = file_size - layout.data_offset;
   const std::uint64_t declared = *data_declared;
-  const bool to_the_end = declared == 0x7fffffff || declared == 0xffffffff || (declared == 0 && riff_declared == 8);
-  layout.data_bytes = to_the_end ? available : std::min(declared, available);
-  // libsndfile reads an odd data chunk's pad byte as a sample byte: it is served too, if there.
-  layout.served_bytes = std::min(available, layout.data_bytes + (layout.data_bytes & 1));
-  if (!to_the_end && declared > available)
+  layout.data_bytes = unclosed ? available : std::min(declared, available);
+  if (!unclosed && declared > available && declared != 0x7fffffff && declared != 0xffffffff)
     layout.truncated = "truncated: the header promises " + std::to_string(declared) +
                        " bytes of samples, the file holds " + std::to_string(available);
+  // libsndfile reads an odd data chunk's pad byte as a sample byte: it is served too, if there.
+  layout.served_bytes = std::min(available, layout.data_bytes + (layout.data_bytes & 1));
 
-  // The header: RIFF (RIFX) WAVE, fmt, data; RF64 with its ds64 for an RF64 file, or for 4 GiB of
-  // samples or more.
+  // The header, in the file's own form: RIFF (RIFX) WAVE, fmt (padded), data; or RF64 WAVE, ds64,
+  // fmt (unpadded, as rf64.c reads it), data. An unclosed file's is unclosed too (RIFF size 8,
+  // data size 0), which libsndfile reads to the end however long it is.
   std::vector<unsigned char>& h = layout.header;
   auto put_id = [&h](const char* id) { h.insert(h.end(), id, id + 4); };
   auto put32 = [&h, big_endian](std::uint64_t v) {
     for (int k = 0; k < 4; ++k) h.push_back(static_cast<unsigned char>(v >> (big_endian ? 24 - 8 * k : 8 * k)));
   };
-  const std::uint64_t fmt_chunk = 8 + fmt.size() + (fmt.size() & 1);
-  const bool large = rf64 || layout.data_bytes >= 0xffffffffULL - 4 - fmt_chunk - 8 - 36;
-  if (large) {
-    const std::uint64_t riff = 4 + 36 + fmt_chunk + 8 + layout.data_bytes;
+  const std::uint64_t fmt_bytes = fmt->size() + (rf64 ? 0 : fmt->size() & 1);
+  if (rf64) {
+    const std::uint64_t riff = 4 + 36 + 8 + fmt_bytes + 8 + layout.data_bytes;
     put_id("RF64"), put32(0xffffffff), put_id("WAVE"), put_id("ds64"), put32(28);
     for (const std::uint64_t v : {riff, layout.data_bytes, std::uint64_t{0}}) put32(v & 0xffffffff), put32(v >> 32);
     put32(0);  // table length
   } else {
-    put_id(big_endian ? "RIFX" : "RIFF"), put32(4 + fmt_chunk + 8 + layout.data_bytes), put_id("WAVE");
+    put_id(big_endian ? "RIFX" : "RIFF");
+    put32(unclosed ? 8 : std::min<std::uint64_t>(4 + 8 + fmt_bytes + 8 + layout.data_bytes, 0xffffffff));
+    put_id("WAVE");
   }
-  put_id("fmt "), put32(fmt.size());
-  h.insert(h.end(), fmt.begin(), fmt.end());
-  if (fmt.size() & 1) h.push_back(0);
-  put_id("data"), put32(large ? 0xffffffff : layout.data_bytes);
+  put_id("fmt "), put32(fmt->size());
+  h.insert(h.end(), fmt->begin(), fmt->end());
+  if (fmt_bytes > fmt->size()) h.push_back(0);
+  put_id("data"), put32(rf64 ? 0xffffffff : unclosed ? 0 : layout.data_bytes);
   return layout;
 }
 
@@ -349,7 +360,7 @@ SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, Tru
   const std::vector<std::byte>& held = virtual_->bytes;
   const ReadAt read_at = [&held](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
     if (offset > held.size() || bytes > held.size() - offset) return false;
-    std::memcpy(dst, held.data() + offset, bytes);
+    if (bytes > 0) std::memcpy(dst, held.data() + offset, bytes);
     return true;
   };
   open_virtual(read_at, wav_start(read_at, file_size_));

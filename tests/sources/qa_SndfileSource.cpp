@@ -429,6 +429,19 @@ TEST(SndfileSource, SamplesThatSpellListComeAsTheyAre) {
   }
 }
 
+// prism's walk of the chunks ends at a name of four zero bytes, as libsndfile's does, and refuses
+// no file for their number once it has its fmt and data: a WAV followed by 900 KB of zeros (more
+// than 100,000 empty "chunks") reads as the WAV alone.
+TEST(SndfileSource, AWavFollowedByZerosReadsAsTheWavAlone) {
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(write_tagged_file(dir.file("alone.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1000, {}));
+  auto bytes = test::read_file(dir.file("alone.wav"));
+  bytes.resize(bytes.size() + 900000, std::byte{0});
+  EXPECT_EQ(outcome_of(bytes, "zeros.wav"), "2000 bytes");
+  EXPECT_EQ(read_all(*std::make_unique<SndfileSource>("zeros.wav", bytes), 64),
+            read_all(*std::make_unique<SndfileSource>(dir.file("alone.wav")), 64));
+}
+
 // A WAV behind ID3v2 tags (libsndfile steps over them) reads as the same WAV alone, tags and all.
 TEST(SndfileSource, AWavBehindId3TagsReadsAsTheWavAlone) {
   ScratchDir dir;
