@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -60,9 +61,14 @@ inline void fill_format(SampleFormat f, void* data, std::size_t samples, std::ui
   } else if (f == SampleFormat::f32) {
     auto* x = static_cast<float*>(data);
     for (std::size_t i = 0; i < samples; ++i) x[i] = u(rng);
-  } else {  // ci16
+  } else if (f == SampleFormat::cf64 || f == SampleFormat::f64) {
+    auto* x = static_cast<double*>(data);
+    for (std::size_t i = 0; i < (f == SampleFormat::cf64 ? 2 : 1) * samples; ++i) x[i] = u(rng);
+  } else if (f == SampleFormat::ci16) {
     auto* x = static_cast<std::int16_t*>(data);
     for (std::size_t i = 0; i < 2 * samples; ++i) x[i] = static_cast<std::int16_t>(u(rng) * 32767.0f);
+  } else {
+    throw std::logic_error("fill_format: no fill for " + std::string(prism::format_name(f)));
   }
 }
 
