@@ -21,6 +21,12 @@
 
 namespace prism {
 
+// Where a sound file's own bytes start (file_start).
+struct FileStart {
+  std::uint64_t offset = 0;  // after its ID3v2 tags
+  bool wav = false;          // RIFF, RIFX or RF64 from there
+};
+
 namespace {
 
 std::string short_container_name(int major, const std::string& long_name) {
@@ -107,23 +113,23 @@ std::uint64_t riff_size(const unsigned char* p, bool big_endian) {
 // Reads `bytes` bytes at `offset` of the file; false when it ends before.
 using ReadAt = std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>;
 
-// Where a WAV (RIFF, RIFX or RF64) file's own bytes start: at 0, or after the ID3v2 tags in front
-// of it, which libsndfile steps over as id3.c does (each while it ends before the file does).
-// Nothing for other files.
-std::optional<std::uint64_t> wav_start(const ReadAt& read_at, std::uint64_t file_size) {
-  std::uint64_t offset = 0;
+// Where a file's own bytes start, after the ID3v2 tags in front of it (each stepped over, as
+// id3.c does, while it ends before the file does), and whether they are a WAV's (RIFF, RIFX or
+// RF64). libsndfile is shown the file from there: its own way past ID3 tags reads its next
+// header from where its last read ended, which a crafted file turns into a WAV's header.
+FileStart file_start(const ReadAt& read_at, std::uint64_t file_size) {
+  FileStart start;
   unsigned char head[12];
-  while (read_at(offset, head, 10)) {  // each tag moves on 10 bytes or more
+  while (read_at(start.offset, head, 10)) {  // each tag moves on 10 bytes or more
     if (std::memcmp(head, "ID3", 3) != 0 || head[3] < 2 || head[3] > 4) break;
     const std::uint64_t length =
         10 + ((head[6] & 0x7fu) << 21 | (head[7] & 0x7fu) << 14 | (head[8] & 0x7fu) << 7 | (head[9] & 0x7fu));
-    if (offset + length >= file_size) break;
-    offset += length;
+    if (start.offset + length >= file_size) break;
+    start.offset += length;
   }
-  if (!read_at(offset, head, 12) || std::memcmp(head + 8, "WAVE", 4) != 0) return std::nullopt;
-  for (const char* kind : {"RIFF", "RIFX", "RF64"})
-    if (std::memcmp(head, kind, 4) == 0) return offset;
-  return std::nullopt;
+  if (read_at(start.offset, head, 12) && std::memcmp(head + 8, "WAVE", 4) == 0)
+    for (const char* kind : {"RIFF", "RIFX", "RF64"}) start.wav = start.wav || std::memcmp(head, kind, 4) == 0;
+  return start;
 }
 
 // A WAV file as prism reads its chunks, and the header that libsndfile parses in its stead.
@@ -266,6 +272,7 @@ std::variant<WavLayout, std::string> read_wav_layout(const ReadAt& read_at, std:
 struct SndfileSource::VirtualFile {
   int fd = -1;
   std::vector<std::byte> bytes;  // when fd < 0
+  std::uint64_t start = 0;  // where the file's own bytes start (after ID3v2 tags)
   std::vector<unsigned char> header;
   std::uint64_t data_offset = 0;
   std::optional<std::uint64_t> data_bytes;  // set for a WAV: the file's bytes served after `header`
@@ -293,7 +300,10 @@ struct SndfileSource::VirtualFile {
   static sf_count_t length(void* user) {
     const VirtualFile& f = of(user);
     if (f.data_bytes) return static_cast<sf_count_t>(f.header.size() + *f.data_bytes);
-    return static_cast<sf_count_t>(f.bytes.size());
+    std::uint64_t size = f.bytes.size();
+    struct stat st {};
+    if (f.fd >= 0) size = fstat(f.fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    return static_cast<sf_count_t>(size - std::min(size, f.start));
   }
   static sf_count_t seek(sf_count_t offset, int whence, void* user) {
     VirtualFile& f = of(user);
@@ -313,7 +323,7 @@ struct SndfileSource::VirtualFile {
     std::size_t wanted = static_cast<std::size_t>(std::min<sf_count_t>(count, end - f.position));
     std::size_t got = 0;
     if (!f.data_bytes) {
-      got = f.read_file(at, out, wanted);
+      got = f.read_file(f.start + at, out, wanted);
     } else {
       if (at < f.header.size()) {
         const std::size_t n = std::min<std::size_t>(wanted, f.header.size() - at);
@@ -339,9 +349,10 @@ SndfileSource::SndfileSource(const std::string& path, TruncationPolicy truncatio
   const ReadAt read_at = [fd, &path](std::uint64_t offset, unsigned char* dst, std::size_t bytes) {
     return pread_fully(fd, reinterpret_cast<std::byte*>(dst), bytes, offset, path) == bytes;
   };
-  // A pipe goes to libsndfile as it comes (unchecked); so do formats other than WAV.
-  const std::optional<std::uint64_t> start = input.regular ? wav_start(read_at, file_size_) : std::nullopt;
-  if (!start) {
+  // A pipe goes to libsndfile as it comes (unchecked); so does a file of another format than WAV
+  // with no ID3v2 tags in front.
+  const FileStart start = input.regular ? file_start(read_at, file_size_) : FileStart{};
+  if (!start.wav && start.offset == 0) {
     SF_INFO sfinfo{};
     adopt(sf_open_fd(fd, SFM_READ, &sfinfo, SF_FALSE), sfinfo);
     return;
@@ -363,13 +374,14 @@ SndfileSource::SndfileSource(std::string name, std::vector<std::byte> bytes, Tru
     if (bytes > 0) std::memcpy(dst, held.data() + offset, bytes);
     return true;
   };
-  open_virtual(read_at, wav_start(read_at, file_size_));
+  open_virtual(read_at, file_start(read_at, file_size_));
 }
 
 void SndfileSource::open_virtual(const std::function<bool(std::uint64_t, unsigned char*, std::size_t)>& read_at,
-                                 std::optional<std::uint64_t> wav_start) {
-  if (wav_start) {
-    auto layout = read_wav_layout(read_at, file_size_, *wav_start);
+                                 const FileStart& start) {
+  virtual_->start = start.offset;
+  if (start.wav) {
+    auto layout = read_wav_layout(read_at, file_size_, start.offset);
     if (const auto* reason = std::get_if<std::string>(&layout)) throw InputError(path_, *reason);
     WavLayout& wav = std::get<WavLayout>(layout);
     if (wav.truncated) truncation_policy_.apply(path_, *wav.truncated);

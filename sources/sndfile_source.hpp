@@ -29,6 +29,8 @@ struct SF_INFO;  // libsndfile's, from sndfile.h
 
 namespace prism {
 
+struct FileStart;  // where a sound file's own bytes start (sndfile_source.cpp)
+
 class SndfileSource final : public Source {
  public:
   // Opens `path`. Throws InputError naming the path: missing, a directory, unreadable, empty,
@@ -68,11 +70,11 @@ class SndfileSource final : public Source {
  private:
   struct VirtualFile;  // what libsndfile reads: a WAV's samples behind prism's header, or memory
 
-  // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O; for a WAV whose bytes
-  // start at `wav_start`, its samples behind a header written here, its tags read here.
+  // Opens virtual_ (its fd or bytes set) through libsndfile's virtual I/O, from `start` (past the
+  // file's ID3v2 tags); a WAV's samples behind a header written here, its tags read here.
   // `read_at` reads the same bytes.
   void open_virtual(const std::function<bool(std::uint64_t offset, unsigned char* dst, std::size_t bytes)>& read_at,
-                    std::optional<std::uint64_t> wav_start);
+                    const FileStart& start);
   // Takes the handle libsndfile opened (null: it could not) and checks what it found.
   void adopt(void* file, const SF_INFO& sfinfo);
   // The size of the opened file now (none for a file in memory or not a regular file).
@@ -80,7 +82,7 @@ class SndfileSource final : public Source {
 
   std::string path_;
   FileDescriptor fd_;  // libsndfile reads through it; closed here, not by libsndfile
-  std::unique_ptr<VirtualFile> virtual_;  // a WAV file, or any file held in memory
+  std::unique_ptr<VirtualFile> virtual_;  // a WAV, a file behind ID3v2 tags, or one in memory
   std::vector<std::pair<std::string, std::string>> riff_tags_;  // read from its lists, for tags()
   void* file_ = nullptr;  // libsndfile's SNDFILE*, whose type name varies between versions
   StreamInfo info_;
