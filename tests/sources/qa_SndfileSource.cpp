@@ -365,7 +365,8 @@ TEST(SndfileSource, ReadsTheTagsOfAListChunk) {
                                                {SF_STR_DATE, "2026-12-07"},
                                                {SF_STR_COMMENT, "odd"},
                                                {SF_STR_SOFTWARE, "prism test"}}));
-    ASSERT_EQ(test::read_file(dir.file("tagged.wav"))[3], std::byte{endian == SF_ENDIAN_BIG ? 'X' : 'F'});
+    ASSERT_EQ(test::read_file(dir.file("tagged.wav"))[3],
+              static_cast<std::byte>(endian == SF_ENDIAN_BIG ? 'X' : 'F'));
     SndfileSource source(dir.file("tagged.wav"));
     EXPECT_EQ(source.tags(), (nlohmann::json{{"title", "A title"},
                                              {"artist", "An artist"},
