@@ -145,7 +145,6 @@ FileStart file_start(const ReadAt& read_at, std::uint64_t file_size) {
 struct WavLayout {
   std::vector<unsigned char> header;  // what libsndfile parses
   std::uint64_t data_offset = 0;      // where the samples start in the file
-  std::uint64_t data_bytes = 0;       // the samples its data chunk is said to hold
   std::uint64_t served_bytes = 0;     // the bytes libsndfile may read after the header
   std::optional<std::string> truncated;  // the data chunk promises more than the file holds
   std::vector<std::pair<std::string, std::string>> tags;  // title, artist, ...: the last of each
@@ -232,12 +231,12 @@ std::variant<WavLayout, std::string> read_wav_layout(const ReadAt& read_at, std:
   // 2^32 - 1, a streaming writer's unknown length, read as far as it goes (as libsndfile reads it).
   const std::uint64_t available = file_size - layout.data_offset;
   const std::uint64_t declared = *data_declared;
-  layout.data_bytes = unclosed ? available : std::min(declared, available);
+  const std::uint64_t data_bytes = unclosed ? available : std::min(declared, available);
   if (!unclosed && declared > available && declared != 0x7fffffff && declared != 0xffffffff)
     layout.truncated = "truncated: the header promises " + std::to_string(declared) +
                        " bytes of samples, the file holds " + std::to_string(available);
   // libsndfile reads an odd data chunk's pad byte as a sample byte: it is served too, if there.
-  layout.served_bytes = std::min(available, layout.data_bytes + (layout.data_bytes & 1));
+  layout.served_bytes = std::min(available, data_bytes + (data_bytes & 1));
 
   // The header, in the file's own form: RIFF (RIFX) WAVE, fmt (padded), data; or RF64 WAVE, ds64,
   // fmt (unpadded, as rf64.c reads it), data. An unclosed file's is unclosed too (RIFF size 8,
@@ -249,19 +248,19 @@ std::variant<WavLayout, std::string> read_wav_layout(const ReadAt& read_at, std:
   };
   const std::uint64_t fmt_bytes = fmt->size() + (rf64 ? 0 : fmt->size() & 1);
   if (rf64) {
-    const std::uint64_t riff = 4 + 36 + 8 + fmt_bytes + 8 + layout.data_bytes;
+    const std::uint64_t riff = 4 + 36 + 8 + fmt_bytes + 8 + data_bytes;
     put_id("RF64"), put32(0xffffffff), put_id("WAVE"), put_id("ds64"), put32(28);
-    for (const std::uint64_t v : {riff, layout.data_bytes, std::uint64_t{0}}) put32(v & 0xffffffff), put32(v >> 32);
+    for (const std::uint64_t v : {riff, data_bytes, std::uint64_t{0}}) put32(v & 0xffffffff), put32(v >> 32);
     put32(0);  // table length
   } else {
     put_id(big_endian ? "RIFX" : "RIFF");
-    put32(unclosed ? 8 : std::min<std::uint64_t>(4 + 8 + fmt_bytes + 8 + layout.data_bytes, 0xffffffff));
+    put32(unclosed ? 8 : std::min<std::uint64_t>(4 + 8 + fmt_bytes + 8 + data_bytes, 0xffffffff));
     put_id("WAVE");
   }
   put_id("fmt "), put32(fmt->size());
   h.insert(h.end(), fmt->begin(), fmt->end());
   if (fmt_bytes > fmt->size()) h.push_back(0);
-  put_id("data"), put32(rf64 ? 0xffffffff : unclosed ? 0 : layout.data_bytes);
+  put_id("data"), put32(rf64 ? 0xffffffff : unclosed ? 0 : data_bytes);
   return layout;
 }
 
@@ -275,7 +274,7 @@ struct SndfileSource::VirtualFile {
   std::uint64_t start = 0;  // where the file's own bytes start (after ID3v2 tags)
   std::vector<unsigned char> header;
   std::uint64_t data_offset = 0;
-  std::optional<std::uint64_t> data_bytes;  // set for a WAV: the file's bytes served after `header`
+  std::optional<std::uint64_t> served_bytes;  // set for a WAV: the file's bytes served after `header`
   sf_count_t position = 0;
   std::string read_error;  // why a read of the file failed (libsndfile takes it for the end)
 
@@ -299,7 +298,7 @@ struct SndfileSource::VirtualFile {
 
   static sf_count_t length(void* user) {
     const VirtualFile& f = of(user);
-    if (f.data_bytes) return static_cast<sf_count_t>(f.header.size() + *f.data_bytes);
+    if (f.served_bytes) return static_cast<sf_count_t>(f.header.size() + *f.served_bytes);
     std::uint64_t size = f.bytes.size();
     struct stat st {};
     if (f.fd >= 0) size = fstat(f.fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
@@ -322,7 +321,7 @@ struct SndfileSource::VirtualFile {
     std::uint64_t at = static_cast<std::uint64_t>(f.position);
     std::size_t wanted = static_cast<std::size_t>(std::min<sf_count_t>(count, end - f.position));
     std::size_t got = 0;
-    if (!f.data_bytes) {
+    if (!f.served_bytes) {
       got = f.read_file(f.start + at, out, wanted);
     } else {
       if (at < f.header.size()) {
@@ -388,7 +387,7 @@ void SndfileSource::open_virtual(const std::function<bool(std::uint64_t, unsigne
     riff_tags_ = std::move(wav.tags);
     virtual_->header = std::move(wav.header);
     virtual_->data_offset = wav.data_offset;
-    virtual_->data_bytes = wav.served_bytes;
+    virtual_->served_bytes = wav.served_bytes;
   }
   static SF_VIRTUAL_IO io = {VirtualFile::length, VirtualFile::seek, VirtualFile::read, VirtualFile::write,
                              VirtualFile::tell};
